@@ -1,0 +1,61 @@
+/* Shape inference functions named by the op table (op_table.c). Internal to
+ * ir/: use ir_infer_node() from text.h. */
+#ifndef IR_INFER_H
+#define IR_INFER_H
+
+#include "graph.h"
+
+#define IR_INFER_FNS(X)                                                        \
+  X(unary)          /* same type; float ops require a float input */          \
+  X(not)                                                                       \
+  X(cast)                                                                      \
+  X(binary)         /* arithmetic, same dtype, broadcast */                    \
+  X(compare)        /* -> bool, broadcast */                                   \
+  X(logic)          /* bool x bool -> bool */                                  \
+  X(prelu)                                                                     \
+  X(variadic)                                                                  \
+  X(where)                                                                     \
+  X(conv2d)                                                                    \
+  X(conv_transpose2d)                                                          \
+  X(gemm)                                                                      \
+  X(matmul)                                                                    \
+  X(batchnorm)                                                                 \
+  X(instance_norm)                                                             \
+  X(layer_norm)                                                                \
+  X(pool)                                                                      \
+  X(global_pool)                                                               \
+  X(softmax)                                                                   \
+  X(resize)                                                                    \
+  X(reduce)                                                                    \
+  X(argminmax)                                                                 \
+  X(reshape)                                                                   \
+  X(flatten)                                                                   \
+  X(squeeze)                                                                   \
+  X(unsqueeze)                                                                 \
+  X(transpose)                                                                 \
+  X(concat)                                                                    \
+  X(split)                                                                     \
+  X(slice)                                                                     \
+  X(pad)                                                                       \
+  X(expand)                                                                    \
+  X(tile)                                                                      \
+  X(gather)                                                                    \
+  X(gather_elements)                                                           \
+  X(topk)                                                                      \
+  X(cumsum)                                                                    \
+  X(non_max_suppression)                                                       \
+  X(roi_align)
+
+#define X(name)                                                                \
+  vkml_status ir_infer_##name(const ir_node *n, const ir_type *in, ir_type *out);
+IR_INFER_FNS(X)
+#undef X
+
+/* Helper for messages from inference: INVALID_GRAPH status. */
+vkml_status ir_infer_error(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+
+#endif

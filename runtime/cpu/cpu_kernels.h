@@ -1,0 +1,53 @@
+/* CPU reference kernels: plain, obviously-correct C for every op family of
+ * the op table. They are the oracle for GPU kernels and the fallback executor
+ * for CPU-placed nodes: correctness beats speed here.
+ *
+ * A kernel reads its inputs and the node's attributes and writes its outputs.
+ * The executor allocates each output with the capacity of the node's output
+ * type and sets its dims; a kernel with data-dependent output size (topk with
+ * a runtime k, non_max_suppression) overwrites dims with the actual size. */
+#ifndef RT_CPU_KERNELS_H
+#define RT_CPU_KERNELS_H
+
+#include "ir/graph.h"
+#include "runtime/tensor.h"
+
+typedef struct rt_cpu_args {
+  const ir_node *node;
+  const rt_tensor *const *in; /* n_in inputs, actual sizes */
+  int n_in;
+  rt_tensor *const *out; /* n_out outputs, allocated by the caller */
+  int n_out;
+} rt_cpu_args;
+
+typedef vkml_status (*rt_cpu_kernel)(const rt_cpu_args *a);
+
+/* One function per op family (third column of IR_OPS). */
+#define RT_CPU_FAMILIES(X)                                                     \
+  X(unary) X(copy) X(cast) X(binary) X(variadic) X(where) X(conv2d)            \
+  X(conv_transpose2d) X(gemm) X(matmul) X(batchnorm) X(instance_norm)          \
+  X(layer_norm) X(pool) X(global_pool) X(softmax) X(resize) X(reduce)          \
+  X(argminmax) X(transpose) X(concat) X(split) X(slice) X(pad) X(expand)       \
+  X(tile) X(gather) X(gather_elements) X(topk) X(cumsum)                       \
+  X(non_max_suppression) X(roi_align)
+
+#define X(f) vkml_status rt_cpu_##f(const rt_cpu_args *a);
+RT_CPU_FAMILIES(X)
+#undef X
+
+/* The kernel for an op (every op has one). */
+rt_cpu_kernel rt_cpu_kernel_for(ir_op op);
+
+/* Runs one node on host tensors: checks arity, runs the kernel. */
+vkml_status rt_cpu_run_node(const ir_node *n, const rt_tensor *const *in,
+                            int n_in, rt_tensor *const *out, int n_out);
+
+/* Helper for kernel error messages: UNSUPPORTED / INVALID_ARGUMENT statuses
+ * naming the node. */
+vkml_status rt_cpu_error(const ir_node *n, vkml_code code, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+#endif

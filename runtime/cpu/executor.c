@@ -1,0 +1,122 @@
+/* CPU executor: walks the node list in order, allocating each output, running
+ * the family kernel, and freeing every intermediate after its last use. */
+#include "executor.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "cpu_kernels.h"
+#include "ir/text.h"
+
+typedef struct exec_state {
+  rt_tensor *vals;  /* by value id */
+  int *last_use;    /* node id of last consumer; -1 if none, INT_MAX if output */
+  int n_values;
+} exec_state;
+
+static vkml_status bind_input(const ir_value *v, const rt_tensor *t, rt_tensor *slot) {
+  ir_type want = v->type, got = rt_tensor_type(t);
+  if (want.bounded) want.bounded = false;
+  if (!ir_type_equal(&want, &got)) {
+    char a[128], b[128];
+    ir_type_format(&v->type, a, sizeof a);
+    ir_type_format(&got, b, sizeof b);
+    return vkml_status_make(VKML_CODE_INVALID_ARGUMENT,
+                            "input %%%s: expected %s, got %s", v->name, a, b);
+  }
+  *slot = rt_tensor_view(&got, t->data);
+  return VKML_OK;
+}
+
+/* Output types for this run: the static ones unless an input's actual size
+ * differs from its type (a bounded tensor), then re-inferred. */
+static vkml_status output_types(const ir_node *n, const exec_state *st,
+                                ir_type *types) {
+  bool dynamic = false;
+  ir_type in[64];
+  if (n->n_inputs > 64) return rt_cpu_error(n, VKML_CODE_UNSUPPORTED, "more than 64 inputs");
+  for (int i = 0; i < n->n_inputs; i++) {
+    in[i] = rt_tensor_type(&st->vals[n->inputs[i]->id]);
+    ir_type stat = n->inputs[i]->type;
+    stat.bounded = false;
+    if (!ir_type_equal(&in[i], &stat)) dynamic = true;
+  }
+  if (dynamic) return ir_infer_node_types(n, in, types);
+  for (int i = 0; i < n->n_outputs; i++) types[i] = n->outputs[i]->type;
+  return VKML_OK;
+}
+
+static vkml_status run_node(const ir_node *n, exec_state *st) {
+  ir_type types[64];
+  const rt_tensor *in[64];
+  rt_tensor *out[64];
+  if (n->n_outputs > 64) return rt_cpu_error(n, VKML_CODE_UNSUPPORTED, "more than 64 outputs");
+  VKML_RETURN_IF_ERROR(output_types(n, st, types));
+  for (int i = 0; i < n->n_inputs; i++) in[i] = &st->vals[n->inputs[i]->id];
+  for (int i = 0; i < n->n_outputs; i++) {
+    out[i] = &st->vals[n->outputs[i]->id];
+    VKML_RETURN_IF_ERROR(rt_tensor_alloc(&types[i], out[i]));
+  }
+  return rt_cpu_run_node(n, in, n->n_inputs, out, n->n_outputs);
+}
+
+vkml_status rt_cpu_run_graph(const ir_graph *g, const rt_tensor *inputs,
+                             int n_inputs, rt_tensor *outputs, int n_outputs) {
+  for (int i = 0; i < n_outputs; i++) memset(&outputs[i], 0, sizeof outputs[i]);
+  if (n_inputs != g->n_inputs || n_outputs != g->n_outputs)
+    return vkml_status_make(VKML_CODE_INVALID_ARGUMENT,
+                            "graph @%s takes %d inputs and %d outputs, given %d and %d",
+                            g->name, g->n_inputs, g->n_outputs, n_inputs, n_outputs);
+  vkml_status s = VKML_OK;
+  exec_state st = {0};
+  st.n_values = g->n_values;
+  st.vals = calloc((size_t)g->n_values + 1, sizeof *st.vals);
+  st.last_use = malloc(((size_t)g->n_values + 1) * sizeof *st.last_use);
+  if (!st.vals || !st.last_use) {
+    s = vkml_status_make(VKML_CODE_OUT_OF_MEMORY, "out of host memory");
+    goto out;
+  }
+  for (int i = 0; i < g->n_values; i++) st.last_use[i] = -1;
+  ir_foreach_node(g, n) for (int i = 0; i < n->n_inputs; i++)
+      st.last_use[n->inputs[i]->id] = n->id;
+  for (int i = 0; i < g->n_outputs; i++) st.last_use[g->outputs[i]->id] = -2; /* keep */
+
+  ir_foreach_value(g, v) {
+    if (!ir_value_is_const(v)) continue;
+    const void *data = ir_value_const_data(g, v);
+    if (!data) {
+      s = vkml_status_make(VKML_CODE_INVALID_GRAPH,
+                           "constant %%%s: weights blob missing or too small", v->name);
+      goto out;
+    }
+    st.vals[v->id] = rt_tensor_view(&v->type, data);
+  }
+  for (int i = 0; i < g->n_inputs; i++) {
+    s = bind_input(g->inputs[i], &inputs[i], &st.vals[g->inputs[i]->id]);
+    if (s) goto out;
+  }
+  ir_foreach_node(g, n) {
+    s = run_node(n, &st);
+    if (s) goto out;
+    for (int i = 0; i < n->n_inputs; i++) {
+      int id = n->inputs[i]->id;
+      if (st.last_use[id] == n->id) rt_tensor_free(&st.vals[id]); /* views: no-op free */
+    }
+  }
+  for (int i = 0; i < g->n_outputs; i++) {
+    rt_tensor *src = &st.vals[g->outputs[i]->id];
+    /* Several outputs may name one value, or an input/constant view: copy so
+     * that every output owns its data. */
+    s = rt_tensor_alloc_dims(src->dtype, src->rank, src->dims, &outputs[i]);
+    if (s) goto out;
+    memcpy(outputs[i].data, src->data, rt_tensor_bytes(src));
+  }
+out:
+  if (st.vals)
+    for (int i = 0; i < st.n_values; i++) rt_tensor_free(&st.vals[i]);
+  free(st.vals);
+  free(st.last_use);
+  if (s)
+    for (int i = 0; i < n_outputs; i++) rt_tensor_free(&outputs[i]);
+  return s;
+}

@@ -1,0 +1,16 @@
+/* The CPU executor: runs a whole verified graph on the reference kernels. */
+#ifndef RT_CPU_EXECUTOR_H
+#define RT_CPU_EXECUTOR_H
+
+#include "ir/graph.h"
+#include "runtime/tensor.h"
+
+/* Runs g. inputs[i] binds g->inputs[i]; its dtype and dims must match the
+ * input's type exactly (a message names the input otherwise). outputs receives
+ * n_outputs == g->n_outputs freshly allocated tensors; the caller frees each
+ * with rt_tensor_free (also on error: they are zeroed then). Intermediate
+ * tensors are freed after their last use. */
+vkml_status rt_cpu_run_graph(const ir_graph *g, const rt_tensor *inputs,
+                             int n_inputs, rt_tensor *outputs, int n_outputs);
+
+#endif

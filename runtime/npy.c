@@ -1,0 +1,2 @@
+/* PLACEHOLDER */
+#include "runtime/tensor.h"
