@@ -1,19 +1,442 @@
-/* PLACEHOLDER: kernels being written. */
-#include "cpu_kernels.h"
+/* CPU reference kernels: topk, cumsum, non_max_suppression, roi_align.
+ * NMS and roi_align follow onnxruntime / the ONNX reference implementation
+ * step by step, so that the GPU kernels have an exact oracle. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
 
-vkml_status rt_cpu_topk(const rt_cpu_args *a) {
-  return rt_cpu_error(a->node, VKML_CODE_UNSUPPORTED, "NOT IMPLEMENTED YET");
+#include "cpu_kernels.h"
+#include "ir/params.h"
+#include "k_index.h"
+
+static vkml_status oom(void) {
+  return vkml_status_make(VKML_CODE_OUT_OF_MEMORY, "out of host memory");
 }
 
+/* ---- topk ---------------------------------------------------------------- */
+
+typedef struct topk_item {
+  bool is_float;
+  double f;
+  int64_t v;
+  int64_t index; /* along the axis */
+} topk_item;
+
+/* Ascending order of values; NaN counts as larger than every number (numpy's
+ * sort order), so largest=1 puts NaNs first. */
+static int value_cmp(const topk_item *a, const topk_item *b) {
+  if (a->is_float) {
+    bool na = isnan(a->f), nb = isnan(b->f);
+    if (na || nb) return na == nb ? 0 : (na ? 1 : -1);
+    return a->f < b->f ? -1 : (a->f > b->f ? 1 : 0);
+  }
+  return a->v < b->v ? -1 : (a->v > b->v ? 1 : 0);
+}
+
+/* Ties keep the lower index first in both directions. */
+static int cmp_largest(const void *pa, const void *pb) {
+  const topk_item *a = pa, *b = pb;
+  int c = value_cmp(b, a);
+  return c ? c : (a->index < b->index ? -1 : 1);
+}
+
+static int cmp_smallest(const void *pa, const void *pb) {
+  const topk_item *a = pa, *b = pb;
+  int c = value_cmp(a, b);
+  return c ? c : (a->index < b->index ? -1 : 1);
+}
+
+/* Checks an output whose `axis` may be a capacity >= count, then sets the
+ * actual size. */
+static vkml_status bounded_out(const ir_node *n, int which, rt_tensor *out, ir_dtype dtype,
+                               int rank, const int64_t *dims, int axis) {
+  if (out->rank != rank || out->dims[axis] < dims[axis])
+    return rt_cpu_error(n, VKML_CODE_INTERNAL, "output %d has no room for %lld rows", which,
+                        (long long)dims[axis]);
+  int64_t cap = out->dims[axis];
+  out->dims[axis] = dims[axis];
+  vkml_status s = rt_cpu_check_out(n, which, out, dtype, rank, dims);
+  if (s) out->dims[axis] = cap;
+  return s;
+}
+
+vkml_status rt_cpu_topk(const rt_cpu_args *a) {
+  const ir_node *n = a->node;
+  const rt_tensor *x = a->in[0];
+  rt_tensor *vals = a->out[0], *inds = a->out[1];
+  int rank = x->rank, axis;
+  if (rank == 0) return rt_cpu_error(n, VKML_CODE_INVALID_ARGUMENT, "topk of a scalar");
+  if (x->dtype == IR_BOOL) return rt_cpu_error(n, VKML_CODE_INVALID_ARGUMENT, "topk of bool");
+  VKML_RETURN_IF_ERROR(ir_axis_normalize(ir_node_int(n, IR_A_AXIS, -1), rank, &axis));
+  bool runtime_k = a->n_in == 2;
+  int64_t k;
+  if (runtime_k) {
+    const rt_tensor *kt = a->in[1];
+    if (!ir_dtype_is_int(kt->dtype) || rt_tensor_numel(kt) != 1)
+      return rt_cpu_error(n, VKML_CODE_INVALID_ARGUMENT, "k must be one integer");
+    k = rt_load_i(kt, 0);
+  } else {
+    const ir_attr *ka = ir_node_attr(n, IR_A_K);
+    if (!ka) return rt_cpu_error(n, VKML_CODE_INVALID_ARGUMENT, "topk needs 'k' or a k input");
+    k = ka->u.i;
+  }
+  int64_t dim = x->dims[axis];
+  if (k < 0 || k > dim)
+    return rt_cpu_error(n, VKML_CODE_INVALID_ARGUMENT, "k = %lld outside [0, %lld]",
+                        (long long)k, (long long)dim);
+  int64_t dims[IR_MAX_RANK];
+  memcpy(dims, x->dims, sizeof dims);
+  dims[axis] = k;
+  if (runtime_k) {
+    VKML_RETURN_IF_ERROR(bounded_out(n, 0, vals, x->dtype, rank, dims, axis));
+    VKML_RETURN_IF_ERROR(bounded_out(n, 1, inds, IR_I64, rank, dims, axis));
+  } else {
+    VKML_RETURN_IF_ERROR(rt_cpu_check_out(n, 0, vals, x->dtype, rank, dims));
+    VKML_RETURN_IF_ERROR(rt_cpu_check_out(n, 1, inds, IR_I64, rank, dims));
+  }
+  bool largest = ir_node_int(n, IR_A_LARGEST, 1) != 0;
+  /* sorted=0 leaves the order unspecified: sorted order is a valid answer. */
+  int64_t outer = 1, inner = 1;
+  for (int d = 0; d < axis; d++) outer *= x->dims[d];
+  for (int d = axis + 1; d < rank; d++) inner *= x->dims[d];
+  if (dim == 0 || k == 0 || outer * inner == 0) return VKML_OK;
+  topk_item *items = malloc(sizeof *items * (size_t)dim);
+  if (!items) return oom();
+  bool fl = ir_dtype_is_float(x->dtype);
+  size_t es = ir_dtype_size(x->dtype);
+  for (int64_t o = 0; o < outer; o++) {
+    for (int64_t in = 0; in < inner; in++) {
+      for (int64_t j = 0; j < dim; j++) {
+        int64_t src = (o * dim + j) * inner + in;
+        items[j].is_float = fl;
+        items[j].f = fl ? rt_load_f(x, src) : 0;
+        items[j].v = fl ? 0 : rt_load_i(x, src);
+        items[j].index = j;
+      }
+      qsort(items, (size_t)dim, sizeof *items, largest ? cmp_largest : cmp_smallest);
+      for (int64_t j = 0; j < k; j++) {
+        int64_t dst = (o * k + j) * inner + in;
+        int64_t src = (o * dim + items[j].index) * inner + in;
+        memcpy((char *)vals->data + (size_t)dst * es, (const char *)x->data + (size_t)src * es, es);
+        rt_store_i(inds, dst, items[j].index);
+      }
+    }
+  }
+  free(items);
+  return VKML_OK;
+}
+
+/* ---- cumsum -------------------------------------------------------------- */
+
 vkml_status rt_cpu_cumsum(const rt_cpu_args *a) {
-  return rt_cpu_error(a->node, VKML_CODE_UNSUPPORTED, "NOT IMPLEMENTED YET");
+  const ir_node *n = a->node;
+  const rt_tensor *x = a->in[0];
+  rt_tensor *y = a->out[0];
+  int rank = x->rank, axis;
+  if (rank == 0) return rt_cpu_error(n, VKML_CODE_INVALID_ARGUMENT, "cumsum of a scalar");
+  if (x->dtype == IR_BOOL) return rt_cpu_error(n, VKML_CODE_INVALID_ARGUMENT, "cumsum of bool");
+  VKML_RETURN_IF_ERROR(ir_axis_normalize(ir_node_int(n, IR_A_AXIS, 0), rank, &axis));
+  VKML_RETURN_IF_ERROR(rt_cpu_check_out(n, 0, y, x->dtype, rank, x->dims));
+  bool exclusive = ir_node_int(n, IR_A_EXCLUSIVE, 0) != 0;
+  bool reverse = ir_node_int(n, IR_A_REVERSE, 0) != 0;
+  bool fl = ir_dtype_is_float(x->dtype);
+  int64_t outer = 1, inner = 1, dim = x->dims[axis];
+  for (int d = 0; d < axis; d++) outer *= x->dims[d];
+  for (int d = axis + 1; d < rank; d++) inner *= x->dims[d];
+  for (int64_t o = 0; o < outer; o++) {
+    for (int64_t in = 0; in < inner; in++) {
+      double accf = 0; /* floats accumulate in double, rounded once per output */
+      int64_t acci = 0;
+      for (int64_t t = 0; t < dim; t++) {
+        int64_t j = reverse ? dim - 1 - t : t;
+        int64_t i = (o * dim + j) * inner + in;
+        if (fl) {
+          double v = rt_load_f(x, i);
+          if (exclusive) rt_store_f(y, i, accf);
+          accf += v;
+          if (!exclusive) rt_store_f(y, i, accf);
+        } else {
+          int64_t v = rt_load_i(x, i);
+          if (exclusive) rt_store_i(y, i, acci);
+          acci = (int64_t)((uint64_t)acci + (uint64_t)v); /* wraps */
+          if (!exclusive) rt_store_i(y, i, acci);
+        }
+      }
+    }
+  }
+  return VKML_OK;
+}
+
+/* ---- non_max_suppression -------------------------------------------------- */
+
+typedef struct nms_box {
+  float x_min, y_min, x_max, y_max;
+} nms_box;
+
+typedef struct nms_cand {
+  float score;
+  int64_t index;
+} nms_cand;
+
+/* Highest score first, ties lower index first (onnxruntime's order). */
+static int cmp_cand(const void *pa, const void *pb) {
+  const nms_cand *a = pa, *b = pb;
+  if (a->score != b->score) return a->score > b->score ? -1 : 1;
+  return a->index < b->index ? -1 : (a->index > b->index ? 1 : 0);
+}
+
+static nms_box nms_load_box(const rt_tensor *boxes, int64_t at, bool center) {
+  float v[4];
+  for (int j = 0; j < 4; j++) v[j] = (float)rt_load_f(boxes, at + j);
+  nms_box b;
+  if (center) { /* [x_center, y_center, width, height] */
+    float hw = v[2] / 2, hh = v[3] / 2;
+    b.x_min = v[0] - hw;
+    b.x_max = v[0] + hw;
+    b.y_min = v[1] - hh;
+    b.y_max = v[1] + hh;
+  } else { /* [y1, x1, y2, x2], any two opposite corners */
+    b.y_min = v[0] <= v[2] ? v[0] : v[2];
+    b.y_max = v[0] <= v[2] ? v[2] : v[0];
+    b.x_min = v[1] <= v[3] ? v[1] : v[3];
+    b.x_max = v[1] <= v[3] ? v[3] : v[1];
+  }
+  return b;
+}
+
+/* onnxruntime's SuppressByIOU, in float as there. */
+static bool nms_suppress(const nms_box *a, const nms_box *b, float iou_threshold) {
+  float ix_min = a->x_min > b->x_min ? a->x_min : b->x_min;
+  float ix_max = a->x_max < b->x_max ? a->x_max : b->x_max;
+  if (ix_max <= ix_min) return false;
+  float iy_min = a->y_min > b->y_min ? a->y_min : b->y_min;
+  float iy_max = a->y_max < b->y_max ? a->y_max : b->y_max;
+  if (iy_max <= iy_min) return false;
+  float inter = (ix_max - ix_min) * (iy_max - iy_min);
+  if (inter <= 0) return false;
+  float area_a = (a->x_max - a->x_min) * (a->y_max - a->y_min);
+  float area_b = (b->x_max - b->x_min) * (b->y_max - b->y_min);
+  float uni = area_a + area_b - inter;
+  if (area_a <= 0 || area_b <= 0 || uni <= 0) return false;
+  return inter / uni > iou_threshold;
 }
 
 vkml_status rt_cpu_non_max_suppression(const rt_cpu_args *a) {
-  return rt_cpu_error(a->node, VKML_CODE_UNSUPPORTED, "NOT IMPLEMENTED YET");
+  const ir_node *n = a->node;
+  const rt_tensor *boxes = a->in[0], *scores = a->in[1];
+  rt_tensor *out = a->out[0];
+  if (!ir_dtype_is_float(boxes->dtype) || !ir_dtype_is_float(scores->dtype) ||
+      boxes->rank != 3 || boxes->dims[2] != 4 || scores->rank != 3 ||
+      scores->dims[0] != boxes->dims[0] || scores->dims[2] != boxes->dims[1])
+    return rt_cpu_error(n, VKML_CODE_INVALID_ARGUMENT,
+                        "needs float boxes [B,N,4] and scores [B,C,N]");
+  if (out->dtype != IR_I64 || out->rank != 2 || out->dims[1] != 3)
+    return rt_cpu_error(n, VKML_CODE_INTERNAL, "output must be i64[<=K,3]");
+  int64_t capacity = out->dims[0];
+  VKML_RETURN_IF_ERROR(rt_cpu_check_out(n, 0, out, IR_I64, 2, out->dims));
+
+  int64_t n_batch = boxes->dims[0], n_box = boxes->dims[1], n_class = scores->dims[1];
+  int64_t max_out = ir_node_int(n, IR_A_MAX_OUTPUT_BOXES, 0);
+  if (max_out > n_box) max_out = n_box;
+  float iou_threshold = ir_node_float(n, IR_A_IOU_THRESHOLD, 0.0f);
+  const ir_attr *st = ir_node_attr(n, IR_A_SCORE_THRESHOLD);
+  bool center = ir_node_int(n, IR_A_CENTER_POINT_BOX, 0) != 0;
+  int64_t count = 0;
+  if (max_out <= 0 || n_box == 0) {
+    out->dims[0] = 0;
+    return VKML_OK;
+  }
+
+  nms_box *bx = malloc(sizeof *bx * (size_t)n_box);
+  nms_cand *cand = malloc(sizeof *cand * (size_t)n_box);
+  int64_t *sel = malloc(sizeof *sel * (size_t)max_out);
+  vkml_status s = VKML_OK;
+  if (!bx || !cand || !sel) {
+    s = oom();
+    goto done;
+  }
+  for (int64_t b = 0; b < n_batch; b++) {
+    for (int64_t i = 0; i < n_box; i++) bx[i] = nms_load_box(boxes, (b * n_box + i) * 4, center);
+    for (int64_t c = 0; c < n_class; c++) {
+      int64_t n_cand = 0, n_sel = 0;
+      for (int64_t i = 0; i < n_box; i++) {
+        float sc = (float)rt_load_f(scores, (b * n_class + c) * n_box + i);
+        if (isnan(sc) || (st && !(sc > st->u.f))) continue; /* NaN: never selected */
+        cand[n_cand++] = (nms_cand){sc, i};
+      }
+      qsort(cand, (size_t)n_cand, sizeof *cand, cmp_cand);
+      for (int64_t j = 0; j < n_cand && n_sel < max_out; j++) {
+        bool keep = true;
+        for (int64_t q = 0; q < n_sel && keep; q++)
+          keep = !nms_suppress(&bx[sel[q]], &bx[cand[j].index], iou_threshold);
+        if (keep) sel[n_sel++] = cand[j].index;
+      }
+      if (count + n_sel > capacity) {
+        s = rt_cpu_error(n, VKML_CODE_INTERNAL, "more than %lld selected boxes",
+                         (long long)capacity);
+        goto done;
+      }
+      for (int64_t q = 0; q < n_sel; q++, count++) {
+        rt_store_i(out, count * 3 + 0, b);
+        rt_store_i(out, count * 3 + 1, c);
+        rt_store_i(out, count * 3 + 2, sel[q]);
+      }
+    }
+  }
+  out->dims[0] = count;
+done:
+  free(bx);
+  free(cand);
+  free(sel);
+  return s;
+}
+
+/* ---- roi_align ------------------------------------------------------------ */
+
+/* One sampling point: four taps and their bilinear weights (all zero for a
+ * point outside the feature map), as the ONNX reference's pre_calc. */
+typedef struct roi_tap {
+  int64_t pos[4];
+  double w[4];
+} roi_tap;
+
+static roi_tap roi_tap_make(double y, double x, int64_t height, int64_t width) {
+  roi_tap t = {{0, 0, 0, 0}, {0, 0, 0, 0}};
+  if (y < -1.0 || y > (double)height || x < -1.0 || x > (double)width) return t;
+  if (y <= 0) y = 0;
+  if (x <= 0) x = 0;
+  int64_t y_low = (int64_t)y, x_low = (int64_t)x, y_high, x_high;
+  if (y_low >= height - 1) {
+    y_high = y_low = height - 1;
+    y = (double)y_low;
+  } else {
+    y_high = y_low + 1;
+  }
+  if (x_low >= width - 1) {
+    x_high = x_low = width - 1;
+    x = (double)x_low;
+  } else {
+    x_high = x_low + 1;
+  }
+  double ly = y - (double)y_low, lx = x - (double)x_low, hy = 1 - ly, hx = 1 - lx;
+  t.pos[0] = y_low * width + x_low;
+  t.pos[1] = y_low * width + x_high;
+  t.pos[2] = y_high * width + x_low;
+  t.pos[3] = y_high * width + x_high;
+  t.w[0] = hy * hx;
+  t.w[1] = hy * lx;
+  t.w[2] = ly * hx;
+  t.w[3] = ly * lx;
+  return t;
+}
+
+/* Sampling grid size along one axis: sampling_ratio, or ceil(roi/out). */
+static vkml_status roi_grid(const ir_node *n, int64_t ratio, double roi_size, int64_t out_size,
+                            int64_t *grid) {
+  if (ratio > 0) {
+    *grid = ratio;
+  } else {
+    double g = ceil(roi_size / (double)out_size);
+    if (isnan(g) || g > 65536)
+      return rt_cpu_error(n, VKML_CODE_INVALID_ARGUMENT, "roi of size %g is too large", roi_size);
+    *grid = g < 0 ? 0 : (int64_t)g; /* a negative size samples nothing */
+  }
+  if (*grid > 65536)
+    return rt_cpu_error(n, VKML_CODE_INVALID_ARGUMENT, "sampling_ratio %lld is too large",
+                        (long long)ratio);
+  return VKML_OK;
 }
 
 vkml_status rt_cpu_roi_align(const rt_cpu_args *a) {
-  return rt_cpu_error(a->node, VKML_CODE_UNSUPPORTED, "NOT IMPLEMENTED YET");
-}
+  const ir_node *n = a->node;
+  const rt_tensor *x = a->in[0], *rois = a->in[1], *bi = a->in[2];
+  rt_tensor *y = a->out[0];
+  if (!ir_dtype_is_float(x->dtype) || x->rank != 4 || !ir_dtype_is_float(rois->dtype) ||
+      rois->rank != 2 || rois->dims[1] != 4 || !ir_dtype_is_int(bi->dtype) || bi->rank != 1 ||
+      bi->dims[0] != rois->dims[0])
+    return rt_cpu_error(n, VKML_CODE_INVALID_ARGUMENT,
+                        "needs float x [N,C,H,W], rois [R,4] and integer batch_indices [R]");
+  int64_t oh = ir_node_int(n, IR_A_OUTPUT_HEIGHT, 1), ow = ir_node_int(n, IR_A_OUTPUT_WIDTH, 1);
+  if (oh < 1 || ow < 1)
+    return rt_cpu_error(n, VKML_CODE_INVALID_ARGUMENT, "output size must be positive");
+  int64_t n_roi = rois->dims[0], n_batch = x->dims[0], n_ch = x->dims[1];
+  int64_t height = x->dims[2], width = x->dims[3];
+  int64_t dims[4] = {n_roi, n_ch, oh, ow};
+  VKML_RETURN_IF_ERROR(rt_cpu_check_out(n, 0, y, x->dtype, 4, dims));
+  bool max_mode = ir_node_int(n, IR_A_ROI_MODE, IR_ROI_AVG) == IR_ROI_MAX;
+  int64_t ratio = ir_node_int(n, IR_A_SAMPLING_RATIO, 0);
+  double scale = ir_node_float(n, IR_A_SPATIAL_SCALE, 1.0f);
+  int64_t coord = ir_node_int(n, IR_A_COORD_MODE, IR_COORD_HALF_PIXEL);
+  if (coord != IR_COORD_HALF_PIXEL && coord != IR_COORD_OUTPUT_HALF_PIXEL)
+    return rt_cpu_error(n, VKML_CODE_INVALID_ARGUMENT,
+                        "coordinate_transformation_mode must be half_pixel or output_half_pixel");
+  bool half_pixel = coord == IR_COORD_HALF_PIXEL;
+  if (n_roi == 0 || n_ch == 0) return VKML_OK;
+  if (height == 0 || width == 0)
+    return rt_cpu_error(n, VKML_CODE_INVALID_ARGUMENT, "empty feature map");
 
+  for (int64_t r = 0; r < n_roi; r++) {
+    int64_t b = rt_load_i(bi, r);
+    if (b < 0 || b >= n_batch)
+      return rt_cpu_error(n, VKML_CODE_INVALID_ARGUMENT,
+                          "batch index %lld of roi %lld outside [0, %lld)", (long long)b,
+                          (long long)r, (long long)n_batch);
+    double offset = half_pixel ? 0.5 : 0.0;
+    double start_w = rt_load_f(rois, r * 4 + 0) * scale - offset;
+    double start_h = rt_load_f(rois, r * 4 + 1) * scale - offset;
+    double end_w = rt_load_f(rois, r * 4 + 2) * scale - offset;
+    double end_h = rt_load_f(rois, r * 4 + 3) * scale - offset;
+    if (!isfinite(start_w) || !isfinite(start_h) || !isfinite(end_w) || !isfinite(end_h))
+      return rt_cpu_error(n, VKML_CODE_INVALID_ARGUMENT, "roi %lld is not finite",
+                          (long long)r);
+    double roi_w = end_w - start_w, roi_h = end_h - start_h;
+    if (!half_pixel) { /* opset-10 behaviour: malformed rois become 1x1 */
+      roi_w = roi_w > 1.0 ? roi_w : 1.0;
+      roi_h = roi_h > 1.0 ? roi_h : 1.0;
+    }
+    double bin_h = roi_h / (double)oh, bin_w = roi_w / (double)ow;
+    int64_t gh, gw;
+    VKML_RETURN_IF_ERROR(roi_grid(n, ratio, roi_h, oh, &gh));
+    VKML_RETURN_IF_ERROR(roi_grid(n, ratio, roi_w, ow, &gw));
+    int64_t n_samples = gh * gw;
+    double count = n_samples > 1 ? (double)n_samples : 1.0;
+    if (n_samples > (INT64_C(1) << 20))
+      return rt_cpu_error(n, VKML_CODE_INVALID_ARGUMENT,
+                          "roi %lld needs %lld samples per bin", (long long)r,
+                          (long long)n_samples);
+
+    roi_tap *taps = malloc(sizeof *taps * (size_t)(n_samples + 1));
+    if (!taps) return oom();
+    for (int64_t ph = 0; ph < oh; ph++) {
+      for (int64_t pw = 0; pw < ow; pw++) {
+        roi_tap *t = taps;
+        for (int64_t iy = 0; iy < gh; iy++) {
+          double yy = start_h + (double)ph * bin_h + ((double)iy + 0.5) * bin_h / (double)gh;
+          for (int64_t ix = 0; ix < gw; ix++) {
+            double xx = start_w + (double)pw * bin_w + ((double)ix + 0.5) * bin_w / (double)gw;
+            *t++ = roi_tap_make(yy, xx, height, width);
+          }
+        }
+        for (int64_t c = 0; c < n_ch; c++) {
+          int64_t plane = (b * n_ch + c) * height * width;
+          double acc = 0;
+          for (int64_t k = 0; k < n_samples; k++) {
+            const roi_tap *tp = &taps[k];
+            double v[4];
+            for (int j = 0; j < 4; j++) v[j] = tp->w[j] * rt_load_f(x, plane + tp->pos[j]);
+            if (max_mode) { /* max over the weighted taps, as the ONNX reference */
+              double m = v[0];
+              for (int j = 1; j < 4; j++) m = v[j] > m ? v[j] : m;
+              acc = k == 0 || m > acc ? m : acc;
+            } else {
+              acc += v[0] + v[1] + v[2] + v[3];
+            }
+          }
+          rt_store_f(y, ((r * n_ch + c) * oh + ph) * ow + pw, max_mode ? acc : acc / count);
+        }
+      }
+    }
+    free(taps);
+  }
+  return VKML_OK;
+}

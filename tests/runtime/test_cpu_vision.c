@@ -1,1 +1,545 @@
-#include <criterion/criterion.h>  /* PLACEHOLDER */
+/* CPU reference kernels, vision ops: topk, cumsum, non_max_suppression,
+ * roi_align. Expectations are naive loops written here or hand-worked values
+ * (NMS cases follow the ONNX backend tests; roi_align values were worked out
+ * from the ONNX reference algorithm by hand for linear data). */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/cpu/cpu_kernels.h"
+#include "tests/support/test_support.h"
+
+/* ---- harness --------------------------------------------------------------- */
+
+typedef struct tc {
+  ir_graph *g;
+  ir_node *n;
+  rt_tensor in[8], out[8];
+  int n_in, n_out;
+} tc;
+
+static void tc_make(tc *c, ir_op op, int n_in, const ir_type *out_types, int n_out) {
+  c->n_in = n_in;
+  c->n_out = n_out;
+  c->n = t_node_make(&c->g, op, c->in, n_in, out_types, n_out);
+  for (int i = 0; i < n_out; i++) {
+    T_OK(rt_tensor_alloc(&out_types[i], &c->out[i]));
+    memset(c->out[i].data, 0x5a, c->out[i].cap_bytes);
+  }
+}
+
+static vkml_status tc_run(tc *c) {
+  const rt_tensor *in[8];
+  rt_tensor *out[8];
+  for (int i = 0; i < c->n_in; i++) in[i] = &c->in[i];
+  for (int i = 0; i < c->n_out; i++) out[i] = &c->out[i];
+  return rt_cpu_run_node(c->n, in, c->n_in, out, c->n_out);
+}
+
+static void tc_free(tc *c) {
+  for (int i = 0; i < 8; i++) {
+    rt_tensor_free(&c->in[i]);
+    rt_tensor_free(&c->out[i]);
+  }
+  if (c->g) ir_graph_destroy(c->g);
+  memset(c, 0, sizeof *c);
+}
+
+static void expect_error(vkml_status s, vkml_code code, const char *part) {
+  cr_assert(s != VKML_OK, "expected an error");
+  cr_assert_eq(vkml_status_code(s), code, "code %s: %s", vkml_code_name(vkml_status_code(s)),
+               vkml_status_message(s));
+  cr_assert(strstr(vkml_status_message(s), part), "message '%s' lacks '%s'",
+            vkml_status_message(s), part);
+  vkml_status_free(s);
+}
+
+static ir_type ty(ir_dtype dt, int rank, const int64_t *dims) {
+  return ir_type_make(dt, rank, dims);
+}
+
+/* ---- topk -------------------------------------------------------------------- */
+
+/* ties: integer-valued data from a handful of values, so equal keys abound */
+static void topk_case(ir_dtype dt, int rank, const int64_t *dims, int axis_attr, int64_t k,
+                      bool largest, bool runtime_k, bool ties, uint64_t seed) {
+  t_rng r = t_rng_make(seed);
+  int axis = axis_attr < 0 ? axis_attr + rank : axis_attr;
+  int64_t od[8], cap[8];
+  memcpy(od, dims, sizeof(int64_t) * (size_t)rank);
+  memcpy(cap, dims, sizeof(int64_t) * (size_t)rank);
+  od[axis] = k;
+  tc c = {0};
+  c.in[0] = t_tensor_random(&r, dt, rank, dims, ties ? -3 : -100, ties ? 3 : 100);
+  if (ties && ir_dtype_is_float(dt))
+    for (int64_t i = 0; i < rt_tensor_numel(&c.in[0]); i++)
+      rt_store_f(&c.in[0], i, floor(rt_load_f(&c.in[0], i)) * 0.5);
+  if (runtime_k) {
+    int64_t one = 1;
+    c.in[1] = t_tensor_zeros(IR_I64, 1, &one);
+    rt_store_i(&c.in[1], 0, k);
+  }
+  /* a run-time k gets outputs with the capacity of the whole axis */
+  ir_type ot[2] = {ty(dt, rank, runtime_k ? cap : od), ty(IR_I64, rank, runtime_k ? cap : od)};
+  tc_make(&c, IR_OP_TOPK, runtime_k ? 2 : 1, ot, 2);
+  if (!runtime_k) T_OK(ir_node_set_int(c.g, c.n, IR_A_K, k));
+  if (axis_attr != -1) T_OK(ir_node_set_int(c.g, c.n, IR_A_AXIS, axis_attr));
+  if (!largest) T_OK(ir_node_set_int(c.g, c.n, IR_A_LARGEST, 0));
+  T_OK(tc_run(&c));
+  for (int d = 0; d < rank; d++)
+    cr_assert_eq(c.out[0].dims[d], od[d], "values dim %d", d);
+  for (int d = 0; d < rank; d++)
+    cr_assert_eq(c.out[1].dims[d], od[d], "indices dim %d", d);
+
+  int64_t outer = 1, inner = 1, dim = dims[axis];
+  for (int d = 0; d < axis; d++) outer *= dims[d];
+  for (int d = axis + 1; d < rank; d++) inner *= dims[d];
+  bool *taken = calloc((size_t)dim, 1);
+  for (int64_t o = 0; o < outer; o++)
+    for (int64_t in = 0; in < inner; in++) {
+      memset(taken, 0, (size_t)dim);
+      for (int64_t j = 0; j < k; j++) {
+        /* naive selection: the best untaken element, first index on ties */
+        int64_t best = -1;
+        for (int64_t q = 0; q < dim; q++) {
+          if (taken[q]) continue;
+          double v = rt_load_f(&c.in[0], (o * dim + q) * inner + in);
+          double b = best < 0 ? 0 : rt_load_f(&c.in[0], (o * dim + best) * inner + in);
+          if (best < 0 || (largest ? v > b : v < b)) best = q;
+        }
+        taken[best] = true;
+        int64_t at = (o * k + j) * inner + in;
+        cr_assert_eq(rt_load_i(&c.out[1], at), best, "index at %lld: got %lld want %lld",
+                     (long long)at, (long long)rt_load_i(&c.out[1], at), (long long)best);
+        cr_assert_eq(rt_load_f(&c.out[0], at),
+                     rt_load_f(&c.in[0], (o * dim + best) * inner + in), "value at %lld",
+                     (long long)at);
+      }
+    }
+  free(taken);
+  tc_free(&c);
+}
+
+Test(topk, largest_smallest_axes) {
+  const int64_t d2[2] = {3, 7}, d3[3] = {4, 5, 3};
+  uint64_t seed = 1;
+  const ir_dtype dts[] = {IR_F32, IR_F16, IR_I32, IR_I64};
+  for (int t = 0; t < 4; t++)
+    for (int largest = 0; largest < 2; largest++) {
+      topk_case(dts[t], 2, d2, -1, 3, largest, false, false, seed++);
+      topk_case(dts[t], 2, d2, 0, 2, largest, false, false, seed++);
+      topk_case(dts[t], 3, d3, 1, 5, largest, false, false, seed++);
+      topk_case(dts[t], 3, d3, -3, 1, largest, false, false, seed++);
+      topk_case(dts[t], 3, d3, 2, 0, largest, false, false, seed++);
+    }
+}
+
+Test(topk, ties_keep_lower_index) {
+  const int64_t d2[2] = {4, 9}, d3[3] = {3, 8, 2};
+  uint64_t seed = 100;
+  for (int largest = 0; largest < 2; largest++) {
+    topk_case(IR_I32, 2, d2, -1, 9, largest, false, true, seed++);
+    topk_case(IR_F32, 2, d2, -1, 5, largest, false, true, seed++);
+    topk_case(IR_I64, 3, d3, 1, 6, largest, false, true, seed++);
+    topk_case(IR_F16, 3, d3, 1, 8, largest, false, true, seed++);
+  }
+  /* hand-worked */
+  int64_t d = 6;
+  tc c = {0};
+  c.in[0] = t_tensor_from(IR_F32, 1, &d, (double[]){2, 5, 2, 5, 1, 2});
+  int64_t k3 = 3;
+  ir_type ot[2] = {ty(IR_F32, 1, &k3), ty(IR_I64, 1, &k3)};
+  tc_make(&c, IR_OP_TOPK, 1, ot, 2);
+  T_OK(ir_node_set_int(c.g, c.n, IR_A_K, 3));
+  T_OK(tc_run(&c));
+  const int64_t want_i[3] = {1, 3, 0};
+  const double want_v[3] = {5, 5, 2};
+  for (int i = 0; i < 3; i++) {
+    cr_assert_eq(rt_load_i(&c.out[1], i), want_i[i]);
+    cr_assert_eq(rt_load_f(&c.out[0], i), want_v[i]);
+  }
+  tc_free(&c);
+}
+
+Test(topk, runtime_k) {
+  const int64_t d2[2] = {3, 7}, d3[3] = {4, 5, 3};
+  uint64_t seed = 200;
+  for (int largest = 0; largest < 2; largest++) {
+    topk_case(IR_F32, 2, d2, -1, 3, largest, true, false, seed++);
+    topk_case(IR_F32, 2, d2, -1, 7, largest, true, false, seed++);
+    topk_case(IR_I64, 3, d3, 1, 2, largest, true, true, seed++);
+    topk_case(IR_F32, 3, d3, 0, 0, largest, true, false, seed++);
+  }
+}
+
+Test(topk, nan_and_bad_k) {
+  int64_t d = 3, k2 = 2;
+  tc c = {0};
+  c.in[0] = t_tensor_from(IR_F32, 1, &d, (double[]){1, NAN, 3});
+  ir_type ot[2] = {ty(IR_F32, 1, &k2), ty(IR_I64, 1, &k2)};
+  tc_make(&c, IR_OP_TOPK, 1, ot, 2);
+  T_OK(ir_node_set_int(c.g, c.n, IR_A_K, 2));
+  T_OK(tc_run(&c));
+  /* NaN orders above every number (numpy's sort order) */
+  cr_assert(isnan(rt_load_f(&c.out[0], 0)));
+  cr_assert_eq(rt_load_i(&c.out[1], 0), 1);
+  cr_assert_eq(rt_load_i(&c.out[1], 1), 2);
+  tc_free(&c);
+
+  int64_t one = 1;
+  c.in[0] = t_tensor_from(IR_F32, 1, &d, (double[]){1, 2, 3});
+  c.in[1] = t_tensor_zeros(IR_I64, 1, &one);
+  rt_store_i(&c.in[1], 0, 4);
+  ir_type ot3[2] = {ty(IR_F32, 1, &d), ty(IR_I64, 1, &d)};
+  tc_make(&c, IR_OP_TOPK, 2, ot3, 2);
+  expect_error(tc_run(&c), VKML_CODE_INVALID_ARGUMENT, "k = 4");
+  tc_free(&c);
+}
+
+/* ---- cumsum ------------------------------------------------------------------ */
+
+static void cumsum_case(ir_dtype dt, int axis_attr, bool exclusive, bool reverse, uint64_t seed) {
+  t_rng r = t_rng_make(seed);
+  const int64_t dims[3] = {3, 4, 5};
+  int axis = axis_attr < 0 ? axis_attr + 3 : axis_attr;
+  tc c = {0};
+  c.in[0] = t_tensor_random(&r, dt, 3, dims, -20, 20);
+  ir_type ot = ty(dt, 3, dims);
+  tc_make(&c, IR_OP_CUMSUM, 1, &ot, 1);
+  if (axis_attr) T_OK(ir_node_set_int(c.g, c.n, IR_A_AXIS, axis_attr));
+  if (exclusive) T_OK(ir_node_set_int(c.g, c.n, IR_A_EXCLUSIVE, 1));
+  if (reverse) T_OK(ir_node_set_int(c.g, c.n, IR_A_REVERSE, 1));
+  T_OK(tc_run(&c));
+  rt_tensor want = t_tensor_zeros(dt, 3, dims);
+  int64_t idx[3], src[3];
+  for (int64_t i = 0; i < 60; i++) {
+    idx[0] = i / 20;
+    idx[1] = i / 5 % 4;
+    idx[2] = i % 5;
+    double sf = 0;
+    int64_t si = 0;
+    for (int64_t j = 0; j < dims[axis]; j++) {
+      bool in = reverse ? (exclusive ? j > idx[axis] : j >= idx[axis])
+                        : (exclusive ? j < idx[axis] : j <= idx[axis]);
+      if (!in) continue;
+      memcpy(src, idx, sizeof src);
+      src[axis] = j;
+      int64_t f = (src[0] * 4 + src[1]) * 5 + src[2];
+      sf += rt_load_f(&c.in[0], f);
+      si += rt_load_i(&c.in[0], f);
+    }
+    if (ir_dtype_is_float(dt)) rt_store_f(&want, i, sf);
+    else rt_store_i(&want, i, si);
+  }
+  t_assert_close(&c.out[0], &want, dt == IR_F16 ? 2e-3 : 1e-6, dt == IR_F16 ? 2e-2 : 1e-5);
+  rt_tensor_free(&want);
+  tc_free(&c);
+}
+
+Test(cumsum, all_combinations_and_axes) {
+  const ir_dtype dts[] = {IR_F32, IR_F16, IR_I32, IR_I64};
+  const int axes[] = {0, 1, 2, -1};
+  uint64_t seed = 300;
+  for (int t = 0; t < 4; t++)
+    for (int a = 0; a < 4; a++)
+      for (int ex = 0; ex < 2; ex++)
+        for (int rv = 0; rv < 2; rv++) cumsum_case(dts[t], axes[a], ex, rv, seed++);
+}
+
+Test(cumsum, hand_worked) {
+  int64_t d = 3;
+  const double want[4][3] = {{1, 3, 6}, {0, 1, 3}, {6, 5, 3}, {5, 3, 0}};
+  for (int m = 0; m < 4; m++) {
+    tc c = {0};
+    c.in[0] = t_tensor_from(IR_I32, 1, &d, (double[]){1, 2, 3});
+    ir_type ot = ty(IR_I32, 1, &d);
+    tc_make(&c, IR_OP_CUMSUM, 1, &ot, 1);
+    T_OK(ir_node_set_int(c.g, c.n, IR_A_EXCLUSIVE, m & 1));
+    T_OK(ir_node_set_int(c.g, c.n, IR_A_REVERSE, m >> 1));
+    T_OK(tc_run(&c));
+    for (int i = 0; i < 3; i++)
+      cr_assert_eq(rt_load_i(&c.out[0], i), (int64_t)want[m][i], "mode %d [%d]", m, i);
+    tc_free(&c);
+  }
+}
+
+/* ---- non_max_suppression ------------------------------------------------------- */
+
+typedef struct nms_spec {
+  int64_t b, c, n;
+  const double *boxes, *scores;
+  int center;
+  int64_t max_out;
+  float iou;
+  bool has_score;
+  float score;
+} nms_spec;
+
+static void nms_check(const nms_spec *s, int n_want, const int64_t (*want)[3]) {
+  tc c = {0};
+  int64_t bd[3] = {s->b, s->n, 4}, sd[3] = {s->b, s->c, s->n};
+  c.in[0] = t_tensor_from(IR_F32, 3, bd, s->boxes);
+  c.in[1] = t_tensor_from(IR_F32, 3, sd, s->scores);
+  int64_t per = s->max_out < s->n ? s->max_out : s->n;
+  int64_t od[2] = {s->b * s->c * (per > 0 ? per : 0), 3};
+  ir_type ot = ty(IR_I64, 2, od);
+  tc_make(&c, IR_OP_NON_MAX_SUPPRESSION, 2, &ot, 1);
+  if (s->center) T_OK(ir_node_set_int(c.g, c.n, IR_A_CENTER_POINT_BOX, 1));
+  T_OK(ir_node_set_int(c.g, c.n, IR_A_MAX_OUTPUT_BOXES, s->max_out));
+  T_OK(ir_node_set_float(c.g, c.n, IR_A_IOU_THRESHOLD, s->iou));
+  if (s->has_score) T_OK(ir_node_set_float(c.g, c.n, IR_A_SCORE_THRESHOLD, s->score));
+  T_OK(tc_run(&c));
+  cr_assert_eq(c.out[0].rank, 2);
+  cr_assert_eq(c.out[0].dims[1], 3);
+  cr_assert_eq(c.out[0].dims[0], n_want, "selected %lld rows, want %d",
+               (long long)c.out[0].dims[0], n_want);
+  for (int i = 0; i < n_want; i++)
+    for (int j = 0; j < 3; j++)
+      cr_assert_eq(rt_load_i(&c.out[0], i * 3 + j), want[i][j], "row %d col %d: %lld vs %lld",
+                   i, j, (long long)rt_load_i(&c.out[0], i * 3 + j), (long long)want[i][j]);
+  tc_free(&c);
+}
+
+static const double boxes6[24] = {0, 0, 1, 1,  0, 0.1, 1, 1.1,  0, -0.1, 1, 0.9,
+                                  0, 10, 1, 11, 0, 10.1, 1, 11.1, 0, 100, 1, 101};
+static const double scores6[6] = {0.9, 0.75, 0.6, 0.95, 0.5, 0.3};
+
+Test(nms, onnx_cases) {
+  const int64_t w305[3][3] = {{0, 0, 3}, {0, 0, 0}, {0, 0, 5}};
+  nms_spec s = {1, 1, 6, boxes6, scores6, 0, 3, 0.5f, true, 0.0f};
+  nms_check(&s, 3, w305); /* suppress by IoU */
+
+  const double flipped[24] = {1, 1, 0, 0,  0, 0.1, 1, 1.1,  0, 0.9, 1, -0.1,
+                              0, 10, 1, 11, 1, 10.1, 0, 11.1, 1, 101, 0, 100};
+  s.boxes = flipped;
+  nms_check(&s, 3, w305);
+
+  const double centers[24] = {0.5, 0.5, 1, 1,  0.5, 0.6, 1, 1,  0.5, 0.4, 1, 1,
+                              0.5, 10.5, 1, 1, 0.5, 10.6, 1, 1, 0.5, 100.5, 1, 1};
+  s.boxes = centers;
+  s.center = 1;
+  nms_check(&s, 3, w305);
+
+  s = (nms_spec){1, 1, 6, boxes6, scores6, 0, 3, 0.5f, true, 0.4f};
+  nms_check(&s, 2, w305); /* score threshold drops box 5 */
+  s = (nms_spec){1, 1, 6, boxes6, scores6, 0, 2, 0.5f, false, 0};
+  nms_check(&s, 2, w305); /* output limit */
+  s = (nms_spec){1, 1, 6, boxes6, scores6, 0, 0, 0.5f, false, 0};
+  nms_check(&s, 0, w305); /* max_output_boxes_per_class 0: nothing */
+
+  /* two batches */
+  double b2[48], s2[12];
+  memcpy(b2, boxes6, sizeof boxes6);
+  memcpy(b2 + 24, boxes6, sizeof boxes6);
+  memcpy(s2, scores6, sizeof scores6);
+  memcpy(s2 + 6, scores6, sizeof scores6);
+  const int64_t wb[4][3] = {{0, 0, 3}, {0, 0, 0}, {1, 0, 3}, {1, 0, 0}};
+  s = (nms_spec){2, 1, 6, b2, s2, 0, 2, 0.5f, true, 0.0f};
+  nms_check(&s, 4, wb);
+  /* two classes */
+  const int64_t wc[4][3] = {{0, 0, 3}, {0, 0, 0}, {0, 1, 3}, {0, 1, 0}};
+  s = (nms_spec){1, 2, 6, boxes6, s2, 0, 2, 0.5f, true, 0.0f};
+  nms_check(&s, 4, wc);
+
+  /* identical boxes: the first of the equal scores survives */
+  double same[40], ss[10];
+  for (int i = 0; i < 10; i++) {
+    same[i * 4 + 0] = 0, same[i * 4 + 1] = 0, same[i * 4 + 2] = 1, same[i * 4 + 3] = 1;
+    ss[i] = 0.9;
+  }
+  const int64_t w0[1][3] = {{0, 0, 0}};
+  s = (nms_spec){1, 1, 10, same, ss, 0, 3, 0.5f, false, 0};
+  nms_check(&s, 1, w0);
+  /* a single box */
+  s = (nms_spec){1, 1, 1, boxes6, scores6, 0, 3, 0.5f, false, 0};
+  nms_check(&s, 1, w0);
+}
+
+Test(nms, strict_thresholds) {
+  /* IoU exactly 0.5 does not suppress at threshold 0.5 (strict '>') */
+  const double bx[8] = {0, 0, 1, 2, 0, 0, 1, 1};
+  const double sc[2] = {0.9, 0.8};
+  const int64_t both[2][3] = {{0, 0, 0}, {0, 0, 1}};
+  nms_spec s = {1, 1, 2, bx, sc, 0, 5, 0.5f, false, 0};
+  nms_check(&s, 2, both);
+  s.iou = 0.49f;
+  nms_check(&s, 1, both);
+  /* a score equal to the threshold is dropped (strict '>') */
+  const double bx2[8] = {0, 0, 1, 1, 5, 5, 6, 6};
+  const double sc2[2] = {0.5, 0.75};
+  const int64_t w1[1][3] = {{0, 0, 1}};
+  s = (nms_spec){1, 1, 2, bx2, sc2, 0, 5, 0.5f, true, 0.5f};
+  nms_check(&s, 1, w1);
+  /* a NaN score is never selected */
+  const double sc_nan[2] = {NAN, 0.75};
+  s = (nms_spec){1, 1, 2, bx2, sc_nan, 0, 5, 0.5f, false, 0};
+  nms_check(&s, 1, w1);
+  /* iou_threshold 0 (default): any overlap suppresses, touching does not */
+  const double bx3[12] = {0, 0, 1, 1, 0, 0.99, 1, 2, 0, 1, 1, 2};
+  const double sc3[3] = {0.9, 0.8, 0.7};
+  const int64_t w02[2][3] = {{0, 0, 0}, {0, 0, 2}};
+  s = (nms_spec){1, 1, 3, bx3, sc3, 0, 5, 0.0f, false, 0};
+  nms_check(&s, 2, w02);
+}
+
+Test(nms, multi_batch_multi_class_order) {
+  /* disjoint boxes: selection order is score order, ties by index */
+  const double bx[24] = {0, 0, 1, 1, 0, 2, 1, 3, 0, 4, 1, 5,
+                         0, 0, 1, 1, 0, 2, 1, 3, 0, 4, 1, 5};
+  const double sc[12] = {0.1, 0.9, 0.5, 0.7, 0.2, 0.8, 0.3, 0.3, 0.6, 0.05, 0.6, 0.4};
+  const int64_t want[10][3] = {{0, 0, 1}, {0, 0, 2}, {0, 1, 2}, {0, 1, 0}, {0, 1, 1},
+                               {1, 0, 2}, {1, 0, 0}, {1, 0, 1}, {1, 1, 1}, {1, 1, 2}};
+  nms_spec s = {2, 2, 3, bx, sc, 0, 3, 0.5f, true, 0.1f};
+  nms_check(&s, 10, want);
+  const int64_t want2[8][3] = {{0, 0, 1}, {0, 0, 2}, {0, 1, 2}, {0, 1, 0},
+                               {1, 0, 2}, {1, 0, 0}, {1, 1, 1}, {1, 1, 2}};
+  s = (nms_spec){2, 2, 3, bx, sc, 0, 2, 0.5f, false, 0};
+  nms_check(&s, 8, want2);
+}
+
+Test(nms, capacity_is_checked) {
+  tc c = {0};
+  int64_t bd[3] = {1, 6, 4}, sd[3] = {1, 1, 6}, od[2] = {1, 3};
+  c.in[0] = t_tensor_from(IR_F32, 3, bd, boxes6);
+  c.in[1] = t_tensor_from(IR_F32, 3, sd, scores6);
+  ir_type ot = ty(IR_I64, 2, od);
+  tc_make(&c, IR_OP_NON_MAX_SUPPRESSION, 2, &ot, 1);
+  T_OK(ir_node_set_int(c.g, c.n, IR_A_MAX_OUTPUT_BOXES, 3));
+  T_OK(ir_node_set_float(c.g, c.n, IR_A_IOU_THRESHOLD, 0.5f));
+  expect_error(tc_run(&c), VKML_CODE_INTERNAL, "more than 1");
+  tc_free(&c);
+}
+
+/* ---- roi_align -------------------------------------------------------------------- */
+
+typedef struct roi_spec {
+  int64_t n, ch, oh, ow, sampling;
+  bool max_mode, output_half_pixel;
+  float scale;
+} roi_spec;
+
+/* x[n][c][h][w] = 4h + w + 100c + 1000n on a 4x4 map: linear, so avg pooling
+ * of in-map samples is the value at the mean sample position. */
+static void roi_check(ir_dtype dt, const roi_spec *s, int64_t n_roi, const double *rois,
+                      const int64_t *batch, const double *want) {
+  tc c = {0};
+  int64_t xd[4] = {s->n, s->ch, 4, 4}, rd[2] = {n_roi, 4};
+  c.in[0] = t_tensor_zeros(dt, 4, xd);
+  for (int64_t i = 0; i < s->n * s->ch * 16; i++)
+    rt_store_f(&c.in[0], i, 4 * (i / 4 % 4) + i % 4 + 100 * (i / 16 % s->ch) + 1000 * (i / (16 * s->ch)));
+  c.in[1] = t_tensor_from(IR_F32, 2, rd, rois);
+  c.in[2] = t_tensor_zeros(IR_I64, 1, &n_roi);
+  for (int64_t i = 0; i < n_roi; i++) rt_store_i(&c.in[2], i, batch[i]);
+  int64_t od[4] = {n_roi, s->ch, s->oh, s->ow};
+  ir_type ot = ty(dt, 4, od);
+  tc_make(&c, IR_OP_ROI_ALIGN, 3, &ot, 1);
+  T_OK(ir_node_set_int(c.g, c.n, IR_A_OUTPUT_HEIGHT, s->oh));
+  T_OK(ir_node_set_int(c.g, c.n, IR_A_OUTPUT_WIDTH, s->ow));
+  T_OK(ir_node_set_int(c.g, c.n, IR_A_SAMPLING_RATIO, s->sampling));
+  if (s->max_mode) T_OK(ir_node_set_enum(c.g, c.n, IR_A_ROI_MODE, IR_ROI_MAX));
+  if (s->output_half_pixel)
+    T_OK(ir_node_set_enum(c.g, c.n, IR_A_COORD_MODE, IR_COORD_OUTPUT_HALF_PIXEL));
+  if (s->scale != 1) T_OK(ir_node_set_float(c.g, c.n, IR_A_SPATIAL_SCALE, s->scale));
+  T_OK(tc_run(&c));
+  int64_t n = n_roi * s->ch * s->oh * s->ow;
+  double tol = dt == IR_F16 ? 0.5 : 1e-4;
+  for (int64_t i = 0; i < n; i++)
+    cr_assert(fabs(rt_load_f(&c.out[0], i) - want[i]) <= tol, "[%lld]: got %.9g want %.9g",
+              (long long)i, rt_load_f(&c.out[0], i), want[i]);
+  tc_free(&c);
+}
+
+Test(roi_align, avg_hand_worked) {
+  const double roi_a[4] = {0.5, 0.5, 2.5, 2.5}; /* x1 y1 x2 y2 */
+  const int64_t b0[1] = {0};
+  const double want_a[4] = {2.5, 3.5, 6.5, 7.5};
+  roi_spec s = {1, 1, 2, 2, 2, false, false, 1};
+  roi_check(IR_F32, &s, 1, roi_a, b0, want_a);
+  roi_check(IR_F16, &s, 1, roi_a, b0, want_a);
+  s.sampling = 0; /* ceil(2/2) = 1 sample per bin, at the centre */
+  roi_check(IR_F32, &s, 1, roi_a, b0, want_a);
+
+  /* a roi running off the map: samples past the edge clamp, beyond it count
+   * as zero; sampling 0 -> 4x4 grid, 2 -> 2x2 grid */
+  const double roi_b[4] = {2, 2, 6, 6};
+  s = (roi_spec){1, 1, 1, 1, 0, false, false, 1};
+  roi_check(IR_F32, &s, 1, roi_b, b0, (double[]){7.5});
+  s.sampling = 2;
+  roi_check(IR_F32, &s, 1, roi_b, b0, (double[]){3.125});
+
+  /* output_half_pixel: no offset, malformed rois forced to 1x1 */
+  const double roi_c[4] = {1, 1, 1.25, 1.25};
+  s = (roi_spec){1, 1, 1, 1, 2, false, true, 1};
+  roi_check(IR_F32, &s, 1, roi_c, b0, (double[]){7.5});
+  s.output_half_pixel = false;
+  roi_check(IR_F32, &s, 1, roi_c, b0, (double[]){3.125});
+  const double roi_d[4] = {0, 0, 3, 3};
+  s = (roi_spec){1, 1, 2, 2, 0, false, true, 1};
+  roi_check(IR_F32, &s, 1, roi_d, b0, (double[]){3.75, 5.25, 9.75, 11.25});
+
+  /* spatial_scale */
+  const double roi_e[4] = {1, 1, 5, 5};
+  s = (roi_spec){1, 1, 2, 2, 2, false, false, 0.5f};
+  roi_check(IR_F32, &s, 1, roi_e, b0, want_a);
+
+  /* entirely outside the map: every sample is zero */
+  const double roi_f[4] = {-3, -3, -1.5, -1.5};
+  s = (roi_spec){1, 1, 1, 1, 2, false, false, 1};
+  roi_check(IR_F32, &s, 1, roi_f, b0, (double[]){0});
+}
+
+Test(roi_align, max_hand_worked) {
+  const int64_t b0[1] = {0};
+  const double roi_a[4] = {0.5, 0.5, 2.5, 2.5};
+  /* bin (0,0), sample (0.25,0.25): weights 9/16 3/16 3/16 1/16 on 0 1 4 5 ->
+   * max 0.75; the four samples give 0.75 0.9375 2.25 2.8125 -> 2.8125 */
+  roi_spec s = {1, 1, 2, 2, 2, true, false, 1};
+  roi_check(IR_F32, &s, 1, roi_a, b0, (double[]){2.8125, 3.375, 5.0625, 5.625});
+  s.sampling = 0; /* one sample at the bin centre: 1/4 of the largest tap */
+  roi_check(IR_F32, &s, 1, roi_a, b0, (double[]){1.25, 1.5, 2.25, 2.5});
+  const double roi_b[4] = {2, 2, 6, 6};
+  s = (roi_spec){1, 1, 1, 1, 2, true, false, 1};
+  roi_check(IR_F32, &s, 1, roi_b, b0, (double[]){3.75});
+  s.sampling = 0;
+  roi_check(IR_F32, &s, 1, roi_b, b0, (double[]){15});
+  const double roi_d[4] = {0, 0, 3, 3};
+  s = (roi_spec){1, 1, 2, 2, 0, true, true, 1};
+  roi_check(IR_F32, &s, 1, roi_d, b0, (double[]){3.828125, 4.59375, 7.109375, 7.65625});
+}
+
+Test(roi_align, batches_channels_and_clamping) {
+  /* roi 0 reads batch 1, roi 1 batch 0; channel c adds 100c, batch n 1000n.
+   * roi 2 lies in [-1, 0): its samples clamp to pixel (0,0). */
+  const double rois[12] = {0.5, 0.5, 2.5, 2.5, 0.5, 0.5, 2.5, 2.5, -0.5, -0.5, 0.5, 0.5};
+  const int64_t batch[3] = {1, 0, 1};
+  double want[3 * 2 * 4];
+  const double base[4] = {2.5, 3.5, 6.5, 7.5};
+  for (int r = 0; r < 3; r++)
+    for (int ch = 0; ch < 2; ch++)
+      for (int i = 0; i < 4; i++)
+        want[(r * 2 + ch) * 4 + i] = (r == 2 ? 0 : base[i]) + 100 * ch + 1000 * batch[r];
+  roi_spec s = {2, 2, 2, 2, 2, false, false, 1};
+  roi_check(IR_F32, &s, 3, rois, batch, want);
+}
+
+Test(roi_align, bad_inputs) {
+  tc c = {0};
+  int64_t xd[4] = {1, 1, 4, 4}, rd[2] = {1, 4}, one = 1, od[4] = {1, 1, 1, 1};
+  c.in[0] = t_tensor_zeros(IR_F32, 4, xd);
+  c.in[1] = t_tensor_from(IR_F32, 2, rd, (double[]){0, 0, 1, 1});
+  c.in[2] = t_tensor_zeros(IR_I64, 1, &one);
+  rt_store_i(&c.in[2], 0, 1);
+  ir_type ot = ty(IR_F32, 4, od);
+  tc_make(&c, IR_OP_ROI_ALIGN, 3, &ot, 1);
+  expect_error(tc_run(&c), VKML_CODE_INVALID_ARGUMENT, "batch index 1");
+  tc_free(&c);
+
+  c.in[0] = t_tensor_zeros(IR_F32, 4, xd);
+  c.in[1] = t_tensor_from(IR_F32, 2, rd, (double[]){0, NAN, 1, 1});
+  c.in[2] = t_tensor_zeros(IR_I64, 1, &one);
+  tc_make(&c, IR_OP_ROI_ALIGN, 3, &ot, 1);
+  T_OK(ir_node_set_int(c.g, c.n, IR_A_SAMPLING_RATIO, 2));
+  expect_error(tc_run(&c), VKML_CODE_INVALID_ARGUMENT, "not finite");
+  tc_free(&c);
+}

@@ -1,0 +1,87 @@
+/* Output checks, NumPy broadcasting and strides for the CPU kernels. */
+#include "k_index.h"
+
+#include <math.h>
+#include <stdio.h>
+
+vkml_status rt_cpu_check_out(const ir_node *n, int which, const rt_tensor *out,
+                             ir_dtype dtype, int rank, const int64_t *dims) {
+  char want[160], got[160];
+  ir_type tw = ir_type_make(dtype, rank, dims);
+  ir_type tg = rt_tensor_type(out);
+  if (!ir_type_equal(&tw, &tg)) {
+    ir_type_format(&tw, want, sizeof want);
+    ir_type_format(&tg, got, sizeof got);
+    return rt_cpu_error(n, VKML_CODE_INTERNAL,
+                        "output %d should be %s, the caller allocated %s", which,
+                        want, got);
+  }
+  if (out->cap_bytes < rt_tensor_bytes(out) || (!out->data && rt_tensor_numel(out)))
+    return rt_cpu_error(n, VKML_CODE_INTERNAL,
+                        "output %d buffer holds %zu bytes, %zu needed", which,
+                        out->cap_bytes, rt_tensor_bytes(out));
+  return VKML_OK;
+}
+
+vkml_status rt_cpu_broadcast_dims(const ir_node *n, int n_t,
+                                  const rt_tensor *const *ts, int *rank,
+                                  int64_t *dims) {
+  int r = 0;
+  for (int k = 0; k < n_t; k++)
+    if (ts[k]->rank > r) r = ts[k]->rank;
+  for (int d = 0; d < r; d++) dims[d] = 1;
+  for (int k = 0; k < n_t; k++) {
+    const rt_tensor *t = ts[k];
+    for (int d = 0; d < t->rank; d++) {
+      int o = r - t->rank + d;
+      int64_t v = t->dims[d];
+      if (v == dims[o] || v == 1) continue;
+      if (dims[o] == 1) {
+        dims[o] = v;
+        continue;
+      }
+      return rt_cpu_error(n, VKML_CODE_INVALID_ARGUMENT,
+                          "input %d: dim %d of size %lld does not broadcast with %lld",
+                          k, d, (long long)v, (long long)dims[o]);
+    }
+  }
+  *rank = r;
+  return VKML_OK;
+}
+
+void rt_cpu_bcast_strides(const rt_tensor *t, int rank, const int64_t *dims,
+                          int64_t *strides) {
+  int64_t s = 1;
+  for (int d = rank - 1; d >= 0; d--) {
+    int td = d - (rank - t->rank);
+    if (td < 0) {
+      strides[d] = 0;
+      continue;
+    }
+    strides[d] = (t->dims[td] == 1 && dims[d] != 1) ? 0 : s;
+    s *= t->dims[td];
+  }
+}
+
+vkml_status rt_cpu_check_same_dtype(const ir_node *n, const rt_tensor *a,
+                                    const rt_tensor *b, int index_b) {
+  if (a->dtype == b->dtype) return VKML_OK;
+  return rt_cpu_error(n, VKML_CODE_INVALID_ARGUMENT,
+                      "input %d is %s, expected %s like input 0", index_b,
+                      ir_dtype_name(b->dtype), ir_dtype_name(a->dtype));
+}
+
+int64_t rt_cpu_float_to_int(double v, ir_dtype t) {
+  int64_t lo = INT64_MIN, hi = INT64_MAX, x;
+  switch (t) {
+  case IR_I32: lo = INT32_MIN; hi = INT32_MAX; break;
+  case IR_U8: lo = 0; hi = UINT8_MAX; break;
+  case IR_I8: lo = INT8_MIN; hi = INT8_MAX; break;
+  default: break;
+  }
+  if (isnan(v)) x = 0;
+  else if (v >= 9223372036854775808.0) x = INT64_MAX;
+  else if (v < -9223372036854775808.0) x = INT64_MIN;
+  else x = (int64_t)v;
+  return x < lo ? lo : (x > hi ? hi : x);
+}
