@@ -1,1 +1,370 @@
-/* PLACEHOLDER */
+/* Shared CLI plumbing (see cli_common.h). */
+#include "cli_common.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "runtime/cpu/executor.h"
+#include "runtime/npy.h"
+/* .pb tensors: runtime/tensor_pb.h (lands with the ONNX frontend). */
+
+const char cli_run_opts_help[] =
+    "  --input NAME=FILE   bind a graph input to a .npy or ONNX TensorProto .pb file\n"
+    "  --output DIR        write one DIR/NAME.npy per graph output\n"
+    "  --device N|cpu      device to run on (only 'cpu' exists in this version)\n"
+    "  --bench N           time N runs and print latency statistics\n"
+    "  --warmup N          untimed runs before --bench (default 2)\n"
+    "  --profile           per-op time table\n"
+    "  --json              machine-readable output\n";
+
+int cli_fail(const char *tool, vkml_status s) {
+  fprintf(stderr, "%s: %s\n", tool, vkml_status_message(s));
+  vkml_status_free(s);
+  return 1;
+}
+
+static bool parse_int(const char *s, int *out) {
+  char *end;
+  errno = 0;
+  long v = strtol(s, &end, 10);
+  if (errno || end == s || *end || v < 0 || v > 1000000) return false;
+  *out = (int)v;
+  return true;
+}
+
+int cli_run_opts_parse(const char *tool, int argc, char **argv, int *i,
+                       cli_run_opts *o) {
+  const char *a = argv[*i];
+  bool takes_value = !strcmp(a, "--input") || !strcmp(a, "--output") ||
+                     !strcmp(a, "--device") || !strcmp(a, "--bench") ||
+                     !strcmp(a, "--warmup");
+  if (!takes_value) {
+    if (!strcmp(a, "--profile")) o->profile = true;
+    else if (!strcmp(a, "--json")) o->json = true;
+    else return 0;
+    return 1;
+  }
+  if (*i + 1 >= argc) {
+    fprintf(stderr, "%s: %s needs a value\n", tool, a);
+    return -1;
+  }
+  const char *v = argv[++*i];
+  if (!strcmp(a, "--input")) {
+    const char *eq = strchr(v, '=');
+    if (!eq || eq == v || !eq[1]) {
+      fprintf(stderr, "%s: --input expects NAME=FILE, got '%s'\n", tool, v);
+      return -1;
+    }
+    if (o->n_inputs == 64) {
+      fprintf(stderr, "%s: more than 64 --input options\n", tool);
+      return -1;
+    }
+    o->input_names[o->n_inputs] = v; /* NAME ends at '=' */
+    o->input_files[o->n_inputs++] = eq + 1;
+  } else if (!strcmp(a, "--output")) {
+    o->output_dir = v;
+  } else if (!strcmp(a, "--device")) {
+    o->device = v;
+  } else if (!parse_int(v, !strcmp(a, "--bench") ? &o->bench : &o->warmup)) {
+    fprintf(stderr, "%s: %s expects a non-negative integer, got '%s'\n", tool, a, v);
+    return -1;
+  }
+  return 1;
+}
+
+static bool ends_with(const char *s, const char *suffix) {
+  size_t n = strlen(s), m = strlen(suffix);
+  return n >= m && !strcmp(s + n - m, suffix);
+}
+
+vkml_status cli_tensor_read(const char *path, rt_tensor *out) {
+  if (ends_with(path, ".pb")) { memset(out, 0, sizeof *out); return vkml_status_make(VKML_CODE_UNSUPPORTED, "%s: .pb tensors are not supported yet", path); }
+  if (ends_with(path, ".npy")) return rt_npy_read(path, out);
+  memset(out, 0, sizeof *out);
+  return vkml_status_make(VKML_CODE_INVALID_ARGUMENT,
+                          "%s: unknown tensor file type (expected .npy or .pb)", path);
+}
+
+void cli_sanitize_name(const char *in, char *out) {
+  size_t n = 0;
+  bool only_dots = true;
+  for (const char *p = in; *p; p++) {
+    char c = *p;
+    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+              (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
+    out[n++] = ok ? c : '_';
+    if (c != '.') only_dots = false;
+  }
+  out[n] = 0;
+  if (n == 0 || only_dots) strcpy(out, "_");
+}
+
+static bool name_matches(const char *binding, const char *name) {
+  size_t n = (size_t)(strchr(binding, '=') - binding);
+  if (binding[0] == '%') { binding++; n--; }
+  return strlen(name) == n && !memcmp(binding, name, n);
+}
+
+static vkml_status bind_inputs(const ir_graph *g, const cli_run_opts *o,
+                               rt_tensor *inputs) {
+  for (int b = 0; b < o->n_inputs; b++) {
+    bool known = false;
+    for (int i = 0; i < g->n_inputs; i++) known |= name_matches(o->input_names[b], g->inputs[i]->name);
+    if (!known) {
+      int n = (int)(strchr(o->input_names[b], '=') - o->input_names[b]);
+      return vkml_status_make(VKML_CODE_INVALID_ARGUMENT,
+                              "--input %.*s: the graph has no input of that name",
+                              n, o->input_names[b]);
+    }
+  }
+  for (int i = 0; i < g->n_inputs; i++) {
+    const char *file = NULL;
+    for (int b = 0; b < o->n_inputs; b++)
+      if (name_matches(o->input_names[b], g->inputs[i]->name)) file = o->input_files[b];
+    if (!file) {
+      char t[128];
+      ir_type_format(&g->inputs[i]->type, t, sizeof t);
+      return vkml_status_make(VKML_CODE_INVALID_ARGUMENT,
+                              "missing --input %s=FILE (%s)", g->inputs[i]->name, t);
+    }
+    VKML_RETURN_IF_ERROR(cli_tensor_read(file, &inputs[i]));
+  }
+  return VKML_OK;
+}
+
+static void print_json_string(FILE *f, const char *s) {
+  fputc('"', f);
+  for (; *s; s++) {
+    unsigned char c = (unsigned char)*s;
+    if (c == '"' || c == '\\') fprintf(f, "\\%c", c);
+    else if (c < 0x20) fprintf(f, "\\u%04x", c);
+    else fputc(c, f);
+  }
+  fputc('"', f);
+}
+
+static void print_value(FILE *f, const rt_tensor *t, int64_t i) {
+  if (ir_dtype_is_float(t->dtype)) {
+    double v = rt_load_f(t, i);
+    if (isnan(v)) fputs("NaN", f);
+    else if (isinf(v)) fputs(v > 0 ? "Infinity" : "-Infinity", f);
+    else fprintf(f, "%.9g", v);
+  } else if (t->dtype == IR_BOOL) {
+    fputs(rt_load_i(t, i) ? "true" : "false", f);
+  } else {
+    fprintf(f, "%lld", (long long)rt_load_i(t, i));
+  }
+}
+
+static void print_outputs(const ir_graph *g, const rt_tensor *outs, bool json) {
+  if (json) printf("\"outputs\": [");
+  for (int o = 0; o < g->n_outputs; o++) {
+    const rt_tensor *t = &outs[o];
+    int64_t n = rt_tensor_numel(t);
+    ir_type ty = rt_tensor_type(t);
+    char tbuf[160];
+    ir_type_format(&ty, tbuf, sizeof tbuf);
+    if (json) {
+      printf("%s{\"name\": ", o ? ", " : "");
+      print_json_string(stdout, g->outputs[o]->name);
+      printf(", \"dtype\": \"%s\", \"shape\": [", ir_dtype_name(t->dtype));
+      for (int d = 0; d < t->rank; d++) printf("%s%lld", d ? ", " : "", (long long)t->dims[d]);
+      printf("], \"data\": [");
+      for (int64_t i = 0; i < n; i++) {
+        if (i) printf(", ");
+        print_value(stdout, t, i);
+      }
+      printf("]}");
+      continue;
+    }
+    printf("%%%s: %s", g->outputs[o]->name, tbuf);
+    if (n > 0 && t->dtype != IR_BOOL) {
+      double lo = INFINITY, hi = -INFINITY, sum = 0;
+      for (int64_t i = 0; i < n; i++) {
+        double v = rt_load_f(t, i);
+        lo = v < lo ? v : lo;
+        hi = v > hi ? v : hi;
+        sum += v;
+      }
+      printf("  min %.6g max %.6g mean %.6g", lo, hi, sum / (double)n);
+    }
+    printf("\n  [");
+    for (int64_t i = 0; i < n && i < 16; i++) {
+      if (i) printf(", ");
+      print_value(stdout, t, i);
+    }
+    printf("%s]\n", n > 16 ? ", ..." : "");
+  }
+  if (json) printf("]");
+}
+
+static vkml_status write_outputs(const ir_graph *g, const rt_tensor *outs,
+                                 const char *dir) {
+  if (mkdir(dir, 0777) != 0 && errno != EEXIST)
+    return vkml_status_make(VKML_CODE_IO, "%s: cannot create directory: %s", dir, strerror(errno));
+  /* Encode everything and check file names before writing anything. */
+  vkml_status s = VKML_OK;
+  int n = g->n_outputs;
+  char **paths = calloc((size_t)n + 1, sizeof *paths);
+  void **bufs = calloc((size_t)n + 1, sizeof *bufs);
+  size_t *sizes = calloc((size_t)n + 1, sizeof *sizes);
+  if (!paths || !bufs || !sizes) {
+    s = vkml_status_make(VKML_CODE_OUT_OF_MEMORY, "out of host memory");
+    goto out;
+  }
+  for (int o = 0; o < n && !s; o++) {
+    const char *name = g->outputs[o]->name;
+    size_t len = strlen(dir) + strlen(name) + 8;
+    char *clean = malloc(strlen(name) + 2);
+    paths[o] = malloc(len);
+    if (!clean || !paths[o]) {
+      free(clean);
+      s = vkml_status_make(VKML_CODE_OUT_OF_MEMORY, "out of host memory");
+      break;
+    }
+    cli_sanitize_name(name, clean);
+    snprintf(paths[o], len, "%s/%s.npy", dir, clean);
+    free(clean);
+    for (int p = 0; p < o && !s; p++)
+      if (!strcmp(paths[p], paths[o]) && g->outputs[p] != g->outputs[o])
+        s = vkml_status_make(VKML_CODE_INVALID_ARGUMENT,
+                             "outputs %%%s and %%%s would both be written to %s",
+                             g->outputs[p]->name, name, paths[o]);
+    if (!s) s = rt_npy_encode(&outs[o], &bufs[o], &sizes[o]);
+  }
+  for (int o = 0; o < n && !s; o++) s = rt_file_write(paths[o], bufs[o], sizes[o]);
+out:
+  for (int o = 0; paths && bufs && o < n; o++) {
+    free(paths[o]);
+    free(bufs[o]);
+  }
+  free(paths);
+  free(bufs);
+  free(sizes);
+  return s;
+}
+
+static double now_seconds(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+static void free_tensors(rt_tensor *t, int n) {
+  for (int i = 0; t && i < n; i++) rt_tensor_free(&t[i]);
+}
+
+/* Runs the graph `times` times, keeping the last outputs; per-run seconds go
+ * to secs (if non-NULL) and per-node seconds are accumulated into node_secs. */
+static vkml_status run_times(const ir_graph *g, const rt_tensor *inputs,
+                             rt_tensor *outs, int times, double *secs,
+                             double *node_secs, double *node_tmp) {
+  for (int r = 0; r < times; r++) {
+    free_tensors(outs, g->n_outputs);
+    double t0 = now_seconds();
+    VKML_RETURN_IF_ERROR(rt_cpu_run_graph_profiled(g, inputs, g->n_inputs, outs,
+                                                   g->n_outputs, node_tmp));
+    if (secs) secs[r] = now_seconds() - t0;
+    if (node_secs)
+      for (int i = 0; i < g->n_nodes; i++) node_secs[i] += node_tmp[i];
+  }
+  return VKML_OK;
+}
+
+static void print_profile(const ir_graph *g, const double *node_secs, int runs,
+                          bool json) {
+  double total = 0;
+  for (int i = 0; i < g->n_nodes; i++) total += node_secs[i];
+  if (json) {
+    printf("\"profile\": [");
+    bool first = true;
+    ir_foreach_node(g, n) {
+      printf("%s{\"op\": \"%s\", \"output\": ", first ? "" : ", ", ir_op_name(n->op));
+      print_json_string(stdout, n->n_outputs ? n->outputs[0]->name : "");
+      printf(", \"device\": \"cpu\", \"ms\": %.6f}", 1e3 * node_secs[n->id] / runs);
+      first = false;
+    }
+    printf("]");
+    return;
+  }
+  printf("%-20s %-32s %-6s %10s %7s\n", "op", "output", "device", "ms", "%");
+  ir_foreach_node(g, n) {
+    double ms = 1e3 * node_secs[n->id] / runs;
+    printf("%-20s %%%-31.31s %-6s %10.4f %6.1f%%\n", ir_op_name(n->op),
+           n->n_outputs ? n->outputs[0]->name : "", "cpu", ms,
+           total > 0 ? 100 * node_secs[n->id] / total : 0.0);
+  }
+  printf("%-20s %-32s %-6s %10.4f\n", "total", "", "", 1e3 * total / runs);
+}
+
+vkml_status cli_run_graph(const ir_graph *g, const cli_run_opts *o) {
+  if (o->device && strcmp(o->device, "cpu") != 0)
+    return vkml_status_make(VKML_CODE_UNSUPPORTED,
+                            "--device %s: this version runs on the CPU only "
+                            "(use --device cpu)", o->device);
+  vkml_status s = VKML_OK;
+  int nin = g->n_inputs, nout = g->n_outputs, runs = o->bench > 0 ? o->bench : 1;
+  rt_tensor *inputs = calloc((size_t)nin + 1, sizeof *inputs);
+  rt_tensor *outs = calloc((size_t)nout + 1, sizeof *outs);
+  double *secs = calloc((size_t)runs, sizeof *secs);
+  double *node_secs = calloc((size_t)g->n_nodes + 1, sizeof *node_secs);
+  double *node_tmp = calloc((size_t)g->n_nodes + 1, sizeof *node_tmp);
+  if (!inputs || !outs || !secs || !node_secs || !node_tmp) {
+    s = vkml_status_make(VKML_CODE_OUT_OF_MEMORY, "out of host memory");
+    goto out;
+  }
+  s = bind_inputs(g, o, inputs);
+  if (s) goto out;
+  int warmup = o->bench > 0 ? (o->warmup >= 0 ? o->warmup : 2) : 0;
+  s = run_times(g, inputs, outs, warmup, NULL, NULL, NULL);
+  if (!s) s = run_times(g, inputs, outs, runs, secs, o->profile ? node_secs : NULL,
+                        o->profile ? node_tmp : NULL);
+  if (s) goto out;
+  if (o->output_dir) {
+    s = write_outputs(g, outs, o->output_dir);
+    if (s) goto out;
+  }
+  if (o->json) printf("{\"device\": \"cpu\"");
+  if (!o->output_dir) {
+    if (o->json) printf(", ");
+    print_outputs(g, outs, o->json);
+  }
+  if (o->bench > 0) {
+    qsort(secs, (size_t)runs, sizeof *secs, cmp_double);
+    double sum = 0;
+    for (int r = 0; r < runs; r++) sum += secs[r];
+    double med = runs % 2 ? secs[runs / 2] : 0.5 * (secs[runs / 2 - 1] + secs[runs / 2]);
+    if (o->json)
+      printf(", \"bench\": {\"runs\": %d, \"warmup\": %d, \"min_ms\": %.6f, "
+             "\"median_ms\": %.6f, \"mean_ms\": %.6f, \"max_ms\": %.6f}",
+             runs, warmup, 1e3 * secs[0], 1e3 * med, 1e3 * sum / runs, 1e3 * secs[runs - 1]);
+    else
+      printf("bench (cpu, %d runs after %d warm-up): min %.3f ms  median %.3f ms  "
+             "mean %.3f ms  max %.3f ms\n",
+             runs, warmup, 1e3 * secs[0], 1e3 * med, 1e3 * sum / runs, 1e3 * secs[runs - 1]);
+  }
+  if (o->profile) {
+    if (o->json) printf(", ");
+    print_profile(g, node_secs, runs, o->json);
+  }
+  if (o->json) printf("}\n");
+out:
+  free_tensors(inputs, nin);
+  free_tensors(outs, nout);
+  free(inputs);
+  free(outs);
+  free(secs);
+  free(node_secs);
+  free(node_tmp);
+  return s;
+}

@@ -4,6 +4,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cpu_kernels.h"
 #include "ir/text.h"
@@ -60,8 +61,22 @@ static vkml_status run_node(const ir_node *n, exec_state *st) {
   return rt_cpu_run_node(n, in, n->n_inputs, out, n->n_outputs);
 }
 
+static double now_seconds(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
 vkml_status rt_cpu_run_graph(const ir_graph *g, const rt_tensor *inputs,
                              int n_inputs, rt_tensor *outputs, int n_outputs) {
+  return rt_cpu_run_graph_profiled(g, inputs, n_inputs, outputs, n_outputs, NULL);
+}
+
+vkml_status rt_cpu_run_graph_profiled(const ir_graph *g, const rt_tensor *inputs,
+                                      int n_inputs, rt_tensor *outputs,
+                                      int n_outputs, double *node_seconds) {
+  if (node_seconds)
+    for (int i = 0; i < g->n_nodes; i++) node_seconds[i] = 0;
   for (int i = 0; i < n_outputs; i++) memset(&outputs[i], 0, sizeof outputs[i]);
   if (n_inputs != g->n_inputs || n_outputs != g->n_outputs)
     return vkml_status_make(VKML_CODE_INVALID_ARGUMENT,
@@ -96,8 +111,10 @@ vkml_status rt_cpu_run_graph(const ir_graph *g, const rt_tensor *inputs,
     if (s) goto out;
   }
   ir_foreach_node(g, n) {
+    double t0 = node_seconds ? now_seconds() : 0;
     s = run_node(n, &st);
     if (s) goto out;
+    if (node_seconds) node_seconds[n->id] = now_seconds() - t0;
     for (int i = 0; i < n->n_inputs; i++) {
       int id = n->inputs[i]->id;
       if (st.last_use[id] == n->id) rt_tensor_free(&st.vals[id]); /* views: no-op free */

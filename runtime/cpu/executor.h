@@ -13,4 +13,10 @@
 vkml_status rt_cpu_run_graph(const ir_graph *g, const rt_tensor *inputs,
                              int n_inputs, rt_tensor *outputs, int n_outputs);
 
+/* Same, and when node_seconds is non-NULL it receives the wall time of every
+ * node, indexed by node id (g->n_nodes entries, zeroed first). */
+vkml_status rt_cpu_run_graph_profiled(const ir_graph *g, const rt_tensor *inputs,
+                                      int n_inputs, rt_tensor *outputs,
+                                      int n_outputs, double *node_seconds);
+
 #endif

@@ -1,3 +1,114 @@
 #!/bin/sh
-# PLACEHOLDER
-exit 0
+# End-to-end tests of the command-line tools: vkc check, vkrun on the bundled
+# example (output compared with an independent NumPy computation), and the
+# error contract (non-zero exit, one-line reason, nothing half-written).
+# usage: test_tools.sh VKC VKRUN
+set -u
+VKC=$1
+VKRUN=$2
+ROOT=${VKML_SOURCE_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
+PY=/usr/bin/python3
+EX=$ROOT/tests/models/tinycnn
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+fails=0
+passes=0
+
+ok() { passes=$((passes + 1)); echo "ok - $1"; }
+bad() { fails=$((fails + 1)); echo "not ok - $1"; }
+
+# expect_fail NAME SUBSTRING CMD...: exit status in 1..127, stderr one line
+# containing SUBSTRING.
+expect_fail() {
+  name=$1 sub=$2
+  shift 2
+  "$@" >"$TMP/out" 2>"$TMP/err"
+  rc=$?
+  lines=$(wc -l <"$TMP/err")
+  if [ "$rc" -ge 1 ] && [ "$rc" -lt 128 ] && [ "$lines" -eq 1 ] && grep -qF -- "$sub" "$TMP/err"; then
+    ok "$name"
+  else
+    bad "$name (rc=$rc, stderr: $(head -c 300 "$TMP/err"))"
+  fi
+}
+
+"$VKC" --help >/dev/null && ok "vkc --help" || bad "vkc --help"
+"$VKRUN" --help >/dev/null && ok "vkrun --help" || bad "vkrun --help"
+
+# vkc check prints the canonical text; the example is written canonically.
+if "$VKC" check "$EX/model.vkir" >"$TMP/canon.vkir" && cmp -s "$TMP/canon.vkir" "$EX/model.vkir"; then
+  ok "vkc check prints the canonical text"
+else
+  bad "vkc check prints the canonical text"
+fi
+
+# vkrun on the example: outputs match NumPy.
+if "$VKRUN" "$EX/model.vkir" --device cpu --input x="$EX/x.npy" --output "$TMP/out1" >/dev/null 2>"$TMP/err" &&
+   $PY -c "
+import numpy as np, sys
+got = np.load('$TMP/out1/prob.npy'); want = np.load('$EX/expected.npy')
+sys.exit(0 if got.dtype == want.dtype and got.shape == want.shape and np.allclose(got, want, rtol=1e-5, atol=1e-7) else 1)"; then
+  ok "vkrun example output matches NumPy"
+else
+  bad "vkrun example output matches NumPy ($(cat "$TMP/err"))"
+fi
+
+# Printed outputs, bench and profile, JSON.
+if "$VKRUN" "$EX/model.vkir" --input x="$EX/x.npy" --bench 3 --warmup 1 --profile >"$TMP/txt" 2>&1 &&
+   grep -q "^%prob: f32\[1,5\]" "$TMP/txt" && grep -q "bench (cpu, 3 runs after 1 warm-up)" "$TMP/txt" &&
+   grep -q "^conv2d " "$TMP/txt" && grep -q "^total " "$TMP/txt"; then
+  ok "vkrun prints outputs, bench and profile"
+else
+  bad "vkrun prints outputs, bench and profile: $(head -c 400 "$TMP/txt")"
+fi
+if "$VKRUN" "$EX/model.vkir" --input x="$EX/x.npy" --bench 2 --profile --json >"$TMP/json" 2>&1 &&
+   $PY -c "
+import json, numpy as np, sys
+d = json.load(open('$TMP/json'))
+out = d['outputs'][0]
+want = np.load('$EX/expected.npy')
+ok = out['name'] == 'prob' and out['shape'] == [1, 5] and np.allclose(out['data'], want.ravel(), rtol=1e-5)
+ok = ok and d['bench']['runs'] == 2 and len(d['profile']) == 7
+sys.exit(0 if ok else 1)"; then
+  ok "vkrun --json is valid and complete"
+else
+  bad "vkrun --json is valid and complete: $(head -c 300 "$TMP/json")"
+fi
+
+# Error contract.
+$PY -c "import numpy as np; np.save('$TMP/wrong.npy', np.ones((1,3,16,17), np.float32)); np.save('$TMP/f64.npy', np.ones((1,3,17,17)))"
+expect_fail "missing input" "missing --input x=FILE" "$VKRUN" "$EX/model.vkir"
+expect_fail "unknown input" "--input y: the graph has no input of that name" "$VKRUN" "$EX/model.vkir" --input y="$EX/x.npy"
+expect_fail "wrong input shape" "input %x: expected f32[1,3,17,17], got f32[1,3,16,17]" "$VKRUN" "$EX/model.vkir" --input x="$TMP/wrong.npy"
+expect_fail "unsupported npy dtype" "unsupported .npy dtype '<f8'" "$VKRUN" "$EX/model.vkir" --input x="$TMP/f64.npy"
+expect_fail "missing input file" "nope.npy" "$VKRUN" "$EX/model.vkir" --input x="$TMP/nope.npy"
+expect_fail "missing model" "nope.vkir" "$VKRUN" "$TMP/nope.vkir" --input x="$EX/x.npy"
+expect_fail "artifact not supported yet" ".vkm" "$VKRUN" "$TMP/model.vkm"
+expect_fail "gpu device not available" "--device 0" "$VKRUN" "$EX/model.vkir" --device 0 --input x="$EX/x.npy"
+expect_fail "bad --bench" "--bench expects a non-negative integer" "$VKRUN" "$EX/model.vkir" --bench x
+expect_fail "vkc unknown command" "unknown command 'frobnicate'" "$VKC" frobnicate
+expect_fail "vkc check without file" "expects exactly one FILE.vkir" "$VKC" check
+
+# Missing weights file next to the model.
+cp "$EX/model.vkir" "$TMP/noweights.vkir"
+expect_fail "missing weights blob" "noweights.bin" "$VKRUN" "$TMP/noweights.vkir" --input x="$EX/x.npy"
+
+# Truncated weights file: the verifier names the constant.
+cp "$EX/model.vkir" "$TMP/short.vkir"
+head -c 1000 "$EX/model.bin" >"$TMP/short.bin"
+expect_fail "truncated weights blob" "%w2" "$VKC" check "$TMP/short.vkir"
+
+# A failing run writes nothing into the output directory.
+mkdir -p "$TMP/out2"
+"$VKRUN" "$EX/model.vkir" --input x="$TMP/wrong.npy" --output "$TMP/out2" 2>/dev/null
+[ -z "$(ls -A "$TMP/out2")" ] && ok "failed run writes nothing" || bad "failed run writes nothing"
+
+# Every malformed .vkir: one-line error carrying its expected location.
+for f in "$ROOT"/tests/ir/bad/*.vkir; do
+  [ -e "$f" ] || continue
+  want=$(sed -n '1s/^# expect: \([0-9]*:[0-9]*:\).*/\1/p' "$f")
+  expect_fail "vkc check $(basename "$f")" "$(basename "$f"):$want" "$VKC" check "$f"
+done
+
+echo "$passes passed, $fails failed"
+[ "$fails" -eq 0 ]

@@ -1,0 +1,45 @@
+/* Shared command-line plumbing of vkc and vkrun: tensor files, input binding,
+ * output printing and writing, benchmark statistics. Links the runtime library
+ * only, so vkrun stays free of the compiler's dependencies. */
+#ifndef TOOLS_CLI_COMMON_H
+#define TOOLS_CLI_COMMON_H
+
+#include <stdbool.h>
+
+#include "ir/graph.h"
+#include "runtime/tensor.h"
+
+/* Options of the run step shared by `vkrun` and `vkc run`. */
+typedef struct cli_run_opts {
+  const char *input_names[64];
+  const char *input_files[64];
+  int n_inputs;
+  const char *output_dir; /* NULL: print outputs */
+  const char *device;     /* "cpu" or a device index; NULL: default */
+  int bench;              /* timed runs; 0: none */
+  int warmup;             /* untimed runs before timing; -1: default */
+  bool profile, json;
+} cli_run_opts;
+
+/* Tries to consume argv[*i] (and its value) as a run option. Returns 1 if
+ * consumed, 0 if not a run option, -1 on a malformed one (message printed). */
+int cli_run_opts_parse(const char *tool, int argc, char **argv, int *i,
+                       cli_run_opts *o);
+/* Help text for the run options. */
+extern const char cli_run_opts_help[];
+
+/* Runs g (already verified) on the CPU executor per o: binds inputs, runs,
+ * prints or writes outputs, benchmark and profile. */
+vkml_status cli_run_graph(const ir_graph *g, const cli_run_opts *o);
+
+/* Loads a tensor from .npy or ONNX TensorProto .pb (by extension). */
+vkml_status cli_tensor_read(const char *path, rt_tensor *out);
+
+/* Replaces characters outside [A-Za-z0-9._-] by '_' (and an empty or dot-only
+ * name by "_"). out must hold strlen(in) + 2 bytes. */
+void cli_sanitize_name(const char *in, char *out);
+
+/* Prints "TOOL: message" to stderr, frees s, returns the exit code (1). */
+int cli_fail(const char *tool, vkml_status s);
+
+#endif

@@ -1,0 +1,17 @@
+#!/bin/sh
+# Installs the Debian 12 packages vkml needs to build and test. Run as root
+# (or with sudo available). Safe to run again.
+set -eu
+PKGS="gcc libc6-dev meson ninja-build pkg-config libcriterion-dev
+      protobuf-c-compiler libprotobuf-c-dev libonnx-dev libonnx-testdata
+      python3 python3-numpy python3-onnx"
+missing=""
+for p in $PKGS; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO=sudo
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update
+$SUDO apt-get install -y --no-install-recommends $missing
