@@ -58,4 +58,11 @@ vkml_status ir_infer_error(const char *fmt, ...)
 #endif
     ;
 
+/* Checked int64 arithmetic for inference: false (and *out untouched) on
+ * overflow. */
+bool ir_checked_add(int64_t a, int64_t b, int64_t *out);
+bool ir_checked_mul(int64_t a, int64_t b, int64_t *out);
+/* Writes the dims of t as "[2,<=3,4]" into buf (always NUL-terminated). */
+void ir_dims_format(const ir_type *t, char *buf, int buf_bytes);
+
 #endif

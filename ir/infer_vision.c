@@ -1,23 +1,182 @@
-/* PLACEHOLDER: shape inference being written. */
+/* Shape inference for vision ops: topk, cumsum, non_max_suppression and
+ * roi_align. Data-dependent sizes come out as bounded types: a static
+ * capacity on one axis, the actual count known at run time only. */
+#include <math.h>
+
 #include "infer.h"
+#include "params.h"
+
+static vkml_status want_bit(const ir_node *n, ir_attr_id id, int64_t dflt) {
+  int64_t v = ir_node_int(n, id, dflt);
+  if (v == 0 || v == 1) return VKML_OK;
+  return ir_infer_error("%s: %s is %lld, must be 0 or 1", ir_op_name(n->op),
+                        ir_attr_name(id), (long long)v);
+}
+
+static vkml_status want_float(const ir_node *n, const char *what, ir_dtype d) {
+  if (ir_dtype_is_float(d)) return VKML_OK;
+  return ir_infer_error("%s: %s must be f32 or f16, got %s", ir_op_name(n->op),
+                        what, ir_dtype_name(d));
+}
+
+static vkml_status want_shape(const ir_node *n, const char *what,
+                              const ir_type *t, int rank, const int64_t *dims,
+                              const char *spec) {
+  bool ok = t->rank == rank;
+  for (int i = 0; ok && i < rank; i++) ok = t->dims[i] == dims[i];
+  if (ok) return VKML_OK;
+  char s[200], w[200];
+  ir_dims_format(t, s, sizeof s);
+  ir_type e = ir_type_make(t->dtype, rank, dims);
+  ir_dims_format(&e, w, sizeof w);
+  return ir_infer_error("%s: %s is %s, expected %s %s", ir_op_name(n->op), what,
+                        s, spec, w);
+}
 
 vkml_status ir_infer_topk(const ir_node *n, const ir_type *in, ir_type *out) {
-  (void)n; (void)in; (void)out;
-  return ir_infer_error("NOT IMPLEMENTED YET");
+  const ir_type *x = &in[0];
+  if (x->dtype == IR_BOOL)
+    return ir_infer_error("topk: input must be numeric, got bool");
+  int axis;
+  vkml_status s = ir_axis_normalize(ir_node_int(n, IR_A_AXIS, -1), x->rank, &axis);
+  if (s) return vkml_status_annotate(s, "topk");
+  VKML_RETURN_IF_ERROR(want_bit(n, IR_A_LARGEST, 1));
+  VKML_RETURN_IF_ERROR(want_bit(n, IR_A_SORTED, 1));
+  ir_type o = *x;
+  if (n->n_inputs == 2) {
+    const ir_type *k = &in[1];
+    if (ir_node_attr(n, IR_A_K))
+      return ir_infer_error("topk: k is given both as attribute and as input");
+    if (k->dtype != IR_I64 || k->rank != 1 || k->dims[0] != 1 || k->bounded) {
+      char sk[200];
+      ir_dims_format(k, sk, sizeof sk);
+      return ir_infer_error("topk: k input must be i64[1], got %s%s",
+                            ir_dtype_name(k->dtype), sk);
+    }
+    /* k is known at run time only: capacity is the whole axis. */
+    if (x->bounded && x->bounded_axis != axis)
+      return ir_infer_error("topk: input is bounded along axis %d, and a "
+                            "run-time k bounds axis %d", x->bounded_axis, axis);
+    o.bounded = true;
+    o.bounded_axis = axis;
+  } else {
+    if (!ir_node_attr(n, IR_A_K))
+      return ir_infer_error("topk: k is required (attribute or second input)");
+    int64_t k = ir_node_int(n, IR_A_K, 0);
+    if (k < 0 || k > x->dims[axis])
+      return ir_infer_error("topk: k is %lld, must be in [0, %lld] (size of "
+                            "axis %d)", (long long)k, (long long)x->dims[axis],
+                            axis);
+    o.dims[axis] = k;
+  }
+  out[0] = o;
+  out[1] = o;
+  out[1].dtype = IR_I64;
+  return VKML_OK;
 }
 
 vkml_status ir_infer_cumsum(const ir_node *n, const ir_type *in, ir_type *out) {
-  (void)n; (void)in; (void)out;
-  return ir_infer_error("NOT IMPLEMENTED YET");
+  if (in[0].dtype == IR_BOOL)
+    return ir_infer_error("cumsum: input must be numeric, got bool");
+  int axis;
+  vkml_status s = ir_axis_normalize(ir_node_int(n, IR_A_AXIS, 0), in[0].rank, &axis);
+  if (s) return vkml_status_annotate(s, "cumsum");
+  VKML_RETURN_IF_ERROR(want_bit(n, IR_A_EXCLUSIVE, 0));
+  VKML_RETURN_IF_ERROR(want_bit(n, IR_A_REVERSE, 0));
+  out[0] = in[0];
+  return VKML_OK;
 }
 
-vkml_status ir_infer_non_max_suppression(const ir_node *n, const ir_type *in, ir_type *out) {
-  (void)n; (void)in; (void)out;
-  return ir_infer_error("NOT IMPLEMENTED YET");
+vkml_status ir_infer_non_max_suppression(const ir_node *n, const ir_type *in,
+                                         ir_type *out) {
+  const ir_type *boxes = &in[0], *scores = &in[1];
+  VKML_RETURN_IF_ERROR(want_float(n, "boxes", boxes->dtype));
+  if (scores->dtype != boxes->dtype)
+    return ir_infer_error("non_max_suppression: scores are %s, boxes are %s",
+                          ir_dtype_name(scores->dtype), ir_dtype_name(boxes->dtype));
+  if (boxes->bounded || scores->bounded)
+    return ir_infer_error("non_max_suppression: bounded inputs are not supported");
+  if (boxes->rank != 3 || boxes->dims[2] != 4) {
+    char sb[200];
+    ir_dims_format(boxes, sb, sizeof sb);
+    return ir_infer_error("non_max_suppression: boxes must be [B,N,4], got %s", sb);
+  }
+  int64_t b = boxes->dims[0], nb = boxes->dims[1];
+  if (scores->rank != 3 || scores->dims[0] != b || scores->dims[2] != nb) {
+    char sb[200], ss[200];
+    ir_dims_format(boxes, sb, sizeof sb);
+    ir_dims_format(scores, ss, sizeof ss);
+    return ir_infer_error("non_max_suppression: scores %s must be [B,C,N] "
+                          "with boxes %s", ss, sb);
+  }
+  VKML_RETURN_IF_ERROR(want_bit(n, IR_A_CENTER_POINT_BOX, 0));
+  int64_t maxb = ir_node_int(n, IR_A_MAX_OUTPUT_BOXES, 0);
+  if (maxb < 0)
+    return ir_infer_error("non_max_suppression: max_output_boxes_per_class is "
+                          "%lld, must be >= 0", (long long)maxb);
+  float iou = ir_node_float(n, IR_A_IOU_THRESHOLD, 0.0f);
+  if (!(iou >= 0.0f && iou <= 1.0f))
+    return ir_infer_error("non_max_suppression: iou_threshold is %g, must be "
+                          "in [0, 1]", (double)iou);
+  if (isnan(ir_node_float(n, IR_A_SCORE_THRESHOLD, 0.0f)))
+    return ir_infer_error("non_max_suppression: score_threshold is NaN");
+  int64_t per = maxb < nb ? maxb : nb, cap;
+  if (!ir_checked_mul(b, scores->dims[1], &cap) || !ir_checked_mul(cap, per, &cap))
+    return ir_infer_error("non_max_suppression: output capacity overflows");
+  int64_t dims[2] = {cap, 3};
+  out[0] = ir_type_make(IR_I64, 2, dims);
+  out[0].bounded = true;
+  out[0].bounded_axis = 0;
+  return VKML_OK;
 }
 
 vkml_status ir_infer_roi_align(const ir_node *n, const ir_type *in, ir_type *out) {
-  (void)n; (void)in; (void)out;
-  return ir_infer_error("NOT IMPLEMENTED YET");
+  const ir_type *x = &in[0], *rois = &in[1], *bi = &in[2];
+  VKML_RETURN_IF_ERROR(want_float(n, "input", x->dtype));
+  if (x->rank != 4) {
+    char sx[200];
+    ir_dims_format(x, sx, sizeof sx);
+    return ir_infer_error("roi_align: input must be [N,C,H,W], got %s", sx);
+  }
+  if (x->bounded)
+    return ir_infer_error("roi_align: input is bounded; this op needs static sizes");
+  if (rois->dtype != x->dtype)
+    return ir_infer_error("roi_align: rois are %s, input is %s",
+                          ir_dtype_name(rois->dtype), ir_dtype_name(x->dtype));
+  if (rois->rank != 2 || rois->dims[1] != 4) {
+    char sr[200];
+    ir_dims_format(rois, sr, sizeof sr);
+    return ir_infer_error("roi_align: rois must be [R,4], got %s", sr);
+  }
+  int64_t r = rois->dims[0];
+  if (bi->dtype != IR_I64 && bi->dtype != IR_I32)
+    return ir_infer_error("roi_align: batch_indices must be i64 or i32, got %s",
+                          ir_dtype_name(bi->dtype));
+  VKML_RETURN_IF_ERROR(want_shape(n, "batch_indices", bi, 1, &r, "[R] ="));
+  if ((rois->bounded && rois->bounded_axis != 0) ||
+      (bi->bounded && bi->bounded_axis != 0))
+    return ir_infer_error("roi_align: rois may be bounded along axis 0 only");
+  int64_t oh = ir_node_int(n, IR_A_OUTPUT_HEIGHT, 1);
+  int64_t ow = ir_node_int(n, IR_A_OUTPUT_WIDTH, 1);
+  if (oh < 1 || ow < 1 || oh > IR_MAX_ELEMENTS || ow > IR_MAX_ELEMENTS)
+    return ir_infer_error("roi_align: output_height and output_width must be "
+                          ">= 1, got %lld and %lld", (long long)oh, (long long)ow);
+  int64_t sr = ir_node_int(n, IR_A_SAMPLING_RATIO, 0);
+  if (sr < 0)
+    return ir_infer_error("roi_align: sampling_ratio is %lld, must be >= 0",
+                          (long long)sr);
+  float sc = ir_node_float(n, IR_A_SPATIAL_SCALE, 1.0f);
+  if (!isfinite(sc))
+    return ir_infer_error("roi_align: spatial_scale must be finite");
+  int64_t cm = ir_node_int(n, IR_A_COORD_MODE, IR_COORD_HALF_PIXEL);
+  if (cm != IR_COORD_HALF_PIXEL && cm != IR_COORD_OUTPUT_HALF_PIXEL)
+    return ir_infer_error("roi_align: coordinate_transformation_mode must be "
+                          "half_pixel or output_half_pixel");
+  int64_t dims[4] = {r, x->dims[1], oh, ow};
+  out[0] = ir_type_make(x->dtype, 4, dims);
+  if (rois->bounded || bi->bounded) {
+    out[0].bounded = true;
+    out[0].bounded_axis = 0;
+  }
+  return VKML_OK;
 }
-

@@ -1,10 +1,431 @@
-/* PLACEHOLDER */
-#include "text.h"
-#include "params.h"
-#include "infer.h"
+/* Attribute decoding with defaults and validation (see params.h), plus the
+ * small helpers shape inference shares: checked arithmetic, shape strings,
+ * axis normalisation and broadcasting. Must never trust attribute contents:
+ * every value is range-checked before it is used in arithmetic. */
 #include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "infer.h"
+#include "params.h"
+
 vkml_status ir_infer_error(const char *fmt, ...) {
-  va_list ap; va_start(ap, fmt);
+  va_list ap;
+  va_start(ap, fmt);
   vkml_status s = vkml_status_makev(VKML_CODE_INVALID_GRAPH, fmt, ap);
-  va_end(ap); return s;
+  va_end(ap);
+  return s;
+}
+
+/* ---- shared helpers ----------------------------------------------------- */
+
+bool ir_checked_add(int64_t a, int64_t b, int64_t *out) {
+  if ((b > 0 && a > INT64_MAX - b) || (b < 0 && a < INT64_MIN - b)) return false;
+  *out = a + b;
+  return true;
+}
+
+bool ir_checked_mul(int64_t a, int64_t b, int64_t *out) {
+  if (a == 0 || b == 0) {
+    *out = 0;
+    return true;
+  }
+  /* Work on magnitudes in uint64 so INT64_MIN needs no special case. */
+  uint64_t ua = a < 0 ? (uint64_t)0 - (uint64_t)a : (uint64_t)a;
+  uint64_t ub = b < 0 ? (uint64_t)0 - (uint64_t)b : (uint64_t)b;
+  bool neg = (a < 0) != (b < 0);
+  uint64_t lim = neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
+  if (ua > lim / ub) return false;
+  uint64_t p = ua * ub;
+  if (p > lim) return false;
+  *out = neg ? (int64_t)((uint64_t)0 - p) : (int64_t)p;
+  return true;
+}
+
+void ir_dims_format(const ir_type *t, char *buf, int buf_bytes) {
+  if (buf_bytes <= 0) return;
+  int off = snprintf(buf, (size_t)buf_bytes, "[");
+  int rank = t->rank < 0 ? 0 : (t->rank > IR_MAX_RANK ? IR_MAX_RANK : t->rank);
+  for (int i = 0; i < rank && off < buf_bytes; i++)
+    off += snprintf(buf + off, (size_t)(buf_bytes - off), "%s%s%lld",
+                    i ? "," : "",
+                    t->bounded && t->bounded_axis == i ? "<=" : "",
+                    (long long)t->dims[i]);
+  if (off < buf_bytes) snprintf(buf + off, (size_t)(buf_bytes - off), "]");
+}
+
+vkml_status ir_axis_normalize(int64_t axis, int rank, int *out) {
+  if (axis < -(int64_t)rank || axis >= (int64_t)rank) {
+    if (rank == 0)
+      return ir_infer_error("axis %lld out of range for a scalar (rank 0)",
+                            (long long)axis);
+    return ir_infer_error("axis %lld out of range for rank %d (valid: %d..%d)",
+                          (long long)axis, rank, -rank, rank - 1);
+  }
+  *out = (int)(axis < 0 ? axis + rank : axis);
+  return VKML_OK;
+}
+
+vkml_status ir_broadcast(const ir_type *a, const ir_type *b, ir_type *out) {
+  if (a->rank < 0 || a->rank > IR_MAX_RANK || b->rank < 0 || b->rank > IR_MAX_RANK)
+    return ir_infer_error("bad rank %d or %d", a->rank, b->rank);
+  ir_type r;
+  memset(&r, 0, sizeof r);
+  r.dtype = a->dtype;
+  r.rank = a->rank > b->rank ? a->rank : b->rank;
+  for (int i = 0; i < r.rank; i++) {
+    int ia = i - (r.rank - a->rank), ib = i - (r.rank - b->rank);
+    int64_t da = ia >= 0 ? a->dims[ia] : 1, db = ib >= 0 ? b->dims[ib] : 1;
+    bool from_a = ia >= 0 && (da == db || db == 1);
+    bool from_b = ib >= 0 && (da == db || da == 1);
+    if (da != db && da != 1 && db != 1) {
+      char sa[200], sb[200];
+      ir_dims_format(a, sa, sizeof sa);
+      ir_dims_format(b, sb, sizeof sb);
+      return ir_infer_error("shapes %s and %s do not broadcast", sa, sb);
+    }
+    r.dims[i] = da == 1 ? db : da;
+    /* A bounded (capacity) axis stays bounded where its size reaches the
+     * output. */
+    bool bnd = (from_a && a->bounded && a->bounded_axis == ia) ||
+               (from_b && b->bounded && b->bounded_axis == ib);
+    if (bnd) {
+      if (r.bounded && r.bounded_axis != i)
+        return ir_infer_error("inputs are bounded along different axes");
+      r.bounded = true;
+      r.bounded_axis = i;
+    }
+  }
+  *out = r;
+  return VKML_OK;
+}
+
+/* ---- activation ---------------------------------------------------------- */
+
+void ir_act_params_get(const ir_node *n, ir_act_params *out) {
+  int64_t k = ir_node_int(n, IR_A_ACT, IR_ACT_NONE);
+  out->kind = (k < 0 || k >= IR_ACT_COUNT) ? IR_ACT_NONE : (ir_act)k;
+  float alpha = 0, beta = 0;
+  switch (out->kind) {
+  case IR_ACT_CLIP: alpha = 0; beta = 6; break;
+  case IR_ACT_LEAKY_RELU: alpha = 0.01f; break;
+  case IR_ACT_ELU: alpha = 1; break;
+  case IR_ACT_HARD_SIGMOID: alpha = 0.2f; beta = 0.5f; break;
+  default: break;
+  }
+  out->alpha = ir_node_float(n, IR_A_ACT_ALPHA, alpha);
+  out->beta = ir_node_float(n, IR_A_ACT_BETA, beta);
+}
+
+/* ---- int-list attributes --------------------------------------------------- */
+
+/* Reads an int list of exactly `count` entries into dst (default dflt when
+ * absent), each >= lo. */
+static vkml_status ints_get(const ir_node *n, ir_attr_id id, int count,
+                            int64_t dflt, int64_t lo, int64_t *dst) {
+  const int64_t *v;
+  int len = ir_node_ints(n, id, &v);
+  if (len < 0) {
+    for (int i = 0; i < count; i++) dst[i] = dflt;
+    return VKML_OK;
+  }
+  if (len != count)
+    return ir_infer_error("%s: %s must have %d entries, got %d",
+                          ir_op_name(n->op), ir_attr_name(id), count, len);
+  for (int i = 0; i < count; i++) {
+    if (v[i] < lo)
+      return ir_infer_error("%s: %s[%d] is %lld, must be >= %lld",
+                            ir_op_name(n->op), ir_attr_name(id), i,
+                            (long long)v[i], (long long)lo);
+    /* Values beyond any tensor size only invite overflow downstream. */
+    if (v[i] > IR_MAX_ELEMENTS)
+      return ir_infer_error("%s: %s[%d] is %lld, too large", ir_op_name(n->op),
+                            ir_attr_name(id), i, (long long)v[i]);
+    dst[i] = v[i];
+  }
+  return VKML_OK;
+}
+
+vkml_status ir_conv_params_get(const ir_node *n, const ir_type *w,
+                               ir_conv_params *out) {
+  const char *op = ir_op_name(n->op);
+  memset(out, 0, sizeof *out);
+  if (w->rank != 4)
+    return ir_infer_error("%s: weight must have rank 4, got rank %d", op, w->rank);
+  out->kernel[0] = w->dims[2];
+  out->kernel[1] = w->dims[3];
+  if (out->kernel[0] < 1 || out->kernel[1] < 1)
+    return ir_infer_error("%s: weight has an empty %lldx%lld kernel", op,
+                          (long long)out->kernel[0], (long long)out->kernel[1]);
+  VKML_RETURN_IF_ERROR(ints_get(n, IR_A_STRIDES, 2, 1, 1, out->strides));
+  VKML_RETURN_IF_ERROR(ints_get(n, IR_A_DILATIONS, 2, 1, 1, out->dilations));
+  VKML_RETURN_IF_ERROR(ints_get(n, IR_A_PADS, 4, 0, 0, out->pads));
+  VKML_RETURN_IF_ERROR(
+      ints_get(n, IR_A_OUTPUT_PADDING, 2, 0, 0, out->output_padding));
+  for (int i = 0; i < 2; i++) {
+    int64_t s = out->strides[i], d = out->dilations[i];
+    int64_t lim = s > d ? s : d;
+    if (out->output_padding[i] >= lim)
+      return ir_infer_error("%s: output_padding[%d] is %lld, must be less than "
+                            "max(stride, dilation) = %lld",
+                            op, i, (long long)out->output_padding[i],
+                            (long long)lim);
+  }
+  out->group = ir_node_int(n, IR_A_GROUP, 1);
+  if (out->group < 1)
+    return ir_infer_error("%s: group is %lld, must be >= 1", op,
+                          (long long)out->group);
+  ir_act_params_get(n, &out->act);
+  return VKML_OK;
+}
+
+/* ---- pooling --------------------------------------------------------------- */
+
+vkml_status ir_pool_params_get(const ir_node *n, ir_pool_params *out) {
+  const char *op = ir_op_name(n->op);
+  memset(out, 0, sizeof *out);
+  if (!ir_node_attr(n, IR_A_KERNEL))
+    return ir_infer_error("%s: kernel is required", op);
+  VKML_RETURN_IF_ERROR(ints_get(n, IR_A_KERNEL, 2, 1, 1, out->kernel));
+  VKML_RETURN_IF_ERROR(ints_get(n, IR_A_STRIDES, 2, 1, 1, out->strides));
+  VKML_RETURN_IF_ERROR(ints_get(n, IR_A_DILATIONS, 2, 1, 1, out->dilations));
+  VKML_RETURN_IF_ERROR(ints_get(n, IR_A_PADS, 4, 0, 0, out->pads));
+  int64_t cm = ir_node_int(n, IR_A_CEIL_MODE, 0);
+  int64_t cip = ir_node_int(n, IR_A_COUNT_INCLUDE_PAD, 0);
+  if (cm != 0 && cm != 1)
+    return ir_infer_error("%s: ceil_mode is %lld, must be 0 or 1", op, (long long)cm);
+  if (cip != 0 && cip != 1)
+    return ir_infer_error("%s: count_include_pad is %lld, must be 0 or 1", op,
+                          (long long)cip);
+  out->ceil_mode = cm != 0;
+  out->count_include_pad = cip != 0;
+  return VKML_OK;
+}
+
+vkml_status ir_pool_out_dim(const ir_pool_params *p, int axis, int64_t in,
+                            int64_t *out) {
+  int64_t k = p->kernel[axis], d = p->dilations[axis], s = p->strides[axis];
+  int64_t pt = p->pads[axis], pb = p->pads[axis + 2];
+  int64_t ext, padded, lead;
+  /* Window extent (k-1)*d+1 and padded input; all parts are >= 0. */
+  if (!ir_checked_mul(k - 1, d, &ext) || !ir_checked_add(ext, 1, &ext) ||
+      !ir_checked_add(in, pt, &lead) || !ir_checked_add(lead, pb, &padded))
+    return ir_infer_error("pooling sizes overflow");
+  if (padded < ext)
+    return ir_infer_error("pooling window larger than padded input (window "
+                          "%lld, padded input %lld)",
+                          (long long)ext, (long long)padded);
+  int64_t span = padded - ext;
+  int64_t o = span / s + 1;
+  if (p->ceil_mode && span % s != 0) {
+    o++;
+    /* Drop a last window that would start inside the end padding. */
+    int64_t start;
+    if (!ir_checked_mul(o - 1, s, &start) || start >= lead) o--;
+  }
+  if (o < 1)
+    return ir_infer_error("pooling window larger than padded input (window "
+                          "%lld, padded input %lld)",
+                          (long long)ext, (long long)padded);
+  *out = o;
+  return VKML_OK;
+}
+
+/* ---- slice ---------------------------------------------------------------- */
+
+static int64_t clamp64(int64_t v, int64_t lo, int64_t hi) {
+  return v < lo ? lo : (v > hi ? hi : v);
+}
+
+vkml_status ir_slice_params_get(const ir_node *n, const ir_type *in,
+                                ir_slice_params *out) {
+  const char *op = ir_op_name(n->op);
+  const int64_t *starts, *ends, *axes, *steps;
+  int ns = ir_node_ints(n, IR_A_STARTS, &starts);
+  int ne = ir_node_ints(n, IR_A_ENDS, &ends);
+  int na = ir_node_ints(n, IR_A_AXES, &axes);
+  int nst = ir_node_ints(n, IR_A_STEPS, &steps);
+  if (ns < 0) return ir_infer_error("%s: starts is required", op);
+  if (ne < 0) return ir_infer_error("%s: ends is required", op);
+  if (ne != ns)
+    return ir_infer_error("%s: starts has %d entries but ends has %d", op, ns, ne);
+  if (na >= 0 && na != ns)
+    return ir_infer_error("%s: starts has %d entries but axes has %d", op, ns, na);
+  if (nst >= 0 && nst != ns)
+    return ir_infer_error("%s: starts has %d entries but steps has %d", op, ns, nst);
+  if (in->rank < 0 || in->rank > IR_MAX_RANK)
+    return ir_infer_error("%s: bad input rank %d", op, in->rank);
+  if (ns > in->rank)
+    return ir_infer_error("%s: %d slice entries for an input of rank %d", op, ns,
+                          in->rank);
+  for (int i = 0; i < in->rank; i++) {
+    out->start[i] = 0;
+    out->step[i] = 1;
+    out->count[i] = in->dims[i];
+  }
+  bool seen[IR_MAX_RANK] = {false};
+  for (int i = 0; i < ns; i++) {
+    int ax = i;
+    if (na >= 0) {
+      vkml_status s = ir_axis_normalize(axes[i], in->rank, &ax);
+      if (s) return vkml_status_annotate(s, "%s: axes[%d]", op, i);
+    }
+    if (seen[ax]) return ir_infer_error("%s: axis %d appears twice in axes", op, ax);
+    seen[ax] = true;
+    int64_t st = nst >= 0 ? steps[i] : 1;
+    if (st == 0) return ir_infer_error("%s: steps[%d] is 0", op, i);
+    int64_t dim = in->dims[ax], b = starts[i], e = ends[i];
+    /* b, e < 0 and dim >= 0: the sums cannot overflow. */
+    if (b < 0) b += dim;
+    if (e < 0) e += dim;
+    int64_t count;
+    if (st > 0) {
+      b = clamp64(b, 0, dim);
+      e = clamp64(e, 0, dim);
+      uint64_t span = e > b ? (uint64_t)(e - b) : 0;
+      count = (int64_t)(span / (uint64_t)st + (span % (uint64_t)st != 0));
+    } else {
+      b = clamp64(b, 0, dim - 1);
+      e = clamp64(e, -1, dim - 1);
+      uint64_t ust = (uint64_t)0 - (uint64_t)st;
+      uint64_t span = b > e ? (uint64_t)(b - e) : 0;
+      count = (int64_t)(span / ust + (span % ust != 0));
+    }
+    out->start[ax] = count > 0 ? b : 0;
+    out->step[ax] = st;
+    out->count[ax] = count;
+  }
+  return VKML_OK;
+}
+
+/* ---- resize --------------------------------------------------------------- */
+
+vkml_status ir_resize_params_get(const ir_node *n, const ir_type *in,
+                                 ir_resize_params *out) {
+  const char *op = ir_op_name(n->op);
+  memset(out, 0, sizeof *out);
+  out->mode = (ir_resize_mode)ir_node_int(n, IR_A_RESIZE_MODE, IR_RESIZE_NEAREST);
+  out->coord = (ir_coord_mode)ir_node_int(n, IR_A_COORD_MODE, IR_COORD_HALF_PIXEL);
+  out->nearest = (ir_nearest_mode)ir_node_int(n, IR_A_NEAREST_MODE,
+                                              IR_NEAREST_ROUND_PREFER_FLOOR);
+  out->cubic_coeff_a = ir_node_float(n, IR_A_CUBIC_COEFF_A, -0.75f);
+  int64_t ex = ir_node_int(n, IR_A_EXCLUDE_OUTSIDE, 0);
+  if (ex != 0 && ex != 1)
+    return ir_infer_error("%s: exclude_outside is %lld, must be 0 or 1", op,
+                          (long long)ex);
+  out->exclude_outside = ex != 0;
+  if (out->coord == IR_COORD_OUTPUT_HALF_PIXEL)
+    return ir_infer_error("%s: coordinate_transformation_mode output_half_pixel "
+                          "is for roi_align only", op);
+  const float *scales;
+  const int64_t *sizes;
+  int nsc = ir_node_floats(n, IR_A_SCALES, &scales);
+  int nsz = ir_node_ints(n, IR_A_SIZES, &sizes);
+  if (nsc >= 0 && nsz >= 0)
+    return ir_infer_error("%s: scales and sizes are both given; give one", op);
+  if (nsc < 0 && nsz < 0)
+    return ir_infer_error("%s: one of scales or sizes is required", op);
+  int cnt = nsc >= 0 ? nsc : nsz;
+  if (in->rank < 0 || in->rank > IR_MAX_RANK)
+    return ir_infer_error("%s: bad input rank %d", op, in->rank);
+  if (cnt != in->rank)
+    return ir_infer_error("%s: %s has %d entries, input has rank %d", op,
+                          nsc >= 0 ? "scales" : "sizes", cnt, in->rank);
+  for (int i = 0; i < in->rank; i++) {
+    int64_t dim = in->dims[i];
+    if (nsc >= 0) {
+      float sc = scales[i];
+      if (!(sc > 0) || isinf(sc))
+        return ir_infer_error("%s: scales[%d] is %g, must be a finite value > 0",
+                              op, i, (double)sc);
+      double o = floor((double)dim * (double)sc);
+      if (o > (double)IR_MAX_ELEMENTS)
+        return ir_infer_error("%s: output dimension %d too large", op, i);
+      out->scale[i] = sc;
+      out->out_dims[i] = (int64_t)o;
+    } else {
+      int64_t sz = sizes[i];
+      if (sz < 0)
+        return ir_infer_error("%s: sizes[%d] is %lld, must be >= 0", op, i,
+                              (long long)sz);
+      if (dim == 0 && sz != 0)
+        return ir_infer_error("%s: cannot resize empty axis %d to %lld", op, i,
+                              (long long)sz);
+      out->out_dims[i] = sz;
+      out->scale[i] = dim == 0 ? 1.0f : (float)sz / (float)dim;
+    }
+  }
+  return VKML_OK;
+}
+
+/* ---- pad -------------------------------------------------------------------- */
+
+vkml_status ir_pad_params_get(const ir_node *n, int rank, ir_pad_params *out) {
+  const char *op = ir_op_name(n->op);
+  memset(out, 0, sizeof *out);
+  const int64_t *pads;
+  int np = ir_node_ints(n, IR_A_PADS, &pads);
+  if (rank < 0 || rank > IR_MAX_RANK)
+    return ir_infer_error("%s: bad input rank %d", op, rank);
+  if (np < 0) return ir_infer_error("%s: pads is required", op);
+  if (np != 2 * rank)
+    return ir_infer_error("%s: pads must have %d entries (2 x rank %d), got %d",
+                          op, 2 * rank, rank, np);
+  for (int i = 0; i < np; i++)
+    if (pads[i] > IR_MAX_ELEMENTS || pads[i] < -IR_MAX_ELEMENTS)
+      return ir_infer_error("%s: pads[%d] is %lld, too large", op, i,
+                            (long long)pads[i]);
+  for (int i = 0; i < rank; i++) {
+    out->begins[i] = pads[i];
+    out->ends[i] = pads[rank + i];
+  }
+  out->mode = (ir_pad_mode)ir_node_int(n, IR_A_PAD_MODE, IR_PAD_CONSTANT);
+  out->value = ir_node_float(n, IR_A_VALUE, 0.0f);
+  return VKML_OK;
+}
+
+/* ---- axes lists --------------------------------------------------------------- */
+
+vkml_status ir_reduce_axes_get(const ir_node *n, int rank, bool *mask) {
+  const char *op = ir_op_name(n->op);
+  const int64_t *axes;
+  int na = ir_node_ints(n, IR_A_AXES, &axes);
+  if (rank < 0 || rank > IR_MAX_RANK)
+    return ir_infer_error("%s: bad input rank %d", op, rank);
+  /* Absent or empty: every axis (ONNX noop_with_empty_axes=0). */
+  for (int i = 0; i < rank; i++) mask[i] = na <= 0;
+  for (int i = 0; i < na; i++) {
+    int ax;
+    vkml_status s = ir_axis_normalize(axes[i], rank, &ax);
+    if (s) return vkml_status_annotate(s, "%s: axes[%d]", op, i);
+    if (mask[ax]) return ir_infer_error("%s: axis %d appears twice in axes", op, ax);
+    mask[ax] = true;
+  }
+  return VKML_OK;
+}
+
+vkml_status ir_perm_get(const ir_node *n, int rank, int *perm) {
+  const char *op = ir_op_name(n->op);
+  const int64_t *p;
+  int np = ir_node_ints(n, IR_A_PERM, &p);
+  if (rank < 0 || rank > IR_MAX_RANK)
+    return ir_infer_error("%s: bad input rank %d", op, rank);
+  if (np < 0) {
+    for (int i = 0; i < rank; i++) perm[i] = rank - 1 - i;
+    return VKML_OK;
+  }
+  if (np != rank)
+    return ir_infer_error("%s: perm has %d entries, input has rank %d", op, np, rank);
+  bool seen[IR_MAX_RANK] = {false};
+  for (int i = 0; i < np; i++) {
+    if (p[i] < 0 || p[i] >= rank)
+      return ir_infer_error("%s: perm[%d] is %lld, outside [0, %d)", op, i,
+                            (long long)p[i], rank);
+    if (seen[p[i]])
+      return ir_infer_error("%s: perm is not a permutation (%lld appears twice)",
+                            op, (long long)p[i]);
+    seen[p[i]] = true;
+    perm[i] = (int)p[i];
+  }
+  return VKML_OK;
 }

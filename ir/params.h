@@ -25,13 +25,55 @@ typedef struct ir_pool_params {
   bool ceil_mode, count_include_pad;
 } ir_pool_params;
 
+/* Per-axis resolved slice of an input: output dim i has count[i] elements
+ * taken at start[i] + k*step[i]. Axes not sliced: start 0, step 1, count dim. */
+typedef struct ir_slice_params {
+  int64_t start[IR_MAX_RANK], step[IR_MAX_RANK], count[IR_MAX_RANK];
+} ir_slice_params;
+
+typedef struct ir_resize_params {
+  ir_resize_mode mode;
+  ir_coord_mode coord;
+  ir_nearest_mode nearest;
+  float cubic_coeff_a;
+  bool exclude_outside;
+  float scale[IR_MAX_RANK];      /* used by the coordinate transform */
+  int64_t out_dims[IR_MAX_RANK]; /* output size per axis */
+} ir_resize_params;
+
+typedef struct ir_pad_params {
+  int64_t begins[IR_MAX_RANK], ends[IR_MAX_RANK]; /* negative: crop */
+  ir_pad_mode mode;
+  float value;
+} ir_pad_params;
+
 /* Defaults: act none, alpha 0.01 for leaky_relu, 1 for elu, 0.2/0.5 for
  * hard_sigmoid, 0/6 for clip. */
 void ir_act_params_get(const ir_node *n, ir_act_params *out);
-/* Validates list lengths and values (strides >= 1, pads >= 0, group divides
- * channels is left to shape inference). Needs the weight input's type. */
-vkml_status ir_conv_params_get(const ir_node *n, ir_conv_params *out);
+/* conv2d / conv_transpose2d. Validates list lengths and values (strides and
+ * dilations >= 1, pads >= 0, group >= 1); kernel comes from the weight type
+ * w (rank 4). Channel agreement is left to shape inference. */
+vkml_status ir_conv_params_get(const ir_node *n, const ir_type *w,
+                               ir_conv_params *out);
+/* maxpool / avgpool: kernel required, the rest defaulted and validated. */
 vkml_status ir_pool_params_get(const ir_node *n, ir_pool_params *out);
+/* Pool output extent along one spatial axis (index 0 = H, 1 = W), including
+ * the ceil_mode rule of docs/ops.md. Error if the window does not fit. */
+vkml_status ir_pool_out_dim(const ir_pool_params *p, int axis, int64_t in,
+                            int64_t *out);
+/* Resolves starts/ends/axes/steps against the input type (ONNX clamping). */
+vkml_status ir_slice_params_get(const ir_node *n, const ir_type *in,
+                                ir_slice_params *out);
+/* Resolves scales/sizes, modes and output dims against the input type. */
+vkml_status ir_resize_params_get(const ir_node *n, const ir_type *in,
+                                 ir_resize_params *out);
+/* pads (2*rank, begins then ends), mode and value, validated for rank. */
+vkml_status ir_pad_params_get(const ir_node *n, int rank, ir_pad_params *out);
+/* Reduction axes (absent: all) as a mask of length rank; duplicates and
+ * out-of-range axes are errors. */
+vkml_status ir_reduce_axes_get(const ir_node *n, int rank, bool *mask);
+/* transpose perm (absent: reversed), validated as a permutation of rank. */
+vkml_status ir_perm_get(const ir_node *n, int rank, int *perm);
 
 /* Maps axis in [-rank, rank) to [0, rank). */
 vkml_status ir_axis_normalize(int64_t axis, int rank, int *out);
