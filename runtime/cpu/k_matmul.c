@@ -1,11 +1,190 @@
-/* PLACEHOLDER: kernels being written. */
+/* CPU reference kernels for gemm (ONNX Gemm: transposes, alpha/beta, C
+ * broadcast, fused activation) and matmul (NumPy matmul: 1-D promotion and
+ * batch broadcasting). Float products accumulate in double; integer matmul
+ * accumulates in int64 with wrap-around, as fixed-width hardware would. */
+#include <stdlib.h>
+#include <string.h>
+
 #include "cpu_kernels.h"
+#include "ir/params.h"
+
+static double *load_doubles(const rt_tensor *t) {
+  int64_t n = rt_tensor_numel(t);
+  double *d = malloc((size_t)(n > 0 ? n : 1) * sizeof *d);
+  if (!d) return NULL;
+  if (t->dtype == IR_F32) {
+    const float *p = t->data;
+    for (int64_t i = 0; i < n; i++) d[i] = p[i];
+  } else {
+    for (int64_t i = 0; i < n; i++) d[i] = rt_load_f(t, i);
+  }
+  return d;
+}
+
+static vkml_status check_out_dims(const ir_node *n, const rt_tensor *y, int rank,
+                                  const int64_t *want) {
+  bool ok = y->rank == rank;
+  for (int i = 0; ok && i < rank; i++) ok = y->dims[i] == want[i];
+  if (!ok) {
+    ir_type wt = ir_type_make(y->dtype, rank, want), got = rt_tensor_type(y);
+    char ws[160], gs[160];
+    ir_type_format(&wt, ws, sizeof ws);
+    ir_type_format(&got, gs, sizeof gs);
+    return rt_cpu_error(n, VKML_CODE_INVALID_ARGUMENT, "output is %s, expected %s", gs, ws);
+  }
+  return VKML_OK;
+}
 
 vkml_status rt_cpu_gemm(const rt_cpu_args *a) {
-  return rt_cpu_error(a->node, VKML_CODE_UNSUPPORTED, "NOT IMPLEMENTED YET");
+  const ir_node *n = a->node;
+  if (a->n_in < 2 || a->n_out != 1)
+    return rt_cpu_error(n, VKML_CODE_INVALID_ARGUMENT, "expects 2 or 3 inputs and 1 output");
+  const rt_tensor *A = a->in[0], *B = a->in[1], *Ct = a->n_in > 2 ? a->in[2] : NULL;
+  rt_tensor *Y = a->out[0];
+  for (int i = 0; i < a->n_in; i++)
+    if (!ir_dtype_is_float(a->in[i]->dtype))
+      return rt_cpu_error(n, VKML_CODE_UNSUPPORTED, "input %d has dtype %s; only f32 and f16 are supported",
+                          i, ir_dtype_name(a->in[i]->dtype));
+  if (!ir_dtype_is_float(Y->dtype))
+    return rt_cpu_error(n, VKML_CODE_UNSUPPORTED, "output dtype %s is not a float type",
+                        ir_dtype_name(Y->dtype));
+  if (A->rank != 2 || B->rank != 2)
+    return rt_cpu_error(n, VKML_CODE_INVALID_ARGUMENT, "a and b must have rank 2 (got %d, %d)",
+                        A->rank, B->rank);
+  bool ta = ir_node_int(n, IR_A_TRANS_A, 0) != 0, tb = ir_node_int(n, IR_A_TRANS_B, 0) != 0;
+  double alpha = ir_node_float(n, IR_A_ALPHA, 1.0f), beta = ir_node_float(n, IR_A_BETA, 1.0f);
+  ir_act_params act;
+  ir_act_params_get(n, &act);
+  int64_t M = ta ? A->dims[1] : A->dims[0], K = ta ? A->dims[0] : A->dims[1];
+  int64_t Kb = tb ? B->dims[1] : B->dims[0], N = tb ? B->dims[0] : B->dims[1];
+  if (K != Kb)
+    return rt_cpu_error(n, VKML_CODE_INVALID_ARGUMENT, "inner dimensions differ: %lld vs %lld",
+                        (long long)K, (long long)Kb);
+  int64_t want[2] = {M, N};
+  VKML_RETURN_IF_ERROR(check_out_dims(n, Y, 2, want));
+  /* C broadcasts unidirectionally to [M,N]: rank 0, [N], [1|M, 1|N]. */
+  int64_t cm = 1, cn = 1;
+  if (Ct) {
+    if (Ct->rank > 2)
+      return rt_cpu_error(n, VKML_CODE_INVALID_ARGUMENT, "c has rank %d (at most 2)", Ct->rank);
+    if (Ct->rank >= 1) cn = Ct->dims[Ct->rank - 1];
+    if (Ct->rank == 2) cm = Ct->dims[0];
+    if ((cm != 1 && cm != M) || (cn != 1 && cn != N))
+      return rt_cpu_error(n, VKML_CODE_INVALID_ARGUMENT,
+                          "c of shape [%lld,%lld] does not broadcast to [%lld,%lld]",
+                          (long long)cm, (long long)cn, (long long)M, (long long)N);
+  }
+  double *av = load_doubles(A), *bv = load_doubles(B), *cv = Ct ? load_doubles(Ct) : NULL;
+  if (!av || !bv || (Ct && !cv)) {
+    free(av), free(bv), free(cv);
+    return rt_cpu_error(n, VKML_CODE_OUT_OF_MEMORY, "out of host memory");
+  }
+  /* Element (i,k) of op(A) and (k,j) of op(B) as index strides. */
+  int64_t a_si = ta ? 1 : K, a_sk = ta ? M : 1;
+  int64_t b_sk = tb ? 1 : N, b_sj = tb ? K : 1;
+  for (int64_t i = 0; i < M; i++) {
+    for (int64_t j = 0; j < N; j++) {
+      double s = 0;
+      for (int64_t k = 0; k < K; k++) s += av[i * a_si + k * a_sk] * bv[k * b_sk + j * b_sj];
+      double v = alpha * s;
+      if (cv) v += beta * cv[(cm == 1 ? 0 : i) * cn + (cn == 1 ? 0 : j)];
+      rt_store_f(Y, i * N + j, ir_act_apply(&act, v));
+    }
+  }
+  free(av), free(bv), free(cv);
+  return VKML_OK;
 }
 
 vkml_status rt_cpu_matmul(const rt_cpu_args *a) {
-  return rt_cpu_error(a->node, VKML_CODE_UNSUPPORTED, "NOT IMPLEMENTED YET");
-}
+  const ir_node *n = a->node;
+  if (a->n_in != 2 || a->n_out != 1)
+    return rt_cpu_error(n, VKML_CODE_INVALID_ARGUMENT, "expects 2 inputs and 1 output");
+  const rt_tensor *A = a->in[0], *B = a->in[1];
+  rt_tensor *Y = a->out[0];
+  bool fl = ir_dtype_is_float(A->dtype);
+  if (fl != ir_dtype_is_float(B->dtype) || fl != ir_dtype_is_float(Y->dtype) ||
+      A->dtype == IR_BOOL || B->dtype == IR_BOOL || Y->dtype == IR_BOOL)
+    return rt_cpu_error(n, VKML_CODE_UNSUPPORTED, "unsupported dtypes %s x %s -> %s",
+                        ir_dtype_name(A->dtype), ir_dtype_name(B->dtype),
+                        ir_dtype_name(Y->dtype));
+  ir_act_params act;
+  ir_act_params_get(n, &act);
+  if (!fl && act.kind != IR_ACT_NONE)
+    return rt_cpu_error(n, VKML_CODE_UNSUPPORTED, "fused activation on an integer matmul");
+  if (A->rank < 1 || B->rank < 1)
+    return rt_cpu_error(n, VKML_CODE_INVALID_ARGUMENT, "inputs must have rank >= 1");
 
+  /* 1-D promotion: a [K] is [1,K], b [K] is [K,1]; the added dim is dropped
+   * from the result. */
+  int64_t M = A->rank >= 2 ? A->dims[A->rank - 2] : 1, K = A->dims[A->rank - 1];
+  int64_t Kb = B->rank >= 2 ? B->dims[B->rank - 2] : B->dims[0];
+  int64_t N = B->rank >= 2 ? B->dims[B->rank - 1] : 1;
+  if (K != Kb)
+    return rt_cpu_error(n, VKML_CODE_INVALID_ARGUMENT, "inner dimensions differ: %lld vs %lld",
+                        (long long)K, (long long)Kb);
+  int ra = A->rank >= 2 ? A->rank - 2 : 0, rb = B->rank >= 2 ? B->rank - 2 : 0;
+  int rbatch = ra > rb ? ra : rb;
+  int64_t bdims[IR_MAX_RANK], sa[IR_MAX_RANK], sb[IR_MAX_RANK];
+  /* Batch strides in units of whole matrices; 0 where an input broadcasts. */
+  int64_t stride_a = 1, stride_b = 1;
+  for (int i = rbatch - 1; i >= 0; i--) {
+    int ia = i - (rbatch - ra), ib = i - (rbatch - rb);
+    int64_t da = ia >= 0 ? A->dims[ia] : 1, db = ib >= 0 ? B->dims[ib] : 1;
+    if (da != db && da != 1 && db != 1)
+      return rt_cpu_error(n, VKML_CODE_INVALID_ARGUMENT,
+                          "batch dimensions %lld and %lld do not broadcast", (long long)da,
+                          (long long)db);
+    bdims[i] = da == 1 ? db : da;
+    sa[i] = da == 1 ? 0 : stride_a;
+    sb[i] = db == 1 ? 0 : stride_b;
+    stride_a *= da;
+    stride_b *= db;
+  }
+  int64_t want[IR_MAX_RANK + 2];
+  int rw = 0;
+  for (int i = 0; i < rbatch; i++) want[rw++] = bdims[i];
+  if (A->rank >= 2) want[rw++] = M;
+  if (B->rank >= 2) want[rw++] = N;
+  if (rw > IR_MAX_RANK)
+    return rt_cpu_error(n, VKML_CODE_INVALID_ARGUMENT, "result rank too large");
+  VKML_RETURN_IF_ERROR(check_out_dims(n, Y, rw, want));
+  int64_t nbatch = 1;
+  for (int i = 0; i < rbatch; i++) nbatch *= bdims[i];
+
+  double *av = NULL, *bv = NULL;
+  if (fl) {
+    av = load_doubles(A), bv = load_doubles(B);
+    if (!av || !bv) {
+      free(av), free(bv);
+      return rt_cpu_error(n, VKML_CODE_OUT_OF_MEMORY, "out of host memory");
+    }
+  }
+  int64_t idx[IR_MAX_RANK];
+  memset(idx, 0, sizeof idx);
+  for (int64_t bt = 0; bt < nbatch; bt++) {
+    int64_t oa = 0, ob = 0;
+    for (int i = 0; i < rbatch; i++) oa += idx[i] * sa[i], ob += idx[i] * sb[i];
+    oa *= M * K, ob *= K * N;
+    for (int64_t i = 0; i < M; i++) {
+      for (int64_t j = 0; j < N; j++) {
+        int64_t yi = (bt * M + i) * N + j;
+        if (fl) {
+          double s = 0;
+          for (int64_t k = 0; k < K; k++) s += av[oa + i * K + k] * bv[ob + k * N + j];
+          rt_store_f(Y, yi, ir_act_apply(&act, s));
+        } else {
+          uint64_t s = 0;
+          for (int64_t k = 0; k < K; k++)
+            s += (uint64_t)rt_load_i(A, oa + i * K + k) * (uint64_t)rt_load_i(B, ob + k * N + j);
+          rt_store_i(Y, yi, (int64_t)s);
+        }
+      }
+    }
+    for (int i = rbatch - 1; i >= 0; i--) {
+      if (++idx[i] < bdims[i]) break;
+      idx[i] = 0;
+    }
+  }
+  free(av), free(bv);
+  return VKML_OK;
+}
