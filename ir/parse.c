@@ -9,6 +9,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <locale.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -738,8 +739,15 @@ vkml_status ir_parse(const char *text, size_t len, const char *filename,
   parser p;
   memset(&p, 0, sizeof p);
   ir_lex_init(&p.lx, text, len, filename);
+  /* Numbers are C-locale text whatever locale the embedding app chose. */
+  locale_t c_locale = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
+  locale_t saved = c_locale ? uselocale(c_locale) : (locale_t)0;
   vkml_status s = ir_graph_create(NULL, &p.g);
   if (!s) s = parse_graph(&p);
+  if (c_locale) {
+    uselocale(saved);
+    freelocale(c_locale);
+  }
   ir_lex_fini(&p.lx);
   free(p.slots);
   free(p.ins);

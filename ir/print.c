@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <locale.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -338,6 +339,9 @@ vkml_status ir_print(const ir_graph *g, char **out, size_t *out_len) {
   *out = NULL;
   if (out_len) *out_len = 0;
   sbuf b = {0};
+  /* Numbers are C-locale text whatever locale the embedding app chose. */
+  locale_t c_locale = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
+  locale_t saved = c_locale ? uselocale(c_locale) : (locale_t)0;
   sb_puts(&b, "vkir 1\ngraph ");
   put_name(&b, '@', g->name ? g->name : "main");
   put_params(&b, g->inputs, g->n_inputs);
@@ -352,6 +356,10 @@ vkml_status ir_print(const ir_graph *g, char **out, size_t *out_len) {
     put_value_ref(&b, g->outputs[i]);
   }
   sb_puts(&b, "\n}\n");
+  if (c_locale) {
+    uselocale(saved);
+    freelocale(c_locale);
+  }
   if (b.oom) {
     free(b.buf);
     return vkml_status_make(VKML_CODE_OUT_OF_MEMORY, "out of host memory printing the graph");
