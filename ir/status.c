@@ -11,9 +11,10 @@ struct vkml_status_s {
   char *message;
 };
 
-/* Returned when allocating a status fails; never freed. */
-static struct vkml_status_s oom_status = {VKML_CODE_OUT_OF_MEMORY,
-                                          (char *)"out of host memory"};
+/* Returned when allocating a status fails; never written, never freed. */
+static const struct vkml_status_s oom_status = {VKML_CODE_OUT_OF_MEMORY,
+                                                (char *)"out of host memory"};
+#define OOM_STATUS ((vkml_status)&oom_status)
 
 static char *vformat(const char *fmt, va_list ap) {
   va_list ap2;
@@ -30,12 +31,12 @@ static char *vformat(const char *fmt, va_list ap) {
 vkml_status vkml_status_makev(vkml_code code, const char *fmt, va_list ap) {
   if (code == VKML_CODE_OK) return VKML_OK;
   vkml_status s = malloc(sizeof *s);
-  if (!s) return &oom_status;
+  if (!s) return OOM_STATUS;
   s->code = code;
   s->message = vformat(fmt, ap);
   if (!s->message) {
     free(s);
-    return &oom_status;
+    return OOM_STATUS;
   }
   return s;
 }
@@ -49,7 +50,7 @@ vkml_status vkml_status_make(vkml_code code, const char *fmt, ...) {
 }
 
 vkml_status vkml_status_annotate(vkml_status s, const char *fmt, ...) {
-  if (s == VKML_OK || s == &oom_status) return s;
+  if (s == VKML_OK || s == OOM_STATUS) return s;
   va_list ap;
   va_start(ap, fmt);
   char *prefix = vformat(fmt, ap);
@@ -91,7 +92,7 @@ const char *vkml_code_name(vkml_code code) {
 }
 
 void vkml_status_free(vkml_status s) {
-  if (!s || s == &oom_status) return;
+  if (!s || s == OOM_STATUS) return;
   free(s->message);
   free(s);
 }
