@@ -1,0 +1,273 @@
+/* Internals shared by the ONNX importer's files (not installed): the import
+ * context, the symbol table of ONNX value names, node and attribute helpers,
+ * the op table and constant folding. */
+#ifndef ONNX_INTERNAL_H
+#define ONNX_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "frontend/onnx.pb-c.h"
+#include "frontend/onnx_import.h"
+#include "ir/graph.h"
+
+/* Deepest message nesting accepted in a model (protobuf-c recurses). */
+#define ONNX_MAX_NESTING 64
+#define ONNX_MIN_OPSET 1
+#define ONNX_MAX_OPSET 17
+/* Constants with at most this many elements are folded when every input of
+ * a node is constant (shape computations are tiny; weights stay IR ops). */
+#define ONNX_FOLD_MAX_ELEMENTS (INT64_C(1) << 16)
+
+static inline const char *onnx_str(const char *s) { return s ? s : ""; }
+
+/* ---- string map (onnx_attrs.c) ---------------------------------------- */
+
+typedef struct onnx_map_entry {
+  const char *key;
+  void *value;
+} onnx_map_entry;
+
+typedef struct onnx_map {
+  onnx_map_entry *slots; /* open addressing, power-of-two capacity */
+  int cap, count;
+} onnx_map;
+
+/* Returns NULL when absent. */
+void *onnx_map_get(const onnx_map *m, const char *key);
+/* Inserts or replaces; key must outlive the map. false on out of memory. */
+bool onnx_map_put(onnx_map *m, const char *key, void *value);
+void onnx_map_free(onnx_map *m);
+
+/* ---- loading (onnx_load.c) --------------------------------------------- */
+
+/* Checks the wire format (lengths, nesting depth) and unpacks. Errors are
+ * PARSE statuses without the file name. */
+vkml_status onnx_model_unpack(const void *data, size_t bytes,
+                              Onnx__ModelProto **out);
+/* Reads and unpacks a file; errors name the file. */
+vkml_status onnx_model_read_file(const char *path, Onnx__ModelProto **out);
+void onnx_model_free(Onnx__ModelProto *m);
+/* The default domain's opset, or -1 when the model imports none. */
+int64_t onnx_model_opset(const Onnx__ModelProto *m);
+/* Opset in range and every op type known (one UNSUPPORTED error listing
+ * each unknown op type with a node). */
+vkml_status onnx_check_model_ops(const Onnx__ModelProto *m);
+
+/* ---- import context ---------------------------------------------------- */
+
+/* What an ONNX value name stands for. */
+typedef struct onnx_sym {
+  const char *name; /* ONNX name */
+  ir_type type;
+  bool is_const;
+  const void *data; /* constant bytes (ir_type_bytes(&type)), ctx-owned */
+  ir_value *v;      /* IR value; NULL for a constant no IR node uses yet */
+} onnx_sym;
+
+typedef struct onnx_op_entry onnx_op_entry;
+
+typedef struct onnx_ctx {
+  const char *path; /* for messages */
+  const char *base_dir; /* external data directory; NULL refuses it */
+  const onnx_import_opts *opts;
+  int64_t opset;
+  int64_t inline_max_bytes;
+  ir_graph *g;
+  ir_arena *scratch; /* import-time names, syms and small data */
+  onnx_map syms;     /* ONNX name -> onnx_sym */
+  onnx_map ir_names; /* IR value names in use */
+  void **bufs;       /* malloc'd constant data, freed after import */
+  int n_bufs, cap_bufs;
+  ir_value **blob_vals; /* constants placed in the blob at the end */
+  const void **blob_data;
+  int n_blob, cap_blob;
+  int n_fresh;
+} onnx_ctx;
+
+/* One ONNX node being converted. */
+typedef struct onnx_node {
+  const Onnx__NodeProto *p;
+  const onnx_op_entry *op;
+  int index;
+  char label[192]; /* "Conv node 'c1'" or "Conv node #3 (output 'y')" */
+  int n_in;
+  onnx_sym **in; /* NULL where an optional input is omitted ("") */
+  vkml_status err; /* first attribute error (sticky) */
+} onnx_node;
+
+/* Zeroed memory owned by the context until the import ends (NULL: OOM). */
+void *onnx_alloc(onnx_ctx *c, size_t bytes);
+vkml_status onnx_oom(void);
+
+/* ---- tensors (onnx_tensor.c) ------------------------------------------- */
+
+bool onnx_dtype_to_ir(int32_t onnx_type, ir_dtype *out);
+int32_t onnx_dtype_from_ir(ir_dtype t);
+/* "FLOAT", "DOUBLE", ... ("type 99" for unknown codes, in buf). */
+const char *onnx_dtype_name(int32_t onnx_type, char *buf, int buf_bytes);
+/* Decodes an initializer / attribute tensor into type and bytes (raw_data,
+ * typed fields or external data under c->base_dir), checking sizes. */
+vkml_status onnx_tensor_decode(onnx_ctx *c, const Onnx__TensorProto *t,
+                               ir_type *type, const void **data);
+/* Element access on constant bytes (unaligned-safe). */
+double onnx_load_f(ir_dtype t, const void *data, int64_t i);
+int64_t onnx_load_i(ir_dtype t, const void *data, int64_t i);
+void onnx_store_f(ir_dtype t, void *data, int64_t i, double v);
+void onnx_store_i(ir_dtype t, void *data, int64_t i, int64_t v);
+
+/* ---- symbols and nodes (onnx_build.c) -------------------------------- */
+
+onnx_sym *onnx_sym_get(onnx_ctx *c, const char *name);
+/* A new symbol; error if the name is already defined. */
+vkml_status onnx_sym_add(onnx_ctx *c, const char *name, onnx_sym **out);
+/* The IR value of a symbol, materialising a constant on first use. */
+vkml_status onnx_sym_value(onnx_ctx *c, onnx_sym *s, ir_value **out);
+/* base with the characters IR names cannot hold replaced (not reserved). */
+const char *onnx_ir_name(onnx_ctx *c, const char *base);
+/* A fresh unique IR value name derived from base. */
+const char *onnx_fresh_name(onnx_ctx *c, const char *base);
+/* The IR value of input i, materialising a constant; error if omitted. */
+vkml_status onnx_input(onnx_ctx *c, onnx_node *n, int i, ir_value **out);
+/* An IR constant for (type, data), e.g. a parameter the importer made up.
+ * data must stay valid until the import ends (model- or onnx_alloc-owned):
+ * blob constants are copied only when the blob is laid out. */
+vkml_status onnx_const_value(onnx_ctx *c, const char *base, const ir_type *t,
+                             const void *data, ir_value **out);
+static inline bool onnx_has_input(const onnx_node *n, int i) {
+  return i < n->n_in && n->in[i] != NULL;
+}
+static inline int onnx_n_outputs(const onnx_node *n) {
+  return (int)n->p->n_output;
+}
+/* True if output i exists and is named (not an omitted optional output). */
+bool onnx_output_used(const onnx_node *n, int i);
+
+/* Creates an IR node of op on ins with n_out outputs (named after the ONNX
+ * outputs when final, fresh names otherwise) and the source node name. */
+vkml_status onnx_emit(onnx_ctx *c, onnx_node *n, ir_op op,
+                      ir_value *const *ins, int n_in, int n_out, bool final,
+                      ir_node **out);
+/* Shape inference for a node made by onnx_emit: sets its output types. */
+vkml_status onnx_finish(onnx_ctx *c, ir_node *nd);
+/* emit + finish for a node without attributes; *out is output 0. */
+vkml_status onnx_emit1(onnx_ctx *c, onnx_node *n, ir_op op,
+                       ir_value *const *ins, int n_in, bool final,
+                       ir_value **out);
+/* emit on ONNX inputs 0..n_in-1 with one final output. */
+vkml_status onnx_emit_inputs(onnx_ctx *c, onnx_node *n, ir_op op, int n_in,
+                             ir_node **out);
+/* finish, then bind every output of nd to the ONNX outputs in order. */
+vkml_status onnx_done(onnx_ctx *c, onnx_node *n, ir_node *nd);
+/* Error unless min <= inputs <= max (max -1: no limit). */
+vkml_status onnx_check_arity(const onnx_node *n, int min, int max);
+/* Input i with the same elements in a new shape: a retyped constant, or a
+ * reshape node. */
+vkml_status onnx_input_reshaped(onnx_ctx *c, onnx_node *n, int i, int rank,
+                                const int64_t *dims, ir_value **out);
+/* A reshape of v to dims (fresh value). */
+vkml_status onnx_reshape(onnx_ctx *c, onnx_node *n, ir_value *v, int rank,
+                         const int64_t *dims, bool final, ir_value **out);
+/* onnx_bind after renaming v (a helper value) after ONNX output i. */
+vkml_status onnx_bind_named(onnx_ctx *c, onnx_node *n, int i, ir_value *v);
+/* Binds ONNX output i to what sym stands for (Identity, Dropout). */
+vkml_status onnx_bind_sym(onnx_ctx *c, onnx_node *n, int i, const onnx_sym *sym);
+/* Binds ONNX output i to an IR value / a constant (data copied unless
+ * it is already context- or model-owned: share says so). */
+vkml_status onnx_bind(onnx_ctx *c, onnx_node *n, int i, ir_value *v);
+vkml_status onnx_bind_const(onnx_ctx *c, onnx_node *n, int i,
+                            const ir_type *t, const void *data, bool share);
+
+/* Parameter inputs: must be constant. what names the parameter in the
+ * message ("shape"). Integer constants of any integer dtype. */
+vkml_status onnx_param(onnx_ctx *c, onnx_node *n, int i, const char *what,
+                       onnx_sym **out);
+vkml_status onnx_param_ints(onnx_ctx *c, onnx_node *n, int i, const char *what,
+                            int64_t **vals, int *count);
+vkml_status onnx_param_floats(onnx_ctx *c, onnx_node *n, int i,
+                              const char *what, float **vals, int *count);
+/* A one-element constant as double. */
+vkml_status onnx_param_scalar(onnx_ctx *c, onnx_node *n, int i,
+                              const char *what, double *out);
+/* Errors naming the node are built by the driver: converters return plain
+ * messages. */
+vkml_status onnx_error(vkml_code code, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/* ---- attributes (onnx_attrs.c) ---------------------------------------- */
+
+const Onnx__AttributeProto *onnx_attr(const onnx_node *n, const char *name);
+/* Getters return dflt when absent; a wrong kind records n->err. */
+int64_t onnx_attr_i(onnx_node *n, const char *name, int64_t dflt);
+float onnx_attr_f(onnx_node *n, const char *name, float dflt);
+/* NUL-terminated copy in scratch, or dflt. */
+const char *onnx_attr_s(onnx_ctx *c, onnx_node *n, const char *name,
+                        const char *dflt);
+/* Element count (-1 when absent) and *out. */
+int onnx_attr_ints(onnx_node *n, const char *name, const int64_t **out);
+int onnx_attr_floats(onnx_node *n, const char *name, const float **out);
+
+/* A graph input or output must be a tensor of a supported element type
+ * (what: "input" or "output", for the message). */
+vkml_status onnx_check_io_type(const Onnx__ValueInfoProto *vi, const char *what);
+
+/* ---- op table (onnx_table.c) ------------------------------------------- */
+
+typedef vkml_status (*onnx_convert_fn)(onnx_ctx *c, onnx_node *n);
+/* Folds a node whose inputs are all constant: binds constant outputs and
+ * sets *done, or leaves *done false to fall back to the converter. */
+typedef vkml_status (*onnx_fold_fn)(onnx_ctx *c, onnx_node *n, bool *done);
+
+struct onnx_op_entry {
+  const char *name;
+  onnx_convert_fn convert;
+  onnx_fold_fn fold;    /* NULL: never folded */
+  uint32_t param_mask;  /* inputs in parameter positions (bit i = input i) */
+  int min_opset;        /* older versions have other semantics */
+};
+
+const onnx_op_entry *onnx_op_find(const char *op_type);
+
+/* Converters, one per ONNX op family (onnx_ops_*.c). */
+#define ONNX_CONVERTERS(X)                                                     \
+  X(unary) X(leaky_relu) X(elu) X(selu) X(hard_sigmoid) X(clip) X(cast)        \
+  X(identity) X(dropout) X(binary) X(variadic) X(where) X(not)                 \
+  X(conv) X(conv_transpose) X(gemm) X(matmul) X(batchnorm) X(instance_norm)    \
+  X(layer_norm) X(maxpool) X(avgpool) X(global_pool) X(softmax) X(resize)      \
+  X(upsample) X(reduce) X(argminmax) X(reshape) X(flatten) X(squeeze)          \
+  X(unsqueeze) X(transpose) X(concat) X(split) X(slice) X(pad) X(expand)       \
+  X(tile) X(gather) X(gather_elements) X(topk) X(cumsum) X(nms) X(roi_align)   \
+  X(constant) X(shape) X(size) X(constant_of_shape) X(range)
+
+#define X(name) vkml_status onnx_convert_##name(onnx_ctx *c, onnx_node *n);
+ONNX_CONVERTERS(X)
+#undef X
+
+/* The IR op an ONNX elementwise op maps to (unary, binary, variadic). */
+bool onnx_elementwise_op(const char *op_type, ir_op *out);
+
+/* Constant folding (onnx_fold.c). */
+vkml_status onnx_fold_node(onnx_ctx *c, onnx_node *n, bool *done);
+/* Resolves ONNX Slice starts/ends/axes/steps on dims into per-axis start,
+ * step and count (as ONNX clamps them). */
+vkml_status onnx_slice_resolve(int rank, const int64_t *dims,
+                               const int64_t *starts, const int64_t *ends,
+                               const int64_t *axes, const int64_t *steps,
+                               int n, int64_t *start, int64_t *step,
+                               int64_t *count);
+/* Output type of Reshape / Flatten / Squeeze / Unsqueeze on in; axes_out
+ * receives the normalised axes (Flatten: its axis; Squeeze: the dropped ones;
+ * Unsqueeze: the inserted ones). */
+vkml_status onnx_movement_type(onnx_ctx *c, onnx_node *n, const ir_type *in,
+                               ir_type *out, int64_t *axes_out, int *n_axes);
+/* Output type of Slice on in, and its per-axis start and step. */
+vkml_status onnx_slice_type(onnx_ctx *c, onnx_node *n, const ir_type *in,
+                            ir_type *out, int64_t *start, int64_t *step);
+/* ONNX Reshape's 0 and -1 resolved against the input dims. */
+vkml_status onnx_reshape_resolve(const ir_type *in, const int64_t *shape,
+                                 int n, bool allowzero, int64_t *dims);
+
+#endif

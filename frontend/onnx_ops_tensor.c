@@ -1,0 +1,480 @@
+/* Converters for ONNX reductions and data-movement ops. Parameter inputs
+ * (shape, axes, starts, pads, repeats, split) become IR attributes; axes are
+ * normalised to non-negative values. The output-type helpers here also
+ * serve constant folding. */
+#include <string.h>
+
+#include "onnx_internal.h"
+
+static vkml_status norm_axis(int64_t axis, int rank, int64_t *out) {
+  if (axis < -rank || axis >= rank)
+    return onnx_error(VKML_CODE_INVALID_GRAPH, "axis %lld out of range for rank %d",
+                      (long long)axis, rank);
+  *out = axis < 0 ? axis + rank : axis;
+  return VKML_OK;
+}
+
+/* Axes from the attribute (older opsets) or the constant input 1 (from
+ * from_opset on). *count is -1 when absent. */
+static vkml_status axes_get(onnx_ctx *c, onnx_node *n, int64_t from_opset,
+                            int64_t **axes, int *count) {
+  *axes = NULL;
+  *count = -1;
+  if (c->opset >= from_opset) {
+    if (onnx_attr(n, "axes"))
+      return onnx_error(VKML_CODE_INVALID_GRAPH, "'axes' is an input, not an "
+                        "attribute, at opset %lld", (long long)c->opset);
+    if (!onnx_has_input(n, 1)) return VKML_OK;
+    return onnx_param_ints(c, n, 1, "axes", axes, count);
+  }
+  if (n->n_in > 1)
+    return onnx_error(VKML_CODE_INVALID_GRAPH, "expects 1 input at opset %lld, got %d",
+                      (long long)c->opset, n->n_in);
+  const int64_t *a;
+  int cnt = onnx_attr_ints(n, "axes", &a);
+  if (cnt < 0) return VKML_OK;
+  int64_t *copy = onnx_alloc(c, sizeof *copy * (size_t)(cnt ? cnt : 1));
+  if (!copy) return onnx_oom();
+  if (cnt) memcpy(copy, a, sizeof *copy * (size_t)cnt);
+  *axes = copy;
+  *count = cnt;
+  return VKML_OK;
+}
+
+/* Normalises axes against rank and rejects duplicates. */
+static vkml_status axes_norm(int64_t *axes, int count, int rank) {
+  if (count > IR_MAX_RANK)
+    return onnx_error(VKML_CODE_INVALID_GRAPH, "%d axes for rank %d", count, rank);
+  for (int i = 0; i < count; i++) {
+    VKML_RETURN_IF_ERROR(norm_axis(axes[i], rank, &axes[i]));
+    for (int j = 0; j < i; j++)
+      if (axes[j] == axes[i])
+        return onnx_error(VKML_CODE_INVALID_GRAPH, "axis %lld repeated",
+                          (long long)axes[i]);
+  }
+  return VKML_OK;
+}
+
+/* ---- output types shared with folding ----------------------------------- */
+
+vkml_status onnx_reshape_resolve(const ir_type *in, const int64_t *shape,
+                                 int n, bool allowzero, int64_t *dims) {
+  if (n < 0 || n > IR_MAX_RANK)
+    return onnx_error(VKML_CODE_UNSUPPORTED, "reshape to rank %d", n);
+  int infer = -1;
+  int64_t known = 1;
+  for (int i = 0; i < n; i++) {
+    int64_t d = shape[i];
+    if (d == 0 && !allowzero) {
+      if (i >= in->rank)
+        return onnx_error(VKML_CODE_INVALID_GRAPH, "shape[%d] = 0 copies a "
+                          "dimension the input (rank %d) lacks", i, in->rank);
+      d = in->dims[i];
+    }
+    if (d == -1) {
+      if (infer >= 0)
+        return onnx_error(VKML_CODE_INVALID_GRAPH, "shape has more than one -1");
+      infer = i;
+      dims[i] = -1;
+      continue;
+    }
+    if (d < 0)
+      return onnx_error(VKML_CODE_INVALID_GRAPH, "shape[%d] = %lld is negative", i,
+                        (long long)d);
+    if (d > IR_MAX_ELEMENTS || (d && known > IR_MAX_ELEMENTS / d))
+      return onnx_error(VKML_CODE_INVALID_GRAPH, "shape is too large");
+    dims[i] = d;
+    known *= d;
+  }
+  int64_t total = ir_type_numel(in);
+  if (infer >= 0) {
+    if (known == 0 || total % known)
+      return onnx_error(VKML_CODE_INVALID_GRAPH,
+                        "cannot reshape %lld elements with -1 and known size %lld",
+                        (long long)total, (long long)known);
+    dims[infer] = total / known;
+  } else if (known != total) {
+    return onnx_error(VKML_CODE_INVALID_GRAPH,
+                      "cannot reshape %lld elements into %lld", (long long)total,
+                      (long long)known);
+  }
+  return VKML_OK;
+}
+
+vkml_status onnx_movement_type(onnx_ctx *c, onnx_node *n, const ir_type *in,
+                               ir_type *out, int64_t *axes_out, int *n_axes) {
+  const char *op = n->op->name;
+  *out = *in;
+  out->bounded = false;
+  *n_axes = 0;
+  if (strcmp(op, "Reshape") == 0) {
+    VKML_RETURN_IF_ERROR(onnx_check_arity(n, 2, 2));
+    int64_t *shape;
+    int cnt;
+    VKML_RETURN_IF_ERROR(onnx_param_ints(c, n, 1, "shape", &shape, &cnt));
+    bool allowzero = onnx_attr_i(n, "allowzero", 0) != 0;
+    VKML_RETURN_IF_ERROR(onnx_reshape_resolve(in, shape, cnt, allowzero, out->dims));
+    out->rank = cnt;
+    return VKML_OK;
+  }
+  if (strcmp(op, "Flatten") == 0) {
+    VKML_RETURN_IF_ERROR(onnx_check_arity(n, 1, 1));
+    int64_t axis = onnx_attr_i(n, "axis", 1);
+    if (axis < -in->rank || axis > in->rank)
+      return onnx_error(VKML_CODE_INVALID_GRAPH, "axis %lld out of range for rank %d",
+                        (long long)axis, in->rank);
+    if (axis < 0) axis += in->rank;
+    out->rank = 2;
+    out->dims[0] = out->dims[1] = 1;
+    for (int i = 0; i < in->rank; i++) out->dims[i < axis ? 0 : 1] *= in->dims[i];
+    axes_out[0] = axis;
+    *n_axes = 1;
+    return VKML_OK;
+  }
+  bool squeeze = strcmp(op, "Squeeze") == 0;
+  if (!squeeze && strcmp(op, "Unsqueeze") != 0)
+    return onnx_error(VKML_CODE_INTERNAL, "%s is not a movement op", op);
+  VKML_RETURN_IF_ERROR(onnx_check_arity(n, 1, 2));
+  int64_t *axes;
+  int cnt;
+  VKML_RETURN_IF_ERROR(axes_get(c, n, 13, &axes, &cnt));
+  if (squeeze) {
+    bool drop[IR_MAX_RANK] = {false};
+    if (cnt < 0) {
+      for (int i = 0; i < in->rank; i++) drop[i] = in->dims[i] == 1;
+    } else {
+      VKML_RETURN_IF_ERROR(axes_norm(axes, cnt, in->rank));
+      for (int i = 0; i < cnt; i++) {
+        if (in->dims[axes[i]] != 1)
+          return onnx_error(VKML_CODE_INVALID_GRAPH, "cannot squeeze axis %lld of "
+                            "size %lld", (long long)axes[i],
+                            (long long)in->dims[axes[i]]);
+        drop[axes[i]] = true;
+      }
+    }
+    out->rank = 0;
+    for (int i = 0; i < in->rank; i++) {
+      if (drop[i]) axes_out[(*n_axes)++] = i;
+      else out->dims[out->rank++] = in->dims[i];
+    }
+    return VKML_OK;
+  }
+  if (cnt < 0)
+    return onnx_error(VKML_CODE_INVALID_GRAPH, "Unsqueeze needs axes");
+  int orank = in->rank + cnt;
+  if (orank > IR_MAX_RANK)
+    return onnx_error(VKML_CODE_UNSUPPORTED, "unsqueeze to rank %d", orank);
+  VKML_RETURN_IF_ERROR(axes_norm(axes, cnt, orank));
+  bool ins[IR_MAX_RANK] = {false};
+  for (int i = 0; i < cnt; i++) ins[axes[i]] = true;
+  out->rank = orank;
+  for (int i = 0, k = 0; i < orank; i++) {
+    if (ins[i]) {
+      out->dims[i] = 1;
+      axes_out[(*n_axes)++] = i;
+    } else {
+      out->dims[i] = in->dims[k++];
+    }
+  }
+  return VKML_OK;
+}
+
+/* Reshape, Flatten, Squeeze, Unsqueeze. */
+vkml_status onnx_convert_reshape(onnx_ctx *c, onnx_node *n) {
+  if (!onnx_has_input(n, 0))
+    return onnx_error(VKML_CODE_INVALID_GRAPH, "input 0 is missing");
+  ir_type t;
+  int64_t axes[IR_MAX_RANK];
+  int n_axes;
+  VKML_RETURN_IF_ERROR(onnx_movement_type(c, n, &n->in[0]->type, &t, axes, &n_axes));
+  const char *op = n->op->name;
+  ir_value *x;
+  VKML_RETURN_IF_ERROR(onnx_input(c, n, 0, &x));
+  ir_node *nd;
+  if (strcmp(op, "Reshape") == 0) {
+    VKML_RETURN_IF_ERROR(onnx_emit(c, n, IR_OP_RESHAPE, &x, 1, 1, true, &nd));
+    VKML_RETURN_IF_ERROR(ir_node_set_ints(c->g, nd, IR_A_SHAPE, t.dims, t.rank));
+  } else if (strcmp(op, "Flatten") == 0) {
+    VKML_RETURN_IF_ERROR(onnx_emit(c, n, IR_OP_FLATTEN, &x, 1, 1, true, &nd));
+    VKML_RETURN_IF_ERROR(ir_node_set_int(c->g, nd, IR_A_AXIS, axes[0]));
+  } else {
+    bool sq = strcmp(op, "Squeeze") == 0;
+    VKML_RETURN_IF_ERROR(onnx_emit(c, n, sq ? IR_OP_SQUEEZE : IR_OP_UNSQUEEZE, &x, 1,
+                                   1, true, &nd));
+    VKML_RETURN_IF_ERROR(ir_node_set_ints(c->g, nd, IR_A_AXES, axes, n_axes));
+  }
+  return onnx_done(c, n, nd);
+}
+
+vkml_status onnx_convert_flatten(onnx_ctx *c, onnx_node *n) {
+  return onnx_convert_reshape(c, n);
+}
+vkml_status onnx_convert_squeeze(onnx_ctx *c, onnx_node *n) {
+  return onnx_convert_reshape(c, n);
+}
+vkml_status onnx_convert_unsqueeze(onnx_ctx *c, onnx_node *n) {
+  return onnx_convert_reshape(c, n);
+}
+
+/* ---- reductions ------------------------------------------------------------ */
+
+vkml_status onnx_convert_reduce(onnx_ctx *c, onnx_node *n) {
+  static const struct {
+    const char *name;
+    ir_op op;
+  } map[] = {{"ReduceMean", IR_OP_REDUCE_MEAN}, {"ReduceSum", IR_OP_REDUCE_SUM},
+             {"ReduceMax", IR_OP_REDUCE_MAX},   {"ReduceMin", IR_OP_REDUCE_MIN},
+             {"ReduceProd", IR_OP_REDUCE_PROD}};
+  ir_op op = IR_OP_REDUCE_MEAN;
+  for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
+    if (strcmp(map[i].name, n->op->name) == 0) op = map[i].op;
+  bool axes_input = op == IR_OP_REDUCE_SUM;
+  VKML_RETURN_IF_ERROR(onnx_check_arity(n, 1, axes_input && c->opset >= 13 ? 2 : 1));
+  int64_t *axes;
+  int cnt;
+  VKML_RETURN_IF_ERROR(axes_get(c, n, axes_input ? 13 : 18, &axes, &cnt));
+  int rank = n->in[0]->type.rank;
+  if (cnt > 0) VKML_RETURN_IF_ERROR(axes_norm(axes, cnt, rank));
+  if (cnt <= 0 && onnx_attr_i(n, "noop_with_empty_axes", 0) != 0)
+    return onnx_bind_sym(c, n, 0, n->in[0]);
+  ir_node *nd;
+  VKML_RETURN_IF_ERROR(onnx_emit_inputs(c, n, op, 1, &nd));
+  if (cnt > 0) VKML_RETURN_IF_ERROR(ir_node_set_ints(c->g, nd, IR_A_AXES, axes, cnt));
+  VKML_RETURN_IF_ERROR(ir_node_set_int(c->g, nd, IR_A_KEEPDIMS,
+                                       onnx_attr_i(n, "keepdims", 1) != 0));
+  return onnx_done(c, n, nd);
+}
+
+vkml_status onnx_convert_argminmax(onnx_ctx *c, onnx_node *n) {
+  VKML_RETURN_IF_ERROR(onnx_check_arity(n, 1, 1));
+  int64_t axis = 0;
+  VKML_RETURN_IF_ERROR(norm_axis(onnx_attr_i(n, "axis", 0), n->in[0]->type.rank, &axis));
+  ir_op op = strcmp(n->op->name, "ArgMax") == 0 ? IR_OP_ARGMAX : IR_OP_ARGMIN;
+  ir_node *nd;
+  VKML_RETURN_IF_ERROR(onnx_emit_inputs(c, n, op, 1, &nd));
+  VKML_RETURN_IF_ERROR(ir_node_set_int(c->g, nd, IR_A_AXIS, axis));
+  VKML_RETURN_IF_ERROR(ir_node_set_int(c->g, nd, IR_A_KEEPDIMS,
+                                       onnx_attr_i(n, "keepdims", 1) != 0));
+  VKML_RETURN_IF_ERROR(ir_node_set_int(c->g, nd, IR_A_SELECT_LAST_INDEX,
+                                       onnx_attr_i(n, "select_last_index", 0) != 0));
+  return onnx_done(c, n, nd);
+}
+
+/* ---- data movement ---------------------------------------------------------- */
+
+vkml_status onnx_convert_transpose(onnx_ctx *c, onnx_node *n) {
+  VKML_RETURN_IF_ERROR(onnx_check_arity(n, 1, 1));
+  const int64_t *perm;
+  int cnt = onnx_attr_ints(n, "perm", &perm);
+  ir_node *nd;
+  VKML_RETURN_IF_ERROR(onnx_emit_inputs(c, n, IR_OP_TRANSPOSE, 1, &nd));
+  if (cnt >= 0) VKML_RETURN_IF_ERROR(ir_node_set_ints(c->g, nd, IR_A_PERM, perm, cnt));
+  return onnx_done(c, n, nd);
+}
+
+vkml_status onnx_convert_concat(onnx_ctx *c, onnx_node *n) {
+  VKML_RETURN_IF_ERROR(onnx_check_arity(n, 1, -1));
+  if (!onnx_attr(n, "axis"))
+    return onnx_error(VKML_CODE_INVALID_GRAPH, "attribute 'axis' is missing");
+  int64_t axis = 0;
+  VKML_RETURN_IF_ERROR(norm_axis(onnx_attr_i(n, "axis", 0), n->in[0]->type.rank, &axis));
+  ir_node *nd;
+  VKML_RETURN_IF_ERROR(onnx_emit_inputs(c, n, IR_OP_CONCAT, n->n_in, &nd));
+  VKML_RETURN_IF_ERROR(ir_node_set_int(c->g, nd, IR_A_AXIS, axis));
+  return onnx_done(c, n, nd);
+}
+
+vkml_status onnx_convert_split(onnx_ctx *c, onnx_node *n) {
+  VKML_RETURN_IF_ERROR(onnx_check_arity(n, 1, c->opset >= 13 ? 2 : 1));
+  int n_out = onnx_n_outputs(n);
+  if (n_out < 1) return onnx_error(VKML_CODE_INVALID_GRAPH, "Split has no outputs");
+  int64_t axis = 0;
+  VKML_RETURN_IF_ERROR(norm_axis(onnx_attr_i(n, "axis", 0), n->in[0]->type.rank, &axis));
+  int64_t *split = NULL;
+  int cnt = -1;
+  if (c->opset >= 13) {
+    if (onnx_has_input(n, 1))
+      VKML_RETURN_IF_ERROR(onnx_param_ints(c, n, 1, "split", &split, &cnt));
+  } else {
+    const int64_t *a;
+    cnt = onnx_attr_ints(n, "split", &a);
+    split = (int64_t *)a;
+  }
+  if (cnt >= 0 && cnt != n_out)
+    return onnx_error(VKML_CODE_INVALID_GRAPH, "split has %d sizes for %d outputs",
+                      cnt, n_out);
+  ir_value *x;
+  VKML_RETURN_IF_ERROR(onnx_input(c, n, 0, &x));
+  ir_node *nd;
+  VKML_RETURN_IF_ERROR(onnx_emit(c, n, IR_OP_SPLIT, &x, 1, n_out, true, &nd));
+  VKML_RETURN_IF_ERROR(ir_node_set_int(c->g, nd, IR_A_AXIS, axis));
+  if (cnt > 0) VKML_RETURN_IF_ERROR(ir_node_set_ints(c->g, nd, IR_A_SPLIT, split, cnt));
+  return onnx_done(c, n, nd);
+}
+
+/* Slice parameters as attributes (before opset 10) or inputs 1..4. */
+static vkml_status slice_params(onnx_ctx *c, onnx_node *n, int64_t **starts,
+                                int64_t **ends, int64_t **axes, int64_t **steps,
+                                int *cnt) {
+  int n_axes = -1, n_steps = -1, n_ends;
+  *axes = *steps = NULL;
+  if (c->opset < 10) {
+    VKML_RETURN_IF_ERROR(onnx_check_arity(n, 1, 1));
+    const int64_t *s, *e, *a;
+    *cnt = onnx_attr_ints(n, "starts", &s);
+    n_ends = onnx_attr_ints(n, "ends", &e);
+    n_axes = onnx_attr_ints(n, "axes", &a);
+    if (*cnt < 0 || n_ends < 0)
+      return onnx_error(VKML_CODE_INVALID_GRAPH, "attributes 'starts' and 'ends' "
+                        "are required");
+    /* Copies: the lists are normalised in place later. */
+    size_t sz = sizeof(int64_t) * IR_MAX_RANK;
+    *starts = onnx_alloc(c, sz);
+    *ends = onnx_alloc(c, sz);
+    if (!*starts || !*ends) return onnx_oom();
+    if (*cnt > 0 && *cnt <= IR_MAX_RANK && n_ends == *cnt) {
+      memcpy(*starts, s, sizeof(int64_t) * (size_t)*cnt);
+      memcpy(*ends, e, sizeof(int64_t) * (size_t)*cnt);
+    }
+    if (n_axes >= 0 && n_axes <= IR_MAX_RANK) {
+      *axes = onnx_alloc(c, sz);
+      if (!*axes) return onnx_oom();
+      if (n_axes > 0) memcpy(*axes, a, sizeof(int64_t) * (size_t)n_axes);
+    }
+  } else {
+    VKML_RETURN_IF_ERROR(onnx_check_arity(n, 3, 5));
+    VKML_RETURN_IF_ERROR(onnx_param_ints(c, n, 1, "starts", starts, cnt));
+    VKML_RETURN_IF_ERROR(onnx_param_ints(c, n, 2, "ends", ends, &n_ends));
+    if (onnx_has_input(n, 3))
+      VKML_RETURN_IF_ERROR(onnx_param_ints(c, n, 3, "axes", axes, &n_axes));
+    if (onnx_has_input(n, 4))
+      VKML_RETURN_IF_ERROR(onnx_param_ints(c, n, 4, "steps", steps, &n_steps));
+  }
+  if (n_ends != *cnt || (n_axes >= 0 && n_axes != *cnt) ||
+      (n_steps >= 0 && n_steps != *cnt))
+    return onnx_error(VKML_CODE_INVALID_GRAPH,
+                      "starts, ends, axes and steps differ in length");
+  if (*cnt > IR_MAX_RANK)
+    return onnx_error(VKML_CODE_INVALID_GRAPH, "slice over %d axes", *cnt);
+  if (!*axes) {
+    *axes = onnx_alloc(c, sizeof **axes * IR_MAX_RANK);
+    if (!*axes) return onnx_oom();
+    for (int i = 0; i < *cnt; i++) (*axes)[i] = i;
+  }
+  if (!*steps) {
+    *steps = onnx_alloc(c, sizeof **steps * IR_MAX_RANK);
+    if (!*steps) return onnx_oom();
+    for (int i = 0; i < *cnt; i++) (*steps)[i] = 1;
+  }
+  return VKML_OK;
+}
+
+vkml_status onnx_slice_type(onnx_ctx *c, onnx_node *n, const ir_type *in,
+                            ir_type *out, int64_t *start, int64_t *step) {
+  int64_t *starts, *ends, *axes, *steps, count[IR_MAX_RANK];
+  int cnt;
+  VKML_RETURN_IF_ERROR(slice_params(c, n, &starts, &ends, &axes, &steps, &cnt));
+  VKML_RETURN_IF_ERROR(onnx_slice_resolve(in->rank, in->dims, starts, ends, axes,
+                                          steps, cnt, start, step, count));
+  *out = *in;
+  out->bounded = false;
+  for (int i = 0; i < in->rank; i++) out->dims[i] = count[i];
+  return VKML_OK;
+}
+
+vkml_status onnx_convert_slice(onnx_ctx *c, onnx_node *n) {
+  if (!onnx_has_input(n, 0))
+    return onnx_error(VKML_CODE_INVALID_GRAPH, "input 0 is missing");
+  int64_t *starts, *ends, *axes, *steps;
+  int cnt;
+  VKML_RETURN_IF_ERROR(slice_params(c, n, &starts, &ends, &axes, &steps, &cnt));
+  int rank = n->in[0]->type.rank;
+  for (int i = 0; i < cnt; i++) {
+    VKML_RETURN_IF_ERROR(norm_axis(axes[i], rank, &axes[i]));
+    if (steps[i] == 0)
+      return onnx_error(VKML_CODE_INVALID_GRAPH, "step 0 on axis %lld",
+                        (long long)axes[i]);
+  }
+  ir_node *nd;
+  VKML_RETURN_IF_ERROR(onnx_emit_inputs(c, n, IR_OP_SLICE, 1, &nd));
+  VKML_RETURN_IF_ERROR(ir_node_set_ints(c->g, nd, IR_A_STARTS, starts, cnt));
+  VKML_RETURN_IF_ERROR(ir_node_set_ints(c->g, nd, IR_A_ENDS, ends, cnt));
+  VKML_RETURN_IF_ERROR(ir_node_set_ints(c->g, nd, IR_A_AXES, axes, cnt));
+  VKML_RETURN_IF_ERROR(ir_node_set_ints(c->g, nd, IR_A_STEPS, steps, cnt));
+  return onnx_done(c, n, nd);
+}
+
+vkml_status onnx_convert_pad(onnx_ctx *c, onnx_node *n) {
+  int64_t *pads;
+  int cnt;
+  double value = 0;
+  if (c->opset < 11) {
+    VKML_RETURN_IF_ERROR(onnx_check_arity(n, 1, 1));
+    const int64_t *p;
+    cnt = onnx_attr_ints(n, "pads", &p);
+    if (cnt < 0)
+      return onnx_error(VKML_CODE_INVALID_GRAPH, "attribute 'pads' is missing");
+    pads = (int64_t *)p;
+    value = onnx_attr_f(n, "value", 0);
+  } else {
+    VKML_RETURN_IF_ERROR(onnx_check_arity(n, 2, 3));
+    VKML_RETURN_IF_ERROR(onnx_param_ints(c, n, 1, "pads", &pads, &cnt));
+    if (onnx_has_input(n, 2))
+      VKML_RETURN_IF_ERROR(onnx_param_scalar(c, n, 2, "constant_value", &value));
+  }
+  int rank = n->in[0]->type.rank;
+  if (cnt != 2 * rank)
+    return onnx_error(VKML_CODE_INVALID_GRAPH, "pads has %d values for rank %d",
+                      cnt, rank);
+  const char *mode = onnx_attr_s(c, n, "mode", "constant");
+  int m;
+  if (!ir_enum_from_name(IR_ENUM_PAD_MODE, mode, strlen(mode), &m))
+    return onnx_error(VKML_CODE_UNSUPPORTED, "Pad mode '%s'", mode);
+  ir_node *nd;
+  VKML_RETURN_IF_ERROR(onnx_emit_inputs(c, n, IR_OP_PAD, 1, &nd));
+  VKML_RETURN_IF_ERROR(ir_node_set_ints(c->g, nd, IR_A_PADS, pads, cnt));
+  VKML_RETURN_IF_ERROR(ir_node_set_enum(c->g, nd, IR_A_PAD_MODE, m));
+  VKML_RETURN_IF_ERROR(ir_node_set_float(c->g, nd, IR_A_VALUE, (float)value));
+  return onnx_done(c, n, nd);
+}
+
+/* Expand (shape) and Tile (repeats): one list parameter at input 1. */
+static vkml_status list_param_op(onnx_ctx *c, onnx_node *n, ir_op op,
+                                 const char *what, ir_attr_id id) {
+  VKML_RETURN_IF_ERROR(onnx_check_arity(n, 2, 2));
+  int64_t *v;
+  int cnt;
+  VKML_RETURN_IF_ERROR(onnx_param_ints(c, n, 1, what, &v, &cnt));
+  if (cnt > IR_MAX_RANK)
+    return onnx_error(VKML_CODE_UNSUPPORTED, "%s with %d values", what, cnt);
+  ir_node *nd;
+  VKML_RETURN_IF_ERROR(onnx_emit_inputs(c, n, op, 1, &nd));
+  VKML_RETURN_IF_ERROR(ir_node_set_ints(c->g, nd, id, v, cnt));
+  return onnx_done(c, n, nd);
+}
+
+vkml_status onnx_convert_expand(onnx_ctx *c, onnx_node *n) {
+  return list_param_op(c, n, IR_OP_EXPAND, "shape", IR_A_SHAPE);
+}
+
+vkml_status onnx_convert_tile(onnx_ctx *c, onnx_node *n) {
+  return list_param_op(c, n, IR_OP_TILE, "repeats", IR_A_REPEATS);
+}
+
+static vkml_status gather_op(onnx_ctx *c, onnx_node *n, ir_op op) {
+  VKML_RETURN_IF_ERROR(onnx_check_arity(n, 2, 2));
+  int64_t axis = 0;
+  VKML_RETURN_IF_ERROR(norm_axis(onnx_attr_i(n, "axis", 0), n->in[0]->type.rank, &axis));
+  ir_node *nd;
+  VKML_RETURN_IF_ERROR(onnx_emit_inputs(c, n, op, 2, &nd));
+  VKML_RETURN_IF_ERROR(ir_node_set_int(c->g, nd, IR_A_AXIS, axis));
+  return onnx_done(c, n, nd);
+}
+
+vkml_status onnx_convert_gather(onnx_ctx *c, onnx_node *n) {
+  return gather_op(c, n, IR_OP_GATHER);
+}
+
+vkml_status onnx_convert_gather_elements(onnx_ctx *c, onnx_node *n) {
+  return gather_op(c, n, IR_OP_GATHER_ELEMENTS);
+}

@@ -1,0 +1,635 @@
+#!/usr/bin/env python3
+"""Generates the small ONNX models the importer tests read
+(tests/frontend/test_onnx_*.c): valid models with inputs and expected
+outputs computed here with plain NumPy (NAME.onnx, NAME.in<K>.pb,
+NAME.out<K>.pb), and deliberately malformed ones (bad_*.onnx).
+
+usage: gen_models.py OUTDIR STAMPFILE
+"""
+import os
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto as T
+from onnx import helper as h
+from onnx import numpy_helper as nh
+
+OUT = sys.argv[1]
+STAMP = sys.argv[2]
+os.makedirs(OUT, exist_ok=True)
+rng = np.random.default_rng(20240611)
+
+
+def rand(*shape, lo=-2.0, hi=2.0):
+    """Random non-zero float32 values (|v| >= 0.1)."""
+    v = rng.uniform(lo, hi, size=shape).astype(np.float32)
+    v[np.abs(v) < 0.1] = 0.37
+    return v
+
+
+def vi(name, dtype, shape):
+    return h.make_tensor_value_info(name, dtype, shape)
+
+
+def init(name, arr):
+    return nh.from_array(np.asarray(arr), name)
+
+
+def model(nodes, inputs, outputs, inits=(), opset=13, value_info=()):
+    g = h.make_graph(list(nodes), "g", list(inputs), list(outputs), list(inits),
+                     value_info=list(value_info))
+    m = h.make_model(g, opset_imports=[h.make_opsetid("", opset)],
+                     producer_name="vkml-tests")
+    m.ir_version = 8
+    return m
+
+
+def path(name):
+    return os.path.join(OUT, name)
+
+
+def save(name, m):
+    with open(path(name + ".onnx"), "wb") as f:
+        f.write(m.SerializeToString())
+
+
+def save_raw(name, data):
+    with open(path(name + ".onnx"), "wb") as f:
+        f.write(data)
+
+
+def save_case(name, m, ins, outs):
+    save(name, m)
+    for i, a in enumerate(ins):
+        with open(path("%s.in%d.pb" % (name, i)), "wb") as f:
+            f.write(nh.from_array(np.asarray(a)).SerializeToString())
+    for i, a in enumerate(outs):
+        with open(path("%s.out%d.pb" % (name, i)), "wb") as f:
+            f.write(nh.from_array(np.asarray(a)).SerializeToString())
+
+
+# ---- NumPy references (independent of the code under test) ----------------
+
+def conv2d_ref(x, w, b, strides, pads, dil=(1, 1), group=1):
+    n, c, hh, ww = x.shape
+    m, cg, kh, kw = w.shape
+    pt, pl, pb, pr = pads
+    xp = np.pad(x, ((0, 0), (0, 0), (pt, pb), (pl, pr)))
+    oh = (hh + pt + pb - ((kh - 1) * dil[0] + 1)) // strides[0] + 1
+    ow = (ww + pl + pr - ((kw - 1) * dil[1] + 1)) // strides[1] + 1
+    y = np.zeros((n, m, oh, ow), np.float64)
+    mg = m // group
+    for b_ in range(n):
+        for o in range(m):
+            g = o // mg
+            for i in range(oh):
+                for j in range(ow):
+                    s = 0.0
+                    for ci in range(cg):
+                        for a in range(kh):
+                            for e in range(kw):
+                                s += xp[b_, g * cg + ci, i * strides[0] + a * dil[0],
+                                        j * strides[1] + e * dil[1]] * w[o, ci, a, e]
+                    y[b_, o, i, j] = s + (b[o] if b is not None else 0)
+    return y.astype(np.float32)
+
+
+def conv_transpose_ref(x, w, strides, pads, out_pad=(0, 0)):
+    n, c, hh, ww = x.shape
+    _, m, kh, kw = w.shape
+    fh = strides[0] * (hh - 1) + kh + out_pad[0]
+    fw = strides[1] * (ww - 1) + kw + out_pad[1]
+    full = np.zeros((n, m, fh, fw), np.float64)
+    for b_ in range(n):
+        for ci in range(c):
+            for i in range(hh):
+                for j in range(ww):
+                    full[b_, :, i * strides[0]:i * strides[0] + kh,
+                         j * strides[1]:j * strides[1] + kw] += x[b_, ci, i, j] * w[ci]
+    pt, pl, pb, pr = pads
+    return full[:, :, pt:fh - pb, pl:fw - pr].astype(np.float32)
+
+
+def pool_ref(x, k, s, pads, mode, ceil=False, include_pad=False):
+    n, c, hh, ww = x.shape
+    pt, pl, pb, pr = pads
+
+    def out(i, p0, p1, kk, ss):
+        v = (i + p0 + p1 - kk) / ss
+        o = int(np.ceil(v) if ceil else np.floor(v)) + 1
+        if ceil and (o - 1) * ss >= i + p0:
+            o -= 1
+        return o
+    oh, ow = out(hh, pt, pb, k[0], s[0]), out(ww, pl, pr, k[1], s[1])
+    y = np.zeros((n, c, oh, ow), np.float32)
+    for i in range(oh):
+        for j in range(ow):
+            h0, w0 = i * s[0] - pt, j * s[1] - pl
+            h1, w1 = h0 + k[0], w0 + k[1]
+            hc0, wc0, hc1, wc1 = max(h0, 0), max(w0, 0), min(h1, hh), min(w1, ww)
+            win = x[:, :, hc0:hc1, wc0:wc1]
+            if mode == "max":
+                y[:, :, i, j] = win.max(axis=(2, 3))
+            else:
+                if include_pad:
+                    cnt = (min(h1, hh + pb) - h0) * (min(w1, ww + pr) - w0)
+                else:
+                    cnt = (hc1 - hc0) * (wc1 - wc0)
+                y[:, :, i, j] = win.sum(axis=(2, 3)) / cnt
+    return y
+
+
+def softmax_ref(x, axis):
+    e = np.exp(x - x.max(axis=axis, keepdims=True))
+    return (e / e.sum(axis=axis, keepdims=True)).astype(np.float32)
+
+
+# ---- valid models ----------------------------------------------------------
+
+def gen_valid():
+    # Conv with auto_pad SAME_UPPER / SAME_LOWER: in 6, stride 2, kernel 3
+    # -> out 3, total padding 1 (upper puts it at the end, lower at the start).
+    x = rand(1, 2, 6, 6)
+    w = rand(3, 2, 3, 3)
+    b = rand(3)
+    for mode, pads in (("SAME_UPPER", (0, 0, 1, 1)), ("SAME_LOWER", (1, 1, 0, 0))):
+        m = model([h.make_node("Conv", ["x", "w", "b"], ["y"], name="conv",
+                               auto_pad=mode, strides=[2, 2])],
+                  [vi("x", T.FLOAT, [1, 2, 6, 6])], [vi("y", T.FLOAT, [1, 3, 3, 3])],
+                  [init("w", w), init("b", b)], opset=11)
+        save_case("conv_" + mode.lower(), m, [x], [conv2d_ref(x, w, b, (2, 2), pads)])
+
+    # 1-D Conv: x [1,2,7], kernel 3, pads [1,2], stride 2 -> [1,4,4].
+    x = rand(1, 2, 7)
+    w = rand(4, 2, 3)
+    y = conv2d_ref(x[:, :, None, :], w[:, :, None, :], None, (1, 2), (0, 1, 0, 2))[:, :, 0, :]
+    m = model([h.make_node("Conv", ["x", "w"], ["y"], pads=[1, 2], strides=[2])],
+              [vi("x", T.FLOAT, [1, 2, 7])], [vi("y", T.FLOAT, [1, 4, 4])],
+              [init("w", w)])
+    save_case("conv1d", m, [x], [y])
+
+    # ConvTranspose with output_shape: full output 7x7, wanted 6x6 -> total
+    # padding 1, put at the start (NOTSET).
+    x = rand(1, 2, 3, 3)
+    w = rand(2, 3, 3, 3)
+    m = model([h.make_node("ConvTranspose", ["x", "w"], ["y"], strides=[2, 2],
+                           output_shape=[6, 6])],
+              [vi("x", T.FLOAT, [1, 2, 3, 3])], [vi("y", T.FLOAT, [1, 3, 6, 6])],
+              [init("w", w)])
+    save_case("convtranspose_output_shape", m, [x],
+              [conv_transpose_ref(x, w, (2, 2), (1, 1, 0, 0))])
+
+    # Pools: MaxPool ceil_mode, AveragePool count_include_pad with pads.
+    x = rand(1, 2, 6, 6)
+    m = model([h.make_node("MaxPool", ["x"], ["y"], kernel_shape=[3, 3],
+                           strides=[2, 2], ceil_mode=1)],
+              [vi("x", T.FLOAT, [1, 2, 6, 6])], [vi("y", T.FLOAT, [1, 2, 3, 3])],
+              opset=12)
+    save_case("maxpool_ceil", m, [x], [pool_ref(x, (3, 3), (2, 2), (0, 0, 0, 0), "max", ceil=True)])
+    x = rand(1, 2, 5, 5)
+    m = model([h.make_node("AveragePool", ["x"], ["y"], kernel_shape=[3, 3],
+                           strides=[2, 2], pads=[1, 1, 1, 1], count_include_pad=1)],
+              [vi("x", T.FLOAT, [1, 2, 5, 5])], [vi("y", T.FLOAT, [1, 2, 3, 3])])
+    save_case("avgpool_include_pad", m, [x],
+              [pool_ref(x, (3, 3), (2, 2), (1, 1, 1, 1), "avg", include_pad=True)])
+
+    # Softmax before opset 13 normalises the input coerced to 2-D at axis.
+    x = rand(2, 3, 4)
+    m = model([h.make_node("Softmax", ["x"], ["y"], axis=1)],
+              [vi("x", T.FLOAT, [2, 3, 4])], [vi("y", T.FLOAT, [2, 3, 4])], opset=11)
+    save_case("softmax_opset11", m, [x], [softmax_ref(x.reshape(2, 12), 1).reshape(2, 3, 4)])
+    m = model([h.make_node("Softmax", ["x"], ["y"], axis=1)],
+              [vi("x", T.FLOAT, [2, 3, 4])], [vi("y", T.FLOAT, [2, 3, 4])], opset=13)
+    save_case("softmax_opset13", m, [x], [softmax_ref(x, 1)])
+
+    # Clip: attributes (opset 6) and inputs (opset 12).
+    x = rand(3, 4)
+    y = np.clip(x, -0.5, 0.75)
+    m = model([h.make_node("Clip", ["x"], ["y"], min=-0.5, max=0.75)],
+              [vi("x", T.FLOAT, [3, 4])], [vi("y", T.FLOAT, [3, 4])], opset=6)
+    save_case("clip_opset6", m, [x], [y])
+    m = model([h.make_node("Clip", ["x", "lo", "hi"], ["y"])],
+              [vi("x", T.FLOAT, [3, 4])], [vi("y", T.FLOAT, [3, 4])],
+              [init("lo", np.float32(-0.5)), init("hi", np.float32(0.75))], opset=12)
+    save_case("clip_opset12", m, [x], [y])
+
+    # ReduceSum: axes attribute (11), axes input (13), noop_with_empty_axes.
+    x = rand(2, 3, 4)
+    m = model([h.make_node("ReduceSum", ["x"], ["y"], axes=[1], keepdims=0)],
+              [vi("x", T.FLOAT, [2, 3, 4])], [vi("y", T.FLOAT, [2, 4])], opset=11)
+    save_case("reducesum_opset11", m, [x], [x.sum(axis=1)])
+    m = model([h.make_node("ReduceSum", ["x", "axes"], ["y"], keepdims=0)],
+              [vi("x", T.FLOAT, [2, 3, 4])], [vi("y", T.FLOAT, [2, 4])],
+              [init("axes", np.array([-2], np.int64))], opset=13)
+    save_case("reducesum_opset13", m, [x], [x.sum(axis=1)])
+    m = model([h.make_node("ReduceSum", ["x"], ["y"], noop_with_empty_axes=1)],
+              [vi("x", T.FLOAT, [2, 3, 4])], [vi("y", T.FLOAT, [2, 3, 4])], opset=13)
+    save_case("reducesum_noop", m, [x], [x])
+
+    # Squeeze / Unsqueeze axes: attributes (opset 11) and inputs (opset 13).
+    x = rand(2, 1, 3, 1)
+    m = model([h.make_node("Squeeze", ["x"], ["s"], axes=[1, -1]),
+               h.make_node("Unsqueeze", ["s"], ["y"], axes=[-1])],
+              [vi("x", T.FLOAT, [2, 1, 3, 1])], [vi("y", T.FLOAT, [2, 3, 1])], opset=11)
+    save_case("squeeze_opset11", m, [x], [x.reshape(2, 3, 1)])
+    m = model([h.make_node("Squeeze", ["x", "sq"], ["s"]),
+               h.make_node("Unsqueeze", ["s", "ax"], ["y"])],
+              [vi("x", T.FLOAT, [2, 1, 3, 1])], [vi("y", T.FLOAT, [2, 3, 1])],
+              [init("sq", np.array([1, -1], np.int64)), init("ax", np.array([-1], np.int64))],
+              opset=13)
+    save_case("squeeze_opset13", m, [x], [x.reshape(2, 3, 1)])
+
+    # Split with sizes as input (13) and attribute (11).
+    x = rand(2, 4)
+    for opset in (11, 13):
+        if opset == 13:
+            node = h.make_node("Split", ["x", "sp"], ["a", "b"], axis=1)
+            inits = [init("sp", np.array([1, 3], np.int64))]
+        else:
+            node = h.make_node("Split", ["x"], ["a", "b"], axis=1, split=[1, 3])
+            inits = []
+        m = model([node], [vi("x", T.FLOAT, [2, 4])],
+                  [vi("a", T.FLOAT, [2, 1]), vi("b", T.FLOAT, [2, 3])], inits, opset=opset)
+        save_case("split_opset%d" % opset, m, [x], [x[:, :1], x[:, 1:]])
+
+    # Slice: attributes (opset 9) and inputs with a negative step (13).
+    x = rand(4, 6)
+    m = model([h.make_node("Slice", ["x"], ["y"], starts=[1, 0], ends=[3, 100], axes=[0, 1])],
+              [vi("x", T.FLOAT, [4, 6])], [vi("y", T.FLOAT, [2, 6])], opset=9)
+    save_case("slice_opset9", m, [x], [x[1:3, :]])
+    m = model([h.make_node("Slice", ["x", "st", "en", "ax", "sp"], ["y"])],
+              [vi("x", T.FLOAT, [4, 6])], [vi("y", T.FLOAT, [4, 3])],
+              [init("st", np.array([-1], np.int64)), init("en", np.array([-100], np.int64)),
+               init("ax", np.array([-1], np.int64)), init("sp", np.array([-2], np.int64))],
+              opset=13)
+    save_case("slice_opset13", m, [x], [x[:, ::-2]])
+
+    # Resize-10 (nearest, asymmetric, floor) and Resize-13 with sizes.
+    x = rand(1, 1, 2, 3)
+    m = model([h.make_node("Resize", ["x", "sc"], ["y"], mode="nearest")],
+              [vi("x", T.FLOAT, [1, 1, 2, 3])], [vi("y", T.FLOAT, [1, 1, 4, 6])],
+              [init("sc", np.array([1, 1, 2, 2], np.float32))], opset=10)
+    save_case("resize_opset10", m, [x], [x.repeat(2, axis=2).repeat(2, axis=3)])
+    # sizes [1,1,3,5], asymmetric, nearest_mode floor: src = floor(dst * in/out)
+    ri = np.floor(np.arange(3) * 2 / 3).astype(int)
+    ci = np.floor(np.arange(5) * 3 / 5).astype(int)
+    m = model([h.make_node("Resize", ["x", "", "", "sz"], ["y"], mode="nearest",
+                           coordinate_transformation_mode="asymmetric", nearest_mode="floor")],
+              [vi("x", T.FLOAT, [1, 1, 2, 3])], [vi("y", T.FLOAT, [1, 1, 3, 5])],
+              [init("sz", np.array([1, 1, 3, 5], np.int64))], opset=13)
+    save_case("resize_sizes", m, [x], [x[:, :, ri][:, :, :, ci]])
+
+    # Shape computations on a dynamic input fold away with --input-shape:
+    # y = Relu(Reshape(x, [N, 3, H*W])) + ConstantOfShape(Shape(...)) ... plus
+    # a Range cast to float.
+    nodes = [
+        h.make_node("Shape", ["x"], ["s"]),
+        h.make_node("Gather", ["s", "i0"], ["n"], axis=0),
+        h.make_node("Gather", ["s", "i2"], ["hh"], axis=0),
+        h.make_node("Gather", ["s", "i3"], ["ww"], axis=0),
+        h.make_node("Mul", ["hh", "ww"], ["hw"]),
+        h.make_node("Unsqueeze", ["n", "ax0"], ["n1"]),
+        h.make_node("Unsqueeze", ["hw", "ax0"], ["hw1"]),
+        h.make_node("Concat", ["n1", "c3", "hw1"], ["shape"], axis=0),
+        h.make_node("Reshape", ["x", "shape"], ["r"]),
+        h.make_node("Relu", ["r"], ["rr"]),
+        h.make_node("Range", ["zero", "hw", "one"], ["rng"]),
+        h.make_node("Cast", ["rng"], ["rngf"], to=T.FLOAT),
+        h.make_node("Add", ["rr", "rngf"], ["y"]),
+    ]
+    inits = [init("i0", np.array(0, np.int64)), init("i2", np.array(2, np.int64)),
+             init("i3", np.array(3, np.int64)), init("ax0", np.array([0], np.int64)),
+             init("c3", np.array([3], np.int64)), init("zero", np.array(0, np.int64)),
+             init("one", np.array(1, np.int64))]
+    m = model(nodes, [vi("x", T.FLOAT, ["N", 3, "H", "W"])],
+              [vi("y", T.FLOAT, ["N", 3, "HW"])], inits)
+    x = rand(2, 3, 4, 5)
+    save_case("shape_fold", m, [x],
+              [np.maximum(x.reshape(2, 3, 20), 0) + np.arange(20, dtype=np.float32)])
+
+    # Nodes out of topological order.
+    x = rand(2, 3)
+    m = model([h.make_node("Neg", ["t"], ["y"]), h.make_node("Exp", ["x"], ["t"])],
+              [vi("x", T.FLOAT, [2, 3])], [vi("y", T.FLOAT, [2, 3])])
+    save_case("unsorted", m, [x], [-np.exp(x)])
+
+    # Constant node forms.
+    x = rand(2, 3)
+    m = model([h.make_node("Constant", [], ["c1"], value_float=1.5),
+               h.make_node("Constant", [], ["c2"], value_ints=[3, 2]),
+               h.make_node("Constant", [], ["c3"],
+                           value=nh.from_array(np.array([1, 2, 3], np.float32))),
+               h.make_node("Mul", ["x", "c1"], ["t"]),
+               h.make_node("Add", ["t", "c3"], ["u"]),
+               h.make_node("Reshape", ["u", "c2"], ["y"])],
+              [vi("x", T.FLOAT, [2, 3])], [vi("y", T.FLOAT, [3, 2])], opset=13)
+    save_case("constants", m, [x], [(x * 1.5 + np.array([1, 2, 3], np.float32)).reshape(3, 2)])
+
+    # Identity elided, Dropout mask all true.
+    x = rand(2, 3)
+    m = model([h.make_node("Identity", ["x"], ["i"]),
+               h.make_node("Dropout", ["i"], ["y", "mask"])],
+              [vi("x", T.FLOAT, [2, 3])],
+              [vi("y", T.FLOAT, [2, 3]), vi("mask", T.BOOL, [2, 3])], opset=13)
+    save_case("identity_dropout", m, [x], [x, np.ones((2, 3), bool)])
+
+    # Gemm with transB, alpha, beta and a broadcast C.
+    a = rand(3, 4)
+    bm = rand(5, 4)
+    cv = rand(5)
+    m = model([h.make_node("Gemm", ["a", "b", "c"], ["y"], transB=1, alpha=0.5, beta=2.0)],
+              [vi("a", T.FLOAT, [3, 4])], [vi("y", T.FLOAT, [3, 5])],
+              [init("b", bm), init("c", cv)])
+    save_case("gemm", m, [a], [(0.5 * a.astype(np.float64) @ bm.T + 2 * cv).astype(np.float32)])
+
+    # BatchNormalization (inference).
+    x = rand(2, 3, 2, 2)
+    sc, bi, mu = rand(3), rand(3), rand(3)
+    var = rand(3, lo=0.5, hi=2.0)
+    y = (x - mu[None, :, None, None]) / np.sqrt(var[None, :, None, None] + 1e-5) \
+        * sc[None, :, None, None] + bi[None, :, None, None]
+    m = model([h.make_node("BatchNormalization", ["x", "s", "b", "m", "v"], ["y"])],
+              [vi("x", T.FLOAT, [2, 3, 2, 2])], [vi("y", T.FLOAT, [2, 3, 2, 2])],
+              [init("s", sc), init("b", bi), init("m", mu), init("v", var)], opset=15)
+    save_case("batchnorm", m, [x], [y.astype(np.float32)])
+
+    # LayerNormalization with its Mean and InvStdDev outputs.
+    x = rand(2, 3, 4)
+    sc, bi = rand(4), rand(4)
+    mean = x.astype(np.float64).mean(axis=-1, keepdims=True)
+    var = ((x - mean) ** 2).mean(axis=-1, keepdims=True)
+    inv = 1 / np.sqrt(var + 1e-5)
+    m = model([h.make_node("LayerNormalization", ["x", "s", "b"], ["y", "mean", "inv"])],
+              [vi("x", T.FLOAT, [2, 3, 4])],
+              [vi("y", T.FLOAT, [2, 3, 4]), vi("mean", T.FLOAT, [2, 3, 1]),
+               vi("inv", T.FLOAT, [2, 3, 1])],
+              [init("s", sc), init("b", bi)], opset=17)
+    save_case("layernorm", m, [x], [((x - mean) * inv * sc + bi).astype(np.float32),
+                                    mean.astype(np.float32), inv.astype(np.float32)])
+
+    # TopK with a K computed at run time: bounded outputs.
+    x = rand(3, 5)
+    k = np.array([2], np.int64)
+    idx = np.argsort(-x, axis=1, kind="stable")[:, :2]
+    m = model([h.make_node("TopK", ["x", "k"], ["v", "i"])],
+              [vi("x", T.FLOAT, [3, 5]), vi("k", T.INT64, [1])],
+              [vi("v", T.FLOAT, [3, None]), vi("i", T.INT64, [3, None])], opset=11)
+    save_case("topk_runtime_k", m, [x, k], [np.take_along_axis(x, idx, 1), idx])
+
+    # A large initializer goes to the blob (64-byte aligned), small ones inline.
+    x = rand(3, 40)
+    w = rand(40, 40)
+    b = rand(40)
+    m = model([h.make_node("MatMul", ["x", "w"], ["t"]), h.make_node("Add", ["t", "b"], ["y"])],
+              [vi("x", T.FLOAT, [3, 40])], [vi("y", T.FLOAT, [3, 40])],
+              [init("w", w), init("b", b)])
+    save_case("blob", m, [x], [(x.astype(np.float64) @ w + b).astype(np.float32)])
+
+    # A graph input frozen through the options (Reshape's shape).
+    x = rand(2, 6)
+    m = model([h.make_node("Reshape", ["x", "shape"], ["y"])],
+              [vi("x", T.FLOAT, [2, 6]), vi("shape", T.INT64, [3])],
+              [vi("y", T.FLOAT, [3, 2, 2])])
+    save_case("frozen_shape", m, [x, np.array([3, -1, 2], np.int64)], [x.reshape(3, 2, 2)])
+
+    # Reshape's shape computed at run time: an error naming the node.
+    save("reshape_runtime_shape", m)
+
+    gen_cnn()
+
+
+def gen_cnn():
+    """A small CNN as PyTorch exports it with dynamic batch and spatial
+    axes: Conv+BN+Relu, MaxPool, Conv+Relu, GlobalAveragePool, a flatten
+    written as Shape/Gather/Unsqueeze/Concat/Reshape, Gemm, Softmax."""
+    w1, b1 = rand(4, 3, 3, 3, lo=-0.5, hi=0.5), rand(4)
+    sc, bi, mu = rand(4), rand(4), rand(4)
+    var = rand(4, lo=0.5, hi=2.0)
+    w2, b2 = rand(6, 4, 3, 3, lo=-0.5, hi=0.5), rand(6)
+    wf, bf = rand(5, 6), rand(5)
+    nodes = [
+        h.make_node("Conv", ["x", "w1", "b1"], ["c1"], name="/conv1/Conv", pads=[1, 1, 1, 1]),
+        h.make_node("BatchNormalization", ["c1", "sc", "bi", "mu", "var"], ["n1"],
+                    name="/bn1/BatchNormalization"),
+        h.make_node("Relu", ["n1"], ["r1"], name="/relu/Relu"),
+        h.make_node("MaxPool", ["r1"], ["p1"], name="/pool/MaxPool", kernel_shape=[2, 2],
+                    strides=[2, 2]),
+        h.make_node("Conv", ["p1", "w2", "b2"], ["c2"], name="/conv2/Conv",
+                    auto_pad="SAME_UPPER"),
+        h.make_node("Relu", ["c2"], ["r2"], name="/relu_1/Relu"),
+        h.make_node("GlobalAveragePool", ["r2"], ["g"], name="/gap/GlobalAveragePool"),
+        h.make_node("Shape", ["g"], ["gs"], name="/Shape"),
+        h.make_node("Gather", ["gs", "zero"], ["bn"], name="/Gather", axis=0),
+        h.make_node("Unsqueeze", ["bn", "ax0"], ["bn1"], name="/Unsqueeze"),
+        h.make_node("Concat", ["bn1", "minus1"], ["fshape"], name="/Concat", axis=0),
+        h.make_node("Reshape", ["g", "fshape"], ["f"], name="/Reshape"),
+        h.make_node("Gemm", ["f", "wf", "bf"], ["logits"], name="/fc/Gemm", transB=1),
+        h.make_node("Softmax", ["logits"], ["prob"], name="/Softmax", axis=1),
+    ]
+    inits = [init("w1", w1), init("b1", b1), init("sc", sc), init("bi", bi), init("mu", mu),
+             init("var", var), init("w2", w2), init("b2", b2), init("wf", wf), init("bf", bf),
+             init("zero", np.array(0, np.int64)), init("ax0", np.array([0], np.int64)),
+             init("minus1", np.array([-1], np.int64))]
+    m = model(nodes, [vi("x", T.FLOAT, ["batch", 3, "height", "width"])],
+              [vi("prob", T.FLOAT, ["batch", 5])], inits, opset=13)
+    x = rand(2, 3, 8, 6)
+    y = conv2d_ref(x, w1, b1, (1, 1), (1, 1, 1, 1))
+    y = (y - mu[None, :, None, None]) / np.sqrt(var[None, :, None, None] + 1e-5) \
+        * sc[None, :, None, None] + bi[None, :, None, None]
+    y = np.maximum(y, 0).astype(np.float32)
+    y = pool_ref(y, (2, 2), (2, 2), (0, 0, 0, 0), "max")
+    y = np.maximum(conv2d_ref(y, w2, b2, (1, 1), (1, 1, 1, 1)), 0)
+    f = y.mean(axis=(2, 3))
+    logits = f.astype(np.float64) @ wf.T + bf
+    save_case("cnn_dynamic", m, [x], [softmax_ref(logits, 1)])
+
+
+def gen_external():
+    """Initializers in external files, good and bad."""
+    x = rand(2, 3)
+    w = rand(2, 3)
+
+    def ext_model(location, offset, length):
+        t = nh.from_array(w, "w")
+        t.ClearField("raw_data")
+        t.data_location = T.EXTERNAL
+        for k, v in (("location", location), ("offset", offset), ("length", length)):
+            if v is not None:
+                e = t.external_data.add()
+                e.key, e.value = k, str(v)
+        return model([h.make_node("Add", ["x", "w"], ["y"])],
+                     [vi("x", T.FLOAT, [2, 3])], [vi("y", T.FLOAT, [2, 3])], [t])
+
+    for name, loc, off, length, write in (
+            ("ext_ok", "weights.bin", 128, 24, True),
+            ("ext_escape", "../weights.bin", 0, 24, False),
+            ("ext_absolute", "/etc/passwd", 0, 24, False),
+            ("ext_missing", "nothere.bin", 0, 24, False),
+            ("ext_short", "weights.bin", 4096, 24, True),
+            ("ext_length", "weights.bin", 128, 20, True)):
+        d = path(name)
+        os.makedirs(d, exist_ok=True)
+        with open(os.path.join(d, "model.onnx"), "wb") as f:
+            f.write(ext_model(loc, off, length).SerializeToString())
+        if write:
+            with open(os.path.join(d, "weights.bin"), "wb") as f:
+                f.write(bytes(range(128)) + w.tobytes() + b"tail")
+    # Something a path escaping the directory could reach.
+    with open(path("weights.bin"), "wb") as f:
+        f.write(w.tobytes())
+    with open(path("ext_ok.in0.pb"), "wb") as f:
+        f.write(nh.from_array(x).SerializeToString())
+    with open(path("ext_ok.out0.pb"), "wb") as f:
+        f.write(nh.from_array(x + w).SerializeToString())
+
+
+# ---- malformed models --------------------------------------------------------
+
+def simple(nodes=None, inputs=None, outputs=None, inits=(), opset=13):
+    nodes = nodes if nodes is not None else [h.make_node("Relu", ["x"], ["y"], name="r")]
+    inputs = inputs if inputs is not None else [vi("x", T.FLOAT, [2, 3])]
+    outputs = outputs if outputs is not None else [vi("y", T.FLOAT, [2, 3])]
+    return model(nodes, inputs, outputs, inits, opset)
+
+
+def gen_bad():
+    good = simple().SerializeToString()
+    save_raw("bad_empty", b"")
+    save_raw("bad_garbage", bytes(rng.integers(0, 256, 200, dtype=np.uint8)) + b"\xff" * 16)
+    save_raw("bad_truncated", good[:len(good) - 7])
+    save_raw("bad_wiretype", b"\x0f\x01\x02")  # field 1, wire type 7
+    m = simple()
+    m.ClearField("graph")
+    save("bad_no_graph", m)
+    m = simple()
+    del m.opset_import[:]
+    save("bad_no_opset", m)
+    save("bad_opset18", simple(opset=18))
+    save("bad_unsupported", simple(nodes=[
+        h.make_node("LSTM", ["x"], ["a"], name="lstm_1"),
+        h.make_node("Relu", ["a"], ["b"], name="r"),
+        h.make_node("Einsum", ["b"], ["c"], name="e2", equation="ij->ij"),
+        h.make_node("LSTM", ["c"], ["y"], name="lstm_2")]))
+    save("bad_domain", simple(nodes=[h.make_node("Foo", ["x"], ["y"], name="f",
+                                                 domain="com.example")]))
+    t = nh.from_array(rand(4), "w")
+    t.raw_data = t.raw_data[:12]
+    save("bad_raw_size", simple(nodes=[h.make_node("Add", ["x", "w"], ["y"], name="a")],
+                                inputs=[vi("x", T.FLOAT, [4])], outputs=[vi("y", T.FLOAT, [4])],
+                                inits=[t]))
+    t = onnx.TensorProto(name="w", data_type=T.FLOAT, dims=[4], float_data=[1, 2, 3])
+    save("bad_float_count", simple(nodes=[h.make_node("Add", ["x", "w"], ["y"], name="a")],
+                                   inputs=[vi("x", T.FLOAT, [4])],
+                                   outputs=[vi("y", T.FLOAT, [4])], inits=[t]))
+    t = onnx.TensorProto(name="w", data_type=T.FLOAT, dims=[4])
+    save("bad_no_data", simple(nodes=[h.make_node("Add", ["x", "w"], ["y"], name="a")],
+                               inputs=[vi("x", T.FLOAT, [4])],
+                               outputs=[vi("y", T.FLOAT, [4])], inits=[t]))
+    t = nh.from_array(np.ones(4, np.float64), "w")
+    save("bad_double_init", simple(nodes=[h.make_node("Add", ["x", "w"], ["y"], name="a")],
+                                   inputs=[vi("x", T.FLOAT, [4])],
+                                   outputs=[vi("y", T.FLOAT, [4])], inits=[t]))
+    t = onnx.TensorProto(name="w", data_type=T.FLOAT, dims=[-4], float_data=[1, 2, 3, 4])
+    save("bad_negative_dim", simple(nodes=[h.make_node("Add", ["x", "w"], ["y"], name="a")],
+                                    inputs=[vi("x", T.FLOAT, [4])],
+                                    outputs=[vi("y", T.FLOAT, [4])], inits=[t]))
+    save("bad_dangling", simple(nodes=[h.make_node("Add", ["x", "nope"], ["y"], name="a")]))
+    save("bad_cycle", simple(nodes=[h.make_node("Add", ["x", "b"], ["a"], name="n1"),
+                                    h.make_node("Relu", ["a"], ["b"], name="n2"),
+                                    h.make_node("Relu", ["a"], ["y"], name="n3")]))
+    save("bad_duplicate_output", simple(nodes=[h.make_node("Relu", ["x"], ["y"], name="r1"),
+                                               h.make_node("Neg", ["x"], ["y"], name="r2")]))
+    save("bad_missing_output", simple(outputs=[vi("zz", T.FLOAT, [2, 3])]))
+    save("bad_type_mismatch", simple(
+        nodes=[h.make_node("Add", ["x", "k"], ["y"], name="a1")],
+        inputs=[vi("x", T.FLOAT, [2, 3]), vi("k", T.INT64, [2, 3])]))
+    save("bad_declared_dtype", simple(outputs=[vi("y", T.INT32, [2, 3])]))
+    save("bad_declared_shape", simple(outputs=[vi("y", T.FLOAT, [3, 2])]))
+    save("bad_reshape_two_minus1", simple(
+        nodes=[h.make_node("Reshape", ["x", "s"], ["y"], name="rs")],
+        outputs=[vi("y", T.FLOAT, None)], inits=[init("s", np.array([-1, -1], np.int64))]))
+    save("bad_conv_rank", simple(
+        nodes=[h.make_node("Conv", ["x", "w"], ["y"], name="c")],
+        inputs=[vi("x", T.FLOAT, [1, 2, 5, 5])], outputs=[vi("y", T.FLOAT, None)],
+        inits=[init("w", rand(3, 2, 3))]))
+    save("bad_kernel_shape", simple(
+        nodes=[h.make_node("Conv", ["x", "w"], ["y"], name="c", kernel_shape=[5, 5])],
+        inputs=[vi("x", T.FLOAT, [1, 2, 5, 5])], outputs=[vi("y", T.FLOAT, None)],
+        inits=[init("w", rand(3, 2, 3, 3))]))
+    save("bad_attr_type", simple(
+        nodes=[h.make_node("Concat", ["x", "x"], ["y"], name="cc", axis=1.5)],
+        outputs=[vi("y", T.FLOAT, None)]))
+    save("bad_cast_double", simple(
+        nodes=[h.make_node("Cast", ["x"], ["y"], name="cst", to=T.DOUBLE)],
+        outputs=[vi("y", T.FLOAT, None)]))
+    save("bad_auto_pad", simple(
+        nodes=[h.make_node("MaxPool", ["x"], ["y"], name="mp", kernel_shape=[2, 2],
+                           auto_pad="SAME_MIDDLE")],
+        inputs=[vi("x", T.FLOAT, [1, 2, 4, 4])], outputs=[vi("y", T.FLOAT, None)]))
+    save("bad_no_shape", simple(inputs=[h.make_tensor_value_info("x", T.FLOAT, None)]))
+    save("bad_symbolic", simple(inputs=[vi("x", T.FLOAT, ["N", 3])]))
+    save("bad_gather_index", simple(
+        nodes=[h.make_node("Gather", ["d", "i"], ["g"], name="ga"),
+               h.make_node("Reshape", ["x", "g"], ["y"], name="rs")],
+        inits=[init("d", np.array([2, 3], np.int64)), init("i", np.array([0, 5], np.int64))]))
+    save("bad_slice_step", simple(
+        nodes=[h.make_node("Slice", ["x", "s", "e", "a", "st"], ["y"], name="sl")],
+        outputs=[vi("y", T.FLOAT, None)],
+        inits=[init("s", np.array([0], np.int64)), init("e", np.array([1], np.int64)),
+               init("a", np.array([0], np.int64)), init("st", np.array([0], np.int64))]))
+    save("bad_split_count", simple(
+        nodes=[h.make_node("Split", ["x", "sp"], ["a", "b", "c"], name="spl", axis=1)],
+        outputs=[vi("a", T.FLOAT, None)], inits=[init("sp", np.array([1, 2], np.int64))]))
+    save("bad_pad_mode", simple(
+        nodes=[h.make_node("Pad", ["x", "p"], ["y"], name="pd", mode="circular")],
+        outputs=[vi("y", T.FLOAT, None)], inits=[init("p", np.array([0, 1, 0, 1], np.int64))]))
+    cst = h.make_node("Constant", [], ["k"], name="kk", value_float=1.0)
+    cst.attribute.extend([h.make_attribute("value_int", 3)])
+    save("bad_constant_attrs", simple(nodes=[cst, h.make_node("Add", ["x", "k"], ["y"], name="a")]))
+    save("bad_div_zero", simple(
+        nodes=[h.make_node("Div", ["p", "q"], ["r"], name="dz"),
+               h.make_node("Reshape", ["x", "r"], ["y"], name="rs")],
+        inits=[init("p", np.array([2, 3], np.int64)), init("q", np.array([1, 0], np.int64))]))
+    save("bad_duplicate_init", simple(
+        nodes=[h.make_node("Add", ["x", "w"], ["y"], name="a")],
+        inits=[init("w", rand(2, 3)), init("w", rand(2, 3))]))
+    save("bad_no_outputs", simple(outputs=[]))
+    save("bad_arity", simple(
+        nodes=[h.make_node("Conv", ["x"], ["y"], name="c1")],
+        inputs=[vi("x", T.FLOAT, [1, 2, 5, 5])], outputs=[vi("y", T.FLOAT, None)]))
+    seq = h.make_tensor_sequence_value_info("x", T.FLOAT, [2, 3])
+    save("bad_sequence_input", simple(inputs=[seq]))
+    save("bad_conv3d", simple(
+        nodes=[h.make_node("Conv", ["x", "w"], ["y"], name="c3")],
+        inputs=[vi("x", T.FLOAT, [1, 2, 4, 4, 4])], outputs=[vi("y", T.FLOAT, None)],
+        inits=[init("w", rand(3, 2, 1, 1, 1))]))
+    save("bad_bn_training", simple(
+        nodes=[h.make_node("BatchNormalization", ["x", "s", "b", "m", "v"], ["y"], name="bn",
+                           training_mode=1)],
+        inputs=[vi("x", T.FLOAT, [2, 3])], outputs=[vi("y", T.FLOAT, None)],
+        inits=[init(n, rand(3, lo=0.5, hi=1.0)) for n in "sbmv"]))
+    save("bad_huge_constant", simple(
+        nodes=[h.make_node("ConstantOfShape", ["sh"], ["k"], name="cos"),
+               h.make_node("Add", ["x", "k"], ["y"], name="a")],
+        inits=[init("sh", np.array([1 << 21, 1 << 21], np.int64))]))
+    save("bad_empty_input", simple(
+        nodes=[h.make_node("Gather", ["d", ""], ["g"], name="ge"),
+               h.make_node("Reshape", ["x", "g"], ["y"], name="rs")],
+        inits=[init("d", np.array([2, 3], np.int64))]))
+    # Messages nested deeper than the importer accepts: graph attributes of
+    # graph attributes of ...
+    leaf = h.make_graph([], "leaf", [], [])
+    inner = leaf
+    for i in range(70):
+        node = h.make_node("If", ["c"], ["o"], then_branch=inner, else_branch=leaf)
+        inner = h.make_graph([node], "g%d" % i, [], [])
+    save("bad_deep", simple(nodes=[h.make_node("If", ["x"], ["y"], name="if0",
+                                               then_branch=inner, else_branch=leaf)]))
+
+
+gen_valid()
+gen_external()
+gen_bad()
+with open(STAMP, "w") as f:
+    f.write("ok\n")
