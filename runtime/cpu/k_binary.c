@@ -8,7 +8,7 @@
 
 #include "cpu_kernels.h"
 #include "ir/params.h"
-#include "k_index.h"
+#include "k_util.h"
 
 /* Wrapping int64 arithmetic: signed overflow is undefined in C. */
 static int64_t wrap_add(int64_t a, int64_t b) { return (int64_t)((uint64_t)a + (uint64_t)b); }

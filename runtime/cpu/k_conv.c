@@ -6,27 +6,7 @@
 
 #include "cpu_kernels.h"
 #include "ir/params.h"
-
-/* Prefixes a status from an attribute decoder with the node's description. */
-static vkml_status at_node(const ir_node *n, vkml_status s) {
-  if (!s) return s;
-  char where[256];
-  ir_node_describe(n, where, sizeof where);
-  return vkml_status_annotate(s, "%s", where);
-}
-
-static double *load_doubles(const rt_tensor *t) {
-  int64_t n = rt_tensor_numel(t);
-  double *d = malloc((size_t)(n > 0 ? n : 1) * sizeof *d);
-  if (!d) return NULL;
-  if (t->dtype == IR_F32) {
-    const float *p = t->data;
-    for (int64_t i = 0; i < n; i++) d[i] = p[i];
-  } else {
-    for (int64_t i = 0; i < n; i++) d[i] = rt_load_f(t, i);
-  }
-  return d;
-}
+#include "k_util.h"
 
 /* The outputs o in [*lo, *hi) of 0..count-1 whose position o*s + off lies in
  * [0, n): the taps that read real data, so inner loops need no bounds test. */
@@ -70,41 +50,40 @@ static vkml_status check_tensors(const rt_cpu_args *a, int64_t m_out) {
   return VKML_OK;
 }
 
-static vkml_status check_out(const ir_node *n, const rt_tensor *y,
-                             const int64_t want[4]) {
-  for (int i = 0; i < 4; i++)
-    if (y->dims[i] != want[i])
-      return rt_cpu_error(n, VKML_CODE_INVALID_ARGUMENT,
-                          "output has shape [%lld,%lld,%lld,%lld], expected "
-                          "[%lld,%lld,%lld,%lld]",
-                          (long long)y->dims[0], (long long)y->dims[1],
-                          (long long)y->dims[2], (long long)y->dims[3],
-                          (long long)want[0], (long long)want[1],
-                          (long long)want[2], (long long)want[3]);
-  return VKML_OK;
+/* The weight's type and the decoded attributes, common to both kernels. */
+static vkml_status conv_params(const rt_cpu_args *a, ir_type *wt, ir_conv_params *p) {
+  if (a->n_in < 2)
+    return rt_cpu_error(a->node, VKML_CODE_INVALID_ARGUMENT, "expects 2 or 3 inputs");
+  *wt = rt_tensor_type(a->in[1]);
+  return rt_cpu_at_node(a->node, ir_conv_params_get(a->node, wt, p));
 }
 
-/* Loads x, w and the optional bias as doubles; frees what it got on failure. */
-static vkml_status load_all(const rt_cpu_args *a, double **x, double **w,
-                            double **b) {
-  *x = load_doubles(a->in[0]);
-  *w = load_doubles(a->in[1]);
-  *b = a->n_in > 2 ? load_doubles(a->in[2]) : NULL;
-  if (!*x || !*w || (a->n_in > 2 && !*b)) {
-    free(*x);
-    free(*w);
-    free(*b);
+/* Loads x, w and the optional bias as doubles and allocates an accumulator
+ * of `plane` doubles; frees what it got on failure. */
+static vkml_status load_all(const rt_cpu_args *a, int64_t plane, double **x, double **w,
+                            double **b, double **acc) {
+  *x = rt_cpu_load_doubles(a->in[0]);
+  *w = rt_cpu_load_doubles(a->in[1]);
+  *b = a->n_in > 2 ? rt_cpu_load_doubles(a->in[2]) : NULL;
+  *acc = malloc((size_t)(plane > 0 ? plane : 1) * sizeof **acc);
+  if (!*x || !*w || (a->n_in > 2 && !*b) || !*acc) {
+    free(*x), free(*w), free(*b), free(*acc);
     return rt_cpu_error(a->node, VKML_CODE_OUT_OF_MEMORY, "out of host memory");
   }
   return VKML_OK;
 }
 
+/* Writes one accumulated output plane through the fused activation. */
+static void store_plane(rt_tensor *y, int64_t base, const double *acc, int64_t plane,
+                        const ir_act_params *act) {
+  for (int64_t i = 0; i < plane; i++) rt_store_f(y, base + i, ir_act_apply(act, acc[i]));
+}
+
 vkml_status rt_cpu_conv2d(const rt_cpu_args *a) {
   const ir_node *n = a->node;
-  if (a->n_in < 2) return rt_cpu_error(n, VKML_CODE_INVALID_ARGUMENT, "expects 2 or 3 inputs");
-  ir_type wt = rt_tensor_type(a->in[1]);
+  ir_type wt;
   ir_conv_params p;
-  VKML_RETURN_IF_ERROR(at_node(n, ir_conv_params_get(n, &wt, &p)));
+  VKML_RETURN_IF_ERROR(conv_params(a, &wt, &p));
   VKML_RETURN_IF_ERROR(check_tensors(a, wt.dims[0]));
   const int64_t *xd = a->in[0]->dims;
   int64_t N = xd[0], C = xd[1], H = xd[2], W = xd[3];
@@ -123,16 +102,11 @@ vkml_status rt_cpu_conv2d(const rt_cpu_args *a) {
   if (ph < eh || pw < ew)
     return rt_cpu_error(n, VKML_CODE_INVALID_ARGUMENT, "kernel larger than padded input");
   int64_t want[4] = {N, M, (ph - eh) / sh + 1, (pw - ew) / sw + 1};
-  VKML_RETURN_IF_ERROR(check_out(n, a->out[0], want));
+  VKML_RETURN_IF_ERROR(rt_cpu_check_out_dims(n, a->out[0], 4, want));
   int64_t OH = want[2], OW = want[3], Mg = M / G;
 
-  double *x, *w, *b;
-  VKML_RETURN_IF_ERROR(load_all(a, &x, &w, &b));
-  double *acc = malloc((size_t)(OH * OW > 0 ? OH * OW : 1) * sizeof *acc);
-  if (!acc) {
-    free(x), free(w), free(b);
-    return rt_cpu_error(n, VKML_CODE_OUT_OF_MEMORY, "out of host memory");
-  }
+  double *x, *w, *b, *acc;
+  VKML_RETURN_IF_ERROR(load_all(a, OH * OW, &x, &w, &b, &acc));
   rt_tensor *y = a->out[0];
   for (int64_t in = 0; in < N; in++) {
     for (int64_t m = 0; m < M; m++) {
@@ -156,9 +130,7 @@ vkml_status rt_cpu_conv2d(const rt_cpu_args *a) {
           }
         }
       }
-      int64_t base = (in * M + m) * OH * OW;
-      for (int64_t i = 0; i < OH * OW; i++)
-        rt_store_f(y, base + i, ir_act_apply(&p.act, acc[i]));
+      store_plane(y, (in * M + m) * OH * OW, acc, OH * OW, &p.act);
     }
   }
   free(acc), free(x), free(w), free(b);
@@ -169,10 +141,9 @@ vkml_status rt_cpu_conv2d(const rt_cpu_args *a) {
  * (i*s - pad + k*d) of the output, the transpose of conv2d's gather. */
 vkml_status rt_cpu_conv_transpose2d(const rt_cpu_args *a) {
   const ir_node *n = a->node;
-  if (a->n_in < 2) return rt_cpu_error(n, VKML_CODE_INVALID_ARGUMENT, "expects 2 or 3 inputs");
-  ir_type wt = rt_tensor_type(a->in[1]);
+  ir_type wt;
   ir_conv_params p;
-  VKML_RETURN_IF_ERROR(at_node(n, ir_conv_params_get(n, &wt, &p)));
+  VKML_RETURN_IF_ERROR(conv_params(a, &wt, &p));
   int64_t G = p.group;
   if (a->in[0]->rank != 4 || wt.dims[0] != a->in[0]->dims[1] || wt.dims[0] % G != 0)
     return rt_cpu_error(n, VKML_CODE_INVALID_ARGUMENT,
@@ -196,16 +167,11 @@ vkml_status rt_cpu_conv_transpose2d(const rt_cpu_args *a) {
                      spw + p.output_padding[1] + ew + 1 - pl - p.pads[3]};
   if (want[2] < 1 || want[3] < 1)
     return rt_cpu_error(n, VKML_CODE_INVALID_ARGUMENT, "empty output");
-  VKML_RETURN_IF_ERROR(check_out(n, a->out[0], want));
+  VKML_RETURN_IF_ERROR(rt_cpu_check_out_dims(n, a->out[0], 4, want));
   int64_t OH = want[2], OW = want[3];
 
-  double *x, *w, *b;
-  VKML_RETURN_IF_ERROR(load_all(a, &x, &w, &b));
-  double *acc = malloc((size_t)(OH * OW) * sizeof *acc);
-  if (!acc) {
-    free(x), free(w), free(b);
-    return rt_cpu_error(n, VKML_CODE_OUT_OF_MEMORY, "out of host memory");
-  }
+  double *x, *w, *b, *acc;
+  VKML_RETURN_IF_ERROR(load_all(a, OH * OW, &x, &w, &b, &acc));
   rt_tensor *y = a->out[0];
   for (int64_t in = 0; in < N; in++) {
     for (int64_t m = 0; m < M; m++) {
@@ -230,9 +196,7 @@ vkml_status rt_cpu_conv_transpose2d(const rt_cpu_args *a) {
           }
         }
       }
-      int64_t base = (in * M + m) * OH * OW;
-      for (int64_t i = 0; i < OH * OW; i++)
-        rt_store_f(y, base + i, ir_act_apply(&p.act, acc[i]));
+      store_plane(y, (in * M + m) * OH * OW, acc, OH * OW, &p.act);
     }
   }
   free(acc), free(x), free(w), free(b);

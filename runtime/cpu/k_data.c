@@ -7,11 +7,21 @@
 
 #include "cpu_kernels.h"
 #include "ir/params.h"
-#include "k_index.h"
+#include "k_util.h"
 
 static void copy_elem(rt_tensor *dst, int64_t i, const rt_tensor *src, int64_t j,
                       size_t es) {
   memcpy((char *)dst->data + (size_t)i * es, (const char *)src->data + (size_t)j * es, es);
+}
+
+/* y[i] = x[base + idx . strides] for the multi-indices idx of dims, in
+ * order: transpose, slice and expand differ only in base and strides. */
+static void copy_strided(rt_tensor *y, const rt_tensor *x, int rank, const int64_t *dims,
+                         int64_t base, const int64_t *strides) {
+  size_t es = ir_dtype_size(x->dtype);
+  int64_t idx[IR_MAX_RANK] = {0}, count = rt_tensor_numel(y);
+  for (int64_t i = 0; i < count; i++, rt_cpu_index_next(rank, dims, idx))
+    copy_elem(y, i, x, base + rt_cpu_index_offset(rank, idx, strides), es);
 }
 
 vkml_status rt_cpu_copy(const rt_cpu_args *a) {
@@ -34,25 +44,15 @@ vkml_status rt_cpu_transpose(const rt_cpu_args *a) {
   rt_tensor *y = a->out[0];
   int rank = x->rank, perm[IR_MAX_RANK];
   VKML_RETURN_IF_ERROR(ir_perm_get(n, rank, perm));
-  int64_t dims[IR_MAX_RANK], xs[IR_MAX_RANK], s[IR_MAX_RANK], idx[IR_MAX_RANK] = {0};
+  int64_t dims[IR_MAX_RANK], xs[IR_MAX_RANK], s[IR_MAX_RANK];
   rt_strides(rank, x->dims, xs);
   for (int d = 0; d < rank; d++) {
     dims[d] = x->dims[perm[d]];
     s[d] = xs[perm[d]]; /* output axis d walks input axis perm[d] */
   }
   VKML_RETURN_IF_ERROR(rt_cpu_check_out(n, 0, y, x->dtype, rank, dims));
-  size_t es = ir_dtype_size(x->dtype);
-  int64_t count = rt_tensor_numel(y);
-  for (int64_t i = 0; i < count; i++, rt_cpu_index_next(rank, dims, idx))
-    copy_elem(y, i, x, rt_cpu_index_offset(rank, idx, s), es);
+  copy_strided(y, x, rank, dims, 0, s);
   return VKML_OK;
-}
-
-/* Product of dims[lo..hi). */
-static int64_t dims_prod(const int64_t *dims, int lo, int hi) {
-  int64_t p = 1;
-  for (int d = lo; d < hi; d++) p *= dims[d];
-  return p;
 }
 
 vkml_status rt_cpu_concat(const rt_cpu_args *a) {
@@ -79,7 +79,7 @@ vkml_status rt_cpu_concat(const rt_cpu_args *a) {
   }
   VKML_RETURN_IF_ERROR(rt_cpu_check_out(n, 0, y, x0->dtype, rank, dims));
   size_t es = ir_dtype_size(x0->dtype);
-  int64_t outer = dims_prod(dims, 0, axis), inner = dims_prod(dims, axis + 1, rank);
+  int64_t outer = rt_cpu_dims_prod(dims, 0, axis), inner = rt_cpu_dims_prod(dims, axis + 1, rank);
   char *dst = y->data;
   for (int64_t o = 0; o < outer; o++) {
     for (int k = 0; k < a->n_in; k++) {
@@ -128,7 +128,8 @@ vkml_status rt_cpu_split(const rt_cpu_args *a) {
     VKML_RETURN_IF_ERROR(rt_cpu_check_out(n, k, a->out[k], x->dtype, rank, dims));
   }
   size_t es = ir_dtype_size(x->dtype);
-  int64_t outer = dims_prod(x->dims, 0, axis), inner = dims_prod(x->dims, axis + 1, rank);
+  int64_t outer = rt_cpu_dims_prod(x->dims, 0, axis);
+  int64_t inner = rt_cpu_dims_prod(x->dims, axis + 1, rank);
   const char *src = x->data;
   for (int64_t o = 0; o < outer; o++) {
     for (int k = 0; k < a->n_out; k++) {
@@ -149,7 +150,7 @@ vkml_status rt_cpu_slice(const rt_cpu_args *a) {
   ir_type xt = rt_tensor_type(x);
   ir_slice_params sp;
   VKML_RETURN_IF_ERROR(ir_slice_params_get(n, &xt, &sp));
-  int64_t xs[IR_MAX_RANK], s[IR_MAX_RANK], idx[IR_MAX_RANK] = {0}, base = 0;
+  int64_t xs[IR_MAX_RANK], s[IR_MAX_RANK], base = 0;
   rt_strides(rank, x->dims, xs);
   for (int d = 0; d < rank; d++) {
     /* every element taken must lie inside the input */
@@ -162,10 +163,7 @@ vkml_status rt_cpu_slice(const rt_cpu_args *a) {
     s[d] = sp.step[d] * xs[d];
   }
   VKML_RETURN_IF_ERROR(rt_cpu_check_out(n, 0, y, x->dtype, rank, sp.count));
-  size_t es = ir_dtype_size(x->dtype);
-  int64_t count = rt_tensor_numel(y);
-  for (int64_t i = 0; i < count; i++, rt_cpu_index_next(rank, sp.count, idx))
-    copy_elem(y, i, x, base + rt_cpu_index_offset(rank, idx, s), es);
+  copy_strided(y, x, rank, sp.count, base, s);
   return VKML_OK;
 }
 
@@ -255,14 +253,11 @@ vkml_status rt_cpu_expand(const rt_cpu_args *a) {
   }
   const rt_tensor *both[2] = {x, &st};
   int rank;
-  int64_t dims[IR_MAX_RANK], s[IR_MAX_RANK], idx[IR_MAX_RANK] = {0};
+  int64_t dims[IR_MAX_RANK], s[IR_MAX_RANK];
   VKML_RETURN_IF_ERROR(rt_cpu_broadcast_dims(n, 2, both, &rank, dims));
   VKML_RETURN_IF_ERROR(rt_cpu_check_out(n, 0, y, x->dtype, rank, dims));
   rt_cpu_bcast_strides(x, rank, dims, s);
-  size_t es = ir_dtype_size(x->dtype);
-  int64_t count = rt_tensor_numel(y);
-  for (int64_t i = 0; i < count; i++, rt_cpu_index_next(rank, dims, idx))
-    copy_elem(y, i, x, rt_cpu_index_offset(rank, idx, s), es);
+  copy_strided(y, x, rank, dims, 0, s);
   return VKML_OK;
 }
 

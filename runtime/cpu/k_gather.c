@@ -4,7 +4,7 @@
 
 #include "cpu_kernels.h"
 #include "ir/params.h"
-#include "k_index.h"
+#include "k_util.h"
 
 /* Wraps a negative index; error if it stays outside [0, dim). */
 static vkml_status fix_index(const ir_node *n, int64_t raw, int64_t at, int axis,
@@ -44,9 +44,8 @@ vkml_status rt_cpu_gather(const rt_cpu_args *a) {
   for (int d = axis + 1; d < x->rank; d++) dims[r++] = x->dims[d];
   VKML_RETURN_IF_ERROR(rt_cpu_check_out(n, 0, y, x->dtype, rank, dims));
 
-  int64_t outer = 1, inner = 1, dim = x->dims[axis], n_idx = rt_tensor_numel(ind);
-  for (int d = 0; d < axis; d++) outer *= x->dims[d];
-  for (int d = axis + 1; d < x->rank; d++) inner *= x->dims[d];
+  int64_t outer = rt_cpu_dims_prod(x->dims, 0, axis), dim = x->dims[axis];
+  int64_t inner = rt_cpu_dims_prod(x->dims, axis + 1, x->rank), n_idx = rt_tensor_numel(ind);
   size_t block = (size_t)inner * ir_dtype_size(x->dtype);
   for (int64_t j = 0; j < n_idx; j++) {
     int64_t k = 0;

@@ -3,37 +3,10 @@
  * batch broadcasting). Float products accumulate in double; integer matmul
  * accumulates in int64 with wrap-around, as fixed-width hardware would. */
 #include <stdlib.h>
-#include <string.h>
 
 #include "cpu_kernels.h"
 #include "ir/params.h"
-
-static double *load_doubles(const rt_tensor *t) {
-  int64_t n = rt_tensor_numel(t);
-  double *d = malloc((size_t)(n > 0 ? n : 1) * sizeof *d);
-  if (!d) return NULL;
-  if (t->dtype == IR_F32) {
-    const float *p = t->data;
-    for (int64_t i = 0; i < n; i++) d[i] = p[i];
-  } else {
-    for (int64_t i = 0; i < n; i++) d[i] = rt_load_f(t, i);
-  }
-  return d;
-}
-
-static vkml_status check_out_dims(const ir_node *n, const rt_tensor *y, int rank,
-                                  const int64_t *want) {
-  bool ok = y->rank == rank;
-  for (int i = 0; ok && i < rank; i++) ok = y->dims[i] == want[i];
-  if (!ok) {
-    ir_type wt = ir_type_make(y->dtype, rank, want), got = rt_tensor_type(y);
-    char ws[160], gs[160];
-    ir_type_format(&wt, ws, sizeof ws);
-    ir_type_format(&got, gs, sizeof gs);
-    return rt_cpu_error(n, VKML_CODE_INVALID_ARGUMENT, "output is %s, expected %s", gs, ws);
-  }
-  return VKML_OK;
-}
+#include "k_util.h"
 
 vkml_status rt_cpu_gemm(const rt_cpu_args *a) {
   const ir_node *n = a->node;
@@ -61,7 +34,7 @@ vkml_status rt_cpu_gemm(const rt_cpu_args *a) {
     return rt_cpu_error(n, VKML_CODE_INVALID_ARGUMENT, "inner dimensions differ: %lld vs %lld",
                         (long long)K, (long long)Kb);
   int64_t want[2] = {M, N};
-  VKML_RETURN_IF_ERROR(check_out_dims(n, Y, 2, want));
+  VKML_RETURN_IF_ERROR(rt_cpu_check_out_dims(n, Y, 2, want));
   /* C broadcasts unidirectionally to [M,N]: rank 0, [N], [1|M, 1|N]. */
   int64_t cm = 1, cn = 1;
   if (Ct) {
@@ -74,7 +47,8 @@ vkml_status rt_cpu_gemm(const rt_cpu_args *a) {
                           "c of shape [%lld,%lld] does not broadcast to [%lld,%lld]",
                           (long long)cm, (long long)cn, (long long)M, (long long)N);
   }
-  double *av = load_doubles(A), *bv = load_doubles(B), *cv = Ct ? load_doubles(Ct) : NULL;
+  double *av = rt_cpu_load_doubles(A), *bv = rt_cpu_load_doubles(B);
+  double *cv = Ct ? rt_cpu_load_doubles(Ct) : NULL;
   if (!av || !bv || (Ct && !cv)) {
     free(av), free(bv), free(cv);
     return rt_cpu_error(n, VKML_CODE_OUT_OF_MEMORY, "out of host memory");
@@ -147,24 +121,22 @@ vkml_status rt_cpu_matmul(const rt_cpu_args *a) {
   if (B->rank >= 2) want[rw++] = N;
   if (rw > IR_MAX_RANK)
     return rt_cpu_error(n, VKML_CODE_INVALID_ARGUMENT, "result rank too large");
-  VKML_RETURN_IF_ERROR(check_out_dims(n, Y, rw, want));
+  VKML_RETURN_IF_ERROR(rt_cpu_check_out_dims(n, Y, rw, want));
   int64_t nbatch = 1;
   for (int i = 0; i < rbatch; i++) nbatch *= bdims[i];
 
   double *av = NULL, *bv = NULL;
   if (fl) {
-    av = load_doubles(A), bv = load_doubles(B);
+    av = rt_cpu_load_doubles(A), bv = rt_cpu_load_doubles(B);
     if (!av || !bv) {
       free(av), free(bv);
       return rt_cpu_error(n, VKML_CODE_OUT_OF_MEMORY, "out of host memory");
     }
   }
-  int64_t idx[IR_MAX_RANK];
-  memset(idx, 0, sizeof idx);
+  int64_t idx[IR_MAX_RANK] = {0};
   for (int64_t bt = 0; bt < nbatch; bt++) {
-    int64_t oa = 0, ob = 0;
-    for (int i = 0; i < rbatch; i++) oa += idx[i] * sa[i], ob += idx[i] * sb[i];
-    oa *= M * K, ob *= K * N;
+    int64_t oa = rt_cpu_index_offset(rbatch, idx, sa) * (M * K);
+    int64_t ob = rt_cpu_index_offset(rbatch, idx, sb) * (K * N);
     for (int64_t i = 0; i < M; i++) {
       for (int64_t j = 0; j < N; j++) {
         int64_t yi = (bt * M + i) * N + j;
@@ -180,10 +152,7 @@ vkml_status rt_cpu_matmul(const rt_cpu_args *a) {
         }
       }
     }
-    for (int i = rbatch - 1; i >= 0; i--) {
-      if (++idx[i] < bdims[i]) break;
-      idx[i] = 0;
-    }
+    rt_cpu_index_next(rbatch, bdims, idx);
   }
   free(av), free(bv);
   return VKML_OK;

@@ -6,6 +6,7 @@
 
 #include "cpu_kernels.h"
 #include "ir/params.h"
+#include "k_util.h"
 
 static vkml_status check_float(const rt_cpu_args *a) {
   for (int i = 0; i < a->n_in; i++)
@@ -15,12 +16,8 @@ static vkml_status check_float(const rt_cpu_args *a) {
                           ir_dtype_name(a->in[i]->dtype));
   if (a->n_out != 1 || !ir_dtype_is_float(a->out[0]->dtype))
     return rt_cpu_error(a->node, VKML_CODE_UNSUPPORTED, "expects one float output");
-  const rt_tensor *x = a->in[0], *y = a->out[0];
-  bool same = x->rank == y->rank;
-  for (int i = 0; same && i < x->rank; i++) same = x->dims[i] == y->dims[i];
-  if (!same)
-    return rt_cpu_error(a->node, VKML_CODE_INVALID_ARGUMENT, "output shape differs from input");
-  return VKML_OK;
+  const rt_tensor *x = a->in[0];
+  return rt_cpu_check_out_dims(a->node, a->out[0], x->rank, x->dims);
 }
 
 /* Per-channel parameter vectors must hold exactly c elements. */
@@ -39,8 +36,7 @@ vkml_status rt_cpu_batchnorm(const rt_cpu_args *a) {
   rt_tensor *y = a->out[0];
   if (x->rank < 2)
     return rt_cpu_error(a->node, VKML_CODE_INVALID_ARGUMENT, "input must have rank >= 2");
-  int64_t N = x->dims[0], C = x->dims[1], inner = 1;
-  for (int i = 2; i < x->rank; i++) inner *= x->dims[i];
+  int64_t N = x->dims[0], C = x->dims[1], inner = rt_cpu_dims_prod(x->dims, 2, x->rank);
   VKML_RETURN_IF_ERROR(check_channel_params(a, 1, C));
   double eps = ir_node_float(a->node, IR_A_EPSILON, 1e-5f);
   for (int64_t c = 0; c < C; c++) {
@@ -87,8 +83,7 @@ vkml_status rt_cpu_instance_norm(const rt_cpu_args *a) {
   const rt_tensor *x = a->in[0];
   if (x->rank < 3)
     return rt_cpu_error(a->node, VKML_CODE_INVALID_ARGUMENT, "input must have rank >= 3");
-  int64_t C = x->dims[1], inner = 1;
-  for (int i = 2; i < x->rank; i++) inner *= x->dims[i];
+  int64_t C = x->dims[1], inner = rt_cpu_dims_prod(x->dims, 2, x->rank);
   VKML_RETURN_IF_ERROR(check_channel_params(a, 1, C));
   if (inner == 0 || rt_tensor_numel(x) == 0) return VKML_OK;
   double eps = ir_node_float(a->node, IR_A_EPSILON, 1e-5f);
@@ -129,17 +124,9 @@ vkml_status rt_cpu_layer_norm(const rt_cpu_args *a) {
   VKML_RETURN_IF_ERROR(check_float(a));
   const rt_tensor *x = a->in[0], *bias = a->n_in > 2 ? a->in[2] : NULL;
   int axis;
-  vkml_status s = ir_axis_normalize(ir_node_int(a->node, IR_A_AXIS, -1), x->rank, &axis);
-  if (s) {
-    vkml_status_free(s);
-    return rt_cpu_error(a->node, VKML_CODE_INVALID_ARGUMENT, "axis out of range for rank %d",
-                        x->rank);
-  }
-  int64_t len = 1, rows = 1;
-  for (int i = 0; i < x->rank; i++) {
-    if (i < axis) rows *= x->dims[i];
-    else len *= x->dims[i];
-  }
+  VKML_RETURN_IF_ERROR(rt_cpu_axis_get(a->node, -1, x->rank, &axis));
+  int64_t rows = rt_cpu_dims_prod(x->dims, 0, axis);
+  int64_t len = rt_cpu_dims_prod(x->dims, axis, x->rank);
   if (rows * len == 0) return VKML_OK;
   int64_t *si = malloc((size_t)len * sizeof *si), *bi = malloc((size_t)len * sizeof *bi);
   if (!si || !bi) {
@@ -147,7 +134,7 @@ vkml_status rt_cpu_layer_norm(const rt_cpu_args *a) {
     return rt_cpu_error(a->node, VKML_CODE_OUT_OF_MEMORY, "out of host memory");
   }
   int nd = x->rank - axis;
-  s = broadcast_index(a, a->in[1], nd, x->dims + axis, len, si);
+  vkml_status s = broadcast_index(a, a->in[1], nd, x->dims + axis, len, si);
   if (!s && bias) s = broadcast_index(a, bias, nd, x->dims + axis, len, bi);
   if (!s) {
     double eps = ir_node_float(a->node, IR_A_EPSILON, 1e-5f);

@@ -6,26 +6,7 @@
 
 #include "cpu_kernels.h"
 #include "ir/params.h"
-
-static vkml_status at_node(const ir_node *n, vkml_status s) {
-  if (!s) return s;
-  char where[256];
-  ir_node_describe(n, where, sizeof where);
-  return vkml_status_annotate(s, "%s", where);
-}
-
-static double *load_doubles(const rt_tensor *t) {
-  int64_t n = rt_tensor_numel(t);
-  double *d = malloc((size_t)(n > 0 ? n : 1) * sizeof *d);
-  if (!d) return NULL;
-  if (t->dtype == IR_F32) {
-    const float *p = t->data;
-    for (int64_t i = 0; i < n; i++) d[i] = p[i];
-  } else {
-    for (int64_t i = 0; i < n; i++) d[i] = rt_load_f(t, i);
-  }
-  return d;
-}
+#include "k_util.h"
 
 /* Taps k of one window along one axis (position start + k*d): those inside
  * the input [0, n) and those inside the padded extent [-pad_lo, n + pad_hi),
@@ -68,22 +49,17 @@ vkml_status rt_cpu_pool(const rt_cpu_args *a) {
   if (x->rank != 4 || y->rank != 4)
     return rt_cpu_error(n, VKML_CODE_INVALID_ARGUMENT, "input and output must have rank 4");
   ir_pool_params p;
-  VKML_RETURN_IF_ERROR(at_node(n, ir_pool_params_get(n, &p)));
+  VKML_RETURN_IF_ERROR(rt_cpu_at_node(n, ir_pool_params_get(n, &p)));
   int64_t N = x->dims[0], C = x->dims[1], H = x->dims[2], W = x->dims[3];
   int64_t OH, OW;
-  VKML_RETURN_IF_ERROR(at_node(n, ir_pool_out_dim(&p, 0, H, &OH)));
-  VKML_RETURN_IF_ERROR(at_node(n, ir_pool_out_dim(&p, 1, W, &OW)));
-  if (y->dims[0] != N || y->dims[1] != C || y->dims[2] != OH || y->dims[3] != OW)
-    return rt_cpu_error(n, VKML_CODE_INVALID_ARGUMENT,
-                        "output has shape [%lld,%lld,%lld,%lld], expected [%lld,%lld,%lld,%lld]",
-                        (long long)y->dims[0], (long long)y->dims[1], (long long)y->dims[2],
-                        (long long)y->dims[3], (long long)N, (long long)C, (long long)OH,
-                        (long long)OW);
+  VKML_RETURN_IF_ERROR(rt_cpu_at_node(n, ir_pool_out_dim(&p, 0, H, &OH)));
+  VKML_RETURN_IF_ERROR(rt_cpu_at_node(n, ir_pool_out_dim(&p, 1, W, &OW)));
+  VKML_RETURN_IF_ERROR(rt_cpu_check_out_dims(n, y, 4, (int64_t[]){N, C, OH, OW}));
   int64_t kh = p.kernel[0], kw = p.kernel[1], sh = p.strides[0], sw = p.strides[1];
   int64_t dh = p.dilations[0], dw = p.dilations[1];
   /* Per-axis taps are the same for every plane: compute them once. */
   pool_taps *th = malloc((size_t)OH * sizeof *th), *tw = malloc((size_t)OW * sizeof *tw);
-  double *xv = load_doubles(x);
+  double *xv = rt_cpu_load_doubles(x);
   if (!th || !tw || !xv) {
     free(th), free(tw), free(xv);
     return rt_cpu_error(n, VKML_CODE_OUT_OF_MEMORY, "out of host memory");
@@ -137,8 +113,7 @@ vkml_status rt_cpu_global_pool(const rt_cpu_args *a) {
                         ir_dtype_name(x->dtype), ir_dtype_name(y->dtype));
   if (x->rank < 2 || y->rank != x->rank)
     return rt_cpu_error(n, VKML_CODE_INVALID_ARGUMENT, "input must have rank >= 2, output the same rank");
-  int64_t spatial = 1;
-  for (int i = 2; i < x->rank; i++) spatial *= x->dims[i];
+  int64_t spatial = rt_cpu_dims_prod(x->dims, 2, x->rank);
   bool ok = y->dims[0] == x->dims[0] && y->dims[1] == x->dims[1];
   for (int i = 2; i < y->rank; i++) ok = ok && y->dims[i] == 1;
   if (!ok)

@@ -7,42 +7,7 @@
 
 #include "cpu_kernels.h"
 #include "ir/params.h"
-
-static vkml_status at_node(const ir_node *n, vkml_status s) {
-  if (!s) return s;
-  char where[256];
-  ir_node_describe(n, where, sizeof where);
-  return vkml_status_annotate(s, "%s", where);
-}
-
-static vkml_status check_out_dims(const ir_node *n, const rt_tensor *y, int rank,
-                                  const int64_t *want) {
-  bool ok = y->rank == rank;
-  for (int i = 0; ok && i < rank; i++) ok = y->dims[i] == want[i];
-  if (!ok) {
-    ir_type wt = ir_type_make(y->dtype, rank, want), got = rt_tensor_type(y);
-    char ws[160], gs[160];
-    ir_type_format(&wt, ws, sizeof ws);
-    ir_type_format(&got, gs, sizeof gs);
-    return rt_cpu_error(n, VKML_CODE_INVALID_ARGUMENT, "output is %s, expected %s", gs, ws);
-  }
-  return VKML_OK;
-}
-
-/* Output flat index of the input element at multi-index idx: ostride is 0
- * on reduced axes. */
-static int64_t out_index(int rank, const int64_t *idx, const int64_t *ostride) {
-  int64_t o = 0;
-  for (int i = 0; i < rank; i++) o += idx[i] * ostride[i];
-  return o;
-}
-
-static void next_index(int rank, const int64_t *dims, int64_t *idx) {
-  for (int i = rank - 1; i >= 0; i--) {
-    if (++idx[i] < dims[i]) return;
-    idx[i] = 0;
-  }
-}
+#include "k_util.h"
 
 vkml_status rt_cpu_reduce(const rt_cpu_args *a) {
   const ir_node *n = a->node;
@@ -59,7 +24,7 @@ vkml_status rt_cpu_reduce(const rt_cpu_args *a) {
     return rt_cpu_error(n, VKML_CODE_UNSUPPORTED, "reduce_mean of %s (float types only)",
                         ir_dtype_name(x->dtype));
   bool mask[IR_MAX_RANK];
-  VKML_RETURN_IF_ERROR(at_node(n, ir_reduce_axes_get(n, r, mask)));
+  VKML_RETURN_IF_ERROR(rt_cpu_at_node(n, ir_reduce_axes_get(n, r, mask)));
   bool keep = ir_node_int(n, IR_A_KEEPDIMS, 1) != 0;
   int64_t want[IR_MAX_RANK], ostride[IR_MAX_RANK], count = 1;
   int rw = 0;
@@ -68,7 +33,7 @@ vkml_status rt_cpu_reduce(const rt_cpu_args *a) {
     if (!mask[i]) want[rw++] = x->dims[i];
     else if (keep) want[rw++] = 1;
   }
-  VKML_RETURN_IF_ERROR(check_out_dims(n, y, rw, want));
+  VKML_RETURN_IF_ERROR(rt_cpu_check_out_dims(n, y, rw, want));
   int64_t s = 1;
   for (int i = r - 1; i >= 0; i--) {
     ostride[i] = mask[i] ? 0 : s;
@@ -91,8 +56,9 @@ vkml_status rt_cpu_reduce(const rt_cpu_args *a) {
     else di[o] = is_max ? INT64_MIN : is_min ? INT64_MAX : is_prod ? 1 : 0;
   }
   int64_t idx[IR_MAX_RANK] = {0};
-  for (int64_t i = 0; i < nin; i++, next_index(r, x->dims, idx)) {
-    int64_t o = out_index(r, idx, ostride);
+  /* ostride is 0 on reduced axes: the input element's output index. */
+  for (int64_t i = 0; i < nin; i++, rt_cpu_index_next(r, x->dims, idx)) {
+    int64_t o = rt_cpu_index_offset(r, idx, ostride);
     if (fl) {
       double v = rt_load_f(x, i), *p = &df[o];
       if (is_max) {
@@ -136,11 +102,7 @@ vkml_status rt_cpu_argminmax(const rt_cpu_args *a) {
     return rt_cpu_error(n, VKML_CODE_UNSUPPORTED, "unsupported dtype %s -> %s",
                         ir_dtype_name(x->dtype), ir_dtype_name(y->dtype));
   int axis;
-  vkml_status st = ir_axis_normalize(ir_node_int(n, IR_A_AXIS, 0), x->rank, &axis);
-  if (st) {
-    vkml_status_free(st);
-    return rt_cpu_error(n, VKML_CODE_INVALID_ARGUMENT, "axis out of range for rank %d", x->rank);
-  }
+  VKML_RETURN_IF_ERROR(rt_cpu_axis_get(n, 0, x->rank, &axis));
   bool keep = ir_node_int(n, IR_A_KEEPDIMS, 1) != 0;
   bool last = ir_node_int(n, IR_A_SELECT_LAST_INDEX, 0) != 0;
   bool is_max = n->op == IR_OP_ARGMAX;
@@ -150,10 +112,9 @@ vkml_status rt_cpu_argminmax(const rt_cpu_args *a) {
     if (i != axis) want[rw++] = x->dims[i];
     else if (keep) want[rw++] = 1;
   }
-  VKML_RETURN_IF_ERROR(check_out_dims(n, y, rw, want));
-  int64_t outer = 1, len = x->dims[axis], inner = 1;
-  for (int i = 0; i < axis; i++) outer *= x->dims[i];
-  for (int i = axis + 1; i < x->rank; i++) inner *= x->dims[i];
+  VKML_RETURN_IF_ERROR(rt_cpu_check_out_dims(n, y, rw, want));
+  int64_t outer = rt_cpu_dims_prod(x->dims, 0, axis), len = x->dims[axis];
+  int64_t inner = rt_cpu_dims_prod(x->dims, axis + 1, x->rank);
   if (outer * inner == 0) return VKML_OK;
   if (len == 0)
     return rt_cpu_error(n, VKML_CODE_INVALID_ARGUMENT, "%s over an empty axis", ir_op_name(n->op));

@@ -11,6 +11,7 @@
 
 #include "cpu_kernels.h"
 #include "ir/params.h"
+#include "k_util.h"
 
 /* One axis: for output coordinate o, cnt[o] taps (input index, weight) at
  * idx/w[o*stride ...]. Zero weights are dropped. */
@@ -97,12 +98,7 @@ vkml_status rt_cpu_resize(const rt_cpu_args *a) {
   rt_tensor *y = a->out[0];
   ir_type xt = rt_tensor_type(x);
   ir_resize_params p;
-  vkml_status st = ir_resize_params_get(n, &xt, &p);
-  if (st) {
-    char where[256];
-    ir_node_describe(n, where, sizeof where);
-    return vkml_status_annotate(st, "%s", where);
-  }
+  VKML_RETURN_IF_ERROR(rt_cpu_at_node(n, ir_resize_params_get(n, &xt, &p)));
   if (p.mode != IR_RESIZE_NEAREST && p.mode != IR_RESIZE_LINEAR && p.mode != IR_RESIZE_CUBIC)
     return rt_cpu_error(n, VKML_CODE_UNSUPPORTED, "unknown resize mode %d", (int)p.mode);
   if (p.coord != IR_COORD_HALF_PIXEL && p.coord != IR_COORD_ASYMMETRIC &&
@@ -119,10 +115,7 @@ vkml_status rt_cpu_resize(const rt_cpu_args *a) {
                         p.mode == IR_RESIZE_LINEAR ? "linear" : "cubic",
                         ir_dtype_name(x->dtype));
   int r = x->rank;
-  bool same = y->rank == r;
-  for (int i = 0; same && i < r; i++) same = y->dims[i] == p.out_dims[i];
-  if (!same)
-    return rt_cpu_error(n, VKML_CODE_INVALID_ARGUMENT, "output shape differs from the resize's");
+  VKML_RETURN_IF_ERROR(rt_cpu_check_out_dims(n, y, r, p.out_dims));
   int64_t nout = rt_tensor_numel(y);
   if (nout == 0) return VKML_OK;
 
@@ -158,13 +151,11 @@ vkml_status rt_cpu_resize(const rt_cpu_args *a) {
       int64_t src = 0;
       for (int d = 0; d < r; d++) src += ax[d].idx[oidx[d] * T] * istride[d];
       memcpy((char *)y->data + (size_t)o * es, (const char *)x->data + (size_t)src * es, es);
-      for (int d = r - 1; d >= 0 && ++oidx[d] == y->dims[d]; d--) oidx[d] = 0;
+      rt_cpu_index_next(r, y->dims, oidx);
     }
   } else {
-    int64_t nin = rt_tensor_numel(x);
-    xv = malloc((size_t)nin * sizeof *xv);
+    xv = rt_cpu_load_doubles(x);
     if (!xv) goto oom;
-    for (int64_t i = 0; i < nin; i++) xv[i] = rt_load_f(x, i);
     for (int64_t o = 0; o < nout; o++) {
       int k[IR_MAX_RANK] = {0};
       bool empty = false;
@@ -184,7 +175,7 @@ vkml_status rt_cpu_resize(const rt_cpu_args *a) {
         if (d < 0) break;
       }
       rt_store_f(y, o, acc);
-      for (int d = r - 1; d >= 0 && ++oidx[d] == y->dims[d]; d--) oidx[d] = 0;
+      rt_cpu_index_next(r, y->dims, oidx);
     }
   }
   goto done;

@@ -5,6 +5,7 @@
 
 #include "cpu_kernels.h"
 #include "ir/params.h"
+#include "k_util.h"
 
 vkml_status rt_cpu_softmax(const rt_cpu_args *a) {
   const ir_node *n = a->node;
@@ -15,20 +16,12 @@ vkml_status rt_cpu_softmax(const rt_cpu_args *a) {
   if (!ir_dtype_is_float(x->dtype) || !ir_dtype_is_float(y->dtype))
     return rt_cpu_error(n, VKML_CODE_UNSUPPORTED, "unsupported dtype %s; only f32 and f16",
                         ir_dtype_name(x->dtype));
-  bool same = x->rank == y->rank;
-  for (int i = 0; same && i < x->rank; i++) same = x->dims[i] == y->dims[i];
-  if (!same)
-    return rt_cpu_error(n, VKML_CODE_INVALID_ARGUMENT, "output shape differs from input");
+  VKML_RETURN_IF_ERROR(rt_cpu_check_out_dims(n, y, x->rank, x->dims));
   int axis;
-  vkml_status s = ir_axis_normalize(ir_node_int(n, IR_A_AXIS, -1), x->rank, &axis);
-  if (s) {
-    vkml_status_free(s);
-    return rt_cpu_error(n, VKML_CODE_INVALID_ARGUMENT, "axis out of range for rank %d", x->rank);
-  }
+  VKML_RETURN_IF_ERROR(rt_cpu_axis_get(n, -1, x->rank, &axis));
   bool log_out = n->op == IR_OP_LOG_SOFTMAX;
-  int64_t outer = 1, len = x->dims[axis], inner = 1;
-  for (int i = 0; i < axis; i++) outer *= x->dims[i];
-  for (int i = axis + 1; i < x->rank; i++) inner *= x->dims[i];
+  int64_t outer = rt_cpu_dims_prod(x->dims, 0, axis), len = x->dims[axis];
+  int64_t inner = rt_cpu_dims_prod(x->dims, axis + 1, x->rank);
   for (int64_t o = 0; o < outer; o++) {
     for (int64_t in = 0; in < inner; in++) {
       int64_t base = o * len * inner + in;

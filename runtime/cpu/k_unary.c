@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "cpu_kernels.h"
-#include "k_index.h"
+#include "k_util.h"
 
 /* Defaults of docs/ops.md (ONNX's float32 constants for selu). */
 #define SELU_ALPHA 1.67326319217681884765625f

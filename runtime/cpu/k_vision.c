@@ -7,7 +7,7 @@
 
 #include "cpu_kernels.h"
 #include "ir/params.h"
-#include "k_index.h"
+#include "k_util.h"
 
 static vkml_status oom(void) {
   return vkml_status_make(VKML_CODE_OUT_OF_MEMORY, "out of host memory");
@@ -96,9 +96,8 @@ vkml_status rt_cpu_topk(const rt_cpu_args *a) {
   }
   bool largest = ir_node_int(n, IR_A_LARGEST, 1) != 0;
   /* sorted=0 leaves the order unspecified: sorted order is a valid answer. */
-  int64_t outer = 1, inner = 1;
-  for (int d = 0; d < axis; d++) outer *= x->dims[d];
-  for (int d = axis + 1; d < rank; d++) inner *= x->dims[d];
+  int64_t outer = rt_cpu_dims_prod(x->dims, 0, axis);
+  int64_t inner = rt_cpu_dims_prod(x->dims, axis + 1, rank);
   if (dim == 0 || k == 0 || outer * inner == 0) return VKML_OK;
   topk_item *items = malloc(sizeof *items * (size_t)dim);
   if (!items) return oom();
@@ -140,9 +139,8 @@ vkml_status rt_cpu_cumsum(const rt_cpu_args *a) {
   bool exclusive = ir_node_int(n, IR_A_EXCLUSIVE, 0) != 0;
   bool reverse = ir_node_int(n, IR_A_REVERSE, 0) != 0;
   bool fl = ir_dtype_is_float(x->dtype);
-  int64_t outer = 1, inner = 1, dim = x->dims[axis];
-  for (int d = 0; d < axis; d++) outer *= x->dims[d];
-  for (int d = axis + 1; d < rank; d++) inner *= x->dims[d];
+  int64_t outer = rt_cpu_dims_prod(x->dims, 0, axis), dim = x->dims[axis];
+  int64_t inner = rt_cpu_dims_prod(x->dims, axis + 1, rank);
   for (int64_t o = 0; o < outer; o++) {
     for (int64_t in = 0; in < inner; in++) {
       double accf = 0; /* floats accumulate in double, rounded once per output */

@@ -40,12 +40,7 @@ static double ref_act(const conv_case *c, double v) {
 
 static void set_attrs(ir_graph *g, ir_node *n, const conv_case *c, bool transpose) {
   /* Defaults are left unset on purpose so the kernel's defaults are tested. */
-  if (c->sh != 1 || c->sw != 1)
-    T_OK(ir_node_set_ints(g, n, IR_A_STRIDES, (int64_t[]){c->sh, c->sw}, 2));
-  if (c->dh != 1 || c->dw != 1)
-    T_OK(ir_node_set_ints(g, n, IR_A_DILATIONS, (int64_t[]){c->dh, c->dw}, 2));
-  if (c->pads[0] || c->pads[1] || c->pads[2] || c->pads[3])
-    T_OK(ir_node_set_ints(g, n, IR_A_PADS, c->pads, 4));
+  t_set_window_attrs(g, n, c->sh, c->sw, c->dh, c->dw, c->pads);
   if (c->group != 1) T_OK(ir_node_set_int(g, n, IR_A_GROUP, c->group));
   if (transpose && (c->oph || c->opw))
     T_OK(ir_node_set_ints(g, n, IR_A_OUTPUT_PADDING, (int64_t[]){c->oph, c->opw}, 2));
@@ -61,7 +56,8 @@ static void run_case(const conv_case *c, ir_dtype dt, bool transpose, uint64_t s
   int64_t wd[4] = {c->m, cg, c->kh, c->kw};
   if (transpose) wd[0] = c->c, wd[1] = mg;
   int64_t bd[1] = {c->m};
-  rt_tensor in[3];
+  t_case tc = {0};
+  rt_tensor *in = tc.in;
   in[0] = t_tensor_random(&r, dt, 4, xd, -1, 1);
   in[1] = t_tensor_random(&r, dt, 4, wd, -1, 1);
   in[2] = t_tensor_random(&r, dt, 1, bd, -1, 1);
@@ -75,7 +71,7 @@ static void run_case(const conv_case *c, ir_dtype dt, bool transpose, uint64_t s
     ow = (c->w + c->pads[1] + c->pads[3] - ew) / c->sw + 1;
   }
   int64_t yd[4] = {c->n, c->m, oh, ow};
-  rt_tensor got = t_tensor_zeros(dt, 4, yd), want = t_tensor_zeros(dt, 4, yd);
+  rt_tensor want = t_tensor_zeros(dt, 4, yd);
 
   for (int64_t b = 0; b < c->n; b++)
     for (int64_t m = 0; m < c->m; m++)
@@ -105,25 +101,19 @@ static void run_case(const conv_case *c, ir_dtype dt, bool transpose, uint64_t s
           rt_store_f(&want, ((b * c->m + m) * oh + y) * ow + x, ref_act(c, s));
         }
 
-  ir_graph *g;
-  ir_type yt = rt_tensor_type(&got);
-  int n_in = c->bias ? 3 : 2;
-  ir_node *n = t_node_make(&g, transpose ? IR_OP_CONV_TRANSPOSE2D : IR_OP_CONV2D, in, n_in, &yt, 1);
-  set_attrs(g, n, c, transpose);
-  const rt_tensor *ip[3] = {&in[0], &in[1], &in[2]};
-  rt_tensor *op[1] = {&got};
-  T_OK(rt_cpu_run_node(n, ip, n_in, op, 1));
+  ir_type yt = ir_type_make(dt, 4, yd);
+  t_case_make(&tc, transpose ? IR_OP_CONV_TRANSPOSE2D : IR_OP_CONV2D, c->bias ? 3 : 2, &yt, 1);
+  set_attrs(tc.g, tc.n, c, transpose);
+  T_OK(t_case_run(&tc));
   if (dt == IR_F16)
-    t_assert_close(&got, &want, F16_RTOL, F16_ATOL);
+    t_assert_close(&tc.out[0], &want, F16_RTOL, F16_ATOL);
   else
-    t_assert_close(&got, &want, F32_RTOL, F32_ATOL);
+    t_assert_close(&tc.out[0], &want, F32_RTOL, F32_ATOL);
   /* A test that cannot fail is worse than none: outputs must not be trivial. */
   double mag = 0;
   for (int64_t i = 0; i < rt_tensor_numel(&want); i++) mag += fabs(rt_load_f(&want, i));
   cr_assert(mag > 0, "degenerate expectation");
-  ir_graph_destroy(g);
-  for (int i = 0; i < 3; i++) rt_tensor_free(&in[i]);
-  rt_tensor_free(&got);
+  t_case_free(&tc);
   rt_tensor_free(&want);
 }
 
@@ -196,76 +186,59 @@ ParameterizedTest(conv_case *c, conv_transpose2d, cases) {
  * [1,10;100,1000], stride 2: each input pixel stamps a scaled kernel. */
 Test(conv2d, hand_worked) {
   int64_t xd[4] = {1, 1, 3, 3}, wd[4] = {1, 1, 2, 2}, yd[4] = {1, 1, 2, 2};
-  rt_tensor in[2] = {t_tensor_from(IR_F32, 4, xd, (double[]){1, 2, 3, 4, 5, 6, 7, 8, 9}),
-                     t_tensor_from(IR_F32, 4, wd, (double[]){1, 1, 1, 1})};
-  rt_tensor y = t_tensor_zeros(IR_F32, 4, yd);
+  t_case tc = {.in = {t_tensor_from(IR_F32, 4, xd, (double[]){1, 2, 3, 4, 5, 6, 7, 8, 9}),
+                      t_tensor_from(IR_F32, 4, wd, (double[]){1, 1, 1, 1})}};
   rt_tensor want = t_tensor_from(IR_F32, 4, yd, (double[]){12, 16, 24, 28});
-  ir_graph *g;
-  ir_type yt = rt_tensor_type(&y);
-  ir_node *n = t_node_make(&g, IR_OP_CONV2D, in, 2, &yt, 1);
-  const rt_tensor *ip[2] = {&in[0], &in[1]};
-  rt_tensor *op[1] = {&y};
-  T_OK(rt_cpu_run_node(n, ip, 2, op, 1));
-  t_assert_close(&y, &want, 0, 0);
-  ir_graph_destroy(g);
-  rt_tensor_free(&in[0]), rt_tensor_free(&in[1]), rt_tensor_free(&y), rt_tensor_free(&want);
+  ir_type yt = ir_type_make(IR_F32, 4, yd);
+  t_case_make(&tc, IR_OP_CONV2D, 2, &yt, 1);
+  T_OK(t_case_run(&tc));
+  t_assert_close(&tc.out[0], &want, 0, 0);
+  t_case_free(&tc);
+  rt_tensor_free(&want);
 
   int64_t td[4] = {1, 1, 2, 2}, tyd[4] = {1, 1, 4, 4};
-  rt_tensor tin[2] = {t_tensor_from(IR_F32, 4, td, (double[]){1, 2, 3, 4}),
-                      t_tensor_from(IR_F32, 4, td, (double[]){1, 10, 100, 1000})};
-  rt_tensor ty = t_tensor_zeros(IR_F32, 4, tyd);
+  tc.in[0] = t_tensor_from(IR_F32, 4, td, (double[]){1, 2, 3, 4});
+  tc.in[1] = t_tensor_from(IR_F32, 4, td, (double[]){1, 10, 100, 1000});
   rt_tensor twant = t_tensor_from(IR_F32, 4, tyd,
                                   (double[]){1, 10, 2, 20, 100, 1000, 200, 2000,
                                              3, 30, 4, 40, 300, 3000, 400, 4000});
-  yt = rt_tensor_type(&ty);
-  n = t_node_make(&g, IR_OP_CONV_TRANSPOSE2D, tin, 2, &yt, 1);
-  T_OK(ir_node_set_ints(g, n, IR_A_STRIDES, (int64_t[]){2, 2}, 2));
-  const rt_tensor *tip[2] = {&tin[0], &tin[1]};
-  rt_tensor *top[1] = {&ty};
-  T_OK(rt_cpu_run_node(n, tip, 2, top, 1));
-  t_assert_close(&ty, &twant, 0, 0);
-  ir_graph_destroy(g);
-  rt_tensor_free(&tin[0]), rt_tensor_free(&tin[1]), rt_tensor_free(&ty), rt_tensor_free(&twant);
+  yt = ir_type_make(IR_F32, 4, tyd);
+  t_case_make(&tc, IR_OP_CONV_TRANSPOSE2D, 2, &yt, 1);
+  T_OK(ir_node_set_ints(tc.g, tc.n, IR_A_STRIDES, (int64_t[]){2, 2}, 2));
+  T_OK(t_case_run(&tc));
+  t_assert_close(&tc.out[0], &twant, 0, 0);
+  t_case_free(&tc);
+  rt_tensor_free(&twant);
 }
 
 /* Unsupported dtypes and inconsistent shapes give a status, never a crash. */
 Test(conv2d, errors) {
   t_rng r = t_rng_make(5);
   int64_t xd[4] = {1, 2, 4, 4}, wd[4] = {3, 2, 3, 3}, yd[4] = {1, 3, 2, 2};
-  rt_tensor in[2] = {t_tensor_random(&r, IR_I32, 4, xd, -5, 5),
-                     t_tensor_random(&r, IR_I32, 4, wd, -5, 5)};
-  rt_tensor y = t_tensor_zeros(IR_I32, 4, yd);
-  ir_graph *g;
-  ir_type yt = rt_tensor_type(&y);
-  ir_node *n = t_node_make(&g, IR_OP_CONV2D, in, 2, &yt, 1);
-  const rt_tensor *ip[2] = {&in[0], &in[1]};
-  rt_tensor *op[1] = {&y};
-  vkml_status s = rt_cpu_run_node(n, ip, 2, op, 1);
+  t_case tc = {.in = {t_tensor_random(&r, IR_I32, 4, xd, -5, 5),
+                      t_tensor_random(&r, IR_I32, 4, wd, -5, 5)}};
+  ir_type yt = ir_type_make(IR_I32, 4, yd);
+  t_case_make(&tc, IR_OP_CONV2D, 2, &yt, 1);
+  vkml_status s = t_case_run(&tc);
   cr_assert_eq(vkml_status_code(s), VKML_CODE_UNSUPPORTED, "%s", vkml_status_message(s));
   vkml_status_free(s);
-  ir_graph_destroy(g);
-  rt_tensor_free(&in[0]), rt_tensor_free(&in[1]), rt_tensor_free(&y);
+  t_case_free(&tc);
 
   /* Weight channels (3) do not match input channels (2) with group 1. */
   int64_t wd2[4] = {3, 3, 3, 3};
-  rt_tensor fin[2] = {t_tensor_random(&r, IR_F32, 4, xd, -1, 1),
-                      t_tensor_random(&r, IR_F32, 4, wd2, -1, 1)};
-  rt_tensor fy = t_tensor_zeros(IR_F32, 4, yd);
-  yt = rt_tensor_type(&fy);
-  n = t_node_make(&g, IR_OP_CONV2D, fin, 2, &yt, 1);
-  const rt_tensor *fip[2] = {&fin[0], &fin[1]};
-  rt_tensor *fop[1] = {&fy};
-  s = rt_cpu_run_node(n, fip, 2, fop, 1);
+  tc.in[0] = t_tensor_random(&r, IR_F32, 4, xd, -1, 1);
+  tc.in[1] = t_tensor_random(&r, IR_F32, 4, wd2, -1, 1);
+  yt = ir_type_make(IR_F32, 4, yd);
+  t_case_make(&tc, IR_OP_CONV2D, 2, &yt, 1);
+  s = t_case_run(&tc);
   cr_assert_neq(s, VKML_OK);
   vkml_status_free(s);
   /* Wrong output size. */
-  T_OK(ir_node_set_ints(g, n, IR_A_PADS, (int64_t[]){1, 1, 1, 1}, 4));
-  rt_tensor_free(&fin[1]);
-  fin[1] = t_tensor_random(&r, IR_F32, 4, wd, -1, 1);
-  fip[1] = &fin[1];
-  s = rt_cpu_run_node(n, fip, 2, fop, 1);
+  T_OK(ir_node_set_ints(tc.g, tc.n, IR_A_PADS, (int64_t[]){1, 1, 1, 1}, 4));
+  rt_tensor_free(&tc.in[1]);
+  tc.in[1] = t_tensor_random(&r, IR_F32, 4, wd, -1, 1);
+  s = t_case_run(&tc);
   cr_assert_eq(vkml_status_code(s), VKML_CODE_INVALID_ARGUMENT, "%s", vkml_status_message(s));
   vkml_status_free(s);
-  ir_graph_destroy(g);
-  rt_tensor_free(&fin[0]), rt_tensor_free(&fin[1]), rt_tensor_free(&fy);
+  t_case_free(&tc);
 }

@@ -10,64 +10,8 @@
 #include "runtime/cpu/cpu_kernels.h"
 #include "tests/support/test_support.h"
 
-/* ---- harness --------------------------------------------------------------- */
-
-typedef struct tc {
-  ir_graph *g;
-  ir_node *n;
-  rt_tensor in[8], out[8];
-  int n_in, n_out;
-} tc;
-
-static void tc_make(tc *c, ir_op op, int n_in, const ir_type *out_types, int n_out) {
-  c->n_in = n_in;
-  c->n_out = n_out;
-  c->n = t_node_make(&c->g, op, c->in, n_in, out_types, n_out);
-  for (int i = 0; i < n_out; i++) {
-    T_OK(rt_tensor_alloc(&out_types[i], &c->out[i]));
-    memset(c->out[i].data, 0x5a, c->out[i].cap_bytes);
-  }
-}
-
-static vkml_status tc_run(tc *c) {
-  const rt_tensor *in[8];
-  rt_tensor *out[8];
-  for (int i = 0; i < c->n_in; i++) in[i] = &c->in[i];
-  for (int i = 0; i < c->n_out; i++) out[i] = &c->out[i];
-  return rt_cpu_run_node(c->n, in, c->n_in, out, c->n_out);
-}
-
-static void tc_free(tc *c) {
-  for (int i = 0; i < 8; i++) {
-    rt_tensor_free(&c->in[i]);
-    rt_tensor_free(&c->out[i]);
-  }
-  if (c->g) ir_graph_destroy(c->g);
-  memset(c, 0, sizeof *c);
-}
-
-static void expect_error(vkml_status s, vkml_code code, const char *part) {
-  cr_assert(s != VKML_OK, "expected an error");
-  cr_assert_eq(vkml_status_code(s), code, "code %s: %s", vkml_code_name(vkml_status_code(s)),
-               vkml_status_message(s));
-  cr_assert(strstr(vkml_status_message(s), part), "message '%s' lacks '%s'",
-            vkml_status_message(s), part);
-  vkml_status_free(s);
-}
-
-static ir_type ty(ir_dtype dt, int rank, const int64_t *dims) {
-  return ir_type_make(dt, rank, dims);
-}
-
-static void set_ints(tc *c, ir_attr_id id, int count, const int64_t *v) {
+static void set_ints(t_case *c, ir_attr_id id, int count, const int64_t *v) {
   T_OK(ir_node_set_ints(c->g, c->n, id, v, count));
-}
-
-static void unflatten(int64_t i, int rank, const int64_t *dims, int64_t *idx) {
-  for (int d = rank - 1; d >= 0; d--) {
-    idx[d] = i % dims[d];
-    i /= dims[d];
-  }
 }
 
 static int64_t flatten_idx(int rank, const int64_t *dims, const int64_t *idx) {
@@ -104,33 +48,33 @@ Test(copy, reshape_family_is_byte_copy) {
   const ir_dtype dts[] = {IR_F32, IR_F16, IR_I64, IR_U8, IR_BOOL};
   for (int k = 0; k < 4; k++)
     for (int d = 0; d < 5; d++) {
-      tc c = {0};
+      t_case c = {0};
       c.in[0] = t_tensor_random(&r, dts[d], 3, in_dims, -100, 100);
       if (dts[d] == IR_F16) ((uint16_t *)c.in[0].data)[5] = 0x7e01; /* NaN with payload */
-      ir_type ot = ty(dts[d], cases[k].rank, cases[k].dims);
-      tc_make(&c, cases[k].op, 1, &ot, 1);
+      ir_type ot = ir_type_make(dts[d], cases[k].rank, cases[k].dims);
+      t_case_make(&c, cases[k].op, 1, &ot, 1);
       if (cases[k].op == IR_OP_RESHAPE) set_ints(&c, IR_A_SHAPE, 2, r2);
-      T_OK(tc_run(&c));
+      T_OK(t_case_run(&c));
       cr_assert(memcmp(c.out[0].data, c.in[0].data, rt_tensor_bytes(&c.in[0])) == 0, "%s %s",
                 ir_op_name(cases[k].op), ir_dtype_name(dts[d]));
-      tc_free(&c);
+      t_case_free(&c);
     }
   /* squeeze of [2,1,3] -> [2,3] */
   int64_t sq_in[3] = {2, 1, 3}, sq_out[2] = {2, 3};
-  tc c = {0};
+  t_case c = {0};
   c.in[0] = t_tensor_random(&r, IR_I32, 3, sq_in, -100, 100);
-  ir_type ot = ty(IR_I32, 2, sq_out);
-  tc_make(&c, IR_OP_SQUEEZE, 1, &ot, 1);
-  T_OK(tc_run(&c));
+  ir_type ot = ir_type_make(IR_I32, 2, sq_out);
+  t_case_make(&c, IR_OP_SQUEEZE, 1, &ot, 1);
+  T_OK(t_case_run(&c));
   for (int64_t i = 0; i < 6; i++) expect_elem(&c.out[0], i, &c.in[0], i);
-  tc_free(&c);
+  t_case_free(&c);
 
   /* an output of another element count is refused */
   c.in[0] = t_tensor_random(&r, IR_F32, 3, in_dims, -1, 1);
-  ot = ty(IR_F32, 2, sq_out);
-  tc_make(&c, IR_OP_RESHAPE, 1, &ot, 1);
-  expect_error(tc_run(&c), VKML_CODE_INTERNAL, "elements");
-  tc_free(&c);
+  ot = ir_type_make(IR_F32, 2, sq_out);
+  t_case_make(&c, IR_OP_RESHAPE, 1, &ot, 1);
+  t_expect_error(t_case_run(&c), VKML_CODE_INTERNAL, "elements");
+  t_case_free(&c);
 }
 
 /* ---- transpose ------------------------------------------------------------------- */
@@ -141,19 +85,19 @@ static void transpose_case(ir_dtype dt, int rank, const int64_t *dims, const int
   int64_t p[8], od[8], oidx[8], iidx[8];
   for (int d = 0; d < rank; d++) p[d] = perm ? perm[d] : rank - 1 - d;
   for (int d = 0; d < rank; d++) od[d] = dims[p[d]];
-  tc c = {0};
+  t_case c = {0};
   c.in[0] = t_tensor_random(&r, dt, rank, dims, -1000, 1000);
-  ir_type ot = ty(dt, rank, od);
-  tc_make(&c, IR_OP_TRANSPOSE, 1, &ot, 1);
+  ir_type ot = ir_type_make(dt, rank, od);
+  t_case_make(&c, IR_OP_TRANSPOSE, 1, &ot, 1);
   if (perm) set_ints(&c, IR_A_PERM, rank, perm);
-  T_OK(tc_run(&c));
+  T_OK(t_case_run(&c));
   int64_t n = numel(rank, od);
   for (int64_t i = 0; i < n; i++) {
-    unflatten(i, rank, od, oidx);
+    t_unflatten(i, rank, od, oidx);
     for (int d = 0; d < rank; d++) iidx[p[d]] = oidx[d];
     expect_elem(&c.out[0], i, &c.in[0], flatten_idx(rank, dims, iidx));
   }
-  tc_free(&c);
+  t_case_free(&c);
 }
 
 Test(transpose, perms_up_to_rank5) {
@@ -181,14 +125,14 @@ Test(transpose, perms_up_to_rank5) {
 
 Test(transpose, hand_worked) {
   int64_t d[2] = {2, 3}, od[2] = {3, 2};
-  tc c = {0};
+  t_case c = {0};
   c.in[0] = t_tensor_from(IR_F32, 2, d, (double[]){1, 2, 3, 4, 5, 6});
-  ir_type ot = ty(IR_F32, 2, od);
-  tc_make(&c, IR_OP_TRANSPOSE, 1, &ot, 1);
-  T_OK(tc_run(&c));
+  ir_type ot = ir_type_make(IR_F32, 2, od);
+  t_case_make(&c, IR_OP_TRANSPOSE, 1, &ot, 1);
+  T_OK(t_case_run(&c));
   const double want[] = {1, 4, 2, 5, 3, 6};
   for (int i = 0; i < 6; i++) cr_assert_eq(rt_load_f(&c.out[0], i), want[i]);
-  tc_free(&c);
+  t_case_free(&c);
 }
 
 /* ---- concat / split ---------------------------------------------------------------- */
@@ -199,25 +143,25 @@ static void concat_case(ir_dtype dt, int axis_attr, int n_in, const int64_t *siz
   int axis = axis_attr < 0 ? axis_attr + 3 : axis_attr;
   int64_t od[3] = {2, 3, 4};
   od[axis] = 0;
-  tc c = {0};
+  t_case c = {0};
   for (int k = 0; k < n_in; k++) {
     int64_t d[3] = {base[0], base[1], base[2]};
     d[axis] = sizes[k];
     od[axis] += sizes[k];
     c.in[k] = t_tensor_random(&r, dt, 3, d, -100, 100);
   }
-  ir_type ot = ty(dt, 3, od);
-  tc_make(&c, IR_OP_CONCAT, n_in, &ot, 1);
+  ir_type ot = ir_type_make(dt, 3, od);
+  t_case_make(&c, IR_OP_CONCAT, n_in, &ot, 1);
   T_OK(ir_node_set_int(c.g, c.n, IR_A_AXIS, axis_attr));
-  T_OK(tc_run(&c));
+  T_OK(t_case_run(&c));
   int64_t n = numel(3, od), idx[3];
   for (int64_t i = 0; i < n; i++) {
-    unflatten(i, 3, od, idx);
+    t_unflatten(i, 3, od, idx);
     int k = 0;
     while (idx[axis] >= c.in[k].dims[axis]) idx[axis] -= c.in[k++].dims[axis];
     expect_elem(&c.out[0], i, &c.in[k], flatten_idx(3, c.in[k].dims, idx));
   }
-  tc_free(&c);
+  t_case_free(&c);
 }
 
 Test(concat, each_axis_uneven) {
@@ -232,14 +176,14 @@ Test(concat, each_axis_uneven) {
 
 Test(concat, mismatched_inputs) {
   int64_t a[2] = {2, 3}, b[2] = {3, 3}, o[2] = {4, 3};
-  tc c = {0};
+  t_case c = {0};
   c.in[0] = t_tensor_zeros(IR_F32, 2, a);
   c.in[1] = t_tensor_zeros(IR_F32, 2, b);
-  ir_type ot = ty(IR_F32, 2, o);
-  tc_make(&c, IR_OP_CONCAT, 2, &ot, 1);
+  ir_type ot = ir_type_make(IR_F32, 2, o);
+  t_case_make(&c, IR_OP_CONCAT, 2, &ot, 1);
   T_OK(ir_node_set_int(c.g, c.n, IR_A_AXIS, 1));
-  expect_error(tc_run(&c), VKML_CODE_INVALID_ARGUMENT, "shape");
-  tc_free(&c);
+  t_expect_error(t_case_run(&c), VKML_CODE_INVALID_ARGUMENT, "shape");
+  t_case_free(&c);
 }
 
 static void split_case(ir_dtype dt, int axis_attr, int n_out, const int64_t *sizes,
@@ -251,25 +195,25 @@ static void split_case(ir_dtype dt, int axis_attr, int n_out, const int64_t *siz
   for (int k = 0; k < n_out; k++) {
     int64_t od[3] = {d[0], d[1], d[2]};
     od[axis] = sizes ? sizes[k] : d[axis] / n_out;
-    ot[k] = ty(dt, 3, od);
+    ot[k] = ir_type_make(dt, 3, od);
   }
-  tc c = {0};
+  t_case c = {0};
   c.in[0] = t_tensor_random(&r, dt, 3, d, -100, 100);
-  tc_make(&c, IR_OP_SPLIT, 1, ot, n_out);
+  t_case_make(&c, IR_OP_SPLIT, 1, ot, n_out);
   if (axis_attr != 0) T_OK(ir_node_set_int(c.g, c.n, IR_A_AXIS, axis_attr));
   if (sizes) set_ints(&c, IR_A_SPLIT, n_out, sizes);
-  T_OK(tc_run(&c));
+  T_OK(t_case_run(&c));
   int64_t first = 0, idx[3];
   for (int k = 0; k < n_out; k++) {
     int64_t n = numel(3, ot[k].dims);
     for (int64_t i = 0; i < n; i++) {
-      unflatten(i, 3, ot[k].dims, idx);
+      t_unflatten(i, 3, ot[k].dims, idx);
       idx[axis] += first;
       expect_elem(&c.out[k], i, &c.in[0], flatten_idx(3, d, idx));
     }
     first += ot[k].dims[axis];
   }
-  tc_free(&c);
+  t_case_free(&c);
 }
 
 Test(split, each_axis) {
@@ -289,22 +233,22 @@ Test(split, each_axis) {
 
 Test(split, bad_sizes) {
   int64_t d[2] = {4, 6}, o1[2] = {4, 2}, o2[2] = {4, 3};
-  ir_type ot[2] = {ty(IR_F32, 2, o1), ty(IR_F32, 2, o2)};
-  tc c = {0};
+  ir_type ot[2] = {ir_type_make(IR_F32, 2, o1), ir_type_make(IR_F32, 2, o2)};
+  t_case c = {0};
   c.in[0] = t_tensor_zeros(IR_F32, 2, d);
-  tc_make(&c, IR_OP_SPLIT, 1, ot, 2);
+  t_case_make(&c, IR_OP_SPLIT, 1, ot, 2);
   T_OK(ir_node_set_int(c.g, c.n, IR_A_AXIS, 1));
   set_ints(&c, IR_A_SPLIT, 2, (int64_t[]){2, 3});
-  expect_error(tc_run(&c), VKML_CODE_INVALID_ARGUMENT, "sum");
-  tc_free(&c);
+  t_expect_error(t_case_run(&c), VKML_CODE_INVALID_ARGUMENT, "sum");
+  t_case_free(&c);
 
   int64_t oe[2] = {4, 1};
-  ir_type ot4[4] = {ty(IR_F32, 2, oe), ty(IR_F32, 2, oe), ty(IR_F32, 2, oe), ty(IR_F32, 2, oe)};
+  ir_type o4 = ir_type_make(IR_F32, 2, oe), ot4[4] = {o4, o4, o4, o4};
   c.in[0] = t_tensor_zeros(IR_F32, 2, d);
-  tc_make(&c, IR_OP_SPLIT, 1, ot4, 4);
+  t_case_make(&c, IR_OP_SPLIT, 1, ot4, 4);
   T_OK(ir_node_set_int(c.g, c.n, IR_A_AXIS, 1));
-  expect_error(tc_run(&c), VKML_CODE_INVALID_ARGUMENT, "equal");
-  tc_free(&c);
+  t_expect_error(t_case_run(&c), VKML_CODE_INVALID_ARGUMENT, "equal");
+  t_case_free(&c);
 }
 
 /* ---- slice ------------------------------------------------------------------------ */
@@ -347,22 +291,22 @@ static void slice_case(ir_dtype dt, int rank, const int64_t *dims, const slice_s
     step[ax] = sp->has_steps ? sp->steps[k] : 1;
     ref_slice_axis(dims[ax], sp->starts[k], sp->ends[k], step[ax], &start[ax], &cnt[ax]);
   }
-  tc c = {0};
+  t_case c = {0};
   c.in[0] = t_tensor_random(&r, dt, rank, dims, -100, 100);
-  ir_type ot = ty(dt, rank, cnt);
-  tc_make(&c, IR_OP_SLICE, 1, &ot, 1);
+  ir_type ot = ir_type_make(dt, rank, cnt);
+  t_case_make(&c, IR_OP_SLICE, 1, &ot, 1);
   set_ints(&c, IR_A_STARTS, sp->n, sp->starts);
   set_ints(&c, IR_A_ENDS, sp->n, sp->ends);
   if (sp->has_axes) set_ints(&c, IR_A_AXES, sp->n, sp->axes);
   if (sp->has_steps) set_ints(&c, IR_A_STEPS, sp->n, sp->steps);
-  T_OK(tc_run(&c));
+  T_OK(t_case_run(&c));
   int64_t n = numel(rank, cnt), oidx[8], iidx[8];
   for (int64_t i = 0; i < n; i++) {
-    unflatten(i, rank, cnt, oidx);
+    t_unflatten(i, rank, cnt, oidx);
     for (int d = 0; d < rank; d++) iidx[d] = start[d] + oidx[d] * step[d];
     expect_elem(&c.out[0], i, &c.in[0], flatten_idx(rank, dims, iidx));
   }
-  tc_free(&c);
+  t_case_free(&c);
 }
 
 Test(slice, onnx_rules) {
@@ -396,18 +340,18 @@ Test(slice, hand_worked) {
   int64_t d = 10, o = 3;
   double v[10];
   for (int i = 0; i < 10; i++) v[i] = i + 1;
-  tc c = {0};
+  t_case c = {0};
   c.in[0] = t_tensor_from(IR_I64, 1, &d, v);
-  ir_type ot = ty(IR_I64, 1, &o);
-  tc_make(&c, IR_OP_SLICE, 1, &ot, 1);
+  ir_type ot = ir_type_make(IR_I64, 1, &o);
+  t_case_make(&c, IR_OP_SLICE, 1, &ot, 1);
   set_ints(&c, IR_A_STARTS, 1, (int64_t[]){8});
   set_ints(&c, IR_A_ENDS, 1, (int64_t[]){1});
   set_ints(&c, IR_A_STEPS, 1, (int64_t[]){-3});
-  T_OK(tc_run(&c));
+  T_OK(t_case_run(&c));
   cr_assert_eq(rt_load_i(&c.out[0], 0), 9);
   cr_assert_eq(rt_load_i(&c.out[0], 1), 6);
   cr_assert_eq(rt_load_i(&c.out[0], 2), 3);
-  tc_free(&c);
+  t_case_free(&c);
 }
 
 /* ---- pad ----------------------------------------------------------------------------- */
@@ -418,17 +362,17 @@ static void pad_case(ir_dtype dt, int rank, const int64_t *dims, const int64_t *
   t_rng r = t_rng_make(seed);
   int64_t od[8], oidx[8], iidx[8];
   for (int d = 0; d < rank; d++) od[d] = dims[d] + pads[d] + pads[rank + d];
-  tc c = {0};
+  t_case c = {0};
   c.in[0] = t_tensor_random(&r, dt, rank, dims, -100, 100);
-  ir_type ot = ty(dt, rank, od);
-  tc_make(&c, IR_OP_PAD, 1, &ot, 1);
+  ir_type ot = ir_type_make(dt, rank, od);
+  t_case_make(&c, IR_OP_PAD, 1, &ot, 1);
   set_ints(&c, IR_A_PADS, 2 * rank, pads);
   if (mode) T_OK(ir_node_set_enum(c.g, c.n, IR_A_PAD_MODE, mode));
   if (value != 0) T_OK(ir_node_set_float(c.g, c.n, IR_A_VALUE, value));
-  T_OK(tc_run(&c));
+  T_OK(t_case_run(&c));
   int64_t n = numel(rank, od);
   for (int64_t i = 0; i < n; i++) {
-    unflatten(i, rank, od, oidx);
+    t_unflatten(i, rank, od, oidx);
     bool inside = true;
     for (int d = 0; d < rank; d++) {
       int64_t x = oidx[d] - pads[d], len = dims[d];
@@ -450,7 +394,7 @@ static void pad_case(ir_dtype dt, int rank, const int64_t *dims, const int64_t *
       cr_assert_eq(rt_load_i(&c.out[0], i), pv, "pad value at %lld", (long long)i);
     }
   }
-  tc_free(&c);
+  t_case_free(&c);
 }
 
 Test(pad, constant_reflect_edge) {
@@ -473,18 +417,18 @@ Test(pad, constant_reflect_edge) {
 static void pad_hand(int64_t len, const double *x, int64_t begin, int64_t end, int mode,
                      float value, int64_t out_len, const double *want) {
   int64_t d[2] = {1, len}, od[2] = {1, out_len};
-  tc c = {0};
+  t_case c = {0};
   c.in[0] = t_tensor_from(IR_F32, 2, d, x);
-  ir_type ot = ty(IR_F32, 2, od);
-  tc_make(&c, IR_OP_PAD, 1, &ot, 1);
+  ir_type ot = ir_type_make(IR_F32, 2, od);
+  t_case_make(&c, IR_OP_PAD, 1, &ot, 1);
   set_ints(&c, IR_A_PADS, 4, (int64_t[]){0, begin, 0, end});
   T_OK(ir_node_set_enum(c.g, c.n, IR_A_PAD_MODE, mode));
   T_OK(ir_node_set_float(c.g, c.n, IR_A_VALUE, value));
-  T_OK(tc_run(&c));
+  T_OK(t_case_run(&c));
   for (int64_t i = 0; i < out_len; i++)
     cr_assert_eq(rt_load_f(&c.out[0], i), want[i], "mode %d [%lld]: got %g want %g", mode,
                  (long long)i, rt_load_f(&c.out[0], i), want[i]);
-  tc_free(&c);
+  t_case_free(&c);
 }
 
 Test(pad, negative_and_wide) {
@@ -505,25 +449,25 @@ Test(pad, negative_and_wide) {
   int64_t d[2] = {3, 4}, od[2] = {2, 3};
   double v[12];
   for (int i = 0; i < 12; i++) v[i] = i + 1;
-  tc c = {0};
+  t_case c = {0};
   c.in[0] = t_tensor_from(IR_I32, 2, d, v);
-  ir_type ot = ty(IR_I32, 2, od);
-  tc_make(&c, IR_OP_PAD, 1, &ot, 1);
+  ir_type ot = ir_type_make(IR_I32, 2, od);
+  t_case_make(&c, IR_OP_PAD, 1, &ot, 1);
   set_ints(&c, IR_A_PADS, 4, (int64_t[]){-1, 1, 0, -2});
   T_OK(ir_node_set_float(c.g, c.n, IR_A_VALUE, -7.9f));
-  T_OK(tc_run(&c));
+  T_OK(t_case_run(&c));
   const int64_t want[6] = {-7, 5, 6, -7, 9, 10};
   for (int i = 0; i < 6; i++) cr_assert_eq(rt_load_i(&c.out[0], i), want[i], "[%d]", i);
-  tc_free(&c);
+  t_case_free(&c);
 
   /* cropping more than the axis holds is an error */
   int64_t d1[1] = {3}, o1[1] = {0};
   c.in[0] = t_tensor_zeros(IR_F32, 1, d1);
-  ot = ty(IR_F32, 1, o1);
-  tc_make(&c, IR_OP_PAD, 1, &ot, 1);
+  ot = ir_type_make(IR_F32, 1, o1);
+  t_case_make(&c, IR_OP_PAD, 1, &ot, 1);
   set_ints(&c, IR_A_PADS, 2, (int64_t[]){-4, 1});
-  expect_error(tc_run(&c), VKML_CODE_INVALID_ARGUMENT, "crop");
-  tc_free(&c);
+  t_expect_error(t_case_run(&c), VKML_CODE_INVALID_ARGUMENT, "crop");
+  t_case_free(&c);
 }
 
 /* ---- expand / tile ------------------------------------------------------------------ */
@@ -531,19 +475,19 @@ Test(pad, negative_and_wide) {
 static void expand_case(ir_dtype dt, int rank, const int64_t *dims, int n_shape,
                         const int64_t *shape, int orank, const int64_t *od, uint64_t seed) {
   t_rng r = t_rng_make(seed);
-  tc c = {0};
+  t_case c = {0};
   c.in[0] = t_tensor_random(&r, dt, rank, dims, -100, 100);
-  ir_type ot = ty(dt, orank, od);
-  tc_make(&c, IR_OP_EXPAND, 1, &ot, 1);
+  ir_type ot = ir_type_make(dt, orank, od);
+  t_case_make(&c, IR_OP_EXPAND, 1, &ot, 1);
   set_ints(&c, IR_A_SHAPE, n_shape, shape);
-  T_OK(tc_run(&c));
+  T_OK(t_case_run(&c));
   int64_t n = numel(orank, od), oidx[8], iidx[8];
   for (int64_t i = 0; i < n; i++) {
-    unflatten(i, orank, od, oidx);
+    t_unflatten(i, orank, od, oidx);
     for (int d = 0; d < rank; d++) iidx[d] = dims[d] == 1 ? 0 : oidx[orank - rank + d];
     expect_elem(&c.out[0], i, &c.in[0], flatten_idx(rank, dims, iidx));
   }
-  tc_free(&c);
+  t_case_free(&c);
 }
 
 Test(expand, bidirectional) {
@@ -558,14 +502,14 @@ Test(expand, bidirectional) {
     expand_case(dts[k], 3, (int64_t[]){1, 4, 1}, 4, (int64_t[]){2, 3, 1, 5}, 4,
                 (int64_t[]){2, 3, 4, 5}, seed++);
   }
-  tc c = {0};
+  t_case c = {0};
   int64_t d = 3, o = 4;
   c.in[0] = t_tensor_zeros(IR_F32, 1, &d);
-  ir_type ot = ty(IR_F32, 1, &o);
-  tc_make(&c, IR_OP_EXPAND, 1, &ot, 1);
+  ir_type ot = ir_type_make(IR_F32, 1, &o);
+  t_case_make(&c, IR_OP_EXPAND, 1, &ot, 1);
   set_ints(&c, IR_A_SHAPE, 1, &o);
-  expect_error(tc_run(&c), VKML_CODE_INVALID_ARGUMENT, "broadcast");
-  tc_free(&c);
+  t_expect_error(t_case_run(&c), VKML_CODE_INVALID_ARGUMENT, "broadcast");
+  t_case_free(&c);
 }
 
 static void tile_case(ir_dtype dt, int rank, const int64_t *dims, const int64_t *rep,
@@ -573,19 +517,19 @@ static void tile_case(ir_dtype dt, int rank, const int64_t *dims, const int64_t 
   t_rng r = t_rng_make(seed);
   int64_t od[8], oidx[8], iidx[8];
   for (int d = 0; d < rank; d++) od[d] = dims[d] * rep[d];
-  tc c = {0};
+  t_case c = {0};
   c.in[0] = t_tensor_random(&r, dt, rank, dims, -100, 100);
-  ir_type ot = ty(dt, rank, od);
-  tc_make(&c, IR_OP_TILE, 1, &ot, 1);
+  ir_type ot = ir_type_make(dt, rank, od);
+  t_case_make(&c, IR_OP_TILE, 1, &ot, 1);
   set_ints(&c, IR_A_REPEATS, rank, rep);
-  T_OK(tc_run(&c));
+  T_OK(t_case_run(&c));
   int64_t n = numel(rank, od);
   for (int64_t i = 0; i < n; i++) {
-    unflatten(i, rank, od, oidx);
+    t_unflatten(i, rank, od, oidx);
     for (int d = 0; d < rank; d++) iidx[d] = oidx[d] - (oidx[d] / dims[d]) * dims[d];
     expect_elem(&c.out[0], i, &c.in[0], flatten_idx(rank, dims, iidx));
   }
-  tc_free(&c);
+  t_case_free(&c);
 }
 
 Test(tile, repeats) {
@@ -598,15 +542,15 @@ Test(tile, repeats) {
     tile_case(dts[k], 1, (int64_t[]){4}, (int64_t[]){1}, seed++);
   }
   int64_t d[2] = {1, 2}, od[2] = {2, 4};
-  tc c = {0};
+  t_case c = {0};
   c.in[0] = t_tensor_from(IR_F32, 2, d, (double[]){7, 8});
-  ir_type ot = ty(IR_F32, 2, od);
-  tc_make(&c, IR_OP_TILE, 1, &ot, 1);
+  ir_type ot = ir_type_make(IR_F32, 2, od);
+  t_case_make(&c, IR_OP_TILE, 1, &ot, 1);
   set_ints(&c, IR_A_REPEATS, 2, (int64_t[]){2, 2});
-  T_OK(tc_run(&c));
+  T_OK(t_case_run(&c));
   const double want[8] = {7, 8, 7, 8, 7, 8, 7, 8};
   for (int i = 0; i < 8; i++) cr_assert_eq(rt_load_f(&c.out[0], i), want[i]);
-  tc_free(&c);
+  t_case_free(&c);
 }
 
 /* ---- gather ------------------------------------------------------------------------- */
@@ -621,18 +565,18 @@ static void gather_case(ir_dtype dt, ir_dtype it, int rank, const int64_t *dims,
   for (int d = 0; d < axis; d++) od[o++] = dims[d];
   for (int d = 0; d < irank; d++) od[o++] = idims[d];
   for (int d = axis + 1; d < rank; d++) od[o++] = dims[d];
-  tc c = {0};
+  t_case c = {0};
   c.in[0] = t_tensor_random(&r, dt, rank, dims, -100, 100);
   c.in[1] = t_tensor_zeros(it, irank, idims);
   int64_t ni = numel(irank, idims);
   for (int64_t i = 0; i < ni; i++) rt_store_i(&c.in[1], i, ivals[i]);
-  ir_type ot = ty(dt, orank, od);
-  tc_make(&c, IR_OP_GATHER, 2, &ot, 1);
+  ir_type ot = ir_type_make(dt, orank, od);
+  t_case_make(&c, IR_OP_GATHER, 2, &ot, 1);
   if (axis_attr) T_OK(ir_node_set_int(c.g, c.n, IR_A_AXIS, axis_attr));
-  T_OK(tc_run(&c));
+  T_OK(t_case_run(&c));
   int64_t n = numel(orank, od);
   for (int64_t i = 0; i < n; i++) {
-    unflatten(i, orank, od, oidx);
+    t_unflatten(i, orank, od, oidx);
     for (int d = 0; d < irank; d++) jidx[d] = oidx[axis + d];
     int64_t k = ivals[flatten_idx(irank, idims, jidx)];
     if (k < 0) k += dims[axis];
@@ -640,7 +584,7 @@ static void gather_case(ir_dtype dt, ir_dtype it, int rank, const int64_t *dims,
       iidx[d] = d < axis ? oidx[d] : d == axis ? k : oidx[d - 1 + irank];
     expect_elem(&c.out[0], i, &c.in[0], flatten_idx(rank, dims, iidx));
   }
-  tc_free(&c);
+  t_case_free(&c);
 }
 
 Test(gather, axes_and_negative_indices) {
@@ -660,17 +604,17 @@ Test(gather, out_of_range_index_is_an_error) {
   int64_t d[2] = {5, 2}, di = 3, od[2] = {3, 2};
   const int64_t bad[2] = {5, -6};
   for (int k = 0; k < 2; k++) {
-    tc c = {0};
+    t_case c = {0};
     c.in[0] = t_tensor_zeros(IR_F32, 2, d);
     c.in[1] = t_tensor_zeros(IR_I64, 1, &di);
     rt_store_i(&c.in[1], 0, 1);
     rt_store_i(&c.in[1], 1, bad[k]);
-    ir_type ot = ty(IR_F32, 2, od);
-    tc_make(&c, IR_OP_GATHER, 2, &ot, 1);
+    ir_type ot = ir_type_make(IR_F32, 2, od);
+    t_case_make(&c, IR_OP_GATHER, 2, &ot, 1);
     char want[32];
     snprintf(want, sizeof want, "index %lld", (long long)bad[k]);
-    expect_error(tc_run(&c), VKML_CODE_INVALID_ARGUMENT, want);
-    tc_free(&c);
+    t_expect_error(t_case_run(&c), VKML_CODE_INVALID_ARGUMENT, want);
+    t_case_free(&c);
   }
 }
 
@@ -678,7 +622,7 @@ static void gather_elements_case(ir_dtype dt, int rank, const int64_t *dims, int
                                  const int64_t *idims, uint64_t seed) {
   t_rng r = t_rng_make(seed);
   int axis = axis_attr < 0 ? axis_attr + rank : axis_attr;
-  tc c = {0};
+  t_case c = {0};
   c.in[0] = t_tensor_random(&r, dt, rank, dims, -100, 100);
   c.in[1] = t_tensor_zeros(IR_I64, rank, idims);
   int64_t n = numel(rank, idims), oidx[8];
@@ -689,17 +633,17 @@ static void gather_elements_case(ir_dtype dt, int rank, const int64_t *dims, int
     rt_store_i(&c.in[1], i, v);
   }
   cr_assert(n_neg > 0 && n_neg < n);
-  ir_type ot = ty(dt, rank, idims);
-  tc_make(&c, IR_OP_GATHER_ELEMENTS, 2, &ot, 1);
+  ir_type ot = ir_type_make(dt, rank, idims);
+  t_case_make(&c, IR_OP_GATHER_ELEMENTS, 2, &ot, 1);
   if (axis_attr) T_OK(ir_node_set_int(c.g, c.n, IR_A_AXIS, axis_attr));
-  T_OK(tc_run(&c));
+  T_OK(t_case_run(&c));
   for (int64_t i = 0; i < n; i++) {
-    unflatten(i, rank, idims, oidx);
+    t_unflatten(i, rank, idims, oidx);
     int64_t k = rt_load_i(&c.in[1], i);
     oidx[axis] = k < 0 ? k + dims[axis] : k;
     expect_elem(&c.out[0], i, &c.in[0], flatten_idx(rank, dims, oidx));
   }
-  tc_free(&c);
+  t_case_free(&c);
 }
 
 Test(gather_elements, axes) {
@@ -714,20 +658,20 @@ Test(gather_elements, axes) {
 Test(gather_elements, hand_worked_and_errors) {
   /* ONNX example: data [[1,2],[3,4]], indices [[0,0],[1,0]], axis 1 */
   int64_t d[2] = {2, 2};
-  tc c = {0};
+  t_case c = {0};
   c.in[0] = t_tensor_from(IR_F32, 2, d, (double[]){1, 2, 3, 4});
   c.in[1] = t_tensor_from(IR_I32, 2, d, (double[]){0, 0, 1, 0});
-  ir_type ot = ty(IR_F32, 2, d);
-  tc_make(&c, IR_OP_GATHER_ELEMENTS, 2, &ot, 1);
+  ir_type ot = ir_type_make(IR_F32, 2, d);
+  t_case_make(&c, IR_OP_GATHER_ELEMENTS, 2, &ot, 1);
   T_OK(ir_node_set_int(c.g, c.n, IR_A_AXIS, 1));
-  T_OK(tc_run(&c));
+  T_OK(t_case_run(&c));
   const double want[4] = {1, 1, 4, 3};
   for (int i = 0; i < 4; i++) cr_assert_eq(rt_load_f(&c.out[0], i), want[i]);
-  tc_free(&c);
+  t_case_free(&c);
 
   c.in[0] = t_tensor_from(IR_F32, 2, d, (double[]){1, 2, 3, 4});
   c.in[1] = t_tensor_from(IR_I64, 2, d, (double[]){0, 0, 2, 0});
-  tc_make(&c, IR_OP_GATHER_ELEMENTS, 2, &ot, 1);
-  expect_error(tc_run(&c), VKML_CODE_INVALID_ARGUMENT, "index 2");
-  tc_free(&c);
+  t_case_make(&c, IR_OP_GATHER_ELEMENTS, 2, &ot, 1);
+  t_expect_error(t_case_run(&c), VKML_CODE_INVALID_ARGUMENT, "index 2");
+  t_case_free(&c);
 }

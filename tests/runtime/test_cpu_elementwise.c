@@ -4,62 +4,9 @@
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "runtime/cpu/cpu_kernels.h"
 #include "tests/support/test_support.h"
-
-/* ---- harness --------------------------------------------------------------- */
-
-typedef struct tc {
-  ir_graph *g;
-  ir_node *n;
-  rt_tensor in[8], out[8];
-  int n_in, n_out;
-} tc;
-
-/* Builds the node over c->in[0..n_in) and allocates outputs filled with a
- * garbage pattern, so that an element the kernel forgets shows. */
-static void tc_make(tc *c, ir_op op, int n_in, const ir_type *out_types, int n_out) {
-  c->n_in = n_in;
-  c->n_out = n_out;
-  c->n = t_node_make(&c->g, op, c->in, n_in, out_types, n_out);
-  for (int i = 0; i < n_out; i++) {
-    T_OK(rt_tensor_alloc(&out_types[i], &c->out[i]));
-    memset(c->out[i].data, 0x5a, c->out[i].cap_bytes);
-  }
-}
-
-static vkml_status tc_run(tc *c) {
-  const rt_tensor *in[8];
-  rt_tensor *out[8];
-  for (int i = 0; i < c->n_in; i++) in[i] = &c->in[i];
-  for (int i = 0; i < c->n_out; i++) out[i] = &c->out[i];
-  return rt_cpu_run_node(c->n, in, c->n_in, out, c->n_out);
-}
-
-static void tc_free(tc *c) {
-  for (int i = 0; i < 8; i++) {
-    rt_tensor_free(&c->in[i]);
-    rt_tensor_free(&c->out[i]);
-  }
-  if (c->g) ir_graph_destroy(c->g);
-  memset(c, 0, sizeof *c);
-}
-
-/* Expects failure with code and a message containing `part`. */
-static void expect_error(vkml_status s, vkml_code code, const char *part) {
-  cr_assert(s != VKML_OK, "expected an error");
-  cr_assert_eq(vkml_status_code(s), code, "code %s: %s", vkml_code_name(vkml_status_code(s)),
-               vkml_status_message(s));
-  cr_assert(strstr(vkml_status_message(s), part), "message '%s' lacks '%s'",
-            vkml_status_message(s), part);
-  vkml_status_free(s);
-}
-
-static ir_type ty(ir_dtype dt, int rank, const int64_t *dims) {
-  return ir_type_make(dt, rank, dims);
-}
 
 /* Rounds v through one element of dtype dt (what storing it yields). */
 static double round_to(ir_dtype dt, double v) {
@@ -116,17 +63,17 @@ static void unary_random(ir_op op, ir_dtype dt, uint64_t seed) {
   t_rng r = t_rng_make(seed);
   int64_t dims[3] = {3, 5, 7};
   bool positive = op == IR_OP_LOG || op == IR_OP_SQRT;
-  tc c = {0};
+  t_case c = {0};
   c.in[0] = t_tensor_random(&r, dt, 3, dims, positive ? 0.05 : -5, 5);
-  ir_type ot = ty(dt, 3, dims);
-  tc_make(&c, op, 1, &ot, 1);
-  T_OK(tc_run(&c));
+  ir_type ot = ir_type_make(dt, 3, dims);
+  t_case_make(&c, op, 1, &ot, 1);
+  T_OK(t_case_run(&c));
   rt_tensor want = t_tensor_zeros(dt, 3, dims);
   for (int64_t i = 0; i < 105; i++) rt_store_f(&want, i, ref_unary(op, rt_load_f(&c.in[0], i)));
   if (dt == IR_F32) t_assert_close(&c.out[0], &want, 3e-7, 1e-12);
   else t_assert_close(&c.out[0], &want, 1e-3, 1e-4);
   rt_tensor_free(&want);
-  tc_free(&c);
+  t_case_free(&c);
 }
 
 static const ir_op float_unary_ops[] = {
@@ -148,17 +95,17 @@ Test(unary, every_float_op_f16) {
 /* Runs op on a vector of f32 values and checks exact results (want values
  * are rounded to f32 first). */
 static void unary_vec(ir_op op, int count, const double *xs, const double *want,
-                      void (*attrs)(tc *)) {
+                      void (*attrs)(t_case *)) {
   int64_t d = count;
-  tc c = {0};
+  t_case c = {0};
   c.in[0] = t_tensor_from(IR_F32, 1, &d, xs);
-  ir_type ot = ty(IR_F32, 1, &d);
-  tc_make(&c, op, 1, &ot, 1);
+  ir_type ot = ir_type_make(IR_F32, 1, &d);
+  t_case_make(&c, op, 1, &ot, 1);
   if (attrs) attrs(&c);
-  T_OK(tc_run(&c));
+  T_OK(t_case_run(&c));
   for (int i = 0; i < count; i++)
     expect_exact(rt_load_f(&c.out[0], i), round_to(IR_F32, want[i]), ir_op_name(op), i);
-  tc_free(&c);
+  t_case_free(&c);
 }
 
 #define VEC(op, attrs, ...)                                                    \
@@ -200,21 +147,21 @@ Test(unary, edge_values) {
   VEC(IR_OP_LEAKY_RELU, NULL, {-100, -1}, {3, 3}, {nan, nan});
 }
 
-static void set_alpha02(tc *c) { T_OK(ir_node_set_float(c->g, c->n, IR_A_ALPHA, 0.25f)); }
-static void set_hsig(tc *c) {
+static void set_alpha02(t_case *c) { T_OK(ir_node_set_float(c->g, c->n, IR_A_ALPHA, 0.25f)); }
+static void set_hsig(t_case *c) {
   T_OK(ir_node_set_float(c->g, c->n, IR_A_ALPHA, 0.5f));
   T_OK(ir_node_set_float(c->g, c->n, IR_A_BETA, 0.25f));
 }
-static void set_selu(tc *c) {
+static void set_selu(t_case *c) {
   T_OK(ir_node_set_float(c->g, c->n, IR_A_ALPHA, 2.0f));
   T_OK(ir_node_set_float(c->g, c->n, IR_A_GAMMA, 3.0f));
 }
-static void set_clip(tc *c) {
+static void set_clip(t_case *c) {
   T_OK(ir_node_set_float(c->g, c->n, IR_A_MIN, -1.5f));
   T_OK(ir_node_set_float(c->g, c->n, IR_A_MAX, 2.0f));
 }
-static void set_clip_min(tc *c) { T_OK(ir_node_set_float(c->g, c->n, IR_A_MIN, 0.5f)); }
-static void set_clip_inverted(tc *c) {
+static void set_clip_min(t_case *c) { T_OK(ir_node_set_float(c->g, c->n, IR_A_MIN, 0.5f)); }
+static void set_clip_inverted(t_case *c) {
   T_OK(ir_node_set_float(c->g, c->n, IR_A_MIN, 3.0f));
   T_OK(ir_node_set_float(c->g, c->n, IR_A_MAX, 1.0f));
 }
@@ -233,23 +180,23 @@ Test(unary, attributes) {
 
 /* Integer unary ops: hand-worked, including two's complement wrap. */
 static void int_unary(ir_op op, ir_dtype dt, int count, const int64_t *xs, const int64_t *want,
-                      void (*attrs)(tc *)) {
+                      void (*attrs)(t_case *)) {
   int64_t d = count;
-  tc c = {0};
+  t_case c = {0};
   c.in[0] = t_tensor_zeros(dt, 1, &d);
   for (int i = 0; i < count; i++) rt_store_i(&c.in[0], i, xs[i]);
-  ir_type ot = ty(dt, 1, &d);
-  tc_make(&c, op, 1, &ot, 1);
+  ir_type ot = ir_type_make(dt, 1, &d);
+  t_case_make(&c, op, 1, &ot, 1);
   if (attrs) attrs(&c);
-  T_OK(tc_run(&c));
+  T_OK(t_case_run(&c));
   for (int i = 0; i < count; i++)
     cr_assert_eq(rt_load_i(&c.out[0], i), want[i], "%s %s[%d]: got %lld want %lld",
                  ir_op_name(op), ir_dtype_name(dt), i, (long long)rt_load_i(&c.out[0], i),
                  (long long)want[i]);
-  tc_free(&c);
+  t_case_free(&c);
 }
 
-static void set_clip_frac(tc *c) {
+static void set_clip_frac(t_case *c) {
   T_OK(ir_node_set_float(c->g, c->n, IR_A_MIN, -2.7f));
   T_OK(ir_node_set_float(c->g, c->n, IR_A_MAX, 3.9f));
 }
@@ -296,26 +243,26 @@ Test(unary, integers) {
 Test(unary, rejects_bad_dtypes) {
   int64_t d = 3;
   double v[] = {1, 2, 3};
-  tc c = {0};
+  t_case c = {0};
   c.in[0] = t_tensor_from(IR_I32, 1, &d, v);
-  ir_type ot = ty(IR_I32, 1, &d);
-  tc_make(&c, IR_OP_RELU, 1, &ot, 1);
-  expect_error(tc_run(&c), VKML_CODE_INVALID_ARGUMENT, "i32");
-  tc_free(&c);
+  ir_type ot = ir_type_make(IR_I32, 1, &d);
+  t_case_make(&c, IR_OP_RELU, 1, &ot, 1);
+  t_expect_error(t_case_run(&c), VKML_CODE_INVALID_ARGUMENT, "i32");
+  t_case_free(&c);
 
   c.in[0] = t_tensor_from(IR_F32, 1, &d, v);
-  ot = ty(IR_F32, 1, &d);
-  tc_make(&c, IR_OP_NOT, 1, &ot, 1);
-  expect_error(tc_run(&c), VKML_CODE_INVALID_ARGUMENT, "bool");
-  tc_free(&c);
+  ot = ir_type_make(IR_F32, 1, &d);
+  t_case_make(&c, IR_OP_NOT, 1, &ot, 1);
+  t_expect_error(t_case_run(&c), VKML_CODE_INVALID_ARGUMENT, "bool");
+  t_case_free(&c);
 
   /* output of the wrong shape: refused, not overrun */
   int64_t d2 = 2;
   c.in[0] = t_tensor_from(IR_F32, 1, &d, v);
-  ot = ty(IR_F32, 1, &d2);
-  tc_make(&c, IR_OP_EXP, 1, &ot, 1);
-  expect_error(tc_run(&c), VKML_CODE_INTERNAL, "output 0");
-  tc_free(&c);
+  ot = ir_type_make(IR_F32, 1, &d2);
+  t_case_make(&c, IR_OP_EXP, 1, &ot, 1);
+  t_expect_error(t_case_run(&c), VKML_CODE_INTERNAL, "output 0");
+  t_case_free(&c);
 }
 
 /* ---- cast ---------------------------------------------------------------------- */
@@ -368,14 +315,14 @@ Test(cast, every_pair) {
     ir_dtype from = all_dtypes[s];
     for (size_t d = 0; d < 7; d++) {
       ir_dtype to = all_dtypes[d];
-      tc c = {0};
+      t_case c = {0};
       c.in[0] = t_tensor_from(from, 1, &n, is_fl(from) ? fvals : ivals);
       if (from == IR_I64) /* t_tensor_from goes through double: set exactly */
         rt_store_i(&c.in[0], 16, INT64_C(9007199254740993));
-      ir_type ot = ty(to, 1, &n);
-      tc_make(&c, IR_OP_CAST, 1, &ot, 1);
+      ir_type ot = ir_type_make(to, 1, &n);
+      t_case_make(&c, IR_OP_CAST, 1, &ot, 1);
       T_OK(ir_node_set_enum(c.g, c.n, IR_A_TO, (int)to));
-      T_OK(tc_run(&c));
+      T_OK(t_case_run(&c));
       for (int64_t i = 0; i < n; i++) {
         double wf = 0;
         int64_t wi = 0;
@@ -389,7 +336,7 @@ Test(cast, every_pair) {
                        (long long)rt_load_i(&c.out[0], i), (long long)wi);
         }
       }
-      tc_free(&c);
+      t_case_free(&c);
     }
   }
 }
@@ -397,36 +344,36 @@ Test(cast, every_pair) {
 Test(cast, hand_worked) {
   int64_t n = 6;
   const double f[] = {NAN, INFINITY, -INFINITY, -0.9, 2.9, -1e20};
-  tc c = {0};
+  t_case c = {0};
   c.in[0] = t_tensor_from(IR_F32, 1, &n, f);
-  ir_type ot = ty(IR_I32, 1, &n);
-  tc_make(&c, IR_OP_CAST, 1, &ot, 1);
+  ir_type ot = ir_type_make(IR_I32, 1, &n);
+  t_case_make(&c, IR_OP_CAST, 1, &ot, 1);
   T_OK(ir_node_set_enum(c.g, c.n, IR_A_TO, IR_I32));
-  T_OK(tc_run(&c));
+  T_OK(t_case_run(&c));
   const int64_t want[] = {0, INT32_MAX, INT32_MIN, 0, 2, INT32_MIN};
   for (int i = 0; i < 6; i++) cr_assert_eq(rt_load_i(&c.out[0], i), want[i], "i32[%d]", i);
-  tc_free(&c);
+  t_case_free(&c);
 
   c.in[0] = t_tensor_from(IR_F32, 1, &n, f);
-  ot = ty(IR_BOOL, 1, &n);
-  tc_make(&c, IR_OP_CAST, 1, &ot, 1);
+  ot = ir_type_make(IR_BOOL, 1, &n);
+  t_case_make(&c, IR_OP_CAST, 1, &ot, 1);
   T_OK(ir_node_set_enum(c.g, c.n, IR_A_TO, IR_BOOL));
-  T_OK(tc_run(&c));
+  T_OK(t_case_run(&c));
   for (int i = 0; i < 6; i++) cr_assert_eq(((uint8_t *)c.out[0].data)[i], 1, "bool[%d]", i);
-  tc_free(&c);
+  t_case_free(&c);
 
   /* i64 -> f32 rounds once: 2^24 + 1 -> 2^24, 2^53 + 1 -> 2^53 */
   int64_t two = 2;
   c.in[0] = t_tensor_zeros(IR_I64, 1, &two);
   rt_store_i(&c.in[0], 0, (INT64_C(1) << 24) + 1);
   rt_store_i(&c.in[0], 1, -((INT64_C(1) << 53) + 1));
-  ot = ty(IR_F32, 1, &two);
-  tc_make(&c, IR_OP_CAST, 1, &ot, 1);
+  ot = ir_type_make(IR_F32, 1, &two);
+  t_case_make(&c, IR_OP_CAST, 1, &ot, 1);
   T_OK(ir_node_set_enum(c.g, c.n, IR_A_TO, IR_F32));
-  T_OK(tc_run(&c));
+  T_OK(t_case_run(&c));
   cr_assert_eq(rt_load_f(&c.out[0], 0), 16777216.0);
   cr_assert_eq(rt_load_f(&c.out[0], 1), -9007199254740992.0);
-  tc_free(&c);
+  t_case_free(&c);
 }
 
 /* ---- binary ---------------------------------------------------------------------- */
@@ -440,13 +387,6 @@ static int64_t bcast_index(int ro, const int64_t *oidx, int rank, const int64_t 
     flat = flat * dims[d] + c;
   }
   return flat;
-}
-
-static void unflatten(int64_t i, int rank, const int64_t *dims, int64_t *idx) {
-  for (int d = rank - 1; d >= 0; d--) {
-    idx[d] = i % dims[d];
-    i /= dims[d];
-  }
 }
 
 static bool is_cmp(ir_op op) {
@@ -520,7 +460,7 @@ static void binary_case(ir_op op, ir_dtype dt, const shape *p, uint64_t seed, bo
     bhi = fl ? 2 : 5;
   }
   if (dt == IR_BOOL) alo = blo = 0, ahi = bhi = 2;
-  tc c = {0};
+  t_case c = {0};
   c.in[0] = t_tensor_random(&r, dt, p[0].rank, p[0].dims, alo, ahi);
   c.in[1] = t_tensor_random(&r, dt, p[1].rank, p[1].dims, blo, bhi);
   if (op == IR_OP_POW && !fl) /* exponents 0..4 (random data avoids 0) */
@@ -531,13 +471,13 @@ static void binary_case(ir_op op, ir_dtype dt, const shape *p, uint64_t seed, bo
       rt_store_f(&c.in[1], i, rt_load_f(&c.in[0], i % rt_tensor_numel(&c.in[0])));
   bool to_bool = is_cmp(op) || op == IR_OP_AND || op == IR_OP_OR;
   ir_dtype odt = to_bool ? IR_BOOL : dt;
-  ir_type ot = ty(odt, p[2].rank, p[2].dims);
-  tc_make(&c, op, 2, &ot, 1);
-  T_OK(tc_run(&c));
+  ir_type ot = ir_type_make(odt, p[2].rank, p[2].dims);
+  t_case_make(&c, op, 2, &ot, 1);
+  T_OK(t_case_run(&c));
   rt_tensor want = t_tensor_zeros(odt, p[2].rank, p[2].dims);
   int64_t n = rt_tensor_numel(&want), oidx[4];
   for (int64_t i = 0; i < n; i++) {
-    unflatten(i, p[2].rank, p[2].dims, oidx);
+    t_unflatten(i, p[2].rank, p[2].dims, oidx);
     int64_t ia = bcast_index(p[2].rank, oidx, p[0].rank, p[0].dims);
     int64_t ib = bcast_index(p[2].rank, oidx, p[1].rank, p[1].dims);
     if (fl) rt_store_f(&want, i, ref_binary_f(op, rt_load_f(&c.in[0], ia), rt_load_f(&c.in[1], ib)));
@@ -546,7 +486,7 @@ static void binary_case(ir_op op, ir_dtype dt, const shape *p, uint64_t seed, bo
   double rtol = dt == IR_F16 ? 1e-3 : 1e-6;
   t_assert_close(&c.out[0], &want, rtol, dt == IR_F16 ? 1e-3 : 0);
   rt_tensor_free(&want);
-  tc_free(&c);
+  t_case_free(&c);
 }
 
 Test(binary, arithmetic_broadcast) {
@@ -580,15 +520,15 @@ Test(binary, compare_nan) {
   const ir_op ops[] = {IR_OP_EQUAL, IR_OP_GREATER, IR_OP_LESS, IR_OP_GREATER_OR_EQUAL,
                        IR_OP_LESS_OR_EQUAL};
   for (int o = 0; o < 5; o++) {
-    tc c = {0};
+    t_case c = {0};
     c.in[0] = t_tensor_from(IR_F32, 1, &d, a);
     c.in[1] = t_tensor_from(IR_F32, 1, &d, b);
-    ir_type ot = ty(IR_BOOL, 1, &d);
-    tc_make(&c, ops[o], 2, &ot, 1);
-    T_OK(tc_run(&c));
+    ir_type ot = ir_type_make(IR_BOOL, 1, &d);
+    t_case_make(&c, ops[o], 2, &ot, 1);
+    T_OK(t_case_run(&c));
     for (int i = 0; i < 3; i++)
       cr_assert_eq(((uint8_t *)c.out[0].data)[i], 0, "%s NaN [%d]", ir_op_name(ops[o]), i);
-    tc_free(&c);
+    t_case_free(&c);
   }
 }
 
@@ -607,13 +547,13 @@ Test(binary, prelu) {
   /* the slope must broadcast to x, not x to the slope */
   int64_t dx = 3, ds[2] = {2, 3};
   double v[] = {1, -2, 3, -4, 5, -6};
-  tc c = {0};
+  t_case c = {0};
   c.in[0] = t_tensor_from(IR_F32, 1, &dx, v);
   c.in[1] = t_tensor_from(IR_F32, 2, ds, v);
-  ir_type ot = ty(IR_F32, 2, ds);
-  tc_make(&c, IR_OP_PRELU, 2, &ot, 1);
-  expect_error(tc_run(&c), VKML_CODE_INVALID_ARGUMENT, "slope");
-  tc_free(&c);
+  ir_type ot = ir_type_make(IR_F32, 2, ds);
+  t_case_make(&c, IR_OP_PRELU, 2, &ot, 1);
+  t_expect_error(t_case_run(&c), VKML_CODE_INVALID_ARGUMENT, "slope");
+  t_case_free(&c);
 }
 
 /* Hand-worked integer semantics: truncating division, division by zero,
@@ -621,18 +561,18 @@ Test(binary, prelu) {
 static void int_binary(ir_op op, ir_dtype dt, ir_dtype edt, int count, const int64_t *a,
                        const double *b, const int64_t *want) {
   int64_t d = count;
-  tc c = {0};
+  t_case c = {0};
   c.in[0] = t_tensor_zeros(dt, 1, &d);
   for (int i = 0; i < count; i++) rt_store_i(&c.in[0], i, a[i]);
   c.in[1] = t_tensor_from(edt, 1, &d, b);
-  ir_type ot = ty(dt, 1, &d);
-  tc_make(&c, op, 2, &ot, 1);
-  T_OK(tc_run(&c));
+  ir_type ot = ir_type_make(dt, 1, &d);
+  t_case_make(&c, op, 2, &ot, 1);
+  T_OK(t_case_run(&c));
   for (int i = 0; i < count; i++)
     cr_assert_eq(rt_load_i(&c.out[0], i), want[i], "%s %s [%d]: got %lld want %lld",
                  ir_op_name(op), ir_dtype_name(dt), i, (long long)rt_load_i(&c.out[0], i),
                  (long long)want[i]);
-  tc_free(&c);
+  t_case_free(&c);
 }
 
 Test(binary, integer_semantics) {
@@ -673,15 +613,15 @@ Test(binary, integer_semantics) {
 
 Test(binary, float_pow_int_exponent) {
   int64_t d = 4;
-  tc c = {0};
+  t_case c = {0};
   c.in[0] = t_tensor_from(IR_F32, 1, &d, (double[]){1.5, -2, 4, 0});
   c.in[1] = t_tensor_from(IR_I32, 1, &d, (double[]){2, 3, -1, -1});
-  ir_type ot = ty(IR_F32, 1, &d);
-  tc_make(&c, IR_OP_POW, 2, &ot, 1);
-  T_OK(tc_run(&c));
+  ir_type ot = ir_type_make(IR_F32, 1, &d);
+  t_case_make(&c, IR_OP_POW, 2, &ot, 1);
+  T_OK(t_case_run(&c));
   const double want[] = {2.25, -8, 0.25, INFINITY};
   for (int i = 0; i < 4; i++) expect_exact(rt_load_f(&c.out[0], i), want[i], "pow", i);
-  tc_free(&c);
+  t_case_free(&c);
 }
 
 /* Fused activation on add/sub/mul/div. */
@@ -689,17 +629,17 @@ static void act_case(ir_op op, ir_dtype dt, ir_act act, float alpha, float beta,
                      uint64_t seed) {
   t_rng r = t_rng_make(seed);
   int64_t da[2] = {4, 5}, db[1] = {5};
-  tc c = {0};
+  t_case c = {0};
   c.in[0] = t_tensor_random(&r, dt, 2, da, -9, 10);
   c.in[1] = t_tensor_random(&r, dt, 1, db, -9, 10);
-  ir_type ot = ty(dt, 2, da);
-  tc_make(&c, op, 2, &ot, 1);
+  ir_type ot = ir_type_make(dt, 2, da);
+  t_case_make(&c, op, 2, &ot, 1);
   T_OK(ir_node_set_enum(c.g, c.n, IR_A_ACT, (int)act));
   if (set_params) {
     T_OK(ir_node_set_float(c.g, c.n, IR_A_ACT_ALPHA, alpha));
     T_OK(ir_node_set_float(c.g, c.n, IR_A_ACT_BETA, beta));
   }
-  T_OK(tc_run(&c));
+  T_OK(t_case_run(&c));
   rt_tensor want = t_tensor_zeros(dt, 2, da);
   for (int64_t i = 0; i < 20; i++) {
     if (is_fl(dt)) {
@@ -724,7 +664,7 @@ static void act_case(ir_op op, ir_dtype dt, ir_act act, float alpha, float beta,
   }
   t_assert_close(&c.out[0], &want, 1e-6, 1e-7);
   rt_tensor_free(&want);
-  tc_free(&c);
+  t_case_free(&c);
 }
 
 Test(binary, fused_act) {
@@ -747,27 +687,27 @@ Test(binary, fused_act) {
 Test(binary, errors) {
   int64_t d3[2] = {2, 3}, d4 = 4;
   double v[] = {1, 2, 3, 4, 5, 6};
-  tc c = {0};
+  t_case c = {0};
   c.in[0] = t_tensor_from(IR_F32, 2, d3, v);
   c.in[1] = t_tensor_from(IR_F32, 1, &d4, v);
-  ir_type ot = ty(IR_F32, 2, d3);
-  tc_make(&c, IR_OP_ADD, 2, &ot, 1);
-  expect_error(tc_run(&c), VKML_CODE_INVALID_ARGUMENT, "broadcast");
-  tc_free(&c);
+  ir_type ot = ir_type_make(IR_F32, 2, d3);
+  t_case_make(&c, IR_OP_ADD, 2, &ot, 1);
+  t_expect_error(t_case_run(&c), VKML_CODE_INVALID_ARGUMENT, "broadcast");
+  t_case_free(&c);
 
   c.in[0] = t_tensor_from(IR_F32, 2, d3, v);
   c.in[1] = t_tensor_from(IR_I32, 2, d3, v);
-  ot = ty(IR_F32, 2, d3);
-  tc_make(&c, IR_OP_MUL, 2, &ot, 1);
-  expect_error(tc_run(&c), VKML_CODE_INVALID_ARGUMENT, "i32");
-  tc_free(&c);
+  ot = ir_type_make(IR_F32, 2, d3);
+  t_case_make(&c, IR_OP_MUL, 2, &ot, 1);
+  t_expect_error(t_case_run(&c), VKML_CODE_INVALID_ARGUMENT, "i32");
+  t_case_free(&c);
 
   c.in[0] = t_tensor_from(IR_I32, 2, d3, v);
   c.in[1] = t_tensor_from(IR_I32, 2, d3, v);
-  ot = ty(IR_BOOL, 2, d3);
-  tc_make(&c, IR_OP_AND, 2, &ot, 1);
-  expect_error(tc_run(&c), VKML_CODE_INVALID_ARGUMENT, "bool");
-  tc_free(&c);
+  ot = ir_type_make(IR_BOOL, 2, d3);
+  t_case_make(&c, IR_OP_AND, 2, &ot, 1);
+  t_expect_error(t_case_run(&c), VKML_CODE_INVALID_ARGUMENT, "bool");
+  t_case_free(&c);
 }
 
 /* ---- variadic ------------------------------------------------------------------------ */
@@ -777,16 +717,16 @@ static void variadic_case(ir_op op, ir_dtype dt, int n_in, uint64_t seed) {
   const shape out_shapes[4] = {{2, {3, 1}}, {2, {3, 4}}, {3, {2, 3, 4}}, {3, {2, 3, 4}}};
   const shape *os = &out_shapes[n_in - 1];
   t_rng r = t_rng_make(seed);
-  tc c = {0};
+  t_case c = {0};
   for (int k = 0; k < n_in; k++)
     c.in[k] = t_tensor_random(&r, dt, shapes[k].rank, shapes[k].dims, -50, 50);
-  ir_type ot = ty(dt, os->rank, os->dims);
-  tc_make(&c, op, n_in, &ot, 1);
-  T_OK(tc_run(&c));
+  ir_type ot = ir_type_make(dt, os->rank, os->dims);
+  t_case_make(&c, op, n_in, &ot, 1);
+  T_OK(t_case_run(&c));
   rt_tensor want = t_tensor_zeros(dt, os->rank, os->dims);
   int64_t n = rt_tensor_numel(&want), oidx[4];
   for (int64_t i = 0; i < n; i++) {
-    unflatten(i, os->rank, os->dims, oidx);
+    t_unflatten(i, os->rank, os->dims, oidx);
     double af = 0;
     int64_t ai = 0;
     for (int k = 0; k < n_in; k++) {
@@ -813,7 +753,7 @@ static void variadic_case(ir_op op, ir_dtype dt, int n_in, uint64_t seed) {
   }
   t_assert_close(&c.out[0], &want, dt == IR_F16 ? 2e-3 : 1e-6, dt == IR_F16 ? 1e-2 : 1e-6);
   rt_tensor_free(&want);
-  tc_free(&c);
+  t_case_free(&c);
 }
 
 Test(variadic, one_to_four_inputs) {
@@ -831,46 +771,46 @@ Test(variadic, nan_propagates_and_mean_needs_floats) {
   int64_t d = 3;
   const ir_op ops[] = {IR_OP_MIN, IR_OP_MAX, IR_OP_SUM, IR_OP_MEAN};
   for (int o = 0; o < 4; o++) {
-    tc c = {0};
+    t_case c = {0};
     c.in[0] = t_tensor_from(IR_F32, 1, &d, (double[]){NAN, 1, 2});
     c.in[1] = t_tensor_from(IR_F32, 1, &d, (double[]){0, NAN, 3});
     c.in[2] = t_tensor_from(IR_F32, 1, &d, (double[]){5, 7, 1});
-    ir_type ot = ty(IR_F32, 1, &d);
-    tc_make(&c, ops[o], 3, &ot, 1);
-    T_OK(tc_run(&c));
+    ir_type ot = ir_type_make(IR_F32, 1, &d);
+    t_case_make(&c, ops[o], 3, &ot, 1);
+    T_OK(t_case_run(&c));
     cr_assert(isnan(rt_load_f(&c.out[0], 0)) && isnan(rt_load_f(&c.out[0], 1)), "%s",
               ir_op_name(ops[o]));
     double want2[] = {1, 3, 6, 2};
     cr_assert_eq(rt_load_f(&c.out[0], 2), want2[o], "%s", ir_op_name(ops[o]));
-    tc_free(&c);
+    t_case_free(&c);
   }
-  tc c = {0};
+  t_case c = {0};
   c.in[0] = t_tensor_from(IR_I32, 1, &d, (double[]){1, 2, 3});
-  ir_type ot = ty(IR_I32, 1, &d);
-  tc_make(&c, IR_OP_MEAN, 1, &ot, 1);
-  expect_error(tc_run(&c), VKML_CODE_INVALID_ARGUMENT, "i32");
-  tc_free(&c);
+  ir_type ot = ir_type_make(IR_I32, 1, &d);
+  t_case_make(&c, IR_OP_MEAN, 1, &ot, 1);
+  t_expect_error(t_case_run(&c), VKML_CODE_INVALID_ARGUMENT, "i32");
+  t_case_free(&c);
 }
 
 /* ---- where ---------------------------------------------------------------------------- */
 
 static void where_case(ir_dtype dt, const shape *p, uint64_t seed) {
   t_rng r = t_rng_make(seed);
-  tc c = {0};
+  t_case c = {0};
   c.in[0] = t_tensor_random(&r, IR_BOOL, p[0].rank, p[0].dims, 0, 2);
   /* both branches must be taken whatever the random bits */
   rt_store_i(&c.in[0], 0, 1);
   rt_store_i(&c.in[0], rt_tensor_numel(&c.in[0]) - 1, 0);
   c.in[1] = t_tensor_random(&r, dt, p[1].rank, p[1].dims, -100, 100);
   c.in[2] = t_tensor_random(&r, dt, p[2].rank, p[2].dims, -100, 100);
-  ir_type ot = ty(dt, p[3].rank, p[3].dims);
-  tc_make(&c, IR_OP_WHERE, 3, &ot, 1);
-  T_OK(tc_run(&c));
+  ir_type ot = ir_type_make(dt, p[3].rank, p[3].dims);
+  t_case_make(&c, IR_OP_WHERE, 3, &ot, 1);
+  T_OK(t_case_run(&c));
   rt_tensor want = t_tensor_zeros(dt, p[3].rank, p[3].dims);
   int64_t n = rt_tensor_numel(&want), oidx[4];
   int n_true = 0;
   for (int64_t i = 0; i < n; i++) {
-    unflatten(i, p[3].rank, p[3].dims, oidx);
+    t_unflatten(i, p[3].rank, p[3].dims, oidx);
     bool cond = rt_load_i(&c.in[0], bcast_index(p[3].rank, oidx, p[0].rank, p[0].dims));
     n_true += cond;
     int k = cond ? 1 : 2;
@@ -882,7 +822,7 @@ static void where_case(ir_dtype dt, const shape *p, uint64_t seed) {
             (unsigned long long)seed, n_true, (long long)n);
   t_assert_close(&c.out[0], &want, 0, 0);
   rt_tensor_free(&want);
-  tc_free(&c);
+  t_case_free(&c);
 }
 
 Test(where, broadcast_all_three) {
@@ -900,12 +840,12 @@ Test(where, broadcast_all_three) {
 
 Test(where, bad_condition) {
   int64_t d = 2;
-  tc c = {0};
+  t_case c = {0};
   c.in[0] = t_tensor_from(IR_F32, 1, &d, (double[]){1, 0});
   c.in[1] = t_tensor_from(IR_F32, 1, &d, (double[]){1, 2});
   c.in[2] = t_tensor_from(IR_F32, 1, &d, (double[]){3, 4});
-  ir_type ot = ty(IR_F32, 1, &d);
-  tc_make(&c, IR_OP_WHERE, 3, &ot, 1);
-  expect_error(tc_run(&c), VKML_CODE_INVALID_ARGUMENT, "bool");
-  tc_free(&c);
+  ir_type ot = ir_type_make(IR_F32, 1, &d);
+  t_case_make(&c, IR_OP_WHERE, 3, &ot, 1);
+  t_expect_error(t_case_run(&c), VKML_CODE_INVALID_ARGUMENT, "bool");
+  t_case_free(&c);
 }

@@ -13,17 +13,6 @@
 #define F16_RTOL 2e-3
 #define F16_ATOL 2e-3
 
-static void run(ir_node *n, rt_tensor *in, int n_in, rt_tensor *out) {
-  const rt_tensor *ip[8];
-  for (int i = 0; i < n_in; i++) ip[i] = &in[i];
-  rt_tensor *op[1] = {out};
-  T_OK(rt_cpu_run_node(n, ip, n_in, op, 1));
-}
-
-static void free_all(rt_tensor *t, int n) {
-  for (int i = 0; i < n; i++) rt_tensor_free(&t[i]);
-}
-
 static void check(const rt_tensor *got, const rt_tensor *want) {
   if (got->dtype == IR_F16)
     t_assert_close(got, want, F16_RTOL, F16_ATOL);
@@ -60,13 +49,14 @@ static void gemm_run(const gemm_case *c, ir_dtype dt) {
   t_rng r = t_rng_make(31 + (uint64_t)c->m * 7 + (uint64_t)c->n);
   int64_t ad[2] = {c->ta ? c->k : c->m, c->ta ? c->m : c->k};
   int64_t bd[2] = {c->tb ? c->n : c->k, c->tb ? c->k : c->n};
-  rt_tensor in[3];
+  t_case tc = {0};
+  rt_tensor *in = tc.in;
   in[0] = t_tensor_random(&r, dt, 2, ad, -1, 1);
   in[1] = t_tensor_random(&r, dt, 2, bd, -1, 1);
   int n_in = 2;
   if (c->c_rank >= 0) in[n_in++] = t_tensor_random(&r, dt, c->c_rank, c->c_dims, -1, 1);
   int64_t yd[2] = {c->m, c->n};
-  rt_tensor y = t_tensor_zeros(dt, 2, yd), want = t_tensor_zeros(dt, 2, yd);
+  rt_tensor want = t_tensor_zeros(dt, 2, yd);
   double alpha = c->alpha ? c->alpha : 1, beta = c->beta ? c->beta : 1;
   for (int64_t i = 0; i < c->m; i++)
     for (int64_t j = 0; j < c->n; j++) {
@@ -86,19 +76,17 @@ static void gemm_run(const gemm_case *c, ir_dtype dt) {
       if (c->relu && s < 0) s = 0;
       rt_store_f(&want, i * c->n + j, s);
     }
-  ir_graph *g;
-  ir_type yt = rt_tensor_type(&y);
-  ir_node *n = t_node_make(&g, IR_OP_GEMM, in, n_in, &yt, 1);
-  if (c->ta) T_OK(ir_node_set_int(g, n, IR_A_TRANS_A, 1));
-  if (c->tb) T_OK(ir_node_set_int(g, n, IR_A_TRANS_B, 1));
-  if (c->alpha) T_OK(ir_node_set_float(g, n, IR_A_ALPHA, c->alpha));
-  if (c->beta) T_OK(ir_node_set_float(g, n, IR_A_BETA, c->beta));
-  if (c->relu) T_OK(ir_node_set_enum(g, n, IR_A_ACT, IR_ACT_RELU));
-  run(n, in, n_in, &y);
-  check(&y, &want);
-  ir_graph_destroy(g);
-  free_all(in, n_in);
-  rt_tensor_free(&y), rt_tensor_free(&want);
+  ir_type yt = ir_type_make(dt, 2, yd);
+  t_case_make(&tc, IR_OP_GEMM, n_in, &yt, 1);
+  if (c->ta) T_OK(ir_node_set_int(tc.g, tc.n, IR_A_TRANS_A, 1));
+  if (c->tb) T_OK(ir_node_set_int(tc.g, tc.n, IR_A_TRANS_B, 1));
+  if (c->alpha) T_OK(ir_node_set_float(tc.g, tc.n, IR_A_ALPHA, c->alpha));
+  if (c->beta) T_OK(ir_node_set_float(tc.g, tc.n, IR_A_BETA, c->beta));
+  if (c->relu) T_OK(ir_node_set_enum(tc.g, tc.n, IR_A_ACT, IR_ACT_RELU));
+  T_OK(t_case_run(&tc));
+  check(&tc.out[0], &want);
+  t_case_free(&tc);
+  rt_tensor_free(&want);
 }
 
 ParameterizedTestParameters(gemm, cases) {
@@ -112,21 +100,18 @@ ParameterizedTest(gemm_case *c, gemm, cases) {
 
 Test(gemm, hand_worked) {
   int64_t d[2] = {2, 2};
-  rt_tensor in[3] = {t_tensor_from(IR_F32, 2, d, (double[]){1, 2, 3, 4}),
-                     t_tensor_from(IR_F32, 2, d, (double[]){5, 6, 7, 8}),
-                     t_tensor_from(IR_F32, 1, (int64_t[]){2}, (double[]){100, 200})};
-  rt_tensor y = t_tensor_zeros(IR_F32, 2, d);
+  t_case tc = {.in = {t_tensor_from(IR_F32, 2, d, (double[]){1, 2, 3, 4}),
+                      t_tensor_from(IR_F32, 2, d, (double[]){5, 6, 7, 8}),
+                      t_tensor_from(IR_F32, 1, (int64_t[]){2}, (double[]){100, 200})}};
   /* [1 2;3 4] x [5 6;7 8]^T = [17 23; 39 53], + c row */
   rt_tensor want = t_tensor_from(IR_F32, 2, d, (double[]){117, 223, 139, 253});
-  ir_graph *g;
-  ir_type yt = rt_tensor_type(&y);
-  ir_node *n = t_node_make(&g, IR_OP_GEMM, in, 3, &yt, 1);
-  T_OK(ir_node_set_int(g, n, IR_A_TRANS_B, 1));
-  run(n, in, 3, &y);
-  t_assert_close(&y, &want, 0, 0);
-  ir_graph_destroy(g);
-  free_all(in, 3);
-  rt_tensor_free(&y), rt_tensor_free(&want);
+  ir_type yt = ir_type_make(IR_F32, 2, d);
+  t_case_make(&tc, IR_OP_GEMM, 3, &yt, 1);
+  T_OK(ir_node_set_int(tc.g, tc.n, IR_A_TRANS_B, 1));
+  T_OK(t_case_run(&tc));
+  t_assert_close(&tc.out[0], &want, 0, 0);
+  t_case_free(&tc);
+  rt_tensor_free(&want);
 }
 
 /* ---- matmul ---------------------------------------------------------------- */
@@ -184,8 +169,8 @@ static void matmul_ref(const matmul_case *c, const rt_tensor *a, const rt_tensor
 static void matmul_run(const matmul_case *c, ir_dtype dt) {
   t_rng r = t_rng_make(41 + (uint64_t)c->ra * 5 + (uint64_t)c->rb);
   bool fl = ir_dtype_is_float(dt);
-  rt_tensor in[2] = {t_tensor_random(&r, dt, c->ra, c->ad, fl ? -1 : -9, fl ? 1 : 9),
-                     t_tensor_random(&r, dt, c->rb, c->bd, fl ? -1 : -9, fl ? 1 : 9)};
+  t_case tc = {.in = {t_tensor_random(&r, dt, c->ra, c->ad, fl ? -1 : -9, fl ? 1 : 9),
+                      t_tensor_random(&r, dt, c->rb, c->bd, fl ? -1 : -9, fl ? 1 : 9)}};
   int64_t M = c->ra >= 2 ? c->ad[c->ra - 2] : 1, K = c->ad[c->ra - 1];
   int64_t N = c->rb >= 2 ? c->bd[c->rb - 1] : 1;
   int ba = c->ra > 2 ? c->ra - 2 : 0, bb = c->rb > 2 ? c->rb - 2 : 0;
@@ -201,16 +186,14 @@ static void matmul_run(const matmul_case *c, ir_dtype dt) {
   for (int i = 0; i < rbatch; i++) bdims[i] = yd[i];
   if (c->ra >= 2) yd[ry++] = M;
   if (c->rb >= 2) yd[ry++] = N;
-  rt_tensor y = t_tensor_zeros(dt, ry, yd), want = t_tensor_zeros(dt, ry, yd);
-  matmul_ref(c, &in[0], &in[1], &want, M, K, N, rbatch, bdims);
-  ir_graph *g;
-  ir_type yt = rt_tensor_type(&y);
-  ir_node *n = t_node_make(&g, IR_OP_MATMUL, in, 2, &yt, 1);
-  run(n, in, 2, &y);
-  check(&y, &want);
-  ir_graph_destroy(g);
-  free_all(in, 2);
-  rt_tensor_free(&y), rt_tensor_free(&want);
+  rt_tensor want = t_tensor_zeros(dt, ry, yd);
+  matmul_ref(c, &tc.in[0], &tc.in[1], &want, M, K, N, rbatch, bdims);
+  ir_type yt = ir_type_make(dt, ry, yd);
+  t_case_make(&tc, IR_OP_MATMUL, 2, &yt, 1);
+  T_OK(t_case_run(&tc));
+  check(&tc.out[0], &want);
+  t_case_free(&tc);
+  rt_tensor_free(&want);
 }
 
 ParameterizedTestParameters(matmul, cases) {
@@ -228,19 +211,16 @@ ParameterizedTest(matmul_case *c, matmul, cases) {
 Test(matmul, act_and_hand_worked) {
   /* [1 -2] . [[3],[4]] = -5 -> relu 0; second column [1 -2].[ -1, -3] = 5 */
   int64_t ad[2] = {1, 2}, bd[2] = {2, 2}, yd[2] = {1, 2};
-  rt_tensor in[2] = {t_tensor_from(IR_F32, 2, ad, (double[]){1, -2}),
-                     t_tensor_from(IR_F32, 2, bd, (double[]){3, -1, 4, -3})};
-  rt_tensor y = t_tensor_zeros(IR_F32, 2, yd);
+  t_case tc = {.in = {t_tensor_from(IR_F32, 2, ad, (double[]){1, -2}),
+                      t_tensor_from(IR_F32, 2, bd, (double[]){3, -1, 4, -3})}};
   rt_tensor want = t_tensor_from(IR_F32, 2, yd, (double[]){0, 5});
-  ir_graph *g;
-  ir_type yt = rt_tensor_type(&y);
-  ir_node *n = t_node_make(&g, IR_OP_MATMUL, in, 2, &yt, 1);
-  T_OK(ir_node_set_enum(g, n, IR_A_ACT, IR_ACT_RELU));
-  run(n, in, 2, &y);
-  t_assert_close(&y, &want, 0, 0);
-  ir_graph_destroy(g);
-  free_all(in, 2);
-  rt_tensor_free(&y), rt_tensor_free(&want);
+  ir_type yt = ir_type_make(IR_F32, 2, yd);
+  t_case_make(&tc, IR_OP_MATMUL, 2, &yt, 1);
+  T_OK(ir_node_set_enum(tc.g, tc.n, IR_A_ACT, IR_ACT_RELU));
+  T_OK(t_case_run(&tc));
+  t_assert_close(&tc.out[0], &want, 0, 0);
+  t_case_free(&tc);
+  rt_tensor_free(&want);
 }
 
 /* ---- normalisation ---------------------------------------------------------- */
@@ -248,13 +228,14 @@ Test(matmul, act_and_hand_worked) {
 static void batchnorm_run(ir_dtype dt, int rank, const int64_t *xd) {
   t_rng r = t_rng_make(51 + (uint64_t)rank);
   int64_t C = xd[1], cd[1] = {C};
-  rt_tensor in[5] = {t_tensor_random(&r, dt, rank, xd, -3, 3),
-                     t_tensor_random(&r, dt, 1, cd, 0.5, 2),
-                     t_tensor_random(&r, dt, 1, cd, -1, 1),
-                     t_tensor_random(&r, dt, 1, cd, -1, 1),
-                     t_tensor_random(&r, dt, 1, cd, 0.1, 2)};
-  rt_tensor y = t_tensor_zeros(dt, rank, xd), want = t_tensor_zeros(dt, rank, xd);
-  int64_t inner = 1, total = rt_tensor_numel(&y);
+  t_case tc = {.in = {t_tensor_random(&r, dt, rank, xd, -3, 3),
+                      t_tensor_random(&r, dt, 1, cd, 0.5, 2),
+                      t_tensor_random(&r, dt, 1, cd, -1, 1),
+                      t_tensor_random(&r, dt, 1, cd, -1, 1),
+                      t_tensor_random(&r, dt, 1, cd, 0.1, 2)}};
+  const rt_tensor *in = tc.in;
+  rt_tensor want = t_tensor_zeros(dt, rank, xd);
+  int64_t inner = 1, total = rt_tensor_numel(&want);
   for (int i = 2; i < rank; i++) inner *= xd[i];
   double eps = 1e-3;
   for (int64_t i = 0; i < total; i++) {
@@ -264,15 +245,13 @@ static void batchnorm_run(ir_dtype dt, int rank, const int64_t *xd) {
                rt_load_f(&in[2], c);
     rt_store_f(&want, i, v);
   }
-  ir_graph *g;
-  ir_type yt = rt_tensor_type(&y);
-  ir_node *n = t_node_make(&g, IR_OP_BATCHNORM, in, 5, &yt, 1);
-  T_OK(ir_node_set_float(g, n, IR_A_EPSILON, (float)eps));
-  run(n, in, 5, &y);
-  check(&y, &want);
-  ir_graph_destroy(g);
-  free_all(in, 5);
-  rt_tensor_free(&y), rt_tensor_free(&want);
+  ir_type yt = ir_type_make(dt, rank, xd);
+  t_case_make(&tc, IR_OP_BATCHNORM, 5, &yt, 1);
+  T_OK(ir_node_set_float(tc.g, tc.n, IR_A_EPSILON, (float)eps));
+  T_OK(t_case_run(&tc));
+  check(&tc.out[0], &want);
+  t_case_free(&tc);
+  rt_tensor_free(&want);
 }
 
 Test(batchnorm, random) {
@@ -285,21 +264,18 @@ Test(batchnorm, random) {
 Test(batchnorm, default_epsilon) {
   /* x=3, mean=1, var=3 (+1e-5), scale=2, bias=0.5: 2*2/sqrt(3.00001)+0.5 */
   int64_t xd[2] = {1, 1}, cd[1] = {1};
-  rt_tensor in[5] = {t_tensor_from(IR_F32, 2, xd, (double[]){3}),
-                     t_tensor_from(IR_F32, 1, cd, (double[]){2}),
-                     t_tensor_from(IR_F32, 1, cd, (double[]){0.5}),
-                     t_tensor_from(IR_F32, 1, cd, (double[]){1}),
-                     t_tensor_from(IR_F32, 1, cd, (double[]){3})};
-  rt_tensor y = t_tensor_zeros(IR_F32, 2, xd);
+  t_case tc = {.in = {t_tensor_from(IR_F32, 2, xd, (double[]){3}),
+                      t_tensor_from(IR_F32, 1, cd, (double[]){2}),
+                      t_tensor_from(IR_F32, 1, cd, (double[]){0.5}),
+                      t_tensor_from(IR_F32, 1, cd, (double[]){1}),
+                      t_tensor_from(IR_F32, 1, cd, (double[]){3})}};
   rt_tensor want = t_tensor_from(IR_F32, 2, xd, (double[]){4 / sqrt(3.00001) + 0.5});
-  ir_graph *g;
-  ir_type yt = rt_tensor_type(&y);
-  ir_node *n = t_node_make(&g, IR_OP_BATCHNORM, in, 5, &yt, 1);
-  run(n, in, 5, &y);
-  t_assert_close(&y, &want, 1e-7, 0);
-  ir_graph_destroy(g);
-  free_all(in, 5);
-  rt_tensor_free(&y), rt_tensor_free(&want);
+  ir_type yt = ir_type_make(IR_F32, 2, xd);
+  t_case_make(&tc, IR_OP_BATCHNORM, 5, &yt, 1);
+  T_OK(t_case_run(&tc));
+  t_assert_close(&tc.out[0], &want, 1e-7, 0);
+  t_case_free(&tc);
+  rt_tensor_free(&want);
 }
 
 static void instance_norm_run(ir_dtype dt, int rank, const int64_t *xd) {
@@ -307,10 +283,11 @@ static void instance_norm_run(ir_dtype dt, int rank, const int64_t *xd) {
   int64_t C = xd[1], cd[1] = {C};
   /* An offset of 5 checks the variance is not computed as E[x^2]-E[x]^2 in
    * low precision. */
-  rt_tensor in[3] = {t_tensor_random(&r, dt, rank, xd, 4, 6),
-                     t_tensor_random(&r, dt, 1, cd, 0.5, 2),
-                     t_tensor_random(&r, dt, 1, cd, -1, 1)};
-  rt_tensor y = t_tensor_zeros(dt, rank, xd), want = t_tensor_zeros(dt, rank, xd);
+  t_case tc = {.in = {t_tensor_random(&r, dt, rank, xd, 4, 6),
+                      t_tensor_random(&r, dt, 1, cd, 0.5, 2),
+                      t_tensor_random(&r, dt, 1, cd, -1, 1)}};
+  const rt_tensor *in = tc.in;
+  rt_tensor want = t_tensor_zeros(dt, rank, xd);
   int64_t inner = 1;
   for (int i = 2; i < rank; i++) inner *= xd[i];
   for (int64_t b = 0; b < xd[0]; b++)
@@ -326,14 +303,12 @@ static void instance_norm_run(ir_dtype dt, int rank, const int64_t *xd) {
                    rt_load_f(&in[1], c) * (rt_load_f(&in[0], base + i) - mean) /
                            sqrt(var + 1e-5) + rt_load_f(&in[2], c));
     }
-  ir_graph *g;
-  ir_type yt = rt_tensor_type(&y);
-  ir_node *n = t_node_make(&g, IR_OP_INSTANCE_NORM, in, 3, &yt, 1);
-  run(n, in, 3, &y);
-  check(&y, &want);
-  ir_graph_destroy(g);
-  free_all(in, 3);
-  rt_tensor_free(&y), rt_tensor_free(&want);
+  ir_type yt = ir_type_make(dt, rank, xd);
+  t_case_make(&tc, IR_OP_INSTANCE_NORM, 3, &yt, 1);
+  T_OK(t_case_run(&tc));
+  check(&tc.out[0], &want);
+  t_case_free(&tc);
+  rt_tensor_free(&want);
 }
 
 Test(instance_norm, random) {
@@ -347,12 +322,13 @@ Test(instance_norm, random) {
 static void layer_norm_run(ir_dtype dt, int rank, const int64_t *xd, int64_t axis, int sr,
                            const int64_t *sd, int br, const int64_t *bd, bool set_axis) {
   t_rng r = t_rng_make(71 + (uint64_t)(axis + 8) * 3 + (uint64_t)sr);
-  rt_tensor in[3];
+  t_case tc = {0};
+  rt_tensor *in = tc.in;
   in[0] = t_tensor_random(&r, dt, rank, xd, -2, 3);
   in[1] = t_tensor_random(&r, dt, sr, sd, 0.5, 2);
   int n_in = 2;
   if (br >= 0) in[n_in++] = t_tensor_random(&r, dt, br, bd, -1, 1);
-  rt_tensor y = t_tensor_zeros(dt, rank, xd), want = t_tensor_zeros(dt, rank, xd);
+  rt_tensor want = t_tensor_zeros(dt, rank, xd);
   int ax = (int)(axis < 0 ? axis + rank : axis);
   int64_t rows = 1, len = 1;
   for (int i = 0; i < rank; i++) {
@@ -387,15 +363,13 @@ static void layer_norm_run(ir_dtype dt, int rank, const int64_t *xd, int64_t axi
       rt_store_f(&want, row * len + j, v);
     }
   }
-  ir_graph *g;
-  ir_type yt = rt_tensor_type(&y);
-  ir_node *n = t_node_make(&g, IR_OP_LAYER_NORM, in, n_in, &yt, 1);
-  if (set_axis) T_OK(ir_node_set_int(g, n, IR_A_AXIS, axis));
-  run(n, in, n_in, &y);
-  check(&y, &want);
-  ir_graph_destroy(g);
-  free_all(in, n_in);
-  rt_tensor_free(&y), rt_tensor_free(&want);
+  ir_type yt = ir_type_make(dt, rank, xd);
+  t_case_make(&tc, IR_OP_LAYER_NORM, n_in, &yt, 1);
+  if (set_axis) T_OK(ir_node_set_int(tc.g, tc.n, IR_A_AXIS, axis));
+  T_OK(t_case_run(&tc));
+  check(&tc.out[0], &want);
+  t_case_free(&tc);
+  rt_tensor_free(&want);
 }
 
 Test(layer_norm, axes) {
@@ -417,19 +391,16 @@ Test(layer_norm, axes) {
 Test(layer_norm, hand_worked) {
   /* [1,2,3,4]: mean 2.5, var 1.25 -> (x-2.5)/sqrt(1.25+1e-5) */
   int64_t xd[1] = {4};
-  rt_tensor in[2] = {t_tensor_from(IR_F32, 1, xd, (double[]){1, 2, 3, 4}),
-                     t_tensor_from(IR_F32, 1, xd, (double[]){1, 1, 1, 1})};
+  t_case tc = {.in = {t_tensor_from(IR_F32, 1, xd, (double[]){1, 2, 3, 4}),
+                      t_tensor_from(IR_F32, 1, xd, (double[]){1, 1, 1, 1})}};
   double s = sqrt(1.25 + 1e-5);
   rt_tensor want = t_tensor_from(IR_F32, 1, xd, (double[]){-1.5 / s, -0.5 / s, 0.5 / s, 1.5 / s});
-  rt_tensor y = t_tensor_zeros(IR_F32, 1, xd);
-  ir_graph *g;
-  ir_type yt = rt_tensor_type(&y);
-  ir_node *n = t_node_make(&g, IR_OP_LAYER_NORM, in, 2, &yt, 1);
-  run(n, in, 2, &y);
-  t_assert_close(&y, &want, 1e-6, 0);
-  ir_graph_destroy(g);
-  free_all(in, 2);
-  rt_tensor_free(&y), rt_tensor_free(&want);
+  ir_type yt = ir_type_make(IR_F32, 1, xd);
+  t_case_make(&tc, IR_OP_LAYER_NORM, 2, &yt, 1);
+  T_OK(t_case_run(&tc));
+  t_assert_close(&tc.out[0], &want, 1e-6, 0);
+  t_case_free(&tc);
+  rt_tensor_free(&want);
 }
 
 /* ---- softmax ---------------------------------------------------------------- */
@@ -438,31 +409,31 @@ static void softmax_run(ir_op op, ir_dtype dt, int64_t axis, bool set_axis, doub
                         double hi) {
   t_rng r = t_rng_make(81 + (uint64_t)(axis + 4));
   int64_t xd[3] = {3, 4, 5};
-  rt_tensor x = t_tensor_random(&r, dt, 3, xd, lo, hi);
-  rt_tensor y = t_tensor_zeros(dt, 3, xd), want = t_tensor_zeros(dt, 3, xd);
+  t_case tc = {.in = {t_tensor_random(&r, dt, 3, xd, lo, hi)}};
+  const rt_tensor *x = &tc.in[0];
+  rt_tensor want = t_tensor_zeros(dt, 3, xd);
   int ax = (int)(axis < 0 ? axis + 3 : axis);
   int64_t st[3] = {20, 5, 1};
   for (int64_t i = 0; i < 60; i++) {
     int64_t pos = (i / st[ax]) % xd[ax], base = i - pos * st[ax];
     double mx = -INFINITY, sum = 0;
-    for (int64_t k = 0; k < xd[ax]; k++) mx = fmax(mx, rt_load_f(&x, base + k * st[ax]));
-    for (int64_t k = 0; k < xd[ax]; k++) sum += exp(rt_load_f(&x, base + k * st[ax]) - mx);
-    double v = rt_load_f(&x, i) - mx;
+    for (int64_t k = 0; k < xd[ax]; k++) mx = fmax(mx, rt_load_f(x, base + k * st[ax]));
+    for (int64_t k = 0; k < xd[ax]; k++) sum += exp(rt_load_f(x, base + k * st[ax]) - mx);
+    double v = rt_load_f(x, i) - mx;
     rt_store_f(&want, i, op == IR_OP_SOFTMAX ? exp(v) / sum : v - log(sum));
   }
-  ir_graph *g;
-  ir_type yt = rt_tensor_type(&y);
-  ir_node *n = t_node_make(&g, op, &x, 1, &yt, 1);
-  if (set_axis) T_OK(ir_node_set_int(g, n, IR_A_AXIS, axis));
-  run(n, &x, 1, &y);
+  ir_type yt = ir_type_make(dt, 3, xd);
+  t_case_make(&tc, op, 1, &yt, 1);
+  if (set_axis) T_OK(ir_node_set_int(tc.g, tc.n, IR_A_AXIS, axis));
+  T_OK(t_case_run(&tc));
   if (dt == IR_F16) {
-    t_assert_close(&y, &want, F16_RTOL, F16_ATOL);
+    t_assert_close(&tc.out[0], &want, F16_RTOL, F16_ATOL);
   } else {
     /* log_softmax of large inputs is large: relative tolerance matters. */
-    t_assert_close(&y, &want, 1e-6, 1e-7);
+    t_assert_close(&tc.out[0], &want, 1e-6, 1e-7);
   }
-  ir_graph_destroy(g);
-  rt_tensor_free(&x), rt_tensor_free(&y), rt_tensor_free(&want);
+  t_case_free(&tc);
+  rt_tensor_free(&want);
 }
 
 Test(softmax, each_axis) {
@@ -481,21 +452,21 @@ Test(softmax, large_magnitudes) {
   softmax_run(IR_OP_SOFTMAX, IR_F32, 2, true, 900, 1100);
   softmax_run(IR_OP_LOG_SOFTMAX, IR_F32, 1, true, -1100, -900);
   int64_t xd[1] = {3};
-  rt_tensor x = t_tensor_from(IR_F32, 1, xd, (double[]){1000, 1001, 1002});
-  rt_tensor y = t_tensor_zeros(IR_F32, 1, xd);
+  const double xv[3] = {1000, 1001, 1002};
+  ir_type yt = ir_type_make(IR_F32, 1, xd);
   /* 1/(1+e+e^2), e/(..), e^2/(..) */
   double e = exp(1.0), d = 1 + e + e * e;
   rt_tensor want = t_tensor_from(IR_F32, 1, xd, (double[]){1 / d, e / d, e * e / d});
-  ir_graph *g;
-  ir_type yt = rt_tensor_type(&y);
-  ir_node *n = t_node_make(&g, IR_OP_SOFTMAX, &x, 1, &yt, 1);
-  run(n, &x, 1, &y);
-  t_assert_close(&y, &want, 1e-6, 0);
-  ir_graph_destroy(g);
-  n = t_node_make(&g, IR_OP_LOG_SOFTMAX, &x, 1, &yt, 1);
-  run(n, &x, 1, &y);
+  t_case tc = {.in = {t_tensor_from(IR_F32, 1, xd, xv)}};
+  t_case_make(&tc, IR_OP_SOFTMAX, 1, &yt, 1);
+  T_OK(t_case_run(&tc));
+  t_assert_close(&tc.out[0], &want, 1e-6, 0);
+  t_case_free(&tc);
   rt_tensor lwant = t_tensor_from(IR_F32, 1, xd, (double[]){-log(d), 1 - log(d), 2 - log(d)});
-  t_assert_close(&y, &lwant, 1e-6, 0);
-  ir_graph_destroy(g);
-  rt_tensor_free(&x), rt_tensor_free(&y), rt_tensor_free(&want), rt_tensor_free(&lwant);
+  tc.in[0] = t_tensor_from(IR_F32, 1, xd, xv);
+  t_case_make(&tc, IR_OP_LOG_SOFTMAX, 1, &yt, 1);
+  T_OK(t_case_run(&tc));
+  t_assert_close(&tc.out[0], &lwant, 1e-6, 0);
+  t_case_free(&tc);
+  rt_tensor_free(&want), rt_tensor_free(&lwant);
 }

@@ -33,13 +33,14 @@ static int64_t out_dim(int64_t in, int64_t k, int64_t s, int64_t d, int64_t p0, 
 static void pool_run(const pool_case *c, ir_dtype dt) {
   t_rng r = t_rng_make(91 + (uint64_t)c->h * 13 + (uint64_t)c->kh);
   int64_t xd[4] = {c->n, c->c, c->h, c->w};
-  rt_tensor x = t_tensor_random(&r, dt, 4, xd, -4, 4);
+  t_case tc = {.in = {t_tensor_random(&r, dt, 4, xd, -4, 4)}};
+  const rt_tensor *x = &tc.in[0];
   int64_t oh = out_dim(c->h, c->kh, c->sh, c->dh, c->pads[0], c->pads[2], c->ceil_mode);
   int64_t ow = out_dim(c->w, c->kw, c->sw, c->dw, c->pads[1], c->pads[3], c->ceil_mode);
   if (c->want_oh) cr_assert_eq(oh, c->want_oh, "test's own size rule: %lld", (long long)oh);
   if (c->want_ow) cr_assert_eq(ow, c->want_ow, "test's own size rule: %lld", (long long)ow);
   int64_t yd[4] = {c->n, c->c, oh, ow};
-  rt_tensor y = t_tensor_zeros(dt, 4, yd), want = t_tensor_zeros(dt, 4, yd);
+  rt_tensor want = t_tensor_zeros(dt, 4, yd);
   for (int64_t p = 0; p < c->n * c->c; p++)
     for (int64_t i = 0; i < oh; i++)
       for (int64_t j = 0; j < ow; j++) {
@@ -53,7 +54,7 @@ static void pool_run(const pool_case *c, ir_dtype dt) {
             bool in_pad_x = xx >= -c->pads[1] && xx < c->w + c->pads[3];
             if (in_pad_y && in_pad_x) n_pad++;
             if (yy < 0 || yy >= c->h || xx < 0 || xx >= c->w) continue;
-            double v = rt_load_f(&x, (p * c->h + yy) * c->w + xx);
+            double v = rt_load_f(x, (p * c->h + yy) * c->w + xx);
             mx = fmax(mx, v);
             sum += v;
             n_in++;
@@ -62,27 +63,19 @@ static void pool_run(const pool_case *c, ir_dtype dt) {
         double v = c->is_max ? mx : sum / (double)(c->count_include_pad ? n_pad : n_in);
         rt_store_f(&want, (p * oh + i) * ow + j, v);
       }
-  ir_graph *g;
-  ir_type yt = rt_tensor_type(&y);
-  ir_node *n = t_node_make(&g, c->is_max ? IR_OP_MAXPOOL : IR_OP_AVGPOOL, &x, 1, &yt, 1);
-  T_OK(ir_node_set_ints(g, n, IR_A_KERNEL, (int64_t[]){c->kh, c->kw}, 2));
-  if (c->sh != 1 || c->sw != 1)
-    T_OK(ir_node_set_ints(g, n, IR_A_STRIDES, (int64_t[]){c->sh, c->sw}, 2));
-  if (c->dh != 1 || c->dw != 1)
-    T_OK(ir_node_set_ints(g, n, IR_A_DILATIONS, (int64_t[]){c->dh, c->dw}, 2));
-  if (c->pads[0] || c->pads[1] || c->pads[2] || c->pads[3])
-    T_OK(ir_node_set_ints(g, n, IR_A_PADS, c->pads, 4));
-  if (c->ceil_mode) T_OK(ir_node_set_int(g, n, IR_A_CEIL_MODE, 1));
-  if (c->count_include_pad) T_OK(ir_node_set_int(g, n, IR_A_COUNT_INCLUDE_PAD, 1));
-  const rt_tensor *ip[1] = {&x};
-  rt_tensor *op[1] = {&y};
-  T_OK(rt_cpu_run_node(n, ip, 1, op, 1));
+  ir_type yt = ir_type_make(dt, 4, yd);
+  t_case_make(&tc, c->is_max ? IR_OP_MAXPOOL : IR_OP_AVGPOOL, 1, &yt, 1);
+  T_OK(ir_node_set_ints(tc.g, tc.n, IR_A_KERNEL, (int64_t[]){c->kh, c->kw}, 2));
+  t_set_window_attrs(tc.g, tc.n, c->sh, c->sw, c->dh, c->dw, c->pads);
+  if (c->ceil_mode) T_OK(ir_node_set_int(tc.g, tc.n, IR_A_CEIL_MODE, 1));
+  if (c->count_include_pad) T_OK(ir_node_set_int(tc.g, tc.n, IR_A_COUNT_INCLUDE_PAD, 1));
+  T_OK(t_case_run(&tc));
   if (dt == IR_F16)
-    t_assert_close(&y, &want, F16_RTOL, F16_ATOL);
+    t_assert_close(&tc.out[0], &want, F16_RTOL, F16_ATOL);
   else
-    t_assert_close(&y, &want, 1e-6, 1e-6);
-  ir_graph_destroy(g);
-  rt_tensor_free(&x), rt_tensor_free(&y), rt_tensor_free(&want);
+    t_assert_close(&tc.out[0], &want, 1e-6, 1e-6);
+  t_case_free(&tc);
+  rt_tensor_free(&want);
 }
 
 #define P0 {0, 0, 0, 0}
@@ -122,76 +115,65 @@ ParameterizedTest(pool_case *c, pool, cases) {
  * windows {1}, {2,3}, {4,7}, {5,6,8,9}. */
 Test(pool, hand_worked_avg) {
   int64_t xd[4] = {1, 1, 3, 3}, yd[4] = {1, 1, 2, 2};
-  rt_tensor x = t_tensor_from(IR_F32, 4, xd, (double[]){1, 2, 3, 4, 5, 6, 7, 8, 9});
+  ir_type yt = ir_type_make(IR_F32, 4, yd);
   for (int cip = 0; cip < 2; cip++) {
-    rt_tensor y = t_tensor_zeros(IR_F32, 4, yd);
+    t_case tc = {.in = {t_tensor_from(IR_F32, 4, xd, (double[]){1, 2, 3, 4, 5, 6, 7, 8, 9})}};
     rt_tensor want = cip ? t_tensor_from(IR_F32, 4, yd, (double[]){0.25, 1.25, 2.75, 7})
                          : t_tensor_from(IR_F32, 4, yd, (double[]){1, 2.5, 5.5, 7});
-    ir_graph *g;
-    ir_type yt = rt_tensor_type(&y);
-    ir_node *n = t_node_make(&g, IR_OP_AVGPOOL, &x, 1, &yt, 1);
-    T_OK(ir_node_set_ints(g, n, IR_A_KERNEL, (int64_t[]){2, 2}, 2));
-    T_OK(ir_node_set_ints(g, n, IR_A_STRIDES, (int64_t[]){2, 2}, 2));
-    T_OK(ir_node_set_ints(g, n, IR_A_PADS, (int64_t[]){1, 1, 1, 1}, 4));
-    T_OK(ir_node_set_int(g, n, IR_A_COUNT_INCLUDE_PAD, cip));
-    const rt_tensor *ip[1] = {&x};
-    rt_tensor *op[1] = {&y};
-    T_OK(rt_cpu_run_node(n, ip, 1, op, 1));
-    t_assert_close(&y, &want, 1e-7, 0);
-    ir_graph_destroy(g);
-    rt_tensor_free(&y), rt_tensor_free(&want);
+    t_case_make(&tc, IR_OP_AVGPOOL, 1, &yt, 1);
+    T_OK(ir_node_set_ints(tc.g, tc.n, IR_A_KERNEL, (int64_t[]){2, 2}, 2));
+    T_OK(ir_node_set_ints(tc.g, tc.n, IR_A_STRIDES, (int64_t[]){2, 2}, 2));
+    T_OK(ir_node_set_ints(tc.g, tc.n, IR_A_PADS, (int64_t[]){1, 1, 1, 1}, 4));
+    T_OK(ir_node_set_int(tc.g, tc.n, IR_A_COUNT_INCLUDE_PAD, cip));
+    T_OK(t_case_run(&tc));
+    t_assert_close(&tc.out[0], &want, 1e-7, 0);
+    t_case_free(&tc);
+    rt_tensor_free(&want);
   }
-  rt_tensor_free(&x);
 }
 
 /* A wrong output size (the dropped-window rule ignored) is an error. */
 Test(pool, wrong_output_size) {
   t_rng r = t_rng_make(3);
   int64_t xd[4] = {1, 1, 5, 5}, yd[4] = {1, 1, 4, 4};
-  rt_tensor x = t_tensor_random(&r, IR_F32, 4, xd, -1, 1), y = t_tensor_zeros(IR_F32, 4, yd);
-  ir_graph *g;
-  ir_type yt = rt_tensor_type(&y);
-  ir_node *n = t_node_make(&g, IR_OP_MAXPOOL, &x, 1, &yt, 1);
-  T_OK(ir_node_set_ints(g, n, IR_A_KERNEL, (int64_t[]){2, 2}, 2));
-  T_OK(ir_node_set_ints(g, n, IR_A_STRIDES, (int64_t[]){2, 2}, 2));
-  T_OK(ir_node_set_ints(g, n, IR_A_PADS, (int64_t[]){1, 1, 1, 1}, 4));
-  T_OK(ir_node_set_int(g, n, IR_A_CEIL_MODE, 1));
-  const rt_tensor *ip[1] = {&x};
-  rt_tensor *op[1] = {&y};
-  vkml_status s = rt_cpu_run_node(n, ip, 1, op, 1);
+  t_case tc = {.in = {t_tensor_random(&r, IR_F32, 4, xd, -1, 1)}};
+  ir_type yt = ir_type_make(IR_F32, 4, yd);
+  t_case_make(&tc, IR_OP_MAXPOOL, 1, &yt, 1);
+  T_OK(ir_node_set_ints(tc.g, tc.n, IR_A_KERNEL, (int64_t[]){2, 2}, 2));
+  T_OK(ir_node_set_ints(tc.g, tc.n, IR_A_STRIDES, (int64_t[]){2, 2}, 2));
+  T_OK(ir_node_set_ints(tc.g, tc.n, IR_A_PADS, (int64_t[]){1, 1, 1, 1}, 4));
+  T_OK(ir_node_set_int(tc.g, tc.n, IR_A_CEIL_MODE, 1));
+  vkml_status s = t_case_run(&tc);
   cr_assert_eq(vkml_status_code(s), VKML_CODE_INVALID_ARGUMENT, "%s", vkml_status_message(s));
   vkml_status_free(s);
-  ir_graph_destroy(g);
-  rt_tensor_free(&x), rt_tensor_free(&y);
+  t_case_free(&tc);
 }
 
 static void global_run(ir_op op, ir_dtype dt, int rank, const int64_t *xd) {
   t_rng r = t_rng_make(101 + (uint64_t)rank);
-  rt_tensor x = t_tensor_random(&r, dt, rank, xd, -3, 3);
+  t_case tc = {.in = {t_tensor_random(&r, dt, rank, xd, -3, 3)}};
+  const rt_tensor *x = &tc.in[0];
   int64_t yd[8] = {xd[0], xd[1], 1, 1, 1, 1, 1, 1};
-  rt_tensor y = t_tensor_zeros(dt, rank, yd), want = t_tensor_zeros(dt, rank, yd);
+  rt_tensor want = t_tensor_zeros(dt, rank, yd);
   int64_t sp = 1;
   for (int i = 2; i < rank; i++) sp *= xd[i];
   for (int64_t p = 0; p < xd[0] * xd[1]; p++) {
     double mx = -INFINITY, sum = 0;
     for (int64_t i = 0; i < sp; i++) {
-      mx = fmax(mx, rt_load_f(&x, p * sp + i));
-      sum += rt_load_f(&x, p * sp + i);
+      mx = fmax(mx, rt_load_f(x, p * sp + i));
+      sum += rt_load_f(x, p * sp + i);
     }
     rt_store_f(&want, p, op == IR_OP_GLOBAL_MAX_POOL ? mx : sum / (double)sp);
   }
-  ir_graph *g;
-  ir_type yt = rt_tensor_type(&y);
-  ir_node *n = t_node_make(&g, op, &x, 1, &yt, 1);
-  const rt_tensor *ip[1] = {&x};
-  rt_tensor *opp[1] = {&y};
-  T_OK(rt_cpu_run_node(n, ip, 1, opp, 1));
+  ir_type yt = ir_type_make(dt, rank, yd);
+  t_case_make(&tc, op, 1, &yt, 1);
+  T_OK(t_case_run(&tc));
   if (dt == IR_F16)
-    t_assert_close(&y, &want, F16_RTOL, F16_ATOL);
+    t_assert_close(&tc.out[0], &want, F16_RTOL, F16_ATOL);
   else
-    t_assert_close(&y, &want, 1e-6, 1e-7);
-  ir_graph_destroy(g);
-  rt_tensor_free(&x), rt_tensor_free(&y), rt_tensor_free(&want);
+    t_assert_close(&tc.out[0], &want, 1e-6, 1e-7);
+  t_case_free(&tc);
+  rt_tensor_free(&want);
 }
 
 Test(global_pool, random) {

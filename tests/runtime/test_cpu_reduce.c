@@ -8,8 +8,13 @@
 #include "runtime/cpu/cpu_kernels.h"
 #include "tests/support/test_support.h"
 
-static void unflatten(int rank, const int64_t *dims, int64_t i, int64_t *idx) {
-  for (int d = rank - 1; d >= 0; d--) idx[d] = i % dims[d], i /= dims[d];
+/* A case of op reading the caller's x through a view (which t_case_free
+ * leaves alone), with an output of dtype ydt and dims yd[0..ry). */
+static void case_on(t_case *tc, ir_op op, const rt_tensor *x, ir_dtype ydt, int ry,
+                    const int64_t *yd) {
+  ir_type xt = rt_tensor_type(x), yt = ir_type_make(ydt, ry, yd);
+  tc->in[0] = rt_tensor_view(&xt, x->data);
+  t_case_make(tc, op, 1, &yt, 1);
 }
 
 /* Runs op on x with the axes (na < 0: attribute absent) and keepdims
@@ -27,16 +32,16 @@ static void reduce_check(ir_op op, const rt_tensor *x, int na, const int64_t *ax
     kdims[i] = mask[i] ? 1 : x->dims[i];
     if (!mask[i] || keep) yd[ry++] = kdims[i];
   }
-  rt_tensor y = t_tensor_zeros(x->dtype, ry, yd), want = t_tensor_zeros(x->dtype, ry, yd);
-  int64_t nout = rt_tensor_numel(&y), nin = rt_tensor_numel(x);
+  rt_tensor want = t_tensor_zeros(x->dtype, ry, yd);
+  int64_t nout = rt_tensor_numel(&want), nin = rt_tensor_numel(x);
   bool fl = ir_dtype_is_float(x->dtype);
   for (int64_t o = 0; o < nout; o++) {
     int64_t oi[8], ii[8];
-    unflatten(r, kdims, o, oi);
+    t_unflatten(o, r, kdims, oi);
     double acc = 0;
     int64_t iacc = 0, cnt = 0;
     for (int64_t i = 0; i < nin; i++) {
-      unflatten(r, x->dims, i, ii);
+      t_unflatten(i, r, x->dims, ii);
       bool match = true;
       for (int d = 0; d < r; d++) match = match && (mask[d] || ii[d] == oi[d]);
       if (!match) continue;
@@ -60,20 +65,17 @@ static void reduce_check(ir_op op, const rt_tensor *x, int na, const int64_t *ax
     if (fl) rt_store_f(&want, o, acc);
     else rt_store_i(&want, o, iacc);
   }
-  ir_graph *g;
-  ir_type yt = rt_tensor_type(&y);
-  ir_node *n = t_node_make(&g, op, x, 1, &yt, 1);
-  if (na >= 0) T_OK(ir_node_set_ints(g, n, IR_A_AXES, axes, na));
-  if (kd >= 0) T_OK(ir_node_set_int(g, n, IR_A_KEEPDIMS, kd));
-  const rt_tensor *ip[1] = {x};
-  rt_tensor *op_[1] = {&y};
-  T_OK(rt_cpu_run_node(n, ip, 1, op_, 1));
+  t_case tc = {0};
+  case_on(&tc, op, x, x->dtype, ry, yd);
+  if (na >= 0) T_OK(ir_node_set_ints(tc.g, tc.n, IR_A_AXES, axes, na));
+  if (kd >= 0) T_OK(ir_node_set_int(tc.g, tc.n, IR_A_KEEPDIMS, kd));
+  T_OK(t_case_run(&tc));
   if (x->dtype == IR_F16)
-    t_assert_close(&y, &want, 2e-3, 2e-3); /* one f16 rounding of the result */
+    t_assert_close(&tc.out[0], &want, 2e-3, 2e-3); /* one f16 rounding of the result */
   else
-    t_assert_close(&y, &want, 1e-6, 1e-6);
-  ir_graph_destroy(g);
-  rt_tensor_free(&y), rt_tensor_free(&want);
+    t_assert_close(&tc.out[0], &want, 1e-6, 1e-6);
+  t_case_free(&tc);
+  rt_tensor_free(&want);
 }
 
 static const ir_op reduce_ops[] = {IR_OP_REDUCE_MEAN, IR_OP_REDUCE_SUM, IR_OP_REDUCE_MAX,
@@ -136,18 +138,15 @@ Test(reduce, hand_worked) {
       {IR_OP_REDUCE_PROD, {-6, -120}},
   };
   for (int k = 0; k < 5; k++) {
-    rt_tensor y = t_tensor_zeros(IR_F32, 1, yd), want = t_tensor_from(IR_F32, 1, yd, cases[k].v);
-    ir_graph *g;
-    ir_type yt = rt_tensor_type(&y);
-    ir_node *n = t_node_make(&g, cases[k].op, &x, 1, &yt, 1);
-    T_OK(ir_node_set_ints(g, n, IR_A_AXES, (int64_t[]){1}, 1));
-    T_OK(ir_node_set_int(g, n, IR_A_KEEPDIMS, 0));
-    const rt_tensor *ip[1] = {&x};
-    rt_tensor *op[1] = {&y};
-    T_OK(rt_cpu_run_node(n, ip, 1, op, 1));
-    t_assert_close(&y, &want, 1e-7, 0);
-    ir_graph_destroy(g);
-    rt_tensor_free(&y), rt_tensor_free(&want);
+    rt_tensor want = t_tensor_from(IR_F32, 1, yd, cases[k].v);
+    t_case tc = {0};
+    case_on(&tc, cases[k].op, &x, IR_F32, 1, yd);
+    T_OK(ir_node_set_ints(tc.g, tc.n, IR_A_AXES, (int64_t[]){1}, 1));
+    T_OK(ir_node_set_int(tc.g, tc.n, IR_A_KEEPDIMS, 0));
+    T_OK(t_case_run(&tc));
+    t_assert_close(&tc.out[0], &want, 1e-7, 0);
+    t_case_free(&tc);
+    rt_tensor_free(&want);
   }
   rt_tensor_free(&x);
 }
@@ -158,25 +157,21 @@ Test(reduce, empty_axis) {
   rt_tensor x = t_tensor_zeros(IR_F32, 3, xd);
   ir_op ops[3] = {IR_OP_REDUCE_SUM, IR_OP_REDUCE_PROD, IR_OP_REDUCE_MAX};
   for (int k = 0; k < 3; k++) {
-    rt_tensor y = t_tensor_zeros(IR_F32, 3, yd);
-    for (int i = 0; i < 6; i++) rt_store_f(&y, i, 42); /* must be overwritten */
-    ir_graph *g;
-    ir_type yt = rt_tensor_type(&y);
-    ir_node *n = t_node_make(&g, ops[k], &x, 1, &yt, 1);
-    T_OK(ir_node_set_ints(g, n, IR_A_AXES, (int64_t[]){1}, 1));
-    const rt_tensor *ip[1] = {&x};
-    rt_tensor *op[1] = {&y};
-    vkml_status s = rt_cpu_run_node(n, ip, 1, op, 1);
+    t_case tc = {0};
+    case_on(&tc, ops[k], &x, IR_F32, 3, yd);
+    rt_tensor *y = &tc.out[0];
+    for (int i = 0; i < 6; i++) rt_store_f(y, i, 42); /* must be overwritten */
+    T_OK(ir_node_set_ints(tc.g, tc.n, IR_A_AXES, (int64_t[]){1}, 1));
+    vkml_status s = t_case_run(&tc);
     if (ops[k] == IR_OP_REDUCE_MAX) {
       cr_assert_neq(s, VKML_OK);
       vkml_status_free(s);
     } else {
       T_OK(s);
       for (int i = 0; i < 6; i++)
-        cr_assert_eq(rt_load_f(&y, i), ops[k] == IR_OP_REDUCE_SUM ? 0.0 : 1.0);
+        cr_assert_eq(rt_load_f(y, i), ops[k] == IR_OP_REDUCE_SUM ? 0.0 : 1.0);
     }
-    ir_graph_destroy(g);
-    rt_tensor_free(&y);
+    t_case_free(&tc);
   }
   rt_tensor_free(&x);
 }
@@ -191,7 +186,7 @@ static void arg_check(ir_op op, const rt_tensor *x, int64_t axis, int kd, int la
     if (i != ax) yd[ry++] = x->dims[i];
     else if (kd != 0) yd[ry++] = 1;
   }
-  rt_tensor y = t_tensor_zeros(IR_I64, ry, yd), want = t_tensor_zeros(IR_I64, ry, yd);
+  rt_tensor want = t_tensor_zeros(IR_I64, ry, yd);
   int64_t outer = 1, inner = 1, len = x->dims[ax];
   for (int i = 0; i < ax; i++) outer *= x->dims[i];
   for (int i = ax + 1; i < r; i++) inner *= x->dims[i];
@@ -208,18 +203,15 @@ static void arg_check(ir_op op, const rt_tensor *x, int64_t axis, int kd, int la
         if (rt_load_f(x, (o * len + k) * inner + in) == best && (pos < 0 || last)) pos = k;
       rt_store_i(&want, o * inner + in, pos);
     }
-  ir_graph *g;
-  ir_type yt = rt_tensor_type(&y);
-  ir_node *n = t_node_make(&g, op, x, 1, &yt, 1);
-  if (axis != 0) T_OK(ir_node_set_int(g, n, IR_A_AXIS, axis));
-  if (kd >= 0) T_OK(ir_node_set_int(g, n, IR_A_KEEPDIMS, kd));
-  if (last) T_OK(ir_node_set_int(g, n, IR_A_SELECT_LAST_INDEX, 1));
-  const rt_tensor *ip[1] = {x};
-  rt_tensor *op_[1] = {&y};
-  T_OK(rt_cpu_run_node(n, ip, 1, op_, 1));
-  t_assert_close(&y, &want, 0, 0);
-  ir_graph_destroy(g);
-  rt_tensor_free(&y), rt_tensor_free(&want);
+  t_case tc = {0};
+  case_on(&tc, op, x, IR_I64, ry, yd);
+  if (axis != 0) T_OK(ir_node_set_int(tc.g, tc.n, IR_A_AXIS, axis));
+  if (kd >= 0) T_OK(ir_node_set_int(tc.g, tc.n, IR_A_KEEPDIMS, kd));
+  if (last) T_OK(ir_node_set_int(tc.g, tc.n, IR_A_SELECT_LAST_INDEX, 1));
+  T_OK(t_case_run(&tc));
+  t_assert_close(&tc.out[0], &want, 0, 0);
+  t_case_free(&tc);
+  rt_tensor_free(&want);
 }
 
 Test(argminmax, ties_axes_keepdims) {
@@ -245,18 +237,13 @@ Test(argminmax, hand_worked) {
   struct { ir_op op; int last; int64_t want; } cases[] = {
       {IR_OP_ARGMAX, 0, 1}, {IR_OP_ARGMAX, 1, 3}, {IR_OP_ARGMIN, 0, 2}, {IR_OP_ARGMIN, 1, 4}};
   for (int k = 0; k < 4; k++) {
-    rt_tensor y = t_tensor_zeros(IR_I64, 1, yd);
-    ir_graph *g;
-    ir_type yt = rt_tensor_type(&y);
-    ir_node *n = t_node_make(&g, cases[k].op, &x, 1, &yt, 1);
-    if (cases[k].last) T_OK(ir_node_set_int(g, n, IR_A_SELECT_LAST_INDEX, 1));
-    const rt_tensor *ip[1] = {&x};
-    rt_tensor *op[1] = {&y};
-    T_OK(rt_cpu_run_node(n, ip, 1, op, 1));
-    cr_assert_eq(rt_load_i(&y, 0), cases[k].want, "case %d: got %lld", k,
-                 (long long)rt_load_i(&y, 0));
-    ir_graph_destroy(g);
-    rt_tensor_free(&y);
+    t_case tc = {0};
+    case_on(&tc, cases[k].op, &x, IR_I64, 1, yd);
+    if (cases[k].last) T_OK(ir_node_set_int(tc.g, tc.n, IR_A_SELECT_LAST_INDEX, 1));
+    T_OK(t_case_run(&tc));
+    cr_assert_eq(rt_load_i(&tc.out[0], 0), cases[k].want, "case %d: got %lld", k,
+                 (long long)rt_load_i(&tc.out[0], 0));
+    t_case_free(&tc);
   }
   rt_tensor_free(&x);
 }

@@ -30,9 +30,7 @@ static vkml_status resize_run(const rt_tensor *x, rt_tensor *y, const resize_att
   if (at->sizes) T_OK(ir_node_set_ints(g, n, IR_A_SIZES, at->sizes, x->rank));
   if (at->cubic_a) T_OK(ir_node_set_float(g, n, IR_A_CUBIC_COEFF_A, at->cubic_a));
   if (at->exclude_outside) T_OK(ir_node_set_int(g, n, IR_A_EXCLUDE_OUTSIDE, 1));
-  const rt_tensor *ip[1] = {x};
-  rt_tensor *op[1] = {y};
-  vkml_status s = rt_cpu_run_node(n, ip, 1, op, 1);
+  vkml_status s = t_node_run(n, x, 1, y, 1);
   ir_graph_destroy(g);
   return s;
 }

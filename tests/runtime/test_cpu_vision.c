@@ -10,55 +10,6 @@
 #include "runtime/cpu/cpu_kernels.h"
 #include "tests/support/test_support.h"
 
-/* ---- harness --------------------------------------------------------------- */
-
-typedef struct tc {
-  ir_graph *g;
-  ir_node *n;
-  rt_tensor in[8], out[8];
-  int n_in, n_out;
-} tc;
-
-static void tc_make(tc *c, ir_op op, int n_in, const ir_type *out_types, int n_out) {
-  c->n_in = n_in;
-  c->n_out = n_out;
-  c->n = t_node_make(&c->g, op, c->in, n_in, out_types, n_out);
-  for (int i = 0; i < n_out; i++) {
-    T_OK(rt_tensor_alloc(&out_types[i], &c->out[i]));
-    memset(c->out[i].data, 0x5a, c->out[i].cap_bytes);
-  }
-}
-
-static vkml_status tc_run(tc *c) {
-  const rt_tensor *in[8];
-  rt_tensor *out[8];
-  for (int i = 0; i < c->n_in; i++) in[i] = &c->in[i];
-  for (int i = 0; i < c->n_out; i++) out[i] = &c->out[i];
-  return rt_cpu_run_node(c->n, in, c->n_in, out, c->n_out);
-}
-
-static void tc_free(tc *c) {
-  for (int i = 0; i < 8; i++) {
-    rt_tensor_free(&c->in[i]);
-    rt_tensor_free(&c->out[i]);
-  }
-  if (c->g) ir_graph_destroy(c->g);
-  memset(c, 0, sizeof *c);
-}
-
-static void expect_error(vkml_status s, vkml_code code, const char *part) {
-  cr_assert(s != VKML_OK, "expected an error");
-  cr_assert_eq(vkml_status_code(s), code, "code %s: %s", vkml_code_name(vkml_status_code(s)),
-               vkml_status_message(s));
-  cr_assert(strstr(vkml_status_message(s), part), "message '%s' lacks '%s'",
-            vkml_status_message(s), part);
-  vkml_status_free(s);
-}
-
-static ir_type ty(ir_dtype dt, int rank, const int64_t *dims) {
-  return ir_type_make(dt, rank, dims);
-}
-
 /* ---- topk -------------------------------------------------------------------- */
 
 /* ties: integer-valued data from a handful of values, so equal keys abound */
@@ -70,7 +21,7 @@ static void topk_case(ir_dtype dt, int rank, const int64_t *dims, int axis_attr,
   memcpy(od, dims, sizeof(int64_t) * (size_t)rank);
   memcpy(cap, dims, sizeof(int64_t) * (size_t)rank);
   od[axis] = k;
-  tc c = {0};
+  t_case c = {0};
   c.in[0] = t_tensor_random(&r, dt, rank, dims, ties ? -3 : -100, ties ? 3 : 100);
   if (ties && ir_dtype_is_float(dt))
     for (int64_t i = 0; i < rt_tensor_numel(&c.in[0]); i++)
@@ -81,12 +32,13 @@ static void topk_case(ir_dtype dt, int rank, const int64_t *dims, int axis_attr,
     rt_store_i(&c.in[1], 0, k);
   }
   /* a run-time k gets outputs with the capacity of the whole axis */
-  ir_type ot[2] = {ty(dt, rank, runtime_k ? cap : od), ty(IR_I64, rank, runtime_k ? cap : od)};
-  tc_make(&c, IR_OP_TOPK, runtime_k ? 2 : 1, ot, 2);
+  ir_type ot[2] = {ir_type_make(dt, rank, runtime_k ? cap : od),
+                   ir_type_make(IR_I64, rank, runtime_k ? cap : od)};
+  t_case_make(&c, IR_OP_TOPK, runtime_k ? 2 : 1, ot, 2);
   if (!runtime_k) T_OK(ir_node_set_int(c.g, c.n, IR_A_K, k));
   if (axis_attr != -1) T_OK(ir_node_set_int(c.g, c.n, IR_A_AXIS, axis_attr));
   if (!largest) T_OK(ir_node_set_int(c.g, c.n, IR_A_LARGEST, 0));
-  T_OK(tc_run(&c));
+  T_OK(t_case_run(&c));
   for (int d = 0; d < rank; d++)
     cr_assert_eq(c.out[0].dims[d], od[d], "values dim %d", d);
   for (int d = 0; d < rank; d++)
@@ -118,7 +70,7 @@ static void topk_case(ir_dtype dt, int rank, const int64_t *dims, int axis_attr,
       }
     }
   free(taken);
-  tc_free(&c);
+  t_case_free(&c);
 }
 
 Test(topk, largest_smallest_axes) {
@@ -146,20 +98,20 @@ Test(topk, ties_keep_lower_index) {
   }
   /* hand-worked */
   int64_t d = 6;
-  tc c = {0};
+  t_case c = {0};
   c.in[0] = t_tensor_from(IR_F32, 1, &d, (double[]){2, 5, 2, 5, 1, 2});
   int64_t k3 = 3;
-  ir_type ot[2] = {ty(IR_F32, 1, &k3), ty(IR_I64, 1, &k3)};
-  tc_make(&c, IR_OP_TOPK, 1, ot, 2);
+  ir_type ot[2] = {ir_type_make(IR_F32, 1, &k3), ir_type_make(IR_I64, 1, &k3)};
+  t_case_make(&c, IR_OP_TOPK, 1, ot, 2);
   T_OK(ir_node_set_int(c.g, c.n, IR_A_K, 3));
-  T_OK(tc_run(&c));
+  T_OK(t_case_run(&c));
   const int64_t want_i[3] = {1, 3, 0};
   const double want_v[3] = {5, 5, 2};
   for (int i = 0; i < 3; i++) {
     cr_assert_eq(rt_load_i(&c.out[1], i), want_i[i]);
     cr_assert_eq(rt_load_f(&c.out[0], i), want_v[i]);
   }
-  tc_free(&c);
+  t_case_free(&c);
 }
 
 Test(topk, runtime_k) {
@@ -175,26 +127,26 @@ Test(topk, runtime_k) {
 
 Test(topk, nan_and_bad_k) {
   int64_t d = 3, k2 = 2;
-  tc c = {0};
+  t_case c = {0};
   c.in[0] = t_tensor_from(IR_F32, 1, &d, (double[]){1, NAN, 3});
-  ir_type ot[2] = {ty(IR_F32, 1, &k2), ty(IR_I64, 1, &k2)};
-  tc_make(&c, IR_OP_TOPK, 1, ot, 2);
+  ir_type ot[2] = {ir_type_make(IR_F32, 1, &k2), ir_type_make(IR_I64, 1, &k2)};
+  t_case_make(&c, IR_OP_TOPK, 1, ot, 2);
   T_OK(ir_node_set_int(c.g, c.n, IR_A_K, 2));
-  T_OK(tc_run(&c));
+  T_OK(t_case_run(&c));
   /* NaN orders above every number (numpy's sort order) */
   cr_assert(isnan(rt_load_f(&c.out[0], 0)));
   cr_assert_eq(rt_load_i(&c.out[1], 0), 1);
   cr_assert_eq(rt_load_i(&c.out[1], 1), 2);
-  tc_free(&c);
+  t_case_free(&c);
 
   int64_t one = 1;
   c.in[0] = t_tensor_from(IR_F32, 1, &d, (double[]){1, 2, 3});
   c.in[1] = t_tensor_zeros(IR_I64, 1, &one);
   rt_store_i(&c.in[1], 0, 4);
-  ir_type ot3[2] = {ty(IR_F32, 1, &d), ty(IR_I64, 1, &d)};
-  tc_make(&c, IR_OP_TOPK, 2, ot3, 2);
-  expect_error(tc_run(&c), VKML_CODE_INVALID_ARGUMENT, "k = 4");
-  tc_free(&c);
+  ir_type ot3[2] = {ir_type_make(IR_F32, 1, &d), ir_type_make(IR_I64, 1, &d)};
+  t_case_make(&c, IR_OP_TOPK, 2, ot3, 2);
+  t_expect_error(t_case_run(&c), VKML_CODE_INVALID_ARGUMENT, "k = 4");
+  t_case_free(&c);
 }
 
 /* ---- cumsum ------------------------------------------------------------------ */
@@ -203,14 +155,14 @@ static void cumsum_case(ir_dtype dt, int axis_attr, bool exclusive, bool reverse
   t_rng r = t_rng_make(seed);
   const int64_t dims[3] = {3, 4, 5};
   int axis = axis_attr < 0 ? axis_attr + 3 : axis_attr;
-  tc c = {0};
+  t_case c = {0};
   c.in[0] = t_tensor_random(&r, dt, 3, dims, -20, 20);
-  ir_type ot = ty(dt, 3, dims);
-  tc_make(&c, IR_OP_CUMSUM, 1, &ot, 1);
+  ir_type ot = ir_type_make(dt, 3, dims);
+  t_case_make(&c, IR_OP_CUMSUM, 1, &ot, 1);
   if (axis_attr) T_OK(ir_node_set_int(c.g, c.n, IR_A_AXIS, axis_attr));
   if (exclusive) T_OK(ir_node_set_int(c.g, c.n, IR_A_EXCLUSIVE, 1));
   if (reverse) T_OK(ir_node_set_int(c.g, c.n, IR_A_REVERSE, 1));
-  T_OK(tc_run(&c));
+  T_OK(t_case_run(&c));
   rt_tensor want = t_tensor_zeros(dt, 3, dims);
   int64_t idx[3], src[3];
   for (int64_t i = 0; i < 60; i++) {
@@ -234,7 +186,7 @@ static void cumsum_case(ir_dtype dt, int axis_attr, bool exclusive, bool reverse
   }
   t_assert_close(&c.out[0], &want, dt == IR_F16 ? 2e-3 : 1e-6, dt == IR_F16 ? 2e-2 : 1e-5);
   rt_tensor_free(&want);
-  tc_free(&c);
+  t_case_free(&c);
 }
 
 Test(cumsum, all_combinations_and_axes) {
@@ -251,16 +203,16 @@ Test(cumsum, hand_worked) {
   int64_t d = 3;
   const double want[4][3] = {{1, 3, 6}, {0, 1, 3}, {6, 5, 3}, {5, 3, 0}};
   for (int m = 0; m < 4; m++) {
-    tc c = {0};
+    t_case c = {0};
     c.in[0] = t_tensor_from(IR_I32, 1, &d, (double[]){1, 2, 3});
-    ir_type ot = ty(IR_I32, 1, &d);
-    tc_make(&c, IR_OP_CUMSUM, 1, &ot, 1);
+    ir_type ot = ir_type_make(IR_I32, 1, &d);
+    t_case_make(&c, IR_OP_CUMSUM, 1, &ot, 1);
     T_OK(ir_node_set_int(c.g, c.n, IR_A_EXCLUSIVE, m & 1));
     T_OK(ir_node_set_int(c.g, c.n, IR_A_REVERSE, m >> 1));
-    T_OK(tc_run(&c));
+    T_OK(t_case_run(&c));
     for (int i = 0; i < 3; i++)
       cr_assert_eq(rt_load_i(&c.out[0], i), (int64_t)want[m][i], "mode %d [%d]", m, i);
-    tc_free(&c);
+    t_case_free(&c);
   }
 }
 
@@ -277,19 +229,19 @@ typedef struct nms_spec {
 } nms_spec;
 
 static void nms_check(const nms_spec *s, int n_want, const int64_t (*want)[3]) {
-  tc c = {0};
+  t_case c = {0};
   int64_t bd[3] = {s->b, s->n, 4}, sd[3] = {s->b, s->c, s->n};
   c.in[0] = t_tensor_from(IR_F32, 3, bd, s->boxes);
   c.in[1] = t_tensor_from(IR_F32, 3, sd, s->scores);
   int64_t per = s->max_out < s->n ? s->max_out : s->n;
   int64_t od[2] = {s->b * s->c * (per > 0 ? per : 0), 3};
-  ir_type ot = ty(IR_I64, 2, od);
-  tc_make(&c, IR_OP_NON_MAX_SUPPRESSION, 2, &ot, 1);
+  ir_type ot = ir_type_make(IR_I64, 2, od);
+  t_case_make(&c, IR_OP_NON_MAX_SUPPRESSION, 2, &ot, 1);
   if (s->center) T_OK(ir_node_set_int(c.g, c.n, IR_A_CENTER_POINT_BOX, 1));
   T_OK(ir_node_set_int(c.g, c.n, IR_A_MAX_OUTPUT_BOXES, s->max_out));
   T_OK(ir_node_set_float(c.g, c.n, IR_A_IOU_THRESHOLD, s->iou));
   if (s->has_score) T_OK(ir_node_set_float(c.g, c.n, IR_A_SCORE_THRESHOLD, s->score));
-  T_OK(tc_run(&c));
+  T_OK(t_case_run(&c));
   cr_assert_eq(c.out[0].rank, 2);
   cr_assert_eq(c.out[0].dims[1], 3);
   cr_assert_eq(c.out[0].dims[0], n_want, "selected %lld rows, want %d",
@@ -298,7 +250,7 @@ static void nms_check(const nms_spec *s, int n_want, const int64_t (*want)[3]) {
     for (int j = 0; j < 3; j++)
       cr_assert_eq(rt_load_i(&c.out[0], i * 3 + j), want[i][j], "row %d col %d: %lld vs %lld",
                    i, j, (long long)rt_load_i(&c.out[0], i * 3 + j), (long long)want[i][j]);
-  tc_free(&c);
+  t_case_free(&c);
 }
 
 static const double boxes6[24] = {0, 0, 1, 1,  0, 0.1, 1, 1.1,  0, -0.1, 1, 0.9,
@@ -399,16 +351,16 @@ Test(nms, multi_batch_multi_class_order) {
 }
 
 Test(nms, capacity_is_checked) {
-  tc c = {0};
+  t_case c = {0};
   int64_t bd[3] = {1, 6, 4}, sd[3] = {1, 1, 6}, od[2] = {1, 3};
   c.in[0] = t_tensor_from(IR_F32, 3, bd, boxes6);
   c.in[1] = t_tensor_from(IR_F32, 3, sd, scores6);
-  ir_type ot = ty(IR_I64, 2, od);
-  tc_make(&c, IR_OP_NON_MAX_SUPPRESSION, 2, &ot, 1);
+  ir_type ot = ir_type_make(IR_I64, 2, od);
+  t_case_make(&c, IR_OP_NON_MAX_SUPPRESSION, 2, &ot, 1);
   T_OK(ir_node_set_int(c.g, c.n, IR_A_MAX_OUTPUT_BOXES, 3));
   T_OK(ir_node_set_float(c.g, c.n, IR_A_IOU_THRESHOLD, 0.5f));
-  expect_error(tc_run(&c), VKML_CODE_INTERNAL, "more than 1");
-  tc_free(&c);
+  t_expect_error(t_case_run(&c), VKML_CODE_INTERNAL, "more than 1");
+  t_case_free(&c);
 }
 
 /* ---- roi_align -------------------------------------------------------------------- */
@@ -423,7 +375,7 @@ typedef struct roi_spec {
  * of in-map samples is the value at the mean sample position. */
 static void roi_check(ir_dtype dt, const roi_spec *s, int64_t n_roi, const double *rois,
                       const int64_t *batch, const double *want) {
-  tc c = {0};
+  t_case c = {0};
   int64_t xd[4] = {s->n, s->ch, 4, 4}, rd[2] = {n_roi, 4};
   c.in[0] = t_tensor_zeros(dt, 4, xd);
   for (int64_t i = 0; i < s->n * s->ch * 16; i++)
@@ -432,8 +384,8 @@ static void roi_check(ir_dtype dt, const roi_spec *s, int64_t n_roi, const doubl
   c.in[2] = t_tensor_zeros(IR_I64, 1, &n_roi);
   for (int64_t i = 0; i < n_roi; i++) rt_store_i(&c.in[2], i, batch[i]);
   int64_t od[4] = {n_roi, s->ch, s->oh, s->ow};
-  ir_type ot = ty(dt, 4, od);
-  tc_make(&c, IR_OP_ROI_ALIGN, 3, &ot, 1);
+  ir_type ot = ir_type_make(dt, 4, od);
+  t_case_make(&c, IR_OP_ROI_ALIGN, 3, &ot, 1);
   T_OK(ir_node_set_int(c.g, c.n, IR_A_OUTPUT_HEIGHT, s->oh));
   T_OK(ir_node_set_int(c.g, c.n, IR_A_OUTPUT_WIDTH, s->ow));
   T_OK(ir_node_set_int(c.g, c.n, IR_A_SAMPLING_RATIO, s->sampling));
@@ -441,13 +393,13 @@ static void roi_check(ir_dtype dt, const roi_spec *s, int64_t n_roi, const doubl
   if (s->output_half_pixel)
     T_OK(ir_node_set_enum(c.g, c.n, IR_A_COORD_MODE, IR_COORD_OUTPUT_HALF_PIXEL));
   if (s->scale != 1) T_OK(ir_node_set_float(c.g, c.n, IR_A_SPATIAL_SCALE, s->scale));
-  T_OK(tc_run(&c));
+  T_OK(t_case_run(&c));
   int64_t n = n_roi * s->ch * s->oh * s->ow;
   double tol = dt == IR_F16 ? 0.5 : 1e-4;
   for (int64_t i = 0; i < n; i++)
     cr_assert(fabs(rt_load_f(&c.out[0], i) - want[i]) <= tol, "[%lld]: got %.9g want %.9g",
               (long long)i, rt_load_f(&c.out[0], i), want[i]);
-  tc_free(&c);
+  t_case_free(&c);
 }
 
 Test(roi_align, avg_hand_worked) {
@@ -524,22 +476,22 @@ Test(roi_align, batches_channels_and_clamping) {
 }
 
 Test(roi_align, bad_inputs) {
-  tc c = {0};
+  t_case c = {0};
   int64_t xd[4] = {1, 1, 4, 4}, rd[2] = {1, 4}, one = 1, od[4] = {1, 1, 1, 1};
   c.in[0] = t_tensor_zeros(IR_F32, 4, xd);
   c.in[1] = t_tensor_from(IR_F32, 2, rd, (double[]){0, 0, 1, 1});
   c.in[2] = t_tensor_zeros(IR_I64, 1, &one);
   rt_store_i(&c.in[2], 0, 1);
-  ir_type ot = ty(IR_F32, 4, od);
-  tc_make(&c, IR_OP_ROI_ALIGN, 3, &ot, 1);
-  expect_error(tc_run(&c), VKML_CODE_INVALID_ARGUMENT, "batch index 1");
-  tc_free(&c);
+  ir_type ot = ir_type_make(IR_F32, 4, od);
+  t_case_make(&c, IR_OP_ROI_ALIGN, 3, &ot, 1);
+  t_expect_error(t_case_run(&c), VKML_CODE_INVALID_ARGUMENT, "batch index 1");
+  t_case_free(&c);
 
   c.in[0] = t_tensor_zeros(IR_F32, 4, xd);
   c.in[1] = t_tensor_from(IR_F32, 2, rd, (double[]){0, NAN, 1, 1});
   c.in[2] = t_tensor_zeros(IR_I64, 1, &one);
-  tc_make(&c, IR_OP_ROI_ALIGN, 3, &ot, 1);
+  t_case_make(&c, IR_OP_ROI_ALIGN, 3, &ot, 1);
   T_OK(ir_node_set_int(c.g, c.n, IR_A_SAMPLING_RATIO, 2));
-  expect_error(tc_run(&c), VKML_CODE_INVALID_ARGUMENT, "not finite");
-  tc_free(&c);
+  t_expect_error(t_case_run(&c), VKML_CODE_INVALID_ARGUMENT, "not finite");
+  t_case_free(&c);
 }

@@ -5,6 +5,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "runtime/cpu/cpu_kernels.h"
+
 t_rng t_rng_make(uint64_t seed) {
   t_rng r = {seed * 0x9E3779B97F4A7C15ull + 0x2545F4914F6CDD1Dull};
   if (!r.s) r.s = 1;
@@ -84,6 +86,62 @@ ir_node *t_node_make(ir_graph **g, ir_op op, const rt_tensor *in, int n_in,
   T_OK(ir_node_create(*g, op, ins, n_in, outs, n_out, &n));
   for (int i = 0; i < n_out; i++) T_OK(ir_graph_add_output(*g, outs[i]));
   return n;
+}
+
+vkml_status t_node_run(const ir_node *n, const rt_tensor *in, int n_in, rt_tensor *out,
+                       int n_out) {
+  const rt_tensor *ip[8];
+  rt_tensor *op[8];
+  cr_assert(n_in <= 8 && n_out <= 8);
+  for (int i = 0; i < n_in; i++) ip[i] = &in[i];
+  for (int i = 0; i < n_out; i++) op[i] = &out[i];
+  return rt_cpu_run_node(n, ip, n_in, op, n_out);
+}
+
+void t_case_make(t_case *c, ir_op op, int n_in, const ir_type *out_types, int n_out) {
+  c->n_in = n_in;
+  c->n_out = n_out;
+  c->n = t_node_make(&c->g, op, c->in, n_in, out_types, n_out);
+  for (int i = 0; i < n_out; i++) {
+    T_OK(rt_tensor_alloc(&out_types[i], &c->out[i]));
+    memset(c->out[i].data, 0x5a, c->out[i].cap_bytes);
+  }
+}
+
+vkml_status t_case_run(t_case *c) {
+  return t_node_run(c->n, c->in, c->n_in, c->out, c->n_out);
+}
+
+void t_case_free(t_case *c) {
+  for (int i = 0; i < 8; i++) {
+    rt_tensor_free(&c->in[i]);
+    rt_tensor_free(&c->out[i]);
+  }
+  if (c->g) ir_graph_destroy(c->g);
+  memset(c, 0, sizeof *c);
+}
+
+void t_set_window_attrs(ir_graph *g, ir_node *n, int64_t sh, int64_t sw, int64_t dh,
+                        int64_t dw, const int64_t pads[4]) {
+  if (sh != 1 || sw != 1) T_OK(ir_node_set_ints(g, n, IR_A_STRIDES, (int64_t[]){sh, sw}, 2));
+  if (dh != 1 || dw != 1) T_OK(ir_node_set_ints(g, n, IR_A_DILATIONS, (int64_t[]){dh, dw}, 2));
+  if (pads[0] || pads[1] || pads[2] || pads[3]) T_OK(ir_node_set_ints(g, n, IR_A_PADS, pads, 4));
+}
+
+void t_expect_error(vkml_status s, vkml_code code, const char *part) {
+  cr_assert(s != VKML_OK, "expected an error");
+  cr_assert_eq(vkml_status_code(s), code, "code %s: %s", vkml_code_name(vkml_status_code(s)),
+               vkml_status_message(s));
+  cr_assert(strstr(vkml_status_message(s), part), "message '%s' lacks '%s'",
+            vkml_status_message(s), part);
+  vkml_status_free(s);
+}
+
+void t_unflatten(int64_t i, int rank, const int64_t *dims, int64_t *idx) {
+  for (int d = rank - 1; d >= 0; d--) {
+    idx[d] = i % dims[d];
+    i /= dims[d];
+  }
 }
 
 void t_assert_close(const rt_tensor *got, const rt_tensor *want, double rtol,

@@ -1,8 +1,31 @@
-/* Output checks, NumPy broadcasting and strides for the CPU kernels. */
-#include "k_index.h"
+/* Helpers shared by the CPU kernels (see k_util.h). */
+#include "k_util.h"
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
+
+#include "ir/params.h"
+
+vkml_status rt_cpu_at_node(const ir_node *n, vkml_status s) {
+  if (!s) return s;
+  char where[256];
+  ir_node_describe(n, where, sizeof where);
+  return vkml_status_annotate(s, "%s", where);
+}
+
+double *rt_cpu_load_doubles(const rt_tensor *t) {
+  int64_t n = rt_tensor_numel(t);
+  double *d = malloc((size_t)(n > 0 ? n : 1) * sizeof *d);
+  if (!d) return NULL;
+  if (t->dtype == IR_F32) {
+    const float *p = t->data;
+    for (int64_t i = 0; i < n; i++) d[i] = p[i];
+  } else {
+    for (int64_t i = 0; i < n; i++) d[i] = rt_load_f(t, i);
+  }
+  return d;
+}
 
 vkml_status rt_cpu_check_out(const ir_node *n, int which, const rt_tensor *out,
                              ir_dtype dtype, int rank, const int64_t *dims) {
@@ -21,6 +44,25 @@ vkml_status rt_cpu_check_out(const ir_node *n, int which, const rt_tensor *out,
                         "output %d buffer holds %zu bytes, %zu needed", which,
                         out->cap_bytes, rt_tensor_bytes(out));
   return VKML_OK;
+}
+
+vkml_status rt_cpu_check_out_dims(const ir_node *n, const rt_tensor *y, int rank,
+                                  const int64_t *want) {
+  bool ok = y->rank == rank;
+  for (int i = 0; ok && i < rank; i++) ok = y->dims[i] == want[i];
+  if (ok) return VKML_OK;
+  ir_type wt = ir_type_make(y->dtype, rank, want), got = rt_tensor_type(y);
+  char ws[160], gs[160];
+  ir_type_format(&wt, ws, sizeof ws);
+  ir_type_format(&got, gs, sizeof gs);
+  return rt_cpu_error(n, VKML_CODE_INVALID_ARGUMENT, "output is %s, expected %s", gs, ws);
+}
+
+vkml_status rt_cpu_axis_get(const ir_node *n, int64_t dflt, int rank, int *axis) {
+  vkml_status s = ir_axis_normalize(ir_node_int(n, IR_A_AXIS, dflt), rank, axis);
+  if (!s) return VKML_OK;
+  vkml_status_free(s);
+  return rt_cpu_error(n, VKML_CODE_INVALID_ARGUMENT, "axis out of range for rank %d", rank);
 }
 
 vkml_status rt_cpu_broadcast_dims(const ir_node *n, int n_t,

@@ -1,18 +1,40 @@
-/* Index helpers shared by the CPU reference kernels: output checks, NumPy
+/* Helpers shared by the CPU reference kernels: node-annotated statuses,
+ * tensors as double arrays, output checks, the axis attribute, NumPy
  * broadcasting and N-d index iteration. Internal to runtime/cpu/. */
-#ifndef RT_CPU_K_INDEX_H
-#define RT_CPU_K_INDEX_H
+#ifndef RT_CPU_K_UTIL_H
+#define RT_CPU_K_UTIL_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
 #include "cpu_kernels.h"
 
+/* Prefixes a non-OK status s (from an ir/params.h decoder, say) with the
+ * node's description, so every kernel error names its node; OK passes
+ * through. Takes ownership of s and returns it. */
+vkml_status rt_cpu_at_node(const ir_node *n, vkml_status s);
+
+/* The elements of float tensor t as a malloc'd array of doubles (room for at
+ * least one, so an empty tensor is not mistaken for out of memory); NULL when
+ * out of memory. The caller frees it. */
+double *rt_cpu_load_doubles(const rt_tensor *t);
+
 /* Checks that output `which` of the node has the dtype, rank and dims the
  * kernel computed, and that its buffer holds them (so a malformed graph gives
  * an INTERNAL status naming the node, never an overflow). */
 vkml_status rt_cpu_check_out(const ir_node *n, int which, const rt_tensor *out,
                              ir_dtype dtype, int rank, const int64_t *dims);
+
+/* Checks only the rank and dims of the output y (its dtype is the kernel's
+ * own check): INVALID_ARGUMENT "output is <type>, expected <type>" naming
+ * the node. The nn/conv/pool/reduce/resize kernels report a wrong output
+ * shape this way; their tests pin the code. */
+vkml_status rt_cpu_check_out_dims(const ir_node *n, const rt_tensor *y, int rank,
+                                  const int64_t *want);
+
+/* The node's axis attribute (default dflt) normalised for rank into *axis;
+ * INVALID_ARGUMENT "axis out of range for rank R" naming the node. */
+vkml_status rt_cpu_axis_get(const ir_node *n, int64_t dflt, int rank, int *axis);
 
 /* NumPy broadcast of the dims of ts[0..n_t); INVALID_ARGUMENT naming the
  * node if they do not broadcast. */
@@ -40,6 +62,14 @@ static inline int64_t rt_cpu_index_offset(int rank, const int64_t *idx,
   int64_t o = 0;
   for (int d = 0; d < rank; d++) o += idx[d] * strides[d];
   return o;
+}
+
+/* Product of dims[lo..hi) (1 when empty): the outer / inner extents around
+ * an axis. */
+static inline int64_t rt_cpu_dims_prod(const int64_t *dims, int lo, int hi) {
+  int64_t p = 1;
+  for (int d = lo; d < hi; d++) p *= dims[d];
+  return p;
 }
 
 /* Same dtype check for inputs a kernel copies as raw bytes. */
