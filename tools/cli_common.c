@@ -11,7 +11,7 @@
 
 #include "runtime/cpu/executor.h"
 #include "runtime/npy.h"
-/* .pb tensors: runtime/tensor_pb.h (lands with the ONNX frontend). */
+#include "runtime/tensor_pb.h"
 
 const char cli_run_opts_help[] =
     "  --input NAME=FILE   bind a graph input to a .npy or ONNX TensorProto .pb file\n"
@@ -83,7 +83,12 @@ static bool ends_with(const char *s, const char *suffix) {
 }
 
 vkml_status cli_tensor_read(const char *path, rt_tensor *out) {
-  if (ends_with(path, ".pb")) { memset(out, 0, sizeof *out); return vkml_status_make(VKML_CODE_UNSUPPORTED, "%s: .pb tensors are not supported yet", path); }
+  if (ends_with(path, ".pb")) {
+    char *name = NULL;
+    vkml_status s = rt_tensor_read_pb(path, out, &name);
+    free(name);
+    return s;
+  }
   if (ends_with(path, ".npy")) return rt_npy_read(path, out);
   memset(out, 0, sizeof *out);
   return vkml_status_make(VKML_CODE_INVALID_ARGUMENT,

@@ -1,20 +1,89 @@
 /* vkc: the compiler driver. Subcommands: check (parse + verify a .vkir and
- * print its canonical text), run (load and run in memory). */
+ * print its canonical text), import (ONNX -> .vkir + .bin), run (load a model
+ * and run it in memory). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli_common.h"
+#include "frontend/onnx_import.h"
 #include "ir/text.h"
+#include "runtime/npy.h"
 #include "vkml.h"
 
 static const char usage[] =
     "usage: vkc COMMAND ...\n"
     "commands:\n"
-    "  check FILE.vkir          parse and verify, print the canonical text\n"
-    "  run MODEL [options]      load MODEL (.vkir) and run it\n"
-    "  --version                print the version\n"
+    "  check FILE.vkir                      parse and verify, print the canonical text\n"
+    "  import MODEL.onnx -o OUT.vkir        ONNX -> IR text (+ OUT.bin with the weights)\n"
+    "        [--input-shape NAME=D,D,...]...\n"
+    "  run MODEL [--input-shape ...] [run options]\n"
+    "                                       load MODEL (.onnx or .vkir) and run it\n"
+    "  --version                            print the version\n"
     "run options:\n";
+
+static bool has_ext(const char *path, const char *ext) {
+  size_t n = strlen(path), m = strlen(ext);
+  return n > m && !strcmp(path + n - m, ext);
+}
+
+/* --input-shape arguments collected for the importer. */
+typedef struct shape_args {
+  int n;
+  char *names[64];
+  int ranks[64];
+  int64_t dims[64][IR_MAX_RANK];
+  const int64_t *dim_ptrs[64];
+} shape_args;
+
+static void shape_args_free(shape_args *a) {
+  for (int i = 0; i < a->n; i++) free(a->names[i]);
+}
+
+/* Consumes --input-shape VALUE; 1 consumed, 0 not ours, -1 bad. */
+static int shape_arg_parse(const char *tool, int argc, char **argv, int *i,
+                           shape_args *a) {
+  if (strcmp(argv[*i], "--input-shape") != 0) return 0;
+  if (*i + 1 >= argc) {
+    fprintf(stderr, "%s: --input-shape needs NAME=D,D,...\n", tool);
+    return -1;
+  }
+  if (a->n == 64) {
+    fprintf(stderr, "%s: more than 64 --input-shape options\n", tool);
+    return -1;
+  }
+  vkml_status s = onnx_shape_arg_parse(argv[++*i], &a->names[a->n], &a->ranks[a->n],
+                                       a->dims[a->n]);
+  if (s) {
+    fprintf(stderr, "%s: --input-shape: %s\n", tool, vkml_status_message(s));
+    vkml_status_free(s);
+    return -1;
+  }
+  a->dim_ptrs[a->n] = a->dims[a->n];
+  a->n++;
+  return 1;
+}
+
+/* Loads .onnx (imported with the shape overrides) or .vkir (verified). */
+static vkml_status load_model(const char *path, const shape_args *a, ir_graph **g) {
+  if (has_ext(path, ".onnx")) {
+    onnx_import_opts o = {0};
+    o.n_shapes = a->n;
+    o.shape_names = (const char *const *)a->names;
+    o.shape_ranks = a->ranks;
+    o.shape_dims = a->dim_ptrs;
+    return onnx_import_file(path, &o, g);
+  }
+  if (has_ext(path, ".vkir")) {
+    if (a->n)
+      return vkml_status_make(VKML_CODE_INVALID_ARGUMENT,
+                              "--input-shape applies to .onnx models only");
+    return ir_parse_file(path, g);
+  }
+  *g = NULL;
+  return vkml_status_make(VKML_CODE_INVALID_ARGUMENT,
+                          "%s: expected a .onnx or .vkir model", path);
+}
 
 static int cmd_check(int argc, char **argv) {
   if (argc != 1 || argv[0][0] == '-') {
@@ -33,28 +102,102 @@ static int cmd_check(int argc, char **argv) {
   return s ? cli_fail("vkc check", s) : 0;
 }
 
+/* Writes OUT.vkir and, when constants live in the blob, OUT.bin; on failure
+ * neither is left behind. */
+static vkml_status write_ir(const ir_graph *g, const char *out) {
+  char *text = NULL;
+  size_t len = 0;
+  VKML_RETURN_IF_ERROR(ir_print(g, &text, &len));
+  size_t n = strlen(out);
+  char *bin = malloc(n + 5);
+  vkml_status s = VKML_OK;
+  if (!bin) {
+    free(text);
+    return vkml_status_make(VKML_CODE_OUT_OF_MEMORY, "out of host memory");
+  }
+  memcpy(bin, out, n - 5); /* out ends in ".vkir" */
+  strcpy(bin + n - 5, ".bin");
+  bool need_blob = false;
+  ir_foreach_value(g, v) need_blob |= v->storage == IR_CONST_BLOB;
+  if (need_blob) s = rt_file_write(bin, g->blob, (size_t)g->blob_bytes);
+  if (!s) {
+    s = rt_file_write(out, text, len);
+    if (s && need_blob) remove(bin);
+  }
+  free(bin);
+  free(text);
+  return s;
+}
+
+static int cmd_import(int argc, char **argv) {
+  shape_args a = {0};
+  const char *model = NULL, *out = NULL;
+  int rc = 0;
+  for (int i = 0; i < argc; i++) {
+    int r = shape_arg_parse("vkc import", argc, argv, &i, &a);
+    if (r < 0) {
+      rc = 2;
+      goto done;
+    }
+    if (r > 0) continue;
+    if (!strcmp(argv[i], "-o") && i + 1 < argc) {
+      out = argv[++i];
+    } else if (argv[i][0] != '-' && !model) {
+      model = argv[i];
+    } else {
+      fprintf(stderr, "vkc import: unexpected argument '%s'\n", argv[i]);
+      rc = 2;
+      goto done;
+    }
+  }
+  if (!model || !out || !has_ext(out, ".vkir") || !has_ext(model, ".onnx")) {
+    fprintf(stderr, "vkc import: usage: vkc import MODEL.onnx -o OUT.vkir [--input-shape NAME=D,...]\n");
+    rc = 2;
+    goto done;
+  }
+  ir_graph *g = NULL;
+  vkml_status s = load_model(model, &a, &g);
+  if (!s) s = write_ir(g, out);
+  ir_graph_destroy(g);
+  if (s) rc = cli_fail("vkc import", s);
+done:
+  shape_args_free(&a);
+  return rc;
+}
+
 static int cmd_run(int argc, char **argv) {
   cli_run_opts o = {.warmup = -1};
+  shape_args a = {0};
   const char *model = NULL;
+  int rc = 0;
   for (int i = 0; i < argc; i++) {
     int r = cli_run_opts_parse("vkc run", argc, argv, &i, &o);
-    if (r < 0) return 2;
+    if (r == 0) r = shape_arg_parse("vkc run", argc, argv, &i, &a);
+    if (r < 0) {
+      rc = 2;
+      goto done;
+    }
     if (r > 0) continue;
     if (argv[i][0] == '-' || model) {
       fprintf(stderr, "vkc run: unexpected argument '%s'\n", argv[i]);
-      return 2;
+      rc = 2;
+      goto done;
     }
     model = argv[i];
   }
   if (!model) {
     fprintf(stderr, "vkc run: no MODEL given\n");
-    return 2;
+    rc = 2;
+    goto done;
   }
   ir_graph *g = NULL;
-  vkml_status s = ir_parse_file(model, &g);
+  vkml_status s = load_model(model, &a, &g);
   if (!s) s = cli_run_graph(g, &o);
   ir_graph_destroy(g);
-  return s ? cli_fail("vkc run", s) : 0;
+  if (s) rc = cli_fail("vkc run", s);
+done:
+  shape_args_free(&a);
+  return rc;
 }
 
 int main(int argc, char **argv) {
@@ -67,6 +210,7 @@ int main(int argc, char **argv) {
     return 0;
   }
   if (!strcmp(argv[1], "check")) return cmd_check(argc - 2, argv + 2);
+  if (!strcmp(argv[1], "import")) return cmd_import(argc - 2, argv + 2);
   if (!strcmp(argv[1], "run")) return cmd_run(argc - 2, argv + 2);
   fprintf(stderr, "vkc: unknown command '%s' (see vkc --help)\n", argv[1]);
   return 2;

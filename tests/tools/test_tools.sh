@@ -110,5 +110,29 @@ for f in "$ROOT"/tests/ir/bad/*.vkir; do
   expect_fail "vkc check $(basename "$f")" "$(basename "$f"):$want" "$VKC" check "$f"
 done
 
+# Real exported CNNs (dynamic dims, made by torch): import with
+# --input-shape, fold to a static graph, match onnxruntime's output.
+REAL=$ROOT/tests/models/real
+for m in smallnet_op13:1,3,40,48 squeezenet1_1_op11:1,3,224,224; do
+  name=${m%%:*} shape=${m#*:}
+  if "$VKC" import "$REAL/$name.onnx" -o "$TMP/$name.vkir" --input-shape input=$shape 2>"$TMP/err" &&
+     "$VKC" check "$TMP/$name.vkir" >/dev/null 2>>"$TMP/err" &&
+     ! grep -qE '= (shape|constant_of_shape|range) ' "$TMP/$name.vkir" &&
+     "$VKRUN" "$TMP/$name.vkir" --input input="$REAL/$name.input.npy" --output "$TMP/$name.out" 2>>"$TMP/err" &&
+     $PY -c "
+import numpy as np, sys
+got = np.load('$TMP/$name.out/output.npy'); want = np.load('$REAL/$name.ort.npy')
+sys.exit(0 if got.shape == want.shape and np.allclose(got, want, rtol=1e-4, atol=1e-6) else 1)"; then
+    ok "$name: imported static, matches onnxruntime (rtol 1e-4, atol 1e-6)"
+  else
+    bad "$name: imported static, matches onnxruntime ($(head -c 300 "$TMP/err"))"
+  fi
+done
+expect_fail "import without --input-shape names the symbolic dim" "input" "$VKC" import "$REAL/smallnet_op13.onnx" -o "$TMP/dyn.vkir"
+[ ! -e "$TMP/dyn.vkir" ] && [ ! -e "$TMP/dyn.bin" ] && ok "failed import writes nothing" || bad "failed import writes nothing"
+expect_fail "import: wrong rank in --input-shape" "input" "$VKC" import "$REAL/smallnet_op13.onnx" -o "$TMP/dyn.vkir" --input-shape input=1,3,40
+cp "$EX/x.npy" "$TMP/garbage.onnx"
+expect_fail "import: not an ONNX file" "garbage.onnx" "$VKC" import "$TMP/garbage.onnx" -o "$TMP/x.vkir"
+
 echo "$passes passed, $fails failed"
 [ "$fails" -eq 0 ]
