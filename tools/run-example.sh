@@ -1,11 +1,28 @@
 #!/bin/sh
-# Sets up, builds and runs the bundled example model (a small CNN) on the
-# input image that comes with it, printing the class probabilities, a latency
-# benchmark and a per-op profile.
+# Sets up, builds and runs the bundled examples on the CPU executor:
+#  1. a small CNN in vkml's own text form (tests/models/tinycnn): class
+#     probabilities, latency benchmark, per-op profile;
+#  2. torchvision's SqueezeNet 1.1 exported to ONNX with dynamic dims
+#     (tests/models/real): imported with a fixed input shape, run, and its
+#     output compared with onnxruntime's on the same input.
 set -eu
 cd "$(dirname "$0")/.."
 tools/setup-debian.sh
 [ -f build/build.ninja ] || meson setup build
 meson compile -C build
 EX=tests/models/tinycnn
+echo "== tinycnn (.vkir) =="
 build/tools/vkrun $EX/model.vkir --device cpu --input x=$EX/x.npy --bench 20 --profile
+R=tests/models/real
+OUT=$(mktemp -d)
+trap 'rm -rf "$OUT"' EXIT
+echo "== SqueezeNet 1.1 (ONNX, dynamic dims fixed to 1x3x224x224) =="
+build/tools/vkc run $R/squeezenet1_1_op11.onnx --input-shape input=1,3,224,224 \
+  --device cpu --input input=$R/squeezenet1_1_op11.input.npy --bench 5 --output "$OUT"
+/usr/bin/python3 - "$OUT/output.npy" "$R/squeezenet1_1_op11.ort.npy" <<'PY'
+import sys, numpy as np
+got, want = np.load(sys.argv[1]), np.load(sys.argv[2])
+print("top-5 classes (vkml):       ", list(np.argsort(-got[0])[:5]))
+print("top-5 classes (onnxruntime):", list(np.argsort(-want[0])[:5]))
+print("max |vkml - onnxruntime| = %.3g (outputs up to %.3g)" % (np.abs(got - want).max(), np.abs(want).max()))
+PY
