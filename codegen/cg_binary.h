@@ -1,0 +1,34 @@
+/* The elementwise binary template (glsl/elementwise_binary.comp): add, sub,
+ * mul, div with a fused activation, and two-input min / max, with NumPy
+ * broadcasting, for f32 and f16 (16-bit storage, fp32 arithmetic).
+ *
+ * Knobs: WG_SIZE {32..1024}, EPI (elements per invocation = vector width up
+ * to 4, then several vectors) {1,2,4,8}. Default WG_SIZE=128, EPI=4, valid
+ * on every Vulkan 1.1 device. */
+#ifndef CG_BINARY_H
+#define CG_BINARY_H
+
+#include "codegen/cg_kernel.h"
+#include "ir/graph.h"
+#include "ir/params.h"
+
+extern const cg_template cg_binary_template;
+
+typedef struct cg_binary_workload {
+  ir_op op;          /* ADD SUB MUL DIV MIN MAX */
+  ir_act_params act; /* NONE for MIN / MAX */
+  ir_type a, b, out; /* same dtype (f32 or f16); out = broadcast(a, b) */
+} cg_binary_workload;
+
+/* The workload of a node: add/sub/mul/div (with act) or min/max of exactly
+ * two inputs, f32 or f16. UNSUPPORTED otherwise. */
+vkml_status cg_binary_workload_from_node(const ir_node *n, cg_binary_workload *out);
+/* Canonical key, e.g. "add(f32[2,3],f32[3])->f32[2,3]{act=relu}". */
+void cg_binary_workload_key(const cg_binary_workload *w, char *buf, int buf_bytes);
+/* Instantiates the template: bindings 0 = a, 1 = b, 2 = out, each a dense
+ * C-order tensor. UNSUPPORTED when the target lacks what the workload needs
+ * (16-bit storage for f16) or the schedule does not fit the target. */
+vkml_status cg_binary_instantiate(const cg_binary_workload *w, const cg_schedule *s,
+                                  const ir_target *target, cg_kernel *out);
+
+#endif

@@ -1,0 +1,50 @@
+/* cg_kernel: one template instantiated for one workload and schedule —
+ * what the runtime needs to build a pipeline and dispatch it, with no
+ * runtime types (codegen never includes runtime/): the template source and
+ * its #defines (knobs and baked choices), specialization constants (shapes
+ * and constants baked at pipeline creation), the binding count and the grid.
+ * Buffers are bound at set 0, bindings 0..n_buffers-1, in the order the
+ * template documents. */
+#ifndef CG_KERNEL_H
+#define CG_KERNEL_H
+
+#include <stdint.h>
+
+#include "codegen/cg_compile.h"
+#include "codegen/cg_template.h"
+
+#define CG_MAX_DEFINES 16
+#define CG_MAX_SPEC 48
+
+typedef struct cg_kernel {
+  const cg_template *tmpl;
+  cg_schedule schedule;
+  const char *source_name; /* the embedded template */
+  const char *source;
+  int n_defines;
+  char def_name[CG_MAX_DEFINES][32];
+  char def_value[CG_MAX_DEFINES][48];
+  int n_spec;
+  uint32_t spec_id[CG_MAX_SPEC];
+  uint32_t spec_value[CG_MAX_SPEC];
+  int n_buffers;
+  uint32_t push_bytes;
+  uint32_t groups[3];
+  char key[512]; /* the workload key (same on every machine) */
+} cg_kernel;
+
+/* Starts a kernel: template source, the schedule's knobs as #defines.
+ * Checks the schedule against the target. */
+vkml_status cg_kernel_begin(cg_kernel *k, const cg_template *t, const cg_schedule *s,
+                            const ir_target *target);
+/* Adds a #define (value printf-formatted). */
+vkml_status cg_kernel_define(cg_kernel *k, const char *name, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+vkml_status cg_kernel_spec(cg_kernel *k, uint32_t id, uint32_t value);
+/* Compiles the kernel's source with its defines. */
+vkml_status cg_kernel_compile(cg_compiler *c, const cg_kernel *k, cg_spirv *out);
+
+#endif

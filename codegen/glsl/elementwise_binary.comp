@@ -1,0 +1,223 @@
+#version 450
+// Elementwise binary op with NumPy broadcasting and a fused activation:
+//   out[i] = ACT(a[ia(i)] OP b[ib(i)])      (codegen/cg_binary.c instantiates it)
+//
+// Bindings: 0 = a, 1 = b, 2 = out, dense C-order tensors of DTYPE.
+// Knobs (#defines): WG_SIZE (invocations per workgroup), EPI (elements per
+//   invocation: vectors of VW = min(EPI, 4) elements, EPI / VW of them, each
+//   chunk WG_SIZE vectors apart so neighbouring invocations touch
+//   neighbouring memory).
+// Baked per workload (#defines): OP, ACT, DTYPE_F16.
+// Baked per shape (specialization constants): the element count, the output
+//   dims after merging contiguous axes (innermost first), each input's
+//   element strides along them (0 = broadcast), an addressing mode per input
+//   and whether the vector path applies (host checks that a vector never
+//   crosses the innermost axis and every input's innermost stride is 0 or 1).
+// Arithmetic is fp32 (fp16 data is converted on load and rounded on store).
+
+#if DTYPE_F16
+#extension GL_EXT_shader_16bit_storage : require
+#define T float16_t
+#define T2 f16vec2
+#define T4 f16vec4
+#else
+#define T float
+#define T2 vec2
+#define T4 vec4
+#endif
+
+#if EPI >= 4
+#define VW 4
+#define TV T4
+#define FV vec4
+#elif EPI == 2
+#define VW 2
+#define TV T2
+#define FV vec2
+#else
+#define VW 1
+#define TV T
+#define FV float
+#endif
+#define CHUNKS (EPI / VW)
+
+layout(local_size_x = WG_SIZE) in;
+
+layout(constant_id = 0) const uint N = 1;      // output elements
+layout(constant_id = 1) const uint RANK = 0;   // merged axes (<= 8)
+layout(constant_id = 2) const uint A_MODE = 0; // 0 strided, 1 same as out, 2 scalar
+layout(constant_id = 3) const uint B_MODE = 0;
+layout(constant_id = 4) const bool VEC_OK = false;
+layout(constant_id = 5) const float ALPHA = 0.0;
+layout(constant_id = 6) const float BETA = 0.0;
+layout(constant_id = 8) const uint D0 = 1;
+layout(constant_id = 9) const uint D1 = 1;
+layout(constant_id = 10) const uint D2 = 1;
+layout(constant_id = 11) const uint D3 = 1;
+layout(constant_id = 12) const uint D4 = 1;
+layout(constant_id = 13) const uint D5 = 1;
+layout(constant_id = 14) const uint D6 = 1;
+layout(constant_id = 15) const uint D7 = 1;
+layout(constant_id = 16) const uint SA0 = 0;
+layout(constant_id = 17) const uint SA1 = 0;
+layout(constant_id = 18) const uint SA2 = 0;
+layout(constant_id = 19) const uint SA3 = 0;
+layout(constant_id = 20) const uint SA4 = 0;
+layout(constant_id = 21) const uint SA5 = 0;
+layout(constant_id = 22) const uint SA6 = 0;
+layout(constant_id = 23) const uint SA7 = 0;
+layout(constant_id = 24) const uint SB0 = 0;
+layout(constant_id = 25) const uint SB1 = 0;
+layout(constant_id = 26) const uint SB2 = 0;
+layout(constant_id = 27) const uint SB3 = 0;
+layout(constant_id = 28) const uint SB4 = 0;
+layout(constant_id = 29) const uint SB5 = 0;
+layout(constant_id = 30) const uint SB6 = 0;
+layout(constant_id = 31) const uint SB7 = 0;
+
+// The same bindings seen as scalars and as vectors.
+layout(binding = 0, std430) readonly buffer A1 { T a1[]; };
+layout(binding = 0, std430) readonly buffer AV { TV av[]; };
+layout(binding = 1, std430) readonly buffer B1 { T b1[]; };
+layout(binding = 1, std430) readonly buffer BV { TV bv[]; };
+layout(binding = 2, std430) writeonly buffer O1 { T o1[]; };
+layout(binding = 2, std430) writeonly buffer OV { TV ov[]; };
+
+// ---- the operation ---------------------------------------------------------
+
+#define OP_ADD 0
+#define OP_SUB 1
+#define OP_MUL 2
+#define OP_DIV 3
+#define OP_MIN 4
+#define OP_MAX 5
+
+#define ACT_NONE 0
+#define ACT_RELU 1
+#define ACT_RELU6 2
+#define ACT_CLIP 3
+#define ACT_LEAKY_RELU 4
+#define ACT_ELU 5
+#define ACT_SIGMOID 6
+#define ACT_TANH 7
+#define ACT_HARD_SIGMOID 8
+#define ACT_HARD_SWISH 9
+
+// exp(x) - 1 without cancellation near 0 (relative error ~1e-7 everywhere).
+float expm1_(float x) {
+  if (abs(x) < 0.03125) return x * (1.0 + x * (0.5 + x * (1.0 / 6.0 + x * (1.0 / 24.0 + x * (1.0 / 120.0)))));
+  return exp(x) - 1.0;
+}
+
+float op(float x, float y) {
+#if OP == OP_ADD
+  return x + y;
+#elif OP == OP_SUB
+  return x - y;
+#elif OP == OP_MUL
+  return x * y;
+#elif OP == OP_DIV
+  return x / y;
+#elif OP == OP_MIN
+  // NaN propagates, as the reference (numpy.minimum)
+  return isnan(x) || isnan(y) ? x + y : (y < x ? y : x);
+#elif OP == OP_MAX
+  return isnan(x) || isnan(y) ? x + y : (y > x ? y : x);
+#endif
+}
+
+// Written as the reference (ir_act_apply) writes them, so NaN behaves alike.
+float act(float x) {
+#if ACT == ACT_NONE
+  return x;
+#elif ACT == ACT_RELU
+  return x > 0.0 ? x : 0.0;
+#elif ACT == ACT_RELU6
+  return x < 0.0 ? 0.0 : (x > 6.0 ? 6.0 : x);
+#elif ACT == ACT_CLIP
+  return x < ALPHA ? ALPHA : (x > BETA ? BETA : x);
+#elif ACT == ACT_LEAKY_RELU
+  return x >= 0.0 ? x : ALPHA * x;
+#elif ACT == ACT_ELU
+  return x >= 0.0 ? x : ALPHA * expm1_(x);
+#elif ACT == ACT_SIGMOID
+  return 1.0 / (1.0 + exp(-x));
+#elif ACT == ACT_TANH
+  // tanh(x) = e/(e+2) with e = expm1(2x); saturated beyond |x| = 10
+  if (isnan(x)) return x;
+  float ax = min(abs(x), 10.0);
+  float e = expm1_(2.0 * ax);
+  return sign(x) * (e / (e + 2.0));
+#elif ACT == ACT_HARD_SIGMOID
+  float y = fma(ALPHA, x, BETA); // one rounding: no cancellation near y = 0
+  return y < 0.0 ? 0.0 : (y > 1.0 ? 1.0 : y);
+#elif ACT == ACT_HARD_SWISH
+  float y = (x + 3.0) / 6.0; // x + 3 is exact near the root at -3
+  return x * (y < 0.0 ? 0.0 : (y > 1.0 ? 1.0 : y));
+#endif
+}
+
+FV apply(FV x, FV y) {
+#if VW == 1
+  return act(op(x, y));
+#else
+  FV r;
+  for (int k = 0; k < VW; k++) r[k] = act(op(x[k], y[k]));
+  return r;
+#endif
+}
+
+// ---- addressing --------------------------------------------------------------
+
+// Element offsets of a and b for output element i. Folded by the driver
+// once the specialization constants are known.
+void offsets(uint i, out uint oa, out uint ob) {
+  oa = 0;
+  ob = 0;
+  if (A_MODE != 0 && B_MODE != 0) {
+    oa = A_MODE == 1 ? i : 0;
+    ob = B_MODE == 1 ? i : 0;
+    return;
+  }
+  uint r = i, c;
+#define STEP(k)                   \
+  if (RANK > k) {                 \
+    c = r % D##k;                 \
+    r = r / D##k;                 \
+    oa += c * SA##k;              \
+    ob += c * SB##k;              \
+  }
+  STEP(0) STEP(1) STEP(2) STEP(3) STEP(4) STEP(5) STEP(6) STEP(7)
+#undef STEP
+  if (A_MODE == 1) oa = i;
+  if (A_MODE == 2) oa = 0;
+  if (B_MODE == 1) ob = i;
+  if (B_MODE == 2) ob = 0;
+}
+
+void main() {
+  uint group = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
+  uint lane = gl_LocalInvocationID.x;
+  if (VEC_OK) {
+    // vectors v = group * WG_SIZE * CHUNKS + c * WG_SIZE + lane
+    for (uint c = 0; c < CHUNKS; c++) {
+      uint v = (group * CHUNKS + c) * WG_SIZE + lane;
+      uint i = v * VW;
+      if (i >= N) return;
+      uint oa, ob;
+      offsets(i, oa, ob);
+      // an input whose innermost stride is 0 repeats one element along the vector
+      FV x = (A_MODE == 2 || (A_MODE == 0 && SA0 == 0)) ? FV(float(a1[oa])) : FV(av[oa / VW]);
+      FV y = (B_MODE == 2 || (B_MODE == 0 && SB0 == 0)) ? FV(float(b1[ob])) : FV(bv[ob / VW]);
+      ov[v] = TV(apply(x, y));
+    }
+  } else {
+    for (uint c = 0; c < EPI; c++) {
+      uint i = (group * EPI + c) * WG_SIZE + lane;
+      if (i >= N) return;
+      uint oa, ob;
+      offsets(i, oa, ob);
+      o1[i] = T(act(op(float(a1[oa]), float(b1[ob]))));
+    }
+  }
+}

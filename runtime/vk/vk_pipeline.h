@@ -1,0 +1,51 @@
+/* Compute pipelines from SPIR-V words: set 0 holds n storage buffers at
+ * bindings 0..n-1 (push descriptors where the device has them, otherwise
+ * descriptor sets from a pool owned by each program), optional push
+ * constants, specialization constants. Creation goes through the context's
+ * VkPipelineCache, persisted on disk per device (pipelineCacheUUID). */
+#ifndef RT_VK_PIPELINE_H
+#define RT_VK_PIPELINE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "vk_context.h"
+
+typedef struct rt_vk_pipeline rt_vk_pipeline;
+
+/* One 32-bit specialization constant (int, uint, float bits or bool 0/1). */
+typedef struct rt_vk_spec {
+  uint32_t id, value;
+} rt_vk_spec;
+
+typedef struct rt_vk_pipeline_desc {
+  const char *name;       /* for messages; may be NULL */
+  const uint32_t *spirv;  /* SPIR-V words, borrowed for the call */
+  size_t spirv_bytes;
+  const char *entry;      /* default "main" */
+  int n_buffers;          /* storage buffers, bindings 0..n-1 of set 0 */
+  uint32_t push_bytes;    /* push-constant range (compute stage), 0 for none */
+  const rt_vk_spec *spec; /* borrowed for the call */
+  int n_spec;
+} rt_vk_pipeline_desc;
+
+/* Creates a pipeline; free with rt_vk_pipeline_destroy. */
+vkml_status rt_vk_pipeline_create(rt_vk_context *ctx, const rt_vk_pipeline_desc *desc,
+                                  rt_vk_pipeline **out);
+void rt_vk_pipeline_destroy(rt_vk_context *ctx, rt_vk_pipeline *p);
+int rt_vk_pipeline_n_buffers(const rt_vk_pipeline *p);
+uint32_t rt_vk_pipeline_push_bytes(const rt_vk_pipeline *p);
+
+/* The pipeline cache file of this context. */
+typedef struct rt_vk_pcache_info {
+  const char *path;    /* NULL when disabled; valid while the context lives */
+  size_t loaded_bytes; /* driver cache bytes accepted from the file at start, 0 if none */
+  size_t data_bytes;   /* driver cache bytes now */
+  int n_created;       /* pipelines created through the cache since start */
+} rt_vk_pcache_info;
+void rt_vk_pcache_info_get(rt_vk_context *ctx, rt_vk_pcache_info *out);
+/* Writes the cache file now (atomically: temporary file, then rename).
+ * Also done at context destroy when pipelines were created. */
+vkml_status rt_vk_pcache_save(rt_vk_context *ctx);
+
+#endif

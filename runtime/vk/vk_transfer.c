@@ -1,0 +1,152 @@
+/* Synchronous host <-> device copies through host-visible staging, and the
+ * submit-and-wait helper shared with programs (vk_program.c). */
+#include <sched.h>
+#include <string.h>
+
+#include "vk_internal.h"
+
+#define STAGING_CHUNK (16ull << 20)
+
+vkml_status rt_vk_submit_wait(rt_vk_context *ctx, VkCommandBuffer cmd, VkFence fence,
+                              bool spin) {
+  VkSubmitInfo si = {
+      .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
+      .commandBufferCount = 1,
+      .pCommandBuffers = &cmd,
+  };
+  VkResult r = ctx->vk.vkQueueSubmit(ctx->queue, 1, &si, fence);
+  if (r != VK_SUCCESS) return rt_vk_error(r, "vkQueueSubmit");
+  if (spin) {
+    while ((r = ctx->vk.vkGetFenceStatus(ctx->device, fence)) == VK_NOT_READY) sched_yield();
+  } else {
+    /* a finite timeout so a hung device becomes an error, not a hang */
+    r = ctx->vk.vkWaitForFences(ctx->device, 1, &fence, VK_TRUE, 60ull * 1000000000ull);
+  }
+  if (r != VK_SUCCESS) return rt_vk_error(r, spin ? "vkGetFenceStatus" : "vkWaitForFences");
+  r = ctx->vk.vkResetFences(ctx->device, 1, &fence);
+  if (r != VK_SUCCESS) return rt_vk_error(r, "vkResetFences");
+  return VKML_OK;
+}
+
+static vkml_status check_range(const rt_vk_buffer *buf, uint64_t offset, uint64_t bytes) {
+  if (offset > buf->bytes || bytes > buf->bytes - offset)
+    return vkml_status_make(VKML_CODE_INVALID_ARGUMENT,
+                            "copy of %llu bytes at offset %llu exceeds a %llu-byte buffer",
+                            (unsigned long long)bytes, (unsigned long long)offset,
+                            (unsigned long long)buf->bytes);
+  return VKML_OK;
+}
+
+/* Host writes to / reads from a host pool range, honouring non-coherent
+ * memory (ranges widened to nonCoherentAtomSize; pool ranges are aligned to
+ * it, and blocks are sized in multiples of it). */
+static vkml_status host_sync(rt_vk_context *ctx, const rt_vk_buffer *buf, uint64_t offset,
+                             uint64_t bytes, bool flush) {
+  if (ctx->pools[RT_VK_MEM_HOST].coherent) return VKML_OK;
+  VkDeviceSize atom = ctx->non_coherent_atom ? ctx->non_coherent_atom : 1;
+  VkDeviceSize lo = (buf->offset + offset) / atom * atom;
+  VkDeviceSize hi = (buf->offset + offset + bytes + atom - 1) / atom * atom;
+  if (hi > buf->block->bytes) hi = buf->block->bytes;
+  VkMappedMemoryRange mr = {
+      .sType = VK_STRUCTURE_TYPE_MAPPED_MEMORY_RANGE,
+      .memory = buf->block->mem,
+      .offset = lo,
+      .size = hi - lo,
+  };
+  VkResult r = flush ? ctx->vk.vkFlushMappedMemoryRanges(ctx->device, 1, &mr)
+                     : ctx->vk.vkInvalidateMappedMemoryRanges(ctx->device, 1, &mr);
+  return r == VK_SUCCESS ? VKML_OK : rt_vk_error(r, "mapped memory range");
+}
+
+static void global_barrier(rt_vk_context *ctx, VkPipelineStageFlags src_stage,
+                           VkAccessFlags src, VkPipelineStageFlags dst_stage,
+                           VkAccessFlags dst) {
+  VkMemoryBarrier mb = {
+      .sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
+      .srcAccessMask = src,
+      .dstAccessMask = dst,
+  };
+  ctx->vk.vkCmdPipelineBarrier(ctx->xfer_cmd, src_stage, dst_stage, 0, 1, &mb, 0, NULL, 0,
+                               NULL);
+}
+
+/* Records one staging copy in xfer_cmd, submits and waits. */
+static vkml_status copy_once(rt_vk_context *ctx, const rt_vk_buffer *src, VkDeviceSize soff,
+                             const rt_vk_buffer *dst, VkDeviceSize doff, VkDeviceSize bytes,
+                             bool to_device) {
+  VkCommandBufferBeginInfo bi = {
+      .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+      .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT,
+  };
+  VkResult r = ctx->vk.vkBeginCommandBuffer(ctx->xfer_cmd, &bi);
+  if (r != VK_SUCCESS) return rt_vk_error(r, "vkBeginCommandBuffer");
+  if (!to_device) /* shader or transfer writes of earlier submissions */
+    global_barrier(ctx, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
+                   VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
+                   VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT);
+  else /* earlier readers/writers of the destination (write after read) */
+    global_barrier(ctx, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
+                   VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
+                   VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT);
+  VkBufferCopy region = {
+      .srcOffset = src->offset + soff, .dstOffset = dst->offset + doff, .size = bytes};
+  ctx->vk.vkCmdCopyBuffer(ctx->xfer_cmd, src->block->buf, dst->block->buf, 1, &region);
+  if (to_device)
+    global_barrier(ctx, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+                   VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
+                   VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT |
+                       VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT);
+  else
+    global_barrier(ctx, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+                   VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT);
+  r = ctx->vk.vkEndCommandBuffer(ctx->xfer_cmd);
+  if (r != VK_SUCCESS) return rt_vk_error(r, "vkEndCommandBuffer");
+  return rt_vk_submit_wait(ctx, ctx->xfer_cmd, ctx->xfer_fence, false);
+}
+
+static vkml_status transfer(rt_vk_context *ctx, rt_vk_buffer *buf, uint64_t offset,
+                            void *host, uint64_t bytes, bool to_device) {
+  VKML_RETURN_IF_ERROR(check_range(buf, offset, bytes));
+  if (!bytes) return VKML_OK;
+  if (buf->kind == RT_VK_MEM_HOST) {
+    /* the caller has waited for any GPU work on buf (programs end with a
+     * barrier to host reads before their fence) */
+    char *p = (char *)rt_vk_buffer_map(buf) + offset;
+    if (to_device) {
+      memcpy(p, host, bytes);
+      return host_sync(ctx, buf, offset, bytes, true);
+    }
+    VKML_RETURN_IF_ERROR(host_sync(ctx, buf, offset, bytes, false));
+    memcpy(host, p, bytes);
+    return VKML_OK;
+  }
+  uint64_t chunk = bytes < STAGING_CHUNK ? bytes : STAGING_CHUNK;
+  rt_vk_buffer *stage;
+  VKML_RETURN_IF_ERROR(rt_vk_buffer_create(ctx, RT_VK_MEM_HOST, chunk, &stage));
+  vkml_status s = VKML_OK;
+  char *sp = rt_vk_buffer_map(stage);
+  for (uint64_t done = 0; done < bytes && !s; done += chunk) {
+    uint64_t n = bytes - done < chunk ? bytes - done : chunk;
+    if (to_device) {
+      memcpy(sp, (const char *)host + done, n);
+      s = host_sync(ctx, stage, 0, n, true);
+      if (!s) s = copy_once(ctx, stage, 0, buf, offset + done, n, true);
+    } else {
+      s = copy_once(ctx, buf, offset + done, stage, 0, n, false);
+      if (!s) s = host_sync(ctx, stage, 0, n, false);
+      if (!s) memcpy((char *)host + done, sp, n);
+    }
+  }
+  rt_vk_buffer_destroy(ctx, stage);
+  return s;
+}
+
+vkml_status rt_vk_buffer_upload(rt_vk_context *ctx, rt_vk_buffer *buf, uint64_t offset,
+                                const void *data, uint64_t bytes) {
+  return transfer(ctx, buf, offset, (void *)data, bytes, true);
+}
+
+vkml_status rt_vk_buffer_download(rt_vk_context *ctx, rt_vk_buffer *buf, uint64_t offset,
+                                  void *data, uint64_t bytes) {
+  return transfer(ctx, buf, offset, data, bytes, false);
+}

@@ -1,0 +1,51 @@
+/* Runs codegen kernels on the device for the GPU-vs-CPU tests (see
+ * vk_test.h): compile, pipeline, buffers, one dispatch, read back. */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "runtime/vk/vk_memory.h"
+#include "runtime/vk/vk_pipeline.h"
+#include "runtime/vk/vk_program.h"
+#include "test_support.h"
+#include "vk_test.h"
+
+void vt_run_kernel(rt_vk_context *ctx, cg_compiler *cc, const cg_kernel *k,
+                   const rt_tensor *const *in, int n_in, rt_tensor *out) {
+  cr_assert_eq(k->n_buffers, n_in + 1, "kernel %s takes %d buffers", k->key, k->n_buffers);
+  cg_spirv spv;
+  T_OK(cg_kernel_compile(cc, k, &spv));
+  rt_vk_spec spec[CG_MAX_SPEC];
+  for (int i = 0; i < k->n_spec; i++) spec[i] = (rt_vk_spec){k->spec_id[i], k->spec_value[i]};
+  rt_vk_pipeline_desc pd = {
+      .name = k->key,
+      .spirv = spv.words,
+      .spirv_bytes = spv.bytes,
+      .n_buffers = k->n_buffers,
+      .push_bytes = k->push_bytes,
+      .spec = spec,
+      .n_spec = k->n_spec,
+  };
+  rt_vk_pipeline *pipe;
+  T_OK(rt_vk_pipeline_create(ctx, &pd, &pipe));
+  cg_spirv_free(&spv);
+
+  rt_vk_buffer *bufs[8];
+  rt_vk_binding b[8];
+  for (int i = 0; i <= n_in; i++) {
+    const rt_tensor *t = i < n_in ? in[i] : out;
+    uint64_t bytes = rt_tensor_bytes(t);
+    T_OK(rt_vk_buffer_create(ctx, RT_VK_MEM_DEVICE, bytes ? bytes : 4, &bufs[i]));
+    if (i < n_in) T_OK(rt_vk_buffer_upload(ctx, bufs[i], 0, t->data, bytes));
+    b[i] = (rt_vk_binding){bufs[i], 0, bytes ? bytes : 4, i < n_in ? RT_VK_READ : RT_VK_WRITE};
+  }
+  rt_vk_program *p;
+  T_OK(rt_vk_program_create(ctx, false, &p));
+  T_OK(rt_vk_program_dispatch(p, pipe, b, n_in + 1, NULL, 0, k->groups));
+  T_OK(rt_vk_program_finish(p));
+  T_OK(rt_vk_program_run(p, RT_VK_WAIT_BLOCK));
+  T_OK(rt_vk_buffer_download(ctx, bufs[n_in], 0, out->data, rt_tensor_bytes(out)));
+  rt_vk_program_destroy(ctx, p);
+  for (int i = 0; i <= n_in; i++) rt_vk_buffer_destroy(ctx, bufs[i]);
+  rt_vk_pipeline_destroy(ctx, pipe);
+  vt_assert_clean(ctx);
+}

@@ -1,0 +1,62 @@
+/* Shared helpers of the Vulkan tests (see vk_test.h). */
+#define _XOPEN_SOURCE 700
+#include "vk_test.h"
+
+#include <criterion/criterion.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "test_support.h"
+
+rt_vk_context *vt_context_opts(rt_vk_context_opts *o) {
+  vt_pin_vulkan_libs();
+  o->validation = true;
+  o->validation_sync = true; /* barriers are checked too */
+  rt_vk_context *ctx = NULL;
+  T_OK(rt_vk_context_create(o, &ctx));
+  vt_assert_clean(ctx);
+  return ctx;
+}
+
+rt_vk_context *vt_context(const char *cache_dir) {
+  rt_vk_context_opts o = {0};
+  o.cache_dir = cache_dir;
+  o.no_pipeline_cache = cache_dir == NULL;
+  return vt_context_opts(&o);
+}
+
+void vt_assert_clean(const rt_vk_context *ctx) {
+  rt_vk_report r;
+  rt_vk_context_report(ctx, &r);
+  cr_assert(r.n_errors == 0 && r.n_warnings == 0,
+            "validation: %u errors, %u warnings; first: %s", r.n_errors, r.n_warnings,
+            r.first_message);
+}
+
+void vt_destroy(rt_vk_context *ctx) {
+  rt_vk_report r;
+  rt_vk_context_destroy(ctx, &r);
+  cr_assert(r.n_errors == 0 && r.n_warnings == 0,
+            "validation: %u errors, %u warnings; first: %s", r.n_errors, r.n_warnings,
+            r.first_message);
+  cr_assert_eq(r.n_leaked, 0, "%d vkml Vulkan objects leaked", r.n_leaked);
+}
+
+char *vt_tempdir(void) {
+  char tmpl[] = "/tmp/vkml-vktest-XXXXXX";
+  char *d = mkdtemp(tmpl);
+  cr_assert(d, "mkdtemp failed");
+  return strdup(d);
+}
+
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
+  (void)st;
+  (void)flag;
+  (void)ftw;
+  return remove(path);
+}
+
+void vt_rmdir(const char *dir) { nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS); }
