@@ -2,7 +2,7 @@
 # Installs the Debian 12 packages vkml needs to build and test. Run as root
 # (or with sudo available). Safe to run again.
 set -eu
-PKGS="gcc libc6-dev meson ninja-build pkg-config libcriterion-dev
+PKGS="gcc g++ libc6-dev meson ninja-build pkg-config libcriterion-dev
       protobuf-c-compiler libprotobuf-c-dev libonnx-dev libonnx-testdata
       python3 python3-numpy python3-onnx
       libvulkan-dev libvulkan1 libvulkan-volk-dev glslang-dev libshaderc-dev spirv-tools
