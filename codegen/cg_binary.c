@@ -1,10 +1,13 @@
-/* Elementwise binary ops: the template's space, workload keys and
- * instantiation (shape canonicalisation into merged axes, addressing modes,
- * vector-path choice, grid). */
+/* Broadcasting elementwise ops, elementwise_binary and elementwise_nary:
+ * the templates' spaces, workload keys and instantiation (shape
+ * canonicalisation into merged axes, addressing modes, vector-path choice,
+ * grid). */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "codegen/cg_binary.h"
+#include "codegen/cg_elementwise.h"
 
 enum { KNOB_WG = 0, KNOB_EPI = 1 };
 
@@ -73,19 +76,24 @@ vkml_status cg_binary_workload_from_node(const ir_node *n, cg_binary_workload *o
   return VKML_OK;
 }
 
+/* "{act=...,act_alpha=...}" or "" for no activation. */
+static void act_format(const ir_act_params *a, char *buf, size_t buf_bytes) {
+  buf[0] = '\0';
+  if (a->kind == IR_ACT_NONE) return;
+  int n = snprintf(buf, buf_bytes, "{act=%s", ir_enum_value_name(IR_ENUM_ACT, a->kind));
+  if (act_uses_alpha(a->kind))
+    n += snprintf(buf + n, buf_bytes - (size_t)n, ",act_alpha=%.9g", (double)a->alpha);
+  if (act_uses_beta(a->kind))
+    n += snprintf(buf + n, buf_bytes - (size_t)n, ",act_beta=%.9g", (double)a->beta);
+  snprintf(buf + n, buf_bytes - (size_t)n, "}");
+}
+
 void cg_binary_workload_key(const cg_binary_workload *w, char *buf, int buf_bytes) {
-  char ta[128], tb[128], to[128], act[96] = "";
+  char ta[128], tb[128], to[128], act[96];
   ir_type_format(&w->a, ta, sizeof ta);
   ir_type_format(&w->b, tb, sizeof tb);
   ir_type_format(&w->out, to, sizeof to);
-  if (w->act.kind != IR_ACT_NONE) {
-    int n = snprintf(act, sizeof act, "{act=%s", ir_enum_value_name(IR_ENUM_ACT, w->act.kind));
-    if (act_uses_alpha(w->act.kind))
-      n += snprintf(act + n, sizeof act - (size_t)n, ",act_alpha=%.9g", (double)w->act.alpha);
-    if (act_uses_beta(w->act.kind))
-      n += snprintf(act + n, sizeof act - (size_t)n, ",act_beta=%.9g", (double)w->act.beta);
-    snprintf(act + n, sizeof act - (size_t)n, "}");
-  }
+  act_format(&w->act, act, sizeof act);
   snprintf(buf, (size_t)buf_bytes, "%s(%s,%s)->%s%s", ir_op_name(w->op), ta, tb, to, act);
 }
 
@@ -232,4 +240,282 @@ vkml_status cg_binary_instantiate(const cg_binary_workload *w, const cg_schedule
   k->groups[1] = (uint32_t)gy;
   k->groups[2] = 1;
   return VKML_OK;
+}
+
+/* ---- elementwise_nary ------------------------------------------------------ */
+
+const cg_template cg_nary_template = {
+    .name = "elementwise_nary",
+    .glsl = "elementwise_nary.comp",
+    .n_knobs = 2,
+    .knobs =
+        {
+            {"WG_SIZE", 6, {32, 64, 128, 256, 512, 1024}},
+            {"EPI", 4, {1, 2, 4, 8}},
+        },
+    .n_constraints = 2,
+    .constraints =
+        {
+            {CG_LIMIT_WORKGROUP_X, 1u << KNOB_WG, 1},
+            {CG_LIMIT_WORKGROUP_INVOCATIONS, 1u << KNOB_WG, 1},
+        },
+    .dflt = {{128, 4}},
+};
+
+/* Spec constant ids (see the template). */
+enum {
+  NSPEC_N = 0,
+  NSPEC_RANK = 1,
+  NSPEC_VEC_OK = 2,
+  NSPEC_ALPHA = 3,
+  NSPEC_BETA = 4,
+  NSPEC_ILO = 5, /* 5, 6: low, high word; 7, 8: the upper bound */
+  NSPEC_IHI = 7,
+  NSPEC_D = 16,
+  NSPEC_M = 24,
+  NSPEC_S = 32, /* + 8 * input + axis */
+};
+
+/* Shader op codes. */
+static int nary_code(ir_op op) {
+  switch (op) {
+  case IR_OP_ADD: return 0;
+  case IR_OP_SUB: return 1;
+  case IR_OP_MUL: return 2;
+  case IR_OP_DIV: return 3;
+  case IR_OP_POW: return 4;
+  case IR_OP_PRELU: return 5;
+  case IR_OP_EQUAL: return 6;
+  case IR_OP_GREATER: return 7;
+  case IR_OP_LESS: return 8;
+  case IR_OP_GREATER_OR_EQUAL: return 9;
+  case IR_OP_LESS_OR_EQUAL: return 10;
+  case IR_OP_AND: return 11;
+  case IR_OP_OR: return 12;
+  case IR_OP_MIN: return 13;
+  case IR_OP_MAX: return 14;
+  case IR_OP_SUM: return 15;
+  case IR_OP_MEAN: return 16;
+  case IR_OP_WHERE: return 17;
+  default: return -1;
+  }
+}
+
+static bool is_arith(ir_op op) {
+  return op == IR_OP_ADD || op == IR_OP_SUB || op == IR_OP_MUL || op == IR_OP_DIV;
+}
+
+vkml_status cg_nary_workload_from_node(const ir_node *n, cg_nary_workload *out) {
+  memset(out, 0, sizeof *out);
+  if (nary_code(n->op) < 0 || n->n_outputs != 1)
+    return vkml_status_make(VKML_CODE_UNSUPPORTED, "elementwise_nary: %s is not an op it runs",
+                            ir_op_name(n->op));
+  if (n->n_inputs < 1 || n->n_inputs > CG_NARY_MAX_INPUTS)
+    return vkml_status_make(VKML_CODE_UNSUPPORTED,
+                            "elementwise_nary: %s with %d inputs (at most %d: one binding each)",
+                            ir_op_name(n->op), n->n_inputs, CG_NARY_MAX_INPUTS);
+  out->op = n->op;
+  out->act.kind = IR_ACT_NONE;
+  if (is_arith(n->op)) ir_act_params_get(n, &out->act);
+  out->n_in = n->n_inputs;
+  for (int i = 0; i < n->n_inputs; i++) out->in[i] = n->inputs[i]->type;
+  out->out = n->outputs[0]->type;
+  return VKML_OK;
+}
+
+void cg_nary_workload_key(const cg_nary_workload *w, char *buf, int buf_bytes) {
+  char t[128], act[96];
+  int len = snprintf(buf, (size_t)buf_bytes, "%s(", ir_op_name(w->op));
+  for (int i = 0; i < w->n_in && len < buf_bytes; i++) {
+    ir_type_format(&w->in[i], t, sizeof t);
+    len += snprintf(buf + len, (size_t)(buf_bytes - len), "%s%s", i ? "," : "", t);
+  }
+  ir_type_format(&w->out, t, sizeof t);
+  act_format(&w->act, act, sizeof act);
+  if (len < buf_bytes) snprintf(buf + len, (size_t)(buf_bytes - len), ")->%s%s", t, act);
+}
+
+static vkml_status nary_unsupported(const cg_nary_workload *w, const char *why) {
+  return vkml_status_make(VKML_CODE_UNSUPPORTED, "elementwise_nary: %s %s", ir_op_name(w->op),
+                          why);
+}
+
+/* Dtype rules of docs/ops.md (as the reference kernels check them). */
+static vkml_status nary_check_dtypes(const cg_nary_workload *w, const ir_target *target,
+                                     bool *wide) {
+  ir_op op = w->op;
+  ir_dtype a = w->in[0].dtype, b = w->n_in > 1 ? w->in[1].dtype : a, o = w->out.dtype;
+  bool cmp = op >= IR_OP_EQUAL && op <= IR_OP_LESS_OR_EQUAL;
+  int want_in = op == IR_OP_WHERE ? 3 : (nary_code(op) <= nary_code(IR_OP_OR) ? 2 : 0);
+  *wide = false;
+  if (want_in && w->n_in != want_in) return nary_unsupported(w, "with a wrong input count");
+  for (int i = 2; i < w->n_in; i++)
+    if (w->in[i].dtype != b) return nary_unsupported(w, "with mixed input dtypes");
+  if (op == IR_OP_WHERE) {
+    if (a != IR_BOOL || o != b) return nary_unsupported(w, "needs a bool condition, x and y alike");
+    return VKML_OK;
+  }
+  if (op != IR_OP_POW && a != b) return nary_unsupported(w, "with mixed input dtypes");
+  if (op == IR_OP_AND || op == IR_OP_OR) {
+    if (a != IR_BOOL || o != IR_BOOL) return nary_unsupported(w, "needs bool inputs and output");
+    return VKML_OK;
+  }
+  if (cmp) {
+    if (o != IR_BOOL) return nary_unsupported(w, "needs a bool output");
+    return VKML_OK;
+  }
+  if (a == IR_BOOL || b == IR_BOOL || o != a) return nary_unsupported(w, "needs numeric inputs");
+  bool fa = ir_dtype_is_float(a);
+  if (op == IR_OP_MEAN && !fa) return nary_unsupported(w, "takes floats only");
+  /* the reference truncates pow(int, float) from double: fp32 would differ
+     wherever the exact result is an integer */
+  if (op == IR_OP_POW && !fa && ir_dtype_is_float(b))
+    return nary_unsupported(w, "with an integer base and a float exponent runs on the CPU");
+  if ((unsigned)w->act.kind >= IR_ACT_COUNT) return nary_unsupported(w, "with a bad act");
+  if (!fa && w->act.kind != IR_ACT_NONE) {
+    ir_act k = w->act.kind;
+    if (k != IR_ACT_RELU && k != IR_ACT_RELU6 && k != IR_ACT_CLIP)
+      return nary_unsupported(w, "on integers fuses relu, relu6 or clip only");
+    /* the reference applies it to the unwrapped int64 result */
+    if (a == IR_I32) {
+      if (!target->int64_arith)
+        return nary_unsupported(w, "on i32 with an activation needs shaderInt64");
+      *wide = true;
+    }
+  }
+  return VKML_OK;
+}
+
+/* The output's axes (innermost first) with size-1 axes dropped and
+ * neighbours merged where every input stays contiguous across them; each
+ * input's element strides along them and its addressing mode. */
+typedef struct nmerged {
+  int rank;
+  int64_t d[IR_MAX_RANK];
+  int64_t s[CG_NARY_MAX_INPUTS][IR_MAX_RANK];
+  uint32_t mode[CG_NARY_MAX_INPUTS]; /* 0 strided, 1 as the output, 2 one element */
+} nmerged;
+
+static void nary_merge(const cg_nary_workload *w, nmerged *m) {
+  int64_t s[CG_NARY_MAX_INPUTS][IR_MAX_RANK];
+  for (int i = 0; i < w->n_in; i++) bcast_strides(&w->in[i], &w->out, s[i]);
+  m->rank = 0;
+  for (int j = w->out.rank - 1; j >= 0; j--) {
+    int64_t d = w->out.dims[j];
+    if (d == 1) continue;
+    if (m->rank) {
+      int k = m->rank - 1;
+      bool ok = true;
+      for (int i = 0; i < w->n_in && ok; i++) ok = s[i][j] == m->s[i][k] * m->d[k];
+      if (ok) {
+        m->d[k] *= d;
+        continue;
+      }
+    }
+    m->d[m->rank] = d;
+    for (int i = 0; i < w->n_in; i++) m->s[i][m->rank] = s[i][j];
+    m->rank++;
+  }
+  for (int i = 0; i < w->n_in; i++) {
+    bool zero = true, contiguous = true;
+    int64_t run = 1;
+    for (int k = 0; k < m->rank; k++) {
+      zero = zero && m->s[i][k] == 0;
+      contiguous = contiguous && m->s[i][k] == run;
+      run *= m->d[k];
+    }
+    m->mode[i] = contiguous ? 1 : (zero ? 2 : 0);
+  }
+}
+
+vkml_status cg_nary_instantiate(const cg_nary_workload *w, const cg_schedule *s,
+                                const ir_target *target, cg_kernel *k) {
+  const char *name = cg_nary_template.name;
+  memset(k, 0, sizeof *k);
+  if (nary_code(w->op) < 0 || w->n_in < 1 || w->n_in > CG_NARY_MAX_INPUTS)
+    return vkml_status_make(VKML_CODE_UNSUPPORTED, "%s: %s with %d inputs", name,
+                            ir_op_name(w->op), w->n_in);
+  bool wide;
+  VKML_RETURN_IF_ERROR(nary_check_dtypes(w, target, &wide));
+  ir_type bc = w->in[0];
+  for (int i = 0; i < w->n_in; i++) {
+    VKML_RETURN_IF_ERROR(cg_elt_check_type(name, &w->in[i], target));
+    if (i) {
+      ir_type t = bc;
+      VKML_RETURN_IF_ERROR(ir_broadcast(&t, &w->in[i], &bc));
+    }
+  }
+  VKML_RETURN_IF_ERROR(cg_elt_check_type(name, &w->out, target));
+  bool dims_ok = bc.rank == w->out.rank;
+  for (int j = 0; dims_ok && j < bc.rank; j++) dims_ok = bc.dims[j] == w->out.dims[j];
+  if (w->op == IR_OP_PRELU) /* the slope broadcasts to x, never x to the slope */
+    dims_ok = dims_ok && w->in[0].rank == bc.rank &&
+              !memcmp(w->in[0].dims, bc.dims, sizeof(int64_t) * (size_t)bc.rank);
+  if (!dims_ok)
+    return nary_unsupported(w, "output shape is not the broadcast of the inputs");
+
+  nmerged m;
+  nary_merge(w, &m);
+  ir_dtype da = w->in[0].dtype;
+  bool fact = ir_dtype_is_float(da) && is_arith(w->op) && w->act.kind != IR_ACT_NONE;
+  bool iclip = !ir_dtype_is_float(da) && w->act.kind == IR_ACT_CLIP;
+  int n_spec = 3 + m.rank + (fact ? 2 : 0) + (iclip ? 4 : 0);
+  for (int i = 0; i < w->n_in; i++) n_spec += (m.mode[i] != 1) + (m.mode[i] == 0 ? m.rank : 0);
+  if (n_spec > CG_MAX_SPEC)
+    return nary_unsupported(w, "broadcast needs too many specialization constants");
+
+  VKML_RETURN_IF_ERROR(cg_kernel_begin(k, &cg_nary_template, s, target));
+  VKML_RETURN_IF_ERROR(cg_kernel_define(k, "OP", "%d", nary_code(w->op)));
+  VKML_RETURN_IF_ERROR(cg_kernel_define(k, "ACT", "%d", (int)w->act.kind));
+  VKML_RETURN_IF_ERROR(cg_kernel_define(k, "NIN", "%d", w->n_in));
+  VKML_RETURN_IF_ERROR(cg_kernel_define(k, "DTA", "%d", cg_elt_dtype_code(da)));
+  VKML_RETURN_IF_ERROR(cg_kernel_define(
+      k, "DTB", "%d", cg_elt_dtype_code(w->n_in > 1 ? w->in[1].dtype : da)));
+  VKML_RETURN_IF_ERROR(cg_kernel_define(k, "DTO", "%d", cg_elt_dtype_code(w->out.dtype)));
+  VKML_RETURN_IF_ERROR(cg_kernel_define(k, "WIDE_I32", "%d", wide));
+  cg_nary_workload_key(w, k->key, sizeof k->key);
+
+  int64_t n = ir_type_numel(&w->out);
+  int wg = s->v[KNOB_WG], epi = s->v[KNOB_EPI];
+  int vw = epi < 4 ? epi : 4;
+  bool vec_ok = vw > 1 && m.rank > 0 && (m.rank == 1 || m.d[0] % vw == 0);
+  for (int i = 0; i < w->n_in; i++)
+    if (m.mode[i] == 0) vec_ok = vec_ok && (m.s[i][0] == 0 || m.s[i][0] == 1);
+
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, NSPEC_N, (uint32_t)n));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, NSPEC_RANK, (uint32_t)m.rank));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, NSPEC_VEC_OK, vec_ok));
+  if (fact) {
+    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, NSPEC_ALPHA, f32_bits(w->act.alpha)));
+    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, NSPEC_BETA, f32_bits(w->act.beta)));
+  }
+  if (iclip) {
+    /* bounds truncated toward zero (as the reference's), saturated to the
+       32-bit domain unless the kernel computes in int64_t */
+    double bd[2] = {w->act.alpha, w->act.beta};
+    for (int i = 0; i < 2; i++) {
+      int64_t v = isnan(bd[i]) ? 0
+                  : bd[i] >= 9223372036854775808.0 ? INT64_MAX
+                  : bd[i] < -9223372036854775808.0 ? INT64_MIN
+                                                   : (int64_t)bd[i];
+      if (da != IR_I64 && !wide) v = v < INT32_MIN ? INT32_MIN : (v > INT32_MAX ? INT32_MAX : v);
+      uint32_t id = i ? NSPEC_IHI : NSPEC_ILO;
+      VKML_RETURN_IF_ERROR(cg_kernel_spec(k, id, (uint32_t)(uint64_t)v));
+      VKML_RETURN_IF_ERROR(cg_kernel_spec(k, id + 1, (uint32_t)((uint64_t)v >> 32)));
+    }
+  }
+  for (int j = 0; j < m.rank; j++)
+    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, NSPEC_D + (uint32_t)j, (uint32_t)m.d[j]));
+  for (int i = 0; i < w->n_in; i++) {
+    if (m.mode[i] != 1)
+      VKML_RETURN_IF_ERROR(cg_kernel_spec(k, NSPEC_M + (uint32_t)i, m.mode[i]));
+    if (m.mode[i] == 0)
+      for (int j = 0; j < m.rank; j++)
+        VKML_RETURN_IF_ERROR(
+            cg_kernel_spec(k, NSPEC_S + 8 * (uint32_t)i + (uint32_t)j, (uint32_t)m.s[i][j]));
+  }
+  k->n_buffers = w->n_in + 1;
+  k->push_bytes = 0;
+  if (vec_ok) return cg_elt_grid(k, n / vw, (int64_t)wg * (epi / vw), target);
+  return cg_elt_grid(k, n, (int64_t)wg * epi, target);
 }

@@ -30,6 +30,7 @@ typedef struct cg_kernel {
   int n_buffers;
   uint32_t push_bytes;
   uint32_t groups[3];
+  cg_opt_level opt; /* shaderc optimisation; zero-initialized: CG_OPT_PERFORMANCE */
   char key[512]; /* the workload key (same on every machine) */
 } cg_kernel;
 

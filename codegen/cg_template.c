@@ -6,11 +6,36 @@
 #include <string.h>
 
 #include "codegen/cg_binary.h"
+#include "codegen/cg_conv.h"
+#include "codegen/cg_gemm.h"
 #include "codegen/cg_glsl.h"
 #include "codegen/cg_kernel.h"
+#include "codegen/cg_reduce.h"
+#include "codegen/cg_data.h"
+#include "codegen/cg_elementwise.h"
 
 const cg_template *const cg_templates[] = {
     &cg_binary_template,
+    &cg_nary_template,
+    &cg_unary_template,
+    &cg_copy_template,
+    &cg_data_copy_template,
+    &cg_data_concat_template,
+    &cg_data_split_template,
+    &cg_data_transpose_template,
+    &cg_data_gather_template,
+    &cg_data_resize_template,
+    &cg_conv2d_direct_template,
+    &cg_conv2d_1x1_template,
+    &cg_conv2d_depthwise_template,
+    &cg_conv_transpose2d_template,
+    &cg_gemm_tiled_template,
+    &cg_gemm_coopmat_template,
+    &cg_reduce_template,
+    &cg_softmax_template,
+    &cg_norm_template,
+    &cg_batchnorm_template,
+    &cg_pool2d_template,
     NULL,
 };
 
@@ -185,5 +210,5 @@ vkml_status cg_kernel_compile(cg_compiler *c, const cg_kernel *k, cg_spirv *out)
     d[i].name = k->def_name[i];
     d[i].value = k->def_value[i];
   }
-  return cg_compile(c, k->source_name, k->source, d, k->n_defines, CG_OPT_PERFORMANCE, out);
+  return cg_compile(c, k->source_name, k->source, d, k->n_defines, k->opt, out);
 }

@@ -92,6 +92,10 @@ typedef struct ir_target {
 
   /* VK_NV_cooperative_matrix */
   bool coopmat_nv;
+  /* vulkanMemoryModel enabled on the device: glslang 12 declares the Vulkan
+   * memory model in every GL_NV_cooperative_matrix shader, so those kernels
+   * need it. */
+  bool vulkan_memory_model;
   int n_coopmat_shapes;
   ir_coopmat_shape coopmat_shapes[IR_TARGET_MAX_COOPMAT];
 

@@ -1,5 +1,6 @@
 /* ONNX conformance runner (DESIGN.md, Tools):
- *   onnx_conformance [--device cpu] [--precision fp32] [--expected FILE] DIR...
+ *   onnx_conformance [--device cpu|gpu] [--precision fp32|fp16] [--expected FILE]
+ *                    [--write-expected FILE] [--text-roundtrip] DIR...
  * Each DIR is a test case (model.onnx + test_data_set_N/{input,output}_K.pb)
  * or a directory of them. Prints "PASS name", "FAIL name: reason" or
  * "SKIP name: reason" per case and the summary line "N passed, N failed,
@@ -9,7 +10,23 @@
  * case's data.json may set others), NaN equal to NaN. With --expected, the SKIPs (name and reason) must equal the
  * file's lines "name: reason" for the cases run. Exit 0 iff nothing failed
  * (and the SKIPs matched). --text-roundtrip runs each imported graph after
- * printing and re-parsing it (checking print(parse(print(g))) == print(g)). */
+ * printing and re-parsing it (checking print(parse(print(g))) == print(g)).
+ *
+ * --device gpu compiles each case with cg_plan_build for the default Vulkan
+ * device (VKML_DEVICE picks another) and runs it with rt_vk_exec; nodes the
+ * GPU kernels do not cover run on the CPU reference kernels, so a case passes
+ * on the GPU whenever it passes on the CPU and the GPU kernels are right.
+ * With VKML_VALIDATION=1 the validation layer is on and any message it emits
+ * during a case FAILs that case. The summary adds a line saying how many
+ * cases ran at least one GPU dispatch.
+ *
+ * --precision fp16 runs the graph converted to f16 (cg_graph_to_fp16; also
+ * on --device cpu) and compares with rtol 1e-2, atol 1e-3 (or the case's own
+ * if wider); cases with a non-float input or output SKIP, and so do cases
+ * whose float data reach beyond +-2048 (f16 steps by 2 or more there).
+ *
+ * --write-expected FILE writes this run's SKIPs ("name: reason" lines) to
+ * FILE, the format --expected reads. */
 #include <dirent.h>
 #include <errno.h>
 #include <math.h>
@@ -18,10 +35,12 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "codegen/cg_plan.h"
 #include "frontend/onnx_import.h"
 #include "ir/text.h"
 #include "runtime/cpu/executor.h"
 #include "runtime/tensor_pb.h"
+#include "runtime/vk/vk_exec.h"
 
 /* Default tolerances; a case's data.json ("rtol", "atol") may widen them,
  * as the ONNX model-zoo cases do. */
@@ -29,6 +48,19 @@ typedef struct tolerance {
   double rtol, atol;
 } tolerance;
 static const tolerance default_tol = {1e-3, 1e-7};
+static const tolerance fp16_tol = {1e-2, 1e-3};
+
+/* Where and how cases run. */
+typedef struct run_cfg {
+  bool roundtrip;
+  ir_precision precision;
+  rt_vk_context *ctx; /* --device gpu; NULL: the CPU executor */
+  cg_compiler *cc;
+  uint32_t seen_messages; /* validation messages already attributed */
+  int n_gpu_cases;        /* cases with at least one GPU dispatch */
+  bool case_used_gpu;
+  int64_t n_gpu_steps, n_cpu_steps;
+} run_cfg;
 
 typedef enum { R_PASS, R_FAIL, R_SKIP } result;
 
@@ -188,9 +220,85 @@ static vkml_status text_roundtrip(ir_graph **g) {
   return s ? vkml_status_annotate(s, "IR text round trip") : VKML_OK;
 }
 
+/* fp16 runs need float inputs and outputs (an int or bool output of f16
+ * arithmetic, e.g. an argmax, is not comparable): a SKIP reason, or NULL. */
+static const char *fp16_skip(const ir_graph *g, char *buf, size_t bytes) {
+  for (int i = 0; i < g->n_inputs + g->n_outputs; i++) {
+    bool in = i < g->n_inputs;
+    const ir_value *v = in ? g->inputs[i] : g->outputs[i - g->n_inputs];
+    if (!ir_dtype_is_float(v->type.dtype)) {
+      snprintf(buf, bytes, "fp16: %s '%s' is %s, not float", in ? "input" : "output", v->name,
+               ir_dtype_name(v->type.dtype));
+      return buf;
+    }
+  }
+  return NULL;
+}
+
+/* Data f16 cannot carry: a float tensor of the case beyond +-2048 (where
+ * f16 steps by 2 or more, so that e.g. softmax over 10000..10003 loses its
+ * differences) or beyond f16's range. A SKIP reason, or NULL. */
+static const char *fp16_data_skip(const rt_tensor *t, int n, const char *what, char *buf,
+                                  size_t bytes) {
+  for (int k = 0; k < n; k++) {
+    if (!ir_dtype_is_float(t[k].dtype)) continue;
+    int64_t cnt = rt_tensor_numel(&t[k]);
+    for (int64_t i = 0; i < cnt; i++) {
+      double v = rt_load_f(&t[k], i);
+      if (isfinite(v) && fabs(v) > 2048) {
+        snprintf(buf, bytes, "fp16: %s %d holds %.9g, beyond f16's exact range +-2048", what,
+                 k, v);
+        return buf;
+      }
+    }
+  }
+  return NULL;
+}
+
+/* Runs g on the GPU through a plan; FAILs on any validation message. */
+static vkml_status run_gpu(run_cfg *cfg, const ir_graph *g, const rt_tensor *in, int n_in,
+                           rt_tensor *out, int n_out) {
+  ir_plan *plan = NULL;
+  rt_vk_exec *x = NULL;
+  cg_plan_opts po = {.precision = cfg->precision, .compiler = cfg->cc};
+  vkml_status s = cg_plan_build(g, rt_vk_context_target(cfg->ctx), &po, &plan);
+  if (!s) s = rt_vk_exec_create(cfg->ctx, g, plan, NULL, &x);
+  if (!s) s = rt_vk_exec_run(x, in, n_in, out, n_out, NULL);
+  if (x) {
+    rt_vk_exec_stats st;
+    rt_vk_exec_stats_get(x, &st);
+    cfg->n_gpu_steps += st.n_gpu_steps;
+    cfg->n_cpu_steps += st.n_cpu_steps;
+    if (st.n_gpu_steps > 0 && st.n_runs > 0) cfg->case_used_gpu = true;
+  }
+  rt_vk_exec_destroy(x);
+  ir_plan_destroy(plan);
+  rt_vk_report r;
+  rt_vk_context_report(cfg->ctx, &r);
+  uint32_t msgs = r.n_errors + r.n_warnings;
+  if (msgs > cfg->seen_messages) {
+    if (!s)
+      s = vkml_status_make(VKML_CODE_DEVICE, "%u validation message(s); first in this "
+                           "process: %s", msgs - cfg->seen_messages, r.first_message);
+    cfg->seen_messages = msgs;
+  }
+  return s;
+}
+
+static vkml_status run_graph(run_cfg *cfg, const ir_graph *g, const rt_tensor *in, int n_in,
+                             rt_tensor *out, int n_out) {
+  if (cfg->ctx) return run_gpu(cfg, g, in, n_in, out, n_out);
+  if (cfg->precision == IR_PRECISION_FP32) return rt_cpu_run_graph(g, in, n_in, out, n_out);
+  ir_graph *h = NULL;
+  vkml_status s = cg_graph_to_fp16(g, &h);
+  if (!s) s = rt_cpu_run_graph(h, in, n_in, out, n_out);
+  ir_graph_destroy(h);
+  return s;
+}
+
 static result run_data_set(const char *case_dir, const char *model,
                            const onnx_model_info *info, const char *set_dir,
-                           bool roundtrip, tolerance tol, char *reason,
+                           run_cfg *cfg, tolerance tol, char *reason,
                            size_t bytes) {
   result r = R_PASS;
   int ni = info->n_inputs, no = info->n_outputs;
@@ -249,7 +357,7 @@ static result run_data_set(const char *case_dir, const char *model,
     r = from_status(s, reason, bytes, case_dir);
     goto done;
   }
-  if (roundtrip && (s = text_roundtrip(&g))) {
+  if (cfg->roundtrip && (s = text_roundtrip(&g))) {
     set_reason(reason, bytes, case_dir, vkml_status_message(s));
     vkml_status_free(s);
     r = R_FAIL;
@@ -260,7 +368,13 @@ static result run_data_set(const char *case_dir, const char *model,
     r = R_FAIL;
     goto done;
   }
-  s = rt_cpu_run_graph(g, feed, n_feed, gots, no);
+  if (cfg->precision == IR_PRECISION_FP16 &&
+      (fp16_skip(g, reason, bytes) || fp16_data_skip(ins, ni, "input", reason, bytes) ||
+       fp16_data_skip(wants, no, "output", reason, bytes))) {
+    r = R_SKIP;
+    goto done;
+  }
+  s = run_graph(cfg, g, feed, n_feed, gots, no);
   if (s) {
     set_reason(reason, bytes, case_dir, vkml_status_message(s));
     vkml_status_free(s);
@@ -310,7 +424,7 @@ static tolerance case_tolerance(const char *case_dir) {
   return t;
 }
 
-static result run_case(const char *case_dir, bool roundtrip, char *reason,
+static result run_case(const char *case_dir, run_cfg *cfg, char *reason,
                        size_t bytes) {
   char *model = path_join(case_dir, "model.onnx");
   onnx_model_info info;
@@ -326,10 +440,15 @@ static result run_case(const char *case_dir, bool roundtrip, char *reason,
     snprintf(reason, bytes, "no test_data_set_* directory");
     r = R_FAIL;
   }
+  tolerance tol = case_tolerance(case_dir);
+  if (cfg->precision == IR_PRECISION_FP16) {
+    if (tol.rtol < fp16_tol.rtol) tol.rtol = fp16_tol.rtol;
+    if (tol.atol < fp16_tol.atol) tol.atol = fp16_tol.atol;
+  }
+  cfg->case_used_gpu = false;
   for (int i = 0; i < sets.n && r == R_PASS; i++) {
     char *set_dir = path_join(case_dir, sets.v[i]);
-    r = run_data_set(case_dir, model, &info, set_dir, roundtrip,
-                     case_tolerance(case_dir), reason, bytes);
+    r = run_data_set(case_dir, model, &info, set_dir, cfg, tol, reason, bytes);
     if (r == R_FAIL && sets.n > 1) {
       char tmp[1024];
       snprintf(tmp, sizeof tmp, "%s: %s", sets.v[i], reason);
@@ -337,6 +456,7 @@ static result run_case(const char *case_dir, bool roundtrip, char *reason,
     }
     free(set_dir);
   }
+  if (cfg->case_used_gpu) cfg->n_gpu_cases++;
   strlist_free(&sets);
   onnx_model_info_free(&info);
   free(model);
@@ -368,16 +488,35 @@ static bool line_has_name(const char *line, const char *name) {
   return strncmp(line, name, n) == 0 && line[n] == ':' && line[n + 1] == ' ';
 }
 
+/* Writes the SKIP lines as an --expected file. */
+static int write_expected(const char *path, const strlist *skips, const char *device,
+                          const char *precision) {
+  FILE *f = fopen(path, "w");
+  if (!f) {
+    fprintf(stderr, "onnx_conformance: %s: %s\n", path, strerror(errno));
+    return -1;
+  }
+  fprintf(f, "# Expected SKIPs of onnx_conformance --device %s --precision %s, one\n"
+             "# \"name: reason\" per line; written by --write-expected.\n",
+          device, precision);
+  for (int i = 0; i < skips->n; i++) fprintf(f, "%s\n", skips->v[i]);
+  if (fclose(f) != 0) {
+    fprintf(stderr, "onnx_conformance: %s: write failed\n", path);
+    return -1;
+  }
+  return 0;
+}
+
 static void usage(FILE *f) {
-  fprintf(f, "usage: onnx_conformance [--device cpu] [--precision fp32] "
-             "[--expected FILE] [--text-roundtrip] DIR...\n"
+  fprintf(f, "usage: onnx_conformance [--device cpu|gpu] [--precision fp32|fp16] "
+             "[--expected FILE] [--write-expected FILE] [--text-roundtrip] DIR...\n"
              "  DIR: an ONNX test case (model.onnx, test_data_set_*/) or a "
              "directory of them\n");
 }
 
 int main(int argc, char **argv) {
-  const char *expected_path = NULL;
-  bool roundtrip = false;
+  const char *expected_path = NULL, *write_path = NULL, *device = "cpu", *precision = "fp32";
+  run_cfg cfg = {0};
   strlist dirs = {0}, cases = {0}, names = {0}, skips = {0}, expected = {0};
   int rc = 2, passed = 0, failed = 0, skipped = 0, mismatches = 0;
   for (int i = 1; i < argc; i++) {
@@ -387,21 +526,25 @@ int main(int argc, char **argv) {
       rc = 0;
       goto out;
     } else if (!strcmp(a, "--device") && i + 1 < argc) {
-      if (strcmp(argv[++i], "cpu") != 0) {
-        fprintf(stderr, "onnx_conformance: --device %s: only 'cpu' is available\n",
-                argv[i]);
+      device = argv[++i];
+      if (strcmp(device, "cpu") != 0 && strcmp(device, "gpu") != 0) {
+        fprintf(stderr, "onnx_conformance: --device %s: expected cpu or gpu\n", device);
         goto out;
       }
     } else if (!strcmp(a, "--precision") && i + 1 < argc) {
-      if (strcmp(argv[++i], "fp32") != 0) {
-        fprintf(stderr, "onnx_conformance: --precision %s: only 'fp32' is "
-                        "available on the CPU executor\n", argv[i]);
+      precision = argv[++i];
+      if (strcmp(precision, "fp32") != 0 && strcmp(precision, "fp16") != 0) {
+        fprintf(stderr, "onnx_conformance: --precision %s: expected fp32 or fp16\n",
+                precision);
         goto out;
       }
+      cfg.precision = precision[2] == '1' ? IR_PRECISION_FP16 : IR_PRECISION_FP32;
     } else if (!strcmp(a, "--text-roundtrip")) {
-      roundtrip = true;
+      cfg.roundtrip = true;
     } else if (!strcmp(a, "--expected") && i + 1 < argc) {
       expected_path = argv[++i];
+    } else if (!strcmp(a, "--write-expected") && i + 1 < argc) {
+      write_path = argv[++i];
     } else if (a[0] == '-') {
       fprintf(stderr, "onnx_conformance: unknown option %s\n", a);
       usage(stderr);
@@ -415,6 +558,17 @@ int main(int argc, char **argv) {
     goto out;
   }
   if (expected_path && read_expected(expected_path, &expected)) goto out;
+  if (!strcmp(device, "gpu")) {
+    /* one device and compiler for every case; validation per VKML_VALIDATION */
+    vkml_status s = rt_vk_context_create(&(rt_vk_context_opts){0}, &cfg.ctx);
+    if (!s) s = cg_compiler_create(&(cg_compiler_opts){0}, &cfg.cc);
+    if (s) {
+      fprintf(stderr, "onnx_conformance: --device gpu: %s\n", vkml_status_message(s));
+      vkml_status_free(s);
+      goto out;
+    }
+    printf("device: %s\n", rt_vk_context_target(cfg.ctx)->name);
+  }
   for (int i = 0; i < dirs.n; i++) {
     char *model = path_join(dirs.v[i], "model.onnx");
     if (model && is_file(model)) {
@@ -442,7 +596,7 @@ int main(int argc, char **argv) {
     const char *slash = strrchr(cd, '/');
     const char *name = slash && slash[1] ? slash + 1 : cd;
     char reason[1024] = "";
-    result r = run_case(cd, roundtrip, reason, sizeof reason);
+    result r = run_case(cd, &cfg, reason, sizeof reason);
     for (char *p = reason; *p; p++)
       if (*p == '\n') *p = ' ';
     strlist_add(&names, strdup(name));
@@ -481,9 +635,25 @@ int main(int argc, char **argv) {
       }
     }
   }
+  if (cfg.ctx)
+    printf("gpu: %d of %d cases ran at least one GPU dispatch (%lld GPU and %lld CPU "
+           "steps over all data sets)\n", cfg.n_gpu_cases, cases.n,
+           (long long)cfg.n_gpu_steps, (long long)cfg.n_cpu_steps);
+  if (write_path && write_expected(write_path, &skips, device, precision)) mismatches++;
   printf("%d passed, %d failed, %d skipped\n", passed, failed, skipped);
   rc = failed || mismatches ? 1 : 0;
 out:
+  if (cfg.ctx) {
+    rt_vk_report rep;
+    cg_compiler_destroy(cfg.cc);
+    rt_vk_context_destroy(cfg.ctx, &rep);
+    if (rep.n_errors + rep.n_warnings > cfg.seen_messages || rep.n_leaked) {
+      fprintf(stderr, "onnx_conformance: at device destruction: %u validation messages, %d "
+                      "leaked objects; first: %s\n", rep.n_errors + rep.n_warnings,
+              rep.n_leaked, rep.first_message);
+      if (rc == 0) rc = 1;
+    }
+  }
   strlist_free(&dirs);
   strlist_free(&cases);
   strlist_free(&names);

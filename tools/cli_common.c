@@ -12,11 +12,13 @@
 #include "runtime/cpu/executor.h"
 #include "runtime/npy.h"
 #include "runtime/tensor_pb.h"
+#include "runtime/vk/vk_exec.h"
 
 const char cli_run_opts_help[] =
     "  --input NAME=FILE   bind a graph input to a .npy or ONNX TensorProto .pb file\n"
     "  --output DIR        write one DIR/NAME.npy per graph output\n"
-    "  --device N|cpu      device to run on (only 'cpu' exists in this version)\n"
+    "  --device N|cpu      Vulkan device index, or the CPU executor (vkrun: .vkir\n"
+    "                      runs on the CPU only)\n"
     "  --bench N           time N runs and print latency statistics\n"
     "  --warmup N          untimed runs before --bench (default 2)\n"
     "  --profile           per-op time table\n"
@@ -269,61 +271,101 @@ static void free_tensors(rt_tensor *t, int n) {
   for (int i = 0; t && i < n; i++) rt_tensor_free(&t[i]);
 }
 
+/* What runs the graph: the CPU executor (exec NULL; profile rows are node
+ * ids) or a GPU executor (profile rows are plan steps). */
+typedef struct runner {
+  const ir_graph *g;   /* the caller's graph: inputs and outputs */
+  rt_vk_exec *exec;
+  const ir_plan *plan; /* GPU: the steps */
+  const ir_graph *pg;  /* GPU: the graph the plan runs */
+  const char *device;  /* "cpu", or the GPU's name */
+  int n_rows;
+} runner;
+
+static vkml_status run_once(const runner *rn, const rt_tensor *inputs, rt_tensor *outs,
+                            double *row_tmp) {
+  const ir_graph *g = rn->g;
+  if (!rn->exec)
+    return rt_cpu_run_graph_profiled(g, inputs, g->n_inputs, outs, g->n_outputs, row_tmp);
+  VKML_RETURN_IF_ERROR(rt_vk_exec_run(rn->exec, inputs, g->n_inputs, outs, g->n_outputs,
+                                      row_tmp));
+  for (int i = 0; row_tmp && i < rn->n_rows; i++) row_tmp[i] *= 1e-9; /* ns -> s */
+  return VKML_OK;
+}
+
 /* Runs the graph `times` times, keeping the last outputs; per-run seconds go
- * to secs (if non-NULL) and per-node seconds are accumulated into node_secs. */
-static vkml_status run_times(const ir_graph *g, const rt_tensor *inputs,
+ * to secs (if non-NULL) and per-row seconds are accumulated into row_secs. */
+static vkml_status run_times(const runner *rn, const rt_tensor *inputs,
                              rt_tensor *outs, int times, double *secs,
-                             double *node_secs, double *node_tmp) {
+                             double *row_secs, double *row_tmp) {
   for (int r = 0; r < times; r++) {
-    free_tensors(outs, g->n_outputs);
+    free_tensors(outs, rn->g->n_outputs);
     double t0 = now_seconds();
-    VKML_RETURN_IF_ERROR(rt_cpu_run_graph_profiled(g, inputs, g->n_inputs, outs,
-                                                   g->n_outputs, node_tmp));
+    VKML_RETURN_IF_ERROR(run_once(rn, inputs, outs, row_tmp));
     if (secs) secs[r] = now_seconds() - t0;
-    if (node_secs)
-      for (int i = 0; i < g->n_nodes; i++) node_secs[i] += node_tmp[i];
+    if (row_secs)
+      for (int i = 0; i < rn->n_rows; i++) row_secs[i] += row_tmp[i];
   }
   return VKML_OK;
 }
 
-static void print_profile(const ir_graph *g, const double *node_secs, int runs,
-                          bool json) {
-  double total = 0;
-  for (int i = 0; i < g->n_nodes; i++) total += node_secs[i];
+/* One profile row: node n, its seconds, and for GPU runs the step (kernel
+ * or the reason it is on the CPU). */
+static void profile_row(const runner *rn, const ir_node *n, const ir_plan_step *st,
+                        double secs, double total, int runs, bool json, bool first) {
+  const char *dev = st && st->device == IR_DEVICE_GPU ? "gpu" : "cpu";
+  const char *out = n->n_outputs ? n->outputs[0]->name : "";
   if (json) {
-    printf("\"profile\": [");
-    bool first = true;
-    ir_foreach_node(g, n) {
-      printf("%s{\"op\": \"%s\", \"output\": ", first ? "" : ", ", ir_op_name(n->op));
-      print_json_string(stdout, n->n_outputs ? n->outputs[0]->name : "");
-      printf(", \"device\": \"cpu\", \"ms\": %.6f}", 1e3 * node_secs[n->id] / runs);
-      first = false;
+    printf("%s{\"op\": \"%s\", \"output\": ", first ? "" : ", ", ir_op_name(n->op));
+    print_json_string(stdout, out);
+    printf(", \"device\": \"%s\", \"ms\": %.6f", dev, 1e3 * secs / runs);
+    if (st && st->device == IR_DEVICE_GPU) {
+      printf(", \"kernel\": ");
+      print_json_string(stdout, ir_plan_str(rn->plan, st->tmpl));
+      printf(", \"schedule\": ");
+      print_json_string(stdout, ir_plan_str(rn->plan, st->schedule));
+    } else if (st) {
+      printf(", \"reason\": ");
+      print_json_string(stdout, ir_plan_str(rn->plan, st->reason));
     }
-    printf("]");
+    printf("}");
     return;
   }
-  printf("%-20s %-32s %-6s %10s %7s\n", "op", "output", "device", "ms", "%");
-  ir_foreach_node(g, n) {
-    double ms = 1e3 * node_secs[n->id] / runs;
-    printf("%-20s %%%-31.31s %-6s %10.4f %6.1f%%\n", ir_op_name(n->op),
-           n->n_outputs ? n->outputs[0]->name : "", "cpu", ms,
-           total > 0 ? 100 * node_secs[n->id] / total : 0.0);
-  }
-  printf("%-20s %-32s %-6s %10.4f\n", "total", "", "", 1e3 * total / runs);
+  printf("%-20s %%%-31.31s %-6s %10.4f %6.1f%%", ir_op_name(n->op), out, dev,
+         1e3 * secs / runs, total > 0 ? 100 * secs / total : 0.0);
+  if (st && st->device == IR_DEVICE_GPU)
+    printf("  %s %s", ir_plan_str(rn->plan, st->tmpl), ir_plan_str(rn->plan, st->schedule));
+  else if (st)
+    printf("  %s", ir_plan_str(rn->plan, st->reason));
+  printf("\n");
 }
 
-vkml_status cli_run_graph(const ir_graph *g, const cli_run_opts *o) {
-  if (o->device && strcmp(o->device, "cpu") != 0)
-    return vkml_status_make(VKML_CODE_UNSUPPORTED,
-                            "--device %s: this version runs on the CPU only "
-                            "(use --device cpu)", o->device);
+static void print_profile(const runner *rn, const double *row_secs, int runs, bool json) {
+  double total = 0;
+  for (int i = 0; i < rn->n_rows; i++) total += row_secs[i];
+  if (json) printf("\"profile\": [");
+  else printf("%-20s %-32s %-6s %10s %7s%s\n", "op", "output", "device", "ms", "%",
+              rn->exec ? "  kernel / why on the CPU" : "");
+  int i = 0;
+  const ir_graph *g = rn->exec ? rn->pg : rn->g;
+  ir_foreach_node(g, n) {
+    const ir_plan_step *st = rn->exec ? &rn->plan->steps[i] : NULL;
+    profile_row(rn, n, st, row_secs[rn->exec ? i : n->id], total, runs, json, i == 0);
+    i++;
+  }
+  if (json) printf("]");
+  else printf("%-20s %-32s %-6s %10.4f\n", "total", "", "", 1e3 * total / runs);
+}
+
+static vkml_status run_with(const runner *rn, const cli_run_opts *o) {
+  const ir_graph *g = rn->g;
   vkml_status s = VKML_OK;
   int nin = g->n_inputs, nout = g->n_outputs, runs = o->bench > 0 ? o->bench : 1;
   rt_tensor *inputs = calloc((size_t)nin + 1, sizeof *inputs);
   rt_tensor *outs = calloc((size_t)nout + 1, sizeof *outs);
   double *secs = calloc((size_t)runs, sizeof *secs);
-  double *node_secs = calloc((size_t)g->n_nodes + 1, sizeof *node_secs);
-  double *node_tmp = calloc((size_t)g->n_nodes + 1, sizeof *node_tmp);
+  double *node_secs = calloc((size_t)rn->n_rows + 1, sizeof *node_secs);
+  double *node_tmp = calloc((size_t)rn->n_rows + 1, sizeof *node_tmp);
   if (!inputs || !outs || !secs || !node_secs || !node_tmp) {
     s = vkml_status_make(VKML_CODE_OUT_OF_MEMORY, "out of host memory");
     goto out;
@@ -331,15 +373,24 @@ vkml_status cli_run_graph(const ir_graph *g, const cli_run_opts *o) {
   s = bind_inputs(g, o, inputs);
   if (s) goto out;
   int warmup = o->bench > 0 ? (o->warmup >= 0 ? o->warmup : 2) : 0;
-  s = run_times(g, inputs, outs, warmup, NULL, NULL, NULL);
-  if (!s) s = run_times(g, inputs, outs, runs, secs, o->profile ? node_secs : NULL,
+  /* drivers may compile pipelines at their first dispatch: keep that out of
+   * a GPU profile */
+  if (rn->exec && o->profile && o->bench <= 0) warmup = o->warmup >= 0 ? o->warmup : 1;
+  s = run_times(rn, inputs, outs, warmup, NULL, NULL, NULL);
+  if (!s) s = run_times(rn, inputs, outs, runs, secs, o->profile ? node_secs : NULL,
                         o->profile ? node_tmp : NULL);
   if (s) goto out;
   if (o->output_dir) {
     s = write_outputs(g, outs, o->output_dir);
     if (s) goto out;
   }
-  if (o->json) printf("{\"device\": \"cpu\"");
+  if (o->json) {
+    printf("{\"device\": \"%s\"", rn->exec ? "gpu" : "cpu");
+    if (rn->exec) {
+      printf(", \"device_name\": ");
+      print_json_string(stdout, rn->device);
+    }
+  }
   if (!o->output_dir) {
     if (o->json) printf(", ");
     print_outputs(g, outs, o->json);
@@ -354,13 +405,13 @@ vkml_status cli_run_graph(const ir_graph *g, const cli_run_opts *o) {
              "\"median_ms\": %.6f, \"mean_ms\": %.6f, \"max_ms\": %.6f}",
              runs, warmup, 1e3 * secs[0], 1e3 * med, 1e3 * sum / runs, 1e3 * secs[runs - 1]);
     else
-      printf("bench (cpu, %d runs after %d warm-up): min %.3f ms  median %.3f ms  "
+      printf("bench (%s%s, %d runs after %d warm-up): min %.3f ms  median %.3f ms  "
              "mean %.3f ms  max %.3f ms\n",
-             runs, warmup, 1e3 * secs[0], 1e3 * med, 1e3 * sum / runs, 1e3 * secs[runs - 1]);
+             rn->exec ? "gpu: " : "", rn->device, runs, warmup, 1e3 * secs[0], 1e3 * med, 1e3 * sum / runs, 1e3 * secs[runs - 1]);
   }
   if (o->profile) {
     if (o->json) printf(", ");
-    print_profile(g, node_secs, runs, o->json);
+    print_profile(rn, node_secs, runs, o->json);
   }
   if (o->json) printf("}\n");
 out:
@@ -371,5 +422,45 @@ out:
   free(secs);
   free(node_secs);
   free(node_tmp);
+  return s;
+}
+
+vkml_status cli_run_graph(const ir_graph *g, const cli_run_opts *o) {
+  if (o->device && strcmp(o->device, "cpu") != 0)
+    return vkml_status_make(VKML_CODE_UNSUPPORTED,
+                            "--device %s: .vkir models run on the CPU only here (use "
+                            "--device cpu; `vkc run` runs them on a GPU)", o->device);
+  runner rn = {.g = g, .device = "cpu", .n_rows = g->n_nodes};
+  return run_with(&rn, o);
+}
+
+bool cli_device_is_cpu(const cli_run_opts *o) { return o->device && !strcmp(o->device, "cpu"); }
+
+vkml_status cli_vk_context_open(const cli_run_opts *o, rt_vk_context **out) {
+  rt_vk_context_opts co = {0};
+  *out = NULL;
+  if (o->device) {
+    int idx;
+    if (!parse_int(o->device, &idx))
+      return vkml_status_make(VKML_CODE_INVALID_ARGUMENT,
+                              "--device expects a device index or 'cpu', got '%s'", o->device);
+    co.select_device = true;
+    co.device_index = idx;
+  }
+  return rt_vk_context_create(&co, out);
+}
+
+vkml_status cli_run_graph_gpu(const ir_graph *g, rt_vk_context *ctx, const ir_plan *plan,
+                              const cli_run_opts *o) {
+  const ir_target *t = rt_vk_context_target(ctx);
+  rt_vk_exec_opts xo = {.timestamps = o->profile && t->timestamp_valid_bits};
+  rt_vk_exec *x = NULL;
+  VKML_RETURN_IF_ERROR(rt_vk_exec_create(ctx, g, plan, &xo, &x));
+  runner rn = {.g = g, .exec = x, .plan = plan, .pg = ir_plan_graph(plan, g),
+               .device = t->name, .n_rows = plan->n_steps};
+  vkml_status s = run_with(&rn, o);
+  if (!s && o->profile && !xo.timestamps && !o->json)
+    printf("(%s has no compute timestamps: GPU steps show 0)\n", t->name);
+  rt_vk_exec_destroy(x);
   return s;
 }

@@ -7,7 +7,9 @@
 #include <stdbool.h>
 
 #include "ir/graph.h"
+#include "ir/plan.h"
 #include "runtime/tensor.h"
+#include "runtime/vk/vk_context.h"
 
 /* Options of the run step shared by `vkrun` and `vkc run`. */
 typedef struct cli_run_opts {
@@ -15,7 +17,8 @@ typedef struct cli_run_opts {
   const char *input_files[64];
   int n_inputs;
   const char *output_dir; /* NULL: print outputs */
-  const char *device;     /* "cpu" or a device index; NULL: default */
+  const char *device;     /* "cpu" or a Vulkan device index; NULL: default
+                             (vkrun: the CPU; vkc run: the default Vulkan device) */
   int bench;              /* timed runs; 0: none */
   int warmup;             /* untimed runs before timing; -1: default */
   bool profile, json;
@@ -29,8 +32,25 @@ int cli_run_opts_parse(const char *tool, int argc, char **argv, int *i,
 extern const char cli_run_opts_help[];
 
 /* Runs g (already verified) on the CPU executor per o: binds inputs, runs,
- * prints or writes outputs, benchmark and profile. */
+ * prints or writes outputs, benchmark and profile. A --device other than
+ * "cpu" is refused (vkrun runs .vkir files on the CPU only). */
 vkml_status cli_run_graph(const ir_graph *g, const cli_run_opts *o);
+
+/* True when o selects the CPU executor explicitly (--device cpu). */
+bool cli_device_is_cpu(const cli_run_opts *o);
+
+/* Opens the Vulkan device o->device names (an index in
+ * vkEnumeratePhysicalDevices order), or the default one (VKML_DEVICE, else
+ * discrete > integrated > CPU) when it is NULL. VKML_VALIDATION=1 turns the
+ * validation layer on. *out is freed with rt_vk_context_destroy. */
+vkml_status cli_vk_context_open(const cli_run_opts *o, rt_vk_context **out);
+
+/* Runs g on ctx per plan (built for g and ctx's target): like cli_run_graph,
+ * with --bench timing whole runs and --profile listing every step with its
+ * device (GPU steps timed by GPU timestamps, CPU steps by wall time), its
+ * kernel or the reason it is on the CPU. */
+vkml_status cli_run_graph_gpu(const ir_graph *g, rt_vk_context *ctx, const ir_plan *plan,
+                              const cli_run_opts *o);
 
 /* Loads a tensor from .npy or ONNX TensorProto .pb (by extension). */
 vkml_status cli_tensor_read(const char *path, rt_tensor *out);

@@ -1,5 +1,6 @@
 #!/bin/sh
-# Sets up, builds and runs the bundled examples on the CPU executor:
+# Sets up, builds and runs the bundled examples on the default Vulkan device
+# (a GPU, or lavapipe on a machine without one):
 #  1. a small CNN in vkml's own text form (tests/models/tinycnn): class
 #     probabilities, latency benchmark, per-op profile;
 #  2. torchvision's SqueezeNet 1.1 exported to ONNX with dynamic dims
@@ -12,13 +13,13 @@ tools/setup-debian.sh
 meson compile -C build
 EX=tests/models/tinycnn
 echo "== tinycnn (.vkir) =="
-build/tools/vkrun $EX/model.vkir --device cpu --input x=$EX/x.npy --bench 20 --profile
+build/tools/vkc run $EX/model.vkir --input x=$EX/x.npy --bench 20 --profile
 R=tests/models/real
 OUT=$(mktemp -d)
 trap 'rm -rf "$OUT"' EXIT
 echo "== SqueezeNet 1.1 (ONNX, dynamic dims fixed to 1x3x224x224) =="
 build/tools/vkc run $R/squeezenet1_1_op11.onnx --input-shape input=1,3,224,224 \
-  --device cpu --input input=$R/squeezenet1_1_op11.input.npy --bench 5 --output "$OUT"
+  --input input=$R/squeezenet1_1_op11.input.npy --bench 5 --output "$OUT"
 /usr/bin/python3 - "$OUT/output.npy" "$R/squeezenet1_1_op11.ort.npy" <<'PY'
 import sys, numpy as np
 got, want = np.load(sys.argv[1]), np.load(sys.argv[2])

@@ -1,11 +1,12 @@
 /* vkc: the compiler driver. Subcommands: check (parse + verify a .vkir and
- * print its canonical text), import (ONNX -> .vkir + .bin), run (load a model
- * and run it in memory). */
+ * print its canonical text), import (ONNX -> .vkir + .bin), run (load a model,
+ * compile it in memory and run it on a Vulkan device or the CPU). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli_common.h"
+#include "codegen/cg_plan.h"
 #include "frontend/onnx_import.h"
 #include "ir/text.h"
 #include "runtime/npy.h"
@@ -17,8 +18,12 @@ static const char usage[] =
     "  check FILE.vkir                      parse and verify, print the canonical text\n"
     "  import MODEL.onnx -o OUT.vkir        ONNX -> IR text (+ OUT.bin with the weights)\n"
     "        [--input-shape NAME=D,D,...]...\n"
-    "  run MODEL [--input-shape ...] [run options]\n"
-    "                                       load MODEL (.onnx or .vkir) and run it\n"
+    "  run MODEL [--input-shape ...] [--precision fp32|fp16] [--cpu-ops OP,OP]\n"
+    "          [run options]                compile MODEL (.onnx or .vkir) in memory and\n"
+    "                                       run it: on the default Vulkan device (or\n"
+    "                                       --device N, VKML_DEVICE), or --device cpu\n"
+    "      --precision fp32|fp16            f16 tensors inside the graph (default fp32)\n"
+    "      --cpu-ops OP,OP                  ops kept on the CPU (IR or ONNX names)\n"
     "  --version                            print the version\n"
     "run options:\n";
 
@@ -165,14 +170,73 @@ done:
   return rc;
 }
 
+/* Compile options of `vkc run`. */
+typedef struct compile_args {
+  ir_precision precision;
+  const char *cpu_ops;
+} compile_args;
+
+/* Consumes --precision / --cpu-ops; 1 consumed, 0 not ours, -1 bad. */
+static int compile_arg_parse(const char *tool, int argc, char **argv, int *i,
+                             compile_args *c) {
+  const char *a = argv[*i];
+  if (strcmp(a, "--precision") != 0 && strcmp(a, "--cpu-ops") != 0) return 0;
+  if (*i + 1 >= argc) {
+    fprintf(stderr, "%s: %s needs a value\n", tool, a);
+    return -1;
+  }
+  const char *v = argv[++*i];
+  if (!strcmp(a, "--cpu-ops")) {
+    c->cpu_ops = v;
+  } else if (!strcmp(v, "fp32") || !strcmp(v, "fp16")) {
+    c->precision = v[2] == '1' ? IR_PRECISION_FP16 : IR_PRECISION_FP32;
+  } else {
+    fprintf(stderr, "%s: --precision expects fp32 or fp16, got '%s'\n", tool, v);
+    return -1;
+  }
+  return 1;
+}
+
+/* Runs g on the CPU executor (fp16: its converted copy) or on a Vulkan
+ * device through an in-memory plan. */
+static vkml_status run_model(const ir_graph *g, const compile_args *c, const cli_run_opts *o) {
+  bool forced[IR_OP_COUNT];
+  VKML_RETURN_IF_ERROR(cg_cpu_ops_parse(c->cpu_ops, forced)); /* before opening a device */
+  if (cli_device_is_cpu(o)) {
+    if (c->precision == IR_PRECISION_FP32) return cli_run_graph(g, o);
+    ir_graph *h = NULL;
+    VKML_RETURN_IF_ERROR(cg_graph_to_fp16(g, &h));
+    vkml_status s = cli_run_graph(h, o);
+    ir_graph_destroy(h);
+    return s;
+  }
+  rt_vk_context *ctx = NULL;
+  VKML_RETURN_IF_ERROR(cli_vk_context_open(o, &ctx));
+  ir_plan *plan = NULL;
+  cg_plan_opts po = {.precision = c->precision, .cpu_ops = c->cpu_ops};
+  vkml_status s = cg_plan_build(g, rt_vk_context_target(ctx), &po, &plan);
+  if (!s) s = cli_run_graph_gpu(g, ctx, plan, o);
+  ir_plan_destroy(plan);
+  const char *w = rt_vk_context_warnings(ctx);
+  if (w && *w) fprintf(stderr, "vkc run: warning: %s%s", w, w[strlen(w) - 1] == '\n' ? "" : "\n");
+  rt_vk_report rep;
+  rt_vk_context_destroy(ctx, &rep);
+  if (!s && (rep.n_errors || rep.n_leaked))
+    s = vkml_status_make(VKML_CODE_DEVICE, "Vulkan validation: %u errors, %d leaked objects; "
+                         "first: %s", rep.n_errors, rep.n_leaked, rep.first_message);
+  return s;
+}
+
 static int cmd_run(int argc, char **argv) {
   cli_run_opts o = {.warmup = -1};
   shape_args a = {0};
+  compile_args c = {0};
   const char *model = NULL;
   int rc = 0;
   for (int i = 0; i < argc; i++) {
     int r = cli_run_opts_parse("vkc run", argc, argv, &i, &o);
     if (r == 0) r = shape_arg_parse("vkc run", argc, argv, &i, &a);
+    if (r == 0) r = compile_arg_parse("vkc run", argc, argv, &i, &c);
     if (r < 0) {
       rc = 2;
       goto done;
@@ -192,7 +256,7 @@ static int cmd_run(int argc, char **argv) {
   }
   ir_graph *g = NULL;
   vkml_status s = load_model(model, &a, &g);
-  if (!s) s = cli_run_graph(g, &o);
+  if (!s) s = run_model(g, &c, &o);
   ir_graph_destroy(g);
   if (s) rc = cli_fail("vkc run", s);
 done:

@@ -10,7 +10,8 @@
 static const char usage[] =
     "usage: vkrun MODEL [options]\n"
     "Runs MODEL: a .vkir file (with its .bin weights beside it) on the CPU\n"
-    "executor. .vkm artifacts and GPU devices arrive with the Vulkan runtime.\n"
+    "executor. GPU runs need a .vkm artifact (not supported by this version yet);\n"
+    "`vkc run MODEL --device N` compiles and runs a model on a GPU meanwhile.\n"
     "options:\n";
 
 int main(int argc, char **argv) {

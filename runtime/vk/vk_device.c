@@ -20,6 +20,8 @@ typedef struct dev_info {
   VkPhysicalDevice8BitStorageFeaturesKHR f8s;
   VkPhysicalDeviceShaderFloat16Int8FeaturesKHR f16i8;
   VkPhysicalDeviceCooperativeMatrixFeaturesNV fcm;
+  VkPhysicalDeviceVulkanMemoryModelFeatures fvmm;
+  bool has_vmm, ext_vmm;
   bool has_f8s, has_f16i8, has_cm, has_push; /* structs/extensions usable */
   bool ext_f8s, ext_f16i8;                   /* need enabling as extensions */
   uint32_t api; /* effective API version */
@@ -51,6 +53,8 @@ static vkml_status query_device(rt_vk_context *ctx, VkPhysicalDevice pd, dev_inf
   d->ext_f16i8 = !v12 && has_ext(e, n, VK_KHR_SHADER_FLOAT16_INT8_EXTENSION_NAME);
   d->has_f8s = v12 || d->ext_f8s;
   d->has_f16i8 = v12 || d->ext_f16i8;
+  d->ext_vmm = !v12 && has_ext(e, n, VK_KHR_VULKAN_MEMORY_MODEL_EXTENSION_NAME);
+  d->has_vmm = v12 || d->ext_vmm;
   d->has_cm = has_ext(e, n, VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME) &&
               ctx->fn.vkGetPhysicalDeviceCooperativeMatrixPropertiesNV;
   d->has_push = has_ext(e, n, VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME);
@@ -84,10 +88,16 @@ static vkml_status query_device(rt_vk_context *ctx, VkPhysicalDevice pd, dev_inf
     d->fcm.pNext = chain;
     chain = &d->fcm;
   }
+  if (d->has_vmm) {
+    d->fvmm.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_MEMORY_MODEL_FEATURES;
+    d->fvmm.pNext = chain;
+    chain = &d->fvmm;
+  }
   d->f2.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2;
   d->f2.pNext = chain;
   ctx->fn.vkGetPhysicalDeviceFeatures2(pd, &d->f2);
   d->has_cm = d->has_cm && d->fcm.cooperativeMatrix;
+  d->has_vmm = d->has_vmm && d->fvmm.vulkanMemoryModel;
   return VKML_OK;
 }
 
@@ -187,6 +197,7 @@ static void fill_target(rt_vk_context *ctx, const dev_info *d, uint32_t ts_bits,
   t->storage_16bit = d->f16s.storageBuffer16BitAccess;
   t->storage_8bit = d->has_f8s && d->f8s.storageBuffer8BitAccess;
   t->coopmat_nv = d->has_cm;
+  t->vulkan_memory_model = d->has_vmm;
   t->push_descriptors = push;
   t->timestamp_period_ns = l->timestampPeriod;
   t->timestamp_valid_bits = ts_bits;
@@ -260,12 +271,13 @@ static void load_device_table(rt_vk_context *ctx) {
 }
 
 static vkml_status create_device(rt_vk_context *ctx, dev_info *d, bool push) {
-  const char *exts[4];
+  const char *exts[5];
   uint32_t n_exts = 0;
   if (push) exts[n_exts++] = VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME;
   if (d->ext_f8s) exts[n_exts++] = VK_KHR_8BIT_STORAGE_EXTENSION_NAME;
   if (d->ext_f16i8) exts[n_exts++] = VK_KHR_SHADER_FLOAT16_INT8_EXTENSION_NAME;
   if (d->has_cm) exts[n_exts++] = VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME;
+  if (d->ext_vmm) exts[n_exts++] = VK_KHR_VULKAN_MEMORY_MODEL_EXTENSION_NAME;
 
   /* Enable exactly the features the target advertises (the ones kernels may
    * use), nothing else. */
@@ -303,6 +315,14 @@ static vkml_status create_device(rt_vk_context *ctx, dev_info *d, bool push) {
   if (d->has_cm) {
     *tail = &fcm;
     tail = &fcm.pNext;
+  }
+  VkPhysicalDeviceVulkanMemoryModelFeatures fvmm = {
+      .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_MEMORY_MODEL_FEATURES,
+      .vulkanMemoryModel = t->vulkan_memory_model,
+  };
+  if (d->has_vmm) {
+    *tail = &fvmm;
+    tail = &fvmm.pNext;
   }
 
   float prio = 1.0f;

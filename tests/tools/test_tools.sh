@@ -75,6 +75,56 @@ else
   bad "vkrun --json is valid and complete: $(head -c 300 "$TMP/json")"
 fi
 
+# vkc run on the GPU (the default Vulkan device, lavapipe in CI) with the
+# validation layer on: outputs match NumPy; --cpu-ops moves nodes to the CPU
+# and --profile says so; fp16 within its tolerance. LeakSanitizer is off for
+# these runs: the loader unloads lavapipe and the layer, whose own leaks then
+# show as "<unknown module>" (tests/vk/vk_lsan.c; vkml's leaks are checked by
+# tests/vk).
+gpu_vkc() { ASAN_OPTIONS=detect_leaks=0 VKML_VALIDATION=1 "$VKC" "$@"; }
+matches() { # FILE RTOL ATOL
+  $PY -c "
+import numpy as np, sys
+got = np.load('$1'); want = np.load('$EX/expected.npy')
+sys.exit(0 if got.dtype == want.dtype and got.shape == want.shape and np.allclose(got, want, rtol=$2, atol=$3) else 1)"
+}
+if gpu_vkc run "$EX/model.vkir" --device 0 --input x="$EX/x.npy" --output "$TMP/gpu1" >/dev/null 2>"$TMP/err" &&
+   matches "$TMP/gpu1/prob.npy" 1e-4 1e-6; then
+  ok "vkc run --device 0: example output matches NumPy"
+else
+  bad "vkc run --device 0: example output matches NumPy ($(head -c 400 "$TMP/err"))"
+fi
+if gpu_vkc run "$EX/model.vkir" --input x="$EX/x.npy" --cpu-ops Conv,gemm --profile --output "$TMP/gpu2" >"$TMP/txt" 2>"$TMP/err" &&
+   matches "$TMP/gpu2/prob.npy" 1e-4 1e-6 &&
+   [ "$(grep -c '^conv2d .* cpu .*forced onto the CPU (--cpu-ops)' "$TMP/txt")" -eq 2 ] &&
+   grep -q '^gemm .* cpu .*--cpu-ops' "$TMP/txt" && grep -q '^total ' "$TMP/txt"; then
+  ok "vkc run --cpu-ops: forced nodes on the CPU, output matches NumPy"
+else
+  bad "vkc run --cpu-ops: forced nodes on the CPU ($(head -c 400 "$TMP/err") $(head -c 600 "$TMP/txt"))"
+fi
+if gpu_vkc run "$EX/model.vkir" --input x="$EX/x.npy" --bench 2 --warmup 1 --profile --json >"$TMP/json" 2>"$TMP/err" &&
+   $PY -c "
+import json, sys
+d = json.load(open('$TMP/json'))
+ok = d['device'] == 'gpu' and d['bench']['runs'] == 2 and len(d['profile']) == 7
+ok = ok and all(p['device'] in ('gpu', 'cpu') and ('kernel' in p) == (p['device'] == 'gpu') for p in d['profile'])
+sys.exit(0 if ok else 1)"; then
+  ok "vkc run on the GPU: --bench, --profile --json"
+else
+  bad "vkc run on the GPU: --bench, --profile --json ($(head -c 300 "$TMP/err") $(head -c 300 "$TMP/json"))"
+fi
+for dev in 0 cpu; do
+  if gpu_vkc run "$EX/model.vkir" --device $dev --precision fp16 --input x="$EX/x.npy" --output "$TMP/h$dev" >/dev/null 2>"$TMP/err" &&
+     matches "$TMP/h$dev/prob.npy" 1e-2 1e-3; then
+    ok "vkc run --device $dev --precision fp16 matches NumPy (rtol 1e-2, atol 1e-3)"
+  else
+    bad "vkc run --device $dev --precision fp16 ($(head -c 400 "$TMP/err"))"
+  fi
+done
+expect_fail "vkc run: unknown --cpu-ops name" "--cpu-ops: unknown op 'Frobnicate'" "$VKC" run "$EX/model.vkir" --cpu-ops conv2d,Frobnicate --input x="$EX/x.npy"
+expect_fail "vkc run: bad --precision" "--precision expects fp32 or fp16" "$VKC" run "$EX/model.vkir" --precision fp8 --input x="$EX/x.npy"
+expect_fail "vkc run: no such device" "device index 99 out of range" gpu_vkc run "$EX/model.vkir" --device 99 --input x="$EX/x.npy"
+
 # Error contract.
 $PY -c "import numpy as np; np.save('$TMP/wrong.npy', np.ones((1,3,16,17), np.float32)); np.save('$TMP/f64.npy', np.ones((1,3,17,17)))"
 expect_fail "missing input" "missing --input x=FILE" "$VKRUN" "$EX/model.vkir"
@@ -85,6 +135,7 @@ expect_fail "missing input file" "nope.npy" "$VKRUN" "$EX/model.vkir" --input x=
 expect_fail "missing model" "nope.vkir" "$VKRUN" "$TMP/nope.vkir" --input x="$EX/x.npy"
 expect_fail "artifact not supported yet" ".vkm" "$VKRUN" "$TMP/model.vkm"
 expect_fail "gpu device not available" "--device 0" "$VKRUN" "$EX/model.vkir" --device 0 --input x="$EX/x.npy"
+expect_fail "vkc run on the GPU: wrong input shape" "input %x: expected f32[1,3,17,17], got f32[1,3,16,17]" gpu_vkc run "$EX/model.vkir" --device 0 --input x="$TMP/wrong.npy"
 expect_fail "bad --bench" "--bench expects a non-negative integer" "$VKRUN" "$EX/model.vkir" --bench x
 expect_fail "vkc unknown command" "unknown command 'frobnicate'" "$VKC" frobnicate
 expect_fail "vkc check without file" "expects exactly one FILE.vkir" "$VKC" check

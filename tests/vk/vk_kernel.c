@@ -35,7 +35,9 @@ void vt_run_kernel(rt_vk_context *ctx, cg_compiler *cc, const cg_kernel *k,
     const rt_tensor *t = i < n_in ? in[i] : out;
     uint64_t bytes = rt_tensor_bytes(t);
     T_OK(rt_vk_buffer_create(ctx, RT_VK_MEM_DEVICE, bytes ? bytes : 4, &bufs[i]));
-    if (i < n_in) T_OK(rt_vk_buffer_upload(ctx, bufs[i], 0, t->data, bytes));
+    /* The output too: whatever pattern the caller poisoned it with reaches
+     * the device, so an element the kernel forgets to write shows. */
+    if (bytes) T_OK(rt_vk_buffer_upload(ctx, bufs[i], 0, t->data, bytes));
     b[i] = (rt_vk_binding){bufs[i], 0, bytes ? bytes : 4, i < n_in ? RT_VK_READ : RT_VK_WRITE};
   }
   rt_vk_program *p;

@@ -1,0 +1,71 @@
+#!/usr/bin/env python3
+"""Writes one-node .vkir models (+ .bin weights, + input .npy) for the
+per-kernel benchmark: ResNet-50 and MobileNetV2 conv shapes (batch 1,
+224x224), large GEMMs and a large elementwise add. Random non-zero data.
+usage: gen_kernel_models.py OUTDIR   (prints one line per model: name flops bytes)"""
+import os, sys
+import numpy as np
+
+out = sys.argv[1]
+os.makedirs(out, exist_ok=True)
+rng = np.random.default_rng(1)
+
+def conv(name, cin, cout, hw, k, s, group=1):
+    pad = k // 2
+    oh = (hw + 2 * pad - k) // s + 1
+    w = rng.uniform(-0.1, 0.1, (cout, cin // group, k, k)).astype(np.float32)
+    b = rng.uniform(-0.1, 0.1, cout).astype(np.float32)
+    blob = w.tobytes() + b"\0" * (-w.nbytes % 64)
+    boff = len(blob)
+    blob += b.tobytes()
+    text = (f"vkir 1\ngraph @{name}(%x: f32[1,{cin},{hw},{hw}]) -> (%y: f32[1,{cout},{oh},{oh}]) {{\n"
+            f"  %w = const f32[{cout},{cin // group},{k},{k}] @blob[0, {w.nbytes}]\n"
+            f"  %b = const f32[{cout}] @blob[{boff}, {b.nbytes}]\n"
+            f"  %y = conv2d %x, %w, %b {{strides=[{s},{s}], pads=[{pad},{pad},{pad},{pad}], group={group}, act=relu}} : f32[1,{cout},{oh},{oh}]\n"
+            f"  return %y\n}}\n")
+    flops = 2 * cout * oh * oh * (cin // group) * k * k
+    nbytes = 4 * (cin * hw * hw + w.size + cout + cout * oh * oh)
+    write(name, text, blob, {"x": (1, cin, hw, hw)}, flops, nbytes)
+
+def gemm(name, m, k, n):
+    b = rng.uniform(-0.1, 0.1, (k, n)).astype(np.float32)
+    text = (f"vkir 1\ngraph @{name}(%a: f32[{m},{k}]) -> (%y: f32[{m},{n}]) {{\n"
+            f"  %b = const f32[{k},{n}] @blob[0, {b.nbytes}]\n"
+            f"  %y = matmul %a, %b : f32[{m},{n}]\n  return %y\n}}\n")
+    write(name, text, b.tobytes(), {"a": (m, k)}, 2 * m * n * k, 4 * (m * k + k * n + m * n))
+
+def add(name, n):
+    text = (f"vkir 1\ngraph @{name}(%a: f32[{n}], %b: f32[{n}]) -> (%y: f32[{n}]) {{\n"
+            f"  %y = add %a, %b : f32[{n}]\n  return %y\n}}\n")
+    write(name, text, b"", {"a": (n,), "b": (n,)}, n, 12 * n)
+
+def write(name, text, blob, inputs, flops, nbytes):
+    open(os.path.join(out, name + ".vkir"), "w").write(text)
+    if blob:
+        open(os.path.join(out, name + ".bin"), "wb").write(blob)
+    for k, shape in inputs.items():
+        np.save(os.path.join(out, f"{name}.{k}.npy"), rng.uniform(-1, 1, shape).astype(np.float32))
+    print(name, flops, nbytes)
+
+# ResNet-50 (batch 1, 224x224)
+conv("r50_conv1_7x7s2", 3, 64, 224, 7, 2)
+conv("r50_1x1_64_256_56", 64, 256, 56, 1, 1)
+conv("r50_3x3_64_56", 64, 64, 56, 3, 1)
+conv("r50_3x3_128_28", 128, 128, 28, 3, 1)
+conv("r50_3x3_256_14", 256, 256, 14, 3, 1)
+conv("r50_3x3_512_7", 512, 512, 7, 3, 1)
+conv("r50_1x1_1024_256_14", 1024, 256, 14, 1, 1)
+# MobileNetV2
+conv("mv2_dw3x3_32_112", 32, 32, 112, 3, 1, group=32)
+conv("mv2_dw3x3s2_96_112", 96, 96, 112, 3, 2, group=96)
+conv("mv2_dw3x3_144_56", 144, 144, 56, 3, 1, group=144)
+conv("mv2_pw_32_16_112", 32, 16, 112, 1, 1)
+conv("mv2_pw_144_24_56", 144, 24, 56, 1, 1)
+# large 3x3 conv (batch 1, wide): the 25%-of-peak target
+conv("big_3x3_256_56", 256, 256, 56, 3, 1)
+# GEMMs
+gemm("gemm_1024", 1024, 1024, 1024)
+gemm("gemm_4096", 4096, 4096, 4096)
+gemm("gemv_2048_1000", 1, 2048, 1000)
+# elementwise (bandwidth)
+add("add_16M", 16 * 1024 * 1024)

@@ -1,0 +1,16 @@
+#!/bin/sh
+# Builds release binaries for the device machine and stages what it needs in
+# .bench-bin (carried to the device by the `run` tool, with .gl and
+# .bench-data). The device has a newer glibc, so binaries built here run there.
+set -eu
+cd "$(dirname "$0")/.."
+[ -f build-release/build.ninja ] || meson setup build-release -Dbuildtype=release
+ninja -C build-release tools/vkc tests/onnx_conformance
+rm -rf .bench-bin && mkdir -p .bench-bin/tools .bench-bin/tests .bench-bin/extra-libs
+cp build-release/tools/vkc .bench-bin/tools/
+cp build-release/tests/onnx_conformance .bench-bin/tests/
+cp -L build-release/libvkml_runtime.so.0 build-release/libvkml_compiler.so.0 .bench-bin/
+cp -L /usr/lib/x86_64-linux-gnu/libprotobuf-c.so.1 .bench-bin/extra-libs/
+mkdir -p .bench-data
+[ -f .bench-data/node.tar.xz ] || tar -C /usr/share/libonnx-testdata/data -cJf .bench-data/node.tar.xz node
+du -sh .bench-bin .bench-data

@@ -1,0 +1,449 @@
+/* conv2d / conv_transpose2d kernels (see cg_conv.h): the templates' spaces,
+ * workloads and keys, the choice of algorithm, instantiation (specialization
+ * constants, grid) and the family entry points of cg_ops.h. */
+#include <stdio.h>
+#include <string.h>
+
+#include "codegen/cg_conv.h"
+#include "codegen/cg_ops.h"
+
+/* ---- templates ------------------------------------------------------------ */
+
+enum { K_WG_M = 0, K_WG_N, K_TM, K_TN, K_BK };
+enum { K_WG_X = 0, K_WG_Y, K_CPW, K_OPX, K_OPY, K_SMEM };
+
+/* Shared memory of the GEMM-like templates is 4*BK*(BM + BN) bytes; the two
+ * constraints bound each half by half the limit (products only). */
+#define GEMM_KNOBS                                                             \
+  .n_knobs = 5,                                                                \
+  .knobs =                                                                     \
+      {                                                                        \
+          {"WG_M", 4, {4, 8, 16, 32}},                                         \
+          {"WG_N", 4, {8, 16, 32, 64}},                                        \
+          {"TM", 4, {1, 2, 4, 8}},                                             \
+          {"TN", 4, {1, 2, 4, 8}},                                             \
+          {"BK", 4, {4, 8, 16, 32}},                                           \
+      },                                                                       \
+  .n_constraints = 5,                                                          \
+  .constraints = {                                                             \
+      {CG_LIMIT_WORKGROUP_X, 1u << K_WG_N, 1},                                 \
+      {CG_LIMIT_WORKGROUP_Y, 1u << K_WG_M, 1},                                 \
+      {CG_LIMIT_WORKGROUP_INVOCATIONS, (1u << K_WG_M) | (1u << K_WG_N), 1},    \
+      {CG_LIMIT_SHARED_BYTES, (1u << K_WG_M) | (1u << K_TM) | (1u << K_BK), 8}, \
+      {CG_LIMIT_SHARED_BYTES, (1u << K_WG_N) | (1u << K_TN) | (1u << K_BK), 8}, \
+  }
+
+const cg_template cg_conv2d_direct_template = {
+    .name = "conv2d_direct",
+    .glsl = "conv2d_direct.comp",
+    GEMM_KNOBS,
+    .dflt = {{8, 16, 8, 8, 8}},
+};
+
+const cg_template cg_conv2d_1x1_template = {
+    .name = "conv2d_1x1",
+    .glsl = "conv2d_1x1.comp",
+    GEMM_KNOBS,
+    .dflt = {{8, 16, 8, 8, 8}},
+};
+
+const cg_template cg_conv_transpose2d_template = {
+    .name = "conv_transpose2d",
+    .glsl = "conv_transpose2d.comp",
+    GEMM_KNOBS,
+    .dflt = {{8, 16, 4, 4, 8}},
+};
+
+/* The staged tile's size depends on the kernel, stride and dilation: the
+ * instantiation checks it against the target (cg_conv_instantiate). The
+ * default reads through the cache (SMEM=0): as fast on the H200, and it fits
+ * every kernel. */
+const cg_template cg_conv2d_depthwise_template = {
+    .name = "conv2d_depthwise",
+    .glsl = "conv2d_depthwise.comp",
+    .n_knobs = 6,
+    .knobs =
+        {
+            {"WG_X", 4, {4, 8, 16, 32}},
+            {"WG_Y", 4, {1, 2, 4, 8}},
+            {"CPW", 3, {1, 2, 4}},
+            {"OPX", 3, {1, 2, 4}},
+            {"OPY", 3, {1, 2, 4}},
+            {"SMEM", 2, {0, 1}},
+        },
+    .n_constraints = 4,
+    .constraints =
+        {
+            {CG_LIMIT_WORKGROUP_X, 1u << K_WG_X, 1},
+            {CG_LIMIT_WORKGROUP_Y, 1u << K_WG_Y, 1},
+            {CG_LIMIT_WORKGROUP_Z, 1u << K_CPW, 1},
+            {CG_LIMIT_WORKGROUP_INVOCATIONS, (1u << K_WG_X) | (1u << K_WG_Y) | (1u << K_CPW), 1},
+        },
+    .dflt = {{32, 2, 1, 2, 4, 0}},
+};
+
+/* ---- workloads -------------------------------------------------------------- */
+
+/* Largest stride, dilation, pad or kernel extent the shaders' 32-bit index
+ * arithmetic is checked for. */
+#define ATTR_LIMIT 65535
+#define ELEM_LIMIT (INT64_C(1) << 31)
+
+static vkml_status bad(vkml_code code, const ir_node *n, const char *why) {
+  return vkml_status_make(code, "%s: %s", ir_op_name(n->op), why);
+}
+
+vkml_status cg_conv_workload_from_node(const ir_node *n, cg_conv_workload *o) {
+  memset(o, 0, sizeof *o);
+  if (n->op != IR_OP_CONV2D && n->op != IR_OP_CONV_TRANSPOSE2D)
+    return bad(VKML_CODE_UNSUPPORTED, n, "not a convolution");
+  if (n->n_inputs < 2 || n->n_inputs > 3 || n->n_outputs != 1)
+    return bad(VKML_CODE_INVALID_ARGUMENT, n, "expects 2 or 3 inputs and 1 output");
+  o->op = n->op;
+  o->x = n->inputs[0]->type;
+  o->w = n->inputs[1]->type;
+  o->y = n->outputs[0]->type;
+  o->has_bias = n->n_inputs == 3;
+  if (o->has_bias) o->b = n->inputs[2]->type;
+  ir_dtype dt = o->y.dtype;
+  if (dt != IR_F32 && dt != IR_F16)
+    return vkml_status_make(VKML_CODE_UNSUPPORTED, "%s: dtype %s; the GPU kernels run f32 and f16",
+                            ir_op_name(n->op), ir_dtype_name(dt));
+  for (int i = 0; i < n->n_inputs + 1; i++) {
+    const ir_value *v = i < n->n_inputs ? n->inputs[i] : n->outputs[0];
+    if (v->type.dtype != dt)
+      return bad(VKML_CODE_UNSUPPORTED, n, "inputs and output of different dtypes");
+    if (v->type.bounded || v->layout != IR_LAYOUT_DEFAULT)
+      return bad(VKML_CODE_UNSUPPORTED, n, "bounded shapes and packed layouts are not supported");
+    if (ir_type_numel(&v->type) >= ELEM_LIMIT)
+      return bad(VKML_CODE_UNSUPPORTED, n, "a tensor of 2^31 elements or more");
+  }
+  if (o->x.rank != 4 || o->w.rank != 4 || o->y.rank != 4 ||
+      (o->has_bias && o->b.rank != 1))
+    return bad(VKML_CODE_INVALID_ARGUMENT, n, "x, w and y must have rank 4, bias rank 1");
+  VKML_RETURN_IF_ERROR(ir_conv_params_get(n, &o->w, &o->p));
+  const ir_conv_params *p = &o->p;
+  for (int i = 0; i < 2; i++)
+    if (p->strides[i] > ATTR_LIMIT || p->dilations[i] > ATTR_LIMIT || p->kernel[i] > ATTR_LIMIT ||
+        p->pads[i] > ATTR_LIMIT || p->pads[i + 2] > ATTR_LIMIT ||
+        p->output_padding[i] > ATTR_LIMIT || p->kernel[i] < 1)
+      return bad(VKML_CODE_UNSUPPORTED, n, "kernel, stride, dilation or pad out of range");
+  o->n = o->x.dims[0], o->c = o->x.dims[1], o->h = o->x.dims[2], o->wd = o->x.dims[3];
+  int64_t G = p->group, want[4];
+  if (o->op == IR_OP_CONV2D) {
+    o->m = o->w.dims[0];
+    if (o->c % G || o->c / G != o->w.dims[1] || o->m % G)
+      return bad(VKML_CODE_INVALID_ARGUMENT, n, "channels do not match the weight and group");
+    int64_t eh = (p->kernel[0] - 1) * p->dilations[0] + 1;
+    int64_t ew = (p->kernel[1] - 1) * p->dilations[1] + 1;
+    int64_t ph = o->h + p->pads[0] + p->pads[2], pw = o->wd + p->pads[1] + p->pads[3];
+    if (ph < eh || pw < ew)
+      return bad(VKML_CODE_INVALID_ARGUMENT, n, "kernel larger than the padded input");
+    want[2] = (ph - eh) / p->strides[0] + 1;
+    want[3] = (pw - ew) / p->strides[1] + 1;
+  } else {
+    if (o->w.dims[0] != o->c || o->c % G)
+      return bad(VKML_CODE_INVALID_ARGUMENT, n, "channels do not match the weight and group");
+    o->m = o->w.dims[1] * G;
+    want[2] = p->strides[0] * (o->h - 1) + p->output_padding[0] +
+              (p->kernel[0] - 1) * p->dilations[0] + 1 - p->pads[0] - p->pads[2];
+    want[3] = p->strides[1] * (o->wd - 1) + p->output_padding[1] +
+              (p->kernel[1] - 1) * p->dilations[1] + 1 - p->pads[1] - p->pads[3];
+  }
+  want[0] = o->n, want[1] = o->m;
+  for (int i = 0; i < 4; i++)
+    if (o->y.dims[i] != want[i])
+      return bad(VKML_CODE_INVALID_ARGUMENT, n, "output shape does not match the attributes");
+  if (o->has_bias && o->b.dims[0] != o->m)
+    return bad(VKML_CODE_INVALID_ARGUMENT, n, "bias must have one element per output channel");
+  o->oh = want[2], o->ow = want[3];
+  if (ir_type_numel(&o->x) == 0 || ir_type_numel(&o->y) == 0)
+    return bad(VKML_CODE_UNSUPPORTED, n, "empty tensors");
+  if ((unsigned)p->act.kind >= IR_ACT_COUNT) return bad(VKML_CODE_INVALID_ARGUMENT, n, "bad act");
+  return VKML_OK;
+}
+
+static bool act_uses_alpha(ir_act a) {
+  return a == IR_ACT_CLIP || a == IR_ACT_LEAKY_RELU || a == IR_ACT_ELU ||
+         a == IR_ACT_HARD_SIGMOID;
+}
+static bool act_uses_beta(ir_act a) { return a == IR_ACT_CLIP || a == IR_ACT_HARD_SIGMOID; }
+
+void cg_conv_workload_key(const cg_conv_workload *w, char *buf, int buf_bytes) {
+  char tx[128], tw[128], tb[128] = "", ty[128];
+  ir_type_format(&w->x, tx, sizeof tx);
+  ir_type_format(&w->w, tw, sizeof tw);
+  ir_type_format(&w->y, ty, sizeof ty);
+  if (w->has_bias) {
+    tb[0] = ',';
+    ir_type_format(&w->b, tb + 1, sizeof tb - 1);
+  }
+  const ir_conv_params *p = &w->p;
+  char attrs[320];
+  int n = snprintf(attrs, sizeof attrs,
+                   "{strides=[%lld,%lld],pads=[%lld,%lld,%lld,%lld],dilations=[%lld,%lld],"
+                   "group=%lld",
+                   (long long)p->strides[0], (long long)p->strides[1], (long long)p->pads[0],
+                   (long long)p->pads[1], (long long)p->pads[2], (long long)p->pads[3],
+                   (long long)p->dilations[0], (long long)p->dilations[1], (long long)p->group);
+  if (w->op == IR_OP_CONV_TRANSPOSE2D)
+    n += snprintf(attrs + n, sizeof attrs - (size_t)n, ",output_padding=[%lld,%lld]",
+                  (long long)p->output_padding[0], (long long)p->output_padding[1]);
+  if (p->act.kind != IR_ACT_NONE) {
+    n += snprintf(attrs + n, sizeof attrs - (size_t)n, ",act=%s",
+                  ir_enum_value_name(IR_ENUM_ACT, p->act.kind));
+    if (act_uses_alpha(p->act.kind))
+      n += snprintf(attrs + n, sizeof attrs - (size_t)n, ",act_alpha=%.9g", (double)p->act.alpha);
+    if (act_uses_beta(p->act.kind))
+      n += snprintf(attrs + n, sizeof attrs - (size_t)n, ",act_beta=%.9g", (double)p->act.beta);
+  }
+  snprintf(attrs + n, sizeof attrs - (size_t)n, "}");
+  snprintf(buf, (size_t)buf_bytes, "%s(%s,%s%s)->%s%s", ir_op_name(w->op), tx, tw, tb, ty, attrs);
+}
+
+/* ---- the choice of algorithm ------------------------------------------------ */
+
+static bool is_1x1(const cg_conv_workload *w) {
+  const ir_conv_params *p = &w->p;
+  return w->op == IR_OP_CONV2D && p->kernel[0] == 1 && p->kernel[1] == 1 &&
+         p->strides[0] == 1 && p->strides[1] == 1 && !p->pads[0] && !p->pads[1] &&
+         !p->pads[2] && !p->pads[3] && p->group == 1;
+}
+
+static bool is_depthwise(const cg_conv_workload *w) {
+  return w->op == IR_OP_CONV2D && w->p.group == w->c;
+}
+
+const cg_template *cg_conv_choose(const cg_conv_workload *w) {
+  if (w->op == IR_OP_CONV_TRANSPOSE2D) return &cg_conv_transpose2d_template;
+  if (is_1x1(w)) return &cg_conv2d_1x1_template;
+  if (is_depthwise(w) && w->c > 1) return &cg_conv2d_depthwise_template;
+  return &cg_conv2d_direct_template;
+}
+
+/* Why t cannot run w, or NULL. */
+static const char *mismatch(const cg_template *t, const cg_conv_workload *w) {
+  if (t == &cg_conv_transpose2d_template)
+    return w->op == IR_OP_CONV_TRANSPOSE2D ? NULL : "runs conv_transpose2d only";
+  if (w->op != IR_OP_CONV2D) return "runs conv2d only";
+  if (t == &cg_conv2d_direct_template) return NULL;
+  if (t == &cg_conv2d_1x1_template)
+    return is_1x1(w) ? NULL : "needs a 1x1 kernel, stride 1, no pads and one group";
+  if (t == &cg_conv2d_depthwise_template) return is_depthwise(w) ? NULL : "needs group == C";
+  return "is not a convolution template";
+}
+
+/* ---- instantiation -------------------------------------------------------------- */
+
+/* Specialization constant ids (see the templates). */
+enum {
+  SPEC_NB = 0,
+  SPEC_C,
+  SPEC_H,
+  SPEC_W,
+  SPEC_M,
+  SPEC_OH,
+  SPEC_OW,
+  SPEC_KH,
+  SPEC_KW,
+  SPEC_SH,
+  SPEC_SW,
+  SPEC_DH,
+  SPEC_DW,
+  SPEC_PT,
+  SPEC_PL,
+  SPEC_G,
+  SPEC_ACT,
+  SPEC_ALPHA,
+  SPEC_BETA,
+  SPEC_X0 = 19, /* template-specific, three of them */
+};
+
+static uint32_t f32_bits(float f) {
+  uint32_t u;
+  memcpy(&u, &f, 4);
+  return u;
+}
+
+static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+static int64_t gcd(int64_t a, int64_t b) {
+  while (b) {
+    int64_t t = a % b;
+    a = b;
+    b = t;
+  }
+  return a;
+}
+
+static vkml_status common_specs(cg_kernel *k, const cg_conv_workload *w) {
+  const ir_conv_params *p = &w->p;
+  const int64_t v[] = {w->n,           w->c,           w->h,          w->wd,
+                       w->m,           w->oh,          w->ow,         p->kernel[0],
+                       p->kernel[1],   p->strides[0],  p->strides[1], p->dilations[0],
+                       p->dilations[1], p->pads[0],    p->pads[1],    p->group,
+                       p->act.kind};
+  for (uint32_t i = 0; i < sizeof v / sizeof v[0]; i++)
+    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, i, (uint32_t)v[i]));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, SPEC_ALPHA, f32_bits(p->act.alpha)));
+  return cg_kernel_spec(k, SPEC_BETA, f32_bits(p->act.beta));
+}
+
+static vkml_status set_grid(cg_kernel *k, const ir_target *t, int64_t gx, int64_t gy, int64_t gz) {
+  const int64_t g[3] = {gx, gy, gz};
+  for (int i = 0; i < 3; i++) {
+    if (g[i] > t->max_workgroup_count[i])
+      return vkml_status_make(VKML_CODE_UNSUPPORTED,
+                              "%s: %lld workgroups along axis %d exceed the grid of %s (%u)",
+                              k->tmpl->name, (long long)g[i], i, t->name,
+                              t->max_workgroup_count[i]);
+    k->groups[i] = (uint32_t)g[i];
+  }
+  return VKML_OK;
+}
+
+/* The GEMM-like templates' problem: pixels (x blocks) by channels (y blocks)
+ * per z slice. */
+typedef struct gemm_dims {
+  int64_t pixels, channels, gz;
+} gemm_dims;
+
+static gemm_dims gemm_dims_of(const cg_template *t, const cg_conv_workload *w) {
+  const ir_conv_params *p = &w->p;
+  int64_t G = p->group;
+  if (t == &cg_conv2d_1x1_template) return (gemm_dims){w->h * w->wd, w->m, w->n};
+  if (t == &cg_conv_transpose2d_template)
+    return (gemm_dims){w->n * ceil_div(w->oh, p->strides[0]) * ceil_div(w->ow, p->strides[1]),
+                       w->m / G, G * p->strides[0] * p->strides[1]};
+  return (gemm_dims){w->n * w->oh * w->ow, w->m / G, G};
+}
+
+static int64_t gemm_groups(const cg_schedule *s, const gemm_dims *d) {
+  int64_t bm = (int64_t)s->v[K_WG_M] * s->v[K_TM], bn = (int64_t)s->v[K_WG_N] * s->v[K_TN];
+  return ceil_div(d->pixels, bn) * ceil_div(d->channels, bm) * d->gz;
+}
+
+/* Workgroups below which the default schedule trades register blocking for
+ * parallelism (a fraction of a large GPU's compute units times two). */
+#define GEMM_MIN_GROUPS 128
+
+/* The default of a GEMM-like template for one workload: the template's
+ * default with fewer outputs per invocation where a block would be mostly
+ * empty or the grid too small to fill the device; always as valid as it. */
+static void gemm_default(const cg_template *t, const gemm_dims *d, cg_schedule *s) {
+  *s = t->dflt;
+  while (s->v[K_TM] > 1 && (int64_t)s->v[K_WG_M] * s->v[K_TM] / 2 >= d->channels)
+    s->v[K_TM] /= 2;
+  while (s->v[K_TN] > 1 && (int64_t)s->v[K_WG_N] * s->v[K_TN] / 2 >= d->pixels) s->v[K_TN] /= 2;
+  while (gemm_groups(s, d) < GEMM_MIN_GROUPS) {
+    if (s->v[K_TN] > 2 && s->v[K_TN] >= s->v[K_TM]) s->v[K_TN] /= 2;
+    else if (s->v[K_TM] > 2) s->v[K_TM] /= 2;
+    else break;
+  }
+}
+
+/* Depthwise: the staged tile (SMEM) and its shared-memory bytes. */
+static void dw_tile(const cg_conv_workload *w, const cg_schedule *s, int64_t *in_th,
+                    int64_t *in_tw, int64_t *bytes) {
+  const ir_conv_params *p = &w->p;
+  int64_t th = (int64_t)s->v[K_WG_Y] * s->v[K_OPY], tw = (int64_t)s->v[K_WG_X] * s->v[K_OPX];
+  *in_th = (th - 1) * p->strides[0] + (p->kernel[0] - 1) * p->dilations[0] + 1;
+  *in_tw = (tw - 1) * p->strides[1] + (p->kernel[1] - 1) * p->dilations[1] + 1;
+  *bytes = 4 * s->v[K_CPW] * *in_th * *in_tw;
+}
+
+/* The depthwise default for one workload: the template's default tile
+ * shrunk to the image, then more channels per workgroup to keep 64
+ * invocations; always as valid as the template's default. */
+static void dw_default(const cg_conv_workload *w, cg_schedule *s) {
+  *s = cg_conv2d_depthwise_template.dflt;
+  int *v = s->v;
+  while ((int64_t)v[K_WG_X] * v[K_OPX] / 2 >= w->ow) {
+    if (v[K_OPX] > 1) v[K_OPX] /= 2;
+    else if (v[K_WG_X] > 4) v[K_WG_X] /= 2;
+    else break;
+  }
+  while ((int64_t)v[K_WG_Y] * v[K_OPY] / 2 >= w->oh) {
+    if (v[K_OPY] > 1) v[K_OPY] /= 2;
+    else if (v[K_WG_Y] > 1) v[K_WG_Y] /= 2;
+    else break;
+  }
+  while (v[K_WG_X] * v[K_WG_Y] * v[K_CPW] < 64 && v[K_CPW] < 4) v[K_CPW] *= 2;
+}
+
+vkml_status cg_conv_instantiate(const cg_conv_workload *w, const cg_template *t,
+                                const cg_schedule *s, const ir_target *target, cg_kernel *k) {
+  memset(k, 0, sizeof *k);
+  if (!t) t = cg_conv_choose(w);
+  const char *why = mismatch(t, w);
+  if (why)
+    return vkml_status_make(VKML_CODE_UNSUPPORTED, "template %s %s", t->name, why);
+  if (w->y.dtype == IR_F16 && !target->storage_16bit)
+    return vkml_status_make(VKML_CODE_UNSUPPORTED, "%s: f16 needs 16-bit storage, which %s lacks",
+                            t->name, target->name);
+  cg_schedule sched = s ? *s : t->dflt;
+  int64_t in_th = 1, in_tw = 1, smem = 0;
+  gemm_dims gd = gemm_dims_of(t, w);
+  if (!s && t == &cg_conv2d_depthwise_template) dw_default(w, &sched);
+  else if (!s) gemm_default(t, &gd, &sched);
+  if (t == &cg_conv2d_depthwise_template) {
+    dw_tile(w, &sched, &in_th, &in_tw, &smem);
+    if (sched.v[K_SMEM] && smem > target->max_shared_bytes)
+      return vkml_status_make(VKML_CODE_UNSUPPORTED,
+                              "%s: the staged input tile needs %lld bytes of shared memory, "
+                              "more than the %u of %s",
+                              t->name, (long long)smem, target->max_shared_bytes, target->name);
+  }
+  VKML_RETURN_IF_ERROR(cg_kernel_begin(k, t, &sched, target));
+  VKML_RETURN_IF_ERROR(cg_kernel_define(k, "DTYPE_F16", "%d", w->y.dtype == IR_F16));
+  VKML_RETURN_IF_ERROR(cg_kernel_define(k, "HAS_BIAS", "%d", w->has_bias));
+  VKML_RETURN_IF_ERROR(common_specs(k, w));
+  cg_conv_workload_key(w, k->key, sizeof k->key);
+  k->n_buffers = w->has_bias ? 4 : 3;
+  k->push_bytes = 0;
+
+  const ir_conv_params *p = &w->p;
+  if (t == &cg_conv2d_1x1_template) {
+    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, SPEC_X0, w->c % 4 == 0));
+    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, SPEC_X0 + 1, (w->h * w->wd) % 4 == 0));
+  }
+  if (t == &cg_conv_transpose2d_template) {
+    int64_t sh = p->strides[0], sw = p->strides[1];
+    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, SPEC_X0, (uint32_t)(sh / gcd(sh, p->dilations[0]))));
+    VKML_RETURN_IF_ERROR(
+        cg_kernel_spec(k, SPEC_X0 + 1, (uint32_t)(sw / gcd(sw, p->dilations[1]))));
+  }
+  if (t != &cg_conv2d_depthwise_template) {
+    int64_t bm = (int64_t)sched.v[K_WG_M] * sched.v[K_TM];
+    int64_t bn = (int64_t)sched.v[K_WG_N] * sched.v[K_TN];
+    return set_grid(k, target, ceil_div(gd.pixels, bn), ceil_div(gd.channels, bm), gd.gz);
+  }
+  /* depthwise */
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, SPEC_X0, (uint32_t)in_th));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, SPEC_X0 + 1, (uint32_t)in_tw));
+  VKML_RETURN_IF_ERROR(
+      cg_kernel_spec(k, SPEC_X0 + 2, sched.v[K_SMEM] ? (uint32_t)(smem / 4) : 1u));
+  int64_t th = (int64_t)sched.v[K_WG_Y] * sched.v[K_OPY];
+  int64_t tw = (int64_t)sched.v[K_WG_X] * sched.v[K_OPX];
+  return set_grid(k, target, ceil_div(w->ow, tw), ceil_div(w->oh, th),
+                  ceil_div(w->n * w->m, sched.v[K_CPW]));
+}
+
+/* ---- family entry points (cg_ops.h) ---------------------------------------------- */
+
+static vkml_status node_conv(const ir_node *n, const cg_template *st, const cg_schedule *s,
+                             const ir_target *t, cg_kernel *out) {
+  cg_conv_workload w;
+  VKML_RETURN_IF_ERROR(cg_conv_workload_from_node(n, &w));
+  return cg_conv_instantiate(&w, st, s, t, out);
+}
+
+vkml_status cg_node_conv2d(const ir_node *n, const cg_template *st, const cg_schedule *s,
+                           const ir_target *t, cg_kernel *out) {
+  return node_conv(n, st, s, t, out);
+}
+
+vkml_status cg_node_conv_transpose2d(const ir_node *n, const cg_template *st,
+                                     const cg_schedule *s, const ir_target *t, cg_kernel *out) {
+  return node_conv(n, st, s, t, out);
+}

@@ -1,0 +1,64 @@
+/* conv2d and conv_transpose2d on the GPU: four templates, f32 and f16
+ * (16-bit storage, fp32 accumulation), bias and fused activation.
+ *
+ *   conv2d_direct     every conv2d (groups, strides, dilations, asymmetric
+ *                     pads): implicit GEMM, output channels x output pixels
+ *                     per workgroup, weights and the gathered input tile
+ *                     staged in shared memory (glsl/conv2d_direct.comp)
+ *   conv2d_1x1        1x1, stride 1, no pad, one group: [M,C] x [C,H*W]
+ *                     tiled GEMM with vec4 loads (glsl/conv2d_1x1.comp)
+ *   conv2d_depthwise  group == C (any channel multiplier): output-pixel tiles
+ *                     with the input tile and halo in shared memory
+ *                     (glsl/conv2d_depthwise.comp)
+ *   conv_transpose2d  the gather form, one dense implicit GEMM per output
+ *                     phase (glsl/conv_transpose2d.comp)
+ *
+ * Knobs of the GEMM-like templates: WG_M x WG_N invocations (output channels
+ * x pixels), TM x TN outputs per invocation, BK reduction elements per
+ * shared-memory step. Depthwise: WG_X x WG_Y x CPW invocations (pixel columns
+ * x rows x channels), OPX x OPY outputs per invocation, SMEM (stage input). */
+#ifndef CG_CONV_H
+#define CG_CONV_H
+
+#include "codegen/cg_kernel.h"
+#include "ir/graph.h"
+#include "ir/params.h"
+
+extern const cg_template cg_conv2d_direct_template;
+extern const cg_template cg_conv2d_1x1_template;
+extern const cg_template cg_conv2d_depthwise_template;
+extern const cg_template cg_conv_transpose2d_template;
+
+typedef struct cg_conv_workload {
+  ir_op op;           /* IR_OP_CONV2D or IR_OP_CONV_TRANSPOSE2D */
+  ir_type x, w, b, y; /* b: rank 0 when there is no bias */
+  bool has_bias;
+  ir_conv_params p;
+  /* x [n, c, h, wd], y [n, m, oh, ow], kernel kh x kw (from p) */
+  int64_t n, c, h, wd, m, oh, ow;
+} cg_conv_workload;
+
+/* The workload of a conv2d / conv_transpose2d node (f32 or f16, every
+ * tensor the same dtype, default layout, consistent shapes). UNSUPPORTED for
+ * what the GPU kernels do not run, INVALID_ARGUMENT for inconsistent nodes. */
+vkml_status cg_conv_workload_from_node(const ir_node *n, cg_conv_workload *out);
+/* Canonical key with every attribute, e.g.
+ * "conv2d(f32[1,3,8,8],f32[4,3,3,3],f32[4])->f32[1,4,8,8]{strides=[1,1],
+ * pads=[1,1,1,1],dilations=[1,1],group=1}" (+ output_padding for transposed
+ * convs, + act/act_alpha/act_beta when there is one). */
+void cg_conv_workload_key(const cg_conv_workload *w, char *buf, int buf_bytes);
+/* The family's own template for w: conv_transpose2d for a transposed conv;
+ * conv2d_1x1 for a 1x1 stride-1 unpadded one-group conv; conv2d_depthwise
+ * when group == C > 1; conv2d_direct otherwise. */
+const cg_template *cg_conv_choose(const cg_conv_workload *w);
+/* Instantiates template t (NULL: cg_conv_choose) for w with schedule s.
+ * s NULL: the template's default fitted to w (fewer outputs per invocation
+ * where blocks would be mostly empty or too few to fill a GPU; for
+ * depthwise, the pixel tile shrunk to the image), still valid wherever the
+ * default is. UNSUPPORTED when t does not run w, the target lacks what w
+ * needs (16-bit storage for f16) or the schedule, its shared memory (the
+ * depthwise staged tile) or the grid does not fit the target. */
+vkml_status cg_conv_instantiate(const cg_conv_workload *w, const cg_template *t,
+                                const cg_schedule *s, const ir_target *target, cg_kernel *out);
+
+#endif

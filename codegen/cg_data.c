@@ -1,0 +1,620 @@
+/* GPU data movement, part 1: the helpers every data kernel shares (cg_data.h)
+ * and the strided-copy template (glsl/data_copy.comp) with the families it
+ * covers: transpose, slice, expand, tile and pad. Each family describes its
+ * output as per-axis rules over the input (dim, stride, tile period or pad
+ * span); one simplification drops size-1 axes, merges contiguous ones and
+ * groups neighbouring elements into wider units where the layout allows. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "codegen/cg_data.h"
+#include "ir/params.h"
+
+#define DATA_KNOBS                                                             \
+  .n_knobs = 3,                                                                \
+  .knobs = {{"WG_SIZE", 6, {32, 64, 128, 256, 512, 1024}},                     \
+            {"EPI", 4, {1, 2, 4, 8}},                                          \
+            {"UNIT_BYTES", 3, {4, 8, 16}}},                                    \
+  .n_constraints = 2,                                                          \
+  .constraints = {{CG_LIMIT_WORKGROUP_X, 1u << CG_DATA_KNOB_WG, 1},            \
+                  {CG_LIMIT_WORKGROUP_INVOCATIONS, 1u << CG_DATA_KNOB_WG, 1}}, \
+  .dflt = {{128, 4, 16}}
+
+const cg_template cg_data_copy_template = {"data_copy", "data_copy.comp", DATA_KNOBS};
+const cg_template cg_data_concat_template = {"data_concat", "data_concat.comp", DATA_KNOBS};
+const cg_template cg_data_split_template = {"data_split", "data_concat.comp", DATA_KNOBS};
+const cg_template cg_data_gather_template = {"data_gather", "data_gather.comp", DATA_KNOBS};
+const cg_template cg_data_resize_template = {"data_resize", "data_resize.comp", DATA_KNOBS};
+
+/* ---- shared helpers ------------------------------------------------------ */
+
+typedef struct strbuf {
+  char *p;
+  int cap, len;
+} strbuf;
+
+static void sb_add(strbuf *b, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+static void sb_add(strbuf *b, const char *fmt, ...) {
+  if (b->len >= b->cap - 1) return;
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(b->p + b->len, (size_t)(b->cap - b->len), fmt, ap);
+  va_end(ap);
+  if (n > 0) b->len = b->len + n < b->cap - 1 ? b->len + n : b->cap - 1;
+}
+
+static void sb_type(strbuf *b, const ir_type *t) {
+  char tb[160];
+  ir_type_format(t, tb, sizeof tb);
+  sb_add(b, "%s", tb);
+}
+
+static void sb_attr(strbuf *b, const ir_attr *a) {
+  sb_add(b, "%s=", ir_attr_name(a->id));
+  switch (ir_attr_kind_of(a->id)) {
+  case IR_ATTR_INT: sb_add(b, "%lld", (long long)a->u.i); break;
+  case IR_ATTR_FLOAT: sb_add(b, "%.9g", (double)a->u.f); break;
+  case IR_ATTR_ENUM: {
+    const char *v = ir_enum_value_name(ir_attr_enum_of(a->id), (int)a->u.i);
+    if (v) sb_add(b, "%s", v);
+    else sb_add(b, "%lld", (long long)a->u.i);
+    break;
+  }
+  case IR_ATTR_INTS:
+    for (int i = 0; i < a->n; i++) sb_add(b, "%s%lld", i ? "," : "[", (long long)a->u.ints[i]);
+    sb_add(b, a->n ? "]" : "[]");
+    break;
+  case IR_ATTR_FLOATS:
+    for (int i = 0; i < a->n; i++) sb_add(b, "%s%.9g", i ? "," : "[", (double)a->u.floats[i]);
+    sb_add(b, a->n ? "]" : "[]");
+    break;
+  case IR_ATTR_STRING: sb_add(b, "\"%s\"", a->u.s ? a->u.s : ""); break;
+  default: sb_add(b, "?"); break;
+  }
+}
+
+void cg_data_key(const ir_node *n, char *buf, int buf_bytes) {
+  char full[8192];
+  strbuf b = {full, (int)sizeof full, 0};
+  full[0] = '\0';
+  sb_add(&b, "%s(", ir_op_name(n->op));
+  for (int i = 0; i < n->n_inputs; i++) {
+    if (i) sb_add(&b, ",");
+    sb_type(&b, &n->inputs[i]->type);
+  }
+  sb_add(&b, ")->(");
+  for (int i = 0; i < n->n_outputs; i++) {
+    if (i) sb_add(&b, ",");
+    sb_type(&b, &n->outputs[i]->type);
+  }
+  sb_add(&b, ")");
+  bool any = false;
+  for (int id = 0; id < IR_A_COUNT; id++) {
+    const ir_attr *a = id == IR_A_NAME ? NULL : ir_node_attr(n, (ir_attr_id)id);
+    if (!a) continue;
+    sb_add(&b, any ? "," : "{");
+    sb_attr(&b, a);
+    any = true;
+  }
+  if (any) sb_add(&b, "}");
+  if (b.len < buf_bytes) {
+    memcpy(buf, full, (size_t)b.len + 1);
+    return;
+  }
+  /* too long for the kernel's key: a prefix, then a hash of everything */
+  cg_hash128 h = cg_fnv128(cg_fnv128_init(), full, (size_t)b.len);
+  int keep = buf_bytes - 36;
+  if (keep < 0) keep = 0;
+  memcpy(buf, full, (size_t)keep);
+  snprintf(buf + keep, (size_t)(buf_bytes - keep), "#%016llx%016llx", (unsigned long long)h.hi,
+           (unsigned long long)h.lo);
+}
+
+vkml_status cg_data_begin(cg_kernel *k, const cg_template *tmpl, const ir_node *n,
+                          const cg_template *st, const cg_schedule *s, const ir_target *t) {
+  memset(k, 0, sizeof *k);
+  if (st && st != tmpl)
+    return vkml_status_make(VKML_CODE_INVALID_ARGUMENT,
+                            "%s: a schedule of template %s given to template %s",
+                            ir_op_name(n->op), st->name, tmpl->name);
+  VKML_RETURN_IF_ERROR(cg_kernel_begin(k, tmpl, s ? s : &tmpl->dflt, t));
+  cg_data_key(n, k->key, sizeof k->key);
+  return VKML_OK;
+}
+
+static vkml_status check_type(const ir_node *n, const ir_type *ty, const ir_target *t) {
+  if (ty->bounded)
+    return vkml_status_make(VKML_CODE_UNSUPPORTED,
+                            "%s: bounded (run-time sized) tensors run on the CPU",
+                            ir_op_name(n->op));
+  int64_t cnt = ir_type_numel(ty), bytes = ir_type_bytes(ty);
+  if (cnt >= (INT64_C(1) << 31))
+    return vkml_status_make(VKML_CODE_UNSUPPORTED, "%s: %lld elements (the kernel indexes in 32 bits)",
+                            ir_op_name(n->op), (long long)cnt);
+  if ((uint64_t)bytes > t->max_storage_buffer_range)
+    return vkml_status_make(VKML_CODE_UNSUPPORTED,
+                            "%s: a %lld-byte tensor exceeds the storage buffer range of %s",
+                            ir_op_name(n->op), (long long)bytes, t->name);
+  return VKML_OK;
+}
+
+vkml_status cg_data_check_values(const ir_node *n, const ir_target *t) {
+  for (int i = 0; i < n->n_inputs; i++)
+    VKML_RETURN_IF_ERROR(check_type(n, &n->inputs[i]->type, t));
+  for (int i = 0; i < n->n_outputs; i++)
+    VKML_RETURN_IF_ERROR(check_type(n, &n->outputs[i]->type, t));
+  return VKML_OK;
+}
+
+int64_t cg_data_group(int64_t es, int64_t max_bytes, const int64_t *vals, int n_vals) {
+  int64_t g = 1;
+  while (es * g * 2 <= max_bytes) {
+    bool ok = true;
+    for (int i = 0; i < n_vals && ok; i++) ok = vals[i] % (g * 2) == 0;
+    if (!ok) break;
+    g *= 2;
+  }
+  return g;
+}
+
+vkml_status cg_data_define_unit(cg_kernel *k, int64_t unit_bytes, const ir_target *t) {
+  if (unit_bytes == 1 && !t->storage_8bit)
+    return vkml_status_make(VKML_CODE_UNSUPPORTED,
+                            "%s: 1-byte elements that cannot be grouped need 8-bit storage, "
+                            "which %s lacks", k->tmpl->name, t->name);
+  if (unit_bytes == 2 && !t->storage_16bit)
+    return vkml_status_make(VKML_CODE_UNSUPPORTED,
+                            "%s: 2-byte elements that cannot be grouped need 16-bit storage, "
+                            "which %s lacks", k->tmpl->name, t->name);
+  if (unit_bytes != 1 && unit_bytes != 2 && unit_bytes != 4 && unit_bytes != 8 && unit_bytes != 16)
+    return vkml_status_make(VKML_CODE_INTERNAL, "%s: unit of %lld bytes", k->tmpl->name,
+                            (long long)unit_bytes);
+  return cg_kernel_define(k, "ELEM_BYTES", "%d", (int)unit_bytes);
+}
+
+vkml_status cg_data_grid(cg_kernel *k, int64_t items, const ir_target *t) {
+  int64_t per_group = (int64_t)k->schedule.v[CG_DATA_KNOB_WG] * k->schedule.v[CG_DATA_KNOB_EPI];
+  int64_t groups = items > 0 ? (items + per_group - 1) / per_group : 1;
+  int64_t gx = groups < t->max_workgroup_count[0] ? groups : t->max_workgroup_count[0];
+  if (gx < 1) gx = 1;
+  int64_t gy = (groups + gx - 1) / gx;
+  if (gy > t->max_workgroup_count[1])
+    return vkml_status_make(VKML_CODE_UNSUPPORTED, "%s: %lld workgroups exceed the grid of %s",
+                            k->tmpl->name, (long long)groups, t->name);
+  k->groups[0] = (uint32_t)gx;
+  k->groups[1] = (uint32_t)gy;
+  k->groups[2] = 1;
+  return VKML_OK;
+}
+
+vkml_status cg_data_axis(const ir_node *n, int rank, int64_t dflt, int *axis) {
+  vkml_status s = ir_axis_normalize(ir_node_int(n, IR_A_AXIS, dflt), rank, axis);
+  if (s) return vkml_status_annotate(s, "%s", ir_op_name(n->op));
+  return VKML_OK;
+}
+
+/* ---- the strided copy ------------------------------------------------------ */
+
+enum { MODE_AFFINE = 0, MODE_TILE = 1, MODE_PAD = 2 };
+enum { SPEC_N = 0, SPEC_RANK = 1, SPEC_BASE = 2, SPEC_PV = 3, SPEC_D = 8, SPEC_S = 16,
+       SPEC_A = 24, SPEC_B = 32 };
+
+typedef struct copy_axis {
+  int64_t d;    /* output dim */
+  int64_t s;    /* input stride (elements, then units); negative for reversed slices */
+  int64_t a, b; /* tile: a = input dim (period); pad: output span [a, b) inside the input */
+} copy_axis;
+
+typedef struct copy_desc {
+  int mode;
+  ir_pad_mode pad_mode;
+  int rank; /* axes innermost first */
+  copy_axis ax[IR_MAX_RANK];
+  int64_t base; /* input offset of the output's origin (elements, then units) */
+  ir_dtype dtype;
+  int64_t n_out; /* output elements */
+  unsigned char pad_value[8]; /* one element's bits (constant pad) */
+} copy_desc;
+
+/* Adds an output axis (given outermost first: stored reversed at the end). */
+static void desc_push(copy_desc *c, int64_t d, int64_t s, int64_t a, int64_t b) {
+  c->ax[c->rank++] = (copy_axis){d, s, a, b};
+}
+
+static void desc_reverse(copy_desc *c) {
+  for (int i = 0, j = c->rank - 1; i < j; i++, j--) {
+    copy_axis t = c->ax[i];
+    c->ax[i] = c->ax[j];
+    c->ax[j] = t;
+  }
+}
+
+static bool unpadded(const copy_axis *x) { return x->a == 0 && x->b == x->d; }
+
+/* The reference's pad rule for one coordinate (kept span [a, b) non-empty
+ * unless constant); false: a constant-padded position. */
+static bool pad_coord(ir_pad_mode m, int64_t *c, int64_t a, int64_t b) {
+  if (*c >= a && *c < b) return true;
+  if (m == IR_PAD_CONSTANT) return false;
+  if (m == IR_PAD_EDGE) {
+    *c = *c < a ? a : b - 1;
+    return true;
+  }
+  int64_t len = b - a;
+  if (len == 1) {
+    *c = a;
+    return true;
+  }
+  int64_t period = 2 * (len - 1), r = (*c - a) % period;
+  if (r < 0) r = -r;
+  *c = a + (r < len ? r : period - r);
+  return true;
+}
+
+/* Drops size-1 axes into the base offset and merges neighbours the mode can
+ * treat as one axis. Returns false if every output element is padding. */
+static bool desc_simplify(copy_desc *c) {
+  bool all_pad = false;
+  int r = 0;
+  for (int i = 0; i < c->rank; i++) {
+    copy_axis x = c->ax[i];
+    if (x.d == 1) {
+      int64_t at = 0;
+      if (c->mode == MODE_PAD && !pad_coord(c->pad_mode, &at, x.a, x.b)) all_pad = true;
+      c->base += at * x.s;
+      continue;
+    }
+    if (r > 0) {
+      copy_axis *in = &c->ax[r - 1]; /* the inner neighbour, already merged */
+      bool contiguous = x.s == in->s * in->d;
+      if (c->mode == MODE_AFFINE && contiguous) {
+        in->d *= x.d;
+        continue;
+      }
+      if (c->mode == MODE_TILE && contiguous && in->a == in->d) {
+        in->a *= x.a;
+        in->d *= x.d;
+        continue;
+      }
+      if (c->mode == MODE_PAD && contiguous && unpadded(in) &&
+          (unpadded(&x) || c->pad_mode == IR_PAD_CONSTANT)) {
+        in->a = x.a * in->d;
+        in->b = x.b * in->d;
+        in->d *= x.d;
+        continue;
+      }
+    }
+    c->ax[r++] = x;
+  }
+  c->rank = r;
+  /* rules that change nothing fall back to the plain copy */
+  bool plain = true;
+  for (int i = 0; i < r; i++)
+    plain = plain && (c->mode == MODE_TILE ? c->ax[i].a == c->ax[i].d : unpadded(&c->ax[i]));
+  if (plain && !all_pad) c->mode = MODE_AFFINE;
+  return !all_pad;
+}
+
+/* Elements per unit: the innermost axis must read contiguous input, and
+ * every offset, stride and boundary must fall on unit boundaries. */
+static int64_t desc_group(const copy_desc *c, int64_t es, int64_t max_bytes) {
+  if (c->rank == 0 || c->ax[0].s != 1) return 1;
+  const copy_axis *in = &c->ax[0];
+  if (c->mode == MODE_PAD && !unpadded(in) && c->pad_mode != IR_PAD_CONSTANT) return 1;
+  int64_t vals[3 * IR_MAX_RANK + 2];
+  int n = 0;
+  vals[n++] = c->base;
+  vals[n++] = in->d;
+  if (c->mode != MODE_AFFINE) {
+    vals[n++] = in->a;
+    vals[n++] = in->b;
+  }
+  for (int i = 1; i < c->rank; i++) vals[n++] = c->ax[i].s;
+  return cg_data_group(es, max_bytes, vals, n);
+}
+
+/* Simplifies c for the kernel; an output of padding only becomes one axis
+ * whose in-range span is empty. */
+static void desc_finish(copy_desc *c) {
+  if (c->n_out == 0) {
+    c->rank = 0; /* nothing to do: no dims to bake */
+    c->base = 0;
+  } else if (!desc_simplify(c)) {
+    c->rank = 1;
+    c->ax[0] = (copy_axis){c->n_out, 0, 0, 0};
+    c->base = 0;
+  }
+}
+
+/* Instantiates data_copy for a finished description (k begun). */
+static vkml_status copy_emit(copy_desc *c, const ir_target *t, cg_kernel *k) {
+  int64_t es = (int64_t)ir_dtype_size(c->dtype);
+  int64_t g = desc_group(c, es, k->schedule.v[CG_DATA_KNOB_UNIT]);
+  if (g > 1) {
+    c->base /= g;
+    c->ax[0].d /= g;
+    c->ax[0].a /= g;
+    c->ax[0].b /= g;
+    for (int i = 1; i < c->rank; i++) c->ax[i].s /= g;
+  }
+  int64_t units = c->n_out / g;
+  VKML_RETURN_IF_ERROR(cg_data_define_unit(k, es * g, t));
+  VKML_RETURN_IF_ERROR(cg_kernel_define(k, "MODE", "%d", c->mode));
+  VKML_RETURN_IF_ERROR(cg_kernel_define(k, "PAD_MODE", "%d", (int)c->pad_mode));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, SPEC_N, (uint32_t)units));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, SPEC_RANK, (uint32_t)c->rank));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, SPEC_BASE, (uint32_t)(int32_t)c->base));
+  if (c->mode == MODE_PAD && c->pad_mode == IR_PAD_CONSTANT) {
+    unsigned char unit[16] = {0};
+    for (int64_t i = 0; i < g; i++) memcpy(unit + i * es, c->pad_value, (size_t)es);
+    for (int w = 0; w * 4 < es * g; w++) {
+      uint32_t word;
+      memcpy(&word, unit + 4 * w, 4);
+      if (es * g < 4) word &= es * g == 1 ? 0xffu : 0xffffu;
+      VKML_RETURN_IF_ERROR(cg_kernel_spec(k, SPEC_PV + (uint32_t)w, word));
+    }
+  }
+  for (int i = 0; i < c->rank; i++) {
+    const copy_axis *x = &c->ax[i];
+    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, SPEC_D + (uint32_t)i, (uint32_t)x->d));
+    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, SPEC_S + (uint32_t)i, (uint32_t)(int32_t)x->s));
+    if (c->mode != MODE_AFFINE)
+      VKML_RETURN_IF_ERROR(cg_kernel_spec(k, SPEC_A + (uint32_t)i, (uint32_t)(int32_t)x->a));
+    if (c->mode == MODE_PAD)
+      VKML_RETURN_IF_ERROR(cg_kernel_spec(k, SPEC_B + (uint32_t)i, (uint32_t)(int32_t)x->b));
+  }
+  k->n_buffers = 2;
+  return cg_data_grid(k, units, t);
+}
+
+static vkml_status copy_instantiate(const ir_node *n, copy_desc *c, const cg_template *st,
+                                    const cg_schedule *s, const ir_target *t, cg_kernel *k) {
+  VKML_RETURN_IF_ERROR(cg_data_begin(k, &cg_data_copy_template, n, st, s, t));
+  VKML_RETURN_IF_ERROR(cg_data_check_values(n, t));
+  desc_finish(c);
+  return copy_emit(c, t, k);
+}
+
+/* The node's output must be what the rule computes. */
+static vkml_status check_out(const ir_node *n, ir_dtype dt, int rank, const int64_t *dims) {
+  if (n->n_inputs < 1 || n->n_outputs != 1)
+    return vkml_status_make(VKML_CODE_INVALID_ARGUMENT, "%s: expects 1 output",
+                            ir_op_name(n->op));
+  ir_type want = ir_type_make(dt, rank, dims);
+  if (!ir_type_equal(&want, &n->outputs[0]->type)) {
+    char a[160], b[160];
+    ir_type_format(&want, a, sizeof a);
+    ir_type_format(&n->outputs[0]->type, b, sizeof b);
+    return vkml_status_make(VKML_CODE_INVALID_ARGUMENT, "%s: output is %s, expected %s",
+                            ir_op_name(n->op), b, a);
+  }
+  return VKML_OK;
+}
+
+static void desc_init(copy_desc *c, const ir_type *x, int mode) {
+  memset(c, 0, sizeof *c);
+  c->mode = mode;
+  c->dtype = x->dtype;
+}
+
+static void strides_of(const ir_type *x, int64_t *s) {
+  int64_t run = 1;
+  for (int d = x->rank - 1; d >= 0; d--) {
+    s[d] = run;
+    run *= x->dims[d];
+  }
+}
+
+static vkml_status one_input(const ir_node *n) {
+  if (n->n_inputs != 1)
+    return vkml_status_make(VKML_CODE_INVALID_ARGUMENT, "%s: expects 1 input, has %d",
+                            ir_op_name(n->op), n->n_inputs);
+  return VKML_OK;
+}
+
+vkml_status cg_node_transpose(const ir_node *n, const cg_template *st, const cg_schedule *s,
+                              const ir_target *t, cg_kernel *out) {
+  memset(out, 0, sizeof *out);
+  VKML_RETURN_IF_ERROR(one_input(n));
+  const ir_type *x = &n->inputs[0]->type;
+  int perm[IR_MAX_RANK];
+  VKML_RETURN_IF_ERROR(ir_perm_get(n, x->rank, perm));
+  int64_t xs[IR_MAX_RANK], dims[IR_MAX_RANK];
+  strides_of(x, xs);
+  copy_desc c;
+  desc_init(&c, x, MODE_AFFINE);
+  for (int d = 0; d < x->rank; d++) {
+    dims[d] = x->dims[perm[d]];
+    desc_push(&c, dims[d], xs[perm[d]], 0, 0);
+  }
+  VKML_RETURN_IF_ERROR(check_out(n, x->dtype, x->rank, dims));
+  desc_reverse(&c);
+  c.n_out = ir_type_numel(x);
+  if (st && st != &cg_data_copy_template && st != &cg_data_transpose_template)
+    return vkml_status_make(VKML_CODE_INVALID_ARGUMENT,
+                            "transpose: a schedule of template %s (it runs data_copy or "
+                            "data_transpose)", st->name);
+  /* a true transpose goes through shared memory unless the schedule is
+   * data_copy's or the tiles would be mostly empty */
+  VKML_RETURN_IF_ERROR(cg_data_check_values(n, t));
+  copy_desc m = c;
+  desc_finish(&m);
+  cg_data_axes ax = {.rank = m.rank};
+  for (int i = 0; i < m.rank; i++) ax.d[i] = m.ax[i].d, ax.s[i] = m.ax[i].s;
+  int p = cg_data_transpose_axis(&ax);
+  if (st == &cg_data_transpose_template ||
+      (!st && p > 0 && ax.d[0] >= 8 && ax.d[p] >= 8))
+    return cg_data_transpose_tiled(n, &ax, x->dtype, st, s, t, out);
+  return copy_instantiate(n, &c, st, s, t, out);
+}
+
+vkml_status cg_node_slice(const ir_node *n, const cg_template *st, const cg_schedule *s,
+                          const ir_target *t, cg_kernel *out) {
+  memset(out, 0, sizeof *out);
+  VKML_RETURN_IF_ERROR(one_input(n));
+  const ir_type *x = &n->inputs[0]->type;
+  ir_slice_params sp;
+  VKML_RETURN_IF_ERROR(ir_slice_params_get(n, x, &sp));
+  int64_t xs[IR_MAX_RANK];
+  strides_of(x, xs);
+  copy_desc c;
+  desc_init(&c, x, MODE_AFFINE);
+  int64_t cnt = 1;
+  for (int d = 0; d < x->rank; d++) {
+    int64_t last = sp.start[d] + (sp.count[d] - 1) * sp.step[d];
+    if (sp.count[d] < 0 ||
+        (sp.count[d] > 0 && (sp.start[d] < 0 || sp.start[d] >= x->dims[d] || last < 0 ||
+                             last >= x->dims[d])))
+      return vkml_status_make(VKML_CODE_INVALID_ARGUMENT, "slice: axis %d out of range", d);
+    c.base += sp.start[d] * xs[d];
+    desc_push(&c, sp.count[d], sp.step[d] * xs[d], 0, 0);
+    cnt *= sp.count[d];
+  }
+  VKML_RETURN_IF_ERROR(check_out(n, x->dtype, x->rank, sp.count));
+  desc_reverse(&c);
+  c.n_out = cnt;
+  if (cnt == 0) c.base = 0;
+  return copy_instantiate(n, &c, st, s, t, out);
+}
+
+vkml_status cg_node_expand(const ir_node *n, const cg_template *st, const cg_schedule *s,
+                           const ir_target *t, cg_kernel *out) {
+  memset(out, 0, sizeof *out);
+  VKML_RETURN_IF_ERROR(one_input(n));
+  const ir_type *x = &n->inputs[0]->type;
+  const int64_t *shape;
+  int ns = ir_node_ints(n, IR_A_SHAPE, &shape);
+  if (ns < 0 || ns > IR_MAX_RANK)
+    return vkml_status_make(VKML_CODE_INVALID_ARGUMENT, "expand needs 'shape' of rank <= %d",
+                            IR_MAX_RANK);
+  for (int d = 0; d < ns; d++)
+    if (shape[d] < 0)
+      return vkml_status_make(VKML_CODE_INVALID_ARGUMENT, "expand: negative dim in shape");
+  ir_type sh = ir_type_make(x->dtype, ns, shape), o;
+  VKML_RETURN_IF_ERROR(ir_broadcast(x, &sh, &o));
+  VKML_RETURN_IF_ERROR(check_out(n, x->dtype, o.rank, o.dims));
+  int64_t xs[IR_MAX_RANK];
+  strides_of(x, xs);
+  copy_desc c;
+  desc_init(&c, x, MODE_AFFINE);
+  int off = o.rank - x->rank;
+  for (int d = 0; d < o.rank; d++) {
+    int k = d - off;
+    bool bcast = k < 0 || x->dims[k] == 1;
+    desc_push(&c, o.dims[d], bcast ? 0 : xs[k], 0, 0);
+  }
+  desc_reverse(&c);
+  c.n_out = ir_type_numel(&o);
+  return copy_instantiate(n, &c, st, s, t, out);
+}
+
+vkml_status cg_node_tile(const ir_node *n, const cg_template *st, const cg_schedule *s,
+                         const ir_target *t, cg_kernel *out) {
+  memset(out, 0, sizeof *out);
+  VKML_RETURN_IF_ERROR(one_input(n));
+  const ir_type *x = &n->inputs[0]->type;
+  const int64_t *rep;
+  if (ir_node_ints(n, IR_A_REPEATS, &rep) != x->rank)
+    return vkml_status_make(VKML_CODE_INVALID_ARGUMENT, "tile needs one repeat per axis (%d)",
+                            x->rank);
+  int64_t xs[IR_MAX_RANK], dims[IR_MAX_RANK];
+  strides_of(x, xs);
+  copy_desc c;
+  desc_init(&c, x, MODE_TILE);
+  int64_t cnt = 1;
+  for (int d = 0; d < x->rank; d++) {
+    if (rep[d] < 0 || (x->dims[d] && rep[d] > IR_MAX_ELEMENTS / x->dims[d]))
+      return vkml_status_make(VKML_CODE_INVALID_ARGUMENT, "tile: bad repeat %lld for axis %d",
+                              (long long)rep[d], d);
+    dims[d] = x->dims[d] * rep[d];
+    desc_push(&c, dims[d], xs[d], x->dims[d], 0);
+    cnt *= dims[d];
+  }
+  VKML_RETURN_IF_ERROR(check_out(n, x->dtype, x->rank, dims));
+  desc_reverse(&c);
+  c.n_out = cnt;
+  return copy_instantiate(n, &c, st, s, t, out);
+}
+
+/* The pad value as one element of dtype, as the reference converts it:
+ * floats rounded, integers truncated toward zero and saturated, NaN -> 0. */
+static void pad_bits(ir_dtype dt, float v, unsigned char *out) {
+  memset(out, 0, 8);
+  if (dt == IR_F32) {
+    memcpy(out, &v, 4);
+    return;
+  }
+  if (dt == IR_F16) {
+    uint16_t h = ir_f32_to_f16(v);
+    memcpy(out, &h, 2);
+    return;
+  }
+  double lo = -9223372036854775808.0, hi = 9223372036854775807.0;
+  if (dt == IR_I32) lo = INT32_MIN, hi = INT32_MAX;
+  if (dt == IR_U8) lo = 0, hi = UINT8_MAX;
+  if (dt == IR_I8) lo = INT8_MIN, hi = INT8_MAX;
+  int64_t x;
+  if (v != v) x = 0;
+  else if ((double)v >= 9223372036854775808.0) x = INT64_MAX;
+  else if ((double)v < -9223372036854775808.0) x = INT64_MIN;
+  else x = (int64_t)v;
+  if ((double)x < lo) x = (int64_t)lo;
+  if (dt != IR_I64 && dt != IR_BOOL && (double)x > hi) x = (int64_t)hi;
+  switch (dt) {
+  case IR_I32: {
+    int32_t y = (int32_t)x;
+    memcpy(out, &y, 4);
+    break;
+  }
+  case IR_I64: memcpy(out, &x, 8); break;
+  case IR_U8: out[0] = (unsigned char)x; break;
+  case IR_I8: out[0] = (unsigned char)(int8_t)x; break;
+  case IR_BOOL: out[0] = x != 0; break;
+  default: break;
+  }
+}
+
+vkml_status cg_node_pad(const ir_node *n, const cg_template *st, const cg_schedule *s,
+                        const ir_target *t, cg_kernel *out) {
+  memset(out, 0, sizeof *out);
+  VKML_RETURN_IF_ERROR(one_input(n));
+  const ir_type *x = &n->inputs[0]->type;
+  ir_pad_params pp;
+  VKML_RETURN_IF_ERROR(ir_pad_params_get(n, x->rank, &pp));
+  if ((unsigned)pp.mode > IR_PAD_EDGE)
+    return vkml_status_make(VKML_CODE_INVALID_ARGUMENT, "pad: unknown mode %d", (int)pp.mode);
+  int64_t xs[IR_MAX_RANK], dims[IR_MAX_RANK];
+  strides_of(x, xs);
+  copy_desc c;
+  desc_init(&c, x, MODE_PAD);
+  c.pad_mode = pp.mode;
+  pad_bits(x->dtype, pp.value, c.pad_value);
+  int64_t cnt = 1;
+  bool empty_kept = false;
+  for (int d = 0; d < x->rank; d++) {
+    int64_t b = pp.begins[d], e = pp.ends[d];
+    dims[d] = x->dims[d] + b + e;
+    int64_t lo = b < 0 ? -b : 0, hi = x->dims[d] - (e < 0 ? -e : 0);
+    if (dims[d] < 0 || hi < lo)
+      return vkml_status_make(VKML_CODE_INVALID_ARGUMENT,
+                              "pad: pads of axis %d crop more than its %lld elements", d,
+                              (long long)x->dims[d]);
+    empty_kept = empty_kept || hi == lo;
+    /* output coordinate c reads input c - b */
+    c.base -= b * xs[d];
+    desc_push(&c, dims[d], xs[d], b + lo, b + hi);
+    cnt *= dims[d];
+  }
+  VKML_RETURN_IF_ERROR(check_out(n, x->dtype, x->rank, dims));
+  if (cnt > 0 && empty_kept && pp.mode != IR_PAD_CONSTANT)
+    return vkml_status_make(VKML_CODE_INVALID_ARGUMENT, "pad: cannot %s-pad an empty axis",
+                            pp.mode == IR_PAD_EDGE ? "edge" : "reflect");
+  desc_reverse(&c);
+  c.n_out = cnt;
+  return copy_instantiate(n, &c, st, s, t, out);
+}

@@ -1,0 +1,142 @@
+/* GPU data movement, part 3: gather and gather_elements
+ * (glsl/data_gather.comp) with i32 or i64 indices. Out-of-range indices
+ * (after one wrap of negatives) are clamped on the GPU, where the CPU
+ * reference reports an error: the kernel must never read out of bounds. */
+#include <string.h>
+
+#include "codegen/cg_data.h"
+#include "ir/params.h"
+
+enum { SPEC_N = 0, SPEC_INNER = 1, SPEC_NIDX = 2, SPEC_DIM = 3, SPEC_AXS = 4, SPEC_RANK = 5,
+       SPEC_D = 8, SPEC_S = 16 };
+
+static vkml_status check_io(const ir_node *n, const ir_type **x, const ir_type **ind,
+                            const ir_type **y) {
+  const char *op = ir_op_name(n->op);
+  if (n->n_inputs != 2 || n->n_outputs != 1)
+    return vkml_status_make(VKML_CODE_INVALID_ARGUMENT, "%s: expects 2 inputs and 1 output",
+                            op);
+  *x = &n->inputs[0]->type;
+  *ind = &n->inputs[1]->type;
+  *y = &n->outputs[0]->type;
+  if ((*ind)->dtype != IR_I32 && (*ind)->dtype != IR_I64)
+    return vkml_status_make(VKML_CODE_INVALID_ARGUMENT, "%s: indices must be i32 or i64, got %s",
+                            op, ir_dtype_name((*ind)->dtype));
+  if ((*x)->rank == 0)
+    return vkml_status_make(VKML_CODE_INVALID_ARGUMENT, "%s: cannot gather from a scalar", op);
+  return VKML_OK;
+}
+
+static vkml_status check_out(const ir_node *n, const ir_type *y, ir_dtype dt, int rank,
+                             const int64_t *dims) {
+  ir_type want = ir_type_make(dt, rank, dims);
+  if (!ir_type_equal(&want, y)) {
+    char a[160], b[160];
+    ir_type_format(&want, a, sizeof a);
+    ir_type_format(y, b, sizeof b);
+    return vkml_status_make(VKML_CODE_INVALID_ARGUMENT, "%s: output is %s, expected %s",
+                            ir_op_name(n->op), b, a);
+  }
+  return VKML_OK;
+}
+
+/* An empty axis has no index to clamp to: the reference rejects any index. */
+static vkml_status check_dim(const ir_node *n, int64_t dim, int64_t n_out) {
+  if (dim == 0 && n_out > 0)
+    return vkml_status_make(VKML_CODE_INVALID_ARGUMENT,
+                            "%s: indices into an empty axis are all out of range",
+                            ir_op_name(n->op));
+  return VKML_OK;
+}
+
+vkml_status cg_node_gather(const ir_node *n, const cg_template *st, const cg_schedule *s,
+                           const ir_target *t, cg_kernel *out) {
+  memset(out, 0, sizeof *out);
+  const ir_type *x, *ind, *y;
+  VKML_RETURN_IF_ERROR(check_io(n, &x, &ind, &y));
+  int axis;
+  VKML_RETURN_IF_ERROR(cg_data_axis(n, x->rank, 0, &axis));
+  int rank = x->rank - 1 + ind->rank;
+  if (rank > IR_MAX_RANK)
+    return vkml_status_make(VKML_CODE_INVALID_ARGUMENT, "gather: output rank %d exceeds %d",
+                            rank, IR_MAX_RANK);
+  int64_t dims[IR_MAX_RANK], outer = 1, inner = 1, n_idx = ir_type_numel(ind);
+  int r = 0;
+  for (int d = 0; d < axis; d++) outer *= dims[r++] = x->dims[d];
+  for (int d = 0; d < ind->rank; d++) dims[r++] = ind->dims[d];
+  for (int d = axis + 1; d < x->rank; d++) inner *= dims[r++] = x->dims[d];
+  VKML_RETURN_IF_ERROR(check_out(n, y, x->dtype, rank, dims));
+  int64_t n_out = outer * n_idx * inner, dim = x->dims[axis];
+  VKML_RETURN_IF_ERROR(check_dim(n, dim, n_out));
+
+  VKML_RETURN_IF_ERROR(cg_data_begin(out, &cg_data_gather_template, n, st, s, t));
+  VKML_RETURN_IF_ERROR(cg_data_check_values(n, t));
+  int64_t es = (int64_t)ir_dtype_size(x->dtype);
+  int64_t g = cg_data_group(es, out->schedule.v[CG_DATA_KNOB_UNIT], &inner, 1);
+  VKML_RETURN_IF_ERROR(cg_data_define_unit(out, es * g, t));
+  VKML_RETURN_IF_ERROR(cg_kernel_define(out, "MODE", "0"));
+  VKML_RETURN_IF_ERROR(cg_kernel_define(out, "IDX64", "%d", ind->dtype == IR_I64));
+  int64_t units = n_out / g;
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, SPEC_N, (uint32_t)units));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, SPEC_INNER, (uint32_t)(inner ? inner / g : 1)));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, SPEC_NIDX, (uint32_t)(n_idx ? n_idx : 1)));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, SPEC_DIM, (uint32_t)dim));
+  out->n_buffers = 3;
+  return cg_data_grid(out, units, t);
+}
+
+vkml_status cg_node_gather_elements(const ir_node *n, const cg_template *st,
+                                    const cg_schedule *s, const ir_target *t, cg_kernel *out) {
+  memset(out, 0, sizeof *out);
+  const ir_type *x, *ind, *y;
+  VKML_RETURN_IF_ERROR(check_io(n, &x, &ind, &y));
+  int rank = x->rank, axis;
+  VKML_RETURN_IF_ERROR(cg_data_axis(n, rank, 0, &axis));
+  if (ind->rank != rank)
+    return vkml_status_make(VKML_CODE_INVALID_ARGUMENT,
+                            "gather_elements: indices have rank %d, data rank %d", ind->rank,
+                            rank);
+  for (int d = 0; d < rank; d++)
+    if (d != axis && ind->dims[d] > x->dims[d])
+      return vkml_status_make(VKML_CODE_INVALID_ARGUMENT,
+                              "gather_elements: indices dim %d (%lld) exceeds data's (%lld)", d,
+                              (long long)ind->dims[d], (long long)x->dims[d]);
+  VKML_RETURN_IF_ERROR(check_out(n, y, x->dtype, rank, ind->dims));
+  int64_t n_out = ir_type_numel(ind), dim = x->dims[axis];
+  VKML_RETURN_IF_ERROR(check_dim(n, dim, n_out));
+
+  VKML_RETURN_IF_ERROR(cg_data_begin(out, &cg_data_gather_template, n, st, s, t));
+  VKML_RETURN_IF_ERROR(cg_data_check_values(n, t));
+  /* the indices' axes (innermost first) walking the data; the axis itself
+   * contributes through the index, so its walking stride is 0 */
+  int64_t xs[IR_MAX_RANK], run = 1, md[IR_MAX_RANK], ms[IR_MAX_RANK];
+  for (int d = rank - 1; d >= 0; d--) {
+    xs[d] = run;
+    run *= x->dims[d];
+  }
+  int m = 0;
+  for (int d = rank - 1; d >= 0 && n_out > 0; d--) {
+    int64_t sd = d == axis ? 0 : xs[d];
+    if (ind->dims[d] == 1) continue;
+    if (m > 0 && sd == ms[m - 1] * md[m - 1] && sd != 0) {
+      md[m - 1] *= ind->dims[d];
+      continue;
+    }
+    md[m] = ind->dims[d];
+    ms[m++] = sd;
+  }
+  int64_t es = (int64_t)ir_dtype_size(x->dtype);
+  VKML_RETURN_IF_ERROR(cg_data_define_unit(out, es, t));
+  VKML_RETURN_IF_ERROR(cg_kernel_define(out, "MODE", "1"));
+  VKML_RETURN_IF_ERROR(cg_kernel_define(out, "IDX64", "%d", ind->dtype == IR_I64));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, SPEC_N, (uint32_t)n_out));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, SPEC_DIM, (uint32_t)dim));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, SPEC_AXS, (uint32_t)xs[axis]));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, SPEC_RANK, (uint32_t)m));
+  for (int i = 0; i < m; i++) {
+    VKML_RETURN_IF_ERROR(cg_kernel_spec(out, SPEC_D + (uint32_t)i, (uint32_t)md[i]));
+    VKML_RETURN_IF_ERROR(cg_kernel_spec(out, SPEC_S + (uint32_t)i, (uint32_t)ms[i]));
+  }
+  out->n_buffers = 3;
+  return cg_data_grid(out, n_out, t);
+}

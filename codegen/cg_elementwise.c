@@ -1,0 +1,394 @@
+/* GPU kernels of the elementwise families: unary ops and cast
+ * (elementwise_unary), the copy family (copy), and the routing of the
+ * binary, variadic and where families to elementwise_binary or
+ * elementwise_nary (cg_binary.c). Helpers shared by these templates. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "codegen/cg_binary.h"
+#include "codegen/cg_elementwise.h"
+#include "codegen/cg_ops.h"
+
+enum { KNOB_WG = 0, KNOB_EPI = 1 };
+
+const cg_template cg_unary_template = {
+    .name = "elementwise_unary",
+    .glsl = "elementwise_unary.comp",
+    .n_knobs = 2,
+    .knobs =
+        {
+            {"WG_SIZE", 6, {32, 64, 128, 256, 512, 1024}},
+            {"EPI", 4, {1, 2, 4, 8}},
+        },
+    .n_constraints = 2,
+    .constraints =
+        {
+            {CG_LIMIT_WORKGROUP_X, 1u << KNOB_WG, 1},
+            {CG_LIMIT_WORKGROUP_INVOCATIONS, 1u << KNOB_WG, 1},
+        },
+    .dflt = {{128, 4}},
+};
+
+const cg_template cg_copy_template = {
+    .name = "copy",
+    .glsl = "copy.comp",
+    .n_knobs = 2,
+    .knobs =
+        {
+            {"WG_SIZE", 6, {32, 64, 128, 256, 512, 1024}},
+            {"EPI", 4, {1, 2, 4, 8}},
+        },
+    .n_constraints = 2,
+    .constraints =
+        {
+            {CG_LIMIT_WORKGROUP_X, 1u << KNOB_WG, 1},
+            {CG_LIMIT_WORKGROUP_INVOCATIONS, 1u << KNOB_WG, 1},
+        },
+    .dflt = {{128, 4}},
+};
+
+/* ---- shared helpers ------------------------------------------------------ */
+
+int cg_elt_dtype_code(ir_dtype t) {
+  switch (t) {
+  case IR_F32: return 0;
+  case IR_F16: return 1;
+  case IR_I32: return 2;
+  case IR_I64: return 3;
+  case IR_U8: return 4;
+  case IR_I8: return 5;
+  case IR_BOOL: return 6;
+  default: return -1;
+  }
+}
+
+vkml_status cg_elt_check_type(const char *tmpl, const ir_type *t, const ir_target *target) {
+  if (cg_elt_dtype_code(t->dtype) < 0)
+    return vkml_status_make(VKML_CODE_UNSUPPORTED, "%s: dtype %d", tmpl, (int)t->dtype);
+  if (t->bounded)
+    return vkml_status_make(VKML_CODE_UNSUPPORTED, "%s: bounded shapes run on the CPU", tmpl);
+  if (t->dtype == IR_F16 && !target->storage_16bit)
+    return vkml_status_make(VKML_CODE_UNSUPPORTED, "%s: f16 needs 16-bit storage, which %s lacks",
+                            tmpl, target->name);
+  if ((t->dtype == IR_U8 || t->dtype == IR_I8 || t->dtype == IR_BOOL) && !target->storage_8bit)
+    return vkml_status_make(VKML_CODE_UNSUPPORTED, "%s: %s needs 8-bit storage, which %s lacks",
+                            tmpl, ir_dtype_name(t->dtype), target->name);
+  if (t->dtype == IR_I64 && !target->int64_arith)
+    return vkml_status_make(VKML_CODE_UNSUPPORTED, "%s: i64 needs shaderInt64, which %s lacks",
+                            tmpl, target->name);
+  if (ir_type_numel(t) > (INT64_C(1) << 31))
+    return vkml_status_make(VKML_CODE_UNSUPPORTED, "%s: more than 2^31 elements", tmpl);
+  if ((uint64_t)ir_type_bytes(t) > target->max_storage_buffer_range)
+    return vkml_status_make(VKML_CODE_UNSUPPORTED,
+                            "%s: %lld bytes exceed the storage-buffer range of %s", tmpl,
+                            (long long)ir_type_bytes(t), target->name);
+  return VKML_OK;
+}
+
+vkml_status cg_elt_grid(cg_kernel *k, int64_t units, int64_t per_group,
+                        const ir_target *target) {
+  int64_t groups = units > 0 ? (units + per_group - 1) / per_group : 1;
+  int64_t mx = target->max_workgroup_count[0] ? target->max_workgroup_count[0] : 1;
+  int64_t gx = groups < mx ? groups : mx;
+  int64_t gy = (groups + gx - 1) / gx;
+  if (gy > target->max_workgroup_count[1])
+    return vkml_status_make(VKML_CODE_UNSUPPORTED, "%s: %lld workgroups exceed the grid of %s",
+                            k->tmpl ? k->tmpl->name : "?", (long long)groups, target->name);
+  k->groups[0] = (uint32_t)gx;
+  k->groups[1] = (uint32_t)gy;
+  k->groups[2] = 1;
+  return VKML_OK;
+}
+
+uint32_t cg_elt_f32_bits(float f) {
+  uint32_t u;
+  memcpy(&u, &f, 4);
+  return u;
+}
+
+static const cg_schedule *sched_or_default(const cg_template *t, const cg_schedule *s) {
+  return s ? s : &t->dflt;
+}
+
+static vkml_status wrong_template(const ir_node *n, const cg_template *st) {
+  return vkml_status_make(VKML_CODE_INVALID_ARGUMENT, "%s: schedule of template %s does not apply",
+                          ir_op_name(n->op), st->name);
+}
+
+static vkml_status check_arity(const ir_node *n, int n_in) {
+  if (n->n_inputs != n_in || n->n_outputs != 1)
+    return vkml_status_make(VKML_CODE_UNSUPPORTED, "%s: %d inputs and %d outputs", ir_op_name(n->op),
+                            n->n_inputs, n->n_outputs);
+  return VKML_OK;
+}
+
+static bool same_dims(const ir_type *a, const ir_type *b) {
+  if (a->rank != b->rank) return false;
+  for (int i = 0; i < a->rank; i++)
+    if (a->dims[i] != b->dims[i]) return false;
+  return true;
+}
+
+/* ---- unary ops and cast --------------------------------------------------- */
+
+/* Shader op codes (elementwise_unary.comp). */
+static int unary_code(ir_op op) {
+  switch (op) {
+  case IR_OP_RELU: return 0;
+  case IR_OP_SIGMOID: return 1;
+  case IR_OP_TANH: return 2;
+  case IR_OP_EXP: return 3;
+  case IR_OP_LOG: return 4;
+  case IR_OP_SQRT: return 5;
+  case IR_OP_ERF: return 6;
+  case IR_OP_NEG: return 7;
+  case IR_OP_ABS: return 8;
+  case IR_OP_RECIPROCAL: return 9;
+  case IR_OP_SOFTPLUS: return 10;
+  case IR_OP_SIGN: return 11;
+  case IR_OP_FLOOR: return 12;
+  case IR_OP_CEIL: return 13;
+  case IR_OP_ROUND: return 14;
+  case IR_OP_HARD_SWISH: return 15;
+  case IR_OP_LEAKY_RELU: return 16;
+  case IR_OP_ELU: return 17;
+  case IR_OP_SELU: return 18;
+  case IR_OP_HARD_SIGMOID: return 19;
+  case IR_OP_CLIP: return 20;
+  case IR_OP_NOT: return 21;
+  case IR_OP_CAST: return 22;
+  default: return -1;
+  }
+}
+
+static bool takes_ints(ir_op op) {
+  return op == IR_OP_NEG || op == IR_OP_ABS || op == IR_OP_SIGN || op == IR_OP_CLIP;
+}
+
+/* ONNX's float32 constants for selu (as the reference). */
+#define SELU_ALPHA 1.67326319217681884765625f
+#define SELU_GAMMA 1.05070102214813232421875f
+
+typedef struct unary_attrs {
+  int n;              /* attributes that matter (for the key) */
+  const char *name[2];
+  float alpha, beta, gamma; /* shader ALPHA, BETA, GAMMA */
+} unary_attrs;
+
+static void unary_attrs_get(const ir_node *n, unary_attrs *a) {
+  memset(a, 0, sizeof *a);
+  switch (n->op) {
+  case IR_OP_LEAKY_RELU:
+    a->alpha = ir_node_float(n, IR_A_ALPHA, 0.01f);
+    a->n = 1, a->name[0] = "alpha";
+    break;
+  case IR_OP_ELU:
+    a->alpha = ir_node_float(n, IR_A_ALPHA, 1.0f);
+    a->n = 1, a->name[0] = "alpha";
+    break;
+  case IR_OP_SELU:
+    a->alpha = ir_node_float(n, IR_A_ALPHA, SELU_ALPHA);
+    a->gamma = ir_node_float(n, IR_A_GAMMA, SELU_GAMMA);
+    a->n = 2, a->name[0] = "alpha", a->name[1] = "gamma";
+    break;
+  case IR_OP_HARD_SIGMOID:
+    a->alpha = ir_node_float(n, IR_A_ALPHA, 0.2f);
+    a->beta = ir_node_float(n, IR_A_BETA, 0.5f);
+    a->n = 2, a->name[0] = "alpha", a->name[1] = "beta";
+    break;
+  case IR_OP_CLIP:
+    a->alpha = ir_node_float(n, IR_A_MIN, -INFINITY);
+    a->beta = ir_node_float(n, IR_A_MAX, INFINITY);
+    a->n = 2, a->name[0] = "min", a->name[1] = "max";
+    break;
+  default: break;
+  }
+}
+
+/* double -> int64 as the reference's float-to-int: truncation, NaN -> 0,
+ * saturation. */
+static int64_t float_to_i64(double v) {
+  if (isnan(v)) return 0;
+  if (v >= 9223372036854775808.0) return INT64_MAX;
+  if (v < -9223372036854775808.0) return INT64_MIN;
+  return (int64_t)v;
+}
+
+static int64_t sat_i32(int64_t v) {
+  return v < INT32_MIN ? INT32_MIN : (v > INT32_MAX ? INT32_MAX : v);
+}
+
+static vkml_status unary_instantiate(const ir_node *n, const cg_schedule *s,
+                                     const ir_target *target, cg_kernel *k) {
+  const cg_template *tp = &cg_unary_template;
+  VKML_RETURN_IF_ERROR(check_arity(n, 1));
+  ir_op op = n->op;
+  const ir_type *ti = &n->inputs[0]->type, *to = &n->outputs[0]->type;
+  ir_dtype di = ti->dtype, dout = di;
+  if (op == IR_OP_CAST) {
+    const ir_attr *a = ir_node_attr(n, IR_A_TO);
+    if (!a || a->u.i < 0 || a->u.i >= IR_DTYPE_COUNT)
+      return vkml_status_make(VKML_CODE_UNSUPPORTED, "cast: no valid 'to'");
+    dout = (ir_dtype)a->u.i;
+  } else if (unary_code(op) < 0) {
+    return vkml_status_make(VKML_CODE_UNSUPPORTED, "%s: not a unary op", ir_op_name(op));
+  } else if (op == IR_OP_NOT ? di != IR_BOOL
+                             : !(ir_dtype_is_float(di) || (takes_ints(op) && ir_dtype_is_int(di)))) {
+    return vkml_status_make(VKML_CODE_UNSUPPORTED, "%s: %s input", ir_op_name(op),
+                            ir_dtype_name(di));
+  }
+  if (to->dtype != dout || !same_dims(ti, to))
+    return vkml_status_make(VKML_CODE_UNSUPPORTED, "%s: output type does not match the input",
+                            ir_op_name(op));
+  VKML_RETURN_IF_ERROR(cg_elt_check_type(tp->name, ti, target));
+  VKML_RETURN_IF_ERROR(cg_elt_check_type(tp->name, to, target));
+
+  VKML_RETURN_IF_ERROR(cg_kernel_begin(k, tp, s, target));
+  VKML_RETURN_IF_ERROR(cg_kernel_define(k, "OP", "%d", unary_code(op)));
+  VKML_RETURN_IF_ERROR(cg_kernel_define(k, "DTI", "%d", cg_elt_dtype_code(di)));
+  VKML_RETURN_IF_ERROR(cg_kernel_define(k, "DTO", "%d", cg_elt_dtype_code(dout)));
+
+  unary_attrs at;
+  unary_attrs_get(n, &at);
+  char tin[128], tout[128], attrs[128] = "";
+  ir_type_format(ti, tin, sizeof tin);
+  ir_type_format(to, tout, sizeof tout);
+  float vals[2] = {at.alpha, op == IR_OP_SELU ? at.gamma : at.beta};
+  for (int i = 0, len = 0; i < at.n; i++)
+    len += snprintf(attrs + len, sizeof attrs - (size_t)len, "%s%s=%.9g%s", i ? "," : "{",
+                    at.name[i], (double)vals[i], i == at.n - 1 ? "}" : "");
+  snprintf(k->key, sizeof k->key, "%s(%s)->%s%s", ir_op_name(op), tin, tout, attrs);
+
+  int64_t count = ir_type_numel(ti);
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, 0, (uint32_t)count));
+  if (at.n) {
+    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, 1, cg_elt_f32_bits(at.alpha)));
+    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, 2, cg_elt_f32_bits(at.beta)));
+    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, 3, cg_elt_f32_bits(at.gamma)));
+  }
+  if (op == IR_OP_CLIP && ir_dtype_is_int(di)) {
+    /* bounds truncated toward zero (docs/ops.md); the 32-bit domain of
+       i32 / u8 / i8 takes them saturated, which clamps alike */
+    int64_t lo = float_to_i64(at.alpha), hi = float_to_i64(at.beta);
+    if (di != IR_I64) lo = sat_i32(lo), hi = sat_i32(hi);
+    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, 4, (uint32_t)(uint64_t)lo));
+    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, 5, (uint32_t)((uint64_t)lo >> 32)));
+    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, 6, (uint32_t)(uint64_t)hi));
+    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, 7, (uint32_t)((uint64_t)hi >> 32)));
+  }
+  k->n_buffers = 2;
+  int wg = s->v[KNOB_WG], epi = s->v[KNOB_EPI];
+  int vw = epi < 4 ? epi : 4;
+  return cg_elt_grid(k, count / vw, (int64_t)wg * (epi / vw), target);
+}
+
+vkml_status cg_node_unary(const ir_node *n, const cg_template *st, const cg_schedule *s,
+                          const ir_target *t, cg_kernel *out) {
+  memset(out, 0, sizeof *out);
+  if (st && st != &cg_unary_template) return wrong_template(n, st);
+  return unary_instantiate(n, sched_or_default(&cg_unary_template, s), t, out);
+}
+
+/* ---- copy ------------------------------------------------------------------ */
+
+static vkml_status copy_instantiate(const ir_node *n, const cg_schedule *s,
+                                    const ir_target *target, cg_kernel *k) {
+  const cg_template *tp = &cg_copy_template;
+  VKML_RETURN_IF_ERROR(check_arity(n, 1));
+  const ir_type *ti = &n->inputs[0]->type, *to = &n->outputs[0]->type;
+  if (ti->dtype != to->dtype || ir_type_numel(ti) != ir_type_numel(to))
+    return vkml_status_make(VKML_CODE_UNSUPPORTED, "%s: output is not the input's bytes",
+                            ir_op_name(n->op));
+  if (ti->bounded || to->bounded)
+    return vkml_status_make(VKML_CODE_UNSUPPORTED, "copy: bounded shapes run on the CPU");
+  int64_t bytes = ir_type_bytes(ti);
+  if ((uint64_t)bytes > target->max_storage_buffer_range || bytes / 16 > (INT64_C(1) << 31))
+    return vkml_status_make(VKML_CODE_UNSUPPORTED,
+                            "copy: %lld bytes exceed the storage-buffer range of %s",
+                            (long long)bytes, target->name);
+  bool byte_tail = bytes % 4 != 0;
+  if (byte_tail && !target->storage_8bit)
+    return vkml_status_make(VKML_CODE_UNSUPPORTED,
+                            "copy: %lld bytes (not whole words) need 8-bit storage, which %s lacks",
+                            (long long)bytes, target->name);
+
+  VKML_RETURN_IF_ERROR(cg_kernel_begin(k, tp, s, target));
+  VKML_RETURN_IF_ERROR(cg_kernel_define(k, "BYTE_TAIL", "%d", byte_tail));
+  char tin[128], tout[128];
+  ir_type_format(ti, tin, sizeof tin);
+  ir_type_format(to, tout, sizeof tout);
+  snprintf(k->key, sizeof k->key, "%s(%s)->%s", ir_op_name(n->op), tin, tout);
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, 0, (uint32_t)(bytes / 16)));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, 1, (uint32_t)(bytes / 4)));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, 2, (uint32_t)bytes));
+  k->n_buffers = 2;
+  return cg_elt_grid(k, bytes / 16, (int64_t)s->v[KNOB_WG] * s->v[KNOB_EPI], target);
+}
+
+vkml_status cg_node_copy(const ir_node *n, const cg_template *st, const cg_schedule *s,
+                         const ir_target *t, cg_kernel *out) {
+  memset(out, 0, sizeof *out);
+  if (st && st != &cg_copy_template) return wrong_template(n, st);
+  return copy_instantiate(n, sched_or_default(&cg_copy_template, s), t, out);
+}
+
+/* A cast to the same type is a copy, unless the unary template is asked for. */
+vkml_status cg_node_cast(const ir_node *n, const cg_template *st, const cg_schedule *s,
+                         const ir_target *t, cg_kernel *out) {
+  memset(out, 0, sizeof *out);
+  VKML_RETURN_IF_ERROR(check_arity(n, 1));
+  bool same = n->inputs[0]->type.dtype == n->outputs[0]->type.dtype;
+  if (st == &cg_copy_template || (!st && same)) {
+    if (!same) return wrong_template(n, st);
+    return copy_instantiate(n, sched_or_default(&cg_copy_template, s), t, out);
+  }
+  if (st && st != &cg_unary_template) return wrong_template(n, st);
+  return unary_instantiate(n, sched_or_default(&cg_unary_template, s), t, out);
+}
+
+/* ---- binary, variadic, where ----------------------------------------------- */
+
+/* f32 / f16 add, sub, mul, div and two-input min / max go to
+ * elementwise_binary; the rest (and anything when elementwise_nary's
+ * schedule is given) to elementwise_nary. */
+static vkml_status broadcast_node(const ir_node *n, const cg_template *st, const cg_schedule *s,
+                                  const ir_target *t, cg_kernel *out) {
+  memset(out, 0, sizeof *out);
+  if (st && st != &cg_binary_template && st != &cg_nary_template) return wrong_template(n, st);
+  if (st != &cg_nary_template) {
+    cg_binary_workload bw;
+    vkml_status e = cg_binary_workload_from_node(n, &bw);
+    bool fl = !e && (bw.out.dtype == IR_F32 || bw.out.dtype == IR_F16) &&
+              bw.a.dtype == bw.out.dtype && bw.b.dtype == bw.out.dtype;
+    if (fl) return cg_binary_instantiate(&bw, sched_or_default(&cg_binary_template, s), t, out);
+    if (st == &cg_binary_template) {
+      if (e) return e;
+      return vkml_status_make(VKML_CODE_UNSUPPORTED, "elementwise_binary: %s is not f32 or f16",
+                              ir_dtype_name(bw.out.dtype));
+    }
+    vkml_status_free(e);
+  }
+  cg_nary_workload w;
+  VKML_RETURN_IF_ERROR(cg_nary_workload_from_node(n, &w));
+  return cg_nary_instantiate(&w, sched_or_default(&cg_nary_template, s), t, out);
+}
+
+vkml_status cg_node_binary(const ir_node *n, const cg_template *st, const cg_schedule *s,
+                           const ir_target *t, cg_kernel *out) {
+  return broadcast_node(n, st, s, t, out);
+}
+
+vkml_status cg_node_variadic(const ir_node *n, const cg_template *st, const cg_schedule *s,
+                             const ir_target *t, cg_kernel *out) {
+  return broadcast_node(n, st, s, t, out);
+}
+
+vkml_status cg_node_where(const ir_node *n, const cg_template *st, const cg_schedule *s,
+                          const ir_target *t, cg_kernel *out) {
+  memset(out, 0, sizeof *out);
+  if (st && st != &cg_nary_template) return wrong_template(n, st);
+  cg_nary_workload w;
+  VKML_RETURN_IF_ERROR(cg_nary_workload_from_node(n, &w));
+  return cg_nary_instantiate(&w, sched_or_default(&cg_nary_template, s), t, out);
+}

@@ -1,0 +1,166 @@
+#version 450
+// Depthwise conv2d (group == C, channel multiplier MULT = M / C), strides,
+// dilations, asymmetric pads (codegen/cg_conv.c instantiates it):
+//   out[n, m, oh, ow] = ACT(bias[m] + sum_{kh,kw} w[m, 0, kh, kw] *
+//                           x[n, m / MULT, oh*SH + kh*DH - PT, ow*SW + kw*DW - PL])
+// A workgroup computes a TH x TW tile of output pixels (TH = WG_Y*OPY,
+// TW = WG_X*OPX) for CPW output channels (local z); with SMEM it first
+// stages the input tile under it, halo included (IN_TH x IN_TW per channel,
+// sized by the host from the kernel, stride and dilation), in shared memory,
+// so that each input element is read from memory once rather than once per
+// tap. Each invocation keeps OPY x OPX outputs in registers, WG_Y rows and
+// WG_X columns apart (coalesced stores).
+//
+// Bindings: 0 = x, 1 = w, [2 = bias,] then out; dense NCHW tensors of DTYPE.
+// Knobs (#defines): WG_X, WG_Y, CPW (workgroup shape), OPX, OPY (outputs per
+//   invocation), SMEM (stage the input tile in shared memory).
+// Baked per workload (#defines): DTYPE_F16, HAS_BIAS.
+// Baked per shape (specialization constants): sizes and attributes, the
+//   activation and its parameters, the staged tile's extent.
+// Shared memory: 4 * SMEM_ELEMS bytes (CPW * IN_TH * IN_TW with SMEM, else 4).
+#extension GL_EXT_control_flow_attributes : enable
+#if DTYPE_F16
+#extension GL_EXT_shader_16bit_storage : require
+#define T float16_t
+#else
+#define T float
+#endif
+
+#define TH (WG_Y * OPY)
+#define TW (WG_X * OPX)
+#define NXY (WG_X * WG_Y)
+
+layout(local_size_x = WG_X, local_size_y = WG_Y, local_size_z = CPW) in;
+
+layout(constant_id = 0) const uint NB = 1; // batch
+layout(constant_id = 1) const uint C = 1;
+layout(constant_id = 2) const uint H = 1;
+layout(constant_id = 3) const uint W = 1;
+layout(constant_id = 4) const uint M = 1;
+layout(constant_id = 5) const uint OH = 1;
+layout(constant_id = 6) const uint OW = 1;
+layout(constant_id = 7) const uint KH = 1;
+layout(constant_id = 8) const uint KW = 1;
+layout(constant_id = 9) const uint SH = 1;
+layout(constant_id = 10) const uint SW = 1;
+layout(constant_id = 11) const uint DH = 1;
+layout(constant_id = 12) const uint DW = 1;
+layout(constant_id = 13) const int PT = 0;
+layout(constant_id = 14) const int PL = 0;
+layout(constant_id = 16) const uint ACT = 0;
+layout(constant_id = 17) const float ALPHA = 0.0;
+layout(constant_id = 18) const float BETA = 0.0;
+layout(constant_id = 19) const uint IN_TH = 1; // (TH-1)*SH + (KH-1)*DH + 1
+layout(constant_id = 20) const uint IN_TW = 1; // (TW-1)*SW + (KW-1)*DW + 1
+layout(constant_id = 21) const uint SMEM_ELEMS = 1;
+
+const uint MULT = M / C;
+const uint HW = H * W;
+const uint KHW = KH * KW;
+
+layout(binding = 0, std430) readonly buffer X { T x[]; };
+layout(binding = 1, std430) readonly buffer Wt { T w[]; };
+#if HAS_BIAS
+layout(binding = 2, std430) readonly buffer Bias { T bias[]; };
+layout(binding = 3, std430) writeonly buffer O { T o[]; };
+#else
+layout(binding = 2, std430) writeonly buffer O { T o[]; };
+#endif
+
+shared float tile[SMEM_ELEMS];
+
+// ---- activation (as the reference ir_act_apply writes it) -------------------
+
+float expm1_(float v) {
+  if (abs(v) < 0.03125)
+    return v * (1.0 + v * (0.5 + v * (1.0 / 6.0 + v * (1.0 / 24.0 + v * (1.0 / 120.0)))));
+  return exp(v) - 1.0;
+}
+
+float act(float v) {
+  if (ACT == 1u) return v > 0.0 ? v : 0.0;
+  if (ACT == 2u) return v < 0.0 ? 0.0 : (v > 6.0 ? 6.0 : v);
+  if (ACT == 3u) return v < ALPHA ? ALPHA : (v > BETA ? BETA : v);
+  if (ACT == 4u) return v >= 0.0 ? v : ALPHA * v;
+  if (ACT == 5u) return v >= 0.0 ? v : ALPHA * expm1_(v);
+  if (ACT == 6u) return 1.0 / (1.0 + exp(-v));
+  if (ACT == 7u) {
+    if (isnan(v)) return v;
+    float e = expm1_(2.0 * min(abs(v), 10.0));
+    return sign(v) * (e / (e + 2.0));
+  }
+  if (ACT == 8u) {
+    float y = fma(ALPHA, v, BETA);
+    return y < 0.0 ? 0.0 : (y > 1.0 ? 1.0 : y);
+  }
+  if (ACT == 9u) {
+    float y = (v + 3.0) / 6.0;
+    return v * (y < 0.0 ? 0.0 : (y > 1.0 ? 1.0 : y));
+  }
+  return v;
+}
+
+void main() {
+  const uint tx = gl_LocalInvocationID.x, ty = gl_LocalInvocationID.y;
+  const uint lz = gl_LocalInvocationID.z;
+  const uint cidx = gl_WorkGroupID.z * CPW + lz; // over NB*M
+  const bool cok = cidx < NB * M;
+  const uint nb = cidx / M, m = cidx % M;
+  const uint xbase = (nb * C + m / MULT) * HW;
+  const uint oy0 = gl_WorkGroupID.y * TH, ox0 = gl_WorkGroupID.x * TW;
+  const int iy0 = int(oy0 * SH) - PT, ix0 = int(ox0 * SW) - PL;
+
+#if SMEM
+  {
+    const uint tbase = lz * IN_TH * IN_TW;
+    for (uint e = ty * WG_X + tx; e < IN_TH * IN_TW; e += NXY) {
+      int ih = iy0 + int(e / IN_TW), iw = ix0 + int(e % IN_TW);
+      float v = 0.0;
+      if (cok && ih >= 0 && ih < int(H) && iw >= 0 && iw < int(W))
+        v = float(x[xbase + uint(ih) * W + uint(iw)]);
+      tile[tbase + e] = v;
+    }
+  }
+  barrier();
+#endif
+  if (!cok) return;
+
+#if HAS_BIAS
+  const float bv = float(bias[m]);
+#else
+  const float bv = 0.0;
+#endif
+  float acc[OPY][OPX];
+  [[unroll]] for (uint i = 0; i < OPY; i++)
+    [[unroll]] for (uint j = 0; j < OPX; j++) acc[i][j] = 0.0;
+
+  for (uint kh = 0; kh < KH; kh++) {
+    for (uint kw = 0; kw < KW; kw++) {
+      float wv = float(w[m * KHW + kh * KW + kw]);
+      [[unroll]] for (uint i = 0; i < OPY; i++) {
+        uint ry = (ty + i * WG_Y) * SH + kh * DH; // row in the input tile
+        [[unroll]] for (uint j = 0; j < OPX; j++) {
+          uint rx = (tx + j * WG_X) * SW + kw * DW;
+#if SMEM
+          float v = tile[(lz * IN_TH + ry) * IN_TW + rx];
+#else
+          int ih = iy0 + int(ry), iw = ix0 + int(rx);
+          float v = 0.0;
+          if (ih >= 0 && ih < int(H) && iw >= 0 && iw < int(W))
+            v = float(x[xbase + uint(ih) * W + uint(iw)]);
+#endif
+          acc[i][j] = fma(wv, v, acc[i][j]);
+        }
+      }
+    }
+  }
+
+  const uint obase = (nb * M + m) * OH * OW;
+  [[unroll]] for (uint i = 0; i < OPY; i++) {
+    uint oy = oy0 + ty + i * WG_Y;
+    [[unroll]] for (uint j = 0; j < OPX; j++) {
+      uint ox = ox0 + tx + j * WG_X;
+      if (oy < OH && ox < OW) o[obase + oy * OW + ox] = T(act(acc[i][j] + bv));
+    }
+  }
+}

@@ -1,0 +1,212 @@
+#version 450
+// conv2d, general form (groups, strides, dilations, asymmetric pads), as an
+// implicit GEMM per group (codegen/cg_conv.c instantiates it):
+//   out[n, g*MG + m, oh, ow] = ACT(bias[g*MG + m] + sum_k A[m, k] * B[k, p])
+//   A[m, k] = w[g*MG + m, ic, kh, kw]          k = (ic*KH + kh)*KW + kw
+//   B[k, p] = x[n, g*CG + ic, oh*SH + kh*DH - PT, ow*SW + kw*DW - PL] (0 outside)
+//   p = (n*OH + oh)*OW + ow over the whole batch.
+// A workgroup computes a BM x BN block (BM = WG_M*TM output channels by
+// BN = WG_N*TN output pixels); per step of BK along k it stages the weights
+// and the input tile under its pixels (the im2col slice, gathered with its
+// padding) in shared memory, loading the next step's into registers while it
+// computes this one; each invocation keeps TM x TN outputs in registers (runs
+// of up to 4 neighbouring channels and pixels: vector reads of shared memory,
+// conflict-free across invocations, coalesced stores).
+//
+// Bindings: 0 = x, 1 = w, [2 = bias,] then out; dense NCHW tensors of DTYPE.
+// Knobs (#defines): WG_M, WG_N (workgroup shape), TM, TN (outputs per
+//   invocation), BK (k per shared-memory step).
+// Baked per workload (#defines): DTYPE_F16, HAS_BIAS.
+// Baked per shape (specialization constants): the sizes and attributes below,
+//   the activation and its parameters.
+// Shared memory: 4 * BK * (BM + BN) bytes. Arithmetic and accumulation fp32.
+#extension GL_EXT_control_flow_attributes : enable
+#if DTYPE_F16
+#extension GL_EXT_shader_16bit_storage : require
+#define T float16_t
+#else
+#define T float
+#endif
+
+#define NT (WG_M * WG_N)
+#define BM (WG_M * TM)
+#define BN (WG_N * TN)
+// An invocation's outputs: runs of VM (VN) neighbouring channels (pixels),
+// the runs WG_M*VM (WG_N*VN) apart, so that its shared-memory reads are
+// vectors and neighbouring invocations read neighbouring words.
+#define VM (TM < 4 ? TM : 4)
+#define VN (TN < 4 ? TN : 4)
+#define MI(i) (((i) / VM) * (WG_M * VM) + tm * VM + (i) % VM)
+#define NJ(j) (((j) / VN) * (WG_N * VN) + tn * VN + (j) % VN)
+// B-tile loading: BNC threads per row, RSTEP rows at once, COLS columns and
+// RPT rows per thread (everything is a power of two).
+#define BNC (BN < NT ? BN : NT)
+#define RSTEP (NT / BNC)
+#define COLS (BN / BNC)
+#define RPT (BK > RSTEP ? BK / RSTEP : 1)
+// A-tile loading: NT >= 32 >= BK, so a thread's k column is fixed.
+#define MSTEP (NT / BK)
+#define MPT (BM > MSTEP ? BM / MSTEP : 1)
+
+layout(local_size_x = WG_N, local_size_y = WG_M, local_size_z = 1) in;
+
+layout(constant_id = 0) const uint NB = 1; // batch
+layout(constant_id = 1) const uint C = 1;
+layout(constant_id = 2) const uint H = 1;
+layout(constant_id = 3) const uint W = 1;
+layout(constant_id = 4) const uint M = 1;
+layout(constant_id = 5) const uint OH = 1;
+layout(constant_id = 6) const uint OW = 1;
+layout(constant_id = 7) const uint KH = 1;
+layout(constant_id = 8) const uint KW = 1;
+layout(constant_id = 9) const uint SH = 1;
+layout(constant_id = 10) const uint SW = 1;
+layout(constant_id = 11) const uint DH = 1;
+layout(constant_id = 12) const uint DW = 1;
+layout(constant_id = 13) const int PT = 0;
+layout(constant_id = 14) const int PL = 0;
+layout(constant_id = 15) const uint G = 1;
+layout(constant_id = 16) const uint ACT = 0;
+layout(constant_id = 17) const float ALPHA = 0.0;
+layout(constant_id = 18) const float BETA = 0.0;
+
+const uint CG = C / G;
+const uint MG = M / G;
+const uint KHW = KH * KW;
+const uint K = CG * KHW;
+const uint HW = H * W;
+const uint OHW = OH * OW;
+const uint P = NB * OHW;
+
+layout(binding = 0, std430) readonly buffer X { T x[]; };
+layout(binding = 1, std430) readonly buffer Wt { T w[]; };
+#if HAS_BIAS
+layout(binding = 2, std430) readonly buffer Bias { T bias[]; };
+layout(binding = 3, std430) writeonly buffer O { T o[]; };
+#else
+layout(binding = 2, std430) writeonly buffer O { T o[]; };
+#endif
+
+shared float As[BK * BM]; // [k][m]
+shared float Bs[BK * BN]; // [k][p]
+
+// ---- activation (as the reference ir_act_apply writes it) -------------------
+
+float expm1_(float v) {
+  if (abs(v) < 0.03125)
+    return v * (1.0 + v * (0.5 + v * (1.0 / 6.0 + v * (1.0 / 24.0 + v * (1.0 / 120.0)))));
+  return exp(v) - 1.0;
+}
+
+float act(float v) {
+  if (ACT == 1u) return v > 0.0 ? v : 0.0;
+  if (ACT == 2u) return v < 0.0 ? 0.0 : (v > 6.0 ? 6.0 : v);
+  if (ACT == 3u) return v < ALPHA ? ALPHA : (v > BETA ? BETA : v);
+  if (ACT == 4u) return v >= 0.0 ? v : ALPHA * v;
+  if (ACT == 5u) return v >= 0.0 ? v : ALPHA * expm1_(v);
+  if (ACT == 6u) return 1.0 / (1.0 + exp(-v));
+  if (ACT == 7u) {
+    if (isnan(v)) return v;
+    float e = expm1_(2.0 * min(abs(v), 10.0));
+    return sign(v) * (e / (e + 2.0));
+  }
+  if (ACT == 8u) {
+    float y = fma(ALPHA, v, BETA);
+    return y < 0.0 ? 0.0 : (y > 1.0 ? 1.0 : y);
+  }
+  if (ACT == 9u) {
+    float y = (v + 3.0) / 6.0;
+    return v * (y < 0.0 ? 0.0 : (y > 1.0 ? 1.0 : y));
+  }
+  return v;
+}
+
+void main() {
+  const uint tn = gl_LocalInvocationID.x, tm = gl_LocalInvocationID.y;
+  const uint tid = tm * WG_N + tn;
+  const uint g = gl_WorkGroupID.z;
+  const uint m0 = gl_WorkGroupID.y * BM;
+  const uint p0 = gl_WorkGroupID.x * BN;
+
+  // The B columns this invocation loads: their pixel's top-left input
+  // position and the offset of the group's first input channel.
+  const uint col0 = tid % BNC, row0 = tid / BNC;
+  int cih[COLS], ciw[COLS];
+  uint cx[COLS];
+  bool cok[COLS];
+  [[unroll]] for (uint c = 0; c < COLS; c++) {
+    uint p = p0 + col0 + c * BNC;
+    cok[c] = p < P;
+    uint nb = p / OHW, q = p % OHW;
+    cih[c] = int((q / OW) * SH) - PT;
+    ciw[c] = int((q % OW) * SW) - PL;
+    cx[c] = (nb * C + g * CG) * HW;
+  }
+  // The A column (k) this invocation loads and its first rows.
+  const uint ka = tid % BK, ma = tid / BK;
+  const uint wbase = (g * MG + m0) * K;
+
+  // Global loads for the next step go to registers while this one computes.
+  float ra[MPT], rb[RPT * COLS];
+#define FETCH(K0)                                                              \
+  {                                                                            \
+    uint k = (K0) + ka;                                                        \
+    [[unroll]] for (uint r = 0; r < MPT; r++) {                                \
+      uint mm = ma + r * MSTEP;                                                \
+      ra[r] = 0.0;                                                             \
+      if (k < K && m0 + mm < MG && mm < BM) ra[r] = float(w[wbase + mm * K + k]); \
+    }                                                                          \
+    [[unroll]] for (uint e = 0; e < RPT * COLS; e++) {                         \
+      uint r = e / COLS, c = e % COLS;                                         \
+      uint kb = (K0) + row0 + r * RSTEP;                                       \
+      uint ic = kb / KHW, t = kb % KHW;                                        \
+      int ih = cih[c] + int((t / KW) * DH), iw = ciw[c] + int((t % KW) * DW);  \
+      rb[e] = 0.0;                                                             \
+      if (kb < K && cok[c] && ih >= 0 && ih < int(H) && iw >= 0 && iw < int(W)) \
+        rb[e] = float(x[cx[c] + ic * HW + uint(ih) * W + uint(iw)]);           \
+    }                                                                          \
+  }
+
+  float acc[TM][TN];
+  [[unroll]] for (uint i = 0; i < TM; i++)
+    [[unroll]] for (uint j = 0; j < TN; j++) acc[i][j] = 0.0;
+
+  FETCH(0)
+  for (uint k0 = 0; k0 < K; k0 += BK) {
+    [[unroll]] for (uint r = 0; r < MPT; r++) {
+      uint mm = ma + r * MSTEP;
+      if (mm < BM) As[ka * BM + mm] = ra[r];
+    }
+    [[unroll]] for (uint e = 0; e < RPT * COLS; e++) {
+      uint kk = row0 + (e / COLS) * RSTEP;
+      if (kk < BK) Bs[kk * BN + col0 + (e % COLS) * BNC] = rb[e];
+    }
+    barrier();
+    if (k0 + BK < K) {
+      FETCH(k0 + BK)
+    }
+    for (uint kk = 0; kk < BK; kk++) {
+      float a[TM], b[TN];
+      [[unroll]] for (uint i = 0; i < TM; i++) a[i] = As[kk * BM + MI(i)];
+      [[unroll]] for (uint j = 0; j < TN; j++) b[j] = Bs[kk * BN + NJ(j)];
+      [[unroll]] for (uint i = 0; i < TM; i++)
+        [[unroll]] for (uint j = 0; j < TN; j++) acc[i][j] = fma(a[i], b[j], acc[i][j]);
+    }
+    barrier();
+  }
+
+  float bv[TM];
+  [[unroll]] for (uint i = 0; i < TM; i++) {
+#if HAS_BIAS
+    bv[i] = float(bias[g * MG + min(m0 + MI(i), MG - 1)]);
+#else
+    bv[i] = 0.0;
+#endif
+  }
+  [[unroll]] for (uint j = 0; j < TN; j++) {
+    uint p = p0 + NJ(j);
+    uint ob = ((p / OHW) * M + g * MG + m0) * OHW + p % OHW;
+    [[unroll]] for (uint i = 0; i < TM; i++)
+      if (m0 + MI(i) < MG && p < P) o[ob + MI(i) * OHW] = T(act(acc[i][j] + bv[i]));
+  }
+}

@@ -1,0 +1,107 @@
+#version 450
+// gather and gather_elements (codegen/cg_data_gather.c).
+//   gather (MODE 0): data seen as [outer][DIM][INNER units], out as
+//     [outer][NIDX][INNER]: out[o][j][i] = data[o][idx[j]][i];
+//   gather_elements (MODE 1): out has the indices' shape;
+//     out[c] = data[sum_k c_k * S_k + idx[c] * AXS] with S = 0 on the axis.
+// Indices are i32 (IDX64 0) or i64 (IDX64 1, read as two 32-bit words, so
+// no shaderInt64 is needed). A negative index wraps once (+ DIM). An index
+// still outside [0, DIM) is clamped into it: the CPU reference reports an
+// error there, the GPU cannot, and must not read out of bounds.
+// Units are ELEM_BYTES bytes (gather may group neighbouring elements of the
+// inner block into one word); bits are copied, so every dtype works.
+//
+// Bindings: 0 = data, 1 = indices, 2 = out (dense C order).
+// Knobs (#defines): WG_SIZE, EPI (outputs per invocation, WG_SIZE apart),
+//   UNIT_BYTES (host only: the widest unit elements may be grouped into).
+// Baked: #defines ELEM_BYTES, MODE, IDX64; specialization constants below
+//   (gather_elements axes innermost first, size-1 axes dropped and
+//   contiguous ones merged).
+
+#if ELEM_BYTES == 1
+#extension GL_EXT_shader_8bit_storage : require
+#define U uint8_t
+#elif ELEM_BYTES == 2
+#extension GL_EXT_shader_16bit_storage : require
+#define U uint16_t
+#elif ELEM_BYTES == 4
+#define U uint
+#elif ELEM_BYTES == 8
+#define U uvec2
+#else
+#define U uvec4
+#endif
+
+layout(local_size_x = WG_SIZE) in;
+
+layout(constant_id = 0) const uint N = 1;     // output units
+layout(constant_id = 1) const uint INNER = 1; // gather: units per index
+layout(constant_id = 2) const uint NIDX = 1;  // gather: index count
+layout(constant_id = 3) const int DIM = 1;    // data's size along the axis
+layout(constant_id = 4) const int AXS = 0;    // gather_elements: axis stride
+layout(constant_id = 5) const uint RANK = 0;  // gather_elements: merged axes
+layout(constant_id = 8) const uint D0 = 1;
+layout(constant_id = 9) const uint D1 = 1;
+layout(constant_id = 10) const uint D2 = 1;
+layout(constant_id = 11) const uint D3 = 1;
+layout(constant_id = 12) const uint D4 = 1;
+layout(constant_id = 13) const uint D5 = 1;
+layout(constant_id = 14) const uint D6 = 1;
+layout(constant_id = 15) const uint D7 = 1;
+layout(constant_id = 16) const int S0 = 0;
+layout(constant_id = 17) const int S1 = 0;
+layout(constant_id = 18) const int S2 = 0;
+layout(constant_id = 19) const int S3 = 0;
+layout(constant_id = 20) const int S4 = 0;
+layout(constant_id = 21) const int S5 = 0;
+layout(constant_id = 22) const int S6 = 0;
+layout(constant_id = 23) const int S7 = 0;
+
+layout(binding = 0, std430) readonly buffer Data { U x[]; };
+#if IDX64
+layout(binding = 1, std430) readonly buffer Idx { uvec2 ind[]; };
+#else
+layout(binding = 1, std430) readonly buffer Idx { int ind[]; };
+#endif
+layout(binding = 2, std430) writeonly buffer Out { U y[]; };
+
+// Index j wrapped once and clamped into [0, DIM).
+int fix_index(uint j) {
+#if IDX64
+  uvec2 v = ind[j]; // (low word, high word), two's complement
+  int k;
+  if (v.y == 0u) k = v.x < uint(DIM) ? int(v.x) : DIM - 1;
+  else if (v.y == 0xffffffffu && v.x >= 0x80000000u) k = int(v.x) + DIM; // in [-2^31, 0)
+  else k = int(v.y) < 0 ? 0 : DIM - 1;
+  return clamp(k, 0, DIM - 1);
+#else
+  int k = ind[j];
+  if (k < 0) k += DIM;
+  return clamp(k, 0, DIM - 1);
+#endif
+}
+
+void main() {
+  uint group = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
+  for (uint e = 0; e < EPI; e++) {
+    uint u = (group * EPI + e) * WG_SIZE + gl_LocalInvocationID.x;
+    if (u >= N) return;
+#if MODE == 0
+    uint t = u / INNER, i = u - t * INNER;
+    uint o = t / NIDX, j = t - o * NIDX;
+    y[u] = x[(o * uint(DIM) + uint(fix_index(j))) * INNER + i];
+#else
+    uint r = u;
+    int off = fix_index(u) * AXS, c;
+#define STEP(k)                                                   \
+    if (RANK > k) {                                               \
+      c = int(RANK == k + 1 ? r : r % D##k);                      \
+      r = r / D##k;                                               \
+      off += c * S##k;                                            \
+    }
+    STEP(0) STEP(1) STEP(2) STEP(3) STEP(4) STEP(5) STEP(6) STEP(7)
+#undef STEP
+    y[u] = x[off];
+#endif
+  }
+}

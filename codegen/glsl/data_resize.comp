@@ -1,0 +1,184 @@
+#version 450
+// resize, nearest (every nearest_mode) and N-linear (every coordinate
+// transform), as the CPU reference computes them (codegen/cg_data_resize.c).
+//
+// The host turns each resized axis' coordinate transform into an exact
+// rational map: output coordinate c -> n(c) / C with n(c) = c * A + B (A, C
+// 32-bit, B a signed 64-bit value as two words BL, BH). Nearest: the input
+// index is floor(n / C), the rounding rule folded into A, B, C; linear: the
+// left neighbour is floor(n / C) and its weight 1 - frac with frac = (n mod
+// C) / C. Both are clamped into [0, I) as the reference's edge replication
+// does. The division is done exactly in 64-bit integer arithmetic built from
+// 32-bit words (umulExtended), so indices match the reference bit for bit
+// and no shaderInt64 is needed.
+//
+// Bindings: 0 = x, 1 = y (dense C order).
+// Knobs (#defines): WG_SIZE, EPI (outputs per invocation, WG_SIZE apart),
+//   UNIT_BYTES (host only: nearest may move several neighbouring elements of
+//   an axis that is not resized as one word of at most this size).
+// Baked: #defines LINEAR, ELEM_BYTES (nearest), DTYPE_F16 (linear);
+//   specialization constants: axes innermost first, size-1 axes dropped and
+//   neighbouring axes that are not resized merged; per axis the output dim D
+//   and input stride S (units); per resized axis (C != 0) A, BL, BH, C, the
+//   input dim I and W: whether n needs the 64-bit path. At most 4 resized
+//   axes. Linear interpolates in fp32.
+
+#if LINEAR
+#if DTYPE_F16
+#extension GL_EXT_shader_16bit_storage : require
+#define U float16_t
+#else
+#define U float
+#endif
+#else
+#if ELEM_BYTES == 1
+#extension GL_EXT_shader_8bit_storage : require
+#define U uint8_t
+#elif ELEM_BYTES == 2
+#extension GL_EXT_shader_16bit_storage : require
+#define U uint16_t
+#elif ELEM_BYTES == 4
+#define U uint
+#elif ELEM_BYTES == 8
+#define U uvec2
+#else
+#define U uvec4
+#endif
+#endif
+
+layout(local_size_x = WG_SIZE) in;
+
+layout(constant_id = 0) const uint N = 1;
+layout(constant_id = 1) const uint RANK = 0;
+layout(constant_id = 2) const int BASE = 0;
+#define AXIS_CONSTANTS(k)                                          \
+  layout(constant_id = 8 + k) const uint D##k = 1;                 \
+  layout(constant_id = 16 + k) const uint S##k = 0;                \
+  layout(constant_id = 24 + k) const uint C##k = 0;                \
+  layout(constant_id = 32 + k) const uint A##k = 0;                \
+  layout(constant_id = 40 + k) const uint BL##k = 0;               \
+  layout(constant_id = 48 + k) const uint BH##k = 0;               \
+  layout(constant_id = 56 + k) const uint I##k = 1;                \
+  layout(constant_id = 64 + k) const bool W##k = false;
+AXIS_CONSTANTS(0)
+AXIS_CONSTANTS(1)
+AXIS_CONSTANTS(2)
+AXIS_CONSTANTS(3)
+AXIS_CONSTANTS(4)
+AXIS_CONSTANTS(5)
+AXIS_CONSTANTS(6)
+AXIS_CONSTANTS(7)
+
+layout(binding = 0, std430) readonly buffer X { U x[]; };
+layout(binding = 1, std430) writeonly buffer Y { U y[]; };
+
+// n - q * cm as a signed 64-bit value (hi, lo); |result| < 2^62.
+void rem64(uint hi, uint lo, uint q, uint cm, out int rh, out uint rl) {
+  uint ph, pl, borrow;
+  umulExtended(q, cm, ph, pl);
+  rl = usubBorrow(lo, pl, borrow);
+  rh = int(hi - ph - borrow);
+}
+
+// Maps output coordinate c of one axis: i0 = floor(n / cm) clamped into
+// [0, in), frac = the weight of i0 + 1 (0 where clamped). Where the host
+// found that n and (in - 1) * cm fit 31 bits (wide false), 32-bit integer
+// arithmetic (the division by a constant folds into a multiply) does.
+void axis_map(bool wide, uint c, uint a, uint bl, uint bh, uint cm, uint in_dim, out uint i0,
+              out float frac) {
+  if (!wide) {
+    int n = int(c * a + bl);
+    i0 = 0u;
+    frac = 0.0;
+    if (n < 0) return;
+    if (uint(n) >= (in_dim - 1u) * cm) {
+      i0 = in_dim - 1u;
+      return;
+    }
+    i0 = uint(n) / cm;
+    frac = float(uint(n) - i0 * cm) / float(cm);
+    return;
+  }
+  uint hi, lo, carry;
+  umulExtended(c, a, hi, lo);
+  lo = uaddCarry(lo, bl, carry);
+  hi = hi + bh + carry;
+  i0 = 0u;
+  frac = 0.0;
+  if (int(hi) < 0) return; // left of the first input element
+  uint th, tl;
+  umulExtended(in_dim - 1u, cm, th, tl);
+  if (hi > th || (hi == th && lo >= tl)) { // at or right of the last one
+    i0 = in_dim - 1u;
+    return;
+  }
+  // n / cm < in_dim - 1 < 2^31: an fp32 estimate, then exact corrections
+  float fc = float(cm);
+  uint q = min(uint((float(hi) * 4294967296.0 + float(lo)) / fc), in_dim - 1u);
+  int rh;
+  uint rl;
+  rem64(hi, lo, q, cm, rh, rl);
+  q = uint(int(q) + int(floor((float(rh) * 4294967296.0 + float(rl)) / fc)));
+  rem64(hi, lo, q, cm, rh, rl);
+  if (rh < 0) {
+    q -= 1u;
+    rl += cm;
+  } else if (rh > 0 || rl >= cm) {
+    q += 1u;
+    rl -= cm;
+  }
+  i0 = q;
+  frac = float(rl) / fc;
+}
+
+void main() {
+  uint group = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
+  for (uint e = 0; e < EPI; e++) {
+    uint u = (group * EPI + e) * WG_SIZE + gl_LocalInvocationID.x;
+    if (u >= N) return;
+    uint r = u, c, i0;
+    int off = BASE;
+    float frac;
+#if LINEAR
+    // the corners of the resized axes: offsets and weights (a corner of
+    // weight 0 is never read, as the reference drops zero weights)
+    int nc = 1;
+    int coff[16];
+    float cw[16];
+    coff[0] = 0;
+    cw[0] = 1.0;
+#define RESIZED(k)                                                            \
+    for (int j = 0; j < nc; j++) {                                            \
+      coff[j + nc] = coff[j] + int((frac > 0.0 ? i0 + 1u : i0) * S##k);       \
+      cw[j + nc] = cw[j] * frac;                                              \
+      coff[j] += int(i0 * S##k);                                              \
+      cw[j] *= 1.0 - frac;                                                    \
+    }                                                                         \
+    nc *= 2;
+#else
+#define RESIZED(k) off += int(i0 * S##k);
+#endif
+#define STEP(k)                                                               \
+    if (RANK > k) {                                                           \
+      c = RANK == k + 1 ? r : r % D##k;                                       \
+      r = r / D##k;                                                           \
+      if (C##k == 0u) {                                                       \
+        off += int(c * S##k);                                                 \
+      } else {                                                                \
+        axis_map(W##k, c, A##k, BL##k, BH##k, C##k, I##k, i0, frac);          \
+        RESIZED(k)                                                            \
+      }                                                                       \
+    }
+    STEP(0) STEP(1) STEP(2) STEP(3) STEP(4) STEP(5) STEP(6) STEP(7)
+#undef STEP
+#undef RESIZED
+#if LINEAR
+    float acc = 0.0;
+    for (int j = 0; j < nc; j++)
+      if (cw[j] != 0.0) acc += cw[j] * float(x[off + coff[j]]);
+    y[u] = U(acc);
+#else
+    y[u] = x[off];
+#endif
+  }
+}

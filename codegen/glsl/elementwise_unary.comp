@@ -1,0 +1,404 @@
+#version 450
+// Elementwise unary ops and cast on a dense tensor: out[i] = OP(in[i])
+// (codegen/cg_elementwise.c instantiates it).
+//
+// Bindings: 0 = in (DTI), 1 = out (DTO), dense C-order.
+// Knobs (#defines): WG_SIZE (invocations per workgroup), EPI (elements per
+//   invocation: vectors of VW = min(EPI, 4) elements, EPI / VW of them, each
+//   chunk WG_SIZE vectors apart so that neighbouring invocations touch
+//   neighbouring memory).
+// Baked per workload (#defines): OP, DTI, DTO (dtype codes below).
+// Baked per shape / attribute (specialization constants): the element count,
+//   float attributes (alpha, beta, gamma, clip bounds) and the integer clip
+//   bounds (two 32-bit words each; the host saturates them to the domain).
+// Float ops compute in fp32 (f16 is converted on load, rounded on store);
+// integer ops in int (i32 i8 u8 bool) or int64_t (i64), wrapping as the
+// reference does. The functions below are written to stay within ~1e-6
+// relative error of the double-precision reference where the GLSL built-ins
+// promise less (log near 1, erf near 0, expm1, hard_sigmoid's root).
+
+// dtype codes: f32 f16 i32 i64 u8 i8 bool
+#define DT_F32 0
+#define DT_F16 1
+#define DT_I32 2
+#define DT_I64 3
+#define DT_U8 4
+#define DT_I8 5
+#define DT_BOOL 6
+
+#if DTI == DT_F16 || DTO == DT_F16
+#extension GL_EXT_shader_16bit_storage : require
+#endif
+#if DTI >= DT_U8 || DTO >= DT_U8
+#extension GL_EXT_shader_8bit_storage : require
+#endif
+#if DTI == DT_I64 || DTO == DT_I64
+#extension GL_ARB_gpu_shader_int64 : require
+#endif
+
+#define CAT_(a, b) a##b
+#define CAT(a, b) CAT_(a, b)
+// storage types, their vectors, compute types
+#define ST_0 float
+#define ST_1 float16_t
+#define ST_2 int
+#define ST_3 int64_t
+#define ST_4 uint8_t
+#define ST_5 int8_t
+#define ST_6 uint8_t
+#define CT_0 float
+#define CT_1 float
+#define CT_2 int
+#define CT_3 int64_t
+#define CT_4 int
+#define CT_5 int
+#define CT_6 int
+// storage -> compute (bool: any non-zero byte is true) and back. 8- and
+// 16-bit values cannot be locals or arguments without the arithmetic
+// extensions, so these apply to buffer reads and writes directly; IVEC,
+// UVEC, FVEC are the compute vectors of width VW.
+#define LD_0(x) (x)
+#define LD_1(x) float(x)
+#define LD_2(x) (x)
+#define LD_3(x) (x)
+#define LD_4(x) int(uint(x))
+#define LD_5(x) int(x)
+#define LD_6(x) (uint(x) != 0u ? 1 : 0)
+#define SV_0(x) (x)
+#define SV_1(x) float16_t(x)
+#define SV_2(x) (x)
+#define SV_3(x) (x)
+#define SV_4(x) uint8_t(uint(x))
+#define SV_5(x) int8_t(x)
+#define SV_6(x) uint8_t((x) != 0 ? 1u : 0u)
+#define LDV_0(x) (x)
+#define LDV_1(x) FVEC(x)
+#define LDV_2(x) (x)
+#define LDV_3(x) (x)
+#define LDV_4(x) IVEC(UVEC(x))
+#define LDV_5(x) IVEC(x)
+#define LDV_6(x) IVEC(notEqual(UVEC(x), UVEC(0u)))
+#define SVV_0(x) (x)
+#define SVV_1(x) VS_1(x)
+#define SVV_2(x) (x)
+#define SVV_3(x) (x)
+#define SVV_4(x) VS_4(UVEC(x))
+#define SVV_5(x) VS_5(x)
+#define SVV_6(x) VS_6(UVEC(notEqual(x, IVEC(0))))
+
+#define TI CAT(ST_, DTI)
+#define TO CAT(ST_, DTO)
+#define CTI CAT(CT_, DTI)
+#define CTO CAT(CT_, DTO)
+#define LDI(x) CAT(LD_, DTI)(x)
+#define SVO(x) CAT(SV_, DTO)(x)
+
+#if EPI >= 4
+#define VW 4
+#elif EPI == 2
+#define VW 2
+#else
+#define VW 1
+#endif
+// vectors of VW storage (VS_) and compute (CV_) values
+#if VW == 4
+#define VS_0 vec4
+#define VS_1 f16vec4
+#define VS_2 ivec4
+#define VS_3 i64vec4
+#define VS_4 u8vec4
+#define VS_5 i8vec4
+#define VS_6 u8vec4
+#define IVEC ivec4
+#define UVEC uvec4
+#define FVEC vec4
+#define I64VEC i64vec4
+#elif VW == 2
+#define VS_0 vec2
+#define VS_1 f16vec2
+#define VS_2 ivec2
+#define VS_3 i64vec2
+#define VS_4 u8vec2
+#define VS_5 i8vec2
+#define VS_6 u8vec2
+#define IVEC ivec2
+#define UVEC uvec2
+#define FVEC vec2
+#define I64VEC i64vec2
+#endif
+#if VW > 1
+#define TVI CAT(VS_, DTI)
+#define TVO CAT(VS_, DTO)
+#define CV_0 FVEC
+#define CV_1 FVEC
+#define CV_2 IVEC
+#define CV_3 I64VEC
+#define CV_4 IVEC
+#define CV_5 IVEC
+#define CV_6 IVEC
+#define CVI CAT(CV_, DTI)
+#define CVO CAT(CV_, DTO)
+#define LDVI(x) CAT(LDV_, DTI)(x)
+#define SVVO(x) CAT(SVV_, DTO)(x)
+#else
+#define TVI TI
+#define TVO TO
+#endif
+#define CHUNKS (EPI / VW)
+
+layout(local_size_x = WG_SIZE) in;
+
+layout(constant_id = 0) const uint N = 1; // elements
+layout(constant_id = 1) const float ALPHA = 0.0;
+layout(constant_id = 2) const float BETA = 0.0;
+layout(constant_id = 3) const float GAMMA = 0.0;
+layout(constant_id = 4) const uint ILO0 = 0; // integer clip bounds, low / high words
+layout(constant_id = 5) const uint ILO1 = 0;
+layout(constant_id = 6) const uint IHI0 = 0;
+layout(constant_id = 7) const uint IHI1 = 0;
+const uint NV = N / VW; // whole vectors; the last N % VW elements are a tail
+
+layout(binding = 0, std430) readonly buffer I1 { TI i1[]; };
+layout(binding = 0, std430) readonly buffer IV { TVI iv[]; };
+layout(binding = 1, std430) writeonly buffer O1 { TO o1[]; };
+layout(binding = 1, std430) writeonly buffer OV { TVO ov[]; };
+
+#define OP_RELU 0
+#define OP_SIGMOID 1
+#define OP_TANH 2
+#define OP_EXP 3
+#define OP_LOG 4
+#define OP_SQRT 5
+#define OP_ERF 6
+#define OP_NEG 7
+#define OP_ABS 8
+#define OP_RECIPROCAL 9
+#define OP_SOFTPLUS 10
+#define OP_SIGN 11
+#define OP_FLOOR 12
+#define OP_CEIL 13
+#define OP_ROUND 14
+#define OP_HARD_SWISH 15
+#define OP_LEAKY_RELU 16
+#define OP_ELU 17
+#define OP_SELU 18
+#define OP_HARD_SIGMOID 19
+#define OP_CLIP 20
+#define OP_NOT 21
+#define OP_CAST 22
+
+// ---- accurate fp32 helpers --------------------------------------------------
+
+// exp(x) - 1: Taylor series below |x| = 0.5 (no cancellation), else exp - 1.
+float expm1_(float x) {
+  if (abs(x) < 0.5)
+    return x * (1.0 + x * (1.0 / 2.0 + x * (1.0 / 6.0 + x * (1.0 / 24.0 + x * (1.0 / 120.0 +
+           x * (1.0 / 720.0 + x * (1.0 / 5040.0 + x * (1.0 / 40320.0))))))));
+  return exp(x) - 1.0;
+}
+
+// Natural log to ~2 ulp everywhere (GLSL's log only promises an absolute
+// error near 1): x = m * 2^e with m in [sqrt(1/2), sqrt(2)),
+// log(m) = 2 atanh(s), s = (m - 1) / (m + 1), |s| < 0.172.
+float log_(float x) {
+  if (!(x > 0.0) || isinf(x)) return log(x); // 0, negative, NaN, inf
+  int e;
+  float m = frexp(x, e);
+  if (m < 0.70710678) {
+    m *= 2.0;
+    e -= 1;
+  }
+  float f = m - 1.0; // exact
+  float s = f / (2.0 + f);
+  float z = s * s;
+  float r = 2.0 * s * (1.0 + z * (1.0 / 3.0 + z * (1.0 / 5.0 + z * (1.0 / 7.0 + z * (1.0 / 9.0 +
+            z * (1.0 / 11.0))))));
+  float fe = float(e);
+  return fe * 0.693138122558593750 + (fe * 9.0580006145e-06 + r); // ln 2 split (Cody-Waite)
+}
+
+// log(1 + y) for y >= 0 without losing y's low bits.
+float log1p_(float y) {
+  precise float u = 1.0 + y;
+  if (u == 1.0) return y;
+  precise float d = u - 1.0;
+  return log_(u) * (y / d);
+}
+
+// erf: the Taylor series of x * P(x^2) below |x| = 1 (relative accuracy at
+// 0), Abramowitz-Stegun 7.1.26 above (absolute error <= 1.5e-7 on |erf| >= 0.84).
+float erf_(float x) {
+  float ax = abs(x);
+  if (ax < 1.0) {
+    float z = x * x;
+    float p = 1.4807192815879218e-08;
+    p = p * z - 1.6365844691234924e-07;
+    p = p * z + 1.6462114365889246e-06;
+    p = p * z - 1.492565035840625e-05;
+    p = p * z + 0.00012055332981789664;
+    p = p * z - 0.0008548327023450852;
+    p = p * z + 0.005223977625442188;
+    p = p * z - 0.026866170645131252;
+    p = p * z + 0.11283791670955126;
+    p = p * z - 0.37612638903183754;
+    p = p * z + 1.1283791670955126;
+    return x * p;
+  }
+  float t = 1.0 / (1.0 + 0.3275911 * ax);
+  float q = t * (0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 +
+            t * 1.061405429))));
+  float y = 1.0 - q * exp(-ax * ax);
+  return x < 0.0 ? -y : y; // NaN: y is NaN
+}
+
+// a * x + b with one rounding (GLSL's fma may round twice): Dekker's
+// product and Knuth's two-sum, so hard_sigmoid keeps its accuracy at its root.
+float mad_exact(float a, float x, float b) {
+  precise float p = a * x;
+  if (!(abs(p) < 1e30)) return p + b; // huge, inf or NaN: the split would overflow
+  precise float ca = 4097.0 * a, ah = ca - (ca - a), al = a - ah;
+  precise float cx = 4097.0 * x, xh = cx - (cx - x), xl = x - xh;
+  precise float e = ((ah * xh - p) + ah * xl + al * xh) + al * xl;
+  precise float s = p + b, bb = s - p;
+  precise float t = (p - (s - bb)) + (b - bb);
+  return s + (t + e);
+}
+
+float clamp01(float v) { return v < 0.0 ? 0.0 : (v > 1.0 ? 1.0 : v); } // NaN passes
+
+// ---- the operation ------------------------------------------------------------
+
+#if OP == OP_CAST
+CTO op1(CTI x) {
+#if DTO == DT_BOOL
+#if DTI <= DT_F16
+  return x == 0.0 ? 0 : 1; // NaN is true, as numpy's astype(bool)
+#else
+  return x != CTI(0) ? 1 : 0;
+#endif
+#elif DTI <= DT_F16 && DTO <= DT_F16
+  return x;
+#elif DTI <= DT_F16
+  // truncation toward zero, NaN -> 0, saturated to the target's range
+  if (isnan(x)) return CTO(0);
+#if DTO == DT_I32
+  if (x >= 2147483648.0) return 2147483647;
+  if (x <= -2147483648.0) return -2147483647 - 1;
+  return int(x);
+#elif DTO == DT_I64
+  if (x >= 9223372036854775808.0) return 9223372036854775807l;
+  if (x <= -9223372036854775808.0) return -9223372036854775807l - 1l;
+  return int64_t(x);
+#elif DTO == DT_U8
+  return int(clamp(trunc(x), 0.0, 255.0));
+#else
+  return int(clamp(trunc(x), -128.0, 127.0));
+#endif
+#elif DTO <= DT_F16
+  return float(x); // one rounding (i64 included)
+#else
+  return CTO(x); // integer narrowing wraps, widening extends
+#endif
+}
+
+#elif OP == OP_NOT
+int op1(int x) { return x != 0 ? 0 : 1; }
+
+#elif DTI <= DT_F16
+float op1(float x) {
+#if OP == OP_RELU
+  return x < 0.0 ? 0.0 : x;
+#elif OP == OP_SIGMOID
+  return 1.0 / (1.0 + exp(-x));
+#elif OP == OP_TANH
+  // tanh(x) = e / (e + 2) with e = expm1(2x); saturated beyond |x| = 10
+  if (isnan(x)) return x;
+  float e = expm1_(2.0 * min(abs(x), 10.0));
+  float r = e / (e + 2.0);
+  return x < 0.0 ? -r : r;
+#elif OP == OP_EXP
+  return exp(x);
+#elif OP == OP_LOG
+  return log_(x);
+#elif OP == OP_SQRT
+  return sqrt(x);
+#elif OP == OP_ERF
+  return erf_(x);
+#elif OP == OP_NEG
+  return -x;
+#elif OP == OP_ABS
+  return abs(x);
+#elif OP == OP_RECIPROCAL
+  return 1.0 / x;
+#elif OP == OP_SOFTPLUS
+  return x > 0.0 ? x + log1p_(exp(-x)) : log1p_(exp(x));
+#elif OP == OP_SIGN
+  return x > 0.0 ? 1.0 : (x < 0.0 ? -1.0 : (x == 0.0 ? 0.0 : x));
+#elif OP == OP_FLOOR
+  return floor(x);
+#elif OP == OP_CEIL
+  return ceil(x);
+#elif OP == OP_ROUND
+  return roundEven(x);
+#elif OP == OP_HARD_SWISH
+  return x * clamp01((x + 3.0) / 6.0); // x + 3 is exact near the root at -3
+#elif OP == OP_LEAKY_RELU
+  return x < 0.0 ? ALPHA * x : x;
+#elif OP == OP_ELU
+  return x < 0.0 ? ALPHA * expm1_(x) : x;
+#elif OP == OP_SELU
+  return x <= 0.0 ? GAMMA * (ALPHA * expm1_(x)) : GAMMA * x;
+#elif OP == OP_HARD_SIGMOID
+  return clamp01(mad_exact(ALPHA, x, BETA));
+#elif OP == OP_CLIP
+  float y = x < ALPHA ? ALPHA : x; // comparisons, so that NaN passes
+  return y > BETA ? BETA : y;
+#endif
+}
+
+#else // integer neg abs sign clip, wrapping like the reference
+CTI op1(CTI x) {
+#if OP == OP_NEG
+  return CTI(0) - x;
+#elif OP == OP_ABS
+  return x < CTI(0) ? CTI(0) - x : x;
+#elif OP == OP_SIGN
+  return x > CTI(0) ? CTI(1) : (x < CTI(0) ? CTI(-1) : CTI(0));
+#elif OP == OP_CLIP
+#if DTI == DT_I64
+  int64_t lo = packInt2x32(ivec2(ILO0, ILO1));
+  int64_t hi = packInt2x32(ivec2(IHI0, IHI1));
+#else
+  int lo = int(ILO0), hi = int(IHI0);
+#endif
+  CTI y = x < lo ? lo : x;
+  return y > hi ? hi : y;
+#endif
+}
+#endif
+
+#define APPLY(x) SVO(op1(LDI(x)))
+
+void main() {
+  uint group = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
+  uint lane = gl_LocalInvocationID.x;
+  for (uint c = 0; c < CHUNKS; c++) {
+    uint v = (group * CHUNKS + c) * WG_SIZE + lane;
+    if (v >= NV) break;
+#if VW == 1
+    ov[v] = APPLY(iv[v]);
+#else
+    CVI x = LDVI(iv[v]);
+    CVO r;
+    for (int k = 0; k < VW; k++) r[k] = op1(x[k]);
+    ov[v] = SVVO(r);
+#endif
+  }
+#if VW > 1
+  // the last N % VW elements
+  if (group == 0 && lane < N - NV * VW) {
+    uint i = NV * VW + lane;
+    o1[i] = APPLY(i1[i]);
+  }
+#endif
+}

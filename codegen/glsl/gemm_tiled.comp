@@ -1,0 +1,304 @@
+#version 450
+// Tiled GEMM through shared memory with register blocking, for gemm (ONNX
+// Gemm) and matmul (NumPy matmul, batches along the grid's z):
+//   Y[z][i][j] = ACT(ALPHA * sum_k A(z,i,k) * B(z,k,j) + BETA * C[i][j])
+// (codegen/cg_gemm.c instantiates it).
+//
+// Bindings: 0 = A, 1 = B, [2 = C when HAS_C], then Y; dense tensors of DTYPE,
+//   addressed through baked strides (transposes, 1-D operands, broadcast
+//   batches): A(z,i,k) = A[aoff(z) + i*A_SI + k*A_SK], B(z,k,j) likewise,
+//   C[i][j] = C[i*C_SI + j*C_SJ] (0 strides broadcast), Y dense [z][M][N].
+// Knobs (#defines): WG_M x WG_N invocations per workgroup, each computing
+//   TM x TN outputs in registers (rows ty + r*WG_M, columns tx + c*WG_N, so
+//   that neighbouring invocations read shared memory without conflicts and
+//   write neighbouring outputs); the workgroup tile is BM x BN with
+//   BM = WG_M*TM, BN = WG_N*TN; K advances BK at a time through shared memory.
+// Baked per workload (#defines): DTYPE_F16, ACT, HAS_C, and per operand
+//   A_LOAD / B_LOAD = the staging loads' vector width (1, 2, 4; alignment
+//   checked by the host), plus 10 when consecutive invocations load along k
+//   (else along m for A, n for B), and the shared row padding A_PAD / B_PAD
+//   (1 breaks the bank conflicts of transposing stores).
+// Baked per shape (specialization constants): M N K, the strides, up to four
+//   merged batch axes with per-operand element strides, alpha/beta, the
+//   activation's parameters.
+// Arithmetic and accumulation are fp32 (fp16 data converted on load, rounded
+// once on store); out-of-range tile elements are staged as zeros, so the
+// inner loop has no bounds checks.
+#extension GL_EXT_control_flow_attributes : require
+
+#if DTYPE_F16
+#extension GL_EXT_shader_16bit_storage : require
+#define T float16_t
+#define T2 f16vec2
+#define T4 f16vec4
+#else
+#define T float
+#define T2 vec2
+#define T4 vec4
+#endif
+
+#define A_VEC (A_LOAD % 10)
+#define A_KCONTIG (A_LOAD > 10)
+#define B_VEC (B_LOAD % 10)
+#define B_KCONTIG (B_LOAD > 10)
+
+#define WG (WG_M * WG_N)
+#define BM (WG_M * TM)
+#define BN (WG_N * TN)
+#define ASTR (BM + A_PAD) // shared row stride of As[k][m]
+#define BSTR (BN + B_PAD) // shared row stride of Bs[k][n]
+
+layout(local_size_x = WG) in;
+
+layout(constant_id = 0) const uint M = 1;
+layout(constant_id = 1) const uint N = 1;
+layout(constant_id = 2) const uint K = 1;
+layout(constant_id = 3) const uint A_SI = 0;
+layout(constant_id = 4) const uint A_SK = 0;
+layout(constant_id = 5) const uint B_SK = 0;
+layout(constant_id = 6) const uint B_SJ = 0;
+layout(constant_id = 7) const uint C_SI = 0;
+layout(constant_id = 8) const uint C_SJ = 0;
+layout(constant_id = 9) const float ALPHA = 1.0;
+layout(constant_id = 10) const float BETA = 1.0;
+layout(constant_id = 11) const float ACT_ALPHA = 0.0;
+layout(constant_id = 12) const float ACT_BETA = 0.0;
+layout(constant_id = 13) const uint NBD = 0; // merged batch axes (<= 4), innermost first
+layout(constant_id = 16) const uint BD0 = 1;
+layout(constant_id = 17) const uint BD1 = 1;
+layout(constant_id = 18) const uint BD2 = 1;
+layout(constant_id = 19) const uint BD3 = 1;
+layout(constant_id = 20) const uint BSA0 = 0;
+layout(constant_id = 21) const uint BSA1 = 0;
+layout(constant_id = 22) const uint BSA2 = 0;
+layout(constant_id = 23) const uint BSA3 = 0;
+layout(constant_id = 24) const uint BSB0 = 0;
+layout(constant_id = 25) const uint BSB1 = 0;
+layout(constant_id = 26) const uint BSB2 = 0;
+layout(constant_id = 27) const uint BSB3 = 0;
+
+#if A_VEC == 4
+#define AT T4
+#define AF vec4
+#elif A_VEC == 2
+#define AT T2
+#define AF vec2
+#else
+#define AT T
+#define AF float
+#endif
+#if B_VEC == 4
+#define BT T4
+#define BF vec4
+#elif B_VEC == 2
+#define BT T2
+#define BF vec2
+#else
+#define BT T
+#define BF float
+#endif
+#if A_VEC == 1
+#define ACOMP(v, c) (v)
+#else
+#define ACOMP(v, c) (v)[c]
+#endif
+#if B_VEC == 1
+#define BCOMP(v, c) (v)
+#else
+#define BCOMP(v, c) (v)[c]
+#endif
+
+layout(binding = 0, std430) readonly buffer BufA { AT a_v[]; };
+layout(binding = 1, std430) readonly buffer BufB { BT b_v[]; };
+#if HAS_C
+layout(binding = 2, std430) readonly buffer BufC { T c_s[]; };
+#endif
+layout(binding = 2 + HAS_C, std430) writeonly buffer BufY { T y_s[]; };
+
+shared float As[BK * ASTR];
+shared float Bs[BK * BSTR];
+
+// ---- the activation (as codegen/glsl/elementwise_binary.comp) ---------------
+
+#define ACT_NONE 0
+#define ACT_RELU 1
+#define ACT_RELU6 2
+#define ACT_CLIP 3
+#define ACT_LEAKY_RELU 4
+#define ACT_ELU 5
+#define ACT_SIGMOID 6
+#define ACT_TANH 7
+#define ACT_HARD_SIGMOID 8
+#define ACT_HARD_SWISH 9
+
+float expm1_(float x) {
+  if (abs(x) < 0.03125) return x * (1.0 + x * (0.5 + x * (1.0 / 6.0 + x * (1.0 / 24.0 + x * (1.0 / 120.0)))));
+  return exp(x) - 1.0;
+}
+
+float act(float x) {
+#if ACT == ACT_NONE
+  return x;
+#elif ACT == ACT_RELU
+  return x > 0.0 ? x : 0.0;
+#elif ACT == ACT_RELU6
+  return x < 0.0 ? 0.0 : (x > 6.0 ? 6.0 : x);
+#elif ACT == ACT_CLIP
+  return x < ACT_ALPHA ? ACT_ALPHA : (x > ACT_BETA ? ACT_BETA : x);
+#elif ACT == ACT_LEAKY_RELU
+  return x >= 0.0 ? x : ACT_ALPHA * x;
+#elif ACT == ACT_ELU
+  return x >= 0.0 ? x : ACT_ALPHA * expm1_(x);
+#elif ACT == ACT_SIGMOID
+  return 1.0 / (1.0 + exp(-x));
+#elif ACT == ACT_TANH
+  if (isnan(x)) return x;
+  float ax = min(abs(x), 10.0);
+  float e = expm1_(2.0 * ax);
+  return sign(x) * (e / (e + 2.0));
+#elif ACT == ACT_HARD_SIGMOID
+  float y = fma(ACT_ALPHA, x, ACT_BETA);
+  return y < 0.0 ? 0.0 : (y > 1.0 ? 1.0 : y);
+#elif ACT == ACT_HARD_SWISH
+  float y = (x + 3.0) / 6.0;
+  return x * (y < 0.0 ? 0.0 : (y > 1.0 ? 1.0 : y));
+#endif
+}
+
+// ---- staging ------------------------------------------------------------------
+// The next tile is fetched from global memory into registers (ra, rb) while
+// the current one is multiplied out of shared memory, then stashed.
+// Tile items are vectors of A_VEC (B_VEC) along the loading direction;
+// A(m0.., k0..) goes to As[k][m], B(k0.., n0..) to Bs[k][n].
+
+#if A_KCONTIG
+#define A_ITEMS (BM * (BK / A_VEC))
+#else
+#define A_ITEMS (BK * (BM / A_VEC))
+#endif
+#if B_KCONTIG
+#define B_ITEMS (BN * (BK / B_VEC))
+#else
+#define B_ITEMS (BK * (BN / B_VEC))
+#endif
+#define A_IT ((A_ITEMS + WG - 1) / WG)
+#define B_IT ((B_ITEMS + WG - 1) / WG)
+
+AF ra[A_IT];
+BF rb[B_IT];
+
+// (m, k) of tile item e of A, (k, n) of B, relative to the tile.
+void a_item(uint e, out uint m, out uint k) {
+#if A_KCONTIG
+  k = (e % (BK / A_VEC)) * A_VEC;
+  m = e / (BK / A_VEC);
+#else
+  m = (e % (BM / A_VEC)) * A_VEC;
+  k = e / (BM / A_VEC);
+#endif
+}
+void b_item(uint e, out uint k, out uint n) {
+#if B_KCONTIG
+  k = (e % (BK / B_VEC)) * B_VEC;
+  n = e / (BK / B_VEC);
+#else
+  n = (e % (BN / B_VEC)) * B_VEC;
+  k = e / (BN / B_VEC);
+#endif
+}
+
+void fetch(uint lid, uint aoff, uint boff, uint m0, uint n0, uint k0) {
+  [[unroll]] for (uint it = 0; it < A_IT; it++) {
+    uint e = it * WG + lid, m, k;
+    a_item(e, m, k);
+    uint gm = m0 + m, gk = k0 + k;
+    ra[it] = AF(0.0);
+    if ((A_ITEMS % WG == 0 || e < A_ITEMS) && gm < M && gk < K)
+      ra[it] = AF(a_v[(aoff + gm * A_SI + gk * A_SK) / A_VEC]);
+  }
+  [[unroll]] for (uint it = 0; it < B_IT; it++) {
+    uint e = it * WG + lid, k, n;
+    b_item(e, k, n);
+    uint gn = n0 + n, gk = k0 + k;
+    rb[it] = BF(0.0);
+    if ((B_ITEMS % WG == 0 || e < B_ITEMS) && gn < N && gk < K)
+      rb[it] = BF(b_v[(boff + gk * B_SK + gn * B_SJ) / B_VEC]);
+  }
+}
+
+void stash(uint lid) {
+  [[unroll]] for (uint it = 0; it < A_IT; it++) {
+    uint e = it * WG + lid, m, k;
+    if (A_ITEMS % WG != 0 && e >= A_ITEMS) break;
+    a_item(e, m, k);
+#if A_KCONTIG
+    [[unroll]] for (uint c = 0; c < A_VEC; c++) As[(k + c) * ASTR + m] = ACOMP(ra[it], c);
+#else
+    [[unroll]] for (uint c = 0; c < A_VEC; c++) As[k * ASTR + m + c] = ACOMP(ra[it], c);
+#endif
+  }
+  [[unroll]] for (uint it = 0; it < B_IT; it++) {
+    uint e = it * WG + lid, k, n;
+    if (B_ITEMS % WG != 0 && e >= B_ITEMS) break;
+    b_item(e, k, n);
+#if B_KCONTIG
+    [[unroll]] for (uint c = 0; c < B_VEC; c++) Bs[(k + c) * BSTR + n] = BCOMP(rb[it], c);
+#else
+    [[unroll]] for (uint c = 0; c < B_VEC; c++) Bs[k * BSTR + n + c] = BCOMP(rb[it], c);
+#endif
+  }
+}
+
+void main() {
+  uint lid = gl_LocalInvocationID.x;
+  uint tx = lid % WG_N, ty = lid / WG_N;
+  uint n0 = gl_WorkGroupID.x * BN, m0 = gl_WorkGroupID.y * BM;
+
+  // batch offsets: the grid's z walks the merged batch axes, innermost first
+  uint z = gl_WorkGroupID.z, r = z, aoff = 0, boff = 0, c;
+#define STEP(i)                   \
+  if (NBD > i) {                  \
+    c = r % BD##i;                \
+    r = r / BD##i;                \
+    aoff += c * BSA##i;           \
+    boff += c * BSB##i;           \
+  }
+  STEP(0) STEP(1) STEP(2) STEP(3)
+#undef STEP
+
+  float acc[TM][TN];
+  [[unroll]] for (uint i = 0; i < TM; i++)
+    [[unroll]] for (uint j = 0; j < TN; j++) acc[i][j] = 0.0;
+
+  if (K > 0) fetch(lid, aoff, boff, m0, n0, 0);
+  for (uint k0 = 0; k0 < K; k0 += BK) {
+    stash(lid);
+    barrier();
+    if (k0 + BK < K) fetch(lid, aoff, boff, m0, n0, k0 + BK);
+    // not [[unroll]]: unrolled BK times, the module costs shaderc's
+    // optimizer about a second; drivers unroll this loop themselves
+    for (uint kk = 0; kk < BK; kk++) {
+      float av[TM], bv[TN];
+      [[unroll]] for (uint i = 0; i < TM; i++) av[i] = As[kk * ASTR + ty + i * WG_M];
+      [[unroll]] for (uint j = 0; j < TN; j++) bv[j] = Bs[kk * BSTR + tx + j * WG_N];
+      [[unroll]] for (uint i = 0; i < TM; i++)
+        [[unroll]] for (uint j = 0; j < TN; j++) acc[i][j] = fma(av[i], bv[j], acc[i][j]);
+    }
+    barrier();
+  }
+
+  uint yoff = z * M * N;
+  [[unroll]] for (uint i = 0; i < TM; i++) {
+    uint gi = m0 + ty + i * WG_M;
+    if (gi >= M) break;
+    [[unroll]] for (uint j = 0; j < TN; j++) {
+      uint gj = n0 + tx + j * WG_N;
+      if (gj >= N) break;
+      float v = ALPHA * acc[i][j];
+#if HAS_C
+      v += BETA * float(c_s[gi * C_SI + gj * C_SJ]);
+#endif
+      y_s[yoff + gi * N + gj] = T(act(v));
+    }
+  }
+}

@@ -1,0 +1,222 @@
+/* ir_plan: building, lookup and checking of compiled plans (see plan.h). */
+#include "plan.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static vkml_status oom(void) {
+  return vkml_status_make(VKML_CODE_OUT_OF_MEMORY, "out of host memory");
+}
+
+/* Grows *arr (elements of size elem) so that it holds need elements. */
+static bool grow(void **arr, uint64_t *cap, uint64_t need, size_t elem) {
+  if (need <= *cap) return true;
+  uint64_t ncap = *cap ? *cap : 16;
+  while (ncap < need) ncap *= 2;
+  if (ncap > (uint64_t)SIZE_MAX / elem) return false;
+  void *na = realloc(*arr, (size_t)(ncap * elem));
+  if (!na) return false;
+  *arr = na;
+  *cap = ncap;
+  return true;
+}
+
+static bool grow_int(void **arr, int *cap, int need, size_t elem) {
+  uint64_t c = (uint64_t)*cap;
+  if (need < 0 || !grow(arr, &c, (uint64_t)need, elem) || c > INT32_MAX) return false;
+  *cap = (int)c;
+  return true;
+}
+
+static vkml_status add_string(ir_plan *p, const char *s, int32_t *off) {
+  if (!s || !*s) {
+    *off = 0;
+    return VKML_OK;
+  }
+  uint64_t n = strlen(s) + 1;
+  if (p->strings_bytes + n > INT32_MAX) return oom();
+  if (!grow((void **)&p->strings, &p->cap_strings, p->strings_bytes + n, 1)) return oom();
+  memcpy(p->strings + p->strings_bytes, s, n);
+  *off = (int32_t)p->strings_bytes;
+  p->strings_bytes += n;
+  return VKML_OK;
+}
+
+vkml_status ir_plan_create(ir_plan **out) {
+  *out = NULL;
+  ir_plan *p = calloc(1, sizeof *p);
+  if (!p) return oom();
+  /* offset 0 is the empty string */
+  if (!grow((void **)&p->strings, &p->cap_strings, 1, 1)) {
+    free(p);
+    return oom();
+  }
+  p->strings[0] = 0;
+  p->strings_bytes = 1;
+  *out = p;
+  return VKML_OK;
+}
+
+void ir_plan_destroy(ir_plan *p) {
+  if (!p) return;
+  for (int i = 0; i < p->n_modules; i++) free(p->modules[i].words);
+  free(p->modules);
+  free(p->steps);
+  free(p->bindings);
+  free(p->specs);
+  free(p->push);
+  free(p->strings);
+  ir_graph_destroy(p->graph);
+  free(p);
+}
+
+vkml_status ir_plan_add_module(ir_plan *p, const char *name, const uint32_t *words,
+                               uint64_t bytes, int32_t *index) {
+  for (int i = 0; i < p->n_modules; i++)
+    if (p->modules[i].bytes == bytes && !memcmp(p->modules[i].words, words, (size_t)bytes)) {
+      *index = i;
+      return VKML_OK;
+    }
+  if (bytes == 0 || bytes % 4 || bytes > SIZE_MAX)
+    return vkml_status_make(VKML_CODE_INVALID_ARGUMENT, "SPIR-V module %s: %llu bytes",
+                            name ? name : "?", (unsigned long long)bytes);
+  if (!grow_int((void **)&p->modules, &p->cap_modules, p->n_modules + 1, sizeof *p->modules))
+    return oom();
+  ir_plan_module *m = &p->modules[p->n_modules];
+  memset(m, 0, sizeof *m);
+  m->words = malloc((size_t)bytes);
+  if (!m->words) return oom();
+  memcpy(m->words, words, (size_t)bytes);
+  m->bytes = bytes;
+  snprintf(m->name, sizeof m->name, "%s", name ? name : "");
+  *index = p->n_modules++;
+  return VKML_OK;
+}
+
+static ir_plan_step *new_step(ir_plan *p) {
+  if (!grow_int((void **)&p->steps, &p->cap_steps, p->n_steps + 1, sizeof *p->steps))
+    return NULL;
+  ir_plan_step *s = &p->steps[p->n_steps];
+  memset(s, 0, sizeof *s);
+  s->module = -1;
+  return s;
+}
+
+vkml_status ir_plan_add_gpu_step(ir_plan *p, const ir_plan_gpu_desc *d) {
+  if (d->n_bindings < 0 || d->n_specs < 0)
+    return vkml_status_make(VKML_CODE_INVALID_ARGUMENT, "plan step: negative count");
+  ir_plan_step *s = new_step(p);
+  if (!s) return oom();
+  if (!grow_int((void **)&p->bindings, &p->cap_bindings, p->n_bindings + d->n_bindings,
+                sizeof *p->bindings) ||
+      !grow_int((void **)&p->specs, &p->cap_specs, p->n_specs + d->n_specs, sizeof *p->specs) ||
+      !grow((void **)&p->push, &p->cap_push, p->push_bytes + d->push_bytes, 1) ||
+      p->push_bytes + d->push_bytes > INT32_MAX)
+    return oom();
+  s->node = d->node;
+  s->device = IR_DEVICE_GPU;
+  s->module = d->module;
+  s->n_bindings = d->n_bindings;
+  s->bindings = p->n_bindings;
+  if (d->n_bindings) memcpy(p->bindings + p->n_bindings, d->bindings,
+                            sizeof *d->bindings * (size_t)d->n_bindings);
+  s->n_spec = d->n_specs;
+  s->spec = p->n_specs;
+  if (d->n_specs) memcpy(p->specs + p->n_specs, d->specs, sizeof *d->specs * (size_t)d->n_specs);
+  s->push_bytes = d->push_bytes;
+  s->push = (int32_t)p->push_bytes;
+  if (d->push_bytes) {
+    if (d->push) memcpy(p->push + p->push_bytes, d->push, d->push_bytes);
+    else memset(p->push + p->push_bytes, 0, d->push_bytes);
+  }
+  memcpy(s->groups, d->groups, sizeof s->groups);
+  /* strings last: a failure leaves the step uncounted */
+  VKML_RETURN_IF_ERROR(add_string(p, d->key, &s->key));
+  VKML_RETURN_IF_ERROR(add_string(p, d->tmpl, &s->tmpl));
+  VKML_RETURN_IF_ERROR(add_string(p, d->schedule, &s->schedule));
+  p->n_bindings += d->n_bindings;
+  p->n_specs += d->n_specs;
+  p->push_bytes += d->push_bytes;
+  p->n_steps++;
+  return VKML_OK;
+}
+
+vkml_status ir_plan_add_cpu_step(ir_plan *p, int32_t node, const char *reason) {
+  ir_plan_step *s = new_step(p);
+  if (!s) return oom();
+  s->node = node;
+  s->device = IR_DEVICE_CPU;
+  VKML_RETURN_IF_ERROR(add_string(p, reason, &s->reason));
+  p->n_steps++;
+  return VKML_OK;
+}
+
+const char *ir_plan_str(const ir_plan *p, int32_t off) {
+  if (off < 0 || (uint64_t)off >= p->strings_bytes) return "";
+  return p->strings + off;
+}
+
+const ir_graph *ir_plan_graph(const ir_plan *p, const ir_graph *built_from) {
+  return p->graph ? p->graph : built_from;
+}
+
+void ir_plan_counts(const ir_plan *p, int *n_gpu, int *n_cpu) {
+  int g = 0, c = 0;
+  for (int i = 0; i < p->n_steps; i++) {
+    if (p->steps[i].device == IR_DEVICE_GPU) g++;
+    else c++;
+  }
+  if (n_gpu) *n_gpu = g;
+  if (n_cpu) *n_cpu = c;
+}
+
+static vkml_status step_error(int i, const ir_node *n, const char *what) {
+  char d[160] = "?";
+  if (n) ir_node_describe(n, d, sizeof d);
+  return vkml_status_make(VKML_CODE_INVALID_ARGUMENT, "plan step %d (%s): %s", i, d, what);
+}
+
+vkml_status ir_plan_check(const ir_plan *p, const ir_graph *g) {
+  if (p->graph_nodes != g->n_nodes || p->graph_values != g->n_values)
+    return vkml_status_make(VKML_CODE_INVALID_ARGUMENT,
+                            "the plan was built for a graph of %d nodes and %d values, "
+                            "not @%s (%d nodes, %d values)",
+                            (int)p->graph_nodes, (int)p->graph_values, g->name ? g->name : "",
+                            g->n_nodes, g->n_values);
+  if (p->strings_bytes == 0 || p->strings[p->strings_bytes - 1] != 0)
+    return vkml_status_make(VKML_CODE_INVALID_ARGUMENT, "plan: bad string pool");
+  int i = 0;
+  ir_foreach_node(g, n) {
+    if (i == p->n_steps)
+      return vkml_status_make(VKML_CODE_INVALID_ARGUMENT,
+                              "the plan has %d steps, the graph more nodes", p->n_steps);
+    const ir_plan_step *s = &p->steps[i];
+    if (s->node != n->id) return step_error(i, n, "is for another node");
+    if (s->device == IR_DEVICE_GPU) {
+      if (s->module < 0 || s->module >= p->n_modules)
+        return step_error(i, n, "module index out of range");
+      if (s->n_bindings != n->n_inputs + n->n_outputs || s->bindings < 0 ||
+          s->bindings > p->n_bindings - s->n_bindings)
+        return step_error(i, n, "bindings do not match the node");
+      const int32_t *b = ir_plan_step_bindings(p, s);
+      for (int k = 0; k < s->n_bindings; k++) {
+        const ir_value *v = k < n->n_inputs ? n->inputs[k] : n->outputs[k - n->n_inputs];
+        if (b[k] != v->id) return step_error(i, n, "bindings do not match the node");
+      }
+      if (s->n_spec < 0 || s->spec < 0 || s->spec > p->n_specs - s->n_spec)
+        return step_error(i, n, "specialization constants out of range");
+      if (s->push < 0 || (uint64_t)s->push + s->push_bytes > p->push_bytes)
+        return step_error(i, n, "push constants out of range");
+      if (!s->groups[0] || !s->groups[1] || !s->groups[2])
+        return step_error(i, n, "empty workgroup grid");
+    } else if (s->device != IR_DEVICE_CPU) {
+      return step_error(i, n, "unknown device");
+    }
+    i++;
+  }
+  if (i != p->n_steps)
+    return vkml_status_make(VKML_CODE_INVALID_ARGUMENT,
+                            "the plan has %d steps, the graph %d nodes", p->n_steps, i);
+  return VKML_OK;
+}

@@ -1,0 +1,123 @@
+/* ir_plan: a graph compiled for execution — what codegen produces and the
+ * runtime executes (and what the .vkm artifact will serialize), so it lives in
+ * ir/ and holds only plain data: no pointers into codegen or runtime structs.
+ *
+ * One step per node of the graph, in graph order. A GPU step names its
+ * SPIR-V module (an index into the plan's module table; identical modules are
+ * stored once), its buffer bindings as value ids (the node's inputs in order,
+ * then its outputs: codegen/cg_ops.h's convention), specialization constants,
+ * push-constant bytes, the workgroup grid, and its provenance (workload key,
+ * template, schedule). A CPU step runs the node on the reference kernels and
+ * records why it is not on the GPU.
+ *
+ * Variable-length data lives in pools owned by the plan (bindings, specs,
+ * push bytes, strings); steps refer to them by index, so the whole plan is a
+ * handful of flat arrays. Strings are offsets into `strings` (offset 0 is "").
+ *
+ * The graph a plan runs: the graph it was built from, unless the plan owns a
+ * converted copy (`graph`, e.g. fp16 precision): ir_plan_graph() says which. */
+#ifndef IR_PLAN_H
+#define IR_PLAN_H
+
+#include <stdint.h>
+
+#include "graph.h"
+
+typedef enum ir_precision {
+  IR_PRECISION_FP32 = 0,
+  IR_PRECISION_FP16, /* f32 tensors stored as f16 inside the graph */
+} ir_precision;
+
+typedef struct ir_plan_module {
+  uint32_t *words; /* SPIR-V, plan-owned */
+  uint64_t bytes;
+  char name[64];   /* template file, for messages */
+} ir_plan_module;
+
+typedef struct ir_plan_spec {
+  uint32_t id, value;
+} ir_plan_spec;
+
+typedef struct ir_plan_step {
+  int32_t node;     /* node id in the plan's graph */
+  ir_device device; /* IR_DEVICE_GPU or IR_DEVICE_CPU */
+  /* GPU steps (zero / -1 on the CPU) */
+  int32_t module;     /* index into modules */
+  int32_t n_bindings; /* node inputs, then outputs */
+  int32_t bindings;   /* first index in plan->bindings */
+  int32_t n_spec, spec; /* count, first index in plan->specs */
+  uint32_t push_bytes;
+  int32_t push;       /* first byte in plan->push */
+  uint32_t groups[3];
+  int32_t key, tmpl, schedule; /* provenance: offsets into strings */
+  /* CPU steps */
+  int32_t reason; /* why not on the GPU (offset into strings) */
+} ir_plan_step;
+
+typedef struct ir_plan {
+  ir_precision precision;
+  ir_graph *graph; /* the converted graph the plan runs, owned; NULL: the
+                      graph it was built from */
+  int32_t graph_nodes, graph_values; /* n_nodes / n_values of the graph the
+                                        steps refer to (a consistency check) */
+  int n_steps;
+  ir_plan_step *steps;
+  int n_modules;
+  ir_plan_module *modules;
+  int n_bindings;
+  int32_t *bindings; /* value ids */
+  int n_specs;
+  ir_plan_spec *specs;
+  uint64_t push_bytes;
+  uint8_t *push;
+  uint64_t strings_bytes;
+  char *strings;
+  /* capacities (internal) */
+  int cap_steps, cap_modules, cap_bindings, cap_specs;
+  uint64_t cap_push, cap_strings;
+} ir_plan;
+
+/* What a GPU step adds (arrays borrowed for the call; strings may be NULL). */
+typedef struct ir_plan_gpu_desc {
+  int32_t node;
+  int32_t module;
+  const int32_t *bindings;
+  int n_bindings;
+  const ir_plan_spec *specs;
+  int n_specs;
+  const void *push; /* push_bytes bytes, NULL: zeros */
+  uint32_t push_bytes;
+  uint32_t groups[3];
+  const char *key, *tmpl, *schedule;
+} ir_plan_gpu_desc;
+
+/* An empty plan; free with ir_plan_destroy (which also destroys plan->graph). */
+vkml_status ir_plan_create(ir_plan **out);
+void ir_plan_destroy(ir_plan *p);
+
+/* Adds a SPIR-V module (copied) unless an identical one is there; *index is
+ * its index either way. */
+vkml_status ir_plan_add_module(ir_plan *p, const char *name, const uint32_t *words,
+                               uint64_t bytes, int32_t *index);
+vkml_status ir_plan_add_gpu_step(ir_plan *p, const ir_plan_gpu_desc *d);
+vkml_status ir_plan_add_cpu_step(ir_plan *p, int32_t node, const char *reason);
+
+/* String at a pool offset ("" for a bad one). */
+const char *ir_plan_str(const ir_plan *p, int32_t off);
+static inline const int32_t *ir_plan_step_bindings(const ir_plan *p, const ir_plan_step *s) {
+  return p->bindings + s->bindings;
+}
+
+/* The graph p runs: p->graph if it owns one, else built_from. */
+const ir_graph *ir_plan_graph(const ir_plan *p, const ir_graph *built_from);
+
+/* Checks that p fits g (the graph from ir_plan_graph): one step per node in
+ * graph order, bindings equal to each GPU node's inputs then outputs, pool
+ * ranges and module indices in bounds, non-empty grids. A plan that came from
+ * a file is checked before use; INVALID_ARGUMENT names the step. */
+vkml_status ir_plan_check(const ir_plan *p, const ir_graph *g);
+
+/* Steps on each device. */
+void ir_plan_counts(const ir_plan *p, int *n_gpu, int *n_cpu);
+
+#endif

@@ -1,0 +1,500 @@
+/* rt_vk_exec: a graph on the GPU per its plan, CPU steps on the reference
+ * kernels, with host copies only where a CPU step or the caller needs them
+ * (see vk_exec.h). */
+#include "vk_exec.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "ir/text.h"
+#include "runtime/cpu/cpu_kernels.h"
+#include "vk_memory.h"
+#include "vk_pipeline.h"
+
+typedef struct pipe_entry {
+  const ir_plan_step *step; /* the first step that uses it */
+  uint64_t hash;
+  rt_vk_pipeline *pipe;
+} pipe_entry;
+
+typedef struct segment {
+  int first, last; /* step indices, inclusive */
+  rt_vk_program *prog;
+} segment;
+
+struct rt_vk_exec {
+  rt_vk_context *ctx;
+  const ir_graph *g; /* the graph the plan runs */
+  const ir_plan *plan;
+  rt_vk_exec_opts opts;
+  const ir_node **nodes;   /* by node id */
+  const ir_value **values; /* by value id */
+  rt_vk_buffer **bufs;     /* by value id; NULL: the value stays on the host */
+  uint64_t *buf_bytes;     /* by value id: bytes bound */
+  rt_tensor *host;         /* by value id: host copies (owned, or views) */
+  bool *host_valid;        /* by value id, during a run */
+  int *step_pipe;          /* by step: index into pipes, -1 on the CPU */
+  int *step_seg;           /* by step: index into segs, -1 on the CPU */
+  pipe_entry *pipes;
+  int n_pipes;
+  segment *segs;
+  int n_segs;
+  double *seg_ns; /* scratch for program timings */
+  uint32_t seen_errors; /* validation errors already reported */
+  rt_vk_exec_stats stats;
+};
+
+static vkml_status oom(void) {
+  return vkml_status_make(VKML_CODE_OUT_OF_MEMORY, "out of host memory");
+}
+
+static double now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return 1e9 * (double)ts.tv_sec + (double)ts.tv_nsec;
+}
+
+static vkml_status at_node(vkml_status s, const ir_node *n) {
+  if (!s) return s;
+  char d[160];
+  ir_node_describe(n, d, sizeof d);
+  return vkml_status_annotate(s, "%s", d);
+}
+
+/* A DEVICE status when the validation layer reported new errors. */
+static vkml_status check_validation(rt_vk_exec *e, const ir_node *n, const char *what) {
+  rt_vk_report r;
+  rt_vk_context_report(e->ctx, &r);
+  if (r.n_errors <= e->seen_errors) return VKML_OK;
+  uint32_t new_errors = r.n_errors - e->seen_errors;
+  e->seen_errors = r.n_errors;
+  vkml_status s = vkml_status_make(VKML_CODE_DEVICE, "%s: %u validation error(s); first: %s",
+                                   what, new_errors, r.first_message);
+  return n ? at_node(s, n) : s;
+}
+
+/* ---- creation ------------------------------------------------------------------ */
+
+static uint64_t step_pipe_hash(const ir_plan *p, const ir_plan_step *s) {
+  uint64_t h = 1469598103934665603ull;
+  uint32_t words[4] = {(uint32_t)s->module, (uint32_t)s->n_bindings, s->push_bytes,
+                       (uint32_t)s->n_spec};
+  const unsigned char *b = (const unsigned char *)words;
+  for (size_t i = 0; i < sizeof words; i++) h = (h ^ b[i]) * 1099511628211ull;
+  b = (const unsigned char *)(p->specs + s->spec);
+  for (size_t i = 0; i < sizeof *p->specs * (size_t)s->n_spec; i++)
+    h = (h ^ b[i]) * 1099511628211ull;
+  return h;
+}
+
+static bool same_pipeline(const ir_plan *p, const ir_plan_step *a, const ir_plan_step *b) {
+  return a->module == b->module && a->n_bindings == b->n_bindings &&
+         a->push_bytes == b->push_bytes && a->n_spec == b->n_spec &&
+         !memcmp(p->specs + a->spec, p->specs + b->spec, sizeof *p->specs * (size_t)a->n_spec);
+}
+
+static vkml_status make_pipeline(rt_vk_exec *e, int step) {
+  const ir_plan *p = e->plan;
+  const ir_plan_step *s = &p->steps[step];
+  uint64_t h = step_pipe_hash(p, s);
+  for (int i = 0; i < e->n_pipes; i++)
+    if (e->pipes[i].hash == h && same_pipeline(p, e->pipes[i].step, s)) {
+      e->step_pipe[step] = i;
+      return VKML_OK;
+    }
+  const ir_plan_module *m = &p->modules[s->module];
+  rt_vk_spec *spec = malloc(sizeof *spec * ((size_t)s->n_spec + 1));
+  if (!spec) return oom();
+  for (int i = 0; i < s->n_spec; i++)
+    spec[i] = (rt_vk_spec){p->specs[s->spec + i].id, p->specs[s->spec + i].value};
+  rt_vk_pipeline_desc d = {
+      .name = ir_plan_str(p, s->key),
+      .spirv = m->words,
+      .spirv_bytes = (size_t)m->bytes,
+      .n_buffers = s->n_bindings,
+      .push_bytes = s->push_bytes,
+      .spec = spec,
+      .n_spec = s->n_spec,
+  };
+  pipe_entry *pe = &e->pipes[e->n_pipes];
+  vkml_status st = rt_vk_pipeline_create(e->ctx, &d, &pe->pipe);
+  free(spec);
+  if (st) return st;
+  pe->step = s;
+  pe->hash = h;
+  e->step_pipe[step] = e->n_pipes++;
+  return VKML_OK;
+}
+
+/* "%v (output of conv2d %v)", "%x (graph input)", "%w (constant)". */
+static void describe_value(const ir_value *v, char *buf, size_t bytes) {
+  char d[160];
+  if (v->producer) {
+    ir_node_describe(v->producer, d, sizeof d);
+    snprintf(buf, bytes, "%%%s (output of %s)", v->name, d);
+  } else {
+    snprintf(buf, bytes, "%%%s (%s)", v->name, ir_value_is_const(v) ? "constant" : "graph input");
+  }
+}
+
+static vkml_status make_buffer(rt_vk_exec *e, const ir_value *v) {
+  /* rounded up to 16 bytes: a kernel's last vector access stays inside */
+  uint64_t bytes = ((uint64_t)ir_type_bytes(&v->type) + 15) / 16 * 16;
+  if (!bytes) bytes = 16;
+  vkml_status st;
+  if (e->opts.max_device_bytes && e->stats.device_bytes + bytes > e->opts.max_device_bytes)
+    st = vkml_status_make(VKML_CODE_OUT_OF_MEMORY,
+                          "%llu device bytes more exceed the budget of %llu (%llu in use)",
+                          (unsigned long long)bytes, (unsigned long long)e->opts.max_device_bytes,
+                          (unsigned long long)e->stats.device_bytes);
+  else
+    st = rt_vk_buffer_create(e->ctx, RT_VK_MEM_DEVICE, bytes, &e->bufs[v->id]);
+  if (st) {
+    char d[256];
+    describe_value(v, d, sizeof d);
+    return vkml_status_annotate(st, "%s", d);
+  }
+  e->buf_bytes[v->id] = bytes;
+  e->stats.n_buffers++;
+  e->stats.device_bytes += bytes;
+  if (!ir_value_is_const(v)) return VKML_OK;
+  /* constants go up once, here */
+  const void *data = ir_value_const_data(e->g, v);
+  if (!data)
+    return vkml_status_make(VKML_CODE_INVALID_GRAPH,
+                            "constant %%%s: weights blob missing or too small", v->name);
+  uint64_t n = (uint64_t)ir_type_bytes(&v->type);
+  return n ? rt_vk_buffer_upload(e->ctx, e->bufs[v->id], 0, data, n) : VKML_OK;
+}
+
+static vkml_status make_buffers(rt_vk_exec *e) {
+  const ir_plan *p = e->plan;
+  bool *need = calloc((size_t)e->g->n_values + 1, sizeof *need);
+  if (!need) return oom();
+  for (int i = 0; i < p->n_steps; i++) {
+    const ir_plan_step *s = &p->steps[i];
+    if (s->device != IR_DEVICE_GPU) continue;
+    for (int k = 0; k < s->n_bindings; k++) need[ir_plan_step_bindings(p, s)[k]] = true;
+  }
+  vkml_status st = VKML_OK;
+  ir_foreach_value(e->g, v) {
+    if (need[v->id] && (st = make_buffer(e, v))) break;
+  }
+  free(need);
+  return st;
+}
+
+static vkml_status record_segment(rt_vk_exec *e, segment *sg) {
+  const ir_plan *p = e->plan;
+  VKML_RETURN_IF_ERROR(rt_vk_program_create(e->ctx, e->opts.timestamps, &sg->prog));
+  rt_vk_binding b[64];
+  for (int i = sg->first; i <= sg->last; i++) {
+    const ir_plan_step *s = &p->steps[i];
+    const ir_node *n = e->nodes[s->node];
+    if (s->n_bindings > 64)
+      return at_node(vkml_status_make(VKML_CODE_UNSUPPORTED, "more than 64 bindings"), n);
+    const int32_t *ids = ir_plan_step_bindings(p, s);
+    for (int k = 0; k < s->n_bindings; k++)
+      b[k] = (rt_vk_binding){e->bufs[ids[k]], 0, e->buf_bytes[ids[k]],
+                             k < n->n_inputs ? RT_VK_READ : RT_VK_WRITE};
+    VKML_RETURN_IF_ERROR(at_node(
+        rt_vk_program_dispatch(sg->prog, e->pipes[e->step_pipe[i]].pipe, b, s->n_bindings,
+                               s->push_bytes ? p->push + s->push : NULL, s->push_bytes,
+                               s->groups),
+        n));
+  }
+  return rt_vk_program_finish(sg->prog);
+}
+
+static vkml_status make_segments(rt_vk_exec *e) {
+  const ir_plan *p = e->plan;
+  for (int i = 0; i < p->n_steps; i++) {
+    e->step_seg[i] = -1;
+    if (p->steps[i].device != IR_DEVICE_GPU) continue;
+    if (i == 0 || p->steps[i - 1].device != IR_DEVICE_GPU) {
+      e->segs[e->n_segs].first = i;
+      e->n_segs++;
+    }
+    e->segs[e->n_segs - 1].last = i;
+    e->step_seg[i] = e->n_segs - 1;
+  }
+  for (int k = 0; k < e->n_segs; k++) VKML_RETURN_IF_ERROR(record_segment(e, &e->segs[k]));
+  return VKML_OK;
+}
+
+static vkml_status exec_init(rt_vk_exec *e) {
+  const ir_plan *p = e->plan;
+  const ir_graph *g = e->g;
+  size_t nv = (size_t)g->n_values + 1, nn = (size_t)g->n_nodes + 1, ns = (size_t)p->n_steps + 1;
+  e->nodes = calloc(nn, sizeof *e->nodes);
+  e->values = calloc(nv, sizeof *e->values);
+  e->bufs = calloc(nv, sizeof *e->bufs);
+  e->buf_bytes = calloc(nv, sizeof *e->buf_bytes);
+  e->host = calloc(nv, sizeof *e->host);
+  e->host_valid = calloc(nv, sizeof *e->host_valid);
+  e->step_pipe = calloc(ns, sizeof *e->step_pipe);
+  e->step_seg = calloc(ns, sizeof *e->step_seg);
+  e->pipes = calloc(ns, sizeof *e->pipes);
+  e->segs = calloc(ns, sizeof *e->segs);
+  e->seg_ns = calloc(ns, sizeof *e->seg_ns);
+  if (!e->nodes || !e->values || !e->bufs || !e->buf_bytes || !e->host || !e->host_valid ||
+      !e->step_pipe || !e->step_seg || !e->pipes || !e->segs || !e->seg_ns)
+    return oom();
+  ir_foreach_node(g, n) e->nodes[n->id] = n;
+  ir_foreach_value(g, v) {
+    e->values[v->id] = v;
+    if (ir_value_is_const(v)) {
+      const void *data = ir_value_const_data(g, v);
+      if (!data)
+        return vkml_status_make(VKML_CODE_INVALID_GRAPH,
+                                "constant %%%s: weights blob missing or too small", v->name);
+      e->host[v->id] = rt_tensor_view(&v->type, data);
+    }
+  }
+  VKML_RETURN_IF_ERROR(make_buffers(e));
+  for (int i = 0; i < p->n_steps; i++) {
+    e->step_pipe[i] = -1;
+    if (p->steps[i].device != IR_DEVICE_GPU) {
+      e->stats.n_cpu_steps++;
+      continue;
+    }
+    e->stats.n_gpu_steps++;
+    const ir_node *n = e->nodes[p->steps[i].node];
+    VKML_RETURN_IF_ERROR(at_node(make_pipeline(e, i), n));
+    VKML_RETURN_IF_ERROR(check_validation(e, n, "pipeline creation"));
+  }
+  e->stats.n_pipelines = e->n_pipes;
+  VKML_RETURN_IF_ERROR(make_segments(e));
+  e->stats.n_segments = e->n_segs;
+  return check_validation(e, NULL, "executor creation");
+}
+
+vkml_status rt_vk_exec_create(rt_vk_context *ctx, const ir_graph *g, const ir_plan *plan,
+                              const rt_vk_exec_opts *opts, rt_vk_exec **out) {
+  *out = NULL;
+  const ir_graph *pg = ir_plan_graph(plan, g);
+  VKML_RETURN_IF_ERROR(ir_plan_check(plan, pg));
+  rt_vk_exec *e = calloc(1, sizeof *e);
+  if (!e) return oom();
+  e->ctx = ctx;
+  e->g = pg;
+  e->plan = plan;
+  if (opts) e->opts = *opts;
+  rt_vk_report r;
+  rt_vk_context_report(ctx, &r);
+  e->seen_errors = r.n_errors;
+  vkml_status s = exec_init(e);
+  if (s) {
+    rt_vk_exec_destroy(e);
+    return s;
+  }
+  *out = e;
+  return VKML_OK;
+}
+
+void rt_vk_exec_destroy(rt_vk_exec *e) {
+  if (!e) return;
+  for (int i = 0; e->segs && i < e->n_segs; i++) rt_vk_program_destroy(e->ctx, e->segs[i].prog);
+  for (int i = 0; e->pipes && i < e->n_pipes; i++) rt_vk_pipeline_destroy(e->ctx, e->pipes[i].pipe);
+  for (int i = 0; i < e->g->n_values; i++) {
+    if (e->bufs) rt_vk_buffer_destroy(e->ctx, e->bufs[i]);
+    if (e->host) rt_tensor_free(&e->host[i]);
+  }
+  free(e->nodes);
+  free(e->values);
+  free(e->bufs);
+  free(e->buf_bytes);
+  free(e->host);
+  free(e->host_valid);
+  free(e->step_pipe);
+  free(e->step_seg);
+  free(e->pipes);
+  free(e->segs);
+  free(e->seg_ns);
+  free(e);
+}
+
+void rt_vk_exec_stats_get(const rt_vk_exec *e, rt_vk_exec_stats *out) { *out = e->stats; }
+
+/* ---- running ---------------------------------------------------------------------- */
+
+/* Makes host[v] hold v's current contents (downloading it if a GPU step
+ * produced it). */
+static vkml_status ensure_host(rt_vk_exec *e, const ir_value *v) {
+  if (e->host_valid[v->id]) return VKML_OK;
+  rt_tensor *t = &e->host[v->id];
+  if (!e->bufs[v->id])
+    return vkml_status_make(VKML_CODE_INTERNAL, "%%%s is neither on the host nor the device",
+                            v->name);
+  ir_type want = v->type;
+  ir_type have = rt_tensor_type(t);
+  if (!t->owns_data || !ir_type_equal(&want, &have)) {
+    rt_tensor_free(t);
+    VKML_RETURN_IF_ERROR(rt_tensor_alloc(&want, t));
+  }
+  uint64_t n = rt_tensor_bytes(t);
+  if (n) VKML_RETURN_IF_ERROR(rt_vk_buffer_download(e->ctx, e->bufs[v->id], 0, t->data, n));
+  e->stats.n_downloads++;
+  e->host_valid[v->id] = true;
+  return VKML_OK;
+}
+
+/* Output types of a CPU step for this run: static, unless an input's actual
+ * size differs from its type (a bounded tensor), then re-inferred. */
+static vkml_status output_types(rt_vk_exec *e, const ir_node *n, ir_type *types) {
+  bool dynamic = false;
+  ir_type in[64];
+  for (int i = 0; i < n->n_inputs; i++) {
+    in[i] = rt_tensor_type(&e->host[n->inputs[i]->id]);
+    ir_type stat = n->inputs[i]->type;
+    stat.bounded = false;
+    if (!ir_type_equal(&in[i], &stat)) dynamic = true;
+  }
+  if (dynamic) return ir_infer_node_types(n, in, types);
+  for (int i = 0; i < n->n_outputs; i++) types[i] = n->outputs[i]->type;
+  return VKML_OK;
+}
+
+static vkml_status run_cpu_step(rt_vk_exec *e, const ir_node *n) {
+  ir_type types[64];
+  const rt_tensor *in[64];
+  rt_tensor *out[64];
+  if (n->n_inputs > 64 || n->n_outputs > 64)
+    return vkml_status_make(VKML_CODE_UNSUPPORTED, "more than 64 inputs or outputs");
+  for (int i = 0; i < n->n_inputs; i++) {
+    VKML_RETURN_IF_ERROR(ensure_host(e, n->inputs[i]));
+    in[i] = &e->host[n->inputs[i]->id];
+  }
+  VKML_RETURN_IF_ERROR(output_types(e, n, types));
+  for (int i = 0; i < n->n_outputs; i++) {
+    out[i] = &e->host[n->outputs[i]->id];
+    rt_tensor_free(out[i]);
+    VKML_RETURN_IF_ERROR(rt_tensor_alloc(&types[i], out[i]));
+  }
+  VKML_RETURN_IF_ERROR(rt_cpu_run_node(n, in, n->n_inputs, out, n->n_outputs));
+  for (int i = 0; i < n->n_outputs; i++) {
+    const ir_value *v = n->outputs[i];
+    e->host_valid[v->id] = true;
+    if (!e->bufs[v->id]) continue;
+    uint64_t bytes = rt_tensor_bytes(out[i]);
+    if (bytes > e->buf_bytes[v->id])
+      return vkml_status_make(VKML_CODE_INTERNAL, "%%%s: %llu bytes do not fit its buffer",
+                              v->name, (unsigned long long)bytes);
+    if (bytes) VKML_RETURN_IF_ERROR(rt_vk_buffer_upload(e->ctx, e->bufs[v->id], 0, out[i]->data, bytes));
+    e->stats.n_uploads++;
+  }
+  return VKML_OK;
+}
+
+static vkml_status run_segment(rt_vk_exec *e, const segment *sg, double *step_ns) {
+  const ir_plan *p = e->plan;
+  vkml_status s = rt_vk_program_run(sg->prog, e->opts.wait);
+  const ir_node *first = e->nodes[p->steps[sg->first].node];
+  if (s) {
+    char d[160];
+    ir_node_describe(first, d, sizeof d);
+    return vkml_status_annotate(s, "GPU steps %d-%d (from %s)", sg->first, sg->last, d);
+  }
+  e->stats.n_segment_runs++;
+  VKML_RETURN_IF_ERROR(check_validation(e, first, "GPU run of the segment starting at"));
+  int n = sg->last - sg->first + 1;
+  if (step_ns && e->opts.timestamps) {
+    double total;
+    VKML_RETURN_IF_ERROR(rt_vk_program_timings(sg->prog, e->seg_ns, n, &total));
+    for (int k = 0; k < n; k++) step_ns[sg->first + k] = e->seg_ns[k];
+  } else if (step_ns) {
+    for (int k = 0; k < n; k++) step_ns[sg->first + k] = 0;
+  }
+  return VKML_OK;
+}
+
+static vkml_status bind_inputs(rt_vk_exec *e, const rt_tensor *inputs) {
+  const ir_graph *g = e->g;
+  for (int i = 0; i < g->n_inputs; i++) {
+    const ir_value *v = g->inputs[i];
+    ir_type want = v->type, got = rt_tensor_type(&inputs[i]);
+    want.bounded = false;
+    if (!ir_type_equal(&want, &got)) {
+      char a[128], b[128];
+      ir_type_format(&v->type, a, sizeof a);
+      ir_type_format(&got, b, sizeof b);
+      return vkml_status_make(VKML_CODE_INVALID_ARGUMENT, "input %%%s: expected %s, got %s",
+                              v->name, a, b);
+    }
+  }
+  for (int i = 0; i < g->n_inputs; i++) {
+    const ir_value *v = g->inputs[i];
+    rt_tensor_free(&e->host[v->id]);
+    ir_type t = rt_tensor_type(&inputs[i]);
+    e->host[v->id] = rt_tensor_view(&t, inputs[i].data);
+    e->host_valid[v->id] = true;
+    uint64_t bytes = rt_tensor_bytes(&inputs[i]);
+    if (!e->bufs[v->id] || !bytes) continue;
+    VKML_RETURN_IF_ERROR(rt_vk_buffer_upload(e->ctx, e->bufs[v->id], 0, inputs[i].data, bytes));
+    e->stats.n_uploads++;
+  }
+  return VKML_OK;
+}
+
+static vkml_status run_steps(rt_vk_exec *e, const rt_tensor *inputs, double *step_ns) {
+  const ir_plan *p = e->plan;
+  const ir_graph *g = e->g;
+  ir_foreach_value(g, v) e->host_valid[v->id] = ir_value_is_const(v);
+  VKML_RETURN_IF_ERROR(bind_inputs(e, inputs));
+  for (int i = 0; i < p->n_steps;) {
+    const ir_plan_step *s = &p->steps[i];
+    if (s->device == IR_DEVICE_GPU) {
+      const segment *sg = &e->segs[e->step_seg[i]];
+      VKML_RETURN_IF_ERROR(run_segment(e, sg, step_ns));
+      i = sg->last + 1;
+      continue;
+    }
+    const ir_node *n = e->nodes[s->node];
+    double t0 = step_ns ? now_ns() : 0;
+    VKML_RETURN_IF_ERROR(at_node(run_cpu_step(e, n), n));
+    if (step_ns) step_ns[i] = now_ns() - t0;
+    i++;
+  }
+  return VKML_OK;
+}
+
+static vkml_status read_output(rt_vk_exec *e, const ir_value *v, rt_tensor *out) {
+  if (e->host_valid[v->id]) {
+    const rt_tensor *src = &e->host[v->id];
+    VKML_RETURN_IF_ERROR(rt_tensor_alloc_dims(src->dtype, src->rank, src->dims, out));
+    memcpy(out->data, src->data, rt_tensor_bytes(src));
+    return VKML_OK;
+  }
+  if (!e->bufs[v->id])
+    return vkml_status_make(VKML_CODE_INTERNAL, "output %%%s was never computed", v->name);
+  VKML_RETURN_IF_ERROR(rt_tensor_alloc(&v->type, out));
+  uint64_t n = rt_tensor_bytes(out);
+  e->stats.n_downloads++;
+  return n ? rt_vk_buffer_download(e->ctx, e->bufs[v->id], 0, out->data, n) : VKML_OK;
+}
+
+vkml_status rt_vk_exec_run(rt_vk_exec *e, const rt_tensor *inputs, int n_in,
+                           rt_tensor *outputs, int n_out, double *step_ns) {
+  const ir_graph *g = e->g;
+  for (int i = 0; i < n_out; i++) memset(&outputs[i], 0, sizeof outputs[i]);
+  if (n_in != g->n_inputs || n_out != g->n_outputs)
+    return vkml_status_make(VKML_CODE_INVALID_ARGUMENT,
+                            "graph @%s takes %d inputs and %d outputs, given %d and %d",
+                            g->name ? g->name : "", g->n_inputs, g->n_outputs, n_in, n_out);
+  vkml_status s = run_steps(e, inputs, step_ns);
+  for (int i = 0; i < g->n_outputs && !s; i++) s = read_output(e, g->outputs[i], &outputs[i]);
+  /* the caller's input memory must not be reachable after the run */
+  for (int i = 0; i < g->n_inputs; i++) {
+    const ir_value *v = g->inputs[i];
+    if (!e->host[v->id].owns_data) memset(&e->host[v->id], 0, sizeof e->host[v->id]);
+    e->host_valid[v->id] = false;
+  }
+  if (s) {
+    for (int i = 0; i < n_out; i++) rt_tensor_free(&outputs[i]);
+    return s;
+  }
+  e->stats.n_runs++;
+  return VKML_OK;
+}

@@ -1,0 +1,72 @@
+/* rt_vk_exec: runs a whole graph per its ir_plan (ir/plan.h) on one Vulkan
+ * context, CPU-placed nodes on the reference kernels.
+ *
+ * At creation: one device buffer per value a GPU step binds (sub-allocated
+ * from the context's pools; a memory planner comes later), constants uploaded
+ * once, one pipeline per distinct (module, specialization, layout), and every
+ * run of consecutive GPU steps recorded once as an rt_vk_program (a
+ * "segment"; barriers only where a dispatch depends on an earlier one).
+ *
+ * A run: graph inputs are uploaded (those a GPU step reads), then steps go in
+ * order: each segment is a submit and a wait; a CPU step downloads the inputs
+ * it lacks on the host, runs rt_cpu_run_node and uploads its outputs if a GPU
+ * step reads them; finally the outputs are read back. Host sync happens only
+ * around CPU steps and at the graph's edges. Values with data-dependent
+ * (bounded) shapes never reach the device: the plan keeps their nodes on the
+ * CPU, where their actual sizes travel with the host tensors. */
+#ifndef RT_VK_EXEC_H
+#define RT_VK_EXEC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ir/graph.h"
+#include "ir/plan.h"
+#include "runtime/tensor.h"
+#include "vk_context.h"
+#include "vk_program.h"
+
+typedef struct rt_vk_exec rt_vk_exec;
+
+/* Valid when zero-initialized. */
+typedef struct rt_vk_exec_opts {
+  bool timestamps;   /* per-step GPU times (needs device timestamps, else UNSUPPORTED) */
+  rt_vk_wait wait;   /* how runs wait for the GPU */
+  /* Cap on the device bytes this executor allocates (0: none): beyond it
+   * creation fails with OUT_OF_MEMORY as if the device were full, naming the
+   * value (tests, or a budget). */
+  uint64_t max_device_bytes;
+} rt_vk_exec_opts;
+
+/* Prepares g for execution per plan. g is the graph the plan was built from
+ * (the plan's own converted graph is used when it has one: ir_plan_graph);
+ * ctx, g and plan must outlive the executor. The plan is checked against the
+ * graph first (ir_plan_check). Errors name the node or value: out of device
+ * memory, pipeline creation, validation messages (DEVICE). *out is freed with
+ * rt_vk_exec_destroy. */
+vkml_status rt_vk_exec_create(rt_vk_context *ctx, const ir_graph *g, const ir_plan *plan,
+                              const rt_vk_exec_opts *opts, rt_vk_exec **out);
+void rt_vk_exec_destroy(rt_vk_exec *e);
+
+/* Runs the graph: inputs[i] binds the graph's input i (dtype and dims must
+ * match exactly); outputs receives n_out == the graph's output count freshly
+ * allocated tensors, freed by the caller with rt_tensor_free (zeroed on
+ * error). step_ns (NULL, or plan->n_steps entries) receives each step's time
+ * in nanoseconds: GPU timestamps for GPU steps (with opts.timestamps, else
+ * 0), host wall time for CPU steps including their transfers. */
+vkml_status rt_vk_exec_run(rt_vk_exec *e, const rt_tensor *inputs, int n_in,
+                           rt_tensor *outputs, int n_out, double *step_ns);
+
+typedef struct rt_vk_exec_stats {
+  int n_gpu_steps, n_cpu_steps;
+  int n_segments;       /* recorded programs */
+  int n_pipelines;      /* distinct pipelines created */
+  int n_buffers;        /* device buffers (one per bound value) */
+  uint64_t device_bytes; /* their total size */
+  int64_t n_runs;
+  int64_t n_segment_runs; /* program submissions over all runs */
+  int64_t n_uploads, n_downloads; /* host<->device tensor copies over all runs */
+} rt_vk_exec_stats;
+void rt_vk_exec_stats_get(const rt_vk_exec *e, rt_vk_exec_stats *out);
+
+#endif

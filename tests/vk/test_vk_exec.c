@@ -1,0 +1,604 @@
+/* Whole graphs on the GPU: cg_plan_build + rt_vk_exec against the CPU
+ * executor (rt_cpu_run_graph) on random non-zero inputs — GPU -> CPU -> GPU
+ * transitions, constants, outputs that are inputs or constants, repeated
+ * runs of the recorded programs, module and pipeline sharing, data-dependent
+ * shapes, the fp16 path, --cpu-ops, timestamps and the error paths.
+ *
+ * Kernels: the tests pick them with a chooser that knows only the
+ * elementwise binary template (add/sub/mul/div/min/max), so placement stays
+ * the same while other kernel families land; one test runs the bundled
+ * example through the default chooser (cg_kernel_for_node).
+ *
+ * Bounds (|got - want| <= atol + rtol*|want|):
+ *   fp32: rtol 1e-6, atol 0 — add/sub/mul/max are correctly rounded in fp32
+ *         on both sides; graph inputs/constants returned as outputs: exact.
+ *   fp16 vs the CPU executor on the same converted graph: rtol 2^-9 (two
+ *         f16 ulps: the GPU rounds an fp32 result, the CPU a double one),
+ *         atol 1e-4 (f16 subnormals near results that cancel).
+ *   fp16 vs the original fp32 graph: rtol 1e-2, atol 1e-2 (inputs are O(1);
+ *         every op rounds to f16, 2^-11 relative, over a chain of four ops
+ *         with values up to ~10). */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "codegen/cg_binary.h"
+#include "codegen/cg_ops.h"
+#include "codegen/cg_plan.h"
+#include "ir/text.h"
+#include "runtime/cpu/executor.h"
+#include "runtime/vk/vk_exec.h"
+#include "test_support.h"
+#include "vk_test.h"
+
+#define F16_RTOL (1.0 / 512)
+#define F16_ATOL 1e-4
+#define F16_VS_F32 1e-2
+
+typedef struct env {
+  rt_vk_context *ctx;
+  cg_compiler *cc;
+  const ir_target *t;
+} env;
+
+static void env_open(env *e) {
+  e->ctx = vt_context(NULL);
+  e->t = rt_vk_context_target(e->ctx);
+  cg_compiler_opts o = {.no_cache = true};
+  T_OK(cg_compiler_create(&o, &e->cc));
+}
+
+static void env_close(env *e) {
+  cg_compiler_destroy(e->cc);
+  vt_destroy(e->ctx);
+}
+
+/* Only the binary template: everything else stays on the CPU. */
+static vkml_status choose_binary(void *user, const ir_node *n, const ir_target *t,
+                                 cg_kernel *k) {
+  int *calls = user;
+  if (calls) (*calls)++;
+  cg_binary_workload w;
+  VKML_RETURN_IF_ERROR(cg_binary_workload_from_node(n, &w));
+  if (w.out.dtype != IR_F32 && w.out.dtype != IR_F16)
+    return vkml_status_make(VKML_CODE_UNSUPPORTED, "test chooser: %s", ir_dtype_name(w.out.dtype));
+  return cg_binary_instantiate(&w, &cg_binary_template.dflt, t, k);
+}
+
+static cg_plan_opts opts_binary(env *e, const char *cpu_ops, ir_precision prec) {
+  cg_plan_opts o = {0};
+  o.compiler = e->cc;
+  o.choose = choose_binary;
+  o.cpu_ops = cpu_ops;
+  o.precision = prec;
+  return o;
+}
+
+/* Appends "[v, v, ...]" of n random non-zero values in [-2, 2). */
+static void append_values(char *buf, size_t bytes, t_rng *r, int n) {
+  size_t o = strlen(buf);
+  o += (size_t)snprintf(buf + o, bytes - o, "[");
+  for (int i = 0; i < n; i++)
+    o += (size_t)snprintf(buf + o, bytes - o, "%s%.6f", i ? ", " : "", t_rng_nonzero(r, -2, 2));
+  snprintf(buf + o, bytes - o, "]");
+}
+
+static ir_graph *parse(const char *text) {
+  ir_graph *g = NULL;
+  T_OK(ir_parse(text, strlen(text), "<test>", &g));
+  T_OK(ir_verify(g, "<test>"));
+  return g;
+}
+
+/* GPU add -> CPU mul (forced) -> GPU sub -> CPU sigmoid (forced) -> GPU max;
+ * a constant; outputs: a GPU value, a CPU value, the input, the constant and
+ * the first output again. */
+static ir_graph *mix_graph(uint64_t seed) {
+  char text[8192] = "vkir 1\n"
+                    "graph @mix(%x: f32[2,3,5], %y: f32[5]) -> (%out: f32[2,3,5], "
+                    "%s: f32[2,3,5], %x: f32[2,3,5], %c: f32[2,3,5], %out: f32[2,3,5]) {\n"
+                    "  %c = const f32[2,3,5] ";
+  t_rng r = t_rng_make(seed);
+  append_values(text, sizeof text, &r, 30);
+  strcat(text, "\n"
+               "  %a = add %x, %y {act=relu} : f32[2,3,5]\n"
+               "  %b = mul %a, %c : f32[2,3,5]\n"
+               "  %d = sub %b, %x : f32[2,3,5]\n"
+               "  %s = sigmoid %d : f32[2,3,5]\n"
+               "  %out = max %d, %a : f32[2,3,5]\n"
+               "  return %out, %s, %x, %c, %out\n"
+               "}\n");
+  return parse(text);
+}
+
+static void random_inputs(const ir_graph *g, uint64_t seed, rt_tensor *in) {
+  t_rng r = t_rng_make(seed);
+  for (int i = 0; i < g->n_inputs; i++) {
+    const ir_type *t = &g->inputs[i]->type;
+    in[i] = t_tensor_random(&r, t->dtype, t->rank, t->dims, -2, 2);
+  }
+}
+
+static void free_tensors(rt_tensor *t, int n) {
+  for (int i = 0; i < n; i++) rt_tensor_free(&t[i]);
+}
+
+/* Runs exec on in[] and checks every output against the CPU executor on
+ * ref_graph; returns nothing, asserts. */
+static void check_run(rt_vk_exec *x, const ir_graph *ref_graph, const rt_tensor *in, int n_in,
+                      double rtol, double atol, double *step_ns) {
+  int no = ref_graph->n_outputs;
+  rt_tensor got[8], want[8];
+  cr_assert(no <= 8);
+  T_OK(rt_vk_exec_run(x, in, n_in, got, no, step_ns));
+  T_OK(rt_cpu_run_graph(ref_graph, in, n_in, want, no));
+  for (int i = 0; i < no; i++) t_assert_close(&got[i], &want[i], rtol, atol);
+  free_tensors(got, no);
+  free_tensors(want, no);
+}
+
+static const ir_plan_step *step_of(const ir_plan *p, const ir_graph *g, const char *out_name) {
+  int i = 0;
+  ir_foreach_node(g, n) {
+    if (!strcmp(n->outputs[0]->name, out_name)) return &p->steps[i];
+    i++;
+  }
+  cr_assert_fail("no node makes %%%s", out_name);
+  return NULL;
+}
+
+Test(vk_exec, transitions_and_repeated_runs) {
+  env e;
+  env_open(&e);
+  ir_graph *g = mix_graph(1);
+  cg_plan_opts o = opts_binary(&e, "Mul, sigmoid", IR_PRECISION_FP32);
+  ir_plan *p;
+  T_OK(cg_plan_build(g, e.t, &o, &p));
+  cr_assert_null(p->graph, "fp32 plans run the caller's graph");
+  cr_assert_eq(p->n_steps, 5);
+  const char *gpu[] = {"a", "d", "out"}, *cpu[] = {"b", "s"};
+  for (int i = 0; i < 3; i++) cr_assert_eq(step_of(p, g, gpu[i])->device, IR_DEVICE_GPU, "%s", gpu[i]);
+  for (int i = 0; i < 2; i++) {
+    const ir_plan_step *s = step_of(p, g, cpu[i]);
+    cr_assert_eq(s->device, IR_DEVICE_CPU, "%s", cpu[i]);
+    cr_assert(strstr(ir_plan_str(p, s->reason), "--cpu-ops"), "%s", ir_plan_str(p, s->reason));
+  }
+  /* provenance of a GPU step */
+  const ir_plan_step *sa = step_of(p, g, "a");
+  cr_assert_str_eq(ir_plan_str(p, sa->tmpl), "elementwise_binary");
+  cr_assert_str_eq(ir_plan_str(p, sa->schedule), "WG_SIZE=128,EPI=4");
+  cr_assert(strstr(ir_plan_str(p, sa->key), "add(f32[2,3,5],f32[5])"), "%s",
+            ir_plan_str(p, sa->key));
+  int n_gpu, n_cpu;
+  ir_plan_counts(p, &n_gpu, &n_cpu);
+  cr_assert(n_gpu == 3 && n_cpu == 2);
+
+  rt_vk_exec *x;
+  T_OK(rt_vk_exec_create(e.ctx, g, p, NULL, &x));
+  for (uint64_t run = 0; run < 3; run++) {
+    rt_tensor in[2];
+    random_inputs(g, 100 + run, in);
+    check_run(x, g, in, 2, 1e-6, 0, NULL);
+    /* the input and the constant come back bit for bit */
+    rt_tensor got[5];
+    T_OK(rt_vk_exec_run(x, in, 2, got, 5, NULL));
+    cr_assert(!memcmp(got[2].data, in[0].data, rt_tensor_bytes(&in[0])));
+    cr_assert(!memcmp(got[3].data, ir_value_const_data(g, ir_graph_find_value(g, "c")), 120));
+    cr_assert(!memcmp(got[0].data, got[4].data, 120));
+    free_tensors(got, 5);
+    free_tensors(in, 2);
+  }
+  rt_vk_exec_stats st;
+  rt_vk_exec_stats_get(x, &st);
+  /* recorded once, replayed: three segments, each submitted once per run */
+  cr_assert_eq(st.n_segments, 3);
+  cr_assert_eq(st.n_gpu_steps, 3);
+  cr_assert_eq(st.n_cpu_steps, 2);
+  cr_assert_eq(st.n_pipelines, 3);
+  cr_assert_eq(st.n_runs, 6);
+  cr_assert_eq(st.n_segment_runs, 18);
+  /* buffers for the values GPU steps bind: x, y, a, b, d, out (not c, s) */
+  cr_assert_eq(st.n_buffers, 6, "%d", st.n_buffers);
+  rt_vk_exec_destroy(x);
+  ir_plan_destroy(p);
+  ir_graph_destroy(g);
+  env_close(&e);
+}
+
+Test(vk_exec, modules_and_pipelines_are_shared) {
+  env e;
+  env_open(&e);
+  ir_graph *g = parse("vkir 1\n"
+                      "graph @share(%x: f32[4,8], %y: f32[4,8], %z: f32[8]) -> (%r: f32[4,8]) {\n"
+                      "  %a = add %x, %y : f32[4,8]\n"
+                      "  %b = add %a, %y : f32[4,8]\n"
+                      "  %c = add %b, %z : f32[4,8]\n"
+                      "  %r = add %c, %x : f32[4,8]\n"
+                      "  return %r\n"
+                      "}\n");
+  int calls = 0;
+  cg_plan_opts o = opts_binary(&e, NULL, IR_PRECISION_FP32);
+  o.choose_user = &calls;
+  ir_plan *p;
+  T_OK(cg_plan_build(g, e.t, &o, &p));
+  cr_assert_eq(calls, 4);
+  cr_assert_eq(p->n_modules, 1, "one template, one set of defines: one module");
+  rt_vk_exec *x;
+  T_OK(rt_vk_exec_create(e.ctx, g, p, NULL, &x));
+  rt_vk_exec_stats st;
+  rt_vk_exec_stats_get(x, &st);
+  /* a, b, r have the same shapes and spec constants; c broadcasts */
+  cr_assert_eq(st.n_pipelines, 2);
+  cr_assert_eq(st.n_segments, 1);
+  rt_tensor in[3];
+  random_inputs(g, 7, in);
+  check_run(x, g, in, 3, 1e-6, 0, NULL);
+  free_tensors(in, 3);
+  rt_vk_exec_destroy(x);
+  ir_plan_destroy(p);
+  ir_graph_destroy(g);
+  env_close(&e);
+}
+
+/* A node the IR places on the CPU (@cpu) stays there; its neighbours run on
+ * the GPU. */
+Test(vk_exec, ir_cpu_placement_is_kept) {
+  env e;
+  env_open(&e);
+  ir_graph *g = parse("vkir 1\n"
+                      "graph @at(%x: f32[3,7], %y: f32[7]) -> (%c: f32[3,7]) {\n"
+                      "  %a = mul %x, %y : f32[3,7]\n"
+                      "  %b = add@cpu %a, %x : f32[3,7]\n"
+                      "  %c = div %b, %y : f32[3,7]\n"
+                      "  return %c\n"
+                      "}\n");
+  cg_plan_opts o = opts_binary(&e, NULL, IR_PRECISION_FP32);
+  ir_plan *p;
+  T_OK(cg_plan_build(g, e.t, &o, &p));
+  cr_assert_eq(p->steps[0].device, IR_DEVICE_GPU);
+  cr_assert_eq(p->steps[1].device, IR_DEVICE_CPU);
+  cr_assert_str_eq(ir_plan_str(p, p->steps[1].reason), "placed on the CPU in the IR (@cpu)");
+  cr_assert_eq(p->steps[2].device, IR_DEVICE_GPU);
+  rt_vk_exec *x;
+  T_OK(rt_vk_exec_create(e.ctx, g, p, NULL, &x));
+  rt_tensor in[2];
+  random_inputs(g, 77, in);
+  check_run(x, g, in, 2, 1e-6, 0, NULL);
+  rt_vk_exec_stats st;
+  rt_vk_exec_stats_get(x, &st);
+  cr_assert_eq(st.n_segments, 2);
+  /* x and y go up, a comes down for the CPU step, b goes up, c comes down */
+  cr_assert_eq(st.n_uploads, 3);
+  cr_assert_eq(st.n_downloads, 2);
+  free_tensors(in, 2);
+  rt_vk_exec_destroy(x);
+  ir_plan_destroy(p);
+  ir_graph_destroy(g);
+  env_close(&e);
+}
+
+Test(vk_exec, fp16_precision) {
+  env e;
+  env_open(&e);
+  if (!e.t->storage_16bit) {
+    env_close(&e);
+    cr_skip("no 16-bit storage");
+  }
+  ir_graph *g = mix_graph(2);
+  cg_plan_opts o = opts_binary(&e, "mul,Sigmoid", IR_PRECISION_FP16);
+  ir_plan *p;
+  T_OK(cg_plan_build(g, e.t, &o, &p));
+  cr_assert_not_null(p->graph);
+  const ir_graph *pg = ir_plan_graph(p, g);
+  /* the caller's interface is unchanged */
+  cr_assert_eq(pg->n_inputs, 2);
+  cr_assert_eq(pg->n_outputs, 5);
+  for (int i = 0; i < 5; i++) {
+    cr_assert_str_eq(pg->outputs[i]->name, g->outputs[i]->name);
+    cr_assert_eq(pg->outputs[i]->type.dtype, IR_F32);
+  }
+  for (int i = 0; i < 2; i++) cr_assert_eq(pg->inputs[i]->type.dtype, IR_F32);
+  /* inside, the arithmetic is f16 on the GPU, the forced ops on the CPU */
+  int n_gpu_f16 = 0;
+  for (int i = 0; i < p->n_steps; i++) {
+    const ir_plan_step *s = &p->steps[i];
+    if (s->device == IR_DEVICE_GPU) {
+      cr_assert(strstr(ir_plan_str(p, s->key), "f16["), "%s", ir_plan_str(p, s->key));
+      n_gpu_f16++;
+    }
+  }
+  cr_assert_eq(n_gpu_f16, 3);
+  cr_assert_eq(step_of(p, pg, "b")->device, IR_DEVICE_CPU);
+  cr_assert_eq(ir_graph_find_value(pg, "b")->type.dtype, IR_F16);
+
+  rt_vk_exec *x;
+  T_OK(rt_vk_exec_create(e.ctx, g, p, NULL, &x));
+  for (uint64_t run = 0; run < 2; run++) {
+    rt_tensor in[2];
+    random_inputs(g, 300 + run, in);
+    check_run(x, pg, in, 2, F16_RTOL, F16_ATOL, NULL);
+    check_run(x, g, in, 2, F16_VS_F32, F16_VS_F32, NULL);
+    rt_tensor got[5];
+    T_OK(rt_vk_exec_run(x, in, 2, got, 5, NULL));
+    cr_assert(!memcmp(got[2].data, in[0].data, 120), "an input output is exact");
+    cr_assert(!memcmp(got[3].data, ir_value_const_data(g, ir_graph_find_value(g, "c")), 120),
+              "a constant output keeps its f32 bytes");
+    free_tensors(got, 5);
+    free_tensors(in, 2);
+  }
+  rt_vk_exec_destroy(x);
+  ir_plan_destroy(p);
+  ir_graph_destroy(g);
+  env_close(&e);
+}
+
+/* The conversion itself, on the CPU: casts to f32 become casts to f16,
+ * integer paths are left alone, names and interface are kept. */
+Test(vk_exec, fp16_conversion) {
+  ir_graph *g = parse("vkir 1\n"
+                      "graph @conv(%x: f32[3,4], %k: i32[4]) -> (%y: f32[3,4], %i: i32[3,4], "
+                      "%w: f32[4]) {\n"
+                      "  %w = const f32[4] [0.5, -1.25, 3.0, 0.1]\n"
+                      "  %i = cast %x {to=i32} : i32[3,4]\n"
+                      "  %j = add %i, %k : i32[3,4]\n"
+                      "  %f = cast %j {to=f32} : f32[3,4]\n"
+                      "  %m = mul %f, %w : f32[3,4]\n"
+                      "  %y = add %m, %x : f32[3,4]\n"
+                      "  return %y, %i, %w\n"
+                      "}\n");
+  ir_graph *h;
+  T_OK(cg_graph_to_fp16(g, &h));
+  char *text;
+  size_t len;
+  T_OK(ir_print(h, &text, &len));
+  cr_assert(strstr(text, "%f = cast %j {to=f16} : f16[3,4]"), "%s", text);
+  cr_assert(strstr(text, "%m = mul %f, %w.f16 : f16[3,4]"), "%s", text);
+  cr_assert(strstr(text, "%i = cast %x {to=i32}"), "an int cast reads the exact input: %s", text);
+  cr_assert(strstr(text, "%j = add %i, %k : i32[3,4]"), "%s", text);
+  cr_assert(strstr(text, "%y = cast "), "the f32 output is a cast back: %s", text);
+  cr_assert(strstr(text, "-> (%y: f32[3,4], %i: i32[3,4], %w: f32[4])"), "%s", text);
+  free(text);
+  t_rng r = t_rng_make(5);
+  int64_t dx[2] = {3, 4}, dk[1] = {4};
+  rt_tensor in[2] = {t_tensor_random(&r, IR_F32, 2, dx, -5, 5),
+                     t_tensor_random(&r, IR_I32, 1, dk, -3, 3)};
+  rt_tensor got[3], want[3];
+  T_OK(rt_cpu_run_graph(h, in, 2, got, 3));
+  T_OK(rt_cpu_run_graph(g, in, 2, want, 3));
+  t_assert_close(&got[0], &want[0], F16_VS_F32, F16_VS_F32);
+  t_assert_close(&got[1], &want[1], 0, 0);
+  t_assert_close(&got[2], &want[2], 0, 0);
+  free_tensors(got, 3);
+  free_tensors(want, 3);
+  free_tensors(in, 2);
+  ir_graph_destroy(h);
+  ir_graph_destroy(g);
+}
+
+/* A node with a data-dependent output size stays on the CPU; its actual
+ * size reaches the outputs. */
+Test(vk_exec, bounded_shapes_stay_on_the_cpu) {
+  env e;
+  env_open(&e);
+  char text[4096] = "vkir 1\n"
+                    "graph @nms(%b: f32[1,6,4], %s: f32[1,2,6]) -> (%sel: i64[<=6,3], "
+                    "%bb: f32[1,6,4]) {\n"
+                    "  %off = const f32[4] ";
+  t_rng r = t_rng_make(11);
+  append_values(text, sizeof text, &r, 4);
+  strcat(text, "\n"
+               "  %bb = add %b, %off : f32[1,6,4]\n"
+               "  %sel = non_max_suppression %bb, %s {max_output_boxes_per_class=3, "
+               "iou_threshold=0.3, score_threshold=0.2} : i64[<=6,3]\n"
+               "  return %sel, %bb\n"
+               "}\n");
+  ir_graph *g = parse(text);
+  cg_plan_opts o = opts_binary(&e, NULL, IR_PRECISION_FP32);
+  ir_plan *p;
+  T_OK(cg_plan_build(g, e.t, &o, &p));
+  cr_assert_eq(p->steps[0].device, IR_DEVICE_GPU);
+  cr_assert_eq(p->steps[1].device, IR_DEVICE_CPU);
+  cr_assert(strstr(ir_plan_str(p, p->steps[1].reason), "bounded"), "%s",
+            ir_plan_str(p, p->steps[1].reason));
+  rt_vk_exec *x;
+  T_OK(rt_vk_exec_create(e.ctx, g, p, NULL, &x));
+  rt_tensor in[2];
+  int64_t db[3] = {1, 6, 4}, ds[3] = {1, 2, 6};
+  in[0] = t_tensor_random(&r, IR_F32, 3, db, 0, 4);
+  in[1] = t_tensor_random(&r, IR_F32, 3, ds, 0.05, 1);
+  rt_tensor got[2], want[2];
+  T_OK(rt_vk_exec_run(x, in, 2, got, 2, NULL));
+  T_OK(rt_cpu_run_graph(g, in, 2, want, 2));
+  cr_assert(want[0].dims[0] > 0 && want[0].dims[0] <= 6);
+  t_assert_close(&got[0], &want[0], 0, 0);
+  t_assert_close(&got[1], &want[1], 1e-6, 0);
+  free_tensors(got, 2);
+  free_tensors(want, 2);
+  free_tensors(in, 2);
+  rt_vk_exec_destroy(x);
+  ir_plan_destroy(p);
+  ir_graph_destroy(g);
+  env_close(&e);
+}
+
+Test(vk_exec, timestamps) {
+  env e;
+  env_open(&e);
+  if (!e.t->timestamp_valid_bits) {
+    env_close(&e);
+    cr_skip("no timestamps");
+  }
+  ir_graph *g = mix_graph(3);
+  cg_plan_opts o = opts_binary(&e, "mul,sigmoid", IR_PRECISION_FP32);
+  ir_plan *p;
+  T_OK(cg_plan_build(g, e.t, &o, &p));
+  rt_vk_exec *x;
+  rt_vk_exec_opts xo = {.timestamps = true, .wait = RT_VK_WAIT_SPIN};
+  T_OK(rt_vk_exec_create(e.ctx, g, p, &xo, &x));
+  rt_tensor in[2];
+  random_inputs(g, 9, in);
+  double ns[5];
+  for (int i = 0; i < 5; i++) ns[i] = -1;
+  check_run(x, g, in, 2, 1e-6, 0, ns);
+  double gpu = 0;
+  for (int i = 0; i < 5; i++) {
+    cr_assert(ns[i] >= 0 && ns[i] < 1e10, "step %d: %g ns", i, ns[i]);
+    if (p->steps[i].device == IR_DEVICE_GPU) gpu += ns[i];
+    else cr_assert(ns[i] > 0, "CPU step %d has a wall time", i);
+  }
+  cr_assert(gpu > 0, "GPU steps have timestamps");
+  free_tensors(in, 2);
+  rt_vk_exec_destroy(x);
+  ir_plan_destroy(p);
+  ir_graph_destroy(g);
+  env_close(&e);
+}
+
+Test(vk_exec, input_errors) {
+  env e;
+  env_open(&e);
+  ir_graph *g = mix_graph(4);
+  cg_plan_opts o = opts_binary(&e, "mul", IR_PRECISION_FP32);
+  ir_plan *p;
+  T_OK(cg_plan_build(g, e.t, &o, &p));
+  rt_vk_exec *x;
+  T_OK(rt_vk_exec_create(e.ctx, g, p, NULL, &x));
+  t_rng r = t_rng_make(4);
+  int64_t bad[3] = {2, 3, 4}, dy[1] = {5};
+  rt_tensor in[2] = {t_tensor_random(&r, IR_F32, 3, bad, -1, 1),
+                     t_tensor_random(&r, IR_F32, 1, dy, -1, 1)};
+  rt_tensor out[5];
+  t_expect_error(rt_vk_exec_run(x, in, 2, out, 5, NULL), VKML_CODE_INVALID_ARGUMENT,
+                 "input %x: expected f32[2,3,5], got f32[2,3,4]");
+  for (int i = 0; i < 5; i++) cr_assert_null(out[i].data, "outputs zeroed on error");
+  t_expect_error(rt_vk_exec_run(x, in, 1, out, 5, NULL), VKML_CODE_INVALID_ARGUMENT,
+                 "takes 2 inputs and 5 outputs, given 1 and 5");
+  /* still usable after errors */
+  rt_tensor good[2];
+  random_inputs(g, 41, good);
+  check_run(x, g, good, 2, 1e-6, 0, NULL);
+  free_tensors(good, 2);
+  free_tensors(in, 2);
+  rt_vk_exec_destroy(x);
+  ir_plan_destroy(p);
+  ir_graph_destroy(g);
+  env_close(&e);
+}
+
+Test(vk_exec, out_of_device_memory_names_the_value) {
+  env e;
+  env_open(&e);
+  ir_graph *g = mix_graph(5);
+  cg_plan_opts o = opts_binary(&e, NULL, IR_PRECISION_FP32);
+  ir_plan *p;
+  T_OK(cg_plan_build(g, e.t, &o, &p));
+  rt_vk_exec *x = NULL;
+  /* x (128 bytes) and y (32) fit, the constant c (128) does not */
+  rt_vk_exec_opts xo = {.max_device_bytes = 200};
+  t_expect_error(rt_vk_exec_create(e.ctx, g, p, &xo, &x), VKML_CODE_OUT_OF_MEMORY,
+                 "%c (constant): 128 device bytes more exceed the budget of 200");
+  cr_assert_null(x);
+  xo.max_device_bytes = 128 + 32 + 128 + 128;
+  t_expect_error(rt_vk_exec_create(e.ctx, g, p, &xo, &x), VKML_CODE_OUT_OF_MEMORY,
+                 "%b (output of mul %b)");
+  /* enough memory: works */
+  xo.max_device_bytes = 1 << 20;
+  T_OK(rt_vk_exec_create(e.ctx, g, p, &xo, &x));
+  rt_tensor in[2];
+  random_inputs(g, 51, in);
+  check_run(x, g, in, 2, 1e-6, 0, NULL);
+  free_tensors(in, 2);
+  rt_vk_exec_destroy(x);
+  ir_plan_destroy(p);
+  ir_graph_destroy(g);
+  env_close(&e); /* and nothing leaked on the failed creations */
+}
+
+Test(vk_exec, plan_must_fit_the_graph) {
+  env e;
+  env_open(&e);
+  ir_graph *g = mix_graph(6);
+  ir_graph *other = parse("vkir 1\ngraph @o(%x: f32[2]) -> (%y: f32[2]) {\n"
+                          "  %y = add %x, %x : f32[2]\n  return %y\n}\n");
+  cg_plan_opts o = opts_binary(&e, NULL, IR_PRECISION_FP32);
+  ir_plan *p;
+  T_OK(cg_plan_build(g, e.t, &o, &p));
+  rt_vk_exec *x = NULL;
+  t_expect_error(rt_vk_exec_create(e.ctx, other, p, NULL, &x), VKML_CODE_INVALID_ARGUMENT,
+                 "the plan was built for a graph of 5 nodes");
+  /* a damaged plan (as from a corrupt file) is refused, naming the step */
+  int32_t saved = p->bindings[1];
+  p->bindings[1] = p->bindings[0];
+  t_expect_error(rt_vk_exec_create(e.ctx, g, p, NULL, &x), VKML_CODE_INVALID_ARGUMENT,
+                 "plan step 0 (add %a): bindings do not match the node");
+  p->bindings[1] = saved;
+  p->steps[0].module = 7;
+  t_expect_error(rt_vk_exec_create(e.ctx, g, p, NULL, &x), VKML_CODE_INVALID_ARGUMENT,
+                 "module index out of range");
+  cr_assert_null(x);
+  ir_plan_destroy(p);
+  ir_graph_destroy(other);
+  ir_graph_destroy(g);
+  env_close(&e);
+}
+
+Test(vk_exec, plan_errors) {
+  ir_target t;
+  ir_target_minimum(&t);
+  ir_graph *g = mix_graph(7);
+  ir_plan *p = NULL;
+  cg_plan_opts o = {.cpu_ops = "add,Frobnicate"};
+  t_expect_error(cg_plan_build(g, &t, &o, &p), VKML_CODE_INVALID_ARGUMENT,
+                 "--cpu-ops: unknown op 'Frobnicate'");
+  o = (cg_plan_opts){.precision = IR_PRECISION_FP16};
+  t_expect_error(cg_plan_build(g, &t, &o, &p), VKML_CODE_UNSUPPORTED,
+                 "fp16 precision needs 16-bit storage buffers, which vulkan-1.1-minimum lacks");
+  cr_assert_null(p);
+  ir_graph_destroy(g);
+}
+
+Test(vk_exec, cpu_ops_names) {
+  bool m[IR_OP_COUNT];
+  T_OK(cg_cpu_ops_parse("Conv, BatchNormalization,non_max_suppression,TopK,GlobalAveragePool,"
+                        "MaxPool,,HardSwish", m));
+  ir_op want[] = {IR_OP_CONV2D, IR_OP_BATCHNORM, IR_OP_NON_MAX_SUPPRESSION, IR_OP_TOPK,
+                  IR_OP_GLOBAL_AVG_POOL, IR_OP_MAXPOOL, IR_OP_HARD_SWISH};
+  int n = 0;
+  for (int i = 0; i < IR_OP_COUNT; i++) n += m[i];
+  cr_assert_eq(n, 7);
+  for (unsigned i = 0; i < sizeof want / sizeof want[0]; i++) cr_assert(m[want[i]]);
+  T_OK(cg_cpu_ops_parse(NULL, m));
+  for (int i = 0; i < IR_OP_COUNT; i++) cr_assert(!m[i]);
+}
+
+/* The bundled example through the default kernel choice (whatever the kernel
+ * families cover today), and with every node forced onto the CPU. */
+Test(vk_exec, tinycnn_default_kernels) {
+  env e;
+  env_open(&e);
+  ir_graph *g = NULL;
+  T_OK(ir_parse_file(VKML_SOURCE_ROOT "/tests/models/tinycnn/model.vkir", &g));
+  t_rng r = t_rng_make(12);
+  int64_t dx[4] = {1, 3, 17, 17};
+  rt_tensor in = t_tensor_random(&r, IR_F32, 4, dx, -1, 1);
+  const char *forced[2] = {NULL, "conv2d,maxpool,global_avg_pool,flatten,gemm,softmax"};
+  for (int k = 0; k < 2; k++) {
+    cg_plan_opts o = {.compiler = e.cc, .cpu_ops = forced[k]};
+    ir_plan *p;
+    T_OK(cg_plan_build(g, e.t, &o, &p));
+    int n_gpu;
+    ir_plan_counts(p, &n_gpu, NULL);
+    if (k == 1) cr_assert_eq(n_gpu, 0);
+    cr_log_info("tinycnn: %d of %d nodes on the GPU", n_gpu, p->n_steps);
+    rt_vk_exec *x;
+    T_OK(rt_vk_exec_create(e.ctx, g, p, NULL, &x));
+    check_run(x, g, &in, 1, 1e-4, 1e-6, NULL);
+    rt_vk_exec_destroy(x);
+    ir_plan_destroy(p);
+  }
+  rt_tensor_free(&in);
+  ir_graph_destroy(g);
+  env_close(&e);
+}

@@ -1,0 +1,678 @@
+/* The gemm / matmul templates on the device against the CPU reference
+ * (rt_cpu_run_node on the same node; runtime/cpu/k_matmul.c), random
+ * non-zero inputs in [-1, 1), over 29 shape/attribute combinations (odd
+ * M/N/K, K not divisible by BK, GEMV, large K, transposes, alpha/beta, C of
+ * shapes [], [N], [1,N], [M,1], [1,1], [M,N], fused activations, batch
+ * broadcasting, 1-D operands), f32 and f16: the default tiled schedule on
+ * every case, and 12 sampled points of the tiled space (two fixed extremes
+ * and 10 drawn with a fixed seed) on 7 cases each. The cooperative-matrix
+ * template's instantiation is unit-tested on synthetic targets and compiled
+ * with shaderc; it runs only on a device with VK_NV_cooperative_matrix.
+ *
+ * Bounds, per element (|got - want| <= rtol*|want| + atol):
+ *   atol = L * (K + 4) * u * S, with S = |alpha| * sum_k |a_ik b_kj| +
+ *     |beta c_ij| (computed by the reference on |A|, |B|, |C|), u = 2^-24
+ *     for fp32 accumulation (2^-11 for fp16 accumulation), K + 4 roundings
+ *     (the K-term sum, alpha, beta*c, the add): the standard worst-case bound
+ *     of a floating-point dot product, whatever the summation order. A
+ *     relative bound alone cannot hold where the sum cancels to near zero.
+ *     L = 1 without activation, 2 with one (their slopes are <= 1.5 for the
+ *     parameters used).
+ *   f32: rtol 1e-4.
+ *   f16: rtol 2^-10 (the shader rounds its fp32 result to f16 once, the
+ *     reference its double result: one f16 ulp apart at most), atol plus
+ *     2^-24 (the f16 subnormal step). */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "codegen/cg_binary.h"
+#include "codegen/cg_gemm.h"
+#include "codegen/cg_ops.h"
+#include "runtime/cpu/cpu_kernels.h"
+#include "test_support.h"
+#include "vk_test.h"
+
+typedef struct gcase {
+  ir_op op;
+  int ra;
+  int64_t a[IR_MAX_RANK];
+  int rb;
+  int64_t b[IR_MAX_RANK];
+  int rc; /* -1: no C */
+  int64_t c[IR_MAX_RANK];
+  int ta, tb;
+  float alpha, beta;
+  ir_act act;
+  float act_alpha, act_beta;
+} gcase;
+
+#define G IR_OP_GEMM
+#define MM IR_OP_MATMUL
+#define NOC -1, {0}
+
+static const gcase CASES[] = {
+    /* gemm */
+    {G, 2, {1, 1}, 2, {1, 1}, NOC, 0, 0, 1, 1, IR_ACT_NONE, 0, 0},
+    {G, 2, {7, 13}, 2, {13, 5}, 1, {5}, 0, 0, 1, 1, IR_ACT_RELU, 0, 0},
+    {G, 2, {33, 17}, 2, {17, 65}, 2, {33, 65}, 0, 0, 0.5f, -1.5f, IR_ACT_NONE, 0, 0},
+    {G, 2, {1, 300}, 2, {300, 70}, 1, {70}, 0, 0, 1, 1, IR_ACT_SIGMOID, 0, 0}, /* GEMV */
+    {G, 2, {16, 2048}, 2, {2048, 24}, NOC, 0, 0, 1, 1, IR_ACT_NONE, 0, 0},   /* large K */
+    {G, 2, {9, 20}, 2, {9, 31}, 2, {20, 1}, 1, 0, 1, 1, IR_ACT_NONE, 0, 0},  /* trans_a */
+    {G, 2, {18, 40}, 2, {12, 40}, 2, {1, 1}, 0, 1, 1, 1, IR_ACT_NONE, 0, 0}, /* trans_b */
+    {G, 2, {64, 64}, 2, {64, 64}, 2, {64, 64}, 1, 1, 2.0f, 0.25f, IR_ACT_TANH, 0, 0},
+    {G, 2, {64, 128}, 2, {128, 256}, 1, {256}, 0, 0, 1, 1, IR_ACT_LEAKY_RELU, 0.1f, 0},
+    {G, 2, {50, 33}, 2, {33, 1}, 2, {50, 1}, 0, 0, 1, 1, IR_ACT_NONE, 0, 0},  /* N = 1 */
+    {G, 2, {17, 1}, 2, {1, 19}, 0, {0}, 0, 0, 1, 1, IR_ACT_NONE, 0, 0},       /* K = 1, scalar C */
+    {G, 2, {130, 96}, 2, {96, 80}, 2, {1, 80}, 0, 0, 1, 0, IR_ACT_CLIP, -0.5f, 0.75f},
+    {G, 2, {40, 36}, 2, {40, 12}, 2, {36, 12}, 1, 0, 1, 1, IR_ACT_HARD_SIGMOID, 0.2f, 0.5f},
+    {G, 2, {20, 44}, 2, {28, 44}, NOC, 0, 1, 1, 1, IR_ACT_ELU, 0.7f, 0},
+    {G, 2, {3, 5}, 2, {5, 2}, 2, {3, 2}, 0, 0, -1.0f, 0, IR_ACT_HARD_SWISH, 0, 0},
+    {G, 2, {1, 1000}, 2, {1000, 1}, NOC, 0, 0, 1, 1, IR_ACT_RELU6, 0, 0},
+    /* matmul */
+    {MM, 4, {2, 1, 6, 10}, 3, {3, 10, 7}, NOC, 0, 0, 1, 1, IR_ACT_NONE, 0, 0},
+    {MM, 1, {37}, 2, {37, 29}, NOC, 0, 0, 1, 1, IR_ACT_NONE, 0, 0},
+    {MM, 2, {23, 37}, 1, {37}, NOC, 0, 0, 1, 1, IR_ACT_NONE, 0, 0},
+    {MM, 1, {100}, 1, {100}, NOC, 0, 0, 1, 1, IR_ACT_NONE, 0, 0},
+    {MM, 3, {4, 9, 16}, 2, {16, 8}, NOC, 0, 0, 1, 1, IR_ACT_RELU, 0, 0},
+    {MM, 3, {5, 3, 7}, 3, {5, 7, 9}, NOC, 0, 0, 1, 1, IR_ACT_NONE, 0, 0},
+    {MM, 5, {2, 3, 1, 4, 5}, 4, {3, 6, 5, 2}, NOC, 0, 0, 1, 1, IR_ACT_NONE, 0, 0},
+    {MM, 2, {1, 12}, 2, {12, 300}, NOC, 0, 0, 1, 1, IR_ACT_SIGMOID, 0, 0},
+    {MM, 4, {1, 1, 8, 64}, 4, {1, 1, 64, 32}, NOC, 0, 0, 1, 1, IR_ACT_NONE, 0, 0},
+    {MM, 3, {3, 2, 1}, 2, {1, 4}, NOC, 0, 0, 1, 1, IR_ACT_NONE, 0, 0},
+    {MM, 3, {2, 64, 48}, 3, {2, 48, 64}, NOC, 0, 0, 1, 1, IR_ACT_TANH, 0, 0},
+    {MM, 2, {6, 5}, 4, {2, 3, 5, 4}, NOC, 0, 0, 1, 1, IR_ACT_NONE, 0, 0},
+    {MM, 1, {7}, 3, {2, 7, 3}, NOC, 0, 0, 1, 1, IR_ACT_NONE, 0, 0},
+};
+#define N_CASES ((int)(sizeof CASES / sizeof CASES[0]))
+
+/* The sampled points run on these (cheap ones covering every addressing
+ * kind: odd sizes, both transposes, C broadcasts, 1-D and batched matmul). */
+static const int POINT_CASES[] = {2, 5, 6, 12, 16, 18, 22};
+#define N_POINT_CASES ((int)(sizeof POINT_CASES / sizeof POINT_CASES[0]))
+
+static ir_type out_type(const gcase *c, ir_dtype dt) {
+  if (c->op == IR_OP_GEMM) {
+    int64_t d[2] = {c->ta ? c->a[1] : c->a[0], c->tb ? c->b[0] : c->b[1]};
+    return ir_type_make(dt, 2, d);
+  }
+  /* NumPy matmul: broadcast batch axes, then M (if a is 2-D+), N (if b is) */
+  int ra = c->ra >= 2 ? c->ra - 2 : 0, rb = c->rb >= 2 ? c->rb - 2 : 0;
+  int r = ra > rb ? ra : rb, n = 0;
+  int64_t d[IR_MAX_RANK];
+  for (int i = 0; i < r; i++) {
+    int ia = i - (r - ra), ib = i - (r - rb);
+    int64_t da = ia >= 0 ? c->a[ia] : 1, db = ib >= 0 ? c->b[ib] : 1;
+    d[n++] = da == 1 ? db : da;
+  }
+  if (c->ra >= 2) d[n++] = c->a[c->ra - 2];
+  if (c->rb >= 2) d[n++] = c->b[c->rb - 1];
+  return ir_type_make(dt, n, d);
+}
+
+static int64_t inner_k(const gcase *c) {
+  if (c->op == IR_OP_GEMM) return c->ta ? c->a[0] : c->a[1];
+  return c->a[c->ra - 1];
+}
+
+/* A node of the case's op over in[0..n_in) with its attributes; abs_only:
+ * |alpha|, |beta| and no activation (for the error scale S). */
+static ir_node *make_node(ir_graph **g, const gcase *c, const rt_tensor *in, int n_in,
+                          const ir_type *to, bool abs_only) {
+  ir_node *n = t_node_make(g, c->op, in, n_in, to, 1);
+  if (c->op == IR_OP_GEMM) {
+    if (c->ta) T_OK(ir_node_set_int(*g, n, IR_A_TRANS_A, 1));
+    if (c->tb) T_OK(ir_node_set_int(*g, n, IR_A_TRANS_B, 1));
+    float al = abs_only ? fabsf(c->alpha) : c->alpha, be = abs_only ? fabsf(c->beta) : c->beta;
+    if (al != 1.0f) T_OK(ir_node_set_float(*g, n, IR_A_ALPHA, al));
+    if (be != 1.0f) T_OK(ir_node_set_float(*g, n, IR_A_BETA, be));
+  }
+  if (c->act != IR_ACT_NONE && !abs_only) {
+    T_OK(ir_node_set_enum(*g, n, IR_A_ACT, c->act));
+    T_OK(ir_node_set_float(*g, n, IR_A_ACT_ALPHA, c->act_alpha));
+    T_OK(ir_node_set_float(*g, n, IR_A_ACT_BETA, c->act_beta));
+  }
+  return n;
+}
+
+/* |t| as f32. */
+static rt_tensor abs_f32(const rt_tensor *t) {
+  rt_tensor r;
+  T_OK(rt_tensor_alloc_dims(IR_F32, t->rank, t->dims, &r));
+  for (int64_t i = 0; i < rt_tensor_numel(t); i++) rt_store_f(&r, i, fabs(rt_load_f(t, i)));
+  return r;
+}
+
+typedef struct env {
+  rt_vk_context *ctx;
+  cg_compiler *cc;
+  char *dir;
+  double max_err[2]; /* worst |got-want| / (rtol|want| + atol) seen, f32 and f16 */
+} env;
+
+static void env_open(env *e) {
+  memset(e, 0, sizeof *e);
+  e->ctx = vt_context(NULL);
+  e->dir = vt_tempdir();
+  cg_compiler_opts o = {.cache_dir = e->dir};
+  T_OK(cg_compiler_create(&o, &e->cc));
+}
+
+static void env_close(env *e) {
+  cg_compiler_destroy(e->cc);
+  vt_destroy(e->ctx);
+  vt_rmdir(e->dir);
+  free(e->dir);
+}
+
+/* Runs case c with template tmpl / schedule s on the device and compares
+ * with the reference; acc_bits is the accumulation precision. */
+static void check(env *e, const gcase *c, ir_dtype dt, const cg_template *tmpl,
+                  const cg_schedule *s, int acc_bits, uint64_t seed) {
+  t_rng r = t_rng_make(seed);
+  int n_in = c->rc >= 0 ? 3 : 2;
+  rt_tensor in[3];
+  in[0] = t_tensor_random(&r, dt, c->ra, c->a, -1, 1);
+  in[1] = t_tensor_random(&r, dt, c->rb, c->b, -1, 1);
+  if (n_in == 3) in[2] = t_tensor_random(&r, dt, c->rc, c->c, -1, 1);
+  ir_type to = out_type(c, dt), to32 = out_type(c, IR_F32);
+  ir_graph *g, *g_abs;
+  ir_node *n = make_node(&g, c, in, n_in, &to, false);
+  rt_tensor want, got, scale, ab[3];
+  T_OK(rt_tensor_alloc(&to, &want));
+  T_OK(rt_tensor_alloc(&to, &got));
+  T_OK(rt_tensor_alloc(&to32, &scale));
+  const rt_tensor *ins[3] = {&in[0], &in[1], &in[2]};
+  rt_tensor *outs[1] = {&want};
+  T_OK(rt_cpu_run_node(n, ins, n_in, outs, 1));
+  for (int i = 0; i < n_in; i++) ab[i] = abs_f32(&in[i]);
+  ir_node *n_abs = make_node(&g_abs, c, ab, n_in, &to32, true);
+  const rt_tensor *abs_ins[3] = {&ab[0], &ab[1], &ab[2]};
+  outs[0] = &scale;
+  T_OK(rt_cpu_run_node(n_abs, abs_ins, n_in, outs, 1));
+
+  cg_kernel k;
+  T_OK(cg_kernel_for_node(n, tmpl, s, rt_vk_context_target(e->ctx), &k));
+  cr_assert_eq(k.tmpl, tmpl, "%s: instantiated %s, not %s", k.key, k.tmpl->name, tmpl->name);
+  memset(got.data, 0x7f, rt_tensor_bytes(&got)); /* unwritten elements show */
+  vt_run_kernel(e->ctx, e->cc, &k, ins, n_in, &got);
+
+  bool f16 = dt == IR_F16;
+  double u = acc_bits == 16 ? 1.0 / 2048 : 1.0 / (1 << 24);
+  double lip = c->act == IR_ACT_NONE ? 1 : 2;
+  double rtol = f16 ? 1.0 / 1024 : 1e-4;
+  double kk = (double)inner_k(c) + 4;
+  char sched[96];
+  cg_schedule_format(tmpl, s, sched, sizeof sched);
+  int64_t cnt = rt_tensor_numel(&want), bad = -1;
+  for (int64_t i = 0; i < cnt; i++) {
+    double a = rt_load_f(&got, i), b = rt_load_f(&want, i);
+    double tol = rtol * fabs(b) + lip * kk * u * rt_load_f(&scale, i) + (f16 ? 1.0 / (1 << 24) : 0);
+    double err = fabs(a - b);
+    if (err / tol > e->max_err[f16]) e->max_err[f16] = err / tol;
+    if (!(err <= tol) && bad < 0) bad = i;
+  }
+  if (bad >= 0)
+    cr_assert_fail("%s [%s %s] element %lld of %lld: got %.9g want %.9g", k.key, tmpl->name,
+                   sched, (long long)bad, (long long)cnt, rt_load_f(&got, bad),
+                   rt_load_f(&want, bad));
+  for (int i = 0; i < n_in; i++) rt_tensor_free(&in[i]), rt_tensor_free(&ab[i]);
+  rt_tensor_free(&want);
+  rt_tensor_free(&got);
+  rt_tensor_free(&scale);
+  ir_graph_destroy(g);
+  ir_graph_destroy(g_abs);
+}
+
+/* ---- the tiled template on the device ------------------------------------ */
+
+static void default_schedule(ir_dtype dt) {
+  env e;
+  env_open(&e);
+  if (dt == IR_F16 && !rt_vk_context_target(e.ctx)->storage_16bit) {
+    env_close(&e);
+    cr_skip("no 16-bit storage");
+  }
+  for (int c = 0; c < N_CASES; c++)
+    check(&e, &CASES[c], dt, &cg_gemm_tiled_template, &cg_gemm_tiled_template.dflt, 32,
+          100u * (uint64_t)c + (dt == IR_F16));
+  cr_log_info("%s: worst error / bound %.3g", ir_dtype_name(dt), e.max_err[dt == IR_F16]);
+  env_close(&e);
+}
+
+Test(vk_gemm, default_schedule_f32) { default_schedule(IR_F32); }
+Test(vk_gemm, default_schedule_f16) { default_schedule(IR_F16); }
+
+/* The sampled points: the smallest tile (2x2 invocations of 1x1, BK 4), a
+ * wide flat one, then points drawn with a fixed seed among those valid on
+ * the device. */
+#define N_POINTS 12
+static void sample_points(const ir_target *t, cg_schedule *pts) {
+  const cg_template *tp = &cg_gemm_tiled_template;
+  T_OK(cg_schedule_parse(tp, "WG_M=2,WG_N=2,TM=1,TN=1,BK=4", &pts[0]));
+  T_OK(cg_schedule_parse(tp, "WG_M=4,WG_N=32,TM=2,TN=8,BK=8", &pts[1]));
+  t_rng r = t_rng_make(4242);
+  int64_t size = cg_space_size(tp);
+  for (int i = 2; i < N_POINTS;) {
+    cg_space_point(tp, (int64_t)(t_rng_next(&r) % (uint64_t)size), &pts[i]);
+    vkml_status st = cg_schedule_check(tp, &pts[i], t);
+    if (st) {
+      cr_assert_eq(vkml_status_code(st), VKML_CODE_UNSUPPORTED);
+      vkml_status_free(st);
+      continue;
+    }
+    i++;
+  }
+}
+
+/* Each point on the point cases, f32 and f16 alternating over the cases. */
+static void points(int first, int step) {
+  env e;
+  env_open(&e);
+  const ir_target *t = rt_vk_context_target(e.ctx);
+  cg_schedule pts[N_POINTS];
+  sample_points(t, pts);
+  for (int p = first; p < N_POINTS; p += step) {
+    T_OK(cg_schedule_check(&cg_gemm_tiled_template, &pts[p], t));
+    for (int j = 0; j < N_POINT_CASES; j++) {
+      ir_dtype dt = (p + j) % 2 && t->storage_16bit ? IR_F16 : IR_F32;
+      check(&e, &CASES[POINT_CASES[j]], dt, &cg_gemm_tiled_template, &pts[p], 32,
+            7000u + 31u * (uint64_t)p + (uint64_t)j);
+    }
+  }
+  env_close(&e);
+}
+
+Test(vk_gemm, points_even) { points(0, 2); }
+Test(vk_gemm, points_odd) { points(1, 2); }
+
+/* ---- the cooperative-matrix template on the device (where it exists) ------ */
+
+Test(vk_gemm, coopmat_on_device) {
+  env e;
+  env_open(&e);
+  const ir_target *t = rt_vk_context_target(e.ctx);
+  if (!t->coopmat_nv || !t->fp16_arith || !t->storage_16bit || !t->vulkan_memory_model ||
+      cg_gemm_coopmat_shape(t, 32) < 0) {
+    char why[400];
+    snprintf(why, sizeof why,
+             "%s lacks VK_NV_cooperative_matrix with f16 shapes (%d), fp16 arithmetic (%d), "
+             "16-bit storage (%d) or the Vulkan memory model (%d)",
+             t->name, t->coopmat_nv && cg_gemm_coopmat_shape(t, 32) >= 0, t->fp16_arith,
+             t->storage_16bit, t->vulkan_memory_model);
+    env_close(&e);
+    cr_skip("%s", why);
+  }
+  static const char *const pts[] = {
+      "WM=2,WN=2,TM=2,TN=2,BK=32,ACC=32", "WM=1,WN=1,TM=1,TN=1,BK=16,ACC=32",
+      "WM=2,WN=4,TM=4,TN=2,BK=64,ACC=32", "WM=2,WN=2,TM=2,TN=2,BK=32,ACC=16",
+      "WM=4,WN=1,TM=1,TN=4,BK=16,ACC=16",
+  };
+  for (size_t p = 0; p < sizeof pts / sizeof pts[0]; p++) {
+    cg_schedule s;
+    T_OK(cg_schedule_parse(&cg_gemm_coopmat_template, pts[p], &s));
+    if (cg_gemm_coopmat_shape(t, s.v[5]) < 0) continue;
+    vkml_status st = cg_schedule_check(&cg_gemm_coopmat_template, &s, t);
+    if (st) {
+      vkml_status_free(st);
+      continue;
+    }
+    for (int c = 0; c < N_CASES; c++) {
+      /* fp16 accumulation of K = 1000+ terms is outside its bound's use */
+      if (s.v[5] == 16 && inner_k(&CASES[c]) > 512) continue;
+      check(&e, &CASES[c], IR_F16, &cg_gemm_coopmat_template, &s, s.v[5],
+            900u + 50u * (uint64_t)p + (uint64_t)c);
+    }
+  }
+  env_close(&e);
+}
+
+/* ---- templates and instantiation without a device --------------------------- */
+
+Test(gemm_template, registered_and_defaults_valid_on_minimum) {
+  ir_target t;
+  ir_target_minimum(&t);
+  const cg_template *tp[2] = {&cg_gemm_tiled_template, &cg_gemm_coopmat_template};
+  for (int i = 0; i < 2; i++) {
+    cr_assert_eq(cg_template_find(tp[i]->name), tp[i], "%s is not registered", tp[i]->name);
+    T_OK(cg_schedule_check(tp[i], &tp[i]->dflt, &t));
+  }
+  char buf[96];
+  cg_schedule_format(&cg_gemm_tiled_template, &cg_gemm_tiled_template.dflt, buf, sizeof buf);
+  cr_assert_str_eq(buf, "WG_M=8,WG_N=16,TM=8,TN=4,BK=16");
+}
+
+/* Every point the constraints accept on a target fits it: invocations and
+ * the tiles' shared memory (4 * BK * (BM + BN) bytes, before padding); and
+ * every point they reject exceeds one of them. */
+Test(gemm_template, tiled_constraints_match_the_sizes) {
+  ir_target t;
+  ir_target_minimum(&t);
+  const cg_template *tp = &cg_gemm_tiled_template;
+  int n_ok = 0;
+  for (int64_t i = 0; i < cg_space_size(tp); i++) {
+    cg_schedule s;
+    cg_space_point(tp, i, &s);
+    int64_t wg = (int64_t)s.v[0] * s.v[1], bm = (int64_t)s.v[0] * s.v[2],
+            bn = (int64_t)s.v[1] * s.v[3], bk = s.v[4];
+    bool fits = wg <= 128 && 4 * bk * (bm + bn) <= 16384;
+    bool halves = 8 * bk * bm <= 16384 && 8 * bk * bn <= 16384;
+    vkml_status st = cg_schedule_check(tp, &s, &t);
+    if (!st) {
+      cr_assert(fits, "point %lld accepted but does not fit", (long long)i);
+      n_ok++;
+    } else {
+      cr_assert_eq(vkml_status_code(st), VKML_CODE_UNSUPPORTED);
+      cr_assert(!(wg <= 128 && halves), "point %lld rejected although it fits", (long long)i);
+      vkml_status_free(st);
+    }
+  }
+  cr_assert_gt(n_ok, 200, "only %d valid points on the minimum target", n_ok);
+}
+
+/* A device with VK_NV_cooperative_matrix, as the H200 reports it (shapes
+ * listed in driver order; 16x8x16 first). */
+static ir_target coop_target(void) {
+  ir_target t;
+  ir_target_minimum(&t);
+  strcpy(t.name, "synthetic-coopmat");
+  t.subgroup_size = 32;
+  t.subgroup_ops = IR_SUBGROUP_BASIC | IR_SUBGROUP_ARITHMETIC;
+  t.subgroup_in_compute = true;
+  t.max_shared_bytes = 49152;
+  t.max_workgroup_size[0] = 1024;
+  t.max_workgroup_invocations = 1024;
+  t.fp16_arith = t.storage_16bit = true;
+  t.coopmat_nv = true;
+  t.vulkan_memory_model = true;
+  ir_coopmat_shape sh[] = {
+      {16, 8, 16, IR_COOPMAT_F16, IR_COOPMAT_F16, IR_COOPMAT_F16, IR_COOPMAT_F16},
+      {16, 8, 8, IR_COOPMAT_F16, IR_COOPMAT_F16, IR_COOPMAT_F32, IR_COOPMAT_F32},
+      {16, 16, 16, IR_COOPMAT_F16, IR_COOPMAT_F16, IR_COOPMAT_F32, IR_COOPMAT_F32},
+      {8, 8, 32, IR_COOPMAT_I8, IR_COOPMAT_I8, IR_COOPMAT_I32, IR_COOPMAT_I32},
+  };
+  t.n_coopmat_shapes = 4;
+  memcpy(t.coopmat_shapes, sh, sizeof sh);
+  return t;
+}
+
+Test(gemm_template, coopmat_shape_choice) {
+  ir_target t = coop_target();
+  cr_assert_eq(cg_gemm_coopmat_shape(&t, 32), 2); /* 16x16x16 preferred */
+  cr_assert_eq(cg_gemm_coopmat_shape(&t, 16), 0); /* the only f16-accumulating one */
+  t.coopmat_shapes[2].k = 32;                     /* 16x16x32 is not stageable */
+  cr_assert_eq(cg_gemm_coopmat_shape(&t, 32), 1);
+  t.n_coopmat_shapes = 1;
+  cr_assert_eq(cg_gemm_coopmat_shape(&t, 32), -1);
+  ir_target m;
+  ir_target_minimum(&m);
+  cr_assert_eq(cg_gemm_coopmat_shape(&m, 32), -1);
+}
+
+/* A one-node graph of op on inputs of the given types. */
+static ir_node *type_node(ir_graph **g, ir_op op, ir_dtype dt, int n_in, const int *ranks,
+                          const int64_t (*dims)[IR_MAX_RANK], int rank_out,
+                          const int64_t *out_dims) {
+  rt_tensor in[3];
+  for (int i = 0; i < n_in; i++) {
+    ir_type ti = ir_type_make(dt, ranks[i], dims[i]);
+    in[i] = rt_tensor_view(&ti, NULL); /* only the types are used */
+  }
+  ir_type to = ir_type_make(dt, rank_out, out_dims);
+  return t_node_make(g, op, in, n_in, &to, 1);
+}
+
+static const char *define_of(const cg_kernel *k, const char *name) {
+  for (int i = 0; i < k->n_defines; i++)
+    if (!strcmp(k->def_name[i], name)) return k->def_value[i];
+  return NULL;
+}
+
+static uint32_t spec_of(const cg_kernel *k, uint32_t id) {
+  for (int i = 0; i < k->n_spec; i++)
+    if (k->spec_id[i] == id) return k->spec_value[i];
+  cr_assert_fail("no specialization constant %u", id);
+  return 0;
+}
+
+Test(gemm_template, coopmat_instantiation) {
+  ir_target t = coop_target();
+  ir_graph *g;
+  /* gemm f16 [100,64]^T... : a [64,100] trans_a, b [64,72], c [72] */
+  int ranks[3] = {2, 2, 1};
+  const int64_t dims[3][IR_MAX_RANK] = {{64, 100}, {64, 72}, {72}};
+  int64_t od[2] = {100, 72};
+  ir_node *n = type_node(&g, IR_OP_GEMM, IR_F16, 3, ranks, dims, 2, od);
+  T_OK(ir_node_set_int(g, n, IR_A_TRANS_A, 1));
+  T_OK(ir_node_set_float(g, n, IR_A_ALPHA, 0.5f));
+  cg_kernel k;
+  /* the family's own choice on this device: cooperative matrices */
+  T_OK(cg_node_gemm(n, NULL, NULL, &t, &k));
+  cr_assert_eq(k.tmpl, &cg_gemm_coopmat_template);
+  cr_assert_eq(k.opt, CG_OPT_ZERO);
+  cr_assert_eq(k.n_buffers, 4);
+  cr_assert_str_eq(define_of(&k, "MS"), "16");
+  cr_assert_str_eq(define_of(&k, "NS"), "16");
+  cr_assert_str_eq(define_of(&k, "KS"), "16");
+  cr_assert_str_eq(define_of(&k, "SG"), "32");
+  cr_assert_str_eq(define_of(&k, "HAS_C"), "1");
+  /* a is [K,M] with M contiguous (100 = 4*25: vectors of 4); b is [K,N] with
+   * N contiguous (72 = 8*9: vectors of 8, uvec4) */
+  cr_assert_str_eq(define_of(&k, "A_LOAD"), "4");
+  cr_assert_str_eq(define_of(&k, "B_LOAD"), "8");
+  /* default WM=WN=TM=TN=2: 64x64 tiles */
+  cr_assert_eq(k.groups[0], 2);
+  cr_assert_eq(k.groups[1], 2);
+  cr_assert_eq(k.groups[2], 1);
+  cr_assert_eq(spec_of(&k, 0), 100);
+  cr_assert_eq(spec_of(&k, 1), 72);
+  cr_assert_eq(spec_of(&k, 2), 64);
+  cr_assert_eq(spec_of(&k, 3), 1);   /* A_SI */
+  cr_assert_eq(spec_of(&k, 4), 100); /* A_SK */
+  cr_assert_eq(spec_of(&k, 7), 0);   /* C broadcast along i */
+  cr_assert_eq(spec_of(&k, 8), 1);
+  float alpha;
+  uint32_t ab = spec_of(&k, 9);
+  memcpy(&alpha, &ab, 4);
+  cr_assert_float_eq(alpha, 0.5f, 0);
+  cr_assert_str_eq(k.key, "gemm(f16[64,100],f16[64,72],f16[72])->f16[100,72]{trans_a=1,alpha=0.5}");
+
+  /* fp16 accumulation: the 16x8x16 shape */
+  cg_schedule s;
+  T_OK(cg_schedule_parse(&cg_gemm_coopmat_template, "WM=2,WN=2,TM=2,TN=2,BK=32,ACC=16", &s));
+  T_OK(cg_node_gemm(n, &cg_gemm_coopmat_template, &s, &t, &k));
+  cr_assert_str_eq(define_of(&k, "NS"), "8");
+  cr_assert_eq(k.groups[0], 3); /* 72 / (2*2*8) */
+
+  /* the tiled template when asked for */
+  T_OK(cg_node_gemm(n, &cg_gemm_tiled_template, NULL, &t, &k));
+  cr_assert_eq(k.tmpl, &cg_gemm_tiled_template);
+  cr_assert_eq(k.opt, CG_OPT_PERFORMANCE);
+
+  /* without a subgroup size of 32 the widest workgroups no longer fit */
+  t.subgroup_size = 64;
+  t.max_workgroup_invocations = t.max_workgroup_size[0] = 512;
+  T_OK(cg_schedule_parse(&cg_gemm_coopmat_template, "WM=4,WN=4,TM=1,TN=1,BK=16,ACC=32", &s));
+  T_OK(cg_schedule_check(&cg_gemm_coopmat_template, &s, &t));
+  t_expect_error(cg_node_gemm(n, &cg_gemm_coopmat_template, &s, &t, &k),
+                 VKML_CODE_UNSUPPORTED, "invocations");
+  /* shared memory is checked with the device's shapes and padding */
+  t = coop_target();
+  t.max_shared_bytes = 20000;
+  T_OK(cg_schedule_parse(&cg_gemm_coopmat_template, "WM=2,WN=2,TM=2,TN=2,BK=64,ACC=32", &s));
+  t_expect_error(cg_node_gemm(n, &cg_gemm_coopmat_template, &s, &t, &k),
+                 VKML_CODE_UNSUPPORTED, "shared memory");
+
+  /* what the path does not take */
+  t = coop_target();
+  t.coopmat_nv = false;
+  t_expect_error(cg_node_gemm(n, &cg_gemm_coopmat_template, NULL, &t, &k),
+                 VKML_CODE_UNSUPPORTED, "VK_NV_cooperative_matrix");
+  T_OK(cg_node_gemm(n, NULL, NULL, &t, &k)); /* the family falls back to tiles */
+  cr_assert_eq(k.tmpl, &cg_gemm_tiled_template);
+  t = coop_target();
+  t.fp16_arith = false;
+  t_expect_error(cg_node_gemm(n, &cg_gemm_coopmat_template, NULL, &t, &k),
+                 VKML_CODE_UNSUPPORTED, "fp16 arithmetic");
+  t = coop_target();
+  t.vulkan_memory_model = false;
+  t_expect_error(cg_node_gemm(n, &cg_gemm_coopmat_template, NULL, &t, &k),
+                 VKML_CODE_UNSUPPORTED, "memory model");
+  T_OK(cg_node_gemm(n, NULL, NULL, &t, &k));
+  cr_assert_eq(k.tmpl, &cg_gemm_tiled_template);
+  ir_graph_destroy(g);
+
+  int64_t od32[2] = {100, 72};
+  n = type_node(&g, IR_OP_GEMM, IR_F32, 3, ranks, dims, 2, od32);
+  T_OK(ir_node_set_int(g, n, IR_A_TRANS_A, 1));
+  t = coop_target();
+  t_expect_error(cg_node_gemm(n, &cg_gemm_coopmat_template, NULL, &t, &k),
+                 VKML_CODE_UNSUPPORTED, "f16 only");
+  T_OK(cg_node_gemm(n, NULL, NULL, &t, &k));
+  cr_assert_eq(k.tmpl, &cg_gemm_tiled_template);
+  ir_graph_destroy(g);
+}
+
+/* Batched matmul: merged batch axes, strides, 1-D operands. */
+Test(gemm_template, matmul_plan) {
+  ir_target t;
+  ir_target_minimum(&t);
+  ir_graph *g;
+  cg_kernel k;
+  /* [2,1,6,10] x [3,10,7] -> [2,3,6,7]: batch axes (inner first) 3 (a: 0,
+   * b: 70), 2 (a: 60, b: 0) */
+  {
+    int ranks[2] = {4, 3};
+    const int64_t dims[2][IR_MAX_RANK] = {{2, 1, 6, 10}, {3, 10, 7}};
+    int64_t od[4] = {2, 3, 6, 7};
+    ir_node *n = type_node(&g, IR_OP_MATMUL, IR_F32, 2, ranks, dims, 4, od);
+    T_OK(cg_node_matmul(n, NULL, NULL, &t, &k));
+    cr_assert_eq(k.groups[2], 6);
+    cr_assert_eq(spec_of(&k, 13), 2);
+    cr_assert_eq(spec_of(&k, 16), 3);
+    cr_assert_eq(spec_of(&k, 20), 0);
+    cr_assert_eq(spec_of(&k, 24), 70);
+    cr_assert_eq(spec_of(&k, 17), 2);
+    cr_assert_eq(spec_of(&k, 21), 60);
+    cr_assert_eq(spec_of(&k, 25), 0);
+    cr_assert_eq(k.n_buffers, 3);
+    cr_assert_str_eq(k.key, "matmul(f32[2,1,6,10],f32[3,10,7])->f32[2,3,6,7]");
+    ir_graph_destroy(g);
+  }
+  /* [4,5,8,16] x [4,5,16,8]: both contiguous over the batch: one axis of 20 */
+  {
+    int ranks[2] = {4, 4};
+    const int64_t dims[2][IR_MAX_RANK] = {{4, 5, 8, 16}, {4, 5, 16, 8}};
+    int64_t od[4] = {4, 5, 8, 8};
+    ir_node *n = type_node(&g, IR_OP_MATMUL, IR_F32, 2, ranks, dims, 4, od);
+    T_OK(ir_node_set_enum(g, n, IR_A_ACT, IR_ACT_RELU));
+    T_OK(cg_node_matmul(n, NULL, NULL, &t, &k));
+    cr_assert_eq(spec_of(&k, 13), 1);
+    cr_assert_eq(spec_of(&k, 16), 20);
+    cr_assert_eq(spec_of(&k, 20), 128);
+    cr_assert_eq(spec_of(&k, 24), 128);
+    cr_assert_str_eq(define_of(&k, "A_LOAD"), "14"); /* along k, vectors of 4 */
+    cr_assert_str_eq(define_of(&k, "B_LOAD"), "4");  /* along n */
+    cr_assert_str_eq(k.key, "matmul(f32[4,5,8,16],f32[4,5,16,8])->f32[4,5,8,8]{act=relu}");
+    ir_graph_destroy(g);
+  }
+  /* [37] x [37]: a 1x1 result from 1-D operands, no vectors (37 is odd) */
+  {
+    int ranks[2] = {1, 1};
+    const int64_t dims[2][IR_MAX_RANK] = {{37}, {37}};
+    ir_node *n = type_node(&g, IR_OP_MATMUL, IR_F32, 2, ranks, dims, 0, NULL);
+    T_OK(cg_node_matmul(n, NULL, NULL, &t, &k));
+    cr_assert_eq(spec_of(&k, 0), 1);
+    cr_assert_eq(spec_of(&k, 1), 1);
+    cr_assert_eq(spec_of(&k, 2), 37);
+    cr_assert_str_eq(define_of(&k, "A_LOAD"), "11");
+    cr_assert_str_eq(define_of(&k, "B_LOAD"), "11");
+    ir_graph_destroy(g);
+  }
+}
+
+Test(gemm_template, unsupported_workloads) {
+  ir_target t;
+  ir_target_minimum(&t);
+  ir_graph *g;
+  cg_kernel k;
+  int ranks[2] = {2, 2};
+  const int64_t dims[2][IR_MAX_RANK] = {{3, 4}, {4, 5}};
+  int64_t od[2] = {3, 5};
+  ir_node *n = type_node(&g, IR_OP_MATMUL, IR_I32, 2, ranks, dims, 2, od);
+  t_expect_error(cg_node_matmul(n, NULL, NULL, &t, &k), VKML_CODE_UNSUPPORTED, "not f32 or f16");
+  ir_graph_destroy(g);
+  n = type_node(&g, IR_OP_MATMUL, IR_F16, 2, ranks, dims, 2, od);
+  t_expect_error(cg_node_matmul(n, NULL, NULL, &t, &k), VKML_CODE_UNSUPPORTED, "16-bit storage");
+  t_expect_error(cg_node_matmul(n, &cg_binary_template, NULL, &t, &k),
+                 VKML_CODE_INVALID_ARGUMENT, "not a gemm template");
+  ir_graph_destroy(g);
+  /* a grid past the device's workgroup counts */
+  const int64_t big[2][IR_MAX_RANK] = {{1, 2}, {2, 70000 * 64}};
+  int64_t obig[2] = {1, 70000 * 64};
+  n = type_node(&g, IR_OP_MATMUL, IR_F32, 2, ranks, big, 2, obig);
+  t_expect_error(cg_node_matmul(n, NULL, NULL, &t, &k), VKML_CODE_UNSUPPORTED, "grid");
+  ir_graph_destroy(g);
+}
+
+/* The cooperative-matrix template compiles (at optimisation level zero) for
+ * every staging variant and both accumulators, and the module declares the
+ * CooperativeMatrixNV capability. */
+static bool has_capability(const cg_spirv *m, uint32_t cap) {
+  size_t n = m->bytes / 4;
+  for (size_t i = 5; i + 1 < n;) {
+    uint32_t len = m->words[i] >> 16, op = m->words[i] & 0xffff;
+    if (len == 0) break;
+    if (op == 17 && m->words[i + 1] == cap) return true;
+    i += len;
+  }
+  return false;
+}
+
+Test(gemm_template, coopmat_compiles) {
+  char *dir = vt_tempdir();
+  cg_compiler_opts o = {.cache_dir = dir};
+  cg_compiler *cc;
+  T_OK(cg_compiler_create(&o, &cc));
+  ir_target t = coop_target();
+  static const struct {
+    int ta, tb, has_c;
+    int64_t m, k, n;
+    const char *sched, *a_load, *b_load;
+  } v[] = {
+      /* vectors of 8 halves along k (A) and n (B) */
+      {0, 0, 1, 64, 64, 64, "WM=2,WN=2,TM=2,TN=2,BK=32,ACC=32", "18", "8"},
+      /* vectors of 4 along m (A transposed) and k (B transposed) */
+      {1, 1, 0, 100, 36, 70, "WM=1,WN=4,TM=4,TN=1,BK=16,ACC=16", "4", "14"},
+      /* scalars along k */
+      {0, 1, 1, 7, 13, 5, "WM=4,WN=1,TM=1,TN=2,BK=64,ACC=32", "11", "11"},
+  };
+  for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
+    ir_graph *g;
+    int ranks[3] = {2, 2, 1};
+    const int64_t dims[3][IR_MAX_RANK] = {{v[i].ta ? v[i].k : v[i].m, v[i].ta ? v[i].m : v[i].k},
+                                          {v[i].tb ? v[i].n : v[i].k, v[i].tb ? v[i].k : v[i].n},
+                                          {v[i].n}};
+    int64_t od[2] = {v[i].m, v[i].n};
+    ir_node *n = type_node(&g, IR_OP_GEMM, IR_F16, v[i].has_c ? 3 : 2, ranks, dims, 2, od);
+    if (v[i].ta) T_OK(ir_node_set_int(g, n, IR_A_TRANS_A, 1));
+    if (v[i].tb) T_OK(ir_node_set_int(g, n, IR_A_TRANS_B, 1));
+    T_OK(ir_node_set_enum(g, n, IR_A_ACT, IR_ACT_SIGMOID));
+    cg_schedule s;
+    T_OK(cg_schedule_parse(&cg_gemm_coopmat_template, v[i].sched, &s));
+    cg_kernel k;
+    T_OK(cg_node_gemm(n, &cg_gemm_coopmat_template, &s, &t, &k));
+    cr_assert_str_eq(define_of(&k, "A_LOAD"), v[i].a_load);
+    cr_assert_str_eq(define_of(&k, "B_LOAD"), v[i].b_load);
+    cg_spirv spv;
+    T_OK(cg_kernel_compile(cc, &k, &spv));
+    cr_assert(has_capability(&spv, 5357), "%s: no CooperativeMatrixNV capability", v[i].sched);
+    cg_spirv_free(&spv);
+    ir_graph_destroy(g);
+  }
+  cg_compiler_destroy(cc);
+  vt_rmdir(dir);
+  free(dir);
+}
