@@ -25,7 +25,17 @@ const char cli_run_opts_help[] =
     "  --json              machine-readable output\n";
 
 int cli_fail(const char *tool, vkml_status s) {
-  fprintf(stderr, "%s: %s\n", tool, vkml_status_message(s));
+  /* One line, whatever the message quotes (a shader compiler's output can
+   * span several): line breaks become " | ". */
+  fprintf(stderr, "%s: ", tool);
+  for (const char *p = vkml_status_message(s); *p; p++) {
+    if (*p == '\n') {
+      if (p[1]) fputs(" | ", stderr);
+    } else if (*p != '\r') {
+      fputc(*p, stderr);
+    }
+  }
+  fputc('\n', stderr);
   vkml_status_free(s);
   return 1;
 }
