@@ -4,6 +4,7 @@
  * SPIR-V byte count (u64 LE), FNV-1a 64 of the SPIR-V (u64 LE), then the
  * module. Anything that does not check out is recompiled. */
 #include "codegen/cg_compile.h"
+#include "ir/cache_dir.h"
 
 #include <errno.h>
 #include <shaderc/shaderc.h>
@@ -106,17 +107,6 @@ static void compute_key(const char *source, const cg_define *d, int n, cg_opt_le
 
 /* ---- compiler ----------------------------------------------------------- */
 
-static char *default_cache_dir(void) {
-  char buf[4096];
-  const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-  if (xdg && xdg[0] == '/')
-    snprintf(buf, sizeof buf, "%s/vkml/spirv", xdg);
-  else if (home && *home)
-    snprintf(buf, sizeof buf, "%s/.cache/vkml/spirv", home);
-  else
-    return NULL;
-  return strdup(buf);
-}
 
 vkml_status cg_compiler_create(const cg_compiler_opts *opts, cg_compiler **out) {
   *out = NULL;
@@ -129,7 +119,7 @@ vkml_status cg_compiler_create(const cg_compiler_opts *opts, cg_compiler **out) 
     free(c);
     return vkml_status_make(VKML_CODE_INTERNAL, "shaderc_compiler_initialize failed");
   }
-  if (!o.no_cache) c->cache_dir = o.cache_dir ? strdup(o.cache_dir) : default_cache_dir();
+  if (!o.no_cache) c->cache_dir = o.cache_dir ? strdup(o.cache_dir) : ir_user_cache_dir("spirv");
   *out = c;
   return VKML_OK;
 }
@@ -193,26 +183,9 @@ static bool cache_read(cg_compiler *c, const uint8_t key[16], cg_spirv *out) {
   return true;
 }
 
-static bool make_dirs(const char *path) {
-  char *p = strdup(path);
-  if (!p) return false;
-  for (char *s = p + 1; *s; s++) {
-    if (*s != '/') continue;
-    *s = '\0';
-    if (mkdir(p, 0700) && errno != EEXIST) {
-      free(p);
-      return false;
-    }
-    *s = '/';
-  }
-  bool ok = !mkdir(p, 0700) || errno == EEXIST;
-  free(p);
-  return ok;
-}
-
 /* Best effort: a failed write only means a recompilation next time. */
 static void cache_write(const cg_compiler *c, const uint8_t key[16], const cg_spirv *s) {
-  if (!make_dirs(c->cache_dir)) return;
+  if (!ir_mkdirs(c->cache_dir)) return;
   char path[4200], tmp[4300];
   cache_path(c, key, path, sizeof path);
   snprintf(tmp, sizeof tmp, "%s.tmp.%ld.%p", path, (long)getpid(), (const void *)c);

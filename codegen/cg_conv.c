@@ -253,8 +253,7 @@ enum {
   SPEC_PT,
   SPEC_PL,
   SPEC_G,
-  SPEC_ACT,
-  SPEC_ALPHA,
+  SPEC_ALPHA = 17,
   SPEC_BETA,
   SPEC_X0 = 19, /* template-specific, three of them */
 };
@@ -281,8 +280,7 @@ static vkml_status common_specs(cg_kernel *k, const cg_conv_workload *w) {
   const int64_t v[] = {w->n,           w->c,           w->h,          w->wd,
                        w->m,           w->oh,          w->ow,         p->kernel[0],
                        p->kernel[1],   p->strides[0],  p->strides[1], p->dilations[0],
-                       p->dilations[1], p->pads[0],    p->pads[1],    p->group,
-                       p->act.kind};
+                       p->dilations[1], p->pads[0],    p->pads[1],    p->group};
   for (uint32_t i = 0; i < sizeof v / sizeof v[0]; i++)
     VKML_RETURN_IF_ERROR(cg_kernel_spec(k, i, (uint32_t)v[i]));
   VKML_RETURN_IF_ERROR(cg_kernel_spec(k, SPEC_ALPHA, f32_bits(p->act.alpha)));
@@ -397,6 +395,7 @@ vkml_status cg_conv_instantiate(const cg_conv_workload *w, const cg_template *t,
   VKML_RETURN_IF_ERROR(cg_kernel_begin(k, t, &sched, target));
   VKML_RETURN_IF_ERROR(cg_kernel_define(k, "DTYPE_F16", "%d", w->y.dtype == IR_F16));
   VKML_RETURN_IF_ERROR(cg_kernel_define(k, "HAS_BIAS", "%d", w->has_bias));
+  VKML_RETURN_IF_ERROR(cg_kernel_define(k, "ACT", "%d", (int)w->p.act.kind));
   VKML_RETURN_IF_ERROR(common_specs(k, w));
   cg_conv_workload_key(w, k->key, sizeof k->key);
   k->n_buffers = w->has_bias ? 4 : 3;

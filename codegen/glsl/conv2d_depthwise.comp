@@ -14,9 +14,9 @@
 // Bindings: 0 = x, 1 = w, [2 = bias,] then out; dense NCHW tensors of DTYPE.
 // Knobs (#defines): WG_X, WG_Y, CPW (workgroup shape), OPX, OPY (outputs per
 //   invocation), SMEM (stage the input tile in shared memory).
-// Baked per workload (#defines): DTYPE_F16, HAS_BIAS.
+// Baked per workload (#defines): DTYPE_F16, HAS_BIAS, ACT (the fused activation).
 // Baked per shape (specialization constants): sizes and attributes, the
-//   activation and its parameters, the staged tile's extent.
+//   activation's parameters, the staged tile's extent.
 // Shared memory: 4 * SMEM_ELEMS bytes (CPW * IN_TH * IN_TW with SMEM, else 4).
 #extension GL_EXT_control_flow_attributes : enable
 #if DTYPE_F16
@@ -47,7 +47,6 @@ layout(constant_id = 11) const uint DH = 1;
 layout(constant_id = 12) const uint DW = 1;
 layout(constant_id = 13) const int PT = 0;
 layout(constant_id = 14) const int PL = 0;
-layout(constant_id = 16) const uint ACT = 0;
 layout(constant_id = 17) const float ALPHA = 0.0;
 layout(constant_id = 18) const float BETA = 0.0;
 layout(constant_id = 19) const uint IN_TH = 1; // (TH-1)*SH + (KH-1)*DH + 1
@@ -69,7 +68,8 @@ layout(binding = 2, std430) writeonly buffer O { T o[]; };
 
 shared float tile[SMEM_ELEMS];
 
-// ---- activation (as the reference ir_act_apply writes it) -------------------
+// ---- activation: ACT is an ir_act value (as the reference ir_act_apply
+// writes them, so that NaN behaves alike) ---------------------------------------
 
 float expm1_(float v) {
   if (abs(v) < 0.03125)
@@ -78,26 +78,31 @@ float expm1_(float v) {
 }
 
 float act(float v) {
-  if (ACT == 1u) return v > 0.0 ? v : 0.0;
-  if (ACT == 2u) return v < 0.0 ? 0.0 : (v > 6.0 ? 6.0 : v);
-  if (ACT == 3u) return v < ALPHA ? ALPHA : (v > BETA ? BETA : v);
-  if (ACT == 4u) return v >= 0.0 ? v : ALPHA * v;
-  if (ACT == 5u) return v >= 0.0 ? v : ALPHA * expm1_(v);
-  if (ACT == 6u) return 1.0 / (1.0 + exp(-v));
-  if (ACT == 7u) {
-    if (isnan(v)) return v;
-    float e = expm1_(2.0 * min(abs(v), 10.0));
-    return sign(v) * (e / (e + 2.0));
-  }
-  if (ACT == 8u) {
-    float y = fma(ALPHA, v, BETA);
-    return y < 0.0 ? 0.0 : (y > 1.0 ? 1.0 : y);
-  }
-  if (ACT == 9u) {
-    float y = (v + 3.0) / 6.0;
-    return v * (y < 0.0 ? 0.0 : (y > 1.0 ? 1.0 : y));
-  }
+#if ACT == 1 // relu
+  return v > 0.0 ? v : 0.0;
+#elif ACT == 2 // relu6
+  return v < 0.0 ? 0.0 : (v > 6.0 ? 6.0 : v);
+#elif ACT == 3 // clip
+  return v < ALPHA ? ALPHA : (v > BETA ? BETA : v);
+#elif ACT == 4 // leaky_relu
+  return v >= 0.0 ? v : ALPHA * v;
+#elif ACT == 5 // elu
+  return v >= 0.0 ? v : ALPHA * expm1_(v);
+#elif ACT == 6 // sigmoid
+  return 1.0 / (1.0 + exp(-v));
+#elif ACT == 7 // tanh = e / (e + 2) with e = expm1(2|x|), saturated beyond |x| = 10
+  if (isnan(v)) return v;
+  float e = expm1_(2.0 * min(abs(v), 10.0));
+  return sign(v) * (e / (e + 2.0));
+#elif ACT == 8 // hard_sigmoid
+  float y = fma(ALPHA, v, BETA);
+  return y < 0.0 ? 0.0 : (y > 1.0 ? 1.0 : y);
+#elif ACT == 9 // hard_swish
+  float y = (v + 3.0) / 6.0;
+  return v * (y < 0.0 ? 0.0 : (y > 1.0 ? 1.0 : y));
+#else
   return v;
+#endif
 }
 
 void main() {

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "ir/cache_dir.h"
 #include "vk_internal.h"
 
 static const char MAGIC[8] = {'V', 'K', 'M', 'L', 'P', 'C', 0, 1};
@@ -37,36 +38,9 @@ static uint64_t get_u64(const unsigned char *p) {
   return v;
 }
 
-/* mkdir -p; false with errno set on failure. */
-static bool make_dirs(const char *path) {
-  char *p = strdup(path);
-  if (!p) return false;
-  for (char *c = p + 1; *c; c++) {
-    if (*c != '/') continue;
-    *c = '\0';
-    if (mkdir(p, 0700) && errno != EEXIST) {
-      free(p);
-      return false;
-    }
-    *c = '/';
-  }
-  bool ok = !mkdir(p, 0700) || errno == EEXIST;
-  free(p);
-  return ok;
-}
-
 static char *cache_dir(const rt_vk_context_opts *o) {
-  char buf[4096];
-  const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-  if (o->cache_dir && *o->cache_dir)
-    snprintf(buf, sizeof buf, "%s", o->cache_dir);
-  else if (xdg && xdg[0] == '/')
-    snprintf(buf, sizeof buf, "%s/vkml", xdg);
-  else if (home && *home)
-    snprintf(buf, sizeof buf, "%s/.cache/vkml", home);
-  else
-    return NULL;
-  return strdup(buf);
+  if (o->cache_dir && *o->cache_dir) return strdup(o->cache_dir);
+  return ir_user_cache_dir(NULL);
 }
 
 /* Why a file's bytes cannot be used, or NULL if they can. */
@@ -194,7 +168,7 @@ vkml_status rt_vk_pcache_save(rt_vk_context *ctx) {
   if (!dir || !tmp) s = vkml_status_make(VKML_CODE_OUT_OF_MEMORY, "out of host memory");
   if (!s) {
     *strrchr(dir, '/') = '\0';
-    if (!make_dirs(dir))
+    if (!ir_mkdirs(dir))
       s = vkml_status_make(VKML_CODE_IO, "%s: cannot create directory: %s", dir, strerror(errno));
   }
   if (!s) {
