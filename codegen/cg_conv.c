@@ -235,28 +235,10 @@ static const char *mismatch(const cg_template *t, const cg_conv_workload *w) {
 
 /* ---- instantiation -------------------------------------------------------------- */
 
-/* Specialization constant ids (see the templates). */
-enum {
-  SPEC_NB = 0,
-  SPEC_C,
-  SPEC_H,
-  SPEC_W,
-  SPEC_M,
-  SPEC_OH,
-  SPEC_OW,
-  SPEC_KH,
-  SPEC_KW,
-  SPEC_SH,
-  SPEC_SW,
-  SPEC_DH,
-  SPEC_DW,
-  SPEC_PT,
-  SPEC_PL,
-  SPEC_G,
-  SPEC_ALPHA = 17,
-  SPEC_BETA,
-  SPEC_X0 = 19, /* template-specific, three of them */
-};
+/* Specialization constant ids (see the templates): 0..15 are the sizes and
+ * attributes in common_specs' order, then the activation's parameters and
+ * up to three template-specific constants. */
+enum { SPEC_ALPHA = 17, SPEC_BETA = 18, SPEC_X0 = 19 };
 
 static uint32_t f32_bits(float f) {
   uint32_t u;
@@ -384,6 +366,7 @@ vkml_status cg_conv_instantiate(const cg_conv_workload *w, const cg_template *t,
   gemm_dims gd = gemm_dims_of(t, w);
   if (!s && t == &cg_conv2d_depthwise_template) dw_default(w, &sched);
   else if (!s) gemm_default(t, &gd, &sched);
+  VKML_RETURN_IF_ERROR(cg_schedule_check(t, &sched, target));
   if (t == &cg_conv2d_depthwise_template) {
     dw_tile(w, &sched, &in_th, &in_tw, &smem);
     if (sched.v[K_SMEM] && smem > target->max_shared_bytes)

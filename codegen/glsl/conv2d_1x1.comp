@@ -169,52 +169,57 @@ void main() {
   [[unroll]] for (uint i = 0; i < TM; i++)
     [[unroll]] for (uint j = 0; j < TN; j++) acc[i][j] = 0.0;
 
-  FETCH(0)
-  for (uint k0 = 0; k0 < C; k0 += BK) {
-    if (VEC_A) {
-      [[unroll]] for (uint r = 0; r < MPT4; r++) {
-        uint mm = ma4 + r * MSTEP4;
-        if (mm < BM) {
-          As[ka4 * BM + mm] = ra4[r].x;
-          As[(ka4 + 1) * BM + mm] = ra4[r].y;
-          As[(ka4 + 2) * BM + mm] = ra4[r].z;
-          As[(ka4 + 3) * BM + mm] = ra4[r].w;
+  // Step k0 stores the chunk fetched by the step before into shared memory
+  // and multiplies it while the loads of chunk k0 are in flight.
+  for (uint k0 = 0; k0 < C + BK; k0 += BK) {
+    if (k0 > 0) {
+      if (VEC_A) {
+        [[unroll]] for (uint r = 0; r < MPT4; r++) {
+          uint mm = ma4 + r * MSTEP4;
+          if (mm < BM) {
+            As[ka4 * BM + mm] = ra4[r].x;
+            As[(ka4 + 1) * BM + mm] = ra4[r].y;
+            As[(ka4 + 2) * BM + mm] = ra4[r].z;
+            As[(ka4 + 3) * BM + mm] = ra4[r].w;
+          }
+        }
+      } else {
+        [[unroll]] for (uint r = 0; r < MPT; r++) {
+          uint mm = ma + r * MSTEP;
+          if (mm < BM) As[ka * BM + mm] = ra[r];
         }
       }
-    } else {
-      [[unroll]] for (uint r = 0; r < MPT; r++) {
-        uint mm = ma + r * MSTEP;
-        if (mm < BM) As[ka * BM + mm] = ra[r];
-      }
-    }
-    if (VEC_B) {
-      [[unroll]] for (uint e = 0; e < RPT4 * COLS4; e++) {
-        uint kk = row4 + (e / COLS4) * RSTEP4, nn = col4 + (e % COLS4) * BNC4 * 4;
-        if (kk < BK) {
-          Bs[kk * BN + nn] = rb4[e].x;
-          Bs[kk * BN + nn + 1] = rb4[e].y;
-          Bs[kk * BN + nn + 2] = rb4[e].z;
-          Bs[kk * BN + nn + 3] = rb4[e].w;
+      if (VEC_B) {
+        [[unroll]] for (uint e = 0; e < RPT4 * COLS4; e++) {
+          uint kk = row4 + (e / COLS4) * RSTEP4, nn = col4 + (e % COLS4) * BNC4 * 4;
+          if (kk < BK) {
+            Bs[kk * BN + nn] = rb4[e].x;
+            Bs[kk * BN + nn + 1] = rb4[e].y;
+            Bs[kk * BN + nn + 2] = rb4[e].z;
+            Bs[kk * BN + nn + 3] = rb4[e].w;
+          }
+        }
+      } else {
+        [[unroll]] for (uint e = 0; e < RPT * COLS; e++) {
+          uint kk = row0 + (e / COLS) * RSTEP;
+          if (kk < BK) Bs[kk * BN + col0 + (e % COLS) * BNC] = rb[e];
         }
       }
-    } else {
-      [[unroll]] for (uint e = 0; e < RPT * COLS; e++) {
-        uint kk = row0 + (e / COLS) * RSTEP;
-        if (kk < BK) Bs[kk * BN + col0 + (e % COLS) * BNC] = rb[e];
+      barrier();
+    }
+    if (k0 < C) {
+      FETCH(k0)
+    }
+    if (k0 > 0) {
+      for (uint kk = 0; kk < BK; kk++) {
+        float a[TM], b[TN];
+        [[unroll]] for (uint i = 0; i < TM; i++) a[i] = As[kk * BM + MI(i)];
+        [[unroll]] for (uint j = 0; j < TN; j++) b[j] = Bs[kk * BN + NJ(j)];
+        [[unroll]] for (uint i = 0; i < TM; i++)
+          [[unroll]] for (uint j = 0; j < TN; j++) acc[i][j] = fma(a[i], b[j], acc[i][j]);
       }
+      barrier();
     }
-    barrier();
-    if (k0 + BK < C) {
-      FETCH(k0 + BK)
-    }
-    for (uint kk = 0; kk < BK; kk++) {
-      float a[TM], b[TN];
-      [[unroll]] for (uint i = 0; i < TM; i++) a[i] = As[kk * BM + MI(i)];
-      [[unroll]] for (uint j = 0; j < TN; j++) b[j] = Bs[kk * BN + NJ(j)];
-      [[unroll]] for (uint i = 0; i < TM; i++)
-        [[unroll]] for (uint j = 0; j < TN; j++) acc[i][j] = fma(a[i], b[j], acc[i][j]);
-    }
-    barrier();
   }
 
   float bv[TM];

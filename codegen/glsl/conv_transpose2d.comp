@@ -198,30 +198,33 @@ void main() {
   [[unroll]] for (uint i = 0; i < TM; i++)
     [[unroll]] for (uint j = 0; j < TN; j++) acc[i][j] = 0.0;
 
-  if (K > 0) {
-    FETCH(0)
-  }
-  for (uint k0 = 0; k0 < K; k0 += BK) {
-    [[unroll]] for (uint r = 0; r < MPT; r++) {
-      uint mm = ma + r * MSTEP;
-      if (mm < BM) As[ka * BM + mm] = ra[r];
+  // Step k0 stores the chunk fetched by the step before into shared memory
+  // and multiplies it while the loads of chunk k0 are in flight.
+  for (uint k0 = 0; k0 < K + BK; k0 += BK) {
+    if (k0 > 0) {
+      [[unroll]] for (uint r = 0; r < MPT; r++) {
+        uint mm = ma + r * MSTEP;
+        if (mm < BM) As[ka * BM + mm] = ra[r];
+      }
+      [[unroll]] for (uint e = 0; e < RPT * COLS; e++) {
+        uint kk = row0 + (e / COLS) * RSTEP;
+        if (kk < BK) Bs[kk * BN + col0 + (e % COLS) * BNC] = rb[e];
+      }
+      barrier();
     }
-    [[unroll]] for (uint e = 0; e < RPT * COLS; e++) {
-      uint kk = row0 + (e / COLS) * RSTEP;
-      if (kk < BK) Bs[kk * BN + col0 + (e % COLS) * BNC] = rb[e];
+    if (k0 < K) {
+      FETCH(k0)
     }
-    barrier();
-    if (k0 + BK < K) {
-      FETCH(k0 + BK)
+    if (k0 > 0) {
+      for (uint kk = 0; kk < BK; kk++) {
+        float a[TM], b[TN];
+        [[unroll]] for (uint i = 0; i < TM; i++) a[i] = As[kk * BM + MI(i)];
+        [[unroll]] for (uint j = 0; j < TN; j++) b[j] = Bs[kk * BN + NJ(j)];
+        [[unroll]] for (uint i = 0; i < TM; i++)
+          [[unroll]] for (uint j = 0; j < TN; j++) acc[i][j] = fma(a[i], b[j], acc[i][j]);
+      }
+      barrier();
     }
-    for (uint kk = 0; kk < BK; kk++) {
-      float a[TM], b[TN];
-      [[unroll]] for (uint i = 0; i < TM; i++) a[i] = As[kk * BM + MI(i)];
-      [[unroll]] for (uint j = 0; j < TN; j++) b[j] = Bs[kk * BN + NJ(j)];
-      [[unroll]] for (uint i = 0; i < TM; i++)
-        [[unroll]] for (uint j = 0; j < TN; j++) acc[i][j] = fma(a[i], b[j], acc[i][j]);
-    }
-    barrier();
   }
 
   float bv[TM];
