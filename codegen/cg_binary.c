@@ -14,19 +14,7 @@ enum { KNOB_WG = 0, KNOB_EPI = 1 };
 const cg_template cg_binary_template = {
     .name = "elementwise_binary",
     .glsl = "elementwise_binary.comp",
-    .n_knobs = 2,
-    .knobs =
-        {
-            {"WG_SIZE", 6, {32, 64, 128, 256, 512, 1024}},
-            {"EPI", 4, {1, 2, 4, 8}},
-        },
-    .n_constraints = 2,
-    .constraints =
-        {
-            {CG_LIMIT_WORKGROUP_X, 1u << KNOB_WG, 1},
-            {CG_LIMIT_WORKGROUP_INVOCATIONS, 1u << KNOB_WG, 1},
-        },
-    .dflt = {{128, 4}},
+    CG_ELEMENTWISE_SPACE,
 };
 
 /* Spec constant ids (see the template). */
@@ -247,19 +235,7 @@ vkml_status cg_binary_instantiate(const cg_binary_workload *w, const cg_schedule
 const cg_template cg_nary_template = {
     .name = "elementwise_nary",
     .glsl = "elementwise_nary.comp",
-    .n_knobs = 2,
-    .knobs =
-        {
-            {"WG_SIZE", 6, {32, 64, 128, 256, 512, 1024}},
-            {"EPI", 4, {1, 2, 4, 8}},
-        },
-    .n_constraints = 2,
-    .constraints =
-        {
-            {CG_LIMIT_WORKGROUP_X, 1u << KNOB_WG, 1},
-            {CG_LIMIT_WORKGROUP_INVOCATIONS, 1u << KNOB_WG, 1},
-        },
-    .dflt = {{128, 4}},
+    CG_ELEMENTWISE_SPACE,
 };
 
 /* Spec constant ids (see the template). */

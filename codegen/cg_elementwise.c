@@ -15,37 +15,13 @@ enum { KNOB_WG = 0, KNOB_EPI = 1 };
 const cg_template cg_unary_template = {
     .name = "elementwise_unary",
     .glsl = "elementwise_unary.comp",
-    .n_knobs = 2,
-    .knobs =
-        {
-            {"WG_SIZE", 6, {32, 64, 128, 256, 512, 1024}},
-            {"EPI", 4, {1, 2, 4, 8}},
-        },
-    .n_constraints = 2,
-    .constraints =
-        {
-            {CG_LIMIT_WORKGROUP_X, 1u << KNOB_WG, 1},
-            {CG_LIMIT_WORKGROUP_INVOCATIONS, 1u << KNOB_WG, 1},
-        },
-    .dflt = {{128, 4}},
+    CG_ELEMENTWISE_SPACE,
 };
 
 const cg_template cg_copy_template = {
     .name = "copy",
     .glsl = "copy.comp",
-    .n_knobs = 2,
-    .knobs =
-        {
-            {"WG_SIZE", 6, {32, 64, 128, 256, 512, 1024}},
-            {"EPI", 4, {1, 2, 4, 8}},
-        },
-    .n_constraints = 2,
-    .constraints =
-        {
-            {CG_LIMIT_WORKGROUP_X, 1u << KNOB_WG, 1},
-            {CG_LIMIT_WORKGROUP_INVOCATIONS, 1u << KNOB_WG, 1},
-        },
-    .dflt = {{128, 4}},
+    CG_ELEMENTWISE_SPACE,
 };
 
 /* ---- shared helpers ------------------------------------------------------ */

@@ -13,19 +13,7 @@ enum { BN_WG = 0, BN_EPI = 1 };
 const cg_template cg_batchnorm_template = {
     .name = "batchnorm",
     .glsl = "norm.comp",
-    .n_knobs = 2,
-    .knobs =
-        {
-            {"WG_SIZE", 6, {32, 64, 128, 256, 512, 1024}},
-            {"EPI", 4, {1, 2, 4, 8}},
-        },
-    .n_constraints = 2,
-    .constraints =
-        {
-            {CG_LIMIT_WORKGROUP_X, 1u << BN_WG, 1},
-            {CG_LIMIT_WORKGROUP_INVOCATIONS, 1u << BN_WG, 1},
-        },
-    .dflt = {{128, 4}},
+    CG_ELEMENTWISE_SPACE,
 };
 
 static uint32_t f32_bits(float f) {

@@ -58,6 +58,19 @@ typedef struct cg_template {
   cg_schedule dflt; /* valid on every device */
 } cg_template;
 
+/* The space shared by the one-dimensional elementwise templates: knob 0
+ * WG_SIZE (workgroup size), knob 1 EPI (elements per invocation); default
+ * 128 x 4, valid on every Vulkan 1.1 device. Use inside a cg_template
+ * initializer after .name and .glsl. */
+#define CG_ELEMENTWISE_SPACE                                                   \
+  .n_knobs = 2,                                                                \
+  .knobs = {{"WG_SIZE", 6, {32, 64, 128, 256, 512, 1024}},                     \
+            {"EPI", 4, {1, 2, 4, 8}}},                                         \
+  .n_constraints = 2,                                                          \
+  .constraints = {{CG_LIMIT_WORKGROUP_X, 1u << 0, 1},                          \
+                  {CG_LIMIT_WORKGROUP_INVOCATIONS, 1u << 0, 1}},               \
+  .dflt = {{128, 4}}
+
 /* Every template, terminated by NULL. */
 extern const cg_template *const cg_templates[];
 const cg_template *cg_template_find(const char *name);
