@@ -39,6 +39,13 @@ int64_t ir_type_bytes(const ir_type *t) {
   return ir_type_numel(t) * (int64_t)ir_dtype_size(t->dtype);
 }
 
+int64_t ir_type_storage_bytes(const ir_type *t, ir_layout l) {
+  if (l != IR_LAYOUT_NC4HW4 || t->rank != 4) return ir_type_bytes(t);
+  int64_t c = t->dims[1];
+  if (c <= 0) return ir_type_bytes(t);
+  return ir_type_bytes(t) / c * ((c + 3) / 4 * 4);
+}
+
 vkml_status ir_type_check(const ir_type *t) {
   if ((unsigned)t->dtype >= IR_DTYPE_COUNT)
     return vkml_status_make(VKML_CODE_INVALID_GRAPH, "invalid element type");

@@ -33,7 +33,12 @@ typedef struct ir_type {
 typedef enum ir_layout {
   IR_LAYOUT_DEFAULT = 0, /* plain row-major in the order of dims */
   IR_LAYOUT_NHWC,
-  IR_LAYOUT_NC4HW4, /* channels packed in groups of 4 (PHWC4-like) */
+  /* A rank-4 [N,C,H,W] value stored as [N, ceil(C/4), H, W, 4] in C order:
+   * element (n,c,h,w) at (((n*C4 + c/4)*H + h)*W + w)*4 + c%4, the lanes of
+   * channels c >= C hold 0 (every writer stores 0 there, readers may rely
+   * on it). A device-buffer layout only: host tensors (graph inputs and
+   * outputs, CPU kernels) are always row-major. */
+  IR_LAYOUT_NC4HW4,
   IR_LAYOUT_COUNT
 } ir_layout;
 
@@ -111,6 +116,9 @@ bool ir_type_equal(const ir_type *a, const ir_type *b);
 /* Element count (capacity for bounded types). */
 int64_t ir_type_numel(const ir_type *t);
 int64_t ir_type_bytes(const ir_type *t);
+/* Bytes of a tensor of type t stored in layout l (nc4hw4 pads C to a
+ * multiple of 4; every other layout: ir_type_bytes). */
+int64_t ir_type_storage_bytes(const ir_type *t, ir_layout l);
 /* Checks rank <= IR_MAX_RANK, dims >= 0, element count <= IR_MAX_ELEMENTS. */
 vkml_status ir_type_check(const ir_type *t);
 /* Writes e.g. "f32[1,3,<=5]" into buf (always NUL-terminated). */
@@ -164,6 +172,13 @@ vkml_status ir_node_create(ir_graph *g, ir_op op, ir_value *const *inputs,
 void ir_node_remove(ir_graph *g, ir_node *n);
 /* Moves/inserts a node (already created, possibly unlinked) before pos. */
 void ir_node_insert_before(ir_graph *g, ir_node *pos, ir_node *n);
+
+/* A copy of g: same names, ids, types, layouts, placements, attributes,
+ * inputs and outputs. The copy borrows g's weights blob (g's blob must
+ * outlive it). Free with ir_graph_destroy. */
+vkml_status ir_graph_clone(const ir_graph *g, ir_graph **out);
+/* Copies every attribute of from onto to (and its text position). */
+vkml_status ir_node_copy_attrs(ir_graph *g, ir_node *to, const ir_node *from);
 
 /* ---- attributes ------------------------------------------------------- */
 

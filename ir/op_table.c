@@ -44,6 +44,7 @@ static const ir_op_info op_rows[IR_OP_COUNT] = {
     UNARY(CLIP, ATTRS(IR_A_MIN, IR_A_MAX)),
     ROW(NOT, 1, 1, 1, 1, NO_ATTRS, not, IR_OPF_ELEMENTWISE),
     UNARY(IDENTITY, NO_ATTRS),
+    ROW(REORDER, 1, 1, 1, 1, NO_ATTRS, unary, 0),
     ROW(CAST, 1, 1, 1, 1, ATTRS(IR_A_TO), cast, IR_OPF_ELEMENTWISE),
 
     ARITH(ADD),

@@ -38,6 +38,7 @@
   X(CLIP, "clip", unary)                                                       \
   X(NOT, "not", unary)                                                         \
   X(IDENTITY, "identity", copy)                                                \
+  X(REORDER, "reorder", copy) /* identity; output in its own layout */        \
   X(CAST, "cast", cast)                                                        \
   /* elementwise binary, NumPy broadcasting */                                 \
   X(ADD, "add", binary)                                                        \

@@ -86,6 +86,9 @@ static vkml_status check_value(const ir_graph *g, const ir_value *v, const char 
   }
   if ((unsigned)v->layout >= IR_LAYOUT_COUNT)
     return verr(file, v->line, v->col, "%%%s: invalid layout %d", v->name, (int)v->layout);
+  if (v->layout != IR_LAYOUT_DEFAULT && (v->type.rank != 4 || v->type.bounded))
+    return verr(file, v->line, v->col, "%%%s: layout %s needs a static rank-4 type", v->name,
+                ir_layout_name(v->layout));
   if (v->storage == IR_CONST_INLINE && !v->inline_data)
     return verr(file, v->line, v->col, "constant %%%s has no data", v->name);
   if (v->storage == IR_CONST_BLOB) {
