@@ -61,6 +61,16 @@ vkml_status cg_binary_workload_from_node(const ir_node *n, cg_binary_workload *o
   out->a = n->inputs[0]->type;
   out->b = n->inputs[1]->type;
   out->out = n->outputs[0]->type;
+  ir_layout la = n->inputs[0]->layout, lb = n->inputs[1]->layout, lo = n->outputs[0]->layout;
+  if (la != IR_LAYOUT_DEFAULT || lb != IR_LAYOUT_DEFAULT || lo != IR_LAYOUT_DEFAULT) {
+    if (la != IR_LAYOUT_NC4HW4 || lb != la || lo != la)
+      return vkml_status_make(VKML_CODE_UNSUPPORTED,
+                              "elementwise_binary: %s with a, b, out in layouts %s, %s, %s (all "
+                              "nc4hw4 or all default)",
+                              ir_op_name(n->op), ir_layout_name(la), ir_layout_name(lb),
+                              ir_layout_name(lo));
+    out->layout = IR_LAYOUT_NC4HW4;
+  }
   return VKML_OK;
 }
 
@@ -82,7 +92,8 @@ void cg_binary_workload_key(const cg_binary_workload *w, char *buf, int buf_byte
   ir_type_format(&w->b, tb, sizeof tb);
   ir_type_format(&w->out, to, sizeof to);
   act_format(&w->act, act, sizeof act);
-  snprintf(buf, (size_t)buf_bytes, "%s(%s,%s)->%s%s", ir_op_name(w->op), ta, tb, to, act);
+  snprintf(buf, (size_t)buf_bytes, "%s(%s,%s)->%s%s%s", ir_op_name(w->op), ta, tb, to, act,
+           w->layout == IR_LAYOUT_NC4HW4 ? "{layout=nc4hw4}" : "");
 }
 
 /* The output's axes (innermost first) with size-1 axes dropped and
@@ -172,6 +183,19 @@ static vkml_status check_workload(const cg_binary_workload *w, const ir_target *
   if (!ir_type_equal(&bc, &w->out))
     return vkml_status_make(VKML_CODE_INVALID_ARGUMENT,
                             "elementwise_binary: output shape is not the broadcast of the inputs");
+  if (w->layout != IR_LAYOUT_DEFAULT) {
+    if (w->layout != IR_LAYOUT_NC4HW4 || (w->op != IR_OP_ADD && w->op != IR_OP_SUB &&
+                                          w->op != IR_OP_MUL && w->op != IR_OP_DIV))
+      return vkml_status_make(VKML_CODE_UNSUPPORTED,
+                              "elementwise_binary: %s in layout %s (nc4hw4: add, sub, mul, div)",
+                              ir_op_name(w->op), ir_layout_name(w->layout));
+    if (w->out.rank != 4 || !ir_type_equal(&w->a, &w->out) || !ir_type_equal(&w->b, &w->out))
+      return vkml_status_make(VKML_CODE_UNSUPPORTED,
+                              "elementwise_binary: nc4hw4 needs a, b and out of one rank-4 shape");
+    if (ir_type_storage_bytes(&w->out, w->layout) / 2 >= (INT64_C(1) << 31))
+      return vkml_status_make(VKML_CODE_UNSUPPORTED,
+                              "elementwise_binary: more than 2^31 packed elements");
+  }
   /* offsets are 32-bit in the shader */
   int64_t lim = INT64_C(1) << 31;
   if (ir_type_numel(&w->out) > lim || ir_type_numel(&w->a) > lim || ir_type_numel(&w->b) > lim)
@@ -193,6 +217,17 @@ vkml_status cg_binary_instantiate(const cg_binary_workload *w, const cg_schedule
   merged m;
   merge_axes(w, &m);
   int64_t n = ir_type_numel(&w->out);
+  bool packed = w->layout == IR_LAYOUT_NC4HW4;
+  int64_t pc = 0, pc4 = 0, phw = 0;
+  if (packed) {
+    /* one shape, one layout: the packed buffers are added element by element */
+    pc = w->out.dims[1], pc4 = (pc + 3) / 4, phw = w->out.dims[2] * w->out.dims[3];
+    n = w->out.dims[0] * pc4 * phw * 4;
+    m.rank = 1;
+    m.d[0] = n;
+    m.sa[0] = m.sb[0] = 1;
+    VKML_RETURN_IF_ERROR(cg_kernel_define(k, "PACKED", "1"));
+  }
   uint32_t a_mode = addr_mode(&m, m.sa), b_mode = addr_mode(&m, m.sb);
   int wg = s->v[KNOB_WG], epi = s->v[KNOB_EPI];
   int vw = epi < 4 ? epi : 4;
@@ -211,6 +246,11 @@ vkml_status cg_binary_instantiate(const cg_binary_workload *w, const cg_schedule
     VKML_RETURN_IF_ERROR(cg_kernel_spec(k, SPEC_D + (uint32_t)i, (uint32_t)m.d[i]));
     VKML_RETURN_IF_ERROR(cg_kernel_spec(k, SPEC_SA + (uint32_t)i, (uint32_t)m.sa[i]));
     VKML_RETURN_IF_ERROR(cg_kernel_spec(k, SPEC_SB + (uint32_t)i, (uint32_t)m.sb[i]));
+  }
+  if (packed) {
+    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, 32, (uint32_t)pc));
+    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, 33, (uint32_t)pc4));
+    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, 34, (uint32_t)phw));
   }
   k->n_buffers = 3;
   k->push_bytes = 0;

@@ -25,6 +25,9 @@ typedef struct cg_binary_workload {
   ir_op op;          /* ADD SUB MUL DIV MIN MAX */
   ir_act_params act; /* NONE for MIN / MAX */
   ir_type a, b, out; /* same dtype (f32 or f16); out = broadcast(a, b) */
+  /* IR_LAYOUT_NC4HW4: a, b and out are rank-4 of one shape, all packed
+   * (add / sub / mul / div only); zero-initialized: the default layout */
+  ir_layout layout;
 } cg_binary_workload;
 
 /* The workload of a node: add/sub/mul/div (with act) or min/max of exactly

@@ -113,11 +113,18 @@ vkml_status cg_conv_workload_from_node(const ir_node *n, cg_conv_workload *o) {
     const ir_value *v = i < n->n_inputs ? n->inputs[i] : n->outputs[0];
     if (v->type.dtype != dt)
       return bad(VKML_CODE_UNSUPPORTED, n, "inputs and output of different dtypes");
-    if (v->type.bounded || v->layout != IR_LAYOUT_DEFAULT)
-      return bad(VKML_CODE_UNSUPPORTED, n, "bounded shapes and packed layouts are not supported");
-    if (ir_type_numel(&v->type) >= ELEM_LIMIT)
+    /* a conv2d's x and y may be packed */
+    bool act_io = o->op == IR_OP_CONV2D && (i == 0 || i == n->n_inputs);
+    if (v->type.bounded ||
+        (v->layout != IR_LAYOUT_DEFAULT && !(act_io && v->layout == IR_LAYOUT_NC4HW4)))
+      return bad(VKML_CODE_UNSUPPORTED, n,
+                 "bounded shapes, and packed layouts other than a conv2d's nc4hw4 x and y, are "
+                 "not supported");
+    if (ir_type_storage_bytes(&v->type, v->layout) / (int64_t)ir_dtype_size(dt) >= ELEM_LIMIT)
       return bad(VKML_CODE_UNSUPPORTED, n, "a tensor of 2^31 elements or more");
   }
+  o->x_layout = n->inputs[0]->layout;
+  o->y_layout = n->outputs[0]->layout;
   if (o->x.rank != 4 || o->w.rank != 4 || o->y.rank != 4 ||
       (o->has_bias && o->b.rank != 1))
     return bad(VKML_CODE_INVALID_ARGUMENT, n, "x, w and y must have rank 4, bias rank 1");
@@ -179,7 +186,7 @@ void cg_conv_workload_key(const cg_conv_workload *w, char *buf, int buf_bytes) {
     ir_type_format(&w->b, tb + 1, sizeof tb - 1);
   }
   const ir_conv_params *p = &w->p;
-  char attrs[320];
+  char attrs[400];
   int n = snprintf(attrs, sizeof attrs,
                    "{strides=[%lld,%lld],pads=[%lld,%lld,%lld,%lld],dilations=[%lld,%lld],"
                    "group=%lld",
@@ -197,6 +204,10 @@ void cg_conv_workload_key(const cg_conv_workload *w, char *buf, int buf_bytes) {
     if (act_uses_beta(p->act.kind))
       n += snprintf(attrs + n, sizeof attrs - (size_t)n, ",act_beta=%.9g", (double)p->act.beta);
   }
+  if (w->x_layout != IR_LAYOUT_DEFAULT)
+    n += snprintf(attrs + n, sizeof attrs - (size_t)n, ",x_layout=%s", ir_layout_name(w->x_layout));
+  if (w->y_layout != IR_LAYOUT_DEFAULT)
+    n += snprintf(attrs + n, sizeof attrs - (size_t)n, ",y_layout=%s", ir_layout_name(w->y_layout));
   snprintf(attrs + n, sizeof attrs - (size_t)n, "}");
   snprintf(buf, (size_t)buf_bytes, "%s(%s,%s%s)->%s%s", ir_op_name(w->op), tx, tw, tb, ty, attrs);
 }
@@ -322,14 +333,21 @@ static void gemm_default(const cg_template *t, const gemm_dims *d, cg_schedule *
   }
 }
 
-/* Depthwise: the staged tile (SMEM) and its shared-memory bytes. */
+/* Depthwise over packed x and y with one input channel per output channel:
+ * each invocation computes 4 channels (one texel) at once. */
+static bool dw_vec4(const cg_conv_workload *w) {
+  return w->x_layout == IR_LAYOUT_NC4HW4 && w->y_layout == IR_LAYOUT_NC4HW4 && w->m == w->c;
+}
+
+/* Depthwise: the staged tile (SMEM) and its shared-memory bytes (vec4
+ * entries on the packed path). */
 static void dw_tile(const cg_conv_workload *w, const cg_schedule *s, int64_t *in_th,
                     int64_t *in_tw, int64_t *bytes) {
   const ir_conv_params *p = &w->p;
   int64_t th = (int64_t)s->v[K_WG_Y] * s->v[K_OPY], tw = (int64_t)s->v[K_WG_X] * s->v[K_OPX];
   *in_th = (th - 1) * p->strides[0] + (p->kernel[0] - 1) * p->dilations[0] + 1;
   *in_tw = (tw - 1) * p->strides[1] + (p->kernel[1] - 1) * p->dilations[1] + 1;
-  *bytes = 4 * s->v[K_CPW] * *in_th * *in_tw;
+  *bytes = (dw_vec4(w) ? 16 : 4) * s->v[K_CPW] * *in_th * *in_tw;
 }
 
 /* The depthwise default for one workload: the template's default tile
@@ -379,6 +397,14 @@ vkml_status cg_conv_instantiate(const cg_conv_workload *w, const cg_template *t,
   VKML_RETURN_IF_ERROR(cg_kernel_define(k, "DTYPE_F16", "%d", w->y.dtype == IR_F16));
   VKML_RETURN_IF_ERROR(cg_kernel_define(k, "HAS_BIAS", "%d", w->has_bias));
   VKML_RETURN_IF_ERROR(cg_kernel_define(k, "ACT", "%d", (int)w->p.act.kind));
+  /* packed operands: only then defined, so that default-layout kernels keep
+   * their source key */
+  bool vec4 = t == &cg_conv2d_depthwise_template && dw_vec4(w);
+  if (vec4) VKML_RETURN_IF_ERROR(cg_kernel_define(k, "DW_VEC4", "1"));
+  else if (w->x_layout == IR_LAYOUT_NC4HW4)
+    VKML_RETURN_IF_ERROR(cg_kernel_define(k, "X_NC4HW4", "1"));
+  if (!vec4 && w->y_layout == IR_LAYOUT_NC4HW4)
+    VKML_RETURN_IF_ERROR(cg_kernel_define(k, "Y_NC4HW4", "1"));
   VKML_RETURN_IF_ERROR(common_specs(k, w));
   cg_conv_workload_key(w, k->key, sizeof k->key);
   k->n_buffers = w->has_bias ? 4 : 3;
@@ -387,7 +413,9 @@ vkml_status cg_conv_instantiate(const cg_conv_workload *w, const cg_template *t,
   const ir_conv_params *p = &w->p;
   if (t == &cg_conv2d_1x1_template) {
     VKML_RETURN_IF_ERROR(cg_kernel_spec(k, SPEC_X0, w->c % 4 == 0));
-    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, SPEC_X0 + 1, (w->h * w->wd) % 4 == 0));
+    /* vec4 x loads run along pixels: the default layout's rows only */
+    VKML_RETURN_IF_ERROR(cg_kernel_spec(
+        k, SPEC_X0 + 1, w->x_layout == IR_LAYOUT_DEFAULT && (w->h * w->wd) % 4 == 0));
   }
   if (t == &cg_conv_transpose2d_template) {
     int64_t sh = p->strides[0], sw = p->strides[1];
@@ -403,12 +431,13 @@ vkml_status cg_conv_instantiate(const cg_conv_workload *w, const cg_template *t,
   /* depthwise */
   VKML_RETURN_IF_ERROR(cg_kernel_spec(k, SPEC_X0, (uint32_t)in_th));
   VKML_RETURN_IF_ERROR(cg_kernel_spec(k, SPEC_X0 + 1, (uint32_t)in_tw));
-  VKML_RETURN_IF_ERROR(
-      cg_kernel_spec(k, SPEC_X0 + 2, sched.v[K_SMEM] ? (uint32_t)(smem / 4) : 1u));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(
+      k, SPEC_X0 + 2, sched.v[K_SMEM] ? (uint32_t)(smem / (vec4 ? 16 : 4)) : 1u));
   int64_t th = (int64_t)sched.v[K_WG_Y] * sched.v[K_OPY];
   int64_t tw = (int64_t)sched.v[K_WG_X] * sched.v[K_OPX];
+  int64_t planes = w->n * (vec4 ? ceil_div(w->m, 4) : w->m);
   return set_grid(k, target, ceil_div(w->ow, tw), ceil_div(w->oh, th),
-                  ceil_div(w->n * w->m, sched.v[K_CPW]));
+                  ceil_div(planes, sched.v[K_CPW]));
 }
 
 /* ---- family entry points (cg_ops.h) ---------------------------------------------- */

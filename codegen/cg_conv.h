@@ -36,10 +36,15 @@ typedef struct cg_conv_workload {
   ir_conv_params p;
   /* x [n, c, h, wd], y [n, m, oh, ow], kernel kh x kw (from p) */
   int64_t n, c, h, wd, m, oh, ow;
+  /* conv2d only: x and y may be IR_LAYOUT_NC4HW4 (each on its own; the
+   * depthwise template reads vec4 texels when both are and M == C);
+   * zero-initialized: the default layout */
+  ir_layout x_layout, y_layout;
 } cg_conv_workload;
 
 /* The workload of a conv2d / conv_transpose2d node (f32 or f16, every
- * tensor the same dtype, default layout, consistent shapes). UNSUPPORTED for
+ * tensor the same dtype, default layout but for a conv2d's x and y, which
+ * may be nc4hw4, consistent shapes). UNSUPPORTED for
  * what the GPU kernels do not run, INVALID_ARGUMENT for inconsistent nodes. */
 vkml_status cg_conv_workload_from_node(const ir_node *n, cg_conv_workload *out);
 /* Canonical key with every attribute, e.g.

@@ -24,6 +24,12 @@ const cg_template cg_copy_template = {
     CG_ELEMENTWISE_SPACE,
 };
 
+const cg_template cg_data_layout_template = {
+    .name = "data_layout",
+    .glsl = "data_layout.comp",
+    CG_ELEMENTWISE_SPACE,
+};
+
 /* ---- shared helpers ------------------------------------------------------ */
 
 int cg_elt_dtype_code(ir_dtype t) {
@@ -104,6 +110,53 @@ static bool same_dims(const ir_type *a, const ir_type *b) {
   for (int i = 0; i < a->rank; i++)
     if (a->dims[i] != b->dims[i]) return false;
   return true;
+}
+
+static bool node_packed(const ir_node *n) {
+  for (int i = 0; i < n->n_inputs; i++)
+    if (n->inputs[i]->layout != IR_LAYOUT_DEFAULT) return true;
+  for (int i = 0; i < n->n_outputs; i++)
+    if (n->outputs[i]->layout != IR_LAYOUT_DEFAULT) return true;
+  return false;
+}
+
+static vkml_status default_layout_only(const ir_node *n, const char *tmpl) {
+  for (int i = 0; i < n->n_inputs + n->n_outputs; i++) {
+    const ir_value *v = i < n->n_inputs ? n->inputs[i] : n->outputs[i - n->n_inputs];
+    if (v->layout != IR_LAYOUT_DEFAULT)
+      return vkml_status_make(VKML_CODE_UNSUPPORTED,
+                              "%s: %%%s in layout %s: %s reads the default layout only",
+                              ir_op_name(n->op), v->name ? v->name : "?",
+                              ir_layout_name(v->layout), tmpl);
+  }
+  return VKML_OK;
+}
+
+/* A rank-4 f32 / f16 tensor in nc4hw4: its packed element count, or an
+ * UNSUPPORTED status naming the template. */
+static vkml_status packed_count(const char *tmpl, const ir_value *v, const ir_target *target,
+                                int64_t *count) {
+  const ir_type *t = &v->type;
+  if (v->layout != IR_LAYOUT_NC4HW4 || t->rank != 4 || t->bounded ||
+      (t->dtype != IR_F32 && t->dtype != IR_F16))
+    return vkml_status_make(VKML_CODE_UNSUPPORTED,
+                            "%s: %%%s in layout %s: packed kernels take rank-4 f32 / f16 "
+                            "tensors in nc4hw4", tmpl, v->name ? v->name : "?",
+                            ir_layout_name(v->layout));
+  int64_t bytes = ir_type_storage_bytes(t, v->layout);
+  *count = bytes / (int64_t)ir_dtype_size(t->dtype);
+  if (*count >= (INT64_C(1) << 31) || (uint64_t)bytes > target->max_storage_buffer_range)
+    return vkml_status_make(VKML_CODE_UNSUPPORTED,
+                            "%s: the packed %%%s (%lld bytes) exceeds 2^31 elements or the "
+                            "storage-buffer range of %s", tmpl, v->name ? v->name : "?",
+                            (long long)bytes, target->name);
+  return VKML_OK;
+}
+
+/* Appends "{layout=nc4hw4}" (the kernel differs from the default's). */
+static void key_layout(cg_kernel *k, const char *what) {
+  size_t len = strlen(k->key);
+  snprintf(k->key + len, sizeof k->key - len, "{%s}", what);
 }
 
 /* ---- unary ops and cast --------------------------------------------------- */
@@ -219,8 +272,18 @@ static vkml_status unary_instantiate(const ir_node *n, const cg_schedule *s,
                             ir_op_name(op));
   VKML_RETURN_IF_ERROR(cg_elt_check_type(tp->name, ti, target));
   VKML_RETURN_IF_ERROR(cg_elt_check_type(tp->name, to, target));
+  /* packed: float unary ops, in and out both nc4hw4 (same dims, checked) */
+  bool packed = node_packed(n);
+  int64_t count = ir_type_numel(ti);
+  if (packed) {
+    if (op == IR_OP_CAST || !ir_dtype_is_float(di))
+      return default_layout_only(n, tp->name);
+    VKML_RETURN_IF_ERROR(packed_count(tp->name, n->inputs[0], target, &count));
+    VKML_RETURN_IF_ERROR(packed_count(tp->name, n->outputs[0], target, &count));
+  }
 
   VKML_RETURN_IF_ERROR(cg_kernel_begin(k, tp, s, target));
+  if (packed) VKML_RETURN_IF_ERROR(cg_kernel_define(k, "PACKED", "1"));
   VKML_RETURN_IF_ERROR(cg_kernel_define(k, "OP", "%d", unary_code(op)));
   VKML_RETURN_IF_ERROR(cg_kernel_define(k, "DTI", "%d", cg_elt_dtype_code(di)));
   VKML_RETURN_IF_ERROR(cg_kernel_define(k, "DTO", "%d", cg_elt_dtype_code(dout)));
@@ -236,8 +299,13 @@ static vkml_status unary_instantiate(const ir_node *n, const cg_schedule *s,
                     at.name[i], (double)vals[i], i == at.n - 1 ? "}" : "");
   snprintf(k->key, sizeof k->key, "%s(%s)->%s%s", ir_op_name(op), tin, tout, attrs);
 
-  int64_t count = ir_type_numel(ti);
   VKML_RETURN_IF_ERROR(cg_kernel_spec(k, 0, (uint32_t)count));
+  if (packed) {
+    key_layout(k, "layout=nc4hw4");
+    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, 8, (uint32_t)ti->dims[1]));
+    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, 9, (uint32_t)((ti->dims[1] + 3) / 4)));
+    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, 10, (uint32_t)(ti->dims[2] * ti->dims[3])));
+  }
   if (at.n) {
     VKML_RETURN_IF_ERROR(cg_kernel_spec(k, 1, cg_elt_f32_bits(at.alpha)));
     VKML_RETURN_IF_ERROR(cg_kernel_spec(k, 2, cg_elt_f32_bits(at.beta)));
@@ -279,6 +347,16 @@ static vkml_status copy_instantiate(const ir_node *n, const cg_schedule *s,
   if (ti->bounded || to->bounded)
     return vkml_status_make(VKML_CODE_UNSUPPORTED, "copy: bounded shapes run on the CPU");
   int64_t bytes = ir_type_bytes(ti);
+  ir_layout lay = n->inputs[0]->layout;
+  if (lay != IR_LAYOUT_DEFAULT || n->outputs[0]->layout != IR_LAYOUT_DEFAULT) {
+    /* both packed alike (the caller routes conversions): the same bytes */
+    if ((n->op != IR_OP_IDENTITY && n->op != IR_OP_REORDER) || lay != n->outputs[0]->layout ||
+        !same_dims(ti, to))
+      return default_layout_only(n, tp->name);
+    int64_t cnt;
+    VKML_RETURN_IF_ERROR(packed_count(tp->name, n->inputs[0], target, &cnt));
+    bytes = ir_type_storage_bytes(ti, lay);
+  }
   if ((uint64_t)bytes > target->max_storage_buffer_range || bytes / 16 > (INT64_C(1) << 31))
     return vkml_status_make(VKML_CODE_UNSUPPORTED,
                             "copy: %lld bytes exceed the storage-buffer range of %s",
@@ -295,6 +373,7 @@ static vkml_status copy_instantiate(const ir_node *n, const cg_schedule *s,
   ir_type_format(ti, tin, sizeof tin);
   ir_type_format(to, tout, sizeof tout);
   snprintf(k->key, sizeof k->key, "%s(%s)->%s", ir_op_name(n->op), tin, tout);
+  if (lay != IR_LAYOUT_DEFAULT) key_layout(k, "layout=nc4hw4");
   VKML_RETURN_IF_ERROR(cg_kernel_spec(k, 0, (uint32_t)(bytes / 16)));
   VKML_RETURN_IF_ERROR(cg_kernel_spec(k, 1, (uint32_t)(bytes / 4)));
   VKML_RETURN_IF_ERROR(cg_kernel_spec(k, 2, (uint32_t)bytes));
@@ -302,9 +381,64 @@ static vkml_status copy_instantiate(const ir_node *n, const cg_schedule *s,
   return cg_elt_grid(k, bytes / 16, (int64_t)s->v[KNOB_WG] * s->v[KNOB_EPI], target);
 }
 
+/* ---- layout conversion (reorder / identity between layouts) ---------------- */
+
+static vkml_status layout_instantiate(const ir_node *n, const cg_schedule *s,
+                                      const ir_target *target, cg_kernel *k) {
+  const cg_template *tp = &cg_data_layout_template;
+  VKML_RETURN_IF_ERROR(check_arity(n, 1));
+  const ir_value *x = n->inputs[0], *y = n->outputs[0];
+  const ir_type *ti = &x->type, *to = &y->type;
+  bool pack = y->layout == IR_LAYOUT_NC4HW4 && x->layout == IR_LAYOUT_DEFAULT;
+  bool unpack = x->layout == IR_LAYOUT_NC4HW4 && y->layout == IR_LAYOUT_DEFAULT;
+  if (!pack && !unpack)
+    return vkml_status_make(VKML_CODE_UNSUPPORTED, "%s: from layout %s to %s: %s converts "
+                            "between default and nc4hw4 only", ir_op_name(n->op),
+                            ir_layout_name(x->layout), ir_layout_name(y->layout), tp->name);
+  if (!ir_type_equal(ti, to) || ti->rank != 4)
+    return vkml_status_make(VKML_CODE_UNSUPPORTED, "%s: %s converts a rank-4 tensor to the same "
+                            "type", ir_op_name(n->op), tp->name);
+  int64_t es = (int64_t)ir_dtype_size(ti->dtype);
+  if (es != 2 && es != 4)
+    return vkml_status_make(VKML_CODE_UNSUPPORTED, "%s: %s moves 2- and 4-byte elements, not %s",
+                            ir_op_name(n->op), tp->name, ir_dtype_name(ti->dtype));
+  if (ti->bounded)
+    return vkml_status_make(VKML_CODE_UNSUPPORTED, "%s: bounded shapes run on the CPU",
+                            ir_op_name(n->op));
+  if (es == 2 && !target->storage_16bit)
+    return vkml_status_make(VKML_CODE_UNSUPPORTED,
+                            "%s: 2-byte elements need 16-bit storage, which %s lacks", tp->name,
+                            target->name);
+  int64_t c = ti->dims[1], c4 = (c + 3) / 4, hw = ti->dims[2] * ti->dims[3];
+  int64_t texels = ti->dims[0] * c4 * hw;
+  int64_t bytes = ir_type_storage_bytes(ti, IR_LAYOUT_NC4HW4);
+  if (texels * 4 >= (INT64_C(1) << 31) || (uint64_t)bytes > target->max_storage_buffer_range)
+    return vkml_status_make(VKML_CODE_UNSUPPORTED,
+                            "%s: %lld packed bytes exceed 2^31 elements or the storage-buffer "
+                            "range of %s", tp->name, (long long)bytes, target->name);
+  VKML_RETURN_IF_ERROR(cg_kernel_begin(k, tp, s, target));
+  VKML_RETURN_IF_ERROR(cg_kernel_define(k, "DIR", "%d", unpack));
+  VKML_RETURN_IF_ERROR(cg_kernel_define(k, "ELEM_BYTES", "%d", (int)es));
+  char tin[128];
+  ir_type_format(ti, tin, sizeof tin);
+  snprintf(k->key, sizeof k->key, "%s(%s)->%s{layout=%s->%s}", ir_op_name(n->op), tin, tin,
+           ir_layout_name(x->layout), ir_layout_name(y->layout));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, 0, (uint32_t)texels));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, 1, (uint32_t)c));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, 2, (uint32_t)c4));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, 3, (uint32_t)hw));
+  k->n_buffers = 2;
+  return cg_elt_grid(k, texels, (int64_t)s->v[KNOB_WG] * s->v[KNOB_EPI], target);
+}
+
 vkml_status cg_node_copy(const ir_node *n, const cg_template *st, const cg_schedule *s,
                          const ir_target *t, cg_kernel *out) {
   memset(out, 0, sizeof *out);
+  VKML_RETURN_IF_ERROR(check_arity(n, 1));
+  if (n->inputs[0]->layout != n->outputs[0]->layout) {
+    if (st && st != &cg_data_layout_template) return wrong_template(n, st);
+    return layout_instantiate(n, sched_or_default(&cg_data_layout_template, s), t, out);
+  }
   if (st && st != &cg_copy_template) return wrong_template(n, st);
   return copy_instantiate(n, sched_or_default(&cg_copy_template, s), t, out);
 }
@@ -314,6 +448,7 @@ vkml_status cg_node_cast(const ir_node *n, const cg_template *st, const cg_sched
                          const ir_target *t, cg_kernel *out) {
   memset(out, 0, sizeof *out);
   VKML_RETURN_IF_ERROR(check_arity(n, 1));
+  VKML_RETURN_IF_ERROR(default_layout_only(n, "cast"));
   bool same = n->inputs[0]->type.dtype == n->outputs[0]->type.dtype;
   if (st == &cg_copy_template || (!st && same)) {
     if (!same) return wrong_template(n, st);
@@ -332,6 +467,14 @@ static vkml_status broadcast_node(const ir_node *n, const cg_template *st, const
                                   const ir_target *t, cg_kernel *out) {
   memset(out, 0, sizeof *out);
   if (st && st != &cg_binary_template && st != &cg_nary_template) return wrong_template(n, st);
+  if (node_packed(n)) {
+    /* packed: elementwise_binary's same-shape path, or nothing */
+    if (st == &cg_nary_template) return default_layout_only(n, cg_nary_template.name);
+    cg_binary_workload bw;
+    VKML_RETURN_IF_ERROR(cg_binary_workload_from_node(n, &bw));
+    if (bw.layout == IR_LAYOUT_DEFAULT) return default_layout_only(n, cg_binary_template.name);
+    return cg_binary_instantiate(&bw, sched_or_default(&cg_binary_template, s), t, out);
+  }
   if (st != &cg_nary_template) {
     cg_binary_workload bw;
     vkml_status e = cg_binary_workload_from_node(n, &bw);
@@ -364,6 +507,7 @@ vkml_status cg_node_where(const ir_node *n, const cg_template *st, const cg_sche
                           const ir_target *t, cg_kernel *out) {
   memset(out, 0, sizeof *out);
   if (st && st != &cg_nary_template) return wrong_template(n, st);
+  VKML_RETURN_IF_ERROR(default_layout_only(n, cg_nary_template.name));
   cg_nary_workload w;
   VKML_RETURN_IF_ERROR(cg_nary_workload_from_node(n, &w));
   return cg_nary_instantiate(&w, sched_or_default(&cg_nary_template, s), t, out);

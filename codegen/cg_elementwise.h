@@ -22,6 +22,10 @@
 
 extern const cg_template cg_unary_template;
 extern const cg_template cg_copy_template;
+/* glsl/data_layout.comp: reorder / identity between the default layout and
+ * nc4hw4 (rank 4, 2- and 4-byte elements), one invocation per packed texel;
+ * the elementwise space (EPI: texels per invocation). */
+extern const cg_template cg_data_layout_template;
 
 /* ---- shared by the elementwise templates (this file and cg_binary.c) ---- */
 

@@ -1,4 +1,7 @@
-/* The node -> GPU kernel table, driven by the op table's kernel families. */
+/* The node -> GPU kernel table, driven by the op table's kernel families,
+ * and the layout guard in front of it: only the operands
+ * cg_node_layout_operands names (cg_layout.c) may be packed, so the families
+ * without packed paths never see a packed operand. */
 #include "codegen/cg_ops.h"
 
 typedef vkml_status (*cg_node_fn)(const ir_node *, const cg_template *,
@@ -10,10 +13,52 @@ static const cg_node_fn node_fns[IR_OP_COUNT] = {
 #undef X
 };
 
+static bool any_packed(const ir_node *n) {
+  for (int i = 0; i < n->n_inputs; i++)
+    if (n->inputs[i] && n->inputs[i]->layout != IR_LAYOUT_DEFAULT) return true;
+  for (int i = 0; i < n->n_outputs; i++)
+    if (n->outputs[i] && n->outputs[i]->layout != IR_LAYOUT_DEFAULT) return true;
+  return false;
+}
+
+/* OK when n's kernel takes its operands in the layouts they have: every
+ * non-default operand is in the node's nc4hw4 mask, and (but for reorder
+ * and identity, which convert) the masked operands are all packed or none. */
+static vkml_status check_layouts(const ir_node *n) {
+  uint32_t mask = cg_node_layout_operands(n, IR_LAYOUT_NC4HW4);
+  int n_masked = 0, n_packed = 0;
+  for (int i = 0; i < n->n_inputs + n->n_outputs; i++) {
+    bool is_in = i < n->n_inputs;
+    int j = is_in ? i : i - n->n_inputs;
+    const ir_value *v = is_in ? n->inputs[j] : n->outputs[j];
+    if (!v) continue;
+    bool masked = j < 16 && ((mask >> (is_in ? j : 16 + j)) & 1);
+    if (v->layout != IR_LAYOUT_DEFAULT && (v->layout != IR_LAYOUT_NC4HW4 || !masked))
+      return vkml_status_make(VKML_CODE_UNSUPPORTED,
+                              "%s: %%%s in layout %s: this kernel reads the default layout only",
+                              ir_op_name(n->op), v->name ? v->name : "?",
+                              ir_layout_name(v->layout));
+    n_masked += masked;
+    n_packed += masked && v->layout != IR_LAYOUT_DEFAULT;
+  }
+  if (n->op != IR_OP_REORDER && n->op != IR_OP_IDENTITY && n_packed != n_masked)
+    return vkml_status_make(VKML_CODE_UNSUPPORTED,
+                            "%s: %d of its %d activations in layout nc4hw4: the kernel takes "
+                            "them all packed or none",
+                            ir_op_name(n->op), n_packed, n_masked);
+  return VKML_OK;
+}
+
 vkml_status cg_kernel_for_node(const ir_node *n, const cg_template *sched_template,
                                const cg_schedule *sched, const ir_target *t,
                                cg_kernel *out) {
   if ((unsigned)n->op >= IR_OP_COUNT)
     return vkml_status_make(VKML_CODE_INTERNAL, "unknown op %d", (int)n->op);
+  if (!any_packed(n)) return node_fns[n->op](n, sched_template, sched, t, out);
+  VKML_RETURN_IF_ERROR(check_layouts(n));
+  /* the reduction template of the global pools reads rows only: packed,
+   * they are a pool2d window over the whole plane */
+  if (n->op == IR_OP_GLOBAL_AVG_POOL || n->op == IR_OP_GLOBAL_MAX_POOL)
+    return cg_node_pool(n, sched_template, sched, t, out);
   return node_fns[n->op](n, sched_template, sched, t, out);
 }

@@ -5,8 +5,9 @@
  * node is placed on the CPU.
  *
  * Binding convention for every kernel: set 0, bindings 0..n_inputs-1 = the
- * node's inputs in order, then its outputs; each a dense C-order tensor of
- * its value's type (default layout). One node is one dispatch. */
+ * node's inputs in order, then its outputs; each a dense tensor of its
+ * value's type in its value's layout (C order unless packed, see below).
+ * One node is one dispatch. */
 #ifndef CG_OPS_H
 #define CG_OPS_H
 
@@ -31,6 +32,19 @@
                           cg_kernel *out);
 CG_FAMILIES(X)
 #undef X
+
+/* Packed layouts (ir/graph.h, IR_LAYOUT_NC4HW4). A kernel reads and writes
+ * each operand in its value's layout. The operands a node's GPU kernel can
+ * take packed — its rank-4 activations: conv2d x and y, pool x and y, unary
+ * x and y, a binary op's a, b and y when all three have the same shape, a
+ * reorder's either side — as a mask: bit i = input i, bit 16 + i = output i;
+ * 0 when the node runs in the default layout only. All-or-none: a node whose
+ * mask is non-zero runs either with every operand of the mask packed or with
+ * none (a reorder: any combination). Weights, bias and every other operand
+ * stay in the default layout. Every other family refuses (UNSUPPORTED) a
+ * non-default operand. */
+#define CG_LAYOUT_OUT(i) (1u << (16 + (i)))
+uint32_t cg_node_layout_operands(const ir_node *n, ir_layout l);
 
 /* Instantiates the GPU kernel for n (see above). */
 vkml_status cg_kernel_for_node(const ir_node *n, const cg_template *sched_template,

@@ -9,6 +9,7 @@
 
 #include "codegen/cg_ops.h"
 #include "ir/text.h"
+#include "passes/pass_layout.h"
 
 static vkml_status oom(void) {
   return vkml_status_make(VKML_CODE_OUT_OF_MEMORY, "out of host memory");
@@ -225,25 +226,6 @@ static vkml_status make_constants(conv_state *st) {
   return VKML_OK;
 }
 
-static vkml_status copy_attrs(ir_graph *ng, ir_node *to, const ir_node *from) {
-  for (int i = 0; i < from->n_attrs; i++) {
-    const ir_attr *a = &from->attrs[i];
-    vkml_status s = VKML_OK;
-    switch (ir_attr_kind_of(a->id)) {
-    case IR_ATTR_INT: s = ir_node_set_int(ng, to, a->id, a->u.i); break;
-    case IR_ATTR_ENUM: s = ir_node_set_enum(ng, to, a->id, (int)a->u.i); break;
-    case IR_ATTR_FLOAT: s = ir_node_set_float(ng, to, a->id, a->u.f); break;
-    case IR_ATTR_INTS: s = ir_node_set_ints(ng, to, a->id, a->u.ints, a->n); break;
-    case IR_ATTR_FLOATS: s = ir_node_set_floats(ng, to, a->id, a->u.floats, a->n); break;
-    case IR_ATTR_STRING: s = ir_node_set_string(ng, to, a->id, a->u.s); break;
-    }
-    VKML_RETURN_IF_ERROR(s);
-  }
-  to->line = from->line;
-  to->col = from->col;
-  return VKML_OK;
-}
-
 /* Whether n can run with its f32 tensors in f16: shape inference must accept
  * the f16 input types and give the f16 output types (a cast to f32 becomes a
  * cast to f16, checked by the caller). */
@@ -310,7 +292,7 @@ static vkml_status convert_node(conv_state *st, const ir_node *n) {
   ir_node *nn;
   VKML_RETURN_IF_ERROR(ir_node_create(st->ng, n->op, ins, n->n_inputs, outs, n->n_outputs, &nn));
   nn->device = n->device;
-  VKML_RETURN_IF_ERROR(copy_attrs(st->ng, nn, n));
+  VKML_RETURN_IF_ERROR(ir_node_copy_attrs(st->ng, nn, n));
   if (cast_to_f32) VKML_RETURN_IF_ERROR(ir_node_set_enum(st->ng, nn, IR_A_TO, IR_F16));
   return VKML_OK;
 }
@@ -461,16 +443,28 @@ static const char *cpu_only_reason(const ir_node *n, const ir_target *t, const b
   return NULL;
 }
 
+/* A CPU step; host tensors are row-major, so n may not bind packed values. */
+static vkml_status cpu_step(ir_plan *p, const ir_node *n, const char *reason) {
+  for (int i = 0; i < n->n_inputs + n->n_outputs; i++) {
+    const ir_value *v = i < n->n_inputs ? n->inputs[i] : n->outputs[i - n->n_inputs];
+    if (v->layout != IR_LAYOUT_DEFAULT)
+      return vkml_status_make(VKML_CODE_UNSUPPORTED,
+                              "%%%s is in layout %s but the node runs on the CPU (%s)", v->name,
+                              ir_layout_name(v->layout), reason);
+  }
+  return ir_plan_add_cpu_step(p, n->id, reason);
+}
+
 static vkml_status place_node(ir_plan *p, const ir_node *n, const ir_target *t,
                               const cg_plan_opts *o, const bool *forced, cg_compiler *cc,
                               module_memo *memo, cg_kernel *k) {
   char why[256];
   const char *reason = cpu_only_reason(n, t, forced, why, sizeof why);
-  if (reason) return ir_plan_add_cpu_step(p, n->id, reason);
+  if (reason) return cpu_step(p, n, reason);
   cg_kernel_chooser choose = o->choose ? o->choose : choose_default;
   vkml_status s = choose(o->choose_user, n, t, k);
   if (vkml_status_code(s) == VKML_CODE_UNSUPPORTED) {
-    vkml_status s2 = ir_plan_add_cpu_step(p, n->id, vkml_status_message(s));
+    vkml_status s2 = cpu_step(p, n, vkml_status_message(s));
     vkml_status_free(s);
     return s2;
   }
@@ -479,7 +473,7 @@ static vkml_status place_node(ir_plan *p, const ir_node *n, const ir_target *t,
     return vkml_status_make(VKML_CODE_INTERNAL, "kernel %s binds %d buffers, the node %d",
                             k->key, k->n_buffers, n->n_inputs + n->n_outputs);
   if (!k->groups[0] || !k->groups[1] || !k->groups[2])
-    return ir_plan_add_cpu_step(p, n->id, "the kernel's grid is empty");
+    return cpu_step(p, n, "the kernel's grid is empty");
   int32_t module;
   VKML_RETURN_IF_ERROR(module_for(p, cc, memo, k, &module));
   int32_t bind[128];
@@ -508,6 +502,45 @@ static vkml_status place_node(ir_plan *p, const ir_node *n, const ir_target *t,
   return ir_plan_add_gpu_step(p, &d);
 }
 
+/* ---- layouts ------------------------------------------------------------------ */
+
+typedef struct layout_ctx {
+  const ir_target *t;
+  const bool *forced;
+} layout_ctx;
+
+static uint32_t plan_layout_operands(void *user, const ir_node *n, ir_layout l) {
+  const layout_ctx *c = user;
+  char why[256];
+  if (cpu_only_reason(n, c->t, c->forced, why, sizeof why)) return 0;
+  return cg_node_layout_operands(n, l);
+}
+
+static bool has_packed_values(const ir_graph *g) {
+  ir_foreach_value(g, v) if (v->layout != IR_LAYOUT_DEFAULT) return true;
+  return false;
+}
+
+/* Rewrites the plan's graph for packed layouts when asked (see cg_plan.h). */
+static vkml_status assign_layouts(ir_plan *p, const ir_graph *g, const ir_target *t,
+                                  const cg_plan_opts *o, const bool *forced) {
+  const ir_graph *pg = ir_plan_graph(p, g);
+  if (o->layout == IR_LAYOUT_DEFAULT && !has_packed_values(pg)) return VKML_OK;
+  if (o->layout != IR_LAYOUT_DEFAULT && o->layout != IR_LAYOUT_NC4HW4)
+    return vkml_status_make(VKML_CODE_UNSUPPORTED, "layout %s: the GPU kernels pack nc4hw4 only",
+                            ir_layout_name(o->layout));
+  if (!p->graph) VKML_RETURN_IF_ERROR(ir_graph_clone(g, &p->graph));
+  layout_ctx c = {t, forced};
+  pass_layout_opts lo = {
+      .layout = IR_LAYOUT_NC4HW4,
+      .assign_all = o->layout == IR_LAYOUT_NC4HW4,
+      .operands = plan_layout_operands,
+      .user = &c,
+  };
+  VKML_RETURN_IF_ERROR(pass_layout(p->graph, &lo, NULL));
+  return ir_verify(p->graph, "<layout assignment>");
+}
+
 vkml_status cg_plan_build(const ir_graph *g, const ir_target *t, const cg_plan_opts *opts,
                           ir_plan **out) {
   *out = NULL;
@@ -528,6 +561,7 @@ vkml_status cg_plan_build(const ir_graph *g, const ir_target *t, const cg_plan_o
   if (s) goto out;
   p->precision = o.precision;
   if (o.precision == IR_PRECISION_FP16 && (s = cg_graph_to_fp16(g, &p->graph))) goto out;
+  if ((s = assign_layouts(p, g, t, &o, forced))) goto out;
   const ir_graph *pg = ir_plan_graph(p, g);
   p->graph_nodes = pg->n_nodes;
   p->graph_values = pg->n_values;

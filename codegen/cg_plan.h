@@ -10,6 +10,12 @@
  * kept in the plan for --profile and listings. Any other kernel error (a bug,
  * a GLSL compile error) fails the build naming the node.
  *
+ * Layouts: when opts.layout asks for a packed layout or the graph annotates
+ * a value with one, the plan runs a copy of the graph rewritten by
+ * pass_layout (packed nodes, reorder nodes at the edges of packed regions,
+ * graph inputs and outputs row-major); the mask comes from
+ * cg_node_layout_operands for nodes that are not kept on the CPU.
+ *
  * Precision fp16: the plan runs a converted copy of the graph that it owns
  * (ir_plan.graph), made by cg_graph_to_fp16 below. Converting the graph (not
  * asking each kernel for f16) keeps the kernels' contract simple — they
@@ -41,6 +47,10 @@ typedef struct cg_plan_opts {
   cg_compiler *compiler; /* NULL: one with default options, for the call */
   cg_kernel_chooser choose; /* NULL: cg_kernel_for_node, default schedules */
   void *choose_user;
+  /* IR_LAYOUT_NC4HW4: every node whose GPU kernel can run packed does
+   * (passes/pass_layout.h, assign_all). Default: only the nodes whose
+   * outputs the graph annotates as packed. */
+  ir_layout layout;
 } cg_plan_opts;
 
 /* Builds the plan of g (verified) for target t. *out is freed with

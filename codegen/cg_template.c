@@ -19,6 +19,7 @@ const cg_template *const cg_templates[] = {
     &cg_nary_template,
     &cg_unary_template,
     &cg_copy_template,
+    &cg_data_layout_template,
     &cg_data_copy_template,
     &cg_data_concat_template,
     &cg_data_split_template,

@@ -212,11 +212,31 @@ vkml_status ir_plan_check(const ir_plan *p, const ir_graph *g) {
         return step_error(i, n, "empty workgroup grid");
     } else if (s->device != IR_DEVICE_CPU) {
       return step_error(i, n, "unknown device");
+    } else {
+      for (int k = 0; k < n->n_inputs + n->n_outputs; k++) {
+        const ir_value *v = k < n->n_inputs ? n->inputs[k] : n->outputs[k - n->n_inputs];
+        if (v->layout != IR_LAYOUT_DEFAULT)
+          return step_error(i, n, "runs on the CPU but binds a packed value");
+      }
     }
     i++;
   }
   if (i != p->n_steps)
     return vkml_status_make(VKML_CODE_INVALID_ARGUMENT,
                             "the plan has %d steps, the graph %d nodes", p->n_steps, i);
+  /* host tensors are row-major: what crosses to the host must be too */
+  for (int k = 0; k < g->n_inputs + g->n_outputs; k++) {
+    const ir_value *v = k < g->n_inputs ? g->inputs[k] : g->outputs[k - g->n_inputs];
+    if (v->layout != IR_LAYOUT_DEFAULT)
+      return vkml_status_make(VKML_CODE_INVALID_ARGUMENT,
+                              "graph %s %%%s is in layout %s; graph edges must be row-major "
+                              "(the plan needs a reorder there)",
+                              k < g->n_inputs ? "input" : "output", v->name,
+                              ir_layout_name(v->layout));
+  }
+  ir_foreach_value(g, v) if (ir_value_is_const(v) && v->layout != IR_LAYOUT_DEFAULT)
+    return vkml_status_make(VKML_CODE_INVALID_ARGUMENT,
+                            "constant %%%s is in layout %s; constants are uploaded row-major",
+                            v->name, ir_layout_name(v->layout));
   return VKML_OK;
 }

@@ -1,5 +1,6 @@
 /* ONNX conformance runner (DESIGN.md, Tools):
- *   onnx_conformance [--device cpu|gpu] [--precision fp32|fp16] [--expected FILE]
+ *   onnx_conformance [--device cpu|gpu] [--precision fp32|fp16] [--layout nc4hw4]
+ *                    [--expected FILE]
  *                    [--write-expected FILE] [--text-roundtrip] DIR...
  * Each DIR is a test case (model.onnx + test_data_set_N/{input,output}_K.pb)
  * or a directory of them. Prints "PASS name", "FAIL name: reason" or
@@ -24,6 +25,10 @@
  * on --device cpu) and compares with rtol 1e-2, atol 1e-3 (or the case's own
  * if wider); cases with a non-float input or output SKIP, and so do cases
  * whose float data reach beyond +-2048 (f16 steps by 2 or more there).
+ *
+ * --layout nc4hw4 (with --device gpu) builds every plan with packed channels
+ * between the kernels that take them (cg_plan_opts.layout): same expected
+ * results, with reorder kernels at the edges of the packed regions.
  *
  * --write-expected FILE writes this run's SKIPs ("name: reason" lines) to
  * FILE, the format --expected reads. */
@@ -54,6 +59,7 @@ static const tolerance fp16_tol = {1e-2, 1e-3};
 typedef struct run_cfg {
   bool roundtrip;
   ir_precision precision;
+  ir_layout layout;
   rt_vk_context *ctx; /* --device gpu; NULL: the CPU executor */
   cg_compiler *cc;
   uint32_t seen_messages; /* validation messages already attributed */
@@ -260,7 +266,7 @@ static vkml_status run_gpu(run_cfg *cfg, const ir_graph *g, const rt_tensor *in,
                            rt_tensor *out, int n_out) {
   ir_plan *plan = NULL;
   rt_vk_exec *x = NULL;
-  cg_plan_opts po = {.precision = cfg->precision, .compiler = cfg->cc};
+  cg_plan_opts po = {.precision = cfg->precision, .compiler = cfg->cc, .layout = cfg->layout};
   vkml_status s = cg_plan_build(g, rt_vk_context_target(cfg->ctx), &po, &plan);
   if (!s) s = rt_vk_exec_create(cfg->ctx, g, plan, NULL, &x);
   if (!s) s = rt_vk_exec_run(x, in, n_in, out, n_out, NULL);
@@ -508,7 +514,7 @@ static int write_expected(const char *path, const strlist *skips, const char *de
 }
 
 static void usage(FILE *f) {
-  fprintf(f, "usage: onnx_conformance [--device cpu|gpu] [--precision fp32|fp16] "
+  fprintf(f, "usage: onnx_conformance [--device cpu|gpu] [--precision fp32|fp16] [--layout nc4hw4] "
              "[--expected FILE] [--write-expected FILE] [--text-roundtrip] DIR...\n"
              "  DIR: an ONNX test case (model.onnx, test_data_set_*/) or a "
              "directory of them\n");
@@ -539,6 +545,13 @@ int main(int argc, char **argv) {
         goto out;
       }
       cfg.precision = precision[2] == '1' ? IR_PRECISION_FP16 : IR_PRECISION_FP32;
+    } else if (!strcmp(a, "--layout") && i + 1 < argc) {
+      const char *l = argv[++i];
+      if (strcmp(l, "nc4hw4") != 0 && strcmp(l, "default") != 0) {
+        fprintf(stderr, "onnx_conformance: --layout %s: expected default or nc4hw4\n", l);
+        goto out;
+      }
+      cfg.layout = l[0] == 'n' ? IR_LAYOUT_NC4HW4 : IR_LAYOUT_DEFAULT;
     } else if (!strcmp(a, "--text-roundtrip")) {
       cfg.roundtrip = true;
     } else if (!strcmp(a, "--expected") && i + 1 < argc) {

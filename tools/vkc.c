@@ -19,11 +19,14 @@ static const char usage[] =
     "  import MODEL.onnx -o OUT.vkir        ONNX -> IR text (+ OUT.bin with the weights)\n"
     "        [--input-shape NAME=D,D,...]...\n"
     "  run MODEL [--input-shape ...] [--precision fp32|fp16] [--cpu-ops OP,OP]\n"
+    "          [--layout default|nc4hw4]\n"
     "          [run options]                compile MODEL (.onnx or .vkir) in memory and\n"
     "                                       run it: on the default Vulkan device (or\n"
     "                                       --device N, VKML_DEVICE), or --device cpu\n"
     "      --precision fp32|fp16            f16 tensors inside the graph (default fp32)\n"
     "      --cpu-ops OP,OP                  ops kept on the CPU (IR or ONNX names)\n"
+    "      --layout nc4hw4                  packed channels between the GPU kernels\n"
+    "                                       that take them (default: as annotated)\n"
     "  --version                            print the version\n"
     "run options:\n";
 
@@ -174,13 +177,15 @@ done:
 typedef struct compile_args {
   ir_precision precision;
   const char *cpu_ops;
+  ir_layout layout;
 } compile_args;
 
-/* Consumes --precision / --cpu-ops; 1 consumed, 0 not ours, -1 bad. */
+/* Consumes --precision / --cpu-ops / --layout; 1 consumed, 0 not ours, -1 bad. */
 static int compile_arg_parse(const char *tool, int argc, char **argv, int *i,
                              compile_args *c) {
   const char *a = argv[*i];
-  if (strcmp(a, "--precision") != 0 && strcmp(a, "--cpu-ops") != 0) return 0;
+  if (strcmp(a, "--precision") != 0 && strcmp(a, "--cpu-ops") != 0 && strcmp(a, "--layout") != 0)
+    return 0;
   if (*i + 1 >= argc) {
     fprintf(stderr, "%s: %s needs a value\n", tool, a);
     return -1;
@@ -188,6 +193,13 @@ static int compile_arg_parse(const char *tool, int argc, char **argv, int *i,
   const char *v = argv[++*i];
   if (!strcmp(a, "--cpu-ops")) {
     c->cpu_ops = v;
+  } else if (!strcmp(a, "--layout")) {
+    if (!strcmp(v, "default") || !strcmp(v, "nc4hw4")) {
+      c->layout = v[0] == 'n' ? IR_LAYOUT_NC4HW4 : IR_LAYOUT_DEFAULT;
+    } else {
+      fprintf(stderr, "%s: --layout expects default or nc4hw4, got '%s'\n", tool, v);
+      return -1;
+    }
   } else if (!strcmp(v, "fp32") || !strcmp(v, "fp16")) {
     c->precision = v[2] == '1' ? IR_PRECISION_FP16 : IR_PRECISION_FP32;
   } else {
@@ -213,7 +225,7 @@ static vkml_status run_model(const ir_graph *g, const compile_args *c, const cli
   rt_vk_context *ctx = NULL;
   VKML_RETURN_IF_ERROR(cli_vk_context_open(o, &ctx));
   ir_plan *plan = NULL;
-  cg_plan_opts po = {.precision = c->precision, .cpu_ops = c->cpu_ops};
+  cg_plan_opts po = {.precision = c->precision, .cpu_ops = c->cpu_ops, .layout = c->layout};
   vkml_status s = cg_plan_build(g, rt_vk_context_target(ctx), &po, &plan);
   if (!s) s = cli_run_graph_gpu(g, ctx, plan, o);
   ir_plan_destroy(plan);

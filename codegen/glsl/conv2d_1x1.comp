@@ -13,6 +13,10 @@
 // Baked per workload (#defines): DTYPE_F16, HAS_BIAS, ACT (the fused activation).
 // Baked per shape (specialization constants): sizes, the activation's
 //   parameters, and whether each operand takes the vec4 path.
+// Packed operands (#defines, absent = 0): X_NC4HW4 / Y_NC4HW4 read x /
+//   write out in nc4hw4 (ir/graph.h); a packed x takes the scalar B path
+//   (the host clears VEC_B), the writer of channel M-1 also writes 0 to the
+//   lanes past it.
 // Shared memory: 4 * BK * (BM + BN) bytes. Arithmetic and accumulation fp32.
 #extension GL_EXT_control_flow_attributes : enable
 #if DTYPE_F16
@@ -65,6 +69,20 @@ layout(constant_id = 19) const bool VEC_A = false; // C % 4 == 0
 layout(constant_id = 20) const bool VEC_B = false; // H*W % 4 == 0
 
 const uint HW = H * W;
+
+#ifndef X_NC4HW4
+#define X_NC4HW4 0
+#endif
+#ifndef Y_NC4HW4
+#define Y_NC4HW4 0
+#endif
+// x at (this image's input channel k, pixel p)
+#if X_NC4HW4
+const uint C4 = (C + 3) / 4;
+#define XAT(k, p) x[xbase + (((k) >> 2) * HW + (p)) * 4 + ((k) & 3)]
+#else
+#define XAT(k, p) x[xbase + (k) * HW + (p)]
+#endif
 
 layout(binding = 0, std430) readonly buffer X { T x[]; };
 layout(binding = 0, std430) readonly buffer X4 { T4 x4[]; };
@@ -123,7 +141,11 @@ void main() {
   const uint nb = gl_WorkGroupID.z;
   const uint m0 = gl_WorkGroupID.y * BM;
   const uint p0 = gl_WorkGroupID.x * BN;
+#if X_NC4HW4
+  const uint xbase = nb * C4 * HW * 4;
+#else
   const uint xbase = nb * C * HW;
+#endif
 
   // Global loads for the next step go to registers while this one computes
   // (only one of each pair of paths survives specialization).
@@ -161,7 +183,7 @@ void main() {
       uint k = (K0) + row0 + (e / COLS) * RSTEP;                               \
       uint p = p0 + col0 + (e % COLS) * BNC;                                   \
       rb[e] = 0.0;                                                             \
-      if (k < C && p < HW) rb[e] = float(x[xbase + k * HW + p]);               \
+      if (k < C && p < HW) rb[e] = float(XAT(k, p));                           \
     }                                                                          \
   }
 
@@ -232,8 +254,22 @@ void main() {
   }
   [[unroll]] for (uint j = 0; j < TN; j++) {
     uint p = p0 + NJ(j);
+#if Y_NC4HW4
+    const uint M4 = (M + 3) / 4;
+    uint yb = (nb * M4 * HW + p) * 4;
+    [[unroll]] for (uint i = 0; i < TM; i++) {
+      uint ch = m0 + MI(i);
+      if (ch < M && p < HW) {
+        uint a = yb + (ch >> 2) * HW * 4;
+        o[a + (ch & 3)] = T(act(acc[i][j] + bv[i]));
+        if (M % 4 != 0 && ch == M - 1)
+          for (uint l = M % 4; l < 4; l++) o[a + l] = T(0.0);
+      }
+    }
+#else
     uint ob = (nb * M + m0) * HW + p;
     [[unroll]] for (uint i = 0; i < TM; i++)
       if (m0 + MI(i) < M && p < HW) o[ob + MI(i) * HW] = T(act(acc[i][j] + bv[i]));
+#endif
   }
 }

@@ -19,6 +19,10 @@
 // Baked per workload (#defines): DTYPE_F16, HAS_BIAS, ACT (the fused activation).
 // Baked per shape (specialization constants): the sizes and attributes below,
 //   the activation's parameters.
+// Packed operands (#defines, absent = 0): X_NC4HW4 / Y_NC4HW4 read x /
+//   write out in nc4hw4 (ir/graph.h): element (n, c, h, w) at
+//   (((n*C4 + c/4)*H + h)*W + w)*4 + c%4; the writer of channel M-1 also
+//   writes 0 to the lanes past it.
 // Shared memory: 4 * BK * (BM + BN) bytes. Arithmetic and accumulation fp32.
 #extension GL_EXT_control_flow_attributes : enable
 #if DTYPE_F16
@@ -76,6 +80,21 @@ const uint K = CG * KHW;
 const uint HW = H * W;
 const uint OHW = OH * OW;
 const uint P = NB * OHW;
+
+#ifndef X_NC4HW4
+#define X_NC4HW4 0
+#endif
+#ifndef Y_NC4HW4
+#define Y_NC4HW4 0
+#endif
+// x at (column c's image, the group's input channel ic, row ih, column iw)
+#if X_NC4HW4
+const uint C4 = (C + 3) / 4;
+#define XAT(c, ic, ih, iw)                                                     \
+  x[cx[c] + (((g * CG + (ic)) >> 2) * HW + uint(ih) * W + uint(iw)) * 4 + ((g * CG + (ic)) & 3)]
+#else
+#define XAT(c, ic, ih, iw) x[cx[c] + (ic) * HW + uint(ih) * W + uint(iw)]
+#endif
 
 layout(binding = 0, std430) readonly buffer X { T x[]; };
 layout(binding = 1, std430) readonly buffer Wt { T w[]; };
@@ -145,7 +164,11 @@ void main() {
     uint nb = p / OHW, q = p % OHW;
     cih[c] = int((q / OW) * SH) - PT;
     ciw[c] = int((q % OW) * SW) - PL;
+#if X_NC4HW4
+    cx[c] = nb * C4 * HW * 4;
+#else
     cx[c] = (nb * C + g * CG) * HW;
+#endif
   }
   // The A column (k) this invocation loads and its first rows.
   const uint ka = tid % BK, ma = tid / BK;
@@ -168,7 +191,7 @@ void main() {
       int ih = cih[c] + int((t / KW) * DH), iw = ciw[c] + int((t % KW) * DW);  \
       rb[e] = 0.0;                                                             \
       if (kb < K && cok[c] && ih >= 0 && ih < int(H) && iw >= 0 && iw < int(W)) \
-        rb[e] = float(x[cx[c] + ic * HW + uint(ih) * W + uint(iw)]);           \
+        rb[e] = float(XAT(c, ic, ih, iw));                                     \
     }                                                                          \
   }
 
@@ -215,8 +238,22 @@ void main() {
   }
   [[unroll]] for (uint j = 0; j < TN; j++) {
     uint p = p0 + NJ(j);
+#if Y_NC4HW4
+    const uint M4 = (M + 3) / 4;
+    uint yb = (p / OHW) * M4 * OHW * 4 + (p % OHW) * 4;
+    [[unroll]] for (uint i = 0; i < TM; i++) {
+      uint ch = g * MG + m0 + MI(i);
+      if (m0 + MI(i) < MG && p < P) {
+        uint a = yb + (ch >> 2) * OHW * 4;
+        o[a + (ch & 3)] = T(act(acc[i][j] + bv[i]));
+        if (M % 4 != 0 && ch == M - 1)
+          for (uint l = M % 4; l < 4; l++) o[a + l] = T(0.0);
+      }
+    }
+#else
     uint ob = ((p / OHW) * M + g * MG + m0) * OHW + p % OHW;
     [[unroll]] for (uint i = 0; i < TM; i++)
       if (m0 + MI(i) < MG && p < P) o[ob + MI(i) * OHW] = T(act(acc[i][j] + bv[i]));
+#endif
   }
 }

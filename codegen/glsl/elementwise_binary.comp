@@ -13,6 +13,10 @@
 //   element strides along them (0 = broadcast), an addressing mode per input
 //   and whether the vector path applies (host checks that a vector never
 //   crosses the innermost axis and every input's innermost stride is 0 or 1).
+// Packed (#define PACKED, absent = 0): a, b and out are rank-4 tensors of
+//   one shape in nc4hw4 (ir/graph.h), addressed as flat buffers of N packed
+//   elements; the lanes of channels >= C (specialization constants PK_C,
+//   PK_C4, PK_HW) are written 0 whatever the op and act make of them.
 // Arithmetic is fp32 (fp16 data is converted on load and rounded on store).
 
 #if DTYPE_F16
@@ -74,6 +78,17 @@ layout(constant_id = 28) const uint SB4 = 0;
 layout(constant_id = 29) const uint SB5 = 0;
 layout(constant_id = 30) const uint SB6 = 0;
 layout(constant_id = 31) const uint SB7 = 0;
+
+#ifndef PACKED
+#define PACKED 0
+#endif
+#if PACKED
+layout(constant_id = 32) const uint PK_C = 4;
+layout(constant_id = 33) const uint PK_C4 = 1;
+layout(constant_id = 34) const uint PK_HW = 1;
+// element i of a packed buffer holds channel ((i / 4 / HW) % C4) * 4 + i % 4
+bool pad_lane(uint i) { return PK_C % 4 != 0 && ((i >> 2) / PK_HW) % PK_C4 * 4 + (i & 3) >= PK_C; }
+#endif
 
 // The same bindings seen as scalars and as vectors.
 layout(binding = 0, std430) readonly buffer A1 { T a1[]; };
@@ -167,6 +182,23 @@ FV apply(FV x, FV y) {
 #endif
 }
 
+// Zero in the pad lanes of a packed output (elements i, i+1, ...).
+FV mask_pad(FV r, uint i) {
+#if PACKED && VW == 1
+  if (pad_lane(i)) r = 0.0;
+#elif PACKED
+  for (int k = 0; k < VW; k++)
+    if (pad_lane(i + k)) r[k] = 0.0;
+#endif
+  return r;
+}
+float mask_pad1(float r, uint i) {
+#if PACKED
+  if (pad_lane(i)) r = 0.0;
+#endif
+  return r;
+}
+
 // ---- addressing --------------------------------------------------------------
 
 // Element offsets of a and b for output element i. Folded by the driver
@@ -209,7 +241,7 @@ void main() {
       // an input whose innermost stride is 0 repeats one element along the vector
       FV x = (A_MODE == 2 || (A_MODE == 0 && SA0 == 0)) ? FV(float(a1[oa])) : FV(av[oa / VW]);
       FV y = (B_MODE == 2 || (B_MODE == 0 && SB0 == 0)) ? FV(float(b1[ob])) : FV(bv[ob / VW]);
-      ov[v] = TV(apply(x, y));
+      ov[v] = TV(mask_pad(apply(x, y), i));
     }
   } else {
     for (uint c = 0; c < EPI; c++) {
@@ -217,7 +249,7 @@ void main() {
       if (i >= N) return;
       uint oa, ob;
       offsets(i, oa, ob);
-      o1[i] = T(act(op(float(a1[oa]), float(b1[ob]))));
+      o1[i] = T(mask_pad1(act(op(float(a1[oa]), float(b1[ob]))), i));
     }
   }
 }

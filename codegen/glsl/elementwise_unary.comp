@@ -11,6 +11,10 @@
 // Baked per shape / attribute (specialization constants): the element count,
 //   float attributes (alpha, beta, gamma, clip bounds) and the integer clip
 //   bounds (two 32-bit words each; the host saturates them to the domain).
+// Packed (#define PACKED, absent = 0): the tensor is a rank-4 float tensor
+//   in nc4hw4 (ir/graph.h) on both sides, N counts the packed buffer's
+//   elements, and the lanes of channels >= C (specialization constants
+//   PK_C, PK_C4, PK_HW) are written 0 whatever OP makes of their 0 input.
 // Float ops compute in fp32 (f16 is converted on load, rounded on store);
 // integer ops in int (i32 i8 u8 bool) or int64_t (i64), wrapping as the
 // reference does. The functions below are written to stay within ~1e-6
@@ -157,6 +161,20 @@ layout(constant_id = 5) const uint ILO1 = 0;
 layout(constant_id = 6) const uint IHI0 = 0;
 layout(constant_id = 7) const uint IHI1 = 0;
 const uint NV = N / VW; // whole vectors; the last N % VW elements are a tail
+
+#ifndef PACKED
+#define PACKED 0
+#endif
+#if PACKED
+layout(constant_id = 8) const uint PK_C = 4;
+layout(constant_id = 9) const uint PK_C4 = 1;
+layout(constant_id = 10) const uint PK_HW = 1;
+// element i of the packed buffer holds channel ((i / 4 / HW) % C4) * 4 + i % 4
+bool pad_lane(uint i) { return PK_C % 4 != 0 && ((i >> 2) / PK_HW) % PK_C4 * 4 + (i & 3) >= PK_C; }
+#define APPLY_AT(x, i) (pad_lane(i) ? SVO(CTO(0)) : APPLY(x))
+#else
+#define APPLY_AT(x, i) APPLY(x)
+#endif
 
 layout(binding = 0, std430) readonly buffer I1 { TI i1[]; };
 layout(binding = 0, std430) readonly buffer IV { TVI iv[]; };
@@ -386,11 +404,15 @@ void main() {
     uint v = (group * CHUNKS + c) * WG_SIZE + lane;
     if (v >= NV) break;
 #if VW == 1
-    ov[v] = APPLY(iv[v]);
+    ov[v] = APPLY_AT(iv[v], v);
 #else
     CVI x = LDVI(iv[v]);
     CVO r;
     for (int k = 0; k < VW; k++) r[k] = op1(x[k]);
+#if PACKED
+    for (int k = 0; k < VW; k++)
+      if (pad_lane(v * VW + k)) r[k] = CTO(0);
+#endif
     ov[v] = SVVO(r);
 #endif
   }
@@ -398,7 +420,7 @@ void main() {
   // the last N % VW elements
   if (group == 0 && lane < N - NV * VW) {
     uint i = NV * VW + lane;
-    o1[i] = APPLY(i1[i]);
+    o1[i] = APPLY_AT(i1[i], i);
   }
 #endif
 }

@@ -16,6 +16,11 @@
 // Baked per workload: KH, KW, SH, SW, DH, DW, REUSE, DTYPE_F16 (#defines:
 //   the loops unroll on them); per shape (specialization constants): planes,
 //   H, W, OH, OW, pads, tiles per row / column, IS_MAX, COUNT_PAD.
+// Packed (#define PACKED, absent = 0): x and y in nc4hw4 (ir/graph.h); a
+//   plane is one texel plane (4 channels) of N * ceil(C/4), every value a
+//   vec4 (one load per pixel for 4 channels), and the lanes of channels
+//   >= C (specialization constant C) are written 0. Global pools run here
+//   packed, as a window over the whole plane.
 // Arithmetic is fp32. Padding never enters a max; NaN propagates; a window
 // entirely in padding gives -inf (max) or 0 (avg), as the reference.
 
@@ -23,8 +28,18 @@
 #if DTYPE_F16
 #extension GL_EXT_shader_16bit_storage : require
 #define T float16_t
+#define T4 f16vec4
 #else
 #define T float
+#define T4 vec4
+#endif
+#ifndef PACKED
+#define PACKED 0
+#endif
+#if PACKED
+#define F vec4
+#else
+#define F float
 #endif
 
 #define SPAN_H ((TILE_H - 1) * SH + (KH - 1) * DH + 1)
@@ -46,8 +61,17 @@ layout(constant_id = 10) const uint TILES_H = 1;
 layout(constant_id = 11) const bool IS_MAX = false;
 layout(constant_id = 12) const bool COUNT_PAD = false; // avgpool: count_include_pad
 
+#if PACKED
+layout(constant_id = 13) const uint C = 4;  // channels
+layout(constant_id = 14) const uint C4 = 1; // texel planes per image
+layout(binding = 0, std430) restrict readonly buffer X { T4 x[]; };
+layout(binding = 1, std430) restrict writeonly buffer Y { T4 y[]; };
+#define LDX(i) vec4(x[i])
+#else
 layout(binding = 0, std430) restrict readonly buffer X { T x[]; };
 layout(binding = 1, std430) restrict writeonly buffer Y { T y[]; };
+#define LDX(i) float(x[i])
+#endif
 
 #define INF uintBitsToFloat(0x7f800000u)
 
@@ -55,6 +79,14 @@ float comb(float acc, float v) {
   if (IS_MAX) return isnan(acc) ? acc : ((v > acc || isnan(v)) ? v : acc);
   return acc + v;
 }
+#if PACKED
+vec4 comb(vec4 acc, vec4 v) {
+  if (!IS_MAX) return acc + v;
+  vec4 r;
+  for (int k = 0; k < 4; k++) r[k] = comb(acc[k], v[k]);
+  return r;
+}
+#endif
 
 // Taps of a window starting at p (stride-1 positions p + i*d, i < k) that
 // count towards an average.
@@ -77,9 +109,9 @@ void main() {
   int oh0 = int(th_i) * TILE_H, ow0 = int(tw_i) * TILE_W;
   uint xb = plane * uint(H) * uint(W);
 
-  float acc[TILE_H][TILE_W];
+  F acc[TILE_H][TILE_W];
   [[unroll]] for (int th = 0; th < TILE_H; th++)
-    [[unroll]] for (int tw = 0; tw < TILE_W; tw++) acc[th][tw] = IS_MAX ? -INF : 0.0;
+    [[unroll]] for (int tw = 0; tw < TILE_W; tw++) acc[th][tw] = F(IS_MAX ? -INF : 0.0);
 
   int hb = oh0 * SH - PT, wb = ow0 * SW - PL;
 #if REUSE
@@ -89,12 +121,12 @@ void main() {
       [[unroll]] for (int i = 0; i < KH; i++) used = used || th * SH + i * DH == r;
     int h = hb + r;
     if (!used || h < 0 || h >= H) continue;
-    float rowv[SPAN_W];
+    F rowv[SPAN_W];
     bool win[SPAN_W];
     [[unroll]] for (int c = 0; c < SPAN_W; c++) {
       int w = wb + c;
       win[c] = w >= 0 && w < W;
-      rowv[c] = win[c] ? float(x[xb + uint(h * W + w)]) : 0.0;
+      rowv[c] = win[c] ? LDX(xb + uint(h * W + w)) : F(0.0);
     }
     [[unroll]] for (int th = 0; th < TILE_H; th++)
       [[unroll]] for (int i = 0; i < KH; i++) {
@@ -110,13 +142,13 @@ void main() {
   [[unroll]] for (int th = 0; th < TILE_H; th++)
     [[unroll]] for (int tw = 0; tw < TILE_W; tw++) {
       int h0 = hb + th * SH, w0 = wb + tw * SW;
-      float a = acc[th][tw];
+      F a = acc[th][tw];
       for (int i = 0; i < KH; i++) {
         int h = h0 + i * DH;
         if (h < 0 || h >= H) continue;
         for (int j = 0; j < KW; j++) {
           int w = w0 + j * DW;
-          if (w >= 0 && w < W) a = comb(a, float(x[xb + uint(h * W + w)]));
+          if (w >= 0 && w < W) a = comb(a, LDX(xb + uint(h * W + w)));
         }
       }
       acc[th][tw] = a;
@@ -130,12 +162,19 @@ void main() {
     [[unroll]] for (int tw = 0; tw < TILE_W; tw++) {
       int ow = ow0 + tw;
       if (ow >= OW) break;
-      float r = acc[th][tw];
+      F r = acc[th][tw];
       if (!IS_MAX) {
         int cnt = taps(oh * SH - PT, DH, KH, H, PT, PB) * taps(ow * SW - PL, DW, KW, W, PL, PR);
-        r = cnt > 0 ? r / float(cnt) : 0.0;
+        r = cnt > 0 ? r / float(cnt) : F(0.0);
       }
+#if PACKED
+      // lanes of channels >= C: 0 (a max over padding only would give -inf)
+      if (C % 4 != 0 && plane % C4 == C4 - 1)
+        for (uint k = C % 4; k < 4; k++) r[k] = 0.0;
+      y[yb + uint(oh * OW + ow)] = T4(r);
+#else
       y[yb + uint(oh * OW + ow)] = T(r);
+#endif
     }
   }
 }

@@ -141,7 +141,7 @@ static void describe_value(const ir_value *v, char *buf, size_t bytes) {
 
 static vkml_status make_buffer(rt_vk_exec *e, const ir_value *v) {
   /* rounded up to 16 bytes: a kernel's last vector access stays inside */
-  uint64_t bytes = ((uint64_t)ir_type_bytes(&v->type) + 15) / 16 * 16;
+  uint64_t bytes = ((uint64_t)ir_type_storage_bytes(&v->type, v->layout) + 15) / 16 * 16;
   if (!bytes) bytes = 16;
   vkml_status st;
   if (e->opts.max_device_bytes && e->stats.device_bytes + bytes > e->opts.max_device_bytes)

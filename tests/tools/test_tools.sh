@@ -121,6 +121,14 @@ for dev in 0 cpu; do
     bad "vkc run --device $dev --precision fp16 ($(head -c 400 "$TMP/err"))"
   fi
 done
+if gpu_vkc run "$EX/model.vkir" --layout nc4hw4 --input x="$EX/x.npy" --profile --output "$TMP/pk" >"$TMP/txt" 2>"$TMP/err" &&
+   matches "$TMP/pk/prob.npy" 1e-4 1e-6 &&
+   [ "$(grep -c '^reorder .* gpu ' "$TMP/txt")" -eq 2 ] && ! grep -q ' cpu ' "$TMP/txt"; then
+  ok "vkc run --layout nc4hw4: two reorder kernels, output matches NumPy"
+else
+  bad "vkc run --layout nc4hw4 ($(head -c 400 "$TMP/err") $(head -c 800 "$TMP/txt"))"
+fi
+expect_fail "vkc run: bad --layout" "--layout expects default or nc4hw4" "$VKC" run "$EX/model.vkir" --layout nchw8 --input x="$EX/x.npy"
 expect_fail "vkc run: unknown --cpu-ops name" "--cpu-ops: unknown op 'Frobnicate'" "$VKC" run "$EX/model.vkir" --cpu-ops conv2d,Frobnicate --input x="$EX/x.npy"
 expect_fail "vkc run: bad --precision" "--precision expects fp32 or fp16" "$VKC" run "$EX/model.vkir" --precision fp8 --input x="$EX/x.npy"
 expect_fail "vkc run: no such device" "device index 99 out of range" gpu_vkc run "$EX/model.vkir" --device 99 --input x="$EX/x.npy"

@@ -1,0 +1,208 @@
+/* Whole graphs with packed channels (cg_plan_opts.layout = nc4hw4, or packed
+ * annotations in the graph) on the GPU against the CPU executor: the plan's
+ * graph has reorder nodes at the edges of the packed regions, every node
+ * stays on the GPU, results agree; fp16; --cpu-ops next to packed regions;
+ * and the plan checks that keep packed buffers away from the host.
+ *
+ * Bounds: fp32 rtol 1e-4, atol 1e-6 (conv sums of up to 72 products in a
+ * different order than the reference); fp16 against the CPU executor on the
+ * fp32 graph rtol 2e-2, atol 2e-2 (inputs O(1), weights O(1), every layer
+ * rounds to f16, 2^-11 relative, through two convs of up to 72 terms). */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "codegen/cg_plan.h"
+#include "ir/text.h"
+#include "runtime/cpu/executor.h"
+#include "runtime/vk/vk_exec.h"
+#include "test_support.h"
+#include "vk_test.h"
+
+typedef struct env {
+  rt_vk_context *ctx;
+  cg_compiler *cc;
+  const ir_target *t;
+} env;
+
+static void env_open(env *e) {
+  e->ctx = vt_context(NULL);
+  e->t = rt_vk_context_target(e->ctx);
+  cg_compiler_opts o = {.no_cache = true};
+  T_OK(cg_compiler_create(&o, &e->cc));
+}
+
+static void env_close(env *e) {
+  cg_compiler_destroy(e->cc);
+  vt_destroy(e->ctx);
+}
+
+static ir_graph *load(const char *rel) {
+  char path[1024];
+  snprintf(path, sizeof path, "%s/%s", VKML_SOURCE_ROOT, rel);
+  ir_graph *g = NULL;
+  T_OK(ir_parse_file(path, &g));
+  return g;
+}
+
+static int count_steps(const ir_plan *p, const ir_graph *pg, ir_op op, ir_device d) {
+  int i = 0, k = 0;
+  ir_foreach_node(pg, n) {
+    k += n->op == op && p->steps[i].device == d;
+    i++;
+  }
+  return k;
+}
+
+static int packed_values(const ir_graph *g) {
+  int k = 0;
+  ir_foreach_value(g, v) k += v->layout == IR_LAYOUT_NC4HW4;
+  return k;
+}
+
+/* Builds, runs twice (the recorded programs replayed) and compares with the
+ * CPU executor on g. */
+static ir_plan *build_and_check(env *e, const ir_graph *g, const cg_plan_opts *o, double rtol,
+                                double atol, uint64_t seed) {
+  ir_plan *p;
+  T_OK(cg_plan_build(g, e->t, o, &p));
+  rt_vk_exec *x;
+  T_OK(rt_vk_exec_create(e->ctx, g, p, NULL, &x));
+  t_rng r = t_rng_make(seed);
+  for (int run = 0; run < 2; run++) {
+    rt_tensor in[4], got[4], want[4];
+    cr_assert(g->n_inputs <= 4 && g->n_outputs <= 4);
+    for (int i = 0; i < g->n_inputs; i++)
+      in[i] = t_tensor_random(&r, g->inputs[i]->type.dtype, g->inputs[i]->type.rank,
+                              g->inputs[i]->type.dims, -1, 1);
+    T_OK(rt_vk_exec_run(x, in, g->n_inputs, got, g->n_outputs, NULL));
+    T_OK(rt_cpu_run_graph(g, in, g->n_inputs, want, g->n_outputs));
+    for (int i = 0; i < g->n_outputs; i++) {
+      t_assert_close(&got[i], &want[i], rtol, atol);
+      rt_tensor_free(&got[i]);
+      rt_tensor_free(&want[i]);
+    }
+    for (int i = 0; i < g->n_inputs; i++) rt_tensor_free(&in[i]);
+  }
+  rt_vk_exec_destroy(x);
+  return p;
+}
+
+Test(vk_exec_layout, mobilenet_block_packed) {
+  env e;
+  env_open(&e);
+  ir_graph *g = load("tests/ir/mobilenet_block.vkir");
+  cg_plan_opts o = {.compiler = e.cc, .layout = IR_LAYOUT_NC4HW4};
+  ir_plan *p = build_and_check(&e, g, &o, 1e-4, 1e-6, 1);
+  const ir_graph *pg = ir_plan_graph(p, g);
+  cr_assert(pg != g, "a packed plan runs its own copy of the graph");
+  /* 3 convs, the add and the pool packed; %input in, %pooled out */
+  cr_assert_eq(count_steps(p, pg, IR_OP_REORDER, IR_DEVICE_GPU), 2);
+  cr_assert_eq(count_steps(p, pg, IR_OP_CONV2D, IR_DEVICE_GPU), 3);
+  int n_gpu, n_cpu;
+  ir_plan_counts(p, &n_gpu, &n_cpu);
+  cr_assert_eq(n_cpu, 0);
+  cr_assert_geq(packed_values(pg), 6);
+  ir_foreach_node(pg, n) if (n->op == IR_OP_CONV2D) {
+    cr_assert_eq(n->inputs[0]->layout, IR_LAYOUT_NC4HW4);
+    cr_assert_eq(n->outputs[0]->layout, IR_LAYOUT_NC4HW4);
+  }
+  ir_plan_destroy(p);
+  ir_graph_destroy(g);
+  env_close(&e);
+}
+
+Test(vk_exec_layout, tinycnn_packed_fp32_and_fp16) {
+  env e;
+  env_open(&e);
+  ir_graph *g = load("tests/models/tinycnn/model.vkir");
+  cg_plan_opts o = {.compiler = e.cc, .layout = IR_LAYOUT_NC4HW4};
+  ir_plan *p = build_and_check(&e, g, &o, 1e-4, 1e-6, 2);
+  const ir_graph *pg = ir_plan_graph(p, g);
+  /* conv, maxpool, conv, global pool packed: reorders at %x and %g */
+  cr_assert_eq(count_steps(p, pg, IR_OP_REORDER, IR_DEVICE_GPU), 2);
+  ir_plan_destroy(p);
+  o.precision = IR_PRECISION_FP16;
+  p = build_and_check(&e, g, &o, 2e-2, 2e-2, 3);
+  pg = ir_plan_graph(p, g);
+  cr_assert_eq(count_steps(p, pg, IR_OP_REORDER, IR_DEVICE_GPU), 2);
+  ir_foreach_node(pg, n) if (n->op == IR_OP_CONV2D) {
+    cr_assert_eq(n->inputs[0]->type.dtype, IR_F16);
+    cr_assert_eq(n->inputs[0]->layout, IR_LAYOUT_NC4HW4);
+  }
+  ir_plan_destroy(p);
+  ir_graph_destroy(g);
+  env_close(&e);
+}
+
+Test(vk_exec_layout, cpu_ops_split_the_packed_regions) {
+  env e;
+  env_open(&e);
+  ir_graph *g = load("tests/models/tinycnn/model.vkir");
+  /* maxpool on the CPU: conv1 packed, back to rows for the pool, conv2 packed again */
+  cg_plan_opts o = {.compiler = e.cc, .layout = IR_LAYOUT_NC4HW4, .cpu_ops = "MaxPool"};
+  ir_plan *p = build_and_check(&e, g, &o, 1e-4, 1e-6, 4);
+  const ir_graph *pg = ir_plan_graph(p, g);
+  cr_assert_eq(count_steps(p, pg, IR_OP_MAXPOOL, IR_DEVICE_CPU), 1);
+  cr_assert_eq(count_steps(p, pg, IR_OP_REORDER, IR_DEVICE_GPU), 4);
+  ir_foreach_node(pg, n) if (n->op == IR_OP_MAXPOOL) {
+    cr_assert_eq(n->inputs[0]->layout, IR_LAYOUT_DEFAULT);
+    cr_assert_eq(n->outputs[0]->layout, IR_LAYOUT_DEFAULT);
+  }
+  ir_plan_destroy(p);
+  ir_graph_destroy(g);
+  env_close(&e);
+}
+
+Test(vk_exec_layout, annotations_ask_for_packing_without_the_option) {
+  env e;
+  env_open(&e);
+  const char *text = "vkir 1\n"
+                     "graph @g(%x: f32[2,7,9,5]) -> (%y: f32[2,7,9,5] nc4hw4, %z: f32[2,7,9,5]) {\n"
+                     "  %y = relu %x : f32[2,7,9,5] nc4hw4\n"
+                     "  %z = sigmoid %y : f32[2,7,9,5]\n"
+                     "  return %y, %z\n"
+                     "}\n";
+  ir_graph *g = NULL;
+  T_OK(ir_parse(text, strlen(text), "<test>", &g));
+  cg_plan_opts o = {.compiler = e.cc};
+  ir_plan *p = build_and_check(&e, g, &o, 1e-6, 0, 5);
+  const ir_graph *pg = ir_plan_graph(p, g);
+  /* relu packed (annotated): x in, y out (shared by sigmoid and the output) */
+  cr_assert_eq(count_steps(p, pg, IR_OP_REORDER, IR_DEVICE_GPU), 2);
+  ir_foreach_node(pg, n) if (n->op == IR_OP_RELU) cr_assert_eq(n->outputs[0]->layout, IR_LAYOUT_NC4HW4);
+  ir_plan_destroy(p);
+  ir_graph_destroy(g);
+  env_close(&e);
+}
+
+Test(vk_exec_layout, plans_keep_packed_buffers_off_the_host) {
+  env e;
+  env_open(&e);
+  ir_graph *g = load("tests/models/tinycnn/model.vkir");
+  cg_plan_opts o = {.compiler = e.cc};
+  ir_plan *p;
+  T_OK(cg_plan_build(g, e.t, &o, &p));
+  cr_assert_null(p->graph);
+  /* the same plan against a graph whose output claims to be packed */
+  g->outputs[0]->layout = IR_LAYOUT_NC4HW4;
+  t_expect_error(ir_plan_check(p, g), VKML_CODE_INVALID_ARGUMENT, "graph output %prob");
+  g->outputs[0]->layout = IR_LAYOUT_DEFAULT;
+  /* a CPU step binding a packed value */
+  ir_plan *pc;
+  o.cpu_ops = "flatten";
+  T_OK(cg_plan_build(g, e.t, &o, &pc));
+  ir_graph_find_value(g, "g")->layout = IR_LAYOUT_NC4HW4;
+  t_expect_error(ir_plan_check(pc, g), VKML_CODE_INVALID_ARGUMENT,
+                 "runs on the CPU but binds a packed value");
+  ir_graph_find_value(g, "g")->layout = IR_LAYOUT_DEFAULT;
+  T_OK(ir_plan_check(pc, g));
+  ir_plan_destroy(pc);
+  ir_plan_destroy(p);
+  /* a layout the kernels do not pack */
+  o.cpu_ops = NULL;
+  o.layout = IR_LAYOUT_NHWC;
+  t_expect_error(cg_plan_build(g, e.t, &o, &p), VKML_CODE_UNSUPPORTED, "nc4hw4 only");
+  ir_graph_destroy(g);
+  env_close(&e);
+}
