@@ -1,5 +1,5 @@
-/* gemm and matmul on the GPU: workloads from nodes, the two templates'
- * spaces (tiled, cooperative matrix), the shape plan shared by both (M N K,
+/* gemm and matmul on the GPU: workloads from nodes, the three templates'
+ * spaces (tiled, cooperative matrix, GEMV), the shape plan shared by all (M N K,
  * operand strides, merged batch axes), the staging-load choice (direction,
  * vector width from the alignment) and instantiation. See cg_gemm.h. */
 #include <stdio.h>
@@ -63,6 +63,33 @@ const cg_template cg_gemm_coopmat_template = {
             {CG_LIMIT_SHARED_BYTES, 1u << C_WM | 1u << C_WN, 3072},
         },
     .dflt = {{2, 2, 2, 2, 32, 32}},
+};
+
+enum { V_WG_N = 0, V_WG_K, V_VEC, V_UNROLL, V_SG };
+
+const cg_template cg_gemm_gemv_template = {
+    .name = "gemv",
+    .glsl = "gemv.comp",
+    .n_knobs = 5,
+    .knobs =
+        {
+            {"WG_N", 7, {1, 2, 4, 8, 16, 32, 64}},
+            {"WG_K", 8, {1, 2, 4, 8, 16, 32, 64, 128}},
+            {"VEC", 3, {1, 2, 4}},
+            {"UNROLL", 4, {1, 2, 4, 8}},
+            {"SG", 2, {0, 1}},
+        },
+    /* shared: the k-lane tree holds at most CG_GEMV_MAX_ROWS (8) rows of
+     * VEC-wide fp32 partials for WG_N * WG_K / 2 lanes: 16 bytes per
+     * VEC * WG_N * WG_K */
+    .n_constraints = 3,
+    .constraints =
+        {
+            {CG_LIMIT_WORKGROUP_X, 1u << V_WG_N | 1u << V_WG_K, 1},
+            {CG_LIMIT_WORKGROUP_INVOCATIONS, 1u << V_WG_N | 1u << V_WG_K, 1},
+            {CG_LIMIT_SHARED_BYTES, 1u << V_WG_N | 1u << V_WG_K | 1u << V_VEC, 16},
+        },
+    .dflt = {{2, 64, 4, 4, 1}},
 };
 
 /* Spec constant ids (see the templates). */
@@ -475,7 +502,131 @@ vkml_status cg_gemm_coopmat_instantiate(const cg_gemm_workload *w, const cg_sche
   return emit_common(k, w, &p, t, bm, bn);
 }
 
+/* ---- the GEMV template ---------------------------------------------------------------- */
+
+/* Spec constant ids of gemv.comp. */
+enum {
+  GV_CN = 0,
+  GV_K,
+  GV_X_SI,
+  GV_X_SK,
+  GV_W_SK,
+  GV_W_SJ,
+  GV_C_SR,
+  GV_C_SC,
+  GV_Y_SR,
+  GV_Y_SC,
+  GV_Y_SZ,
+  GV_ALPHA,
+  GV_BETA,
+  GV_ACT_ALPHA,
+  GV_ACT_BETA,
+  GV_NBD,
+  GV_BD = 16,
+  GV_BSX = 20,
+  GV_BSW = 24,
+};
+
+vkml_status cg_gemm_gemv_instantiate(const cg_gemm_workload *w, const cg_schedule *s,
+                                     const ir_target *t, cg_kernel *k) {
+  memset(k, 0, sizeof *k);
+  const char *name = "gemv";
+  gemm_plan p;
+  VKML_RETURN_IF_ERROR(plan_workload(w, t, name, &p));
+  if (p.m == 0 || p.n == 0) return unsupported(name, "empty output");
+  /* the small side is the rows; the other operand is streamed as weights */
+  bool swap = p.n < p.m;
+  int64_t rows = swap ? p.n : p.m, cols = swap ? p.m : p.n;
+  if (rows > CG_GEMV_MAX_ROWS)
+    return vkml_status_make(VKML_CODE_UNSUPPORTED, "%s: M=%lld and N=%lld both exceed %d", name,
+                            (long long)p.m, (long long)p.n, CG_GEMV_MAX_ROWS);
+  VKML_RETURN_IF_ERROR(cg_kernel_begin(k, &cg_gemm_gemv_template, s, t));
+  /* X(r,k), W(k,c), Cm(r,c), Y(r,c) in the kernel's orientation */
+  int64_t x_si = p.a_si, x_sk = p.a_sk, w_sk = p.b_sk, w_sj = p.b_sj;
+  int64_t c_sr = p.c_si, c_sc = p.c_sj, y_sr = p.n, y_sc = 1;
+  const int64_t *bsx = p.bsa, *bsw = p.bsb;
+  if (swap) {
+    x_si = p.b_sj, x_sk = p.b_sk, w_sk = p.a_sk, w_sj = p.a_si;
+    c_sr = p.c_sj, c_sc = p.c_si, y_sr = 1, y_sc = p.n;
+    bsx = p.bsb, bsw = p.bsa;
+  }
+  int wg_n = s->v[V_WG_N], wg_k = s->v[V_WG_K], vec = s->v[V_VEC];
+  /* W is read along k when its k stride is 1 (and its columns are not) */
+  bool wk = w_sk == 1 && (cols == 1 || w_sj != 1);
+  int vw = 1, x_vec = 0;
+  if (wk) {
+    vw = vec_width(p.k, cols, w_sj, bsw, p.nbd, vec, vec);
+    x_vec = vw > 1 && x_sk == 1 && vec_width(p.k, rows, x_si, bsx, p.nbd, vw, vw) == vw;
+  } else if (w_sj == 1) {
+    vw = vec_width(cols, p.k, w_sk, bsw, p.nbd, vec, vec);
+  }
+  int cv = wk ? 1 : vw, half = wg_k > 1 ? wg_k / 2 : 1;
+  int64_t shared = 4 * rows * cv * wg_n * half;
+  if (shared > t->max_shared_bytes)
+    return vkml_status_make(VKML_CODE_UNSUPPORTED,
+                            "%s: %lld bytes of shared memory exceed the %u of %s", name,
+                            (long long)shared, t->max_shared_bytes, t->name);
+  uint32_t need = IR_SUBGROUP_BASIC | IR_SUBGROUP_ARITHMETIC;
+  int use_sg = 0;
+  if (s->v[V_SG] && wg_k > 1 && t->subgroup_in_compute && (t->subgroup_ops & need) == need)
+    use_sg = t->subgroup_ops & IR_SUBGROUP_CLUSTERED ? 2 : 1;
+  VKML_RETURN_IF_ERROR(cg_kernel_define(k, "DTYPE_F16", "%d", w->out.dtype == IR_F16));
+  VKML_RETURN_IF_ERROR(cg_kernel_define(k, "ACT", "%d", (int)w->act.kind));
+  VKML_RETURN_IF_ERROR(cg_kernel_define(k, "HAS_C", "%d", w->has_c ? 1 : 0));
+  VKML_RETURN_IF_ERROR(cg_kernel_define(k, "MR", "%d", (int)rows));
+  VKML_RETURN_IF_ERROR(cg_kernel_define(k, "WK", "%d", wk ? 1 : 0));
+  VKML_RETURN_IF_ERROR(cg_kernel_define(k, "VW", "%d", vw));
+  VKML_RETURN_IF_ERROR(cg_kernel_define(k, "X_VEC", "%d", x_vec));
+  VKML_RETURN_IF_ERROR(cg_kernel_define(k, "USE_SG", "%d", use_sg));
+  VKML_RETURN_IF_ERROR(cg_kernel_define(k, "SWAP", "%d", swap ? 1 : 0));
+  cg_gemm_workload_key(w, k->key, sizeof k->key);
+  const struct {
+    uint32_t id;
+    uint32_t v;
+  } spec[] = {
+      {GV_CN, (uint32_t)cols},          {GV_K, (uint32_t)p.k},
+      {GV_X_SI, (uint32_t)x_si},        {GV_X_SK, (uint32_t)x_sk},
+      {GV_W_SK, (uint32_t)w_sk},        {GV_W_SJ, (uint32_t)w_sj},
+      {GV_C_SR, (uint32_t)c_sr},        {GV_C_SC, (uint32_t)c_sc},
+      {GV_Y_SR, (uint32_t)y_sr},        {GV_Y_SC, (uint32_t)y_sc},
+      {GV_Y_SZ, (uint32_t)(p.m * p.n)}, {GV_ALPHA, f32_bits(w->alpha)},
+      {GV_BETA, f32_bits(w->beta)},     {GV_ACT_ALPHA, f32_bits(w->act.alpha)},
+      {GV_ACT_BETA, f32_bits(w->act.beta)}, {GV_NBD, (uint32_t)p.nbd},
+  };
+  for (size_t i = 0; i < sizeof spec / sizeof spec[0]; i++)
+    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, spec[i].id, spec[i].v));
+  for (int i = 0; i < p.nbd; i++) {
+    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, GV_BD + (uint32_t)i, (uint32_t)p.bd[i]));
+    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, GV_BSX + (uint32_t)i, (uint32_t)bsx[i]));
+    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, GV_BSW + (uint32_t)i, (uint32_t)bsw[i]));
+  }
+  k->n_buffers = w->has_c ? 4 : 3;
+  k->push_bytes = 0;
+  int64_t per = (int64_t)wg_n * cv;
+  int64_t gx = (cols + per - 1) / per, gz = p.batch < 1 ? 1 : p.batch;
+  if (gx > t->max_workgroup_count[0] || gz > t->max_workgroup_count[2])
+    return vkml_status_make(VKML_CODE_UNSUPPORTED,
+                            "%s: grid %lldx1x%lld exceeds the workgroup counts of %s", name,
+                            (long long)gx, (long long)gz, t->name);
+  k->groups[0] = (uint32_t)gx;
+  k->groups[1] = 1;
+  k->groups[2] = (uint32_t)gz;
+  return VKML_OK;
+}
+
 /* ---- node entry points ---------------------------------------------------------------- */
+
+/* The family's default: GEMV when one side has 1..CG_GEMV_MAX_ROWS rows. */
+static bool gemv_suits(const cg_gemm_workload *w, const ir_target *t) {
+  gemm_plan p;
+  vkml_status st = plan_workload(w, t, "gemv", &p);
+  if (st) {
+    vkml_status_free(st);
+    return false;
+  }
+  int64_t rows = p.m < p.n ? p.m : p.n;
+  return rows >= 1 && rows <= CG_GEMV_MAX_ROWS;
+}
 
 static bool coopmat_suits(const cg_gemm_workload *w, const ir_target *t) {
   return w->out.dtype == IR_F16 && t->coopmat_nv && t->fp16_arith && t->vulkan_memory_model &&
@@ -487,10 +638,16 @@ static vkml_status node_kernel(const ir_node *n, const cg_template *st, const cg
   memset(out, 0, sizeof *out);
   cg_gemm_workload w;
   VKML_RETURN_IF_ERROR(cg_gemm_workload_from_node(n, &w));
-  if (st && st != &cg_gemm_tiled_template && st != &cg_gemm_coopmat_template)
+  if (st && st != &cg_gemm_tiled_template && st != &cg_gemm_coopmat_template &&
+      st != &cg_gemm_gemv_template)
     return vkml_status_make(VKML_CODE_INVALID_ARGUMENT, "%s: template %s is not a gemm template",
                             ir_op_name(n->op), st->name);
   if (!st) {
+    if (gemv_suits(&w, t)) {
+      vkml_status r = cg_gemm_gemv_instantiate(&w, s ? s : &cg_gemm_gemv_template.dflt, t, out);
+      if (!r || vkml_status_code(r) != VKML_CODE_UNSUPPORTED || s) return r;
+      vkml_status_free(r); /* e.g. the grid does not fit: the general templates */
+    }
     if (coopmat_suits(&w, t)) {
       vkml_status r = cg_gemm_coopmat_instantiate(
           &w, s ? s : &cg_gemm_coopmat_template.dflt, t, out);
@@ -501,6 +658,7 @@ static vkml_status node_kernel(const ir_node *n, const cg_template *st, const cg
   }
   if (!s) s = &st->dflt;
   if (st == &cg_gemm_coopmat_template) return cg_gemm_coopmat_instantiate(&w, s, t, out);
+  if (st == &cg_gemm_gemv_template) return cg_gemm_gemv_instantiate(&w, s, t, out);
   return cg_gemm_tiled_instantiate(&w, s, t, out);
 }
 

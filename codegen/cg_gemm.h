@@ -12,7 +12,19 @@
  *   TN matrix tiles of a shape the device lists (16x16x16 preferred), BK. Its
  *   constraints assume 32-wide subgroups and 16x16 tiles; instantiation
  *   checks the exact sizes on the target. Compiled without SPIRV-Tools
- *   optimisation (cg_kernel.opt = CG_OPT_ZERO). */
+ *   optimisation (cg_kernel.opt = CG_OPT_ZERO).
+ * gemv (glsl/gemv.comp): one side with at most CG_GEMV_MAX_ROWS rows (M, or
+ *   N with the roles swapped), memory-bound on the other operand (the
+ *   weights), which is streamed once with coalesced vector loads along its
+ *   contiguous axis (either B layout; batched matmul along the grid's z).
+ *   A workgroup owns a block of columns; its WG_K k lanes split K and their
+ *   partials are combined by subgroup adds (where the device has subgroup
+ *   arithmetic; knob SG) and a tree in shared memory. Knobs WG_N (columns,
+ *   or column vectors, per workgroup), WG_K, VEC (largest vector width),
+ *   UNROLL (weight loads in flight per lane), SG. Default WG_N=2, WG_K=64,
+ *   VEC=4, UNROLL=4, SG=1 (128 invocations, <= 8 KiB shared). Up to 8 rows,
+ *   a weight is used by 8 FMAs per 4 bytes (f32): past that the tiled
+ *   template's reuse wins. */
 #ifndef CG_GEMM_H
 #define CG_GEMM_H
 
@@ -22,6 +34,9 @@
 
 extern const cg_template cg_gemm_tiled_template;
 extern const cg_template cg_gemm_coopmat_template;
+extern const cg_template cg_gemm_gemv_template;
+
+#define CG_GEMV_MAX_ROWS 8
 
 typedef struct cg_gemm_workload {
   ir_op op;           /* IR_OP_GEMM or IR_OP_MATMUL */
@@ -46,6 +61,10 @@ vkml_status cg_gemm_tiled_instantiate(const cg_gemm_workload *w, const cg_schedu
                                       const ir_target *target, cg_kernel *out);
 vkml_status cg_gemm_coopmat_instantiate(const cg_gemm_workload *w, const cg_schedule *s,
                                         const ir_target *target, cg_kernel *out);
+/* UNSUPPORTED when both M and N exceed CG_GEMV_MAX_ROWS or the output is
+ * empty. */
+vkml_status cg_gemm_gemv_instantiate(const cg_gemm_workload *w, const cg_schedule *s,
+                                     const ir_target *target, cg_kernel *out);
 
 /* Index into target->coopmat_shapes of the shape the cooperative-matrix
  * template uses for f16 x f16 with acc_bits (16 or 32) accumulation: 16x16x16
@@ -53,8 +72,11 @@ vkml_status cg_gemm_coopmat_instantiate(const cg_gemm_workload *w, const cg_sche
 int cg_gemm_coopmat_shape(const ir_target *target, int acc_bits);
 
 /* cg_node_gemm / cg_node_matmul (cg_ops.h): sched_template names
- * cg_gemm_tiled_template or cg_gemm_coopmat_template; NULL lets the family
- * choose: the cooperative-matrix template for f16 when the target can run
- * it, else the tiled one (sched, when given, must belong to the choice). */
+ * cg_gemm_tiled_template, cg_gemm_coopmat_template or cg_gemm_gemv_template;
+ * NULL lets the family choose: gemv when min(M, N) is 1..CG_GEMV_MAX_ROWS
+ * (per batch), else the cooperative-matrix template for f16 when the target
+ * can run it, else the tiled one; a default that the workload does not fit
+ * (UNSUPPORTED, e.g. its grid) falls through to the next (sched, when given,
+ * must belong to the choice). */
 
 #endif

@@ -32,6 +32,7 @@ const cg_template *const cg_templates[] = {
     &cg_conv_transpose2d_template,
     &cg_gemm_tiled_template,
     &cg_gemm_coopmat_template,
+    &cg_gemm_gemv_template,
     &cg_reduce_template,
     &cg_softmax_template,
     &cg_norm_template,

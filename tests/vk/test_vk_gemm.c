@@ -535,7 +535,8 @@ Test(gemm_template, coopmat_instantiation) {
   ir_graph_destroy(g);
 }
 
-/* Batched matmul: merged batch axes, strides, 1-D operands. */
+/* Batched matmul: merged batch axes, strides, 1-D operands (the tiled
+ * template: the family would pick gemv for these few rows). */
 Test(gemm_template, matmul_plan) {
   ir_target t;
   ir_target_minimum(&t);
@@ -548,7 +549,7 @@ Test(gemm_template, matmul_plan) {
     const int64_t dims[2][IR_MAX_RANK] = {{2, 1, 6, 10}, {3, 10, 7}};
     int64_t od[4] = {2, 3, 6, 7};
     ir_node *n = type_node(&g, IR_OP_MATMUL, IR_F32, 2, ranks, dims, 4, od);
-    T_OK(cg_node_matmul(n, NULL, NULL, &t, &k));
+    T_OK(cg_node_matmul(n, &cg_gemm_tiled_template, NULL, &t, &k));
     cr_assert_eq(k.groups[2], 6);
     cr_assert_eq(spec_of(&k, 13), 2);
     cr_assert_eq(spec_of(&k, 16), 3);
@@ -568,7 +569,7 @@ Test(gemm_template, matmul_plan) {
     int64_t od[4] = {4, 5, 8, 8};
     ir_node *n = type_node(&g, IR_OP_MATMUL, IR_F32, 2, ranks, dims, 4, od);
     T_OK(ir_node_set_enum(g, n, IR_A_ACT, IR_ACT_RELU));
-    T_OK(cg_node_matmul(n, NULL, NULL, &t, &k));
+    T_OK(cg_node_matmul(n, &cg_gemm_tiled_template, NULL, &t, &k));
     cr_assert_eq(spec_of(&k, 13), 1);
     cr_assert_eq(spec_of(&k, 16), 20);
     cr_assert_eq(spec_of(&k, 20), 128);
@@ -583,7 +584,7 @@ Test(gemm_template, matmul_plan) {
     int ranks[2] = {1, 1};
     const int64_t dims[2][IR_MAX_RANK] = {{37}, {37}};
     ir_node *n = type_node(&g, IR_OP_MATMUL, IR_F32, 2, ranks, dims, 0, NULL);
-    T_OK(cg_node_matmul(n, NULL, NULL, &t, &k));
+    T_OK(cg_node_matmul(n, &cg_gemm_tiled_template, NULL, &t, &k));
     cr_assert_eq(spec_of(&k, 0), 1);
     cr_assert_eq(spec_of(&k, 1), 1);
     cr_assert_eq(spec_of(&k, 2), 37);
