@@ -21,7 +21,11 @@ const char cli_run_opts_help[] =
     "                      runs on the CPU only)\n"
     "  --bench N           time N runs and print latency statistics\n"
     "  --warmup N          untimed runs before --bench (default 2)\n"
-    "  --profile           per-op time table\n"
+    "  --warmup-ms MS      and warm up for at least MS ms (default: GPU 200, CPU 0;\n"
+    "                      an idle GPU runs at lower clocks)\n"
+    "  --replay            GPU: timed runs re-submit the recorded kernels only (no\n"
+    "                      uploads, downloads or CPU steps): kernel times back to back\n"
+    "  --profile           per-op time table (median over the timed runs)\n"
     "  --json              machine-readable output\n";
 
 int cli_fail(const char *tool, vkml_status s) {
@@ -54,9 +58,10 @@ int cli_run_opts_parse(const char *tool, int argc, char **argv, int *i,
   const char *a = argv[*i];
   bool takes_value = !strcmp(a, "--input") || !strcmp(a, "--output") ||
                      !strcmp(a, "--device") || !strcmp(a, "--bench") ||
-                     !strcmp(a, "--warmup");
+                     !strcmp(a, "--warmup") || !strcmp(a, "--warmup-ms");
   if (!takes_value) {
     if (!strcmp(a, "--profile")) o->profile = true;
+    else if (!strcmp(a, "--replay")) o->replay = true;
     else if (!strcmp(a, "--json")) o->json = true;
     else return 0;
     return 1;
@@ -82,7 +87,9 @@ int cli_run_opts_parse(const char *tool, int argc, char **argv, int *i,
     o->output_dir = v;
   } else if (!strcmp(a, "--device")) {
     o->device = v;
-  } else if (!parse_int(v, !strcmp(a, "--bench") ? &o->bench : &o->warmup)) {
+  } else if (!parse_int(v, !strcmp(a, "--bench")       ? &o->bench
+                          : !strcmp(a, "--warmup-ms") ? &o->warmup_ms
+                                                      : &o->warmup)) {
     fprintf(stderr, "%s: %s expects a non-negative integer, got '%s'\n", tool, a, v);
     return -1;
   }
@@ -293,8 +300,13 @@ typedef struct runner {
 } runner;
 
 static vkml_status run_once(const runner *rn, const rt_tensor *inputs, rt_tensor *outs,
-                            double *row_tmp) {
+                            double *row_tmp, bool replay) {
   const ir_graph *g = rn->g;
+  if (rn->exec && replay) {
+    VKML_RETURN_IF_ERROR(rt_vk_exec_replay(rn->exec, row_tmp));
+    for (int i = 0; row_tmp && i < rn->n_rows; i++) row_tmp[i] *= 1e-9; /* ns -> s */
+    return VKML_OK;
+  }
   if (!rn->exec)
     return rt_cpu_run_graph_profiled(g, inputs, g->n_inputs, outs, g->n_outputs, row_tmp);
   VKML_RETURN_IF_ERROR(rt_vk_exec_run(rn->exec, inputs, g->n_inputs, outs, g->n_outputs,
@@ -303,20 +315,38 @@ static vkml_status run_once(const runner *rn, const rt_tensor *inputs, rt_tensor
   return VKML_OK;
 }
 
-/* Runs the graph `times` times, keeping the last outputs; per-run seconds go
- * to secs (if non-NULL) and per-row seconds are accumulated into row_secs. */
-static vkml_status run_times(const runner *rn, const rt_tensor *inputs,
-                             rt_tensor *outs, int times, double *secs,
-                             double *row_secs, double *row_tmp) {
+/* Runs the graph `times` times (replay: re-submitting the recorded kernels,
+ * keeping the outputs of the last full run); per-run seconds go to secs (if
+ * non-NULL) and per-row seconds of run r to row_secs[r * n_rows + i]. */
+static vkml_status run_times(const runner *rn, const rt_tensor *inputs, rt_tensor *outs,
+                             int times, double *secs, double *row_secs, double *row_tmp,
+                             bool replay) {
   for (int r = 0; r < times; r++) {
-    free_tensors(outs, rn->g->n_outputs);
+    if (!replay) free_tensors(outs, rn->g->n_outputs);
     double t0 = now_seconds();
-    VKML_RETURN_IF_ERROR(run_once(rn, inputs, outs, row_tmp));
+    VKML_RETURN_IF_ERROR(run_once(rn, inputs, outs, row_tmp, replay));
     if (secs) secs[r] = now_seconds() - t0;
     if (row_secs)
-      for (int i = 0; i < rn->n_rows; i++) row_secs[i] += row_tmp[i];
+      for (int i = 0; i < rn->n_rows; i++) row_secs[(size_t)r * rn->n_rows + i] = row_tmp[i];
   }
   return VKML_OK;
+}
+
+/* Warm-up: one full run (the outputs), then more until `runs` runs and
+ * `ms` milliseconds have passed; returns the number of runs made. */
+static vkml_status warm_up(const runner *rn, const rt_tensor *inputs, rt_tensor *outs, int runs,
+                           int ms, bool replay, int *made) {
+  double t0 = now_seconds();
+  *made = 0;
+  VKML_RETURN_IF_ERROR(run_times(rn, inputs, outs, 1, NULL, NULL, NULL, false));
+  for (*made = 1; *made < runs || now_seconds() - t0 < 1e-3 * ms; ++*made)
+    VKML_RETURN_IF_ERROR(run_times(rn, inputs, outs, 1, NULL, NULL, NULL, replay));
+  return VKML_OK;
+}
+
+static double median_of(double *v, int n) {
+  qsort(v, (size_t)n, sizeof *v, cmp_double);
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 /* One profile row: node n, its seconds, and for GPU runs the step (kernel
@@ -374,10 +404,15 @@ static vkml_status run_with(const runner *rn, const cli_run_opts *o) {
   rt_tensor *inputs = calloc((size_t)nin + 1, sizeof *inputs);
   rt_tensor *outs = calloc((size_t)nout + 1, sizeof *outs);
   double *secs = calloc((size_t)runs, sizeof *secs);
+  double *node_all = calloc((size_t)runs * rn->n_rows + 1, sizeof *node_all);
   double *node_secs = calloc((size_t)rn->n_rows + 1, sizeof *node_secs);
-  double *node_tmp = calloc((size_t)rn->n_rows + 1, sizeof *node_tmp);
-  if (!inputs || !outs || !secs || !node_secs || !node_tmp) {
+  double *node_tmp = calloc((size_t)(runs > rn->n_rows ? runs : rn->n_rows) + 1, sizeof *node_tmp);
+  if (!inputs || !outs || !secs || !node_all || !node_secs || !node_tmp) {
     s = vkml_status_make(VKML_CODE_OUT_OF_MEMORY, "out of host memory");
+    goto out;
+  }
+  if (o->replay && !rn->exec) {
+    s = vkml_status_make(VKML_CODE_INVALID_ARGUMENT, "--replay needs a GPU run (--device N)");
     goto out;
   }
   s = bind_inputs(g, o, inputs);
@@ -386,10 +421,16 @@ static vkml_status run_with(const runner *rn, const cli_run_opts *o) {
   /* drivers may compile pipelines at their first dispatch: keep that out of
    * a GPU profile */
   if (rn->exec && o->profile && o->bench <= 0) warmup = o->warmup >= 0 ? o->warmup : 1;
-  s = run_times(rn, inputs, outs, warmup, NULL, NULL, NULL);
-  if (!s) s = run_times(rn, inputs, outs, runs, secs, o->profile ? node_secs : NULL,
-                        o->profile ? node_tmp : NULL);
+  int warm_ms = o->warmup_ms >= 0 ? o->warmup_ms : rn->exec ? 200 : 0;
+  if (!warmup && !o->replay) warm_ms = 0;
+  if (warmup || o->replay) s = warm_up(rn, inputs, outs, warmup, warm_ms, o->replay, &warmup);
+  if (!s) s = run_times(rn, inputs, outs, runs, secs, o->profile ? node_all : NULL,
+                        o->profile ? node_tmp : NULL, o->replay);
   if (s) goto out;
+  for (int i = 0; o->profile && i < rn->n_rows; i++) {
+    for (int r = 0; r < runs; r++) node_tmp[r] = node_all[(size_t)r * rn->n_rows + i];
+    node_secs[i] = median_of(node_tmp, runs);
+  }
   if (o->output_dir) {
     s = write_outputs(g, outs, o->output_dir);
     if (s) goto out;
@@ -411,17 +452,18 @@ static vkml_status run_with(const runner *rn, const cli_run_opts *o) {
     for (int r = 0; r < runs; r++) sum += secs[r];
     double med = runs % 2 ? secs[runs / 2] : 0.5 * (secs[runs / 2 - 1] + secs[runs / 2]);
     if (o->json)
-      printf(", \"bench\": {\"runs\": %d, \"warmup\": %d, \"min_ms\": %.6f, "
+      printf(", \"bench\": {\"runs\": %d, \"warmup\": %d, \"replay\": %s, \"min_ms\": %.6f, "
              "\"median_ms\": %.6f, \"mean_ms\": %.6f, \"max_ms\": %.6f}",
-             runs, warmup, 1e3 * secs[0], 1e3 * med, 1e3 * sum / runs, 1e3 * secs[runs - 1]);
+             runs, warmup, o->replay ? "true" : "false", 1e3 * secs[0], 1e3 * med,
+             1e3 * sum / runs, 1e3 * secs[runs - 1]);
     else
-      printf("bench (%s%s, %d runs after %d warm-up): min %.3f ms  median %.3f ms  "
+      printf("bench (%s%s, %d %sruns after %d warm-up): min %.3f ms  median %.3f ms  "
              "mean %.3f ms  max %.3f ms\n",
-             rn->exec ? "gpu: " : "", rn->device, runs, warmup, 1e3 * secs[0], 1e3 * med, 1e3 * sum / runs, 1e3 * secs[runs - 1]);
+             rn->exec ? "gpu: " : "", rn->device, runs, o->replay ? "replayed " : "", warmup, 1e3 * secs[0], 1e3 * med, 1e3 * sum / runs, 1e3 * secs[runs - 1]);
   }
   if (o->profile) {
     if (o->json) printf(", ");
-    print_profile(rn, node_secs, runs, o->json);
+    print_profile(rn, node_secs, 1, o->json);
   }
   if (o->json) printf("}\n");
 out:
@@ -430,6 +472,7 @@ out:
   free(inputs);
   free(outs);
   free(secs);
+  free(node_all);
   free(node_secs);
   free(node_tmp);
   return s;

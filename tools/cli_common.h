@@ -21,6 +21,8 @@ typedef struct cli_run_opts {
                              (vkrun: the CPU; vkc run: the default Vulkan device) */
   int bench;              /* timed runs; 0: none */
   int warmup;             /* untimed runs before timing; -1: default */
+  int warmup_ms;          /* and at least this long; -1: default (GPU 200, CPU 0) */
+  bool replay;            /* GPU: timed runs replay the recorded kernels only */
   bool profile, json;
 } cli_run_opts;
 

@@ -240,7 +240,7 @@ static vkml_status run_model(const ir_graph *g, const compile_args *c, const cli
 }
 
 static int cmd_run(int argc, char **argv) {
-  cli_run_opts o = {.warmup = -1};
+  cli_run_opts o = {.warmup = -1, .warmup_ms = -1};
   shape_args a = {0};
   compile_args c = {0};
   const char *model = NULL;

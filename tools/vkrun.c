@@ -15,7 +15,7 @@ static const char usage[] =
     "options:\n";
 
 int main(int argc, char **argv) {
-  cli_run_opts o = {.warmup = -1};
+  cli_run_opts o = {.warmup = -1, .warmup_ms = -1};
   const char *model = NULL;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {

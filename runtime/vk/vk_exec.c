@@ -498,3 +498,16 @@ vkml_status rt_vk_exec_run(rt_vk_exec *e, const rt_tensor *inputs, int n_in,
   e->stats.n_runs++;
   return VKML_OK;
 }
+
+vkml_status rt_vk_exec_replay(rt_vk_exec *e, double *step_ns) {
+  const ir_plan *p = e->plan;
+  if (e->stats.n_runs == 0)
+    return vkml_status_make(VKML_CODE_INVALID_ARGUMENT,
+                            "replay needs a complete run first (the device buffers hold its data)");
+  for (int i = 0; i < p->n_steps; i++)
+    if (step_ns) step_ns[i] = 0;
+  for (int k = 0; k < e->n_segs; k++) VKML_RETURN_IF_ERROR(run_segment(e, &e->segs[k], step_ns));
+  e->stats.n_replays++;
+  return VKML_OK;
+}
+

@@ -57,6 +57,15 @@ void rt_vk_exec_destroy(rt_vk_exec *e);
 vkml_status rt_vk_exec_run(rt_vk_exec *e, const rt_tensor *inputs, int n_in,
                            rt_tensor *outputs, int n_out, double *step_ns);
 
+/* Submits every recorded GPU segment once more, in order, without input
+ * uploads, CPU steps or output downloads: the device buffers still hold the
+ * last rt_vk_exec_run's data, so each kernel recomputes the same values. For
+ * measuring kernels back to back (a GPU left idle between timed dispatches,
+ * e.g. while large tensors cross the bus, lowers its clocks). step_ns (NULL,
+ * or plan->n_steps entries): GPU timestamps of GPU steps (with
+ * opts.timestamps), 0 for CPU steps. Needs one completed run. */
+vkml_status rt_vk_exec_replay(rt_vk_exec *e, double *step_ns);
+
 typedef struct rt_vk_exec_stats {
   int n_gpu_steps, n_cpu_steps;
   int n_segments;       /* recorded programs */
@@ -66,6 +75,7 @@ typedef struct rt_vk_exec_stats {
   int64_t n_runs;
   int64_t n_segment_runs; /* program submissions over all runs */
   int64_t n_uploads, n_downloads; /* host<->device tensor copies over all runs */
+  int64_t n_replays;              /* rt_vk_exec_replay calls */
 } rt_vk_exec_stats;
 void rt_vk_exec_stats_get(const rt_vk_exec *e, rt_vk_exec_stats *out);
 
