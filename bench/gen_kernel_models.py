@@ -10,7 +10,7 @@ out = sys.argv[1]
 os.makedirs(out, exist_ok=True)
 rng = np.random.default_rng(1)
 
-def conv(name, cin, cout, hw, k, s, group=1):
+def conv(name, cin, cout, hw, k, s, group=1, batch=1):
     pad = k // 2
     oh = (hw + 2 * pad - k) // s + 1
     w = rng.uniform(-0.1, 0.1, (cout, cin // group, k, k)).astype(np.float32)
@@ -18,14 +18,14 @@ def conv(name, cin, cout, hw, k, s, group=1):
     blob = w.tobytes() + b"\0" * (-w.nbytes % 64)
     boff = len(blob)
     blob += b.tobytes()
-    text = (f"vkir 1\ngraph @{name}(%x: f32[1,{cin},{hw},{hw}]) -> (%y: f32[1,{cout},{oh},{oh}]) {{\n"
+    text = (f"vkir 1\ngraph @{name}(%x: f32[{batch},{cin},{hw},{hw}]) -> (%y: f32[{batch},{cout},{oh},{oh}]) {{\n"
             f"  %w = const f32[{cout},{cin // group},{k},{k}] @blob[0, {w.nbytes}]\n"
             f"  %b = const f32[{cout}] @blob[{boff}, {b.nbytes}]\n"
-            f"  %y = conv2d %x, %w, %b {{strides=[{s},{s}], pads=[{pad},{pad},{pad},{pad}], group={group}, act=relu}} : f32[1,{cout},{oh},{oh}]\n"
+            f"  %y = conv2d %x, %w, %b {{strides=[{s},{s}], pads=[{pad},{pad},{pad},{pad}], group={group}, act=relu}} : f32[{batch},{cout},{oh},{oh}]\n"
             f"  return %y\n}}\n")
-    flops = 2 * cout * oh * oh * (cin // group) * k * k
-    nbytes = 4 * (cin * hw * hw + w.size + cout + cout * oh * oh)
-    write(name, text, blob, {"x": (1, cin, hw, hw)}, flops, nbytes)
+    flops = 2 * batch * cout * oh * oh * (cin // group) * k * k
+    nbytes = 4 * (batch * cin * hw * hw + w.size + cout + batch * cout * oh * oh)
+    write(name, text, blob, {"x": (batch, cin, hw, hw)}, flops, nbytes)
 
 def gemm(name, m, k, n):
     b = rng.uniform(-0.1, 0.1, (k, n)).astype(np.float32)
@@ -61,8 +61,9 @@ conv("mv2_dw3x3s2_96_112", 96, 96, 112, 3, 2, group=96)
 conv("mv2_dw3x3_144_56", 144, 144, 56, 3, 1, group=144)
 conv("mv2_pw_32_16_112", 32, 16, 112, 1, 1)
 conv("mv2_pw_144_24_56", 144, 24, 56, 1, 1)
-# large 3x3 conv (batch 1, wide): the 25%-of-peak target
+# large 3x3 conv (wide; batch 1 and batch 8): the 25%-of-peak target
 conv("big_3x3_256_56", 256, 256, 56, 3, 1)
+conv("big_3x3_256_56_b8", 256, 256, 56, 3, 1, batch=8)
 # GEMMs
 gemm("gemm_1024", 1024, 1024, 1024)
 gemm("gemm_4096", 4096, 4096, 4096)

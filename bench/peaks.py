@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Measures this GPU's ceilings with torch/CUDA in the same run as the vkml
 benchmarks: device-to-device copy bandwidth (bytes read + written) and a
-large fp32 matrix product with TF32 off (a practical fp32 FMA-rate bound).
+large fp32 matrix product with TF32 off (a practical fp32 FMA-rate bound) and
+a large fp16 one (cuBLAS tensor cores, fp32 accumulation: the practical
+ceiling for the cooperative-matrix GEMM).
 Prints JSON."""
 import json
 import torch
@@ -25,5 +27,9 @@ torch.backends.cuda.matmul.allow_tf32 = False
 m = 8192
 a, b = torch.rand(m, m, device="cuda"), torch.rand(m, m, device="cuda")
 t_mm = timed(lambda: a @ b, reps=10)
+torch.backends.cuda.matmul.allow_fp16_reduced_precision_reduction = False
+ah, bh = a.half(), b.half()
+t_h = timed(lambda: ah @ bh, reps=20)
 print(json.dumps({"copy_GBps": 2 * 4 * n / t_copy / 1e9, "fp32_matmul_TFLOPs": 2 * m ** 3 / t_mm / 1e12,
+                  "fp16_matmul_TFLOPs": 2 * m ** 3 / t_h / 1e12,
                   "torch": torch.__version__, "gpu": torch.cuda.get_device_name()}))

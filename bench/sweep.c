@@ -1,0 +1,937 @@
+/* vkml-sweep: times every schedule point (or a random sample) of one node's
+ * GPU kernel on a real device, checks each point's output against a
+ * reference, and ranks the points against the default choice — the
+ * measurement the tuner will automate, used by hand to pick better default
+ * schedules (bench/README.md). */
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "codegen/cg_compile.h"
+#include "codegen/cg_ops.h"
+#include "codegen/cg_plan.h"
+#include "codegen/cg_template.h"
+#include "ir/text.h"
+#include "runtime/cpu/executor.h"
+#include "runtime/tensor.h"
+#include "runtime/vk/vk_context.h"
+#include "runtime/vk/vk_exec.h"
+
+static const char usage[] =
+    "usage: vkml-sweep MODEL.vkir [options]\n"
+    "  --device N             Vulkan device index (default: VKML_DEVICE, else the best one)\n"
+    "  --node NAME            the node producing %NAME (default: the first node with a GPU kernel)\n"
+    "  --template NAME        sweep this template only (default: every template of the\n"
+    "                         node's family that instantiates for it)\n"
+    "  --fix KNOB=V[,KNOB=V]  only points with these knob values\n"
+    "  --all                  every point of each space (the default)\n"
+    "  --sample K             K random valid points per template (plus its default)\n"
+    "  --seed S               sampling seed (default 1)\n"
+    "  --runs R               timed runs per point (default 20)\n"
+    "  --warmup W             untimed runs per point (default 5)\n"
+    "  --warmup-ms T          and at least T ms of them (default 100): timed runs\n"
+    "                         replay the recorded kernels back to back, no transfers\n"
+    "  --precision fp32|fp16  f16 tensors inside the graph (default fp32)\n"
+    "  --ref cpu|default      reference output: the CPU executor (default) or the GPU\n"
+    "                         output of the default choice (for models too large for\n"
+    "                         the reference kernels)\n"
+    "  --json                 one JSON object on stdout instead of the table\n"
+    "  --json-file PATH       also write that JSON object to PATH\n"
+    "Each point: median GPU timestamp of the node's dispatch, GFLOP/s, GB/s, max abs\n"
+    "error against the reference; relative error (max abs err / max |ref|) above 1e-3\n"
+    "(fp32) or 1e-2 (fp16) is flagged WRONG.\n";
+
+#define TOOL "vkml-sweep"
+#define MAX_FIX 16
+#define MAX_TMPL 16
+
+typedef struct args {
+  const char *model, *node, *tmpl, *json_file;
+  int device; /* -1: automatic */
+  bool all, json, ref_default;
+  int64_t sample;
+  uint64_t seed;
+  int runs, warmup, warmup_ms;
+  ir_precision precision;
+  int n_fix;
+  char fix_name[MAX_FIX][32];
+  int fix_value[MAX_FIX];
+} args;
+
+/* One measured (or refused) point. */
+typedef struct point {
+  const cg_template *tmpl;
+  cg_schedule sched;
+  char text[256];   /* formatted schedule */
+  bool tdefault;    /* the template's default for this workload */
+  bool pdefault;    /* the plan's default choice (template and schedule) */
+  bool ok;          /* measured */
+  bool wrong;
+  double median_us, max_abs, rel;
+  char error[256];  /* failed: why */
+} point;
+
+typedef struct points {
+  point *v;
+  int n, cap;
+} points;
+
+/* The sweep's state shared by the plan chooser and the measurement. */
+typedef struct sweep {
+  const args *a;
+  rt_vk_context *ctx;
+  const ir_target *t;
+  cg_compiler *cc;
+  const ir_graph *g; /* the graph that runs (fp16: the converted copy) */
+  const ir_node *target;
+  int step;          /* the target's plan step */
+  rt_tensor *inputs, *ref;
+  int n_in, n_out;
+  double tol;
+  /* the chooser's current point */
+  const cg_template *cur_tmpl;
+  const cg_schedule *cur_sched;
+  /* counters */
+  int64_t n_refused_constraints, n_refused_kernel, n_failed, n_wrong;
+} sweep;
+
+/* ---- small helpers ------------------------------------------------------------ */
+
+static vkml_status oom(void) { return vkml_status_make(VKML_CODE_OUT_OF_MEMORY, "out of host memory"); }
+
+static uint64_t splitmix64(uint64_t *s) {
+  uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+/* Uniform in [0, 1). */
+static double rng_unit(uint64_t *s) { return (double)(splitmix64(s) >> 11) * 0x1.0p-53; }
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int cmp_double(const void *x, const void *y) {
+  double a = *(const double *)x, b = *(const double *)y;
+  return (a > b) - (a < b);
+}
+
+static double median(double *v, int n) {
+  qsort(v, (size_t)n, sizeof *v, cmp_double);
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+static bool parse_int(const char *s, int64_t lo, int64_t hi, int64_t *out) {
+  char *end;
+  long long v = strtoll(s, &end, 10);
+  if (!*s || *end || v < lo || v > hi) return false;
+  *out = v;
+  return true;
+}
+
+/* Prints s as a JSON string. */
+static void json_str(FILE *f, const char *s) {
+  fputc('"', f);
+  for (; *s; s++) {
+    unsigned char c = (unsigned char)*s;
+    if (c == '"' || c == '\\') fprintf(f, "\\%c", c);
+    else if (c < 0x20) fprintf(f, "\\u%04x", c);
+    else fputc(c, f);
+  }
+  fputc('"', f);
+}
+
+/* A JSON number, or null for inf / NaN. */
+static void json_num(FILE *f, double v) {
+  if (isfinite(v)) fprintf(f, "%.6g", v);
+  else fputs("null", f);
+}
+
+static vkml_status points_push(points *p, const point *x) {
+  if (p->n == p->cap) {
+    int ncap = p->cap ? 2 * p->cap : 64;
+    point *nv = realloc(p->v, sizeof *nv * (size_t)ncap);
+    if (!nv) return oom();
+    p->v = nv;
+    p->cap = ncap;
+  }
+  p->v[p->n++] = *x;
+  return VKML_OK;
+}
+
+static bool sched_equal(const cg_template *t, const cg_schedule *a, const cg_schedule *b) {
+  for (int i = 0; i < t->n_knobs; i++)
+    if (a->v[i] != b->v[i]) return false;
+  return true;
+}
+
+/* ---- arguments ------------------------------------------------------------------ */
+
+static vkml_status parse_fix(args *a, const char *list) {
+  const char *p = list;
+  while (*p) {
+    const char *eq = strchr(p, '='), *comma = strchr(p, ',');
+    if (!comma) comma = p + strlen(p);
+    if (!eq || eq > comma || eq == p || eq - p >= 32)
+      return vkml_status_make(VKML_CODE_INVALID_ARGUMENT, "--fix expects KNOB=V[,KNOB=V], got '%s'",
+                              list);
+    if (a->n_fix == MAX_FIX)
+      return vkml_status_make(VKML_CODE_INVALID_ARGUMENT, "--fix: more than %d knobs", MAX_FIX);
+    char num[32];
+    size_t nl = (size_t)(comma - eq - 1);
+    if (nl == 0 || nl >= sizeof num)
+      return vkml_status_make(VKML_CODE_INVALID_ARGUMENT, "--fix: bad value in '%s'", list);
+    memcpy(num, eq + 1, nl);
+    num[nl] = 0;
+    int64_t v;
+    if (!parse_int(num, INT32_MIN, INT32_MAX, &v))
+      return vkml_status_make(VKML_CODE_INVALID_ARGUMENT, "--fix: '%s' is not an integer", num);
+    memcpy(a->fix_name[a->n_fix], p, (size_t)(eq - p));
+    a->fix_name[a->n_fix][eq - p] = 0;
+    a->fix_value[a->n_fix++] = (int)v;
+    p = *comma ? comma + 1 : comma;
+  }
+  return VKML_OK;
+}
+
+/* 0 ok, 2 usage error (message printed), 1 help printed. */
+static int parse_args(int argc, char **argv, args *a) {
+  *a = (args){.device = -1, .seed = 1, .runs = 20, .warmup = 5, .warmup_ms = 100};
+  for (int i = 1; i < argc; i++) {
+    const char *o = argv[i];
+    if (!strcmp(o, "--help") || !strcmp(o, "-h")) {
+      printf("%s", usage);
+      return 1;
+    }
+    if (!strcmp(o, "--all")) {
+      a->all = true;
+      continue;
+    }
+    if (!strcmp(o, "--json")) {
+      a->json = true;
+      continue;
+    }
+    if (o[0] != '-') {
+      if (a->model) {
+        fprintf(stderr, TOOL ": unexpected argument '%s'\n", o);
+        return 2;
+      }
+      a->model = o;
+      continue;
+    }
+    static const char *const with_value[] = {"--device", "--node", "--template", "--fix",
+                                             "--sample", "--seed", "--runs", "--warmup",
+                                             "--warmup-ms",
+                                             "--precision", "--ref", "--json-file",
+                                             NULL};
+    int k = 0;
+    while (with_value[k] && strcmp(with_value[k], o)) k++;
+    if (!with_value[k]) {
+      fprintf(stderr, TOOL ": unknown option '%s' (see --help)\n", o);
+      return 2;
+    }
+    if (i + 1 >= argc) {
+      fprintf(stderr, TOOL ": %s needs a value\n", o);
+      return 2;
+    }
+    const char *v = argv[++i];
+    int64_t n = 0;
+    bool good = true;
+    if (!strcmp(o, "--device")) good = parse_int(v, 0, 1000, &n), a->device = (int)n;
+    else if (!strcmp(o, "--node")) a->node = v;
+    else if (!strcmp(o, "--template")) a->tmpl = v;
+    else if (!strcmp(o, "--json-file")) a->json_file = v;
+    else if (!strcmp(o, "--sample")) good = parse_int(v, 1, 1000000, &a->sample);
+    else if (!strcmp(o, "--seed")) good = parse_int(v, 0, INT64_MAX, &n), a->seed = (uint64_t)n;
+    else if (!strcmp(o, "--runs")) good = parse_int(v, 1, 100000, &n), a->runs = (int)n;
+    else if (!strcmp(o, "--warmup")) good = parse_int(v, 0, 100000, &n), a->warmup = (int)n;
+    else if (!strcmp(o, "--warmup-ms")) good = parse_int(v, 0, 100000, &n), a->warmup_ms = (int)n;
+    else if (!strcmp(o, "--precision")) {
+      good = !strcmp(v, "fp32") || !strcmp(v, "fp16");
+      a->precision = good && v[2] == '1' ? IR_PRECISION_FP16 : IR_PRECISION_FP32;
+    } else if (!strcmp(o, "--ref")) {
+      good = !strcmp(v, "cpu") || !strcmp(v, "default");
+      a->ref_default = !strcmp(v, "default");
+    } else {
+      vkml_status s = parse_fix(a, v);
+      if (s) {
+        fprintf(stderr, TOOL ": %s\n", vkml_status_message(s));
+        vkml_status_free(s);
+        return 2;
+      }
+    }
+    if (!good) {
+      fprintf(stderr, TOOL ": bad value '%s' for %s\n", v, o);
+      return 2;
+    }
+  }
+  if (!a->model) {
+    fprintf(stderr, TOOL ": no MODEL.vkir given (see --help)\n");
+    return 2;
+  }
+  if (a->all && a->sample) {
+    fprintf(stderr, TOOL ": --all and --sample exclude each other\n");
+    return 2;
+  }
+  return 0;
+}
+
+/* ---- the workload ----------------------------------------------------------------- */
+
+/* 2 per multiply-add for conv / gemm / matmul, 1 per output element for
+ * elementwise families, 0 (unknown) otherwise. */
+static double node_flops(const ir_node *n) {
+  const ir_type *y = &n->outputs[0]->type;
+  double out = (double)ir_type_numel(y);
+  const char *fam = ir_op_family(n->op);
+  if (!strcmp(fam, "conv2d") && n->n_inputs >= 2 && n->inputs[1]->type.rank == 4) {
+    const int64_t *w = n->inputs[1]->type.dims;
+    return 2 * out * (double)(w[1] * w[2] * w[3]);
+  }
+  if (!strcmp(fam, "conv_transpose2d") && n->n_inputs >= 2 && n->inputs[1]->type.rank == 4) {
+    const int64_t *w = n->inputs[1]->type.dims;
+    return 2 * (double)ir_type_numel(&n->inputs[0]->type) * (double)(w[1] * w[2] * w[3]);
+  }
+  if ((!strcmp(fam, "matmul") || !strcmp(fam, "gemm")) && n->n_inputs >= 2) {
+    const ir_type *a = &n->inputs[0]->type;
+    int64_t k = a->rank ? a->dims[a->rank - 1] : 1;
+    if (n->op != IR_OP_MATMUL && ir_node_int(n, IR_A_TRANS_A, 0) && a->rank == 2) k = a->dims[0];
+    return 2 * out * (double)k;
+  }
+  if (!strcmp(fam, "unary") || !strcmp(fam, "binary") || !strcmp(fam, "variadic") ||
+      !strcmp(fam, "where"))
+    return out;
+  return 0;
+}
+
+/* Every input, weight and output once. */
+static double node_bytes(const ir_node *n) {
+  double b = 0;
+  for (int i = 0; i < n->n_inputs; i++) b += (double)ir_type_bytes(&n->inputs[i]->type);
+  for (int i = 0; i < n->n_outputs; i++) b += (double)ir_type_bytes(&n->outputs[i]->type);
+  return b;
+}
+
+static bool node_has_output(const ir_node *n, const char *name) {
+  for (int i = 0; i < n->n_outputs; i++)
+    if (!strcmp(n->outputs[i]->name, name)) return true;
+  return false;
+}
+
+/* The node to sweep in g: --node names an output of it, else the first node
+ * with a GPU kernel. */
+static vkml_status find_target(const ir_graph *g, const char *name, const ir_target *t,
+                               const ir_node **out) {
+  *out = NULL;
+  ir_foreach_node(g, n) {
+    if (name) {
+      if (node_has_output(n, name)) *out = n;
+      if (*out) break;
+      continue;
+    }
+    cg_kernel k;
+    vkml_status s = cg_kernel_for_node(n, NULL, NULL, t, &k);
+    if (!s) {
+      *out = n;
+      break;
+    }
+    vkml_status_free(s);
+  }
+  if (*out) return VKML_OK;
+  if (name)
+    return vkml_status_make(VKML_CODE_INVALID_ARGUMENT, "no node produces %%%s", name);
+  return vkml_status_make(VKML_CODE_UNSUPPORTED, "no node of @%s has a GPU kernel on %s",
+                          g->name ? g->name : "", t->name);
+}
+
+/* The node of the fp16 copy h that corresponds to n of g: the same op at the
+ * same position among the nodes of that op (the conversion keeps node order
+ * and only adds casts). */
+static const ir_node *corresponding_node(const ir_graph *g, const ir_node *n, const ir_graph *h) {
+  int ordinal = 0;
+  ir_foreach_node(g, m) {
+    if (m == n) break;
+    ordinal += m->op == n->op;
+  }
+  ir_foreach_node(h, m) {
+    if (m->op != n->op) continue;
+    if (ordinal-- == 0) return m;
+  }
+  return NULL;
+}
+
+/* Random non-zero inputs (|v| in [0.1, 1), fixed seed). */
+static vkml_status make_inputs(sweep *w) {
+  const ir_graph *g = w->g;
+  w->n_in = g->n_inputs;
+  w->inputs = calloc((size_t)(g->n_inputs ? g->n_inputs : 1), sizeof *w->inputs);
+  if (!w->inputs) return oom();
+  uint64_t rng = 12345;
+  for (int i = 0; i < g->n_inputs; i++) {
+    const ir_value *v = g->inputs[i];
+    if (!ir_dtype_is_float(v->type.dtype))
+      return vkml_status_make(VKML_CODE_UNSUPPORTED,
+                              "input %%%s is %s: the sweep generates float inputs only", v->name,
+                              ir_dtype_name(v->type.dtype));
+    if (v->type.bounded)
+      return vkml_status_make(VKML_CODE_UNSUPPORTED, "input %%%s has a bounded shape", v->name);
+    VKML_RETURN_IF_ERROR(rt_tensor_alloc(&v->type, &w->inputs[i]));
+    int64_t ne = rt_tensor_numel(&w->inputs[i]);
+    for (int64_t j = 0; j < ne; j++) {
+      double u = rng_unit(&rng);
+      double x = 0.1 + 0.9 * rng_unit(&rng);
+      rt_store_f(&w->inputs[i], j, u < 0.5 ? -x : x);
+    }
+  }
+  return VKML_OK;
+}
+
+/* Max abs error of got against ref over every output, and that relative to
+ * the largest |ref| (integer outputs: 1 when any element differs). */
+static void compare(const rt_tensor *got, const rt_tensor *ref, int n, double *max_abs,
+                    double *rel) {
+  double err = 0, ref_max = 0;
+  bool int_mismatch = false;
+  for (int o = 0; o < n; o++) {
+    int64_t ne = rt_tensor_numel(&ref[o]);
+    if (rt_tensor_numel(&got[o]) != ne || got[o].dtype != ref[o].dtype) {
+      err = INFINITY;
+      continue;
+    }
+    bool fl = ir_dtype_is_float(ref[o].dtype);
+    for (int64_t i = 0; i < ne; i++) {
+      if (!fl) {
+        int64_t a = rt_load_i(&got[o], i), b = rt_load_i(&ref[o], i);
+        if (a != b) int_mismatch = true;
+        double d = fabs((double)a - (double)b);
+        if (d > err) err = d;
+        continue;
+      }
+      double a = rt_load_f(&got[o], i), b = rt_load_f(&ref[o], i);
+      double d = fabs(a - b);
+      if (isnan(d)) d = (isnan(a) && isnan(b)) ? 0 : INFINITY;
+      if (d > err) err = d;
+      if (fabs(b) > ref_max) ref_max = fabs(b);
+    }
+  }
+  *max_abs = err;
+  if (int_mismatch) *rel = INFINITY;
+  else *rel = err == 0 ? 0 : err / (ref_max > 0 ? ref_max : 1e-30);
+}
+
+/* ---- one point ---------------------------------------------------------------------- */
+
+static vkml_status choose(void *user, const ir_node *n, const ir_target *t, cg_kernel *out) {
+  const sweep *w = user;
+  if (n->id == w->target->id && n->op == w->target->op)
+    return cg_kernel_for_node(n, w->cur_tmpl, w->cur_sched, t, out);
+  return cg_kernel_for_node(n, NULL, NULL, t, out);
+}
+
+static void free_outputs(rt_tensor *o, int n) {
+  for (int i = 0; i < n; i++) rt_tensor_free(&o[i]);
+}
+
+/* Builds the plan with tmpl/sched (NULL/NULL: the plan's default) on the
+ * target node, runs warmup + runs, returns the median of the node's GPU time
+ * and (when got is non-NULL) the outputs of the last run. */
+static vkml_status run_point(sweep *w, const cg_template *tmpl, const cg_schedule *sched,
+                             double *median_us, rt_tensor *got) {
+  w->cur_tmpl = tmpl;
+  w->cur_sched = sched;
+  cg_plan_opts po = {.compiler = w->cc, .choose = choose, .choose_user = w};
+  ir_plan *plan = NULL;
+  rt_vk_exec *x = NULL;
+  double *ns = NULL, *times = NULL;
+  rt_tensor *outs = calloc((size_t)w->n_out, sizeof *outs);
+  vkml_status s = outs ? cg_plan_build(w->g, w->t, &po, &plan) : oom();
+  if (!s && plan->graph)
+    s = vkml_status_make(VKML_CODE_UNSUPPORTED, "the plan rewrote the graph (packed layouts): "
+                                                "the sweep needs plain layouts");
+  int step = -1;
+  for (int i = 0; !s && i < plan->n_steps; i++)
+    if (plan->steps[i].node == w->target->id) step = i;
+  if (!s && (step < 0 || plan->steps[step].device != IR_DEVICE_GPU))
+    s = vkml_status_make(VKML_CODE_INTERNAL, "the node did not go to the GPU%s%s",
+                         step < 0 ? "" : ": ",
+                         step < 0 ? "" : ir_plan_str(plan, plan->steps[step].reason));
+  if (!s && tmpl && strcmp(ir_plan_str(plan, plan->steps[step].tmpl), tmpl->name))
+    s = vkml_status_make(VKML_CODE_INTERNAL, "the plan ran template %s, not %s",
+                         ir_plan_str(plan, plan->steps[step].tmpl), tmpl->name);
+  if (!s) {
+    ns = calloc((size_t)plan->n_steps, sizeof *ns);
+    times = calloc((size_t)w->a->runs, sizeof *times);
+    if (!ns || !times) s = oom();
+  }
+  rt_vk_exec_opts xo = {.timestamps = true};
+  if (!s) s = rt_vk_exec_create(w->ctx, w->g, plan, &xo, &x);
+  /* one full run (the outputs), then replays of the recorded kernels only:
+   * no transfers between timed dispatches, so the GPU stays busy and at its
+   * clocks (warm-up by count and by time) */
+  if (!s) s = rt_vk_exec_run(x, w->inputs, w->n_in, outs, w->n_out, ns);
+  double t0 = now_s();
+  for (int r = 1; !s && (r < w->a->warmup || now_s() - t0 < 1e-3 * w->a->warmup_ms); r++)
+    s = rt_vk_exec_replay(x, ns);
+  for (int r = 0; !s && r < w->a->runs; r++) {
+    s = rt_vk_exec_replay(x, ns);
+    if (!s) times[r] = ns[step];
+  }
+  if (!s) {
+    *median_us = median(times, w->a->runs) / 1e3;
+    if (got) memcpy(got, outs, sizeof *outs * (size_t)w->n_out);
+    else free_outputs(outs, w->n_out);
+  } else if (outs) {
+    free_outputs(outs, w->n_out);
+  }
+  rt_vk_exec_destroy(x);
+  ir_plan_destroy(plan);
+  free(outs);
+  free(ns);
+  free(times);
+  return s;
+}
+
+/* Measures one point into p (p->ok, or p->error). */
+static void measure(sweep *w, point *p) {
+  rt_tensor *got = calloc((size_t)w->n_out, sizeof *got);
+  vkml_status s = got ? run_point(w, p->tmpl, &p->sched, &p->median_us, got) : oom();
+  if (s) {
+    snprintf(p->error, sizeof p->error, "%s", vkml_status_message(s));
+    vkml_status_free(s);
+    w->n_failed++;
+  } else {
+    p->ok = true;
+    compare(got, w->ref, w->n_out, &p->max_abs, &p->rel);
+    p->wrong = !(p->rel <= w->tol);
+    w->n_wrong += p->wrong;
+  }
+  if (got) free_outputs(got, w->n_out);
+  free(got);
+}
+
+/* ---- output -------------------------------------------------------------------------- */
+
+static void print_point_text(const sweep *w, const point *p, double flops, double bytes) {
+  printf("%-18s %-40s ", p->tmpl->name, p->text);
+  if (!p->ok) {
+    printf("FAILED: %s\n", p->error);
+    fflush(stdout);
+    return;
+  }
+  printf("%10.2f ", p->median_us);
+  if (flops > 0) printf("%9.1f ", flops / p->median_us / 1e3);
+  else printf("%9s ", "-");
+  printf("%8.1f %10.3g", bytes / p->median_us / 1e3, p->max_abs);
+  if (p->pdefault) printf("  default");
+  else if (p->tdefault) printf("  template-default");
+  if (p->wrong) printf("  WRONG (rel err %.3g > %.0e)", p->rel, w->tol);
+  printf("\n");
+  fflush(stdout);
+}
+
+static int cmp_point(const void *x, const void *y) {
+  const point *a = *(const point *const *)x, *b = *(const point *const *)y;
+  return (a->median_us > b->median_us) - (a->median_us < b->median_us);
+}
+
+/* The measured, correct points fastest first (caller frees). */
+static const point **ranking(const points *ps, int *n) {
+  const point **r = malloc(sizeof *r * (size_t)(ps->n ? ps->n : 1));
+  *n = 0;
+  if (!r) return NULL;
+  for (int i = 0; i < ps->n; i++)
+    if (ps->v[i].ok && !ps->v[i].wrong) r[(*n)++] = &ps->v[i];
+  qsort(r, (size_t)*n, sizeof *r, cmp_point);
+  return r;
+}
+
+/* ---- enumeration ------------------------------------------------------------------ */
+
+/* Whether s agrees with every --fix knob the template has. */
+static bool fix_matches(const args *a, const cg_template *t, const cg_schedule *s) {
+  for (int i = 0; i < a->n_fix; i++) {
+    int k = cg_knob_index(t, a->fix_name[i]);
+    if (k >= 0 && s->v[k] != a->fix_value[i]) return false;
+  }
+  return true;
+}
+
+/* A candidate: refused (constraints or kernel: counted, *valid false), or
+ * valid. Other instantiation errors are failures worth showing. */
+static vkml_status candidate(sweep *w, const cg_template *t, const cg_schedule *s, bool *valid,
+                             char *err, size_t err_bytes) {
+  *valid = false;
+  err[0] = 0;
+  vkml_status st = cg_schedule_check(t, s, w->t);
+  if (st) {
+    vkml_status_free(st);
+    w->n_refused_constraints++;
+    return VKML_OK;
+  }
+  cg_kernel k;
+  st = cg_kernel_for_node(w->target, t, s, w->t, &k);
+  if (vkml_status_code(st) == VKML_CODE_UNSUPPORTED) {
+    vkml_status_free(st);
+    w->n_refused_kernel++;
+    return VKML_OK;
+  }
+  if (st) {
+    snprintf(err, err_bytes, "%s", vkml_status_message(st));
+    vkml_status_free(st);
+    return VKML_OK;
+  }
+  *valid = true;
+  return VKML_OK;
+}
+
+/* Appends the points of template t (its default first), measuring each. */
+static vkml_status sweep_template(sweep *w, const cg_template *t, const cg_kernel *dflt,
+                                  const cg_kernel *plan_dflt, points *ps, double flops,
+                                  double bytes) {
+  const args *a = w->a;
+  int64_t size = cg_space_size(t);
+  point p = {.tmpl = t, .sched = dflt->schedule, .tdefault = true};
+  p.pdefault = plan_dflt->tmpl == t && sched_equal(t, &plan_dflt->schedule, &dflt->schedule);
+  cg_schedule_format(t, &p.sched, p.text, sizeof p.text);
+  measure(w, &p);
+  if (!a->json) print_point_text(w, &p, flops, bytes);
+  VKML_RETURN_IF_ERROR(points_push(ps, &p));
+  uint64_t rng = a->seed ^ (uint64_t)size * 0x9e3779b97f4a7c15ull;
+  int64_t want = a->sample ? a->sample : size;
+  int64_t tries = a->sample ? (size < 64 * a->sample ? size * 4 : 64 * a->sample) : size;
+  /* sampled indices already seen (sampling only) */
+  int64_t *seen = NULL;
+  int64_t n_seen = 0;
+  if (a->sample) {
+    seen = malloc(sizeof *seen * (size_t)tries);
+    if (!seen) return oom();
+  }
+  int64_t got = 0;
+  for (int64_t i = 0; i < tries && got < want; i++) {
+    int64_t idx = i;
+    if (a->sample) {
+      idx = (int64_t)(splitmix64(&rng) % (uint64_t)size);
+      bool dup = false;
+      for (int64_t j = 0; j < n_seen && !dup; j++) dup = seen[j] == idx;
+      if (dup) continue;
+      seen[n_seen++] = idx;
+    }
+    point q = {.tmpl = t};
+    cg_space_point(t, idx, &q.sched);
+    if (sched_equal(t, &q.sched, &dflt->schedule) || !fix_matches(a, t, &q.sched)) continue;
+    bool valid;
+    vkml_status s = candidate(w, t, &q.sched, &valid, q.error, sizeof q.error);
+    if (s) {
+      free(seen);
+      return s;
+    }
+    cg_schedule_format(t, &q.sched, q.text, sizeof q.text);
+    if (!valid && !q.error[0]) continue;
+    got++;
+    if (valid) measure(w, &q);
+    else w->n_failed++;
+    if (!a->json) print_point_text(w, &q, flops, bytes);
+    if ((s = points_push(ps, &q))) {
+      free(seen);
+      return s;
+    }
+  }
+  free(seen);
+  return VKML_OK;
+}
+
+/* The templates to sweep: --template, or every template that instantiates
+ * for the node with its default schedule. dflt[i] is each one's default. */
+static vkml_status pick_templates(sweep *w, const cg_template **tm, cg_kernel *dflt, int *n) {
+  *n = 0;
+  if (w->a->tmpl) {
+    const cg_template *t = cg_template_find(w->a->tmpl);
+    if (!t) return vkml_status_make(VKML_CODE_INVALID_ARGUMENT, "unknown template '%s'", w->a->tmpl);
+    vkml_status s = cg_kernel_for_node(w->target, t, NULL, w->t, &dflt[0]);
+    if (s) return vkml_status_annotate(s, "template %s does not instantiate for this node", t->name);
+    tm[(*n)++] = t;
+    return VKML_OK;
+  }
+  for (int i = 0; cg_templates[i] && *n < MAX_TMPL; i++) {
+    const cg_template *t = cg_templates[i];
+    vkml_status s = cg_kernel_for_node(w->target, t, NULL, w->t, &dflt[*n]);
+    if (s) {
+      vkml_status_free(s);
+      continue;
+    }
+    if (dflt[*n].tmpl == t) tm[(*n)++] = t;
+  }
+  if (!*n) return vkml_status_make(VKML_CODE_UNSUPPORTED, "no template instantiates for the node");
+  return VKML_OK;
+}
+
+/* Every --fix knob must belong to a swept template and name a candidate. */
+static vkml_status check_fix(const args *a, const cg_template *const *tm, int n) {
+  for (int i = 0; i < a->n_fix; i++) {
+    bool known = false, value_ok = false;
+    for (int j = 0; j < n; j++) {
+      int k = cg_knob_index(tm[j], a->fix_name[i]);
+      if (k < 0) continue;
+      known = true;
+      for (int v = 0; v < tm[j]->knobs[k].n_values; v++)
+        value_ok |= tm[j]->knobs[k].values[v] == a->fix_value[i];
+    }
+    if (!known)
+      return vkml_status_make(VKML_CODE_INVALID_ARGUMENT, "--fix: unknown knob '%s'",
+                              a->fix_name[i]);
+    if (!value_ok)
+      return vkml_status_make(VKML_CODE_INVALID_ARGUMENT, "--fix: %s=%d is not a candidate value",
+                              a->fix_name[i], a->fix_value[i]);
+  }
+  return VKML_OK;
+}
+
+/* ---- main --------------------------------------------------------------------------- */
+
+/* The reference outputs (w->ref): the CPU executor's run of the graph, or
+ * with --ref default the default choice's GPU output. */
+static vkml_status reference(sweep *w, const cg_kernel *plan_dflt, double *secs) {
+  w->ref = calloc((size_t)w->n_out, sizeof *w->ref);
+  if (!w->ref) return oom();
+  double t0 = now_s();
+  vkml_status s;
+  if (plan_dflt) {
+    double us;
+    s = run_point(w, plan_dflt->tmpl, &plan_dflt->schedule, &us, w->ref);
+  } else {
+    s = rt_cpu_run_graph(w->g, w->inputs, w->n_in, w->ref, w->n_out);
+  }
+  *secs = now_s() - t0;
+  return s ? vkml_status_annotate(s, "reference") : VKML_OK;
+}
+
+static void print_text_header(const sweep *w, double flops, double bytes, double ref_s) {
+  const args *a = w->a;
+  char desc[256];
+  ir_node_describe(w->target, desc, sizeof desc);
+  printf("%s: %s\n", a->model, desc);
+  printf("device %s, %s, median of %d runs after %d warm-up; reference: %s (%.2f s); "
+         "%.4g GFLOP, %.4g MB\n",
+         w->t->name, a->precision ? "fp16" : "fp32", a->runs, a->warmup,
+         a->ref_default ? "the default's GPU output" : "CPU executor", ref_s, flops / 1e9,
+         bytes / 1e6);
+  printf("%-18s %-40s %10s %9s %8s %10s\n", "template", "schedule", "median_us", "GFLOP/s",
+         "GB/s", "max_abs_err");
+  fflush(stdout);
+}
+
+static void print_text_summary(const sweep *w, const point *const *r, int nr, int rank,
+                               const point *pd) {
+  printf("\n%d measured, %lld WRONG, %lld failed; skipped %lld refused by the template's "
+         "constraints, %lld by the kernel\n",
+         nr + (int)w->n_wrong, (long long)w->n_wrong, (long long)w->n_failed,
+         (long long)w->n_refused_constraints, (long long)w->n_refused_kernel);
+  printf("best %d:\n", nr < 5 ? nr : 5);
+  for (int i = 0; i < nr && i < 5; i++)
+    printf("  %d. %-18s %-40s %10.2f us%s\n", i + 1, r[i]->tmpl->name, r[i]->text,
+           r[i]->median_us, r[i] == pd ? "  default" : "");
+  if (!pd) printf("default: not measured\n");
+  else if (!rank)
+    printf("default %s %s: not ranked (%s)\n", pd->tmpl->name, pd->text,
+           pd->ok ? "WRONG" : pd->error);
+  else if (rank == 1)
+    printf("default %s %s: rank 1 of %d, %.2f us: the fastest point\n", pd->tmpl->name,
+           pd->text, nr, pd->median_us);
+  else
+    printf("default %s %s: rank %d of %d, %.2f us; best %.2f us (%.2fx faster)\n",
+           pd->tmpl->name, pd->text, rank, nr, pd->median_us, r[0]->median_us,
+           pd->median_us / r[0]->median_us);
+}
+
+static void json_point(FILE *f, const point *p, double flops, double bytes) {
+  fprintf(f, "{\"template\": ");
+  json_str(f, p->tmpl->name);
+  fprintf(f, ", \"schedule\": ");
+  json_str(f, p->text);
+  fprintf(f, ", \"default\": %s, \"template_default\": %s, \"ok\": %s",
+          p->pdefault ? "true" : "false", p->tdefault ? "true" : "false",
+          p->ok ? "true" : "false");
+  if (!p->ok) {
+    fprintf(f, ", \"error\": ");
+    json_str(f, p->error);
+    fputc('}', f);
+    return;
+  }
+  fprintf(f, ", \"median_us\": ");
+  json_num(f, p->median_us);
+  fprintf(f, ", \"gflops\": ");
+  json_num(f, flops > 0 ? flops / p->median_us / 1e3 : NAN);
+  fprintf(f, ", \"gbps\": ");
+  json_num(f, bytes / p->median_us / 1e3);
+  fprintf(f, ", \"max_abs_err\": ");
+  json_num(f, p->max_abs);
+  fprintf(f, ", \"rel_err\": ");
+  json_num(f, p->rel);
+  fprintf(f, ", \"wrong\": %s}", p->wrong ? "true" : "false");
+}
+
+/* The whole result as one JSON object (written at the end, so that a
+ * failure never leaves half an object behind). */
+static void write_json(FILE *f, const sweep *w, const points *ps, const point *const *r, int nr,
+                       int rank, double flops, double bytes, double ref_s) {
+  const args *a = w->a;
+  char desc[256];
+  ir_node_describe(w->target, desc, sizeof desc);
+  fprintf(f, "{\"model\": ");
+  json_str(f, a->model);
+  fprintf(f, ", \"node\": ");
+  json_str(f, desc);
+  fprintf(f, ", \"device\": ");
+  json_str(f, w->t->name);
+  fprintf(f, ", \"precision\": \"%s\", \"runs\": %d, \"warmup\": %d, \"reference\": \"%s\", "
+             "\"reference_s\": %.3f, \"flops\": %.0f, \"bytes\": %.0f, \"tolerance\": %g, "
+             "\"points\": [",
+          a->precision ? "fp16" : "fp32", a->runs, a->warmup, a->ref_default ? "default" : "cpu",
+          ref_s, flops, bytes, w->tol);
+  for (int i = 0; i < ps->n; i++) {
+    if (i) fprintf(f, ",\n  ");
+    json_point(f, &ps->v[i], flops, bytes);
+  }
+  fprintf(f, "], \"refused_constraints\": %lld, \"refused_kernel\": %lld, \"failed\": %lld, "
+             "\"wrong\": %lld, \"ranked\": %d, \"default_rank\": %d, \"best\": [",
+          (long long)w->n_refused_constraints, (long long)w->n_refused_kernel,
+          (long long)w->n_failed, (long long)w->n_wrong, nr, rank);
+  for (int i = 0; i < nr && i < 5; i++) {
+    if (i) fprintf(f, ", ");
+    json_point(f, r[i], flops, bytes);
+  }
+  fprintf(f, "]}\n");
+}
+
+/* Text summary and / or JSON (stdout, --json-file). */
+static vkml_status report(const sweep *w, const points *ps, double flops, double bytes,
+                          double ref_s) {
+  const args *a = w->a;
+  const point *pd = NULL;
+  for (int i = 0; i < ps->n; i++)
+    if (ps->v[i].pdefault) pd = &ps->v[i];
+  int nr = 0, rank = 0;
+  const point **r = ranking(ps, &nr);
+  if (!r) return oom();
+  for (int i = 0; i < nr; i++)
+    if (r[i] == pd) rank = i + 1;
+  if (a->json) write_json(stdout, w, ps, r, nr, rank, flops, bytes, ref_s);
+  else print_text_summary(w, r, nr, rank, pd);
+  vkml_status s = VKML_OK;
+  if (a->json_file) {
+    FILE *f = fopen(a->json_file, "w");
+    if (!f) {
+      s = vkml_status_make(VKML_CODE_IO, "cannot write %s", a->json_file);
+    } else {
+      write_json(f, w, ps, r, nr, rank, flops, bytes, ref_s);
+      if (fclose(f)) s = vkml_status_make(VKML_CODE_IO, "%s: write failed", a->json_file);
+    }
+  }
+  free(r);
+  return s;
+}
+
+/* w->g (g or its fp16 copy), w->inputs and, with --ref cpu, w->ref are
+ * ready; the device is open. */
+static vkml_status run_sweep(sweep *w, const ir_graph *g, double ref_s) {
+  const args *a = w->a;
+  const ir_node *target0;
+  VKML_RETURN_IF_ERROR(find_target(g, a->node, w->t, &target0));
+  w->target = target0;
+  if (a->precision == IR_PRECISION_FP16) {
+    if (!w->t->storage_16bit)
+      return vkml_status_make(VKML_CODE_UNSUPPORTED, "fp16 needs 16-bit storage, which %s lacks",
+                              w->t->name);
+    w->target = corresponding_node(g, target0, w->g);
+    if (!w->target) return vkml_status_make(VKML_CODE_INTERNAL, "the fp16 copy lacks the node");
+  }
+  vkml_status s = VKML_OK;
+  points ps = {0};
+  const cg_template *tm[MAX_TMPL];
+  cg_kernel *dflt = malloc(sizeof *dflt * (MAX_TMPL + 1));
+  int n_tm = 0;
+  if (!dflt) return oom();
+  cg_kernel *plan_dflt = dflt + MAX_TMPL;
+  s = cg_kernel_for_node(w->target, NULL, NULL, w->t, plan_dflt);
+  if (s) s = vkml_status_annotate(s, "the node has no default GPU kernel");
+  if (!s) s = pick_templates(w, tm, dflt, &n_tm);
+  if (!s) s = check_fix(a, tm, n_tm);
+  if (!s && a->ref_default) s = reference(w, plan_dflt, &ref_s);
+  if (s) goto done;
+
+  double flops = node_flops(w->target), bytes = node_bytes(w->target);
+  if (!a->json) print_text_header(w, flops, bytes, ref_s);
+  for (int i = 0; i < n_tm && !s; i++)
+    s = sweep_template(w, tm[i], &dflt[i], plan_dflt, &ps, flops, bytes);
+  if (!s) s = report(w, &ps, flops, bytes, ref_s);
+done:
+  free(ps.v);
+  free(dflt);
+  return s;
+}
+
+static int fail(vkml_status s) {
+  fprintf(stderr, TOOL ": %s\n", vkml_status_message(s));
+  vkml_status_free(s);
+  return 1;
+}
+
+int main(int argc, char **argv) {
+  args a;
+  int rc = parse_args(argc, argv, &a);
+  if (rc) return rc == 1 ? 0 : 2;
+  ir_graph *g = NULL;
+  vkml_status s = ir_parse_file(a.model, &g);
+  if (s) return fail(s);
+  sweep w = {.a = &a, .tol = a.precision == IR_PRECISION_FP16 ? 1e-2 : 1e-3};
+  ir_graph *g16 = NULL;
+  if (a.precision == IR_PRECISION_FP16) s = cg_graph_to_fp16(g, &g16);
+  w.g = g16 ? g16 : g;
+  w.n_out = w.g->n_outputs;
+  if (!s) s = make_inputs(&w);
+  /* The CPU reference runs before the device is opened: the H200 drops its
+   * SM clock to 345 MHz after ~3.5 s without GPU work, and the light,
+   * bursty work of a sweep does not raise it again (measured: every point
+   * 5x slow after a 5 s reference). Opening the device raises it. */
+  double ref_s = 0;
+  if (!s && !a.ref_default) s = reference(&w, NULL, &ref_s);
+  rt_vk_context_opts co = {.select_device = a.device >= 0,
+                           .device_index = a.device,
+                           .required = RT_VK_REQ_TIMESTAMPS};
+  if (!s) s = rt_vk_context_create(&co, &w.ctx);
+  if (!s) {
+    w.t = rt_vk_context_target(w.ctx);
+    s = cg_compiler_create(&(cg_compiler_opts){0}, &w.cc);
+  }
+  if (!s) s = run_sweep(&w, g, ref_s);
+  for (int i = 0; w.inputs && i < w.n_in; i++) rt_tensor_free(&w.inputs[i]);
+  for (int i = 0; w.ref && i < w.n_out; i++) rt_tensor_free(&w.ref[i]);
+  free(w.inputs);
+  free(w.ref);
+  cg_compiler_destroy(w.cc);
+  if (w.ctx) {
+    const char *warn = rt_vk_context_warnings(w.ctx);
+    if (warn && *warn)
+      fprintf(stderr, TOOL ": warning: %s%s", warn, warn[strlen(warn) - 1] == '\n' ? "" : "\n");
+    rt_vk_report rep;
+    rt_vk_context_destroy(w.ctx, &rep);
+    if (!s && (rep.n_errors || rep.n_leaked))
+      s = vkml_status_make(VKML_CODE_DEVICE, "Vulkan validation: %u errors, %d leaked objects; "
+                           "first: %s", rep.n_errors, rep.n_leaked, rep.first_message);
+  }
+  ir_graph_destroy(g16);
+  ir_graph_destroy(g);
+  if (s) {
+    fflush(stdout);
+    return fail(s);
+  }
+  return w.n_wrong ? 3 : 0;
+}
