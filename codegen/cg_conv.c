@@ -225,9 +225,12 @@ static bool is_depthwise(const cg_conv_workload *w) {
   return w->op == IR_OP_CONV2D && w->p.group == w->c;
 }
 
+/* 1x1 convs go to the direct template too: on the H200 it beat conv2d_1x1
+ * on every ResNet-50 / MobileNetV2 1x1 shape swept (1.16x-1.49x, best point
+ * against best point; bench/results/2026-11-22-h200-sweep.md). conv2d_1x1
+ * stays in the space for the tuner. */
 const cg_template *cg_conv_choose(const cg_conv_workload *w) {
   if (w->op == IR_OP_CONV_TRANSPOSE2D) return &cg_conv_transpose2d_template;
-  if (is_1x1(w)) return &cg_conv2d_1x1_template;
   if (is_depthwise(w) && w->c > 1) return &cg_conv2d_depthwise_template;
   return &cg_conv2d_direct_template;
 }
@@ -333,6 +336,33 @@ static void gemm_default(const cg_template *t, const gemm_dims *d, cg_schedule *
   }
 }
 
+/* The default of the forward conv GEMM templates (direct, 1x1): the largest
+ * tile of a short ladder that still gives GEMM_MIN_TILES workgroups (about
+ * three per compute unit of a large GPU), else the smallest. The rungs are
+ * the schedules that led their class in the H200 sweeps recorded in
+ * bench/results/2026-11-22-h200-sweep.md: 64x64 tiles for large outputs,
+ * 32x32, and 16x16 with a deeper K step for the late, small-spatial layers.
+ * A rung the target cannot run falls back to gemm_default. */
+#define GEMM_MIN_TILES 384
+static const int CONV_LADDER[][5] = {
+    {8, 16, 8, 4, 8}, /* 64 x 64, 128 invocations */
+    {8, 8, 4, 4, 8},  /* 32 x 32, 64 invocations */
+    {4, 16, 4, 1, 16}, /* 16 x 16, 64 invocations */
+};
+
+static void conv_default(const cg_template *t, const gemm_dims *d, const ir_target *target,
+                         cg_schedule *s) {
+  int n = (int)(sizeof CONV_LADDER / sizeof CONV_LADDER[0]);
+  for (int r = 0; r < n; r++) {
+    for (int k = 0; k < 5; k++) s->v[k] = CONV_LADDER[r][k];
+    if (r + 1 < n && gemm_groups(s, d) < GEMM_MIN_TILES) continue;
+    vkml_status st = cg_schedule_check(t, s, target);
+    if (!st) return;
+    vkml_status_free(st);
+  }
+  gemm_default(t, d, s);
+}
+
 /* Depthwise over packed x and y with one input channel per output channel:
  * each invocation computes 4 channels (one texel) at once. */
 static bool dw_vec4(const cg_conv_workload *w) {
@@ -383,6 +413,7 @@ vkml_status cg_conv_instantiate(const cg_conv_workload *w, const cg_template *t,
   int64_t in_th = 1, in_tw = 1, smem = 0;
   gemm_dims gd = gemm_dims_of(t, w);
   if (!s && t == &cg_conv2d_depthwise_template) dw_default(w, &sched);
+  else if (!s && t != &cg_conv_transpose2d_template) conv_default(t, &gd, target, &sched);
   else if (!s) gemm_default(t, &gd, &sched);
   VKML_RETURN_IF_ERROR(cg_schedule_check(t, &sched, target));
   if (t == &cg_conv2d_depthwise_template) {

@@ -53,8 +53,9 @@ vkml_status cg_conv_workload_from_node(const ir_node *n, cg_conv_workload *out);
  * convs, + act/act_alpha/act_beta when there is one). */
 void cg_conv_workload_key(const cg_conv_workload *w, char *buf, int buf_bytes);
 /* The family's own template for w: conv_transpose2d for a transposed conv;
- * conv2d_1x1 for a 1x1 stride-1 unpadded one-group conv; conv2d_depthwise
- * when group == C > 1; conv2d_direct otherwise. */
+ * conv2d_depthwise when group == C > 1; conv2d_direct otherwise (1x1 convs
+ * included: it measured faster than conv2d_1x1, which the tuner may still
+ * pick). */
 const cg_template *cg_conv_choose(const cg_conv_workload *w);
 /* Instantiates template t (NULL: cg_conv_choose) for w with schedule s.
  * s NULL: the template's default fitted to w (fewer outputs per invocation
