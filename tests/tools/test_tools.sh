@@ -128,6 +128,18 @@ if gpu_vkc run "$EX/model.vkir" --layout nc4hw4 --input x="$EX/x.npy" --profile 
 else
   bad "vkc run --layout nc4hw4 ($(head -c 400 "$TMP/err") $(head -c 800 "$TMP/txt"))"
 fi
+if gpu_vkc run "$EX/model.vkir" --input x="$EX/x.npy" --replay --bench 3 --warmup-ms 20 --profile --json >"$TMP/json" 2>"$TMP/err" &&
+   $PY -c "
+import json, sys
+d = json.load(open('$TMP/json'))
+ok = d['bench']['replay'] is True and d['bench']['runs'] == 3 and len(d['profile']) == 7
+ok = ok and all(p['ms'] > 0 for p in d['profile'] if p['device'] == 'gpu')
+sys.exit(0 if ok else 1)"; then
+  ok "vkc run --replay: kernels timed back to back"
+else
+  bad "vkc run --replay ($(head -c 300 "$TMP/err") $(head -c 300 "$TMP/json"))"
+fi
+expect_fail "vkc run --replay on the CPU" "--replay needs a GPU run" "$VKC" run "$EX/model.vkir" --device cpu --replay --bench 2 --input x="$EX/x.npy"
 expect_fail "vkc run: bad --layout" "--layout expects default or nc4hw4" "$VKC" run "$EX/model.vkir" --layout nchw8 --input x="$EX/x.npy"
 expect_fail "vkc run: unknown --cpu-ops name" "--cpu-ops: unknown op 'Frobnicate'" "$VKC" run "$EX/model.vkir" --cpu-ops conv2d,Frobnicate --input x="$EX/x.npy"
 expect_fail "vkc run: bad --precision" "--precision expects fp32 or fp16" "$VKC" run "$EX/model.vkir" --precision fp8 --input x="$EX/x.npy"

@@ -456,6 +456,48 @@ Test(vk_exec, timestamps) {
   env_close(&e);
 }
 
+/* Replay: the recorded segments again, no transfers, no CPU steps; needs a
+ * run first; the buffers keep their data (a following run is still right). */
+Test(vk_exec, replay) {
+  env e;
+  env_open(&e);
+  ir_graph *g = mix_graph(4);
+  cg_plan_opts o = opts_binary(&e, "mul,sigmoid", IR_PRECISION_FP32);
+  ir_plan *p;
+  T_OK(cg_plan_build(g, e.t, &o, &p));
+  rt_vk_exec *x;
+  rt_vk_exec_opts xo = {.timestamps = e.t->timestamp_valid_bits != 0};
+  T_OK(rt_vk_exec_create(e.ctx, g, p, &xo, &x));
+  double ns[5];
+  t_expect_error(rt_vk_exec_replay(x, ns), VKML_CODE_INVALID_ARGUMENT, "complete run first");
+  rt_tensor in[2];
+  random_inputs(g, 10, in);
+  check_run(x, g, in, 2, 1e-6, 0, NULL);
+  rt_vk_exec_stats before, after;
+  rt_vk_exec_stats_get(x, &before);
+  for (int r = 0; r < 3; r++) {
+    for (int i = 0; i < 5; i++) ns[i] = -1;
+    T_OK(rt_vk_exec_replay(x, ns));
+    for (int i = 0; i < 5; i++) {
+      if (p->steps[i].device == IR_DEVICE_CPU) cr_assert_eq(ns[i], 0, "CPU step %d skipped", i);
+      else if (xo.timestamps) cr_assert(ns[i] > 0 && ns[i] < 1e10, "step %d: %g ns", i, ns[i]);
+    }
+  }
+  T_OK(rt_vk_exec_replay(x, NULL));
+  rt_vk_exec_stats_get(x, &after);
+  cr_assert_eq(after.n_replays, 4);
+  cr_assert_eq(after.n_uploads, before.n_uploads, "replays upload nothing");
+  cr_assert_eq(after.n_downloads, before.n_downloads, "replays download nothing");
+  cr_assert_eq(after.n_segment_runs, before.n_segment_runs + 4 * 3);
+  cr_assert_eq(after.n_runs, before.n_runs);
+  check_run(x, g, in, 2, 1e-6, 0, NULL);
+  free_tensors(in, 2);
+  rt_vk_exec_destroy(x);
+  ir_plan_destroy(p);
+  ir_graph_destroy(g);
+  env_close(&e);
+}
+
 Test(vk_exec, input_errors) {
   env e;
   env_open(&e);
