@@ -22,7 +22,9 @@ extern const cg_template cg_data_copy_template;
 /* glsl/data_transpose.comp: transpose through shared-memory tiles; knobs
  * TILE {8,16,32} x ROWS {1..32} (default 32 x 4), its own space. */
 extern const cg_template cg_data_transpose_template;
-/* glsl/data_concat.comp: concat (inputs as separate bindings). */
+/* glsl/data_concat.comp: concat (inputs as separate bindings); also every
+ * operand in nc4hw4 along axis 1 of rank-4 f32 / f16 values (cg_layout.c
+ * claims those). */
 extern const cg_template cg_data_concat_template;
 /* glsl/data_concat.comp: split (every output written by one dispatch). */
 extern const cg_template cg_data_split_template;
@@ -34,8 +36,11 @@ extern const cg_template cg_data_resize_template;
 enum { CG_DATA_KNOB_WG = 0, CG_DATA_KNOB_EPI = 1, CG_DATA_KNOB_UNIT = 2 };
 
 /* Most parts (concat inputs, split outputs) of one kernel: it binds at most
- * 32 buffers. (ir_target does not report maxPerStageDescriptorStorageBuffers,
- * whose Vulkan minimum is 4; every desktop driver allows far more.) */
+ * 32 buffers (the runtime's pipeline limit, within every device's
+ * maxPushDescriptors). A device allowing fewer storage buffers per stage
+ * (ir_target max_storage_buffers_per_stage, Vulkan minimum 4) gets the node
+ * on the CPU from cg_plan_build. Packed (nc4hw4 along the channels): at
+ * most 16 parts, the width of cg_node_layout_operands' mask. */
 #define CG_DATA_MAX_PARTS 31
 
 /* Starts kernel k of template tmpl for node n: the schedule (s, or the

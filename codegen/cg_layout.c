@@ -12,10 +12,12 @@
 #include <string.h>
 
 #include "codegen/cg_ops.h"
+#include "ir/params.h"
 
 #define IN(i) (1u << (i))
-/* operands of the nodes that have packed paths (a conv2d: 3 inputs) */
-#define MAX_SHADOW 4
+/* operands of the nodes that have packed paths (a conv2d: 3 inputs; concat
+ * and split: up to 16 parts, the width of the mask's halves) */
+#define MAX_SHADOW 16
 
 typedef vkml_status (*node_fn)(const ir_node *, const cg_template *, const cg_schedule *,
                                const ir_target *, cg_kernel *);
@@ -58,7 +60,10 @@ static bool same_dims(const ir_type *a, const ir_type *b) {
 }
 
 /* The operands the op's kernel has packed paths for, from types alone. */
+static uint32_t concat_candidate(const ir_node *n);
+
 static uint32_t candidate(const ir_node *n) {
+  if (n->op == IR_OP_CONCAT || n->op == IR_OP_SPLIT) return concat_candidate(n);
   if (n->n_outputs != 1 || n->n_inputs < 1 || n->n_inputs > MAX_SHADOW || !n->outputs[0])
     return 0;
   for (int i = 0; i < n->n_inputs; i++)
@@ -88,6 +93,7 @@ static void capable_target(ir_target *t) {
   t->fp16_arith = t->int8_arith = t->int16_arith = true;
   for (int i = 0; i < 3; i++) t->max_workgroup_count[i] = 0x7fffffffu;
   t->max_storage_buffer_range = UINT32_MAX;
+  t->max_storage_buffers_per_stage = UINT32_MAX;
 }
 
 /* Whether n's kernel instantiates with the operands of mask in layout l
@@ -116,6 +122,30 @@ static bool instantiates(const ir_node *n, uint32_t mask, ir_layout in_l, ir_lay
   bool ok = s == VKML_OK;
   vkml_status_free(s);
   return ok;
+}
+
+/* concat / split along the channels (axis 1) of rank-4 values: every part
+ * and the whole packed (data_concat.comp's packed paths), at most
+ * MAX_SHADOW parts. */
+static uint32_t concat_candidate(const ir_node *n) {
+  bool split = n->op == IR_OP_SPLIT;
+  int n_parts = split ? n->n_outputs : n->n_inputs;
+  if ((split ? n->n_inputs : n->n_outputs) != 1 || n_parts < 1 || n_parts > MAX_SHADOW)
+    return 0;
+  uint32_t m = 0;
+  for (int i = 0; i < n->n_inputs; i++) {
+    if (!packable(n->inputs[i])) return 0;
+    m |= IN(i);
+  }
+  for (int i = 0; i < n->n_outputs; i++) {
+    if (!packable(n->outputs[i])) return 0;
+    m |= CG_LAYOUT_OUT(i);
+  }
+  int axis;
+  vkml_status s = ir_axis_normalize(ir_node_int(n, IR_A_AXIS, 0), 4, &axis);
+  bool ok = !s && axis == 1;
+  vkml_status_free(s);
+  return ok ? m : 0;
 }
 
 uint32_t cg_node_layout_operands(const ir_node *n, ir_layout l) {

@@ -427,6 +427,17 @@ static const char *cpu_only_reason(const ir_node *n, const ir_target *t, const b
                                    char *buf, size_t bytes) {
   if (forced[n->op]) return "forced onto the CPU (--cpu-ops)";
   if (n->device == IR_DEVICE_CPU) return "placed on the CPU in the IR (@cpu)";
+  /* every kernel binds one storage buffer per operand (cg_ops.h); checked
+   * here, before the layout pass asks for a mask, so such a node is never
+   * packed */
+  if (t->max_storage_buffers_per_stage &&
+      (uint64_t)n->n_inputs + (uint64_t)n->n_outputs > t->max_storage_buffers_per_stage) {
+    snprintf(buf, bytes,
+             "binds %d storage buffers; the device allows %u per shader stage "
+             "(maxPerStageDescriptorStorageBuffers)",
+             n->n_inputs + n->n_outputs, t->max_storage_buffers_per_stage);
+    return buf;
+  }
   for (int i = 0; i < n->n_inputs + n->n_outputs; i++) {
     const ir_value *v = i < n->n_inputs ? n->inputs[i] : n->outputs[i - n->n_inputs];
     if (v->type.bounded) {

@@ -80,6 +80,11 @@ typedef struct ir_target {
   uint32_t max_workgroup_count[3];
   uint32_t max_push_constant_bytes;
   uint64_t max_storage_buffer_range; /* bytes one descriptor may cover */
+  /* Storage buffers one compute pipeline may bind (the smallest of
+   * maxPerStageDescriptorStorageBuffers, maxDescriptorSetStorageBuffers and
+   * maxPerStageResources: every kernel binds its buffers in one set); 0:
+   * unknown (no check). Vulkan's minimum is 4. */
+  uint32_t max_storage_buffers_per_stage;
   uint32_t min_storage_buffer_offset_alignment;
 
   /* arithmetic and storage types (enabled on the device when true) */
@@ -140,6 +145,7 @@ static inline void ir_target_minimum(ir_target *t) {
   t->max_workgroup_count[2] = 65535;
   t->max_push_constant_bytes = 128;
   t->max_storage_buffer_range = 1u << 27;
+  t->max_storage_buffers_per_stage = 4;
   t->min_storage_buffer_offset_alignment = 256;
 }
 

@@ -9,12 +9,25 @@
 // Units are ELEM_BYTES bytes (one element or several neighbouring ones
 // moved as one word); bits are copied, so every dtype of that size works.
 //
+// Packed channels (nc4hw4, every part and the whole, along C) whose parts
+// all start on a texel boundary are this same row copy over the padded
+// [N][C4][H][W][4] views (the host bakes those). Otherwise PACKED (defined
+// only then): one invocation per output texel (4 channels of one pixel)
+// gathers its lanes through the packed addresses, 0 past the channels:
+//   concat: over the output's texels, each lane from the part holding its
+//     channel; split: over every output's texels in turn (part k owns
+//     [T(k-1), T(k))), the lanes from the input.
+//
 // Bindings: concat: 0..N_PARTS-1 = the inputs, N_PARTS = the output;
-//   split: 0 = the input, 1..N_PARTS = the outputs (N_PARTS <= 31).
+//   split: 0 = the input, 1..N_PARTS = the outputs (N_PARTS <= 31; PACKED:
+//   <= 16).
 // Knobs (#defines): WG_SIZE, EPI (units per invocation, WG_SIZE apart),
 //   UNIT_BYTES (host only: the widest unit elements may be grouped into).
-// Baked (#defines): ELEM_BYTES, SPLIT, N_PARTS. Specialization constants:
-//   N (units), ROW (units per row), E0.. (each part's row end, units).
+// Baked (#defines): ELEM_BYTES, SPLIT, N_PARTS, PACKED. Specialization
+//   constants: N (units; PACKED: texels), ROW (units per row), E0.. (each
+//   part's row end, units; PACKED: channel end); PACKED: HW (pixels per
+//   plane), C4 and C (the whole's texels and channels per pixel), split:
+//   T0.. (each output's texel end).
 
 #if ELEM_BYTES == 1
 #extension GL_EXT_shader_8bit_storage : require
@@ -99,7 +112,80 @@ const uint ST28 = E27;
 const uint ST29 = E28;
 const uint ST30 = E29;
 
-#if SPLIT
+#ifdef PACKED
+// a texel of 4 elements as 32-bit words
+#if ELEM_BYTES == 2
+#define TEX uvec2
+#define TEXOF(v) uvec2((v).x | ((v).y << 16), (v).z | ((v).w << 16))
+#else
+#define TEX uvec4
+#define TEXOF(v) (v)
+#endif
+layout(constant_id = 2) const uint HW = 1;
+layout(constant_id = 3) const uint C4 = 1;
+layout(constant_id = 4) const uint C = 1;
+#endif
+
+#if defined(PACKED) && SPLIT
+layout(constant_id = 40) const uint T0 = 0;
+layout(constant_id = 41) const uint T1 = 0;
+layout(constant_id = 42) const uint T2 = 0;
+layout(constant_id = 43) const uint T3 = 0;
+layout(constant_id = 44) const uint T4 = 0;
+layout(constant_id = 45) const uint T5 = 0;
+layout(constant_id = 46) const uint T6 = 0;
+layout(constant_id = 47) const uint T7 = 0;
+layout(constant_id = 48) const uint T8 = 0;
+layout(constant_id = 49) const uint T9 = 0;
+layout(constant_id = 50) const uint T10 = 0;
+layout(constant_id = 51) const uint T11 = 0;
+layout(constant_id = 52) const uint T12 = 0;
+layout(constant_id = 53) const uint T13 = 0;
+layout(constant_id = 54) const uint T14 = 0;
+layout(constant_id = 55) const uint T15 = 0;
+const uint TS0 = 0;
+const uint TS1 = T0;
+const uint TS2 = T1;
+const uint TS3 = T2;
+const uint TS4 = T3;
+const uint TS5 = T4;
+const uint TS6 = T5;
+const uint TS7 = T6;
+const uint TS8 = T7;
+const uint TS9 = T8;
+const uint TS10 = T9;
+const uint TS11 = T10;
+const uint TS12 = T11;
+const uint TS13 = T12;
+const uint TS14 = T13;
+const uint TS15 = T14;
+layout(binding = 0, std430) readonly buffer In { U x[]; };
+#define PART(k) layout(binding = k + 1, std430) writeonly buffer P##k { TEX p##k[]; };
+// texel t belongs to output k, at its texel tl; lanes from the input
+#define PICK(k)                                                              \
+  if (t < T##k) {                                                            \
+    uint tl = t - TS##k, ck = E##k - ST##k, ck4 = (ck + 3u) / 4u;            \
+    uint px = tl % HW, r = tl / HW;                                          \
+    uint c0 = (r % ck4) * 4u, nb = r / ck4;                                  \
+    uvec4 v = uvec4(0u);                                                     \
+    for (uint l = 0; l < 4u && c0 + l < ck; l++) {                           \
+      uint c = ST##k + c0 + l;                                               \
+      v[l] = uint(x[((nb * C4 + c / 4u) * HW + px) * 4u + (c & 3u)]);        \
+    }                                                                        \
+    p##k[tl] = TEXOF(v);                                                     \
+    continue;                                                                \
+  }
+#elif defined(PACKED)
+layout(binding = N_PARTS, std430) writeonly buffer Out { TEX y[]; };
+#define PART(k) layout(binding = k, std430) readonly buffer P##k { U p##k[]; };
+// channel c (of the output texel's lane l) comes from part k
+#define PICK(k)                                                              \
+  if (c < E##k) {                                                            \
+    uint cl = c - ST##k, ck4 = (E##k - ST##k + 3u) / 4u;                     \
+    v[l] = uint(p##k[((nb * ck4 + cl / 4u) * HW + px) * 4u + (cl & 3u)]);    \
+    continue;                                                                \
+  }
+#elif SPLIT
 layout(binding = 0, std430) readonly buffer In { U x[]; };
 #define PART(k) layout(binding = k + 1, std430) writeonly buffer P##k { U p##k[]; };
 // the unit goes to part k at row o
@@ -217,7 +303,17 @@ void main() {
   for (uint e = 0; e < EPI; e++) {
     uint u = (group * EPI + e) * WG_SIZE + gl_LocalInvocationID.x;
     if (u >= N) return;
+#if defined(PACKED) && SPLIT
+    uint t = u;
+#elif defined(PACKED)
+    uint px = u % HW, r = u / HW;
+    uint c0 = (r % C4) * 4u, nb = r / C4;
+    uvec4 v = uvec4(0u);
+    for (uint l = 0; l < 4u && c0 + l < C; l++) {
+      uint c = c0 + l;
+#else
     uint o = u / ROW, r = u - o * ROW;
+#endif
 #if N_PARTS > 0
     PICK(0)
 #endif
@@ -310,6 +406,10 @@ void main() {
 #endif
 #if N_PARTS > 30
     PICK(30)
+#endif
+#if defined(PACKED) && !SPLIT
+    }
+    y[u] = TEXOF(v);
 #endif
   }
 }

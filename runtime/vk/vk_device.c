@@ -189,6 +189,12 @@ static void fill_target(rt_vk_context *ctx, const dev_info *d, uint32_t ts_bits,
   t->max_workgroup_invocations = l->maxComputeWorkGroupInvocations;
   t->max_push_constant_bytes = l->maxPushConstantsSize;
   t->max_storage_buffer_range = l->maxStorageBufferRange;
+  /* kernels bind all their buffers in one set of one stage */
+  t->max_storage_buffers_per_stage = l->maxPerStageDescriptorStorageBuffers;
+  if (l->maxDescriptorSetStorageBuffers < t->max_storage_buffers_per_stage)
+    t->max_storage_buffers_per_stage = l->maxDescriptorSetStorageBuffers;
+  if (l->maxPerStageResources < t->max_storage_buffers_per_stage)
+    t->max_storage_buffers_per_stage = l->maxPerStageResources;
   t->min_storage_buffer_offset_alignment = (uint32_t)l->minStorageBufferOffsetAlignment;
   t->fp16_arith = d->has_f16i8 && d->f16i8.shaderFloat16;
   t->int8_arith = d->has_f16i8 && d->f16i8.shaderInt8;

@@ -366,14 +366,12 @@ static bool conv_case(env *e, const ccase *c, const epi *ep, ir_dtype dt, const 
   cg_kernel k;
   bool ran = run_packed(e, n, in, n_in, &want, XY, st, s, &tl, st != NULL, &k);
   if (ran) {
-    /* the family's own choice, with the depthwise vec4 path when M == C */
+    /* the family's own choice (1x1 convs too go to direct; conv2d_1x1 runs
+     * as a sampled point), with the depthwise vec4 path when M == C */
     bool dw = c->group == c->c && c->c > 1;
-    bool one = c->kh == 1 && c->kw == 1 && c->sh == 1 && c->sw == 1 && c->group == 1 &&
-               !c->pads[0] && !c->pads[1] && !c->pads[2] && !c->pads[3];
     const cg_template *want_t = st ? st
-                                   : one ? &cg_conv2d_1x1_template
-                                   : dw  ? &cg_conv2d_depthwise_template
-                                         : &cg_conv2d_direct_template;
+                                   : dw ? &cg_conv2d_depthwise_template
+                                        : &cg_conv2d_direct_template;
     cr_assert_eq(k.tmpl, want_t, "%s ran %s", k.key, k.tmpl->name);
     bool vec4 = false;
     for (int i = 0; i < k.n_defines; i++) vec4 = vec4 || !strcmp(k.def_name[i], "DW_VEC4");
