@@ -36,8 +36,9 @@ CG_FAMILIES(X)
 /* Packed layouts (ir/graph.h, IR_LAYOUT_NC4HW4). A kernel reads and writes
  * each operand in its value's layout. The operands a node's GPU kernel can
  * take packed — its rank-4 activations: conv2d x and y, pool x and y, unary
- * x and y, a binary op's a, b and y when all three have the same shape, a
- * reorder's either side — as a mask: bit i = input i, bit 16 + i = output i;
+ * x and y, a binary op's a, b and y when all three have the same shape,
+ * every part and the whole of a concat or split along the channels (at most
+ * 16 parts), a reorder's either side — as a mask: bit i = input i, bit 16 + i = output i;
  * 0 when the node runs in the default layout only. All-or-none: a node whose
  * mask is non-zero runs either with every operand of the mask packed or with
  * none (a reorder: any combination). Weights, bias and every other operand
