@@ -1,6 +1,7 @@
 /* conv2d / conv_transpose2d kernels (see cg_conv.h): the templates' spaces,
  * workloads and keys, the choice of algorithm, instantiation (specialization
- * constants, grid) and the family entry points of cg_ops.h. */
+ * constants, grid) and the family entry points of cg_ops.h; the
+ * cooperative-matrix template lives in cg_conv_coopmat.c. */
 #include <stdio.h>
 #include <string.h>
 
@@ -235,6 +236,18 @@ const cg_template *cg_conv_choose(const cg_conv_workload *w) {
   return &cg_conv2d_direct_template;
 }
 
+static bool coopmat_runs(const cg_conv_workload *w) {
+  return w->op == IR_OP_CONV2D && w->p.group == 1 && w->y.dtype == IR_F16;
+}
+
+/* fp16 convs on the scalar templates ran at 0.86-1.11x of fp32 on the H200
+ * (bench/results/2026-11-22-h200-run2.md), the cooperative-matrix GEMM at
+ * 3.2-3.4x: every dense f16 conv goes to the tensor cores where it can. */
+const cg_template *cg_conv_choose_for(const cg_conv_workload *w, const ir_target *target) {
+  if (coopmat_runs(w) && cg_conv_coopmat_suits(target)) return &cg_conv2d_coopmat_template;
+  return cg_conv_choose(w);
+}
+
 /* Why t cannot run w, or NULL. */
 static const char *mismatch(const cg_template *t, const cg_conv_workload *w) {
   if (t == &cg_conv_transpose2d_template)
@@ -244,13 +257,15 @@ static const char *mismatch(const cg_template *t, const cg_conv_workload *w) {
   if (t == &cg_conv2d_1x1_template)
     return is_1x1(w) ? NULL : "needs a 1x1 kernel, stride 1, no pads and one group";
   if (t == &cg_conv2d_depthwise_template) return is_depthwise(w) ? NULL : "needs group == C";
+  if (t == &cg_conv2d_coopmat_template)
+    return coopmat_runs(w) ? NULL : "runs f16 convs with one group only";
   return "is not a convolution template";
 }
 
 /* ---- instantiation -------------------------------------------------------------- */
 
 /* Specialization constant ids (see the templates): 0..15 are the sizes and
- * attributes in common_specs' order, then the activation's parameters and
+ * attributes in cg_conv_specs' order, then the activation's parameters and
  * up to three template-specific constants. */
 enum { SPEC_ALPHA = 17, SPEC_BETA = 18, SPEC_X0 = 19 };
 
@@ -271,7 +286,7 @@ static int64_t gcd(int64_t a, int64_t b) {
   return a;
 }
 
-static vkml_status common_specs(cg_kernel *k, const cg_conv_workload *w) {
+vkml_status cg_conv_specs(cg_kernel *k, const cg_conv_workload *w) {
   const ir_conv_params *p = &w->p;
   const int64_t v[] = {w->n,           w->c,           w->h,          w->wd,
                        w->m,           w->oh,          w->ow,         p->kernel[0],
@@ -402,10 +417,19 @@ static void dw_default(const cg_conv_workload *w, cg_schedule *s) {
 vkml_status cg_conv_instantiate(const cg_conv_workload *w, const cg_template *t,
                                 const cg_schedule *s, const ir_target *target, cg_kernel *k) {
   memset(k, 0, sizeof *k);
-  if (!t) t = cg_conv_choose(w);
+  if (!t) {
+    t = cg_conv_choose_for(w, target);
+    if (t == &cg_conv2d_coopmat_template) {
+      vkml_status r = cg_conv_coopmat_instantiate(w, s, target, k);
+      if (!r || vkml_status_code(r) != VKML_CODE_UNSUPPORTED || s) return r;
+      vkml_status_free(r); /* its default does not fit: the scalar templates */
+      t = cg_conv_choose(w);
+    }
+  }
   const char *why = mismatch(t, w);
   if (why)
     return vkml_status_make(VKML_CODE_UNSUPPORTED, "template %s %s", t->name, why);
+  if (t == &cg_conv2d_coopmat_template) return cg_conv_coopmat_instantiate(w, s, target, k);
   if (w->y.dtype == IR_F16 && !target->storage_16bit)
     return vkml_status_make(VKML_CODE_UNSUPPORTED, "%s: f16 needs 16-bit storage, which %s lacks",
                             t->name, target->name);
@@ -436,7 +460,7 @@ vkml_status cg_conv_instantiate(const cg_conv_workload *w, const cg_template *t,
     VKML_RETURN_IF_ERROR(cg_kernel_define(k, "X_NC4HW4", "1"));
   if (!vec4 && w->y_layout == IR_LAYOUT_NC4HW4)
     VKML_RETURN_IF_ERROR(cg_kernel_define(k, "Y_NC4HW4", "1"));
-  VKML_RETURN_IF_ERROR(common_specs(k, w));
+  VKML_RETURN_IF_ERROR(cg_conv_specs(k, w));
   cg_conv_workload_key(w, k->key, sizeof k->key);
   k->n_buffers = w->has_bias ? 4 : 3;
   k->push_bytes = 0;

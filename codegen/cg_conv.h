@@ -1,4 +1,4 @@
-/* conv2d and conv_transpose2d on the GPU: four templates, f32 and f16
+/* conv2d and conv_transpose2d on the GPU: five templates, f32 and f16
  * (16-bit storage, fp32 accumulation), bias and fused activation.
  *
  *   conv2d_direct     every conv2d (groups, strides, dilations, asymmetric
@@ -12,10 +12,16 @@
  *                     (glsl/conv2d_depthwise.comp)
  *   conv_transpose2d  the gather form, one dense implicit GEMM per output
  *                     phase (glsl/conv_transpose2d.comp)
+ *   conv2d_coopmat    f16 conv2d with one group on VK_NV_cooperative_matrix:
+ *                     implicit GEMM weights [M, C*KH*KW] x im2col [C*KH*KW,
+ *                     N*OH*OW], the gathered slice staged in shared memory,
+ *                     fp32 (or fp16: knob ACC) accumulation
+ *                     (glsl/conv2d_coopmat.comp, cg_conv_coopmat.c)
  *
  * Knobs of the GEMM-like templates: WG_M x WG_N invocations (output channels
  * x pixels), TM x TN outputs per invocation, BK reduction elements per
- * shared-memory step. Depthwise: WG_X x WG_Y x CPW invocations (pixel columns
+ * shared-memory step. Cooperative matrix: as gemm_coopmat (cg_gemm.h): WM x
+ * WN subgroups, each TM x TN matrix tiles, BK, ACC. Depthwise: WG_X x WG_Y x CPW invocations (pixel columns
  * x rows x channels), OPX x OPY outputs per invocation, SMEM (stage input). */
 #ifndef CG_CONV_H
 #define CG_CONV_H
@@ -28,6 +34,7 @@ extern const cg_template cg_conv2d_direct_template;
 extern const cg_template cg_conv2d_1x1_template;
 extern const cg_template cg_conv2d_depthwise_template;
 extern const cg_template cg_conv_transpose2d_template;
+extern const cg_template cg_conv2d_coopmat_template;
 
 typedef struct cg_conv_workload {
   ir_op op;           /* IR_OP_CONV2D or IR_OP_CONV_TRANSPOSE2D */
@@ -57,7 +64,14 @@ void cg_conv_workload_key(const cg_conv_workload *w, char *buf, int buf_bytes);
  * included: it measured faster than conv2d_1x1, which the tuner may still
  * pick). */
 const cg_template *cg_conv_choose(const cg_conv_workload *w);
-/* Instantiates template t (NULL: cg_conv_choose) for w with schedule s.
+/* The choice on a target: conv2d_coopmat for an f16 conv2d with one group
+ * where the target can run it (VK_NV_cooperative_matrix with an f16 shape,
+ * fp16 arithmetic, 16-bit storage, the Vulkan memory model, basic subgroup
+ * operations), else cg_conv_choose. */
+const cg_template *cg_conv_choose_for(const cg_conv_workload *w, const ir_target *target);
+/* Instantiates template t (NULL: cg_conv_choose_for; where its default
+ * does not fit, UNSUPPORTED, and s is NULL: cg_conv_choose) for w with
+ * schedule s.
  * s NULL: the template's default fitted to w (fewer outputs per invocation
  * where blocks would be mostly empty or too few to fill a GPU; for
  * depthwise, the pixel tile shrunk to the image), still valid wherever the
@@ -66,5 +80,19 @@ const cg_template *cg_conv_choose(const cg_conv_workload *w);
  * depthwise staged tile) or the grid does not fit the target. */
 vkml_status cg_conv_instantiate(const cg_conv_workload *w, const cg_template *t,
                                 const cg_schedule *s, const ir_target *target, cg_kernel *out);
+
+/* Internal, shared by cg_conv.c and cg_conv_coopmat.c. */
+/* The sizes and attributes as specialization constants 0..15, the
+ * activation's parameters as 17 and 18 (the ids of every conv2d template). */
+vkml_status cg_conv_specs(cg_kernel *k, const cg_conv_workload *w);
+/* Whether target can run conv2d_coopmat at all (see cg_conv_choose_for). */
+bool cg_conv_coopmat_suits(const ir_target *target);
+/* conv2d_coopmat for w (s NULL: its default for w, a short ladder of tile
+ * sizes by the number of workgroups); UNSUPPORTED when w is not an f16
+ * conv2d with one group, the target lacks a feature, or the schedule (with
+ * the device's tile shape and subgroup size), its shared memory or grid do
+ * not fit the target. */
+vkml_status cg_conv_coopmat_instantiate(const cg_conv_workload *w, const cg_schedule *s,
+                                        const ir_target *target, cg_kernel *out);
 
 #endif

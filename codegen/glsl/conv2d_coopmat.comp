@@ -1,0 +1,337 @@
+#version 450
+// conv2d (one group, f16) as an implicit GEMM on cooperative matrices
+// (GL_NV_cooperative_matrix, fp16 inputs, fp16 or fp32 accumulation);
+// codegen/cg_conv_coopmat.c instantiates it. Derived from gemm_coopmat.comp:
+//   y[n, m, oh, ow] = ACT(bias[m] + sum_k A[m, k] * B[k, p])
+//   A[m, k] = w[m, ic, kh, kw]              k = (ic*KH + kh)*KW + kw (w itself)
+//   B[k, p] = x[n, ic, oh*SH + kh*DH - PT, ow*SW + kw*DW - PL] (0 outside)
+//   p = (n*OH + oh)*OW + ow over the whole batch.
+// A workgroup computes a BM x BN block of [M, P]: WM x WN subgroups, each TM x
+// TN tiles of MS x NS; per step of BK along k it stages the weights (vector
+// loads along k, As[m][k]) and the gathered im2col slice (Bs[k][p], padding
+// zeros included) in shared memory, the next step's loads in flight in
+// registers while this one is multiplied.
+//
+// Bindings: 0 = x, 1 = w, [2 = bias,] then y; f16 tensors (NCHW, or nc4hw4
+//   x / y when PACKED says so).
+// Knobs (#defines): WM, WN, TM, TN, BK, ACC (accumulator bits: 16, 32).
+// Baked per device (#defines): SG (subgroup size), MS NS KS (a shape the
+//   device lists for f16 x f16 -> ACC).
+// Baked per workload (#defines): HAS_BIAS, ACT (ir_act), A_VEC (weight
+//   loads: 1, 2, 4 halves or 8 as a uvec4; K % A_VEC == 0), B_VEC (1: the
+//   general gather; 2, 4, 8: a 1x1, stride 1, unpadded conv of the default
+//   layout, whose B is [C, H*W] per image, loaded as vectors along pixels;
+//   H*W % B_VEC == 0), PAD (shared row padding, 0 or 8 halves), PACKED
+//   (absent = 0; bit 0: x, bit 1: y in nc4hw4, see ir/graph.h: element
+//   (n, c, h, w) at (((n*C4 + c/4)*H + h)*W + w)*4 + c%4; the writer of
+//   channel M-1 also writes 0 to the lanes past it).
+// Baked per shape (specialization constants): the sizes and attributes below
+//   (the ids of conv2d_direct.comp), the activation's parameters.
+// Every cooperative load/store offset and stride is a multiple of 16 bytes.
+// Compile at optimisation level zero, with the Vulkan memory model enabled
+// on the device (see gemm_coopmat.comp).
+#extension GL_NV_cooperative_matrix : require
+#extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
+#extension GL_EXT_shader_16bit_storage : require
+#extension GL_KHR_shader_subgroup_basic : require
+#extension GL_EXT_control_flow_attributes : require
+
+#ifndef PACKED
+#define PACKED 0
+#endif
+#define X_NC4HW4 (PACKED & 1)
+#define Y_NC4HW4 ((PACKED >> 1) & 1)
+
+#define WG (WM * WN * SG)
+#define BM (WM * TM * MS)
+#define BN (WN * TN * NS)
+#define ASTR (BK + PAD) // As[m][k]
+#define BSTR (BN + PAD) // Bs[k][p]
+
+layout(local_size_x = WG) in;
+
+layout(constant_id = 0) const uint NB = 1; // batch
+layout(constant_id = 1) const uint C = 1;
+layout(constant_id = 2) const uint H = 1;
+layout(constant_id = 3) const uint W = 1;
+layout(constant_id = 4) const uint M = 1;
+layout(constant_id = 5) const uint OH = 1;
+layout(constant_id = 6) const uint OW = 1;
+layout(constant_id = 7) const uint KH = 1;
+layout(constant_id = 8) const uint KW = 1;
+layout(constant_id = 9) const uint SH = 1;
+layout(constant_id = 10) const uint SW = 1;
+layout(constant_id = 11) const uint DH = 1;
+layout(constant_id = 12) const uint DW = 1;
+layout(constant_id = 13) const int PT = 0;
+layout(constant_id = 14) const int PL = 0;
+layout(constant_id = 17) const float ALPHA = 0.0;
+layout(constant_id = 18) const float BETA = 0.0;
+
+const uint KHW = KH * KW;
+const uint K = C * KHW;
+const uint HW = H * W;
+const uint OHW = OH * OW;
+const uint P = NB * OHW;
+
+#if A_VEC == 8
+#define AT uvec4
+#elif A_VEC == 4
+#define AT f16vec4
+#elif A_VEC == 2
+#define AT f16vec2
+#else
+#define AT float16_t
+#endif
+#if B_VEC == 8
+#define BT uvec4
+#elif B_VEC == 4
+#define BT f16vec4
+#elif B_VEC == 2
+#define BT f16vec2
+#else
+#define BT float16_t
+#endif
+
+layout(binding = 0, std430) readonly buffer X { BT x_v[]; };
+layout(binding = 1, std430) readonly buffer Wt { AT w_v[]; };
+#if HAS_BIAS
+layout(binding = 2, std430) readonly buffer Bias { float16_t bias[]; };
+#endif
+layout(binding = 2 + HAS_BIAS, std430) writeonly buffer Y { float16_t y[]; };
+
+// 8 halves travel and are staged as one uvec4; cooperative loads then count
+// offsets and strides in those 16-byte units (A_U, B_U).
+#if A_VEC == 8
+#define A_U 8
+shared uvec4 As[BM * ASTR / 8];
+#else
+#define A_U 1
+shared float16_t As[BM * ASTR];
+#endif
+#if B_VEC == 8
+#define B_U 8
+shared uvec4 Bs[BK * BSTR / 8];
+#else
+#define B_U 1
+shared float16_t Bs[BK * BSTR];
+#endif
+shared float Cs[WM * WN * MS * NS];
+
+// ---- activation: ACT is an ir_act value (as conv2d_direct.comp) --------------
+
+float expm1_(float v) {
+  if (abs(v) < 0.03125)
+    return v * (1.0 + v * (0.5 + v * (1.0 / 6.0 + v * (1.0 / 24.0 + v * (1.0 / 120.0)))));
+  return exp(v) - 1.0;
+}
+
+float act(float v) {
+#if ACT == 1 // relu
+  return v > 0.0 ? v : 0.0;
+#elif ACT == 2 // relu6
+  return v < 0.0 ? 0.0 : (v > 6.0 ? 6.0 : v);
+#elif ACT == 3 // clip
+  return v < ALPHA ? ALPHA : (v > BETA ? BETA : v);
+#elif ACT == 4 // leaky_relu
+  return v >= 0.0 ? v : ALPHA * v;
+#elif ACT == 5 // elu
+  return v >= 0.0 ? v : ALPHA * expm1_(v);
+#elif ACT == 6 // sigmoid
+  return 1.0 / (1.0 + exp(-v));
+#elif ACT == 7 // tanh = e / (e + 2) with e = expm1(2|x|), saturated beyond |x| = 10
+  if (isnan(v)) return v;
+  float e = expm1_(2.0 * min(abs(v), 10.0));
+  return sign(v) * (e / (e + 2.0));
+#elif ACT == 8 // hard_sigmoid
+  float r = fma(ALPHA, v, BETA);
+  return r < 0.0 ? 0.0 : (r > 1.0 ? 1.0 : r);
+#elif ACT == 9 // hard_swish
+  float r = (v + 3.0) / 6.0;
+  return v * (r < 0.0 ? 0.0 : (r > 1.0 ? 1.0 : r));
+#else
+  return v;
+#endif
+}
+
+// ---- staging -------------------------------------------------------------------
+
+// A: BM rows of BK/A_VEC vectors, consecutive invocations along k.
+#define A_ITEMS (BM * (BK / A_VEC))
+#define A_IT ((A_ITEMS + WG - 1) / WG)
+// B: BK rows of NV vectors (pixels); an invocation keeps its columns over
+// the whole loop (BNC invocations per row, RSTEP rows at once, COLS columns
+// and RPT rows each; powers of two).
+#define NV (BN / B_VEC)
+#define BNC (NV < WG ? NV : WG)
+#define RSTEP (WG / BNC)
+#define COLS (NV / BNC)
+#define RPT (BK > RSTEP ? BK / RSTEP : 1)
+
+AT ra[A_IT];
+BT rb[RPT * COLS];
+
+// The B columns of this invocation: the image's offset in x, and (gather)
+// the top-left input position of the column's pixel.
+uint cx[COLS];
+int cih[COLS], ciw[COLS];
+bool cok[COLS];
+
+#if X_NC4HW4
+const uint C4 = (C + 3) / 4;
+#define XAT(c, ic, ih, iw) x_v[cx[c] + (((ic) >> 2) * HW + uint(ih) * W + uint(iw)) * 4 + ((ic) & 3)]
+#else
+#define XAT(c, ic, ih, iw) x_v[cx[c] + (ic) * HW + uint(ih) * W + uint(iw)]
+#endif
+
+void fetch(uint lid, uint m0, uint k0, uint col0, uint row0) {
+  [[unroll]] for (uint it = 0; it < A_IT; it++) {
+    uint e = it * WG + lid;
+    uint k = (e % (BK / A_VEC)) * A_VEC, m = e / (BK / A_VEC);
+    uint gm = m0 + m, gk = k0 + k;
+    ra[it] = AT(0);
+    if ((A_ITEMS % WG == 0 || e < A_ITEMS) && gm < M && gk < K) ra[it] = w_v[(gm * K + gk) / A_VEC];
+  }
+  [[unroll]] for (uint e = 0; e < RPT * COLS; e++) {
+    uint r = e / COLS, c = e % COLS;
+    uint kb = k0 + row0 + r * RSTEP;
+    rb[e] = BT(0);
+#if B_VEC > 1
+    // 1x1, stride 1, no pads: B is x's [C, H*W] rows per image
+    if (kb < K && cok[c]) rb[e] = x_v[(cx[c] + kb * HW) / B_VEC];
+#else
+    uint ic = kb / KHW, t = kb % KHW;
+    int ih = cih[c] + int((t / KW) * DH), iw = ciw[c] + int((t % KW) * DW);
+    if (kb < K && cok[c] && ih >= 0 && ih < int(H) && iw >= 0 && iw < int(W))
+      rb[e] = XAT(c, ic, ih, iw);
+#endif
+  }
+}
+
+// A component of a staged vector.
+#if A_VEC == 4 || A_VEC == 2
+#define ACOMP(v, c) v[c]
+#else
+#define ACOMP(v, c) v
+#endif
+#if B_VEC == 4 || B_VEC == 2
+#define BCOMP(v, c) v[c]
+#else
+#define BCOMP(v, c) v
+#endif
+
+void stash(uint lid, uint col0, uint row0) {
+  [[unroll]] for (uint it = 0; it < A_IT; it++) {
+    uint e = it * WG + lid;
+    if (A_ITEMS % WG != 0 && e >= A_ITEMS) break;
+    uint o = (e / (BK / A_VEC)) * ASTR + (e % (BK / A_VEC)) * A_VEC;
+#if A_VEC == 8
+    As[o / 8] = ra[it];
+#else
+    [[unroll]] for (uint c = 0; c < A_VEC; c++) As[o + c] = ACOMP(ra[it], c);
+#endif
+  }
+  [[unroll]] for (uint e = 0; e < RPT * COLS; e++) {
+    uint kk = row0 + (e / COLS) * RSTEP;
+    if (RSTEP > BK && kk >= BK) break;
+    uint o = kk * BSTR + (col0 + (e % COLS) * BNC) * B_VEC;
+#if B_VEC == 8
+    Bs[o / 8] = rb[e];
+#else
+    [[unroll]] for (uint c = 0; c < B_VEC; c++) Bs[o + c] = BCOMP(rb[e], c);
+#endif
+  }
+}
+
+// Scope 3 = gl_ScopeSubgroup (as gemm_coopmat.comp).
+#define SCOPE_SUBGROUP 3
+#define ACC_T(r, c) fcoopmatNV<ACC, SCOPE_SUBGROUP, r, c>
+#define F16_T(r, c) fcoopmatNV<16, SCOPE_SUBGROUP, r, c>
+#define F32_T(r, c) fcoopmatNV<32, SCOPE_SUBGROUP, r, c>
+
+void main() {
+  uint lid = gl_LocalInvocationID.x;
+  uint sg = gl_SubgroupID, lane = gl_SubgroupInvocationID;
+  uint sm = sg / WN, sn = sg % WN;
+  uint p0 = gl_WorkGroupID.x * BN, m0 = gl_WorkGroupID.y * BM;
+
+  uint col0 = lid % BNC, row0 = lid / BNC;
+  [[unroll]] for (uint c = 0; c < COLS; c++) {
+    uint p = p0 + (col0 + c * BNC) * B_VEC;
+    cok[c] = p < P;
+    uint nb = p / OHW, q = p % OHW;
+#if B_VEC > 1
+    cx[c] = nb * C * HW + q;
+#elif X_NC4HW4
+    cx[c] = nb * C4 * HW * 4;
+#else
+    cx[c] = nb * C * HW;
+#endif
+    cih[c] = int((q / OW) * SH) - PT;
+    ciw[c] = int((q % OW) * SW) - PL;
+  }
+
+  ACC_T(MS, NS) acc[TM][TN];
+  [[unroll]] for (uint i = 0; i < TM; i++)
+    [[unroll]] for (uint j = 0; j < TN; j++) acc[i][j] = ACC_T(MS, NS)(0.0);
+
+  fetch(lid, m0, 0, col0, row0);
+  for (uint k0 = 0; k0 < K; k0 += BK) {
+    stash(lid, col0, row0);
+    barrier();
+    if (k0 + BK < K) fetch(lid, m0, k0 + BK, col0, row0);
+    [[unroll]] for (uint kk = 0; kk < BK; kk += KS) {
+      F16_T(MS, KS) a[TM];
+      F16_T(KS, NS) b[TN];
+      [[unroll]] for (uint i = 0; i < TM; i++) {
+        uint row = (sm * TM + i) * MS;
+        coopMatLoadNV(a[i], As, (row * ASTR + kk) / A_U, ASTR / A_U, false);
+      }
+      [[unroll]] for (uint j = 0; j < TN; j++) {
+        uint col = (sn * TN + j) * NS;
+        coopMatLoadNV(b[j], Bs, (kk * BSTR + col) / B_U, BSTR / B_U, false);
+      }
+      [[unroll]] for (uint i = 0; i < TM; i++)
+        [[unroll]] for (uint j = 0; j < TN; j++) acc[i][j] = coopMatMulAddNV(a[i], b[j], acc[i][j]);
+    }
+    barrier();
+  }
+
+  // epilogue: one tile at a time through this subgroup's slice of Cs; lanes
+  // run along pixels (coalesced stores)
+  uint cbase = sg * (MS * NS);
+  [[unroll]] for (uint i = 0; i < TM; i++) {
+    [[unroll]] for (uint j = 0; j < TN; j++) {
+#if ACC == 32
+      coopMatStoreNV(acc[i][j], Cs, cbase, NS, false);
+#else
+      F32_T(MS, NS) t = F32_T(MS, NS)(acc[i][j]);
+      coopMatStoreNV(t, Cs, cbase, NS, false);
+#endif
+      subgroupMemoryBarrierShared();
+      subgroupBarrier();
+      uint ti = m0 + (sm * TM + i) * MS, tj = p0 + (sn * TN + j) * NS;
+      for (uint e = lane; e < MS * NS; e += SG) {
+        uint m = ti + e / NS, p = tj + e % NS;
+        if (m < M && p < P) {
+          float v = Cs[cbase + e];
+#if HAS_BIAS
+          v += float(bias[m]);
+#endif
+          uint nb = p / OHW, q = p % OHW;
+#if Y_NC4HW4
+          const uint M4 = (M + 3) / 4;
+          uint a = ((nb * M4 + (m >> 2)) * OHW + q) * 4;
+          y[a + (m & 3)] = float16_t(act(v));
+          if (M % 4 != 0 && m == M - 1)
+            for (uint l = M % 4; l < 4; l++) y[a + l] = float16_t(0.0);
+#else
+          y[(nb * M + m) * OHW + q] = float16_t(act(v));
+#endif
+        }
+      }
+      subgroupMemoryBarrierShared();
+      subgroupBarrier();
+    }
+  }
+}

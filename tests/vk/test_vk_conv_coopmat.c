@@ -1,0 +1,646 @@
+/* The cooperative-matrix conv2d template (codegen/cg_conv_coopmat.c,
+ * glsl/conv2d_coopmat.comp). lavapipe has no VK_NV_cooperative_matrix, so
+ * in CI: the template's registration and space; the choice of algorithm on
+ * a synthetic target that claims cooperative matrices (as the H200 reports
+ * them) and on targets lacking each feature; instantiation (tile shapes,
+ * staging vectors, padding, grid, specialization constants, packed
+ * operands, refusals, the per-workload default); shaderc compilation of 14
+ * workload/schedule variants at optimisation level zero (the module must
+ * declare CooperativeMatrixNV); and on the device (lavapipe) the family's
+ * choice staying on the scalar templates, run against the CPU reference.
+ * On a device with cooperative matrices, coopmat_on_device runs 16 cases x
+ * 4 schedules against the reference (skipped elsewhere).
+ *
+ * Bounds (device checks), per element (|got - want| <= rtol*|want| + atol):
+ * rtol 2^-10 (the result is rounded to f16 once, the reference's exactly:
+ * one f16 ulp apart); atol = L * (K + 2) * u * S + 2^-24, where K = C*KH*KW
+ * products, S the same conv of |x|, |w|, |bias| (by the reference), u =
+ * 2^-24 for fp32 accumulation and 2^-11 for fp16 (the worst case of a
+ * floating-point dot product in any order, + the bias add and the rounding
+ * to f16), L = 2 with an activation (slopes <= 1.5), else 1; 2^-24 is the
+ * f16 subnormal step. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "codegen/cg_conv.h"
+#include "codegen/cg_gemm.h"
+#include "codegen/cg_ops.h"
+#include "runtime/cpu/cpu_kernels.h"
+#include "test_support.h"
+#include "vk_test.h"
+
+typedef struct ccase {
+  int64_t n, c, h, w, m, kh, kw;
+  int64_t sh, sw, dh, dw;
+  int64_t pads[4]; /* top, left, bottom, right */
+  int64_t group;
+  struct {
+    bool bias;
+    ir_act act;
+    float alpha, beta;
+  } e;
+} ccase;
+
+#define NB {true, IR_ACT_NONE, 0, 0}
+#define RELU {true, IR_ACT_RELU, 0, 0}
+
+/* n c h w m kh kw sh sw dh dw pads group bias act alpha beta */
+static const ccase CASES[] = {
+    {1, 16, 9, 9, 32, 3, 3, 1, 1, 1, 1, {1, 1, 1, 1}, 1, RELU},
+    {2, 5, 7, 11, 6, 3, 3, 2, 2, 1, 1, {1, 0, 2, 1}, 1, NB},        /* asymmetric pads */
+    {1, 3, 23, 23, 16, 7, 7, 2, 2, 1, 1, {3, 3, 3, 3}, 1, RELU},    /* K = 147 */
+    {1, 24, 8, 8, 40, 1, 1, 1, 1, 1, 1, {0, 0, 0, 0}, 1, NB},       /* 1x1, vectors of 8 */
+    {3, 7, 6, 6, 10, 1, 1, 1, 1, 1, 1, {0, 0, 0, 0}, 1, RELU},      /* 1x1, vectors of 4 */
+    {1, 9, 5, 7, 17, 1, 1, 1, 1, 1, 1, {0, 0, 0, 0}, 1, NB},        /* 1x1, scalar */
+    {1, 12, 11, 11, 20, 1, 1, 2, 2, 1, 1, {0, 0, 0, 0}, 1, RELU},   /* strided 1x1: gather */
+    {1, 6, 10, 10, 9, 3, 3, 1, 1, 2, 2, {2, 2, 2, 2}, 1, {false, IR_ACT_LEAKY_RELU, 0.1f, 0}},
+    {1, 64, 14, 14, 64, 3, 3, 1, 1, 1, 1, {1, 1, 1, 1}, 1, {true, IR_ACT_CLIP, -0.5f, 1.5f}},
+    {1, 33, 6, 6, 130, 3, 3, 1, 1, 1, 1, {1, 1, 1, 1}, 1, {true, IR_ACT_SIGMOID, 0, 0}},
+    {1, 1, 8, 8, 8, 3, 3, 1, 1, 1, 1, {0, 0, 0, 0}, 1, {false, IR_ACT_TANH, 0, 0}}, /* C = 1 */
+    {1, 5, 12, 10, 3, 3, 1, 2, 1, 2, 1, {1, 0, 1, 0}, 1, {true, IR_ACT_HARD_SWISH, 0, 0}},
+    {4, 8, 5, 5, 24, 3, 3, 1, 1, 1, 1, {1, 1, 1, 1}, 1, {true, IR_ACT_ELU, 0.7f, 0}},
+    {1, 128, 4, 4, 48, 1, 1, 1, 1, 1, 1, {0, 0, 0, 0}, 1, {true, IR_ACT_RELU6, 0, 0}},
+    {1, 2, 6, 6, 3, 6, 6, 1, 1, 1, 1, {0, 0, 0, 0}, 1, {true, IR_ACT_HARD_SIGMOID, 0.2f, 0.5f}},
+    {1, 40, 9, 9, 70, 5, 5, 1, 1, 1, 1, {2, 2, 2, 2}, 1, RELU},
+};
+#define N_CASES ((int)(sizeof CASES / sizeof CASES[0]))
+
+static ir_type out_type(const ccase *c, ir_dtype dt) {
+  int64_t d[4] = {c->n, c->m, 0, 0};
+  int64_t k[2] = {c->kh, c->kw}, s[2] = {c->sh, c->sw}, dl[2] = {c->dh, c->dw};
+  int64_t in[2] = {c->h, c->w};
+  for (int i = 0; i < 2; i++) {
+    int64_t ext = (k[i] - 1) * dl[i] + 1, pad = c->pads[i] + c->pads[i + 2];
+    d[2 + i] = (in[i] + pad - ext) / s[i] + 1;
+  }
+  return ir_type_make(dt, 4, d);
+}
+
+static ir_node *make_node(ir_graph **g, const ccase *c, const rt_tensor *in, int n_in,
+                          const ir_type *yt, bool act) {
+  ir_node *n = t_node_make(g, IR_OP_CONV2D, in, n_in, yt, 1);
+  t_set_window_attrs(*g, n, c->sh, c->sw, c->dh, c->dw, c->pads);
+  if (c->group != 1) T_OK(ir_node_set_int(*g, n, IR_A_GROUP, c->group));
+  if (act && c->e.act != IR_ACT_NONE) {
+    T_OK(ir_node_set_enum(*g, n, IR_A_ACT, c->e.act));
+    T_OK(ir_node_set_float(*g, n, IR_A_ACT_ALPHA, c->e.alpha));
+    T_OK(ir_node_set_float(*g, n, IR_A_ACT_BETA, c->e.beta));
+  }
+  return n;
+}
+
+/* A node of case c (random data: only the types matter for instantiation). */
+static ir_node *case_node(ir_graph **g, const ccase *c, ir_dtype dt, rt_tensor *in) {
+  t_rng r = t_rng_make(7);
+  int64_t xd[4] = {c->n, c->c, c->h, c->w}, wd[4] = {c->m, c->c / c->group, c->kh, c->kw};
+  int64_t bd[1] = {c->m};
+  in[0] = t_tensor_random(&r, dt, 4, xd, -1, 1);
+  in[1] = t_tensor_random(&r, dt, 4, wd, -1, 1);
+  in[2] = t_tensor_random(&r, dt, 1, bd, -1, 1);
+  ir_type yt = out_type(c, dt);
+  return make_node(g, c, in, c->e.bias ? 3 : 2, &yt, true);
+}
+
+static void free3(rt_tensor *in) {
+  for (int i = 0; i < 3; i++) rt_tensor_free(&in[i]);
+}
+
+/* A device with VK_NV_cooperative_matrix, as the H200 reports it (shapes
+ * in driver order; 16x8x16 first). */
+static ir_target coop_target(void) {
+  ir_target t;
+  ir_target_minimum(&t);
+  strcpy(t.name, "synthetic-coopmat");
+  t.subgroup_size = 32;
+  t.subgroup_ops = IR_SUBGROUP_BASIC | IR_SUBGROUP_ARITHMETIC;
+  t.subgroup_in_compute = true;
+  t.max_shared_bytes = 49152;
+  t.max_workgroup_size[0] = 1024;
+  t.max_workgroup_invocations = 1024;
+  t.fp16_arith = t.storage_16bit = true;
+  t.coopmat_nv = true;
+  t.vulkan_memory_model = true;
+  ir_coopmat_shape sh[] = {
+      {16, 8, 16, IR_COOPMAT_F16, IR_COOPMAT_F16, IR_COOPMAT_F16, IR_COOPMAT_F16},
+      {16, 8, 8, IR_COOPMAT_F16, IR_COOPMAT_F16, IR_COOPMAT_F32, IR_COOPMAT_F32},
+      {16, 16, 16, IR_COOPMAT_F16, IR_COOPMAT_F16, IR_COOPMAT_F32, IR_COOPMAT_F32},
+      {8, 8, 32, IR_COOPMAT_I8, IR_COOPMAT_I8, IR_COOPMAT_I32, IR_COOPMAT_I32},
+  };
+  t.n_coopmat_shapes = 4;
+  memcpy(t.coopmat_shapes, sh, sizeof sh);
+  return t;
+}
+
+static const char *define_of(const cg_kernel *k, const char *name) {
+  for (int i = 0; i < k->n_defines; i++)
+    if (!strcmp(k->def_name[i], name)) return k->def_value[i];
+  return NULL;
+}
+
+static uint32_t spec_of(const cg_kernel *k, uint32_t id) {
+  for (int i = 0; i < k->n_spec; i++)
+    if (k->spec_id[i] == id) return k->spec_value[i];
+  cr_assert_fail("no specialization constant %u", id);
+  return 0;
+}
+
+static cg_schedule sched(const char *text) {
+  cg_schedule s;
+  T_OK(cg_schedule_parse(&cg_conv2d_coopmat_template, text, &s));
+  return s;
+}
+
+/* ---- without a device --------------------------------------------------------- */
+
+Test(conv_coopmat, registered_and_default_valid_on_minimum) {
+  ir_target t;
+  ir_target_minimum(&t);
+  const cg_template *tp = &cg_conv2d_coopmat_template;
+  cr_assert_eq(cg_template_find("conv2d_coopmat"), tp);
+  T_OK(cg_schedule_check(tp, &tp->dflt, &t));
+  char buf[96];
+  cg_schedule_format(tp, &tp->dflt, buf, sizeof buf);
+  cr_assert_str_eq(buf, "WM=2,WN=2,TM=2,TN=2,BK=32,ACC=32");
+  /* the minimum target has no cooperative matrices: refused, not crashed */
+  ir_graph *g;
+  rt_tensor in[3];
+  ir_node *n = case_node(&g, &CASES[0], IR_F16, in);
+  cg_kernel k;
+  t.storage_16bit = true;
+  t_expect_error(cg_node_conv2d(n, tp, NULL, &t, &k), VKML_CODE_UNSUPPORTED,
+                 "VK_NV_cooperative_matrix");
+  ir_graph_destroy(g);
+  free3(in);
+}
+
+/* The template the family instantiates for case c on target t. */
+static const cg_template *chosen(const ccase *c, ir_dtype dt, const ir_target *t) {
+  ir_graph *g;
+  rt_tensor in[3];
+  ir_node *n = case_node(&g, c, dt, in);
+  cg_conv_workload w;
+  T_OK(cg_conv_workload_from_node(n, &w));
+  const cg_template *via_choose = cg_conv_choose_for(&w, t);
+  cg_kernel k;
+  T_OK(cg_kernel_for_node(n, NULL, NULL, t, &k));
+  cr_assert_eq(k.tmpl, via_choose, "%s: cg_conv_choose_for says %s, the family ran %s", k.key,
+               via_choose->name, k.tmpl->name);
+  ir_graph_destroy(g);
+  free3(in);
+  return k.tmpl;
+}
+
+Test(conv_coopmat, choice) {
+  const cg_template *cm = &cg_conv2d_coopmat_template, *direct = &cg_conv2d_direct_template;
+  ir_target t = coop_target();
+  /* every f16 conv with one group: 3x3, strided, 7x7, 1x1, C = 1 */
+  for (int i = 0; i < N_CASES; i++) cr_assert_eq(chosen(&CASES[i], IR_F16, &t), cm, "case %d", i);
+  /* f32: the scalar templates */
+  cr_assert_eq(chosen(&CASES[0], IR_F32, &t), direct);
+  cr_assert_eq(chosen(&CASES[3], IR_F32, &t), direct);
+  /* grouped and depthwise f16 */
+  ccase grouped = {1, 8, 9, 9, 8, 3, 3, 1, 1, 1, 1, {1, 1, 1, 1}, 2, NB};
+  ccase dw = {1, 6, 9, 9, 12, 3, 3, 1, 1, 1, 1, {1, 1, 1, 1}, 6, NB};
+  cr_assert_eq(chosen(&grouped, IR_F16, &t), direct);
+  cr_assert_eq(chosen(&dw, IR_F16, &t), &cg_conv2d_depthwise_template);
+  /* a target lacking any one feature: the scalar templates */
+  for (int f = 0; f < 7; f++) {
+    t = coop_target();
+    if (f == 0) t.coopmat_nv = false;
+    if (f == 1) t.fp16_arith = false;
+    if (f == 2) t.vulkan_memory_model = false;
+    if (f == 3) t.n_coopmat_shapes = 1; /* f16-accumulating shape only */
+    if (f == 4) t.subgroup_in_compute = false;
+    if (f == 5) t.subgroup_size = 48;
+    if (f == 6) t.subgroup_ops = 0;
+    cr_assert_eq(chosen(&CASES[0], IR_F16, &t), direct, "feature %d", f);
+    cr_assert_not(cg_conv_coopmat_suits(&t), "feature %d", f);
+  }
+  /* lavapipe-like: no cooperative matrices */
+  ir_target_minimum(&t);
+  t.storage_16bit = true;
+  cr_assert_eq(chosen(&CASES[0], IR_F16, &t), direct);
+  cr_assert_eq(chosen(&CASES[3], IR_F16, &t), direct);
+  /* a default that does not fit (the grid): the family falls back */
+  t = coop_target();
+  t.max_workgroup_count[0] = 2;
+  t.max_workgroup_count[1] = 2;
+  ir_graph *g;
+  rt_tensor in[3];
+  ir_node *n = case_node(&g, &CASES[8], IR_F16, in); /* 196 pixels, 64 channels */
+  cg_kernel k;
+  vkml_status st = cg_kernel_for_node(n, NULL, NULL, &t, &k);
+  /* the scalar default may not fit either; it must not be the coopmat one */
+  if (!st) cr_assert_neq(k.tmpl, cm);
+  else {
+    cr_assert_eq(vkml_status_code(st), VKML_CODE_UNSUPPORTED);
+    cr_assert(!strstr(vkml_status_message(st), "conv2d_coopmat"), "%s", vkml_status_message(st));
+    vkml_status_free(st);
+  }
+  t_expect_error(cg_node_conv2d(n, cm, NULL, &t, &k), VKML_CODE_UNSUPPORTED, "workgroups");
+  ir_graph_destroy(g);
+  free3(in);
+}
+
+Test(conv_coopmat, instantiation) {
+  ir_target t = coop_target();
+  const cg_template *cm = &cg_conv2d_coopmat_template;
+  ir_graph *g;
+  rt_tensor in[3];
+  cg_kernel k;
+  /* 3x3, 16 -> 32 channels, 9x9: K = 144 (vectors of 8), 81 pixels */
+  ir_node *n = case_node(&g, &CASES[0], IR_F16, in);
+  T_OK(cg_node_conv2d(n, NULL, NULL, &t, &k));
+  cr_assert_eq(k.tmpl, cm);
+  cr_assert_eq(k.opt, CG_OPT_ZERO);
+  cr_assert_eq(k.n_buffers, 4);
+  cr_assert_str_eq(define_of(&k, "MS"), "16");
+  cr_assert_str_eq(define_of(&k, "NS"), "16");
+  cr_assert_str_eq(define_of(&k, "KS"), "16");
+  cr_assert_str_eq(define_of(&k, "SG"), "32");
+  cr_assert_str_eq(define_of(&k, "A_VEC"), "8");
+  cr_assert_str_eq(define_of(&k, "B_VEC"), "1");
+  cr_assert_str_eq(define_of(&k, "PAD"), "8");
+  cr_assert_str_eq(define_of(&k, "HAS_BIAS"), "1");
+  cr_assert_str_eq(define_of(&k, "ACT"), "1");
+  cr_assert_null(define_of(&k, "PACKED"));
+  /* few workgroups: the smallest rung, 16x16 tiles, BK 64 */
+  char buf[96];
+  cg_schedule_format(cm, &k.schedule, buf, sizeof buf);
+  cr_assert_str_eq(buf, "WM=1,WN=1,TM=1,TN=1,BK=64,ACC=32");
+  cr_assert_eq(k.groups[0], 6); /* 81 / 16 */
+  cr_assert_eq(k.groups[1], 2); /* 32 / 16 */
+  cr_assert_eq(k.groups[2], 1);
+  const uint32_t want[] = {1, 16, 9, 9, 32, 9, 9, 3, 3, 1, 1, 1, 1, 1, 1, 1};
+  for (uint32_t i = 0; i < 16; i++) cr_assert_eq(spec_of(&k, i), want[i], "spec %u", i);
+  char key[512];
+  cg_conv_workload w;
+  T_OK(cg_conv_workload_from_node(n, &w));
+  cg_conv_workload_key(&w, key, sizeof key);
+  cr_assert_str_eq(k.key, key);
+  /* an explicit schedule: 64x64 tiles; fp16 accumulation takes 16x8x16 */
+  cg_schedule s = sched("WM=2,WN=2,TM=2,TN=2,BK=32,ACC=16");
+  T_OK(cg_node_conv2d(n, cm, &s, &t, &k));
+  cr_assert_str_eq(define_of(&k, "NS"), "8");
+  cr_assert_str_eq(define_of(&k, "KS"), "16");
+  cr_assert_eq(k.groups[0], 3); /* 81 / (2*2*8) */
+  cr_assert_eq(k.groups[1], 1);
+  /* shared memory with the device's shape, 64x64 tiles, BK 32: padded
+   * 2*(64*40 + 32*72) + 4*4*256 = 13824 bytes, unpadded 12288; padding
+   * goes first, then the schedule is refused */
+  s = sched("WM=2,WN=2,TM=2,TN=2,BK=32,ACC=32");
+  t.max_shared_bytes = 13824;
+  T_OK(cg_node_conv2d(n, cm, &s, &t, &k));
+  cr_assert_str_eq(define_of(&k, "PAD"), "8");
+  t.max_shared_bytes = 13823;
+  T_OK(cg_node_conv2d(n, cm, &s, &t, &k));
+  cr_assert_str_eq(define_of(&k, "PAD"), "0");
+  t.max_shared_bytes = 12287;
+  t_expect_error(cg_node_conv2d(n, cm, &s, &t, &k), VKML_CODE_UNSUPPORTED, "shared memory");
+  /* 64-wide subgroups: the widest workgroups no longer fit */
+  t = coop_target();
+  t.subgroup_size = 64;
+  t.max_workgroup_invocations = t.max_workgroup_size[0] = 512;
+  s = sched("WM=4,WN=4,TM=1,TN=1,BK=16,ACC=32");
+  T_OK(cg_schedule_check(cm, &s, &t));
+  t_expect_error(cg_node_conv2d(n, cm, &s, &t, &k), VKML_CODE_UNSUPPORTED, "invocations");
+  /* what it does not run */
+  t = coop_target();
+  t.coopmat_nv = false;
+  t_expect_error(cg_node_conv2d(n, cm, NULL, &t, &k), VKML_CODE_UNSUPPORTED,
+                 "VK_NV_cooperative_matrix");
+  t = coop_target();
+  t.vulkan_memory_model = false;
+  t_expect_error(cg_node_conv2d(n, cm, NULL, &t, &k), VKML_CODE_UNSUPPORTED, "memory model");
+  t = coop_target();
+  t.fp16_arith = false;
+  t_expect_error(cg_node_conv2d(n, cm, NULL, &t, &k), VKML_CODE_UNSUPPORTED, "fp16 arithmetic");
+  ir_graph_destroy(g);
+  free3(in);
+  t = coop_target();
+  n = case_node(&g, &CASES[0], IR_F32, in);
+  t_expect_error(cg_node_conv2d(n, cm, NULL, &t, &k), VKML_CODE_UNSUPPORTED, "f16 convs");
+  ir_graph_destroy(g);
+  free3(in);
+  ccase grouped = {1, 8, 9, 9, 8, 3, 3, 1, 1, 1, 1, {1, 1, 1, 1}, 2, NB};
+  n = case_node(&g, &grouped, IR_F16, in);
+  t_expect_error(cg_node_conv2d(n, cm, NULL, &t, &k), VKML_CODE_UNSUPPORTED, "one group");
+  ir_graph_destroy(g);
+  free3(in);
+}
+
+/* The staging vectors and the default's ladder on ResNet-50-like shapes. */
+Test(conv_coopmat, vectors_and_default_ladder) {
+  ir_target t = coop_target();
+  static const struct {
+    ccase c;
+    const char *a_vec, *b_vec, *sched;
+    uint32_t gx, gy;
+  } v[] = {
+      /* 1x1 64 -> 256 at 56x56: 3136 pixels (vectors of 8 along them);
+       * 128x64 tiles give 98 workgroups, 64x64 ones 196, 64x32 ones 392 */
+      {{1, 64, 56, 56, 256, 1, 1, 1, 1, 1, 1, {0}, 1, RELU}, "8", "8",
+       "WM=2,WN=2,TM=2,TN=1,BK=32,ACC=32", 98, 4},
+      /* 3x3 256 at 56x56, batch 8: 128x64 tiles */
+      {{8, 256, 56, 56, 256, 3, 3, 1, 1, 1, 1, {1, 1, 1, 1}, 1, RELU}, "8", "1",
+       "WM=4,WN=4,TM=2,TN=1,BK=64,ACC=32", 392, 2},
+      /* conv1 7x7 s2: K = 147 (scalars), 112x112: 64x32 tiles */
+      {{1, 3, 224, 224, 64, 7, 7, 2, 2, 1, 1, {3, 3, 3, 3}, 1, RELU}, "1", "1",
+       "WM=2,WN=2,TM=2,TN=1,BK=32,ACC=32", 392, 1},
+      /* 3x3 64 at 56x56: 32x16 tiles */
+      {{1, 64, 56, 56, 64, 3, 3, 1, 1, 1, 1, {1, 1, 1, 1}, 1, RELU}, "8", "1",
+       "WM=2,WN=1,TM=1,TN=1,BK=64,ACC=32", 196, 2},
+      /* 3x3 512 at 7x7: 49 pixels, the smallest tiles */
+      {{1, 512, 7, 7, 512, 3, 3, 1, 1, 1, 1, {1, 1, 1, 1}, 1, RELU}, "8", "1",
+       "WM=1,WN=1,TM=1,TN=1,BK=64,ACC=32", 4, 32},
+      /* 1x1 with 14x14 = 196 pixels: vectors of 4; K = 1024 */
+      {{1, 1024, 14, 14, 256, 1, 1, 1, 1, 1, 1, {0}, 1, RELU}, "8", "4",
+       "WM=1,WN=1,TM=1,TN=1,BK=64,ACC=32", 13, 16},
+      /* 1x1, odd sizes: scalars; K = 9 */
+      {{1, 9, 5, 7, 17, 1, 1, 1, 1, 1, 1, {0}, 1, NB}, "1", "1",
+       "WM=1,WN=1,TM=1,TN=1,BK=64,ACC=32", 3, 2},
+      /* K = 6: pairs */
+      {{2, 6, 6, 6, 5, 1, 1, 1, 1, 1, 1, {0}, 1, NB}, "2", "4",
+       "WM=1,WN=1,TM=1,TN=1,BK=64,ACC=32", 5, 1},
+  };
+  for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
+    ir_graph *g;
+    rt_tensor in[3];
+    ir_node *n = case_node(&g, &v[i].c, IR_F16, in);
+    cg_kernel k;
+    T_OK(cg_node_conv2d(n, NULL, NULL, &t, &k));
+    cr_assert_eq(k.tmpl, &cg_conv2d_coopmat_template);
+    cr_assert_str_eq(define_of(&k, "A_VEC"), v[i].a_vec, "case %zu", i);
+    cr_assert_str_eq(define_of(&k, "B_VEC"), v[i].b_vec, "case %zu", i);
+    char buf[96];
+    cg_schedule_format(k.tmpl, &k.schedule, buf, sizeof buf);
+    cr_assert_str_eq(buf, v[i].sched, "case %zu", i);
+    cr_assert_eq(k.groups[0], v[i].gx, "case %zu: %u", i, k.groups[0]);
+    cr_assert_eq(k.groups[1], v[i].gy, "case %zu: %u", i, k.groups[1]);
+    T_OK(cg_schedule_check(k.tmpl, &k.schedule, &t));
+    ir_graph_destroy(g);
+    free3(in);
+  }
+}
+
+/* Packed x and y (nc4hw4): PACKED bits, scalar gathers for a packed 1x1;
+ * the packed-layout mask of conv2d is unchanged (the kernels of both
+ * choices take packed x and y). */
+Test(conv_coopmat, packed_operands) {
+  ir_target t = coop_target();
+  ir_graph *g;
+  rt_tensor in[3];
+  ir_node *n = case_node(&g, &CASES[3], IR_F16, in); /* 1x1, vectors of 8 */
+  cr_assert_eq(cg_node_layout_operands(n, IR_LAYOUT_NC4HW4), 1u | CG_LAYOUT_OUT(0));
+  cg_kernel k;
+  static const struct {
+    ir_layout x, y;
+    const char *packed, *b_vec;
+  } v[] = {
+      {IR_LAYOUT_NC4HW4, IR_LAYOUT_DEFAULT, "1", "1"},
+      {IR_LAYOUT_DEFAULT, IR_LAYOUT_NC4HW4, "2", "8"},
+      {IR_LAYOUT_NC4HW4, IR_LAYOUT_NC4HW4, "3", "1"},
+  };
+  for (int i = 0; i < 3; i++) {
+    n->inputs[0]->layout = v[i].x;
+    n->outputs[0]->layout = v[i].y;
+    T_OK(cg_node_conv2d(n, NULL, NULL, &t, &k));
+    cr_assert_eq(k.tmpl, &cg_conv2d_coopmat_template);
+    cr_assert_str_eq(define_of(&k, "PACKED"), v[i].packed);
+    cr_assert_str_eq(define_of(&k, "B_VEC"), v[i].b_vec);
+  }
+  ir_graph_destroy(g);
+  free3(in);
+}
+
+/* The template compiles (optimisation level zero) for every staging
+ * variant, both accumulators, packed operands, with and without bias, and
+ * the module declares the CooperativeMatrixNV capability. */
+static bool has_capability(const cg_spirv *m, uint32_t cap) {
+  size_t n = m->bytes / 4;
+  for (size_t i = 5; i + 1 < n;) {
+    uint32_t len = m->words[i] >> 16, op = m->words[i] & 0xffff;
+    if (len == 0) break;
+    if (op == 17 && m->words[i + 1] == cap) return true;
+    i += len;
+  }
+  return false;
+}
+
+Test(conv_coopmat, compiles) {
+  char *dir = vt_tempdir();
+  cg_compiler_opts o = {.cache_dir = dir};
+  cg_compiler *cc;
+  T_OK(cg_compiler_create(&o, &cc));
+  static const struct {
+    int ci;
+    const char *sched; /* NULL: the default */
+    int packed;
+    int subgroup;
+  } v[] = {
+      {0, NULL, 0, 32},
+      {1, "WM=2,WN=2,TM=2,TN=2,BK=32,ACC=16", 0, 32},
+      {2, "WM=4,WN=1,TM=1,TN=4,BK=16,ACC=32", 0, 32},
+      {3, NULL, 0, 32},                                  /* B as uvec4 */
+      {3, "WM=1,WN=4,TM=4,TN=1,BK=64,ACC=16", 3, 32},    /* packed */
+      {4, "WM=2,WN=1,TM=2,TN=1,BK=16,ACC=32", 0, 32},    /* B f16vec4 */
+      {5, "WM=1,WN=2,TM=1,TN=2,BK=32,ACC=32", 1, 32},
+      {6, NULL, 2, 32},
+      {7, "WM=4,WN=4,TM=1,TN=1,BK=16,ACC=32", 0, 32},    /* 512 invocations */
+      {8, "WM=2,WN=2,TM=1,TN=4,BK=64,ACC=32", 0, 32},
+      {11, NULL, 0, 64},                                 /* 64-wide subgroups */
+      {13, "WM=1,WN=1,TM=4,TN=4,BK=32,ACC=32", 0, 32},
+      {14, "WM=1,WN=1,TM=1,TN=1,BK=16,ACC=16", 0, 32},
+      {12, "WM=4,WN=2,TM=1,TN=2,BK=32,ACC=32", 2, 32},
+  };
+  for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
+    ir_target t = coop_target();
+    t.subgroup_size = (uint32_t)v[i].subgroup;
+    ir_graph *g;
+    rt_tensor in[3];
+    ir_node *n = case_node(&g, &CASES[v[i].ci], IR_F16, in);
+    if (v[i].packed & 1) n->inputs[0]->layout = IR_LAYOUT_NC4HW4;
+    if (v[i].packed & 2) n->outputs[0]->layout = IR_LAYOUT_NC4HW4;
+    cg_schedule s;
+    if (v[i].sched) s = sched(v[i].sched);
+    cg_kernel k;
+    cg_conv_workload w;
+    T_OK(cg_conv_workload_from_node(n, &w));
+    T_OK(cg_conv_coopmat_instantiate(&w, v[i].sched ? &s : NULL, &t, &k));
+    cg_spirv spv;
+    T_OK(cg_kernel_compile(cc, &k, &spv));
+    cr_assert(has_capability(&spv, 5357), "variant %zu: no CooperativeMatrixNV capability", i);
+    cg_spirv_free(&spv);
+    ir_graph_destroy(g);
+    free3(in);
+  }
+  cg_compiler_destroy(cc);
+  vt_rmdir(dir);
+  free(dir);
+}
+
+/* ---- on the device ----------------------------------------------------------------- */
+
+typedef struct env {
+  rt_vk_context *ctx;
+  cg_compiler *cc;
+  char *dir;
+  const ir_target *t;
+  int n_run;
+  double max_err;
+} env;
+
+static void env_open(env *e) {
+  memset(e, 0, sizeof *e);
+  e->ctx = vt_context(NULL);
+  e->dir = vt_tempdir();
+  cg_compiler_opts o = {.cache_dir = e->dir};
+  T_OK(cg_compiler_create(&o, &e->cc));
+  e->t = rt_vk_context_target(e->ctx);
+}
+
+static void env_close(env *e) {
+  cg_compiler_destroy(e->cc);
+  vt_destroy(e->ctx);
+  vt_rmdir(e->dir);
+  free(e->dir);
+}
+
+static rt_tensor abs_f32(const rt_tensor *t) {
+  ir_type ty = rt_tensor_type(t);
+  ty.dtype = IR_F32;
+  rt_tensor a;
+  T_OK(rt_tensor_alloc(&ty, &a));
+  for (int64_t i = 0; i < rt_tensor_numel(t); i++) rt_store_f(&a, i, fabs(rt_load_f(t, i)));
+  return a;
+}
+
+/* Runs f16 case c through the family's choice (tmpl NULL) or tmpl with s,
+ * checks the template it ran (want) and the values against the reference;
+ * acc_bits: the accumulation precision. */
+static void check(env *e, const ccase *c, const cg_template *tmpl, const cg_schedule *s,
+                  const cg_template *want_tmpl, int acc_bits, uint64_t seed) {
+  t_rng r = t_rng_make(seed);
+  int64_t xd[4] = {c->n, c->c, c->h, c->w}, wd[4] = {c->m, c->c / c->group, c->kh, c->kw};
+  int64_t bd[1] = {c->m};
+  rt_tensor in[3] = {t_tensor_random(&r, IR_F16, 4, xd, -2, 2),
+                     t_tensor_random(&r, IR_F16, 4, wd, -1, 1),
+                     t_tensor_random(&r, IR_F16, 1, bd, -1, 1)};
+  int n_in = c->e.bias ? 3 : 2;
+  ir_type yt = out_type(c, IR_F16), mt = out_type(c, IR_F32);
+  ir_graph *g, *ga;
+  ir_node *n = make_node(&g, c, in, n_in, &yt, true);
+  cg_kernel k;
+  T_OK(cg_kernel_for_node(n, tmpl, s, e->t, &k));
+  cr_assert_eq(k.tmpl, want_tmpl, "%s ran on %s", k.key, k.tmpl->name);
+  rt_tensor want, got, mag;
+  T_OK(rt_tensor_alloc(&yt, &want));
+  T_OK(rt_tensor_alloc(&yt, &got));
+  T_OK(rt_tensor_alloc(&mt, &mag));
+  const rt_tensor *ins[3] = {&in[0], &in[1], &in[2]};
+  rt_tensor *outs[1] = {&want};
+  T_OK(rt_cpu_run_node(n, ins, n_in, outs, 1));
+  rt_tensor ab[3] = {abs_f32(&in[0]), abs_f32(&in[1]), abs_f32(&in[2])};
+  ir_node *na = make_node(&ga, c, ab, n_in, &mt, false);
+  const rt_tensor *abs_in[3] = {&ab[0], &ab[1], &ab[2]};
+  rt_tensor *mag_out[1] = {&mag};
+  T_OK(rt_cpu_run_node(na, abs_in, n_in, mag_out, 1));
+  memset(got.data, 0x7f, rt_tensor_bytes(&got)); /* unwritten elements show */
+  vt_run_kernel(e->ctx, e->cc, &k, ins, n_in, &got);
+
+  double terms = (double)(c->c / c->group) * (double)(c->kh * c->kw) + 2;
+  double u = acc_bits == 16 ? 1.0 / 2048 : 1.0 / (1 << 24), f16u = 1.0 / (1 << 24);
+  double lip = c->e.act == IR_ACT_NONE ? 1 : 2, rtol = 1.0 / 1024;
+  int64_t cnt = rt_tensor_numel(&want), bad = -1;
+  for (int64_t i = 0; i < cnt; i++) {
+    double a = rt_load_f(&got, i), b = rt_load_f(&want, i);
+    double tol = rtol * fabs(b) + lip * terms * u * rt_load_f(&mag, i) + f16u;
+    double err = fabs(a - b);
+    if (err / tol > e->max_err) e->max_err = err / tol;
+    if (!(err <= tol) && bad < 0) bad = i;
+  }
+  if (bad >= 0) {
+    char sc[128];
+    cg_schedule_format(k.tmpl, &k.schedule, sc, sizeof sc);
+    cr_assert_fail("%s [%s %s] element %lld of %lld: got %.9g want %.9g", k.key, k.tmpl->name,
+                   sc, (long long)bad, (long long)cnt, rt_load_f(&got, bad),
+                   rt_load_f(&want, bad));
+  }
+  e->n_run++;
+  rt_tensor_free(&want);
+  rt_tensor_free(&got);
+  rt_tensor_free(&mag);
+  for (int i = 0; i < 3; i++) rt_tensor_free(&in[i]), rt_tensor_free(&ab[i]);
+  ir_graph_destroy(g);
+  ir_graph_destroy(ga);
+}
+
+/* Without cooperative matrices (lavapipe) f16 convs stay on the scalar
+ * templates and are right; asking for the template is refused. */
+Test(vk_conv_coopmat, fallback_on_device) {
+  env e;
+  env_open(&e);
+  char name[sizeof e.t->name];
+  snprintf(name, sizeof name, "%s", e.t->name); /* e.t dies with the context */
+  if (cg_conv_coopmat_suits(e.t)) {
+    env_close(&e);
+    cr_skip("%s has cooperative matrices: coopmat_on_device covers it", name);
+  }
+  if (!e.t->storage_16bit) {
+    env_close(&e);
+    cr_skip("%s lacks 16-bit storage", name);
+  }
+  static const int pick[] = {0, 3, 7, 12};
+  for (int i = 0; i < 4; i++)
+    check(&e, &CASES[pick[i]], NULL, NULL, &cg_conv2d_direct_template, 32, 50u + (uint64_t)i);
+  cr_assert_eq(e.n_run, 4);
+  ir_graph *g;
+  rt_tensor in[3];
+  ir_node *n = case_node(&g, &CASES[0], IR_F16, in);
+  cg_kernel k;
+  vkml_status st = cg_node_conv2d(n, &cg_conv2d_coopmat_template, NULL, e.t, &k);
+  cr_assert_eq(vkml_status_code(st), VKML_CODE_UNSUPPORTED);
+  vkml_status_free(st);
+  ir_graph_destroy(g);
+  free3(in);
+  env_close(&e);
+}
+
+/* Where the device has cooperative matrices: every case with the family's
+ * default, and three other points (both accumulators). */
+Test(vk_conv_coopmat, coopmat_on_device) {
+  env e;
+  env_open(&e);
+  char name[sizeof e.t->name];
+  snprintf(name, sizeof name, "%s", e.t->name); /* e.t dies with the context */
+  if (!cg_conv_coopmat_suits(e.t)) {
+    env_close(&e);
+    cr_skip("%s lacks VK_NV_cooperative_matrix with an f16 shape, fp16 arithmetic, 16-bit "
+            "storage, the Vulkan memory model or basic subgroup operations",
+            name);
+  }
+  const cg_template *cm = &cg_conv2d_coopmat_template;
+  for (int c = 0; c < N_CASES; c++) check(&e, &CASES[c], NULL, NULL, cm, 32, 300u + (uint64_t)c);
+  static const char *const pts[] = {"WM=2,WN=2,TM=2,TN=2,BK=32,ACC=32",
+                                    "WM=4,WN=1,TM=1,TN=4,BK=16,ACC=32",
+                                    "WM=1,WN=2,TM=2,TN=1,BK=64,ACC=16"};
+  for (int p = 0; p < 3; p++) {
+    cg_schedule s = sched(pts[p]);
+    if (cg_gemm_coopmat_shape(e.t, s.v[5]) < 0) continue;
+    vkml_status st = cg_schedule_check(cm, &s, e.t);
+    if (st) {
+      vkml_status_free(st);
+      continue;
+    }
+    for (int c = 0; c < N_CASES; c++) {
+      /* fp16 accumulation of long sums is outside its bound's use */
+      if (s.v[5] == 16 && CASES[c].c * CASES[c].kh * CASES[c].kw > 256) continue;
+      check(&e, &CASES[c], cm, &s, cm, s.v[5], 400u + 20u * (uint64_t)p + (uint64_t)c);
+    }
+  }
+  cr_log_info("%d runs, worst error / bound %.3g", e.n_run, e.max_err);
+  env_close(&e);
+}
