@@ -52,7 +52,7 @@ static vkml_status check_dim(const ir_node *n, int64_t dim, int64_t n_out) {
 vkml_status cg_node_gather(const ir_node *n, const cg_template *st, const cg_schedule *s,
                            const ir_target *t, cg_kernel *out) {
   memset(out, 0, sizeof *out);
-  const ir_type *x, *ind, *y;
+  const ir_type *x = NULL, *ind = NULL, *y = NULL;
   VKML_RETURN_IF_ERROR(check_io(n, &x, &ind, &y));
   int axis;
   VKML_RETURN_IF_ERROR(cg_data_axis(n, x->rank, 0, &axis));
@@ -88,7 +88,7 @@ vkml_status cg_node_gather(const ir_node *n, const cg_template *st, const cg_sch
 vkml_status cg_node_gather_elements(const ir_node *n, const cg_template *st,
                                     const cg_schedule *s, const ir_target *t, cg_kernel *out) {
   memset(out, 0, sizeof *out);
-  const ir_type *x, *ind, *y;
+  const ir_type *x = NULL, *ind = NULL, *y = NULL;
   VKML_RETURN_IF_ERROR(check_io(n, &x, &ind, &y));
   int rank = x->rank, axis;
   VKML_RETURN_IF_ERROR(cg_data_axis(n, rank, 0, &axis));

@@ -393,7 +393,7 @@ vkml_status rt_cpu_roi_align(const rt_cpu_args *a) {
       roi_h = roi_h > 1.0 ? roi_h : 1.0;
     }
     double bin_h = roi_h / (double)oh, bin_w = roi_w / (double)ow;
-    int64_t gh, gw;
+    int64_t gh = 0, gw = 0;
     VKML_RETURN_IF_ERROR(roi_grid(n, ratio, roi_h, oh, &gh));
     VKML_RETURN_IF_ERROR(roi_grid(n, ratio, roi_w, ow, &gw));
     int64_t n_samples = gh * gw;
