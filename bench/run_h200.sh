@@ -27,7 +27,9 @@ echo "== ceilings (torch) =="
 python3 bench/peaks.py | tee $R/peaks.json
 
 echo "== per-kernel benchmark (fp32, and fp16 for some, default schedules) =="
-FP16_KERNELS="gemm_1024 gemm_4096 big_3x3_256_56_b8 r50_1x1_64_256_56 r50_3x3_64_56"
+FP16_KERNELS="r50_conv1_7x7s2 r50_1x1_64_256_56 r50_3x3_64_56 r50_3x3_128_28 r50_3x3_256_14
+  r50_3x3_512_7 r50_1x1_1024_256_14 mv2_pw_144_24_56 big_3x3_256_56 big_3x3_256_56_b8
+  gemm_1024 gemm_4096"
 python3 bench/gen_kernel_models.py $R/k >$R/kernels.txt
 while read name flops bytes; do
   ins=""

@@ -69,8 +69,8 @@ fp16_peak = peaks.get("fp16_matmul_TFLOPs")
 fp16_rows = [l.split() for l in open(os.path.join(R, "kernels.txt"))
              if os.path.exists(os.path.join(R, "k", l.split()[0] + ".fp16.json"))]
 if fp16_rows:
-    print(f"\nfp16 (f16 storage, fp32 accumulation; gemm/matmul on the NV cooperative-matrix "
-          f"template). Ceiling: torch fp16 matmul 8192^3 "
+    print(f"\nfp16 (f16 storage, fp32 accumulation; one-group conv2d, gemm and matmul on the NV "
+          f"cooperative-matrix templates where the device has them). Ceiling: torch fp16 matmul 8192^3 "
           f"{cell(fp16_peak, '{:.0f}')} TFLOP/s measured here (cuBLAS tensor cores).\n")
     print("| kernel | template / schedule | GPU ms (median of 50, replayed) | GFLOP/s | "
           "% of torch fp16 matmul | vs own fp32 |")
