@@ -40,29 +40,7 @@ enum { C_WM = 0, C_WN, C_TM, C_TN, C_BK, C_ACC };
 const cg_template cg_gemm_coopmat_template = {
     .name = "gemm_coopmat",
     .glsl = "gemm_coopmat.comp",
-    .n_knobs = 6,
-    .knobs =
-        {
-            {"WM", 3, {1, 2, 4}},
-            {"WN", 3, {1, 2, 4}},
-            {"TM", 3, {1, 2, 4}},
-            {"TN", 3, {1, 2, 4}},
-            {"BK", 3, {16, 32, 64}},
-            {"ACC", 2, {16, 32}},
-        },
-    /* Assuming 32-wide subgroups and 16x16 tiles: A and B tiles (f16) and
-     * the epilogue tiles (fp32) each within a third of the shared memory;
-     * instantiation checks the exact sizes. */
-    .n_constraints = 5,
-    .constraints =
-        {
-            {CG_LIMIT_WORKGROUP_X, 1u << C_WM | 1u << C_WN, 32},
-            {CG_LIMIT_WORKGROUP_INVOCATIONS, 1u << C_WM | 1u << C_WN, 32},
-            {CG_LIMIT_SHARED_BYTES, 1u << C_WM | 1u << C_TM | 1u << C_BK, 96},
-            {CG_LIMIT_SHARED_BYTES, 1u << C_WN | 1u << C_TN | 1u << C_BK, 96},
-            {CG_LIMIT_SHARED_BYTES, 1u << C_WM | 1u << C_WN, 3072},
-        },
-    .dflt = {{2, 2, 2, 2, 32, 32}},
+    CG_COOPMAT_SPACE,
 };
 
 enum { V_WG_N = 0, V_WG_K, V_VEC, V_UNROLL, V_SG };

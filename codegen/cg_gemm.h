@@ -32,6 +32,28 @@
 #include "ir/graph.h"
 #include "ir/params.h"
 
+/* The space shared by the cooperative-matrix templates (gemm_coopmat,
+ * conv2d_coopmat): knobs WM, WN, TM, TN, BK, ACC (in that order) and their
+ * constraints — assuming 32-wide subgroups and 16x16 tiles, the A and B
+ * tiles (f16) and the epilogue tiles (fp32) each within a third of the
+ * shared memory; instantiation checks the exact sizes. Default
+ * WM=2,WN=2,TM=2,TN=2,BK=32,ACC=32. Use after .name and .glsl. */
+#define CG_COOPMAT_SPACE                                                       \
+  .n_knobs = 6,                                                                \
+  .knobs = {{"WM", 3, {1, 2, 4}},                                              \
+            {"WN", 3, {1, 2, 4}},                                              \
+            {"TM", 3, {1, 2, 4}},                                              \
+            {"TN", 3, {1, 2, 4}},                                              \
+            {"BK", 3, {16, 32, 64}},                                           \
+            {"ACC", 2, {16, 32}}},                                             \
+  .n_constraints = 5,                                                          \
+  .constraints = {{CG_LIMIT_WORKGROUP_X, 3u, 32},                              \
+                  {CG_LIMIT_WORKGROUP_INVOCATIONS, 3u, 32},                    \
+                  {CG_LIMIT_SHARED_BYTES, 1u | 4u | 16u, 96},                  \
+                  {CG_LIMIT_SHARED_BYTES, 2u | 8u | 16u, 96},                  \
+                  {CG_LIMIT_SHARED_BYTES, 3u, 3072}},                          \
+  .dflt = {{2, 2, 2, 2, 32, 32}}
+
 extern const cg_template cg_gemm_tiled_template;
 extern const cg_template cg_gemm_coopmat_template;
 extern const cg_template cg_gemm_gemv_template;

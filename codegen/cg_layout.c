@@ -32,19 +32,11 @@ static bool is_global_pool(ir_op op) {
   return op == IR_OP_GLOBAL_AVG_POOL || op == IR_OP_GLOBAL_MAX_POOL;
 }
 
-static bool any_packed(const ir_node *n) {
-  for (int i = 0; i < n->n_inputs; i++)
-    if (n->inputs[i] && n->inputs[i]->layout != IR_LAYOUT_DEFAULT) return true;
-  for (int i = 0; i < n->n_outputs; i++)
-    if (n->outputs[i] && n->outputs[i]->layout != IR_LAYOUT_DEFAULT) return true;
-  return false;
-}
-
 /* The function that instantiates n's kernel: the family's, except that a
  * packed global pool runs pool2d (a window over the whole plane) — the
  * reduction template reads the default layout only. */
 static node_fn kernel_fn(const ir_node *n) {
-  if (is_global_pool(n->op) && any_packed(n)) return cg_node_pool;
+  if (is_global_pool(n->op) && ir_node_any_packed(n)) return cg_node_pool;
   return family_fns[n->op];
 }
 

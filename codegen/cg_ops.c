@@ -13,14 +13,6 @@ static const cg_node_fn node_fns[IR_OP_COUNT] = {
 #undef X
 };
 
-static bool any_packed(const ir_node *n) {
-  for (int i = 0; i < n->n_inputs; i++)
-    if (n->inputs[i] && n->inputs[i]->layout != IR_LAYOUT_DEFAULT) return true;
-  for (int i = 0; i < n->n_outputs; i++)
-    if (n->outputs[i] && n->outputs[i]->layout != IR_LAYOUT_DEFAULT) return true;
-  return false;
-}
-
 /* OK when n's kernel takes its operands in the layouts they have: every
  * non-default operand is in the node's nc4hw4 mask, and (but for reorder
  * and identity, which convert) the masked operands are all packed or none. */
@@ -54,7 +46,7 @@ vkml_status cg_kernel_for_node(const ir_node *n, const cg_template *sched_templa
                                cg_kernel *out) {
   if ((unsigned)n->op >= IR_OP_COUNT)
     return vkml_status_make(VKML_CODE_INTERNAL, "unknown op %d", (int)n->op);
-  if (!any_packed(n)) return node_fns[n->op](n, sched_template, sched, t, out);
+  if (!ir_node_any_packed(n)) return node_fns[n->op](n, sched_template, sched, t, out);
   VKML_RETURN_IF_ERROR(check_layouts(n));
   /* the reduction template of the global pools reads rows only: packed,
    * they are a pool2d window over the whole plane */

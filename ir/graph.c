@@ -372,3 +372,11 @@ void ir_node_describe(const ir_node *n, char *buf, int buf_bytes) {
   else
     snprintf(buf, (size_t)buf_bytes, "%s %%%s", ir_op_name(n->op), out);
 }
+
+bool ir_node_any_packed(const ir_node *n) {
+  for (int i = 0; i < n->n_inputs; i++)
+    if (n->inputs[i] && n->inputs[i]->layout != IR_LAYOUT_DEFAULT) return true;
+  for (int i = 0; i < n->n_outputs; i++)
+    if (n->outputs[i] && n->outputs[i]->layout != IR_LAYOUT_DEFAULT) return true;
+  return false;
+}

@@ -202,6 +202,8 @@ float ir_node_float(const ir_node *n, ir_attr_id id, float dflt);
 int ir_node_ints(const ir_node *n, ir_attr_id id, const int64_t **out);
 int ir_node_floats(const ir_node *n, ir_attr_id id, const float **out);
 const char *ir_node_string(const ir_node *n, ir_attr_id id);
+/* Whether an input or output of n is in a layout other than the default. */
+bool ir_node_any_packed(const ir_node *n);
 /* A short description for messages: "conv2d %y" or "conv2d %y (Conv_3)". */
 void ir_node_describe(const ir_node *n, char *buf, int buf_bytes);
 
