@@ -87,72 +87,6 @@ static ir_dtype alt_dtype(const env *e, int i) {
   return (i % 2 && e->t->storage_16bit) ? IR_F16 : IR_F32;
 }
 
-/* ---- packing, written here independently of the kernels -------------------- */
-
-static int64_t c4_of(int64_t c) { return (c + 3) / 4; }
-
-/* Offset of element (n, c, h, w) of an [N,C,H,W] tensor in nc4hw4. */
-static int64_t packed_at(const int64_t *d, int64_t n, int64_t c, int64_t h, int64_t w) {
-  return (((n * c4_of(d[1]) + c / 4) * d[2] + h) * d[3] + w) * 4 + c % 4;
-}
-
-/* A buffer of x's packed bytes ([N, C4, H, W, 4], pad lanes 0). */
-static rt_tensor pack(const rt_tensor *x) {
-  cr_assert_eq(x->rank, 4);
-  const int64_t *d = x->dims;
-  int64_t pd[5] = {d[0], c4_of(d[1]), d[2], d[3], 4};
-  rt_tensor p;
-  T_OK(rt_tensor_alloc_dims(x->dtype, 5, pd, &p));
-  memset(p.data, 0, rt_tensor_bytes(&p));
-  size_t es = ir_dtype_size(x->dtype);
-  int64_t i = 0;
-  for (int64_t n = 0; n < d[0]; n++)
-    for (int64_t c = 0; c < d[1]; c++)
-      for (int64_t h = 0; h < d[2]; h++)
-        for (int64_t w = 0; w < d[3]; w++, i++)
-          memcpy((char *)p.data + (size_t)packed_at(d, n, c, h, w) * es,
-                 (const char *)x->data + (size_t)i * es, es);
-  return p;
-}
-
-/* A packed-sized buffer for a value of type t, every byte 0x7f (f32
- * 3.4e38, f16 NaN): lanes the kernel forgets show. */
-static rt_tensor poisoned_packed(const ir_type *t) {
-  int64_t pd[5] = {t->dims[0], c4_of(t->dims[1]), t->dims[2], t->dims[3], 4};
-  rt_tensor p;
-  T_OK(rt_tensor_alloc_dims(t->dtype, 5, pd, &p));
-  cr_assert_eq((int64_t)rt_tensor_bytes(&p), ir_type_storage_bytes(t, NC4));
-  memset(p.data, 0x7f, rt_tensor_bytes(&p));
-  return p;
-}
-
-/* p's elements in the default layout of t; asserts that every pad lane
- * holds 0 bits. */
-static rt_tensor unpack(const rt_tensor *p, const ir_type *t, const char *what) {
-  rt_tensor x;
-  T_OK(rt_tensor_alloc(t, &x));
-  const int64_t *d = t->dims;
-  size_t es = ir_dtype_size(t->dtype);
-  int64_t i = 0;
-  for (int64_t n = 0; n < d[0]; n++)
-    for (int64_t c = 0; c < c4_of(d[1]) * 4; c++)
-      for (int64_t h = 0; h < d[2]; h++)
-        for (int64_t w = 0; w < d[3]; w++) {
-          const unsigned char *src =
-              (const unsigned char *)p->data + (size_t)packed_at(d, n, c, h, w) * es;
-          if (c < d[1]) {
-            i = ((n * d[1] + c) * d[2] + h) * d[3] + w;
-            memcpy((char *)x.data + (size_t)i * es, src, es);
-            continue;
-          }
-          for (size_t b = 0; b < es; b++)
-            if (src[b])
-              cr_assert_fail("%s: pad lane (n=%lld, c=%lld, h=%lld, w=%lld) holds %g, not 0",
-                             what, (long long)n, (long long)c, (long long)h, (long long)w,
-                             rt_load_f(p, packed_at(d, n, c, h, w)));
-        }
-  return x;
-}
 
 /* ---- one node, packed, on the device ---------------------------------------- */
 
@@ -213,13 +147,13 @@ static bool run_packed(env *e, ir_node *n, const rt_tensor *in, int n_in, const 
   const rt_tensor *ins[4];
   cr_assert(n_in <= 4);
   for (int i = 0; i < n_in; i++) {
-    dev_in[i] = (mask >> i) & 1 ? pack(&in[i]) : (rt_tensor){0};
+    dev_in[i] = (mask >> i) & 1 ? vt_pack(&in[i]) : (rt_tensor){0};
     ins[i] = (mask >> i) & 1 ? &dev_in[i] : &in[i];
   }
   const ir_type *yt = &n->outputs[0]->type;
-  rt_tensor out = poisoned_packed(yt);
+  rt_tensor out = vt_poisoned_packed(yt);
   vt_run_kernel(e->ctx, e->cc, k, ins, n_in, &out);
-  rt_tensor got = unpack(&out, yt, k->key);
+  rt_tensor got = vt_unpack(&out, yt, k->key);
   compare(e, k, &got, want, tl);
   e->n_run++;
   rt_tensor_free(&got);
@@ -664,7 +598,7 @@ static void round_trip(env *e, ir_op op, ir_dtype dt, const int64_t *d, const cg
   set_layouts(n, CG_LAYOUT_OUT(0));
   copy_kernel(e, n, st, s, &k);
   cr_assert_eq(k.tmpl, &cg_data_layout_template);
-  rt_tensor packed = poisoned_packed(&ty), want = pack(&x);
+  rt_tensor packed = vt_poisoned_packed(&ty), want = vt_pack(&x);
   const rt_tensor *ins[1] = {&x};
   vt_run_kernel(e->ctx, e->cc, &k, ins, 1, &packed);
   assert_same_bytes(&packed, &want, k.key);
@@ -705,7 +639,7 @@ Test(vk_layout, conversions) {
   /* packed -> packed: the plain copy over the padded size */
   t_rng r = t_rng_make(740);
   int64_t d[4] = {2, 5, 3, 3};
-  rt_tensor x = t_tensor_random(&r, IR_F32, 4, d, -1, 1), px = pack(&x);
+  rt_tensor x = t_tensor_random(&r, IR_F32, 4, d, -1, 1), px = vt_pack(&x);
   ir_type ty = ir_type_make(IR_F32, 4, d);
   ir_graph *g;
   ir_node *n = t_node_make(&g, IR_OP_IDENTITY, &x, 1, &ty, 1);
@@ -713,7 +647,7 @@ Test(vk_layout, conversions) {
   cg_kernel k;
   copy_kernel(&e, n, NULL, NULL, &k);
   cr_assert_eq(k.tmpl, &cg_copy_template);
-  rt_tensor out = poisoned_packed(&ty);
+  rt_tensor out = vt_poisoned_packed(&ty);
   const rt_tensor *ins[1] = {&px};
   vt_run_kernel(e.ctx, e.cc, &k, ins, 1, &out);
   assert_same_bytes(&out, &px, k.key);

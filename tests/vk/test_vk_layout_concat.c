@@ -70,67 +70,6 @@ static ir_dtype alt_dtype(const env *e, int i) {
   return (i % 2 && e->t->storage_16bit) ? IR_F16 : IR_F32;
 }
 
-/* ---- packing, written here independently of the kernels -------------------- */
-
-static int64_t c4_of(int64_t c) { return (c + 3) / 4; }
-
-static int64_t packed_at(const int64_t *d, int64_t n, int64_t c, int64_t h, int64_t w) {
-  return (((n * c4_of(d[1]) + c / 4) * d[2] + h) * d[3] + w) * 4 + c % 4;
-}
-
-/* x's packed bytes ([N, C4, H, W, 4], pad lanes 0). */
-static rt_tensor pack(const rt_tensor *x) {
-  const int64_t *d = x->dims;
-  int64_t pd[5] = {d[0], c4_of(d[1]), d[2], d[3], 4};
-  rt_tensor p;
-  T_OK(rt_tensor_alloc_dims(x->dtype, 5, pd, &p));
-  memset(p.data, 0, rt_tensor_bytes(&p));
-  size_t es = ir_dtype_size(x->dtype);
-  int64_t i = 0;
-  for (int64_t n = 0; n < d[0]; n++)
-    for (int64_t c = 0; c < d[1]; c++)
-      for (int64_t h = 0; h < d[2]; h++)
-        for (int64_t w = 0; w < d[3]; w++, i++)
-          memcpy((char *)p.data + (size_t)packed_at(d, n, c, h, w) * es,
-                 (const char *)x->data + (size_t)i * es, es);
-  return p;
-}
-
-/* A packed-sized buffer for type t, every byte 0x7f (f32 3.4e38, f16 NaN). */
-static rt_tensor poisoned_packed(const ir_type *t) {
-  int64_t pd[5] = {t->dims[0], c4_of(t->dims[1]), t->dims[2], t->dims[3], 4};
-  rt_tensor p;
-  T_OK(rt_tensor_alloc_dims(t->dtype, 5, pd, &p));
-  cr_assert_eq((int64_t)rt_tensor_bytes(&p), ir_type_storage_bytes(t, NC4));
-  memset(p.data, 0x7f, rt_tensor_bytes(&p));
-  return p;
-}
-
-/* p's elements in the default layout of t; every pad lane must hold 0 bits. */
-static rt_tensor unpack(const rt_tensor *p, const ir_type *t, const char *what) {
-  rt_tensor x;
-  T_OK(rt_tensor_alloc(t, &x));
-  const int64_t *d = t->dims;
-  size_t es = ir_dtype_size(t->dtype);
-  for (int64_t n = 0; n < d[0]; n++)
-    for (int64_t c = 0; c < c4_of(d[1]) * 4; c++)
-      for (int64_t h = 0; h < d[2]; h++)
-        for (int64_t w = 0; w < d[3]; w++) {
-          const unsigned char *src =
-              (const unsigned char *)p->data + (size_t)packed_at(d, n, c, h, w) * es;
-          if (c < d[1]) {
-            int64_t i = ((n * d[1] + c) * d[2] + h) * d[3] + w;
-            memcpy((char *)x.data + (size_t)i * es, src, es);
-            continue;
-          }
-          for (size_t b = 0; b < es; b++)
-            if (src[b])
-              cr_assert_fail("%s: pad lane (n=%lld, c=%lld, h=%lld, w=%lld) holds %g, not 0",
-                             what, (long long)n, (long long)c, (long long)h, (long long)w,
-                             rt_load_f(p, packed_at(d, n, c, h, w)));
-        }
-  return x;
-}
 
 static void assert_same_bytes(const rt_tensor *got, const rt_tensor *want, const char *what) {
   size_t bytes = rt_tensor_bytes(want), es = ir_dtype_size(want->dtype);
@@ -349,13 +288,13 @@ static void run_case(env *e, bool split, const ccase *c, ir_dtype dt, const cg_s
   e->n_texel += !gather;
   e->n_gather += gather;
 
-  for (int i = 0; i < n_in; i++) dev_in[i] = pack(&in[i]);
-  for (int i = 0; i < n_out; i++) out[i] = poisoned_packed(&n->outputs[i]->type);
+  for (int i = 0; i < n_in; i++) dev_in[i] = vt_pack(&in[i]);
+  for (int i = 0; i < n_out; i++) out[i] = vt_poisoned_packed(&n->outputs[i]->type);
   run_gpu(e, &k, dev_in, n_in, out, n_out);
   for (int i = 0; i < n_out; i++) {
     char what[600];
     snprintf(what, sizeof what, "%s output %d", k.key, i);
-    rt_tensor got = unpack(&out[i], &n->outputs[i]->type, what);
+    rt_tensor got = vt_unpack(&out[i], &n->outputs[i]->type, what);
     assert_same_bytes(&got, &want[i], what);
     rt_tensor_free(&got);
   }

@@ -30,4 +30,14 @@ void vt_pin_vulkan_libs(void);
 void vt_run_kernel(rt_vk_context *ctx, cg_compiler *cc, const cg_kernel *k,
                    const rt_tensor *const *in, int n_in, rt_tensor *out);
 
+/* nc4hw4 (ir/graph.h) on the host, for the layout tests (vk_pack.c): the
+ * packed offset of (n,c,h,w) in [N,C,H,W]; x packed (pad lanes 0); a packed
+ * buffer for type t with every byte 0x7f (f32 3.4e38, f16 NaN: lanes a
+ * kernel forgets show); p back in the default layout, failing the test
+ * (naming what) unless every pad lane holds 0 bits. */
+int64_t vt_packed_at(const int64_t *d, int64_t n, int64_t c, int64_t h, int64_t w);
+rt_tensor vt_pack(const rt_tensor *x);
+rt_tensor vt_poisoned_packed(const ir_type *t);
+rt_tensor vt_unpack(const rt_tensor *p, const ir_type *t, const char *what);
+
 #endif
