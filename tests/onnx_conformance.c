@@ -1,7 +1,7 @@
 /* ONNX conformance runner (DESIGN.md, Tools):
  *   onnx_conformance [--device cpu|gpu] [--precision fp32|fp16] [--layout nc4hw4]
  *                    [--expected FILE]
- *                    [--write-expected FILE] [--text-roundtrip] DIR...
+ *                    [--write-expected FILE] [--text-roundtrip] [--shard K/N] DIR...
  * Each DIR is a test case (model.onnx + test_data_set_N/{input,output}_K.pb)
  * or a directory of them. Prints "PASS name", "FAIL name: reason" or
  * "SKIP name: reason" per case and the summary line "N passed, N failed,
@@ -31,7 +31,11 @@
  * results, with reorder kernels at the edges of the packed regions.
  *
  * --write-expected FILE writes this run's SKIPs ("name: reason" lines) to
- * FILE, the format --expected reads. */
+ * FILE, the format --expected reads.
+ *
+ * --shard K/N runs every Nth case from the Kth (0 <= K < N, in the sorted
+ * order of the cases): a long run split over several processes (meson tests)
+ * that each stay short; --expected then checks the cases this shard ran. */
 #include <dirent.h>
 #include <errno.h>
 #include <math.h>
@@ -515,7 +519,7 @@ static int write_expected(const char *path, const strlist *skips, const char *de
 
 static void usage(FILE *f) {
   fprintf(f, "usage: onnx_conformance [--device cpu|gpu] [--precision fp32|fp16] [--layout nc4hw4] "
-             "[--expected FILE] [--write-expected FILE] [--text-roundtrip] DIR...\n"
+             "[--expected FILE] [--write-expected FILE] [--text-roundtrip] [--shard K/N] DIR...\n"
              "  DIR: an ONNX test case (model.onnx, test_data_set_*/) or a "
              "directory of them\n");
 }
@@ -525,6 +529,7 @@ int main(int argc, char **argv) {
   run_cfg cfg = {0};
   strlist dirs = {0}, cases = {0}, names = {0}, skips = {0}, expected = {0};
   int rc = 2, passed = 0, failed = 0, skipped = 0, mismatches = 0;
+  int shard = 0, n_shards = 1;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -558,6 +563,13 @@ int main(int argc, char **argv) {
       expected_path = argv[++i];
     } else if (!strcmp(a, "--write-expected") && i + 1 < argc) {
       write_path = argv[++i];
+    } else if (!strcmp(a, "--shard") && i + 1 < argc) {
+      char end = 0;
+      if (sscanf(argv[++i], "%d/%d%c", &shard, &n_shards, &end) != 2 || n_shards < 1 ||
+          shard < 0 || shard >= n_shards) {
+        fprintf(stderr, "onnx_conformance: --shard %s: expected K/N with 0 <= K < N\n", argv[i]);
+        goto out;
+      }
     } else if (a[0] == '-') {
       fprintf(stderr, "onnx_conformance: unknown option %s\n", a);
       usage(stderr);
@@ -604,8 +616,10 @@ int main(int argc, char **argv) {
     }
     free(model);
   }
-  for (int i = 0; i < cases.n; i++) {
+  int n_run = 0;
+  for (int i = shard; i < cases.n; i += n_shards) {
     const char *cd = cases.v[i];
+    n_run++;
     const char *slash = strrchr(cd, '/');
     const char *name = slash && slash[1] ? slash + 1 : cd;
     char reason[1024] = "";
@@ -650,7 +664,7 @@ int main(int argc, char **argv) {
   }
   if (cfg.ctx)
     printf("gpu: %d of %d cases ran at least one GPU dispatch (%lld GPU and %lld CPU "
-           "steps over all data sets)\n", cfg.n_gpu_cases, cases.n,
+           "steps over all data sets)\n", cfg.n_gpu_cases, n_run,
            (long long)cfg.n_gpu_steps, (long long)cfg.n_cpu_steps);
   if (write_path && write_expected(write_path, &skips, device, precision)) mismatches++;
   printf("%d passed, %d failed, %d skipped\n", passed, failed, skipped);

@@ -214,7 +214,6 @@ static ir_node *make_node(ir_graph **g, const ccase *c, bool tr, const rt_tensor
 typedef struct env {
   rt_vk_context *ctx;
   cg_compiler *cc;
-  char *dir;
   const ir_target *t;
   int n_run;
   double max_err[2]; /* worst |got-want| / (rtol|want| + atol) seen, f32 and f16 */
@@ -223,17 +222,13 @@ typedef struct env {
 static void env_open(env *e) {
   memset(e, 0, sizeof *e);
   e->ctx = vt_context(NULL);
-  e->dir = vt_tempdir();
-  cg_compiler_opts o = {.cache_dir = e->dir};
-  T_OK(cg_compiler_create(&o, &e->cc));
+  e->cc = vt_compiler();
   e->t = rt_vk_context_target(e->ctx);
 }
 
 static void env_close(env *e) {
   cg_compiler_destroy(e->cc);
   vt_destroy(e->ctx);
-  vt_rmdir(e->dir);
-  free(e->dir);
 }
 
 /* |t| as an f32 tensor (exact for f16 data). */

@@ -487,7 +487,6 @@ Test(conv_coopmat, compiles) {
 typedef struct env {
   rt_vk_context *ctx;
   cg_compiler *cc;
-  char *dir;
   const ir_target *t;
   int n_run;
   double max_err;
@@ -496,17 +495,13 @@ typedef struct env {
 static void env_open(env *e) {
   memset(e, 0, sizeof *e);
   e->ctx = vt_context(NULL);
-  e->dir = vt_tempdir();
-  cg_compiler_opts o = {.cache_dir = e->dir};
-  T_OK(cg_compiler_create(&o, &e->cc));
+  e->cc = vt_compiler();
   e->t = rt_vk_context_target(e->ctx);
 }
 
 static void env_close(env *e) {
   cg_compiler_destroy(e->cc);
   vt_destroy(e->ctx);
-  vt_rmdir(e->dir);
-  free(e->dir);
 }
 
 static rt_tensor abs_f32(const rt_tensor *t) {

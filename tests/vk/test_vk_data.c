@@ -46,7 +46,6 @@ typedef struct dcase {
 typedef struct env {
   rt_vk_context *ctx;
   cg_compiler *cc;
-  char *dir;
   int n_checked, n_skipped;
   double max_err;
 } env;
@@ -54,16 +53,12 @@ typedef struct env {
 static void env_open(env *e) {
   memset(e, 0, sizeof *e);
   e->ctx = vt_context(NULL);
-  e->dir = vt_tempdir();
-  cg_compiler_opts o = {.cache_dir = e->dir};
-  T_OK(cg_compiler_create(&o, &e->cc));
+  e->cc = vt_compiler();
 }
 
 static void env_close(env *e) {
   cg_compiler_destroy(e->cc);
   vt_destroy(e->ctx);
-  vt_rmdir(e->dir);
-  free(e->dir);
 }
 
 /* Compiles k, dispatches it once over in[] and out[] (bound in that order)

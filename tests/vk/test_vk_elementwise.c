@@ -36,7 +36,6 @@
 typedef struct env {
   rt_vk_context *ctx;
   cg_compiler *cc;
-  char *dir;
   const ir_target *t;
   int n_run;
   double max_err[2]; /* worst relative error seen, f32 and f16 */
@@ -45,9 +44,7 @@ typedef struct env {
 static void env_open(env *e) {
   memset(e, 0, sizeof *e);
   e->ctx = vt_context(NULL);
-  e->dir = vt_tempdir();
-  cg_compiler_opts o = {.cache_dir = e->dir};
-  T_OK(cg_compiler_create(&o, &e->cc));
+  e->cc = vt_compiler();
   e->t = rt_vk_context_target(e->ctx);
 }
 
@@ -56,8 +53,6 @@ static void env_close(env *e) {
               e->max_err[1]);
   cg_compiler_destroy(e->cc);
   vt_destroy(e->ctx);
-  vt_rmdir(e->dir);
-  free(e->dir);
 }
 
 /* Attributes of a case, set on the node after it is made. */

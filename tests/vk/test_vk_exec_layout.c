@@ -28,8 +28,7 @@ typedef struct env {
 static void env_open(env *e) {
   e->ctx = vt_context(NULL);
   e->t = rt_vk_context_target(e->ctx);
-  cg_compiler_opts o = {.no_cache = true};
-  T_OK(cg_compiler_create(&o, &e->cc));
+  e->cc = vt_compiler();
 }
 
 static void env_close(env *e) {

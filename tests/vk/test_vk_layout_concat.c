@@ -43,7 +43,6 @@
 typedef struct env {
   rt_vk_context *ctx;
   cg_compiler *cc;
-  char *dir;
   const ir_target *t;
   int n_run, n_texel, n_gather;
 } env;
@@ -51,9 +50,7 @@ typedef struct env {
 static void env_open(env *e) {
   memset(e, 0, sizeof *e);
   e->ctx = vt_context(NULL);
-  e->dir = vt_tempdir();
-  cg_compiler_opts o = {.cache_dir = e->dir};
-  T_OK(cg_compiler_create(&o, &e->cc));
+  e->cc = vt_compiler();
   e->t = rt_vk_context_target(e->ctx);
 }
 
@@ -62,8 +59,6 @@ static void env_close(env *e) {
               e->n_gather);
   cg_compiler_destroy(e->cc);
   vt_destroy(e->ctx);
-  vt_rmdir(e->dir);
-  free(e->dir);
 }
 
 static ir_dtype alt_dtype(const env *e, int i) {

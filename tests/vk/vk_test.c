@@ -3,6 +3,7 @@
 #include "vk_test.h"
 
 #include <criterion/criterion.h>
+#include <criterion/hooks.h>
 #include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,3 +61,25 @@ static int rm_one(const char *path, const struct stat *st, int flag, struct FTW 
 }
 
 void vt_rmdir(const char *dir) { nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS); }
+
+/* The run's shared SPIR-V cache directory: criterion's runner is the parent
+ * of every test process (and runs the report hooks itself). */
+static void spirv_dir(char *buf, size_t bytes, long runner) {
+  snprintf(buf, bytes, "/tmp/vkml-vktest-spirv-%ld", runner);
+}
+
+cg_compiler *vt_compiler(void) {
+  char dir[64];
+  spirv_dir(dir, sizeof dir, (long)getppid());
+  cg_compiler_opts o = {.cache_dir = dir};
+  cg_compiler *cc = NULL;
+  T_OK(cg_compiler_create(&o, &cc));
+  return cc;
+}
+
+ReportHook(POST_ALL)(struct criterion_global_stats *stats) {
+  (void)stats;
+  char dir[64];
+  spirv_dir(dir, sizeof dir, (long)getpid());
+  vt_rmdir(dir);
+}

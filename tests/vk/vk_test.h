@@ -15,6 +15,12 @@ void vt_assert_clean(const rt_vk_context *ctx);
 /* Destroys ctx and fails the test on any validation message, including the
  * leak reports emitted at device and instance destruction. */
 void vt_destroy(rt_vk_context *ctx);
+/* A compiler whose SPIR-V cache is shared by every test of this run of the
+ * executable (criterion runs each test in its own child process): a kernel
+ * one test compiled is a cache hit for the next, as a user's second compile
+ * is. The directory, /tmp/vkml-vktest-spirv-<runner pid>, starts empty and
+ * is removed when the run ends. Free with cg_compiler_destroy. */
+cg_compiler *vt_compiler(void);
 /* A fresh empty directory under /tmp; the caller frees the string. */
 char *vt_tempdir(void);
 /* Removes a directory tree made by vt_tempdir (files one level deep). */
