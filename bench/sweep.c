@@ -16,6 +16,8 @@
 #include "codegen/cg_plan.h"
 #include "codegen/cg_template.h"
 #include "ir/text.h"
+#include "passes/pipeline.h"
+#include "runtime/cpu/cpu_kernels.h"
 #include "runtime/cpu/executor.h"
 #include "runtime/tensor.h"
 #include "runtime/vk/vk_context.h"
@@ -447,7 +449,8 @@ static vkml_status run_point(sweep *w, const cg_template *tmpl, const cg_schedul
                              double *median_us, rt_tensor *got) {
   w->cur_tmpl = tmpl;
   w->cur_sched = sched;
-  cg_plan_opts po = {.compiler = w->cc, .choose = choose, .choose_user = w};
+  cg_plan_opts po = {.compiler = w->cc, .choose = choose, .choose_user = w,
+                     .precision = w->a->precision};
   ir_plan *plan = NULL;
   rt_vk_exec *x = NULL;
   double *ns = NULL, *times = NULL;
@@ -839,20 +842,17 @@ static vkml_status report(const sweep *w, const points *ps, double flops, double
   return s;
 }
 
-/* w->g (g or its fp16 copy), w->inputs and, with --ref cpu, w->ref are
+/* w->g (g's compiled copy), w->inputs and, with --ref cpu, w->ref are
  * ready; the device is open. */
 static vkml_status run_sweep(sweep *w, const ir_graph *g, double ref_s) {
   const args *a = w->a;
   const ir_node *target0;
   VKML_RETURN_IF_ERROR(find_target(g, a->node, w->t, &target0));
-  w->target = target0;
-  if (a->precision == IR_PRECISION_FP16) {
-    if (!w->t->storage_16bit)
-      return vkml_status_make(VKML_CODE_UNSUPPORTED, "fp16 needs 16-bit storage, which %s lacks",
-                              w->t->name);
-    w->target = corresponding_node(g, target0, w->g);
-    if (!w->target) return vkml_status_make(VKML_CODE_INTERNAL, "the fp16 copy lacks the node");
-  }
+  if (a->precision == IR_PRECISION_FP16 && !w->t->storage_16bit)
+    return vkml_status_make(VKML_CODE_UNSUPPORTED, "fp16 needs 16-bit storage, which %s lacks",
+                            w->t->name);
+  w->target = corresponding_node(g, target0, w->g);
+  if (!w->target) return vkml_status_make(VKML_CODE_INTERNAL, "the compiled copy lacks the node");
   vkml_status s = VKML_OK;
   points ps = {0};
   const cg_template *tm[MAX_TMPL];
@@ -892,9 +892,13 @@ int main(int argc, char **argv) {
   vkml_status s = ir_parse_file(a.model, &g);
   if (s) return fail(s);
   sweep w = {.a = &a, .tol = a.precision == IR_PRECISION_FP16 ? 1e-2 : 1e-3};
-  ir_graph *g16 = NULL;
-  if (a.precision == IR_PRECISION_FP16) s = cg_graph_to_fp16(g, &g16);
-  w.g = g16 ? g16 : g;
+  /* compiled as vkc run compiles (the pass pipeline, then cg_plan_build in
+   * run_point), on a copy: the target node is found in g */
+  ir_graph *gc = NULL;
+  pass_pipeline_opts pp = {.pass = {.eval = rt_cpu_eval_node, .precision = a.precision}};
+  s = ir_graph_clone(g, &gc);
+  if (!s) s = pass_pipeline_run(gc, &pp);
+  w.g = gc ? gc : g;
   w.n_out = w.g->n_outputs;
   if (!s) s = make_inputs(&w);
   /* The CPU reference runs before the device is opened: the H200 drops its
@@ -927,7 +931,7 @@ int main(int argc, char **argv) {
       s = vkml_status_make(VKML_CODE_DEVICE, "Vulkan validation: %u errors, %d leaked objects; "
                            "first: %s", rep.n_errors, rep.n_leaked, rep.first_message);
   }
-  ir_graph_destroy(g16);
+  ir_graph_destroy(gc);
   ir_graph_destroy(g);
   if (s) {
     fflush(stdout);

@@ -1,5 +1,5 @@
-/* Graph -> ir_plan: --cpu-ops parsing, the fp16 graph conversion, placement
- * and kernel compilation (see cg_plan.h). */
+/* Graph -> ir_plan: --cpu-ops parsing, placement and kernel compilation
+ * (see cg_plan.h). */
 #include "codegen/cg_plan.h"
 
 #include <ctype.h>
@@ -9,7 +9,6 @@
 
 #include "codegen/cg_ops.h"
 #include "ir/text.h"
-#include "passes/pass_layout.h"
 
 static vkml_status oom(void) {
   return vkml_status_make(VKML_CODE_OUT_OF_MEMORY, "out of host memory");
@@ -68,290 +67,6 @@ vkml_status cg_cpu_ops_parse(const char *list, bool *mask) {
     p = e ? e + 1 : p + strlen(p);
   }
   return VKML_OK;
-}
-
-/* ---- fp16 conversion -------------------------------------------------------- */
-
-/* A set of names (open addressing), to make the names of inserted values
- * unique. Holds pointers to strings that outlive it. */
-typedef struct name_set {
-  const char **slots;
-  size_t cap; /* power of two */
-  size_t n;
-} name_set;
-
-static uint64_t name_hash(const char *s) {
-  uint64_t h = 1469598103934665603ull;
-  for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
-  return h;
-}
-
-static bool name_set_has(const name_set *s, const char *name) {
-  for (size_t i = name_hash(name) & (s->cap - 1);; i = (i + 1) & (s->cap - 1)) {
-    if (!s->slots[i]) return false;
-    if (!strcmp(s->slots[i], name)) return true;
-  }
-}
-
-/* The set is sized for every name it will ever hold (see conv_state). */
-static void name_set_add(name_set *s, const char *name) {
-  size_t i = name_hash(name) & (s->cap - 1);
-  while (s->slots[i]) {
-    if (!strcmp(s->slots[i], name)) return;
-    i = (i + 1) & (s->cap - 1);
-  }
-  s->slots[i] = name;
-  s->n++;
-}
-
-typedef struct conv_state {
-  const ir_graph *g;
-  ir_graph *ng;
-  ir_value **v16, **v32; /* by old value id: its f16 / f32 version in ng */
-  bool *is_output;       /* by old value id */
-  name_set names;
-  uint8_t *blob;         /* ng's weights, being filled */
-  uint64_t *blob_off;    /* by old value id: where its f32 bytes went (f32 consts) */
-} conv_state;
-
-static ir_type with_dtype(const ir_type *t, ir_dtype d) {
-  ir_type r = *t;
-  r.dtype = d;
-  return r;
-}
-
-/* A fresh name "<base><suffix>[_N]" registered in the set. */
-static vkml_status fresh_value(conv_state *st, const char *base, const char *suffix,
-                               const ir_type *type, ir_value **out) {
-  size_t n = strlen(base) + strlen(suffix) + 24;
-  char *name = malloc(n);
-  if (!name) return oom();
-  snprintf(name, n, "%s%s", base, suffix);
-  for (int k = 2; name_set_has(&st->names, name); k++) snprintf(name, n, "%s%s_%d", base, suffix, k);
-  vkml_status s = ir_value_create(st->ng, name, type, out);
-  free(name);
-  if (!s) name_set_add(&st->names, (*out)->name);
-  return s;
-}
-
-static vkml_status cast_node(conv_state *st, ir_value *from, ir_value *to, ir_dtype d) {
-  ir_node *n;
-  VKML_RETURN_IF_ERROR(ir_node_create(st->ng, IR_OP_CAST, &from, 1, &to, 1, &n));
-  return ir_node_set_enum(st->ng, n, IR_A_TO, (int)d);
-}
-
-/* The f16 (want_f16) or f32 version of old f32 value v, made on demand: a
- * cast node for computed values, a second constant for constants. The f32
- * version of a graph output carries the original name (the f16 one was made
- * under a fresh name for that reason). */
-static vkml_status version_of(conv_state *st, const ir_value *v, bool want_f16, ir_value **out) {
-  ir_value **slot = want_f16 ? &st->v16[v->id] : &st->v32[v->id];
-  if (*slot) {
-    *out = *slot;
-    return VKML_OK;
-  }
-  ir_value *have = want_f16 ? st->v32[v->id] : st->v16[v->id];
-  if (!have)
-    return vkml_status_make(VKML_CODE_INTERNAL, "fp16: %%%s used before its definition",
-                            v->name);
-  ir_type t = with_dtype(&v->type, want_f16 ? IR_F16 : IR_F32);
-  if (want_f16 && ir_value_is_const(v))
-    return vkml_status_make(VKML_CODE_INTERNAL, "fp16: constant %%%s has no f16 copy", v->name);
-  /* A graph output's own name is free: its f16 version got a fresh one. */
-  if (!want_f16 && st->is_output[v->id])
-    VKML_RETURN_IF_ERROR(ir_value_create(st->ng, v->name, &t, slot));
-  else
-    VKML_RETURN_IF_ERROR(fresh_value(st, v->name, want_f16 ? ".f16" : ".f32", &t, slot));
-  if (ir_value_is_const(v)) {
-    /* the exact f32 bytes, not a rounded cast */
-    (*slot)->storage = IR_CONST_BLOB;
-    (*slot)->blob_offset = st->blob_off[v->id];
-  } else {
-    VKML_RETURN_IF_ERROR(cast_node(st, have, *slot, want_f16 ? IR_F16 : IR_F32));
-  }
-  *out = *slot;
-  return VKML_OK;
-}
-
-/* Weights of the converted graph: every constant, f32 ones both as f16 and
- * f32 (the f32 bytes are used only when a constant is needed in f32), each
- * 64-byte aligned. */
-static vkml_status make_constants(conv_state *st) {
-  const ir_graph *g = st->g;
-  uint64_t total = 0;
-  ir_foreach_value(g, v) {
-    if (!ir_value_is_const(v)) continue;
-    uint64_t b = (uint64_t)ir_type_bytes(&v->type);
-    total += (b + 63) / 64 * 64;
-    if (v->type.dtype == IR_F32) total += ((b / 2) + 63) / 64 * 64;
-  }
-  st->blob = malloc(total ? (size_t)total : 1);
-  if (!st->blob) return oom();
-  ir_graph_set_blob(st->ng, st->blob, total, true);
-  uint64_t off = 0;
-  ir_foreach_value(g, v) {
-    if (!ir_value_is_const(v)) continue;
-    const void *data = ir_value_const_data(g, v);
-    if (!data)
-      return vkml_status_make(VKML_CODE_INVALID_GRAPH,
-                              "constant %%%s: weights blob missing or too small", v->name);
-    uint64_t b = (uint64_t)ir_type_bytes(&v->type);
-    memcpy(st->blob + off, data, (size_t)b);
-    uint64_t raw = off;
-    off += (b + 63) / 64 * 64;
-    ir_value *nv;
-    if (v->type.dtype != IR_F32) {
-      VKML_RETURN_IF_ERROR(ir_const_create_blob(st->ng, v->name, &v->type, raw, &nv));
-      st->v16[v->id] = st->v32[v->id] = nv;
-      continue;
-    }
-    st->blob_off[v->id] = raw;
-    int64_t n = ir_type_numel(&v->type);
-    uint16_t *h = (uint16_t *)(st->blob + off);
-    for (int64_t i = 0; i < n; i++) {
-      float f;
-      memcpy(&f, (const uint8_t *)data + 4 * i, 4);
-      h[i] = ir_f32_to_f16(f);
-    }
-    ir_type t16 = with_dtype(&v->type, IR_F16);
-    if (st->is_output[v->id])
-      VKML_RETURN_IF_ERROR(fresh_value(st, v->name, ".f16", &t16, &nv));
-    else
-      VKML_RETURN_IF_ERROR(ir_value_create(st->ng, v->name, &t16, &nv));
-    nv->storage = IR_CONST_BLOB;
-    nv->blob_offset = off;
-    st->v16[v->id] = nv;
-    off += ((b / 2) + 63) / 64 * 64;
-  }
-  return VKML_OK;
-}
-
-/* Whether n can run with its f32 tensors in f16: shape inference must accept
- * the f16 input types and give the f16 output types (a cast to f32 becomes a
- * cast to f16, checked by the caller). */
-static bool node_takes_f16(const ir_node *n) {
-  if (n->n_inputs > 64 || n->n_outputs > 64) return false;
-  ir_type in[64], out[64];
-  for (int i = 0; i < n->n_inputs; i++)
-    in[i] = n->inputs[i]->type.dtype == IR_F32 ? with_dtype(&n->inputs[i]->type, IR_F16)
-                                                 : n->inputs[i]->type;
-  vkml_status s = ir_infer_node_types(n, in, out);
-  if (s) {
-    vkml_status_free(s);
-    return false;
-  }
-  for (int i = 0; i < n->n_outputs; i++) {
-    ir_type want = n->outputs[i]->type;
-    if (want.dtype == IR_F32) want.dtype = IR_F16;
-    if (!ir_type_equal(&want, &out[i])) return false;
-  }
-  return true;
-}
-
-/* A node without float outputs (a cast to int, a comparison, an argmax)
- * reads its f32 inputs exactly when that costs nothing: each has an f32
- * version already (a graph input, a value computed in f32) or is a constant. */
-static bool reads_f32_for_free(const conv_state *st, const ir_node *n) {
-  for (int i = 0; i < n->n_outputs; i++)
-    if (ir_dtype_is_float(n->outputs[i]->type.dtype)) return false;
-  for (int i = 0; i < n->n_inputs; i++) {
-    const ir_value *v = n->inputs[i];
-    if (v->type.dtype == IR_F32 && !st->v32[v->id] && !ir_value_is_const(v)) return false;
-  }
-  return true;
-}
-
-static vkml_status convert_node(conv_state *st, const ir_node *n) {
-  ir_value *ins[64], *outs[64];
-  if (n->n_inputs > 64 || n->n_outputs > 64)
-    return vkml_status_make(VKML_CODE_UNSUPPORTED, "fp16: node with more than 64 operands");
-  bool cast_to_f32 = n->op == IR_OP_CAST && ir_node_int(n, IR_A_TO, -1) == IR_F32;
-  bool f16 = cast_to_f32 || (!reads_f32_for_free(st, n) && node_takes_f16(n));
-  for (int i = 0; i < n->n_inputs; i++) {
-    const ir_value *v = n->inputs[i];
-    if (v->type.dtype == IR_F32) VKML_RETURN_IF_ERROR(version_of(st, v, f16, &ins[i]));
-    else ins[i] = st->v16[v->id];
-    if (!ins[i])
-      return vkml_status_make(VKML_CODE_INTERNAL, "fp16: %%%s used before its definition",
-                              v->name);
-  }
-  for (int i = 0; i < n->n_outputs; i++) {
-    const ir_value *v = n->outputs[i];
-    if (v->type.dtype == IR_F32 && f16) {
-      ir_type t = with_dtype(&v->type, IR_F16);
-      if (st->is_output[v->id]) VKML_RETURN_IF_ERROR(fresh_value(st, v->name, ".f16", &t, &outs[i]));
-      else VKML_RETURN_IF_ERROR(ir_value_create(st->ng, v->name, &t, &outs[i]));
-      st->v16[v->id] = outs[i];
-    } else {
-      VKML_RETURN_IF_ERROR(ir_value_create(st->ng, v->name, &v->type, &outs[i]));
-      if (v->type.dtype == IR_F32) st->v32[v->id] = outs[i];
-      else st->v16[v->id] = st->v32[v->id] = outs[i];
-    }
-    outs[i]->layout = v->layout;
-  }
-  ir_node *nn;
-  VKML_RETURN_IF_ERROR(ir_node_create(st->ng, n->op, ins, n->n_inputs, outs, n->n_outputs, &nn));
-  nn->device = n->device;
-  VKML_RETURN_IF_ERROR(ir_node_copy_attrs(st->ng, nn, n));
-  if (cast_to_f32) VKML_RETURN_IF_ERROR(ir_node_set_enum(st->ng, nn, IR_A_TO, IR_F16));
-  return VKML_OK;
-}
-
-static vkml_status convert(conv_state *st) {
-  const ir_graph *g = st->g;
-  for (int i = 0; i < g->n_outputs; i++) st->is_output[g->outputs[i]->id] = true;
-  ir_foreach_value(g, v) name_set_add(&st->names, v->name);
-  for (int i = 0; i < g->n_inputs; i++) {
-    const ir_value *v = g->inputs[i];
-    ir_value *nv = st->v32[v->id] ? st->v32[v->id] : st->v16[v->id];
-    if (!nv) {
-      VKML_RETURN_IF_ERROR(ir_value_create(st->ng, v->name, &v->type, &nv));
-      nv->layout = v->layout;
-      st->v32[v->id] = nv;
-      if (v->type.dtype != IR_F32) st->v16[v->id] = nv;
-    }
-    VKML_RETURN_IF_ERROR(ir_graph_add_input(st->ng, nv));
-  }
-  VKML_RETURN_IF_ERROR(make_constants(st));
-  ir_foreach_node(g, n) VKML_RETURN_IF_ERROR(convert_node(st, n));
-  for (int i = 0; i < g->n_outputs; i++) {
-    const ir_value *v = g->outputs[i];
-    ir_value *nv;
-    if (v->type.dtype == IR_F32) VKML_RETURN_IF_ERROR(version_of(st, v, false, &nv));
-    else nv = st->v16[v->id];
-    if (!nv)
-      return vkml_status_make(VKML_CODE_INTERNAL, "fp16: output %%%s is never defined",
-                              v->name);
-    VKML_RETURN_IF_ERROR(ir_graph_add_output(st->ng, nv));
-  }
-  return ir_verify(st->ng, "<fp16 conversion>");
-}
-
-vkml_status cg_graph_to_fp16(const ir_graph *g, ir_graph **out) {
-  *out = NULL;
-  conv_state st = {0};
-  st.g = g;
-  size_t nv = (size_t)g->n_values + 1;
-  /* every old value has at most two names in ng besides its own */
-  st.names.cap = 64;
-  while (st.names.cap < 6 * nv) st.names.cap *= 2;
-  st.names.slots = calloc(st.names.cap, sizeof *st.names.slots);
-  st.v16 = calloc(nv, sizeof *st.v16);
-  st.v32 = calloc(nv, sizeof *st.v32);
-  st.is_output = calloc(nv, sizeof *st.is_output);
-  st.blob_off = calloc(nv, sizeof *st.blob_off);
-  vkml_status s = VKML_OK;
-  if (!st.names.slots || !st.v16 || !st.v32 || !st.is_output || !st.blob_off) s = oom();
-  if (!s) s = ir_graph_create(g->name, &st.ng);
-  if (!s) s = convert(&st);
-  if (s) ir_graph_destroy(st.ng);
-  else *out = st.ng;
-  free(st.names.slots);
-  free(st.v16);
-  free(st.v32);
-  free(st.is_output);
-  free(st.blob_off);
-  return s ? vkml_status_annotate(s, "fp16 conversion of @%s", g->name ? g->name : "") : VKML_OK;
 }
 
 /* ---- placement and compilation ----------------------------------------------- */
@@ -515,41 +230,16 @@ static vkml_status place_node(ir_plan *p, const ir_node *n, const ir_target *t,
 
 /* ---- layouts ------------------------------------------------------------------ */
 
-typedef struct layout_ctx {
-  const ir_target *t;
-  const bool *forced;
-} layout_ctx;
+vkml_status cg_layout_query_init(cg_layout_query *q, const ir_target *t, const char *cpu_ops) {
+  q->t = t;
+  return cg_cpu_ops_parse(cpu_ops, q->forced);
+}
 
-static uint32_t plan_layout_operands(void *user, const ir_node *n, ir_layout l) {
-  const layout_ctx *c = user;
+uint32_t cg_layout_query_operands(void *user, const ir_node *n, ir_layout l) {
+  const cg_layout_query *q = user;
   char why[256];
-  if (cpu_only_reason(n, c->t, c->forced, why, sizeof why)) return 0;
+  if (cpu_only_reason(n, q->t, q->forced, why, sizeof why)) return 0;
   return cg_node_layout_operands(n, l);
-}
-
-static bool has_packed_values(const ir_graph *g) {
-  ir_foreach_value(g, v) if (v->layout != IR_LAYOUT_DEFAULT) return true;
-  return false;
-}
-
-/* Rewrites the plan's graph for packed layouts when asked (see cg_plan.h). */
-static vkml_status assign_layouts(ir_plan *p, const ir_graph *g, const ir_target *t,
-                                  const cg_plan_opts *o, const bool *forced) {
-  const ir_graph *pg = ir_plan_graph(p, g);
-  if (o->layout == IR_LAYOUT_DEFAULT && !has_packed_values(pg)) return VKML_OK;
-  if (o->layout != IR_LAYOUT_DEFAULT && o->layout != IR_LAYOUT_NC4HW4)
-    return vkml_status_make(VKML_CODE_UNSUPPORTED, "layout %s: the GPU kernels pack nc4hw4 only",
-                            ir_layout_name(o->layout));
-  if (!p->graph) VKML_RETURN_IF_ERROR(ir_graph_clone(g, &p->graph));
-  layout_ctx c = {t, forced};
-  pass_layout_opts lo = {
-      .layout = IR_LAYOUT_NC4HW4,
-      .assign_all = o->layout == IR_LAYOUT_NC4HW4,
-      .operands = plan_layout_operands,
-      .user = &c,
-  };
-  VKML_RETURN_IF_ERROR(pass_layout(p->graph, &lo, NULL));
-  return ir_verify(p->graph, "<layout assignment>");
 }
 
 vkml_status cg_plan_build(const ir_graph *g, const ir_target *t, const cg_plan_opts *opts,
@@ -571,8 +261,6 @@ vkml_status cg_plan_build(const ir_graph *g, const ir_target *t, const cg_plan_o
   vkml_status s = k ? ir_plan_create(&p) : oom();
   if (s) goto out;
   p->precision = o.precision;
-  if (o.precision == IR_PRECISION_FP16 && (s = cg_graph_to_fp16(g, &p->graph))) goto out;
-  if ((s = assign_layouts(p, g, t, &o, forced))) goto out;
   const ir_graph *pg = ir_plan_graph(p, g);
   p->graph_nodes = pg->n_nodes;
   p->graph_values = pg->n_values;

@@ -10,18 +10,12 @@
  * kept in the plan for --profile and listings. Any other kernel error (a bug,
  * a GLSL compile error) fails the build naming the node.
  *
- * Layouts: when opts.layout asks for a packed layout or the graph annotates
- * a value with one, the plan runs a copy of the graph rewritten by
- * pass_layout (packed nodes, reorder nodes at the edges of packed regions,
- * graph inputs and outputs row-major); the mask comes from
- * cg_node_layout_operands for nodes that are not kept on the CPU.
- *
- * Precision fp16: the plan runs a converted copy of the graph that it owns
- * (ir_plan.graph), made by cg_graph_to_fp16 below. Converting the graph (not
- * asking each kernel for f16) keeps the kernels' contract simple — they
- * instantiate for the dtypes they see — and keeps CPU-placed nodes exact
- * to what the GPU computes around them (the reference kernels run on f16
- * tensors too). The caller still sees f32 inputs and outputs. */
+ * The graph comes from the pass pipeline (passes/pipeline.h), which did
+ * the fp16 conversion (opts.precision says it did: checked against the
+ * device, recorded in the plan) and the layout assignment; the pipeline
+ * asks codegen which operands a node's kernel can take packed through
+ * cg_layout_query_operands, and a node with a packed operand never goes to
+ * the CPU here (an error names it). */
 #ifndef CG_PLAN_H
 #define CG_PLAN_H
 
@@ -39,6 +33,8 @@ typedef vkml_status (*cg_kernel_chooser)(void *user, const ir_node *n, const ir_
 
 /* Valid when zero-initialized. */
 typedef struct cg_plan_opts {
+  /* IR_PRECISION_FP16: the graph was converted by the pass pipeline; the
+   * device must have 16-bit storage. Recorded in the plan. */
   ir_precision precision;
   /* Ops forced onto the CPU, comma-separated: IR names ("conv2d") or ONNX
    * spellings ("Conv", "NonMaxSuppression"); NULL or "" for none. An
@@ -47,10 +43,6 @@ typedef struct cg_plan_opts {
   cg_compiler *compiler; /* NULL: one with default options, for the call */
   cg_kernel_chooser choose; /* NULL: cg_kernel_for_node, default schedules */
   void *choose_user;
-  /* IR_LAYOUT_NC4HW4: every node whose GPU kernel can run packed does
-   * (passes/pass_layout.h, assign_all). Default: only the nodes whose
-   * outputs the graph annotates as packed. */
-  ir_layout layout;
 } cg_plan_opts;
 
 /* Builds the plan of g (verified) for target t. *out is freed with
@@ -68,14 +60,16 @@ vkml_status cg_plan_build(const ir_graph *g, const ir_target *t, const cg_plan_o
  * ...). */
 vkml_status cg_cpu_ops_parse(const char *list, bool *mask);
 
-/* A copy of g in which every f32 value (intermediates and constants) is f16:
- * constants are converted (round to nearest even), casts to f32 become casts
- * to f16, f32 graph inputs and outputs keep their type and names with cast
- * nodes next to them. A node whose shape inference refuses f16 stays in f32
- * with casts around it; a node without float outputs (cast to int,
- * comparison, argmax) reads exact f32 inputs where they exist anyway (graph
- * inputs, constants). The copy owns its weights; *out is freed with
- * ir_graph_destroy. */
-vkml_status cg_graph_to_fp16(const ir_graph *g, ir_graph **out);
+/* What the layout pass asks codegen (passes/pass.h, pass_layout_operands_fn):
+ * the operands n's GPU kernel can take packed, 0 for a node that stays on
+ * the CPU (forced by cpu_ops, @cpu, too many bindings, a bounded or too
+ * large tensor). Initialise with the target and --cpu-ops list the plan will
+ * be built with; q must outlive the pipeline run. */
+typedef struct cg_layout_query {
+  const ir_target *t;
+  bool forced[IR_OP_COUNT];
+} cg_layout_query;
+vkml_status cg_layout_query_init(cg_layout_query *q, const ir_target *t, const char *cpu_ops);
+uint32_t cg_layout_query_operands(void *user, const ir_node *n, ir_layout layout);
 
 #endif

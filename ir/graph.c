@@ -133,6 +133,7 @@ void ir_graph_set_blob(ir_graph *g, const void *data, uint64_t bytes,
   g->blob = data;
   g->blob_bytes = bytes;
   g->blob_owned = take_ownership ? (void *)data : NULL;
+  g->blob_cap = take_ownership ? bytes : 0;
 }
 
 static vkml_status value_new(ir_graph *g, const char *name, const ir_type *type,

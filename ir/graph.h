@@ -107,6 +107,7 @@ typedef struct ir_graph {
   const uint8_t *blob;
   uint64_t blob_bytes;
   void *blob_owned; /* freed by ir_graph_destroy when non-NULL */
+  uint64_t blob_cap; /* bytes allocated at blob_owned (ir_graph_blob_append) */
 } ir_graph;
 
 /* ---- types ------------------------------------------------------------ */
@@ -179,6 +180,34 @@ void ir_node_insert_before(ir_graph *g, ir_node *pos, ir_node *n);
 vkml_status ir_graph_clone(const ir_graph *g, ir_graph **out);
 /* Copies every attribute of from onto to (and its text position). */
 vkml_status ir_node_copy_attrs(ir_graph *g, ir_node *to, const ir_node *from);
+
+/* ---- rewriting (ir/rewrite.c; what passes share) ------------------------ */
+
+/* The most inputs (and the most outputs) a node may have: every kernel binds
+ * one buffer per operand and the executors size their tables by it. The
+ * verifier refuses more. */
+#define IR_MAX_NODE_OPERANDS 64
+
+/* Creates a value named "<base><suffix>", made unique with "_N" (linear
+ * scan of the graph's names). */
+vkml_status ir_value_create_fresh(ir_graph *g, const char *base, const char *suffix,
+                                  const ir_type *type, ir_value **out);
+/* Appends bytes to the graph's weights blob (64-byte aligned, copied; the
+ * graph then owns its blob, grown geometrically) and sets *offset. The old
+ * blob pointer may be freed: clones that borrow it must not outlive this. */
+vkml_status ir_graph_blob_append(ir_graph *g, const void *data, uint64_t bytes,
+                                 uint64_t *offset);
+/* Makes every reader of from (node inputs, graph outputs) read to instead. */
+void ir_value_replace_uses(ir_graph *g, ir_value *from, ir_value *to);
+/* Readers of every value, by value id: node input slots plus graph output
+ * slots. *out (g->n_values + 1 entries) is freed by the caller. */
+vkml_status ir_graph_count_uses(const ir_graph *g, int **out);
+bool ir_value_is_graph_output(const ir_graph *g, const ir_value *v);
+bool ir_value_is_graph_input(const ir_graph *g, const ir_value *v);
+/* Drops from the value list every value nothing refers to any more: not a
+ * graph input or output, read by no node and produced by no node in the
+ * list (dead constants, outputs of removed nodes). Returns how many. */
+vkml_status ir_graph_drop_unused_values(ir_graph *g, int *n_dropped);
 
 /* ---- attributes ------------------------------------------------------- */
 

@@ -138,6 +138,9 @@ static vkml_status check_types(const ir_node *n, const char *file) {
 static vkml_status check_node(const ir_graph *g, const ir_node *n, bool *defined,
                               const char *file) {
   if ((unsigned)n->op >= IR_OP_COUNT) return node_err(file, n, "unknown op %d", (int)n->op);
+  if (n->n_inputs > IR_MAX_NODE_OPERANDS || n->n_outputs > IR_MAX_NODE_OPERANDS)
+    return node_err(file, n, "%d inputs and %d outputs; a node may have at most %d of each",
+                    n->n_inputs, n->n_outputs, IR_MAX_NODE_OPERANDS);
   for (int i = 0; i < n->n_inputs; i++) {
     const ir_value *v = n->inputs[i];
     if (!v) return node_err(file, n, "input %d is missing", i);

@@ -1,5 +1,22 @@
-/* Packed-layout assignment with reorder insertion (see pass_layout.h). */
-#include "passes/pass_layout.h"
+/* pass_layout: packed channel layouts (ir/graph.h, IR_LAYOUT_NC4HW4) with
+ * conversions at the edges of the packed regions.
+ *
+ * Which nodes run packed: a node whose operand mask (opts.layout_operands,
+ * bit i = input i, bit 16 + i = output i; codegen's answer plus the caller's
+ * placement) is non-zero, when opts.layout asks to pack every node that can
+ * or when one of its masked outputs is annotated packed in the input graph (a
+ * hand-written .vkir asks for it that way). Such a node gets every masked
+ * operand packed, every other node every operand in the default layout.
+ * Without opts.layout and without packed annotations the pass does nothing.
+ *
+ * The graph is rewritten in place so that each node reads its operands in
+ * the layouts it runs with: a value needed in the other layout gets one
+ * `reorder` node (inserted before its first consumer that needs it, shared by
+ * every later one). Graph inputs, graph outputs and constants end up in the
+ * default layout (host tensors are row-major): an output produced packed is
+ * converted back by a reorder that takes over the output's name. Node ids and
+ * value ids of the original graph stay; new nodes and values get fresh ones. */
+#include "passes/pass.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,7 +24,9 @@
 
 typedef struct layout_state {
   ir_graph *g;
-  const pass_layout_opts *o;
+  const pass_opts *o;
+  ir_layout packed; /* the layout packed nodes use */
+  bool assign_all;
   int n_values0;
   ir_value **other; /* by original value id: the version in the other layout */
   bool changed;
@@ -15,19 +34,6 @@ typedef struct layout_state {
 
 static vkml_status oom(void) {
   return vkml_status_make(VKML_CODE_OUT_OF_MEMORY, "out of host memory");
-}
-
-/* "<base>.<suffix>", made unique with "_N". */
-static vkml_status fresh_value(ir_graph *g, const char *base, const char *suffix,
-                               const ir_type *t, ir_value **out) {
-  size_t n = strlen(base) + strlen(suffix) + 24;
-  char *name = malloc(n);
-  if (!name) return oom();
-  snprintf(name, n, "%s.%s", base, suffix);
-  for (int k = 2; ir_graph_find_value(g, name); k++) snprintf(name, n, "%s.%s_%d", base, suffix, k);
-  vkml_status s = ir_value_create(g, name, t, out);
-  free(name);
-  return s;
 }
 
 /* v in layout want: v itself or its other version, made on first use by a
@@ -43,8 +49,9 @@ static vkml_status version(layout_state *st, ir_value *v, ir_layout want, ir_nod
     return VKML_OK;
   }
   ir_value *r;
-  VKML_RETURN_IF_ERROR(fresh_value(st->g, v->name, want == IR_LAYOUT_DEFAULT ? "rows"
-                                                    : ir_layout_name(want), &v->type, &r));
+  VKML_RETURN_IF_ERROR(ir_value_create_fresh(st->g, v->name, want == IR_LAYOUT_DEFAULT ? ".rows"
+                                             : want == IR_LAYOUT_NC4HW4 ? ".nc4hw4" : ".nhwc",
+                                             &v->type, &r));
   r->layout = want;
   ir_node *n;
   VKML_RETURN_IF_ERROR(ir_node_create(st->g, IR_OP_REORDER, &v, 1, &r, 1, &n));
@@ -64,14 +71,14 @@ static void set_layout(layout_state *st, ir_value *v, ir_layout l) {
 }
 
 static uint32_t mask_of(const layout_state *st, const ir_node *n) {
-  return st->o->operands ? st->o->operands(st->o->user, n, st->o->layout) : 0;
+  return st->o->layout_operands ? st->o->layout_operands(st->o->layout_user, n, st->packed) : 0;
 }
 
 static bool runs_packed(const layout_state *st, const ir_node *n, uint32_t mask) {
   if (!mask) return false;
-  if (st->o->assign_all) return true;
+  if (st->assign_all) return true;
   for (int i = 0; i < n->n_outputs && i < 16; i++)
-    if ((mask >> (16 + i)) & 1 && n->outputs[i]->layout == st->o->layout) return true;
+    if ((mask >> (16 + i)) & 1 && n->outputs[i]->layout == st->packed) return true;
   return false;
 }
 
@@ -80,12 +87,12 @@ static vkml_status rewrite_node(layout_state *st, ir_node *n) {
   uint32_t mask = mask_of(st, n);
   bool packed = runs_packed(st, n, mask);
   for (int i = 0; i < n->n_inputs; i++) {
-    ir_layout want = packed && i < 16 && (mask >> i) & 1 ? st->o->layout : IR_LAYOUT_DEFAULT;
+    ir_layout want = packed && i < 16 && (mask >> i) & 1 ? st->packed : IR_LAYOUT_DEFAULT;
     VKML_RETURN_IF_ERROR(version(st, n->inputs[i], want, n, &n->inputs[i]));
   }
   for (int i = 0; i < n->n_outputs; i++) {
     bool p = packed && i < 16 && (mask >> (16 + i)) & 1;
-    set_layout(st, n->outputs[i], p ? st->o->layout : IR_LAYOUT_DEFAULT);
+    set_layout(st, n->outputs[i], p ? st->packed : IR_LAYOUT_DEFAULT);
   }
   return VKML_OK;
 }
@@ -121,11 +128,22 @@ static vkml_status run(layout_state *st) {
   return s;
 }
 
-vkml_status pass_layout(ir_graph *g, const pass_layout_opts *opts, bool *changed) {
+static bool has_packed_values(const ir_graph *g) {
+  ir_foreach_value(g, v) if (v->layout != IR_LAYOUT_DEFAULT) return true;
+  return false;
+}
+
+vkml_status pass_layout(ir_graph *g, const pass_opts *opts, bool *changed) {
   if (changed) *changed = false;
-  if (opts->layout == IR_LAYOUT_DEFAULT || (unsigned)opts->layout >= IR_LAYOUT_COUNT)
-    return vkml_status_make(VKML_CODE_INVALID_ARGUMENT, "pass_layout: no packed layout given");
-  layout_state st = {.g = g, .o = opts, .n_values0 = g->n_values};
+  if (opts->layout == IR_LAYOUT_DEFAULT && !has_packed_values(g)) return VKML_OK;
+  if (opts->layout != IR_LAYOUT_DEFAULT && opts->layout != IR_LAYOUT_NC4HW4)
+    return vkml_status_make(VKML_CODE_UNSUPPORTED, "layout %s: only nc4hw4 is packed",
+                            ir_layout_name(opts->layout));
+  layout_state st = {.g = g,
+                     .o = opts,
+                     .packed = IR_LAYOUT_NC4HW4,
+                     .assign_all = opts->layout == IR_LAYOUT_NC4HW4,
+                     .n_values0 = g->n_values};
   st.other = calloc((size_t)g->n_values + 1, sizeof *st.other);
   if (!st.other) return oom();
   vkml_status s = run(&st);

@@ -13,6 +13,10 @@
  * (and the SKIPs matched). --text-roundtrip runs each imported graph after
  * printing and re-parsing it (checking print(parse(print(g))) == print(g)).
  *
+ * Every case is compiled the way vkc run compiles: the pass pipeline
+ * (passes/pipeline.h, constant folding on the CPU kernels) on a copy of the
+ * imported graph, then (--device gpu) cg_plan_build.
+ *
  * --device gpu compiles each case with cg_plan_build for the default Vulkan
  * device (VKML_DEVICE picks another) and runs it with rt_vk_exec; nodes the
  * GPU kernels do not cover run on the CPU reference kernels, so a case passes
@@ -21,13 +25,13 @@
  * during a case FAILs that case. The summary adds a line saying how many
  * cases ran at least one GPU dispatch.
  *
- * --precision fp16 runs the graph converted to f16 (cg_graph_to_fp16; also
+ * --precision fp16 runs the graph converted to f16 (the fp16 pass; also
  * on --device cpu) and compares with rtol 1e-2, atol 1e-3 (or the case's own
  * if wider); cases with a non-float input or output SKIP, and so do cases
  * whose float data reach beyond +-2048 (f16 steps by 2 or more there).
  *
  * --layout nc4hw4 (with --device gpu) builds every plan with packed channels
- * between the kernels that take them (cg_plan_opts.layout): same expected
+ * between the kernels that take them (pass_opts.layout): same expected
  * results, with reorder kernels at the edges of the packed regions.
  *
  * --write-expected FILE writes this run's SKIPs ("name: reason" lines) to
@@ -47,6 +51,8 @@
 #include "codegen/cg_plan.h"
 #include "frontend/onnx_import.h"
 #include "ir/text.h"
+#include "passes/pipeline.h"
+#include "runtime/cpu/cpu_kernels.h"
 #include "runtime/cpu/executor.h"
 #include "runtime/tensor_pb.h"
 #include "runtime/vk/vk_exec.h"
@@ -266,12 +272,21 @@ static const char *fp16_data_skip(const rt_tensor *t, int n, const char *what, c
 }
 
 /* Runs g on the GPU through a plan; FAILs on any validation message. */
-static vkml_status run_gpu(run_cfg *cfg, const ir_graph *g, const rt_tensor *in, int n_in,
+static vkml_status run_gpu(run_cfg *cfg, ir_graph *g, const rt_tensor *in, int n_in,
                            rt_tensor *out, int n_out) {
   ir_plan *plan = NULL;
   rt_vk_exec *x = NULL;
-  cg_plan_opts po = {.precision = cfg->precision, .compiler = cfg->cc, .layout = cfg->layout};
-  vkml_status s = cg_plan_build(g, rt_vk_context_target(cfg->ctx), &po, &plan);
+  const ir_target *t = rt_vk_context_target(cfg->ctx);
+  cg_layout_query q;
+  vkml_status s = cg_layout_query_init(&q, t, NULL);
+  pass_pipeline_opts pp = {.pass = {.eval = rt_cpu_eval_node,
+                                    .precision = cfg->precision,
+                                    .layout = cfg->layout,
+                                    .layout_operands = cg_layout_query_operands,
+                                    .layout_user = &q}};
+  cg_plan_opts po = {.precision = cfg->precision, .compiler = cfg->cc};
+  if (!s) s = pass_pipeline_run(g, &pp);
+  if (!s) s = cg_plan_build(g, t, &po, &plan);
   if (!s) s = rt_vk_exec_create(cfg->ctx, g, plan, NULL, &x);
   if (!s) s = rt_vk_exec_run(x, in, n_in, out, n_out, NULL);
   if (x) {
@@ -295,13 +310,17 @@ static vkml_status run_gpu(run_cfg *cfg, const ir_graph *g, const rt_tensor *in,
   return s;
 }
 
+/* Compiles a copy of g (the passes rewrite in place) and runs it. */
 static vkml_status run_graph(run_cfg *cfg, const ir_graph *g, const rt_tensor *in, int n_in,
                              rt_tensor *out, int n_out) {
-  if (cfg->ctx) return run_gpu(cfg, g, in, n_in, out, n_out);
-  if (cfg->precision == IR_PRECISION_FP32) return rt_cpu_run_graph(g, in, n_in, out, n_out);
   ir_graph *h = NULL;
-  vkml_status s = cg_graph_to_fp16(g, &h);
-  if (!s) s = rt_cpu_run_graph(h, in, n_in, out, n_out);
+  vkml_status s = ir_graph_clone(g, &h);
+  if (!s && cfg->ctx) s = run_gpu(cfg, h, in, n_in, out, n_out);
+  else if (!s) {
+    pass_pipeline_opts pp = {.pass = {.eval = rt_cpu_eval_node, .precision = cfg->precision}};
+    s = pass_pipeline_run(h, &pp);
+    if (!s) s = rt_cpu_run_graph(h, in, n_in, out, n_out);
+  }
   ir_graph_destroy(h);
   return s;
 }

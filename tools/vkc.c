@@ -9,6 +9,8 @@
 #include "codegen/cg_plan.h"
 #include "frontend/onnx_import.h"
 #include "ir/text.h"
+#include "passes/pipeline.h"
+#include "runtime/cpu/cpu_kernels.h"
 #include "runtime/npy.h"
 #include "vkml.h"
 
@@ -19,7 +21,7 @@ static const char usage[] =
     "  import MODEL.onnx -o OUT.vkir        ONNX -> IR text (+ OUT.bin with the weights)\n"
     "        [--input-shape NAME=D,D,...]...\n"
     "  run MODEL [--input-shape ...] [--precision fp32|fp16] [--cpu-ops OP,OP]\n"
-    "          [--layout default|nc4hw4]\n"
+    "          [--layout default|nc4hw4] [--dump-after PASS|all]\n"
     "          [run options]                compile MODEL (.onnx or .vkir) in memory and\n"
     "                                       run it: on the default Vulkan device (or\n"
     "                                       --device N, VKML_DEVICE), or --device cpu\n"
@@ -27,6 +29,8 @@ static const char usage[] =
     "      --cpu-ops OP,OP                  ops kept on the CPU (IR or ONNX names)\n"
     "      --layout nc4hw4                  packed channels between the GPU kernels\n"
     "                                       that take them (default: as annotated)\n"
+    "      --dump-after PASS|all            print the IR text to stderr after that pass\n"
+    "                                       of the pass pipeline (or after each)\n"
     "  --version                            print the version\n"
     "run options:\n";
 
@@ -178,13 +182,16 @@ typedef struct compile_args {
   ir_precision precision;
   const char *cpu_ops;
   ir_layout layout;
+  const char *dump_after;
 } compile_args;
 
-/* Consumes --precision / --cpu-ops / --layout; 1 consumed, 0 not ours, -1 bad. */
+/* Consumes --precision / --cpu-ops / --layout / --dump-after; 1 consumed, 0
+ * not ours, -1 bad. */
 static int compile_arg_parse(const char *tool, int argc, char **argv, int *i,
                              compile_args *c) {
   const char *a = argv[*i];
-  if (strcmp(a, "--precision") != 0 && strcmp(a, "--cpu-ops") != 0 && strcmp(a, "--layout") != 0)
+  if (strcmp(a, "--precision") != 0 && strcmp(a, "--cpu-ops") != 0 && strcmp(a, "--layout") != 0 &&
+      strcmp(a, "--dump-after") != 0)
     return 0;
   if (*i + 1 >= argc) {
     fprintf(stderr, "%s: %s needs a value\n", tool, a);
@@ -193,6 +200,8 @@ static int compile_arg_parse(const char *tool, int argc, char **argv, int *i,
   const char *v = argv[++*i];
   if (!strcmp(a, "--cpu-ops")) {
     c->cpu_ops = v;
+  } else if (!strcmp(a, "--dump-after")) {
+    c->dump_after = v;
   } else if (!strcmp(a, "--layout")) {
     if (!strcmp(v, "default") || !strcmp(v, "nc4hw4")) {
       c->layout = v[0] == 'n' ? IR_LAYOUT_NC4HW4 : IR_LAYOUT_DEFAULT;
@@ -209,24 +218,33 @@ static int compile_arg_parse(const char *tool, int argc, char **argv, int *i,
   return 1;
 }
 
-/* Runs g on the CPU executor (fp16: its converted copy) or on a Vulkan
- * device through an in-memory plan. */
-static vkml_status run_model(const ir_graph *g, const compile_args *c, const cli_run_opts *o) {
+/* Compiles g in place (the pass pipeline; on a device also the plan) and
+ * runs it on the CPU executor or on a Vulkan device. */
+static vkml_status run_model(ir_graph *g, const compile_args *c, const cli_run_opts *o) {
   bool forced[IR_OP_COUNT];
-  VKML_RETURN_IF_ERROR(cg_cpu_ops_parse(c->cpu_ops, forced)); /* before opening a device */
+  /* argument errors before opening a device */
+  VKML_RETURN_IF_ERROR(cg_cpu_ops_parse(c->cpu_ops, forced));
+  VKML_RETURN_IF_ERROR(pass_check_dump_name(c->dump_after));
+  pass_pipeline_opts pp = {
+      .pass = {.eval = rt_cpu_eval_node, .precision = c->precision},
+      .dump_after = c->dump_after,
+  };
   if (cli_device_is_cpu(o)) {
-    if (c->precision == IR_PRECISION_FP32) return cli_run_graph(g, o);
-    ir_graph *h = NULL;
-    VKML_RETURN_IF_ERROR(cg_graph_to_fp16(g, &h));
-    vkml_status s = cli_run_graph(h, o);
-    ir_graph_destroy(h);
-    return s;
+    VKML_RETURN_IF_ERROR(pass_pipeline_run(g, &pp));
+    return cli_run_graph(g, o);
   }
   rt_vk_context *ctx = NULL;
   VKML_RETURN_IF_ERROR(cli_vk_context_open(o, &ctx));
+  const ir_target *t = rt_vk_context_target(ctx);
   ir_plan *plan = NULL;
-  cg_plan_opts po = {.precision = c->precision, .cpu_ops = c->cpu_ops, .layout = c->layout};
-  vkml_status s = cg_plan_build(g, rt_vk_context_target(ctx), &po, &plan);
+  cg_layout_query q;
+  vkml_status s = cg_layout_query_init(&q, t, c->cpu_ops);
+  pp.pass.layout = c->layout;
+  pp.pass.layout_operands = cg_layout_query_operands;
+  pp.pass.layout_user = &q;
+  cg_plan_opts po = {.precision = c->precision, .cpu_ops = c->cpu_ops};
+  if (!s) s = pass_pipeline_run(g, &pp);
+  if (!s) s = cg_plan_build(g, t, &po, &plan);
   if (!s) s = cli_run_graph_gpu(g, ctx, plan, o);
   ir_plan_destroy(plan);
   const char *w = rt_vk_context_warnings(ctx);

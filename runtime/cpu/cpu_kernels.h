@@ -42,6 +42,13 @@ rt_cpu_kernel rt_cpu_kernel_for(ir_op op);
 vkml_status rt_cpu_run_node(const ir_node *n, const rt_tensor *const *in,
                             int n_in, rt_tensor *const *out, int n_out);
 
+/* Runs n on dense bytes: in[i] holds n->inputs[i]'s type, out[i] has room
+ * for n->outputs[i]'s (static) type. The shape of passes/pass.h's
+ * pass_eval_fn, so a compiler can hand it to constant folding without
+ * runtime/ knowing passes/; user is unused. */
+vkml_status rt_cpu_eval_node(void *user, const ir_node *n, const void *const *in,
+                             void *const *out);
+
 /* Helper for kernel error messages: UNSUPPORTED / INVALID_ARGUMENT statuses
  * naming the node. */
 vkml_status rt_cpu_error(const ir_node *n, vkml_code code, const char *fmt, ...)

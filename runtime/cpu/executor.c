@@ -61,6 +61,25 @@ static vkml_status run_node(const ir_node *n, exec_state *st) {
   return rt_cpu_run_node(n, in, n->n_inputs, out, n->n_outputs);
 }
 
+vkml_status rt_cpu_eval_node(void *user, const ir_node *n, const void *const *in,
+                             void *const *out) {
+  (void)user;
+  rt_tensor tin[IR_MAX_NODE_OPERANDS], tout[IR_MAX_NODE_OPERANDS];
+  const rt_tensor *pin[IR_MAX_NODE_OPERANDS];
+  rt_tensor *pout[IR_MAX_NODE_OPERANDS];
+  if (n->n_inputs > IR_MAX_NODE_OPERANDS || n->n_outputs > IR_MAX_NODE_OPERANDS)
+    return rt_cpu_error(n, VKML_CODE_UNSUPPORTED, "more than %d operands", IR_MAX_NODE_OPERANDS);
+  for (int i = 0; i < n->n_inputs; i++) {
+    tin[i] = rt_tensor_view(&n->inputs[i]->type, in[i]);
+    pin[i] = &tin[i];
+  }
+  for (int i = 0; i < n->n_outputs; i++) {
+    tout[i] = rt_tensor_view(&n->outputs[i]->type, out[i]);
+    pout[i] = &tout[i];
+  }
+  return rt_cpu_run_node(n, pin, n->n_inputs, pout, n->n_outputs);
+}
+
 static double now_seconds(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);

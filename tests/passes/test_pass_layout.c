@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "ir/text.h"
-#include "passes/pass_layout.h"
+#include "passes/pass.h"
 #include "runtime/cpu/executor.h"
 #include "test_support.h"
 
@@ -91,8 +91,7 @@ Test(pass_layout, packs_every_packable_node_and_converts_at_the_edges) {
   ir_graph *g = load("mobilenet_block.vkir");
   ir_graph *h = NULL;
   T_OK(ir_graph_clone(g, &h));
-  pass_layout_opts o = {.layout = IR_LAYOUT_NC4HW4, .assign_all = true,
-                        .operands = mask_like_codegen};
+  pass_opts o = {.layout = IR_LAYOUT_NC4HW4, .layout_operands = mask_like_codegen};
   bool changed = false;
   T_OK(pass_layout(h, &o, &changed));
   cr_assert(changed);
@@ -128,7 +127,7 @@ Test(pass_layout, without_assign_all_only_annotated_nodes_run_packed) {
                       "}\n");
   ir_graph *h = NULL;
   T_OK(ir_graph_clone(g, &h));
-  pass_layout_opts o = {.layout = IR_LAYOUT_NC4HW4, .operands = mask_like_codegen};
+  pass_opts o = {.layout_operands = mask_like_codegen};
   T_OK(pass_layout(h, &o, NULL));
   T_OK(ir_verify(h, "<pass>"));
   char *text = print(h);
@@ -156,8 +155,7 @@ Test(pass_layout, a_packed_graph_output_keeps_its_name_and_comes_back_in_rows) {
                       "}\n");
   ir_graph *h = NULL;
   T_OK(ir_graph_clone(g, &h));
-  pass_layout_opts o = {.layout = IR_LAYOUT_NC4HW4, .assign_all = true,
-                        .operands = mask_like_codegen};
+  pass_opts o = {.layout = IR_LAYOUT_NC4HW4, .layout_operands = mask_like_codegen};
   T_OK(pass_layout(h, &o, NULL));
   T_OK(ir_verify(h, "<pass>"));
   for (int i = 0; i < h->n_outputs; i++) {
@@ -194,7 +192,7 @@ Test(pass_layout, nodes_kept_on_the_cpu_and_annotated_inputs_end_up_in_rows) {
   cpu[IR_OP_RELU] = true; /* as --cpu-ops relu */
   ir_graph *h = NULL;
   T_OK(ir_graph_clone(g, &h));
-  pass_layout_opts o = {.layout = IR_LAYOUT_NC4HW4, .operands = mask_like_codegen, .user = cpu};
+  pass_opts o = {.layout_operands = mask_like_codegen, .layout_user = cpu};
   T_OK(pass_layout(h, &o, NULL));
   T_OK(ir_verify(h, "<pass>"));
   cr_assert_eq(h->inputs[0]->layout, IR_LAYOUT_DEFAULT);
@@ -210,10 +208,19 @@ Test(pass_layout, nodes_kept_on_the_cpu_and_annotated_inputs_end_up_in_rows) {
   ir_graph_destroy(g);
 }
 
-Test(pass_layout, refuses_the_default_layout_as_target) {
+Test(pass_layout, leaves_an_unannotated_graph_alone_and_refuses_unpacked_layouts) {
   ir_graph *g = load("mobilenet_block.vkir");
-  pass_layout_opts o = {.layout = IR_LAYOUT_DEFAULT, .operands = mask_like_codegen};
-  t_expect_error(pass_layout(g, &o, NULL), VKML_CODE_INVALID_ARGUMENT, "no packed layout");
+  char *before = print(g);
+  pass_opts o = {.layout_operands = mask_like_codegen};
+  bool changed = true;
+  T_OK(pass_layout(g, &o, &changed));
+  cr_assert(!changed);
+  char *after = print(g);
+  cr_assert_str_eq(before, after);
+  o.layout = IR_LAYOUT_NHWC;
+  t_expect_error(pass_layout(g, &o, NULL), VKML_CODE_UNSUPPORTED, "only nc4hw4");
+  free(before);
+  free(after);
   ir_graph_destroy(g);
 }
 

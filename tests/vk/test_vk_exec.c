@@ -28,6 +28,7 @@
 #include "codegen/cg_ops.h"
 #include "codegen/cg_plan.h"
 #include "ir/text.h"
+#include "passes/pass.h"
 #include "runtime/cpu/executor.h"
 #include "runtime/vk/vk_exec.h"
 #include "test_support.h"
@@ -154,7 +155,7 @@ Test(vk_exec, transitions_and_repeated_runs) {
   ir_graph *g = mix_graph(1);
   cg_plan_opts o = opts_binary(&e, "Mul, sigmoid", IR_PRECISION_FP32);
   ir_plan *p;
-  T_OK(cg_plan_build(g, e.t, &o, &p));
+  T_OK(vt_plan_build(g, e.t, &o, IR_LAYOUT_DEFAULT, &p));
   cr_assert_null(p->graph, "fp32 plans run the caller's graph");
   cr_assert_eq(p->n_steps, 5);
   const char *gpu[] = {"a", "d", "out"}, *cpu[] = {"b", "s"};
@@ -221,7 +222,7 @@ Test(vk_exec, modules_and_pipelines_are_shared) {
   cg_plan_opts o = opts_binary(&e, NULL, IR_PRECISION_FP32);
   o.choose_user = &calls;
   ir_plan *p;
-  T_OK(cg_plan_build(g, e.t, &o, &p));
+  T_OK(vt_plan_build(g, e.t, &o, IR_LAYOUT_DEFAULT, &p));
   cr_assert_eq(calls, 4);
   cr_assert_eq(p->n_modules, 1, "one template, one set of defines: one module");
   rt_vk_exec *x;
@@ -255,7 +256,7 @@ Test(vk_exec, ir_cpu_placement_is_kept) {
                       "}\n");
   cg_plan_opts o = opts_binary(&e, NULL, IR_PRECISION_FP32);
   ir_plan *p;
-  T_OK(cg_plan_build(g, e.t, &o, &p));
+  T_OK(vt_plan_build(g, e.t, &o, IR_LAYOUT_DEFAULT, &p));
   cr_assert_eq(p->steps[0].device, IR_DEVICE_GPU);
   cr_assert_eq(p->steps[1].device, IR_DEVICE_CPU);
   cr_assert_str_eq(ir_plan_str(p, p->steps[1].reason), "placed on the CPU in the IR (@cpu)");
@@ -288,7 +289,7 @@ Test(vk_exec, fp16_precision) {
   ir_graph *g = mix_graph(2);
   cg_plan_opts o = opts_binary(&e, "mul,Sigmoid", IR_PRECISION_FP16);
   ir_plan *p;
-  T_OK(cg_plan_build(g, e.t, &o, &p));
+  T_OK(vt_plan_build(g, e.t, &o, IR_LAYOUT_DEFAULT, &p));
   cr_assert_not_null(p->graph);
   const ir_graph *pg = ir_plan_graph(p, g);
   /* the caller's interface is unchanged */
@@ -348,7 +349,8 @@ Test(vk_exec, fp16_conversion) {
                       "  return %y, %i, %w\n"
                       "}\n");
   ir_graph *h;
-  T_OK(cg_graph_to_fp16(g, &h));
+  T_OK(ir_graph_clone(g, &h));
+  T_OK(pass_fp16(h, &(pass_opts){.precision = IR_PRECISION_FP16}, NULL));
   char *text;
   size_t len;
   T_OK(ir_print(h, &text, &len));
@@ -396,7 +398,7 @@ Test(vk_exec, bounded_shapes_stay_on_the_cpu) {
   ir_graph *g = parse(text);
   cg_plan_opts o = opts_binary(&e, NULL, IR_PRECISION_FP32);
   ir_plan *p;
-  T_OK(cg_plan_build(g, e.t, &o, &p));
+  T_OK(vt_plan_build(g, e.t, &o, IR_LAYOUT_DEFAULT, &p));
   cr_assert_eq(p->steps[0].device, IR_DEVICE_GPU);
   cr_assert_eq(p->steps[1].device, IR_DEVICE_CPU);
   cr_assert(strstr(ir_plan_str(p, p->steps[1].reason), "bounded"), "%s",
@@ -432,7 +434,7 @@ Test(vk_exec, timestamps) {
   ir_graph *g = mix_graph(3);
   cg_plan_opts o = opts_binary(&e, "mul,sigmoid", IR_PRECISION_FP32);
   ir_plan *p;
-  T_OK(cg_plan_build(g, e.t, &o, &p));
+  T_OK(vt_plan_build(g, e.t, &o, IR_LAYOUT_DEFAULT, &p));
   rt_vk_exec *x;
   rt_vk_exec_opts xo = {.timestamps = true, .wait = RT_VK_WAIT_SPIN};
   T_OK(rt_vk_exec_create(e.ctx, g, p, &xo, &x));
@@ -463,7 +465,7 @@ Test(vk_exec, replay) {
   ir_graph *g = mix_graph(4);
   cg_plan_opts o = opts_binary(&e, "mul,sigmoid", IR_PRECISION_FP32);
   ir_plan *p;
-  T_OK(cg_plan_build(g, e.t, &o, &p));
+  T_OK(vt_plan_build(g, e.t, &o, IR_LAYOUT_DEFAULT, &p));
   rt_vk_exec *x;
   rt_vk_exec_opts xo = {.timestamps = e.t->timestamp_valid_bits != 0};
   T_OK(rt_vk_exec_create(e.ctx, g, p, &xo, &x));
@@ -503,7 +505,7 @@ Test(vk_exec, input_errors) {
   ir_graph *g = mix_graph(4);
   cg_plan_opts o = opts_binary(&e, "mul", IR_PRECISION_FP32);
   ir_plan *p;
-  T_OK(cg_plan_build(g, e.t, &o, &p));
+  T_OK(vt_plan_build(g, e.t, &o, IR_LAYOUT_DEFAULT, &p));
   rt_vk_exec *x;
   T_OK(rt_vk_exec_create(e.ctx, g, p, NULL, &x));
   t_rng r = t_rng_make(4);
@@ -534,7 +536,7 @@ Test(vk_exec, out_of_device_memory_names_the_value) {
   ir_graph *g = mix_graph(5);
   cg_plan_opts o = opts_binary(&e, NULL, IR_PRECISION_FP32);
   ir_plan *p;
-  T_OK(cg_plan_build(g, e.t, &o, &p));
+  T_OK(vt_plan_build(g, e.t, &o, IR_LAYOUT_DEFAULT, &p));
   rt_vk_exec *x = NULL;
   /* x (128 bytes) and y (32) fit, the constant c (128) does not */
   rt_vk_exec_opts xo = {.max_device_bytes = 200};
@@ -565,7 +567,7 @@ Test(vk_exec, plan_must_fit_the_graph) {
                           "  %y = add %x, %x : f32[2]\n  return %y\n}\n");
   cg_plan_opts o = opts_binary(&e, NULL, IR_PRECISION_FP32);
   ir_plan *p;
-  T_OK(cg_plan_build(g, e.t, &o, &p));
+  T_OK(vt_plan_build(g, e.t, &o, IR_LAYOUT_DEFAULT, &p));
   rt_vk_exec *x = NULL;
   t_expect_error(rt_vk_exec_create(e.ctx, other, p, NULL, &x), VKML_CODE_INVALID_ARGUMENT,
                  "the plan was built for a graph of 5 nodes");
@@ -628,7 +630,7 @@ Test(vk_exec, tinycnn_default_kernels) {
   for (int k = 0; k < 2; k++) {
     cg_plan_opts o = {.compiler = e.cc, .cpu_ops = forced[k]};
     ir_plan *p;
-    T_OK(cg_plan_build(g, e.t, &o, &p));
+    T_OK(vt_plan_build(g, e.t, &o, IR_LAYOUT_DEFAULT, &p));
     int n_gpu;
     ir_plan_counts(p, &n_gpu, NULL);
     if (k == 1) cr_assert_eq(n_gpu, 0);

@@ -1,4 +1,4 @@
-/* Whole graphs with packed channels (cg_plan_opts.layout = nc4hw4, or packed
+/* Whole graphs with packed channels (pass_opts.layout = nc4hw4, or packed
  * annotations in the graph) on the GPU against the CPU executor: the plan's
  * graph has reorder nodes at the edges of the packed regions, every node
  * stays on the GPU, results agree; fp16; --cpu-ops next to packed regions;
@@ -61,10 +61,10 @@ static int packed_values(const ir_graph *g) {
 
 /* Builds, runs twice (the recorded programs replayed) and compares with the
  * CPU executor on g. */
-static ir_plan *build_and_check(env *e, const ir_graph *g, const cg_plan_opts *o, double rtol,
-                                double atol, uint64_t seed) {
+static ir_plan *build_and_check(env *e, const ir_graph *g, const cg_plan_opts *o, ir_layout l,
+                                double rtol, double atol, uint64_t seed) {
   ir_plan *p;
-  T_OK(cg_plan_build(g, e->t, o, &p));
+  T_OK(vt_plan_build(g, e->t, o, l, &p));
   rt_vk_exec *x;
   T_OK(rt_vk_exec_create(e->ctx, g, p, NULL, &x));
   t_rng r = t_rng_make(seed);
@@ -91,8 +91,8 @@ Test(vk_exec_layout, mobilenet_block_packed) {
   env e;
   env_open(&e);
   ir_graph *g = load("tests/ir/mobilenet_block.vkir");
-  cg_plan_opts o = {.compiler = e.cc, .layout = IR_LAYOUT_NC4HW4};
-  ir_plan *p = build_and_check(&e, g, &o, 1e-4, 1e-6, 1);
+  cg_plan_opts o = {.compiler = e.cc};
+  ir_plan *p = build_and_check(&e, g, &o, IR_LAYOUT_NC4HW4, 1e-4, 1e-6, 1);
   const ir_graph *pg = ir_plan_graph(p, g);
   cr_assert(pg != g, "a packed plan runs its own copy of the graph");
   /* 3 convs, the add and the pool packed; %input in, %pooled out */
@@ -115,14 +115,14 @@ Test(vk_exec_layout, tinycnn_packed_fp32_and_fp16) {
   env e;
   env_open(&e);
   ir_graph *g = load("tests/models/tinycnn/model.vkir");
-  cg_plan_opts o = {.compiler = e.cc, .layout = IR_LAYOUT_NC4HW4};
-  ir_plan *p = build_and_check(&e, g, &o, 1e-4, 1e-6, 2);
+  cg_plan_opts o = {.compiler = e.cc};
+  ir_plan *p = build_and_check(&e, g, &o, IR_LAYOUT_NC4HW4, 1e-4, 1e-6, 2);
   const ir_graph *pg = ir_plan_graph(p, g);
   /* conv, maxpool, conv, global pool packed: reorders at %x and %g */
   cr_assert_eq(count_steps(p, pg, IR_OP_REORDER, IR_DEVICE_GPU), 2);
   ir_plan_destroy(p);
   o.precision = IR_PRECISION_FP16;
-  p = build_and_check(&e, g, &o, 2e-2, 2e-2, 3);
+  p = build_and_check(&e, g, &o, IR_LAYOUT_NC4HW4, 2e-2, 2e-2, 3);
   pg = ir_plan_graph(p, g);
   cr_assert_eq(count_steps(p, pg, IR_OP_REORDER, IR_DEVICE_GPU), 2);
   ir_foreach_node(pg, n) if (n->op == IR_OP_CONV2D) {
@@ -139,8 +139,8 @@ Test(vk_exec_layout, cpu_ops_split_the_packed_regions) {
   env_open(&e);
   ir_graph *g = load("tests/models/tinycnn/model.vkir");
   /* maxpool on the CPU: conv1 packed, back to rows for the pool, conv2 packed again */
-  cg_plan_opts o = {.compiler = e.cc, .layout = IR_LAYOUT_NC4HW4, .cpu_ops = "MaxPool"};
-  ir_plan *p = build_and_check(&e, g, &o, 1e-4, 1e-6, 4);
+  cg_plan_opts o = {.compiler = e.cc, .cpu_ops = "MaxPool"};
+  ir_plan *p = build_and_check(&e, g, &o, IR_LAYOUT_NC4HW4, 1e-4, 1e-6, 4);
   const ir_graph *pg = ir_plan_graph(p, g);
   cr_assert_eq(count_steps(p, pg, IR_OP_MAXPOOL, IR_DEVICE_CPU), 1);
   cr_assert_eq(count_steps(p, pg, IR_OP_REORDER, IR_DEVICE_GPU), 4);
@@ -165,7 +165,7 @@ Test(vk_exec_layout, annotations_ask_for_packing_without_the_option) {
   ir_graph *g = NULL;
   T_OK(ir_parse(text, strlen(text), "<test>", &g));
   cg_plan_opts o = {.compiler = e.cc};
-  ir_plan *p = build_and_check(&e, g, &o, 1e-6, 0, 5);
+  ir_plan *p = build_and_check(&e, g, &o, IR_LAYOUT_DEFAULT, 1e-6, 0, 5);
   const ir_graph *pg = ir_plan_graph(p, g);
   /* relu packed (annotated): x in, y out (shared by sigmoid and the output) */
   cr_assert_eq(count_steps(p, pg, IR_OP_REORDER, IR_DEVICE_GPU), 2);
@@ -200,8 +200,8 @@ Test(vk_exec_layout, plans_keep_packed_buffers_off_the_host) {
   ir_plan_destroy(p);
   /* a layout the kernels do not pack */
   o.cpu_ops = NULL;
-  o.layout = IR_LAYOUT_NHWC;
-  t_expect_error(cg_plan_build(g, e.t, &o, &p), VKML_CODE_UNSUPPORTED, "nc4hw4 only");
+  t_expect_error(vt_plan_build(g, e.t, &o, IR_LAYOUT_NHWC, &p), VKML_CODE_UNSUPPORTED,
+                 "only nc4hw4");
   ir_graph_destroy(g);
   env_close(&e);
 }

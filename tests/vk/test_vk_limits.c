@@ -91,9 +91,8 @@ static void plan_and_run(rt_vk_context *ctx, cg_compiler *cc, const ir_target *t
   ir_graph *g = six_graph(op, cs);
   cg_plan_opts o = {0};
   o.compiler = cc;
-  o.layout = l;
   ir_plan *p;
-  T_OK(cg_plan_build(g, t, &o, &p));
+  T_OK(vt_plan_build(g, t, &o, l, &p));
   const ir_plan_step *s = six_step(p, g);
   if (want_gpu) {
     cr_assert_eq(s->device, IR_DEVICE_GPU, "%s on %u buffers: on the CPU (%s)", op,

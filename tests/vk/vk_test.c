@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "passes/pipeline.h"
 #include "test_support.h"
 
 rt_vk_context *vt_context_opts(rt_vk_context_opts *o) {
@@ -82,4 +83,30 @@ ReportHook(POST_ALL)(struct criterion_global_stats *stats) {
   char dir[64];
   spirv_dir(dir, sizeof dir, (long)getpid());
   vt_rmdir(dir);
+}
+
+vkml_status vt_plan_build(const ir_graph *g, const ir_target *t, const cg_plan_opts *o,
+                          ir_layout layout, ir_plan **out) {
+  bool packed = false;
+  ir_foreach_value(g, v) packed = packed || v->layout != IR_LAYOUT_DEFAULT;
+  if (o->precision != IR_PRECISION_FP16 && layout == IR_LAYOUT_DEFAULT && !packed)
+    return cg_plan_build(g, t, o, out);
+  *out = NULL;
+  ir_graph *h = NULL;
+  cg_layout_query q;
+  vkml_status s = cg_layout_query_init(&q, t, o->cpu_ops);
+  pass_opts po = {.precision = o->precision,
+                  .layout = layout,
+                  .layout_operands = cg_layout_query_operands,
+                  .layout_user = &q};
+  if (!s) s = ir_graph_clone(g, &h);
+  if (!s) s = pass_run_by_name(h, "fp16", &po, NULL);
+  if (!s) s = pass_run_by_name(h, "layout", &po, NULL);
+  if (!s) s = cg_plan_build(h, t, o, out);
+  if (s) {
+    ir_graph_destroy(h);
+    return s;
+  }
+  (*out)->graph = h;
+  return VKML_OK;
 }

@@ -1,0 +1,89 @@
+/* The pass contract: every graph pass is
+ *
+ *   vkml_status pass_x(ir_graph *g, const pass_opts *opts, bool *changed)
+ *
+ * rewriting g in place (Mesa NIR's nir_opt_* shape: a status because a pass
+ * can fail on a bad graph or out of memory; *changed, which may be NULL, is
+ * NIR's progress). A pass leaves a graph that ir_verify accepts; the pipeline
+ * (pipeline.h) checks that in debug builds. passes/ includes ir/ only: what a
+ * pass must ask the runtime or codegen comes through the callbacks below,
+ * which the caller injects. */
+#ifndef PASS_H
+#define PASS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ir/graph.h"
+#include "ir/plan.h"
+
+/* Runs n on the host: inputs[i] holds n->inputs[i]'s bytes (dense,
+ * row-major, its type), outputs[i] has room for n->outputs[i]'s type. The
+ * runtime's rt_cpu_eval_node (runtime/cpu/cpu_kernels.h) has this shape. */
+typedef vkml_status (*pass_eval_fn)(void *user, const ir_node *n, const void *const *inputs,
+                                    void *const *outputs);
+
+/* Operand mask of n in a packed layout: bit i = input i, bit 16 + i =
+ * output i may be packed; 0 = n runs in the default layout only (codegen's
+ * cg_layout_query_operands answers it for the GPU kernels). */
+typedef uint32_t (*pass_layout_operands_fn)(void *user, const ir_node *n, ir_layout layout);
+
+/* Default of pass_opts.fold_max_bytes: a folded result larger than this
+ * stays computed at run time (a constant that large costs file size and
+ * upload; a small one saves a dispatch). */
+#define PASS_FOLD_MAX_BYTES (64 * 1024)
+/* Constants a pass creates go inline (printed in the text) up to this size,
+ * into the weights blob above it. */
+#define PASS_INLINE_MAX_BYTES 64
+
+/* Valid when zero-initialised: no folding evaluator (fold_constants does
+ * nothing), fp32, no packed layout unless the graph annotates one. */
+typedef struct pass_opts {
+  pass_eval_fn eval; /* fold_constants; NULL: nothing is folded */
+  void *eval_user;
+  int64_t fold_max_bytes; /* 0: PASS_FOLD_MAX_BYTES */
+  ir_precision precision; /* IR_PRECISION_FP16: pass_fp16 converts the graph */
+  /* pass_layout: IR_LAYOUT_NC4HW4 packs every node that can run packed;
+   * IR_LAYOUT_DEFAULT packs only nodes whose outputs the graph annotates. */
+  ir_layout layout;
+  pass_layout_operands_fn layout_operands; /* NULL: nothing runs packed */
+  void *layout_user;
+} pass_opts;
+
+typedef vkml_status (*pass_fn)(ir_graph *g, const pass_opts *opts, bool *changed);
+
+/* The passes, one file each (what each does: the file's header comment). */
+vkml_status pass_fold_constants(ir_graph *g, const pass_opts *opts, bool *changed);
+vkml_status pass_remove_identities(ir_graph *g, const pass_opts *opts, bool *changed);
+vkml_status pass_dce(ir_graph *g, const pass_opts *opts, bool *changed);
+vkml_status pass_fold_batchnorm(ir_graph *g, const pass_opts *opts, bool *changed);
+vkml_status pass_merge_pad(ir_graph *g, const pass_opts *opts, bool *changed);
+vkml_status pass_fuse_activation(ir_graph *g, const pass_opts *opts, bool *changed);
+vkml_status pass_fp16(ir_graph *g, const pass_opts *opts, bool *changed);
+vkml_status pass_layout(ir_graph *g, const pass_opts *opts, bool *changed);
+
+/* ---- helpers the passes share (pass_util.c) ---- */
+
+/* A new constant named "<base><suffix>" (fresh), holding a copy of data:
+ * inline up to PASS_INLINE_MAX_BYTES, in the weights blob above. */
+vkml_status pass_const_create(ir_graph *g, const char *base, const char *suffix,
+                              const ir_type *type, const void *data, ir_value **out);
+
+/* n's output 0 carries the same tensor as its input `in` (same type and
+ * layout): removes n, its readers reading the input instead. When the output
+ * is a graph output its name must survive, so the input's producer takes the
+ * output over instead; impossible when the input is a graph input, a
+ * constant or itself a graph output: then n stays and *removed is false. */
+void pass_node_bypass(ir_graph *g, ir_node *n, int in, bool *removed);
+
+/* producer's output k is read by consumer only (and is no graph output):
+ * consumer's output 0 becomes producer's output k and consumer is removed
+ * (how a fused activation or a folded batchnorm disappears, keeping the
+ * later name). */
+void pass_node_absorb(ir_graph *g, ir_node *producer, int k, ir_node *consumer);
+
+/* The f32 elements of a constant as doubles (malloc'd, freed by the
+ * caller); UNSUPPORTED for a non-float constant. */
+vkml_status pass_const_read_f64(const ir_graph *g, const ir_value *v, double **out);
+
+#endif

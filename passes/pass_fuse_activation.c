@@ -1,0 +1,83 @@
+/* pass_fuse_activation: an activation whose input is the only use of a
+ * node that takes a fused activation (conv2d, conv_transpose2d, gemm,
+ * matmul, add/sub/mul/div: IR_OPF_ACT) and has none yet becomes that node's
+ * `act` (ir/ops.h ir_act): relu, clip (relu6 when it is [0, 6]), leaky_relu,
+ * elu, sigmoid, tanh, hard_sigmoid, hard_swish. The producer takes over the
+ * activation's output name.
+ *
+ * Not fused: silu (x * sigmoid(x)) and gelu, which have no ir_act and would
+ * need a new case in every GPU template that applies one; float outputs
+ * only (the act has no integer form). */
+#include <math.h>
+#include <stdlib.h>
+
+#include "passes/pass.h"
+
+/* The fused form of activation node u, or false if it has none. */
+static bool act_of(const ir_node *u, ir_act *kind, float *alpha, float *beta) {
+  *alpha = 0;
+  *beta = 0;
+  switch (u->op) {
+  case IR_OP_RELU: *kind = IR_ACT_RELU; return true;
+  case IR_OP_SIGMOID: *kind = IR_ACT_SIGMOID; return true;
+  case IR_OP_TANH: *kind = IR_ACT_TANH; return true;
+  case IR_OP_HARD_SWISH: *kind = IR_ACT_HARD_SWISH; return true;
+  case IR_OP_LEAKY_RELU:
+    *kind = IR_ACT_LEAKY_RELU;
+    *alpha = ir_node_float(u, IR_A_ALPHA, 0.01f);
+    return true;
+  case IR_OP_ELU:
+    *kind = IR_ACT_ELU;
+    *alpha = ir_node_float(u, IR_A_ALPHA, 1.0f);
+    return true;
+  case IR_OP_HARD_SIGMOID:
+    *kind = IR_ACT_HARD_SIGMOID;
+    *alpha = ir_node_float(u, IR_A_ALPHA, 0.2f);
+    *beta = ir_node_float(u, IR_A_BETA, 0.5f);
+    return true;
+  case IR_OP_CLIP:
+    *alpha = ir_node_float(u, IR_A_MIN, -INFINITY);
+    *beta = ir_node_float(u, IR_A_MAX, INFINITY);
+    *kind = *alpha == 0.0f && *beta == 6.0f ? IR_ACT_RELU6 : IR_ACT_CLIP;
+    return true;
+  default: return false;
+  }
+}
+
+static vkml_status set_act(ir_graph *g, ir_node *p, ir_act kind, float alpha, float beta) {
+  VKML_RETURN_IF_ERROR(ir_node_set_enum(g, p, IR_A_ACT, (int)kind));
+  bool a = kind == IR_ACT_CLIP || kind == IR_ACT_LEAKY_RELU || kind == IR_ACT_ELU ||
+           kind == IR_ACT_HARD_SIGMOID;
+  bool b = kind == IR_ACT_CLIP || kind == IR_ACT_HARD_SIGMOID;
+  if (a) VKML_RETURN_IF_ERROR(ir_node_set_float(g, p, IR_A_ACT_ALPHA, alpha));
+  if (b) VKML_RETURN_IF_ERROR(ir_node_set_float(g, p, IR_A_ACT_BETA, beta));
+  return VKML_OK;
+}
+
+vkml_status pass_fuse_activation(ir_graph *g, const pass_opts *opts, bool *changed) {
+  (void)opts;
+  if (changed) *changed = false;
+  int *uses = NULL;
+  VKML_RETURN_IF_ERROR(ir_graph_count_uses(g, &uses));
+  vkml_status s = VKML_OK;
+  for (ir_node *u = g->first, *next; u && !s; u = next) {
+    next = u->next;
+    ir_act kind;
+    float alpha, beta;
+    if (!act_of(u, &kind, &alpha, &beta)) continue;
+    ir_value *x = u->inputs[0];
+    ir_node *p = x->producer;
+    if (!p || !(ir_op_get(p->op)->flags & IR_OPF_ACT) || p->n_outputs != 1) continue;
+    if (uses[x->id] != 1 || !ir_dtype_is_float(x->type.dtype)) continue;
+    if (ir_node_int(p, IR_A_ACT, IR_ACT_NONE) != IR_ACT_NONE) continue;
+    if (!ir_type_equal(&x->type, &u->outputs[0]->type) || x->layout != u->outputs[0]->layout ||
+        p->device != u->device)
+      continue;
+    s = set_act(g, p, kind, alpha, beta);
+    if (s) break;
+    pass_node_absorb(g, p, 0, u);
+    if (changed) *changed = true;
+  }
+  free(uses);
+  return s;
+}

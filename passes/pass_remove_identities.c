@@ -1,0 +1,60 @@
+/* pass_remove_identities: nodes whose output is their input, unchanged.
+ *
+ * identity; a one-input concat, sum, mean, min or max; reshape, flatten,
+ * squeeze, unsqueeze to the input's own shape; a cast to the input's own
+ * type; a resize whose every scale is 1 and whose output has the input's
+ * shape (nearest or linear: the sample positions fall exactly on the input
+ * elements; not tf_half_pixel_for_nn, whose half-pixel shift rounds to the
+ * next element with some nearest modes; not cubic). Dropout does not reach
+ * the IR (the importer makes it an identity). The readers of the output read
+ * the input instead; a graph output keeps its name (pass_node_bypass). */
+#include "ir/params.h"
+#include "passes/pass.h"
+
+static bool resize_is_identity(const ir_node *n) {
+  ir_resize_params p;
+  vkml_status s = ir_resize_params_get(n, &n->inputs[0]->type, &p);
+  if (s) {
+    vkml_status_free(s);
+    return false;
+  }
+  if (p.mode == IR_RESIZE_CUBIC || p.coord == IR_COORD_TF_HALF_PIXEL_FOR_NN) return false;
+  for (int i = 0; i < n->inputs[0]->type.rank; i++)
+    if (p.scale[i] != 1.0f) return false;
+  return true;
+}
+
+static bool is_identity(const ir_node *n) {
+  if (n->n_inputs < 1 || n->n_outputs != 1) return false;
+  const ir_value *x = n->inputs[0], *y = n->outputs[0];
+  if (!ir_type_equal(&x->type, &y->type) || x->layout != y->layout) return false;
+  switch (n->op) {
+  case IR_OP_IDENTITY:
+  case IR_OP_RESHAPE:
+  case IR_OP_FLATTEN:
+  case IR_OP_SQUEEZE:
+  case IR_OP_UNSQUEEZE:
+  case IR_OP_CAST: return true;
+  case IR_OP_CONCAT:
+  case IR_OP_SUM:
+  case IR_OP_MEAN:
+  case IR_OP_MIN:
+  case IR_OP_MAX: return n->n_inputs == 1;
+  case IR_OP_RESIZE: return resize_is_identity(n);
+  default: return false;
+  }
+}
+
+vkml_status pass_remove_identities(ir_graph *g, const pass_opts *opts, bool *changed) {
+  (void)opts;
+  bool any = false;
+  for (ir_node *n = g->first, *next; n; n = next) {
+    next = n->next;
+    if (!is_identity(n)) continue;
+    bool removed;
+    pass_node_bypass(g, n, 0, &removed);
+    any = any || removed;
+  }
+  if (changed) *changed = any;
+  return VKML_OK;
+}
