@@ -5,6 +5,11 @@
  * elu, sigmoid, tanh, hard_sigmoid, hard_swish. The producer takes over the
  * activation's output name.
  *
+ * Also the hard_swish that exporters spell out (PyTorch before opset 14):
+ * mul(x, hard_sigmoid(x) {alpha=1/6, beta=0.5}) on a producer output x read
+ * by exactly those two nodes. The fused act divides by 6 where the spelled
+ * form multiplies by the f32 nearest 1/6, a difference of one rounding.
+ *
  * Not fused: silu (x * sigmoid(x)) and gelu, which have no ir_act and would
  * need a new case in every GPU template that applies one; float outputs
  * only (the act has no integer form). */
@@ -54,6 +59,24 @@ static vkml_status set_act(ir_graph *g, ir_node *p, ir_act kind, float alpha, fl
   return VKML_OK;
 }
 
+/* Whether mul node u is x * hard_sigmoid(x) with hard_swish's constants
+ * (either operand order); *x receives x, *hs the hard_sigmoid node. */
+static bool spelled_hard_swish(const ir_node *u, const int *uses, ir_value **x, ir_node **hs) {
+  if (u->op != IR_OP_MUL || ir_node_int(u, IR_A_ACT, IR_ACT_NONE) != IR_ACT_NONE) return false;
+  for (int k = 0; k < 2; k++) {
+    ir_value *a = u->inputs[k], *b = u->inputs[1 - k];
+    ir_node *h = b->producer;
+    if (!h || h->op != IR_OP_HARD_SIGMOID || h->inputs[0] != a || uses[b->id] != 1) continue;
+    float alpha = ir_node_float(h, IR_A_ALPHA, 0.2f), beta = ir_node_float(h, IR_A_BETA, 0.5f);
+    if (fabsf(alpha - 1.0f / 6.0f) > 1e-7f || beta != 0.5f) continue;
+    if (uses[a->id] != 2 || !ir_type_equal(&a->type, &u->outputs[0]->type)) continue;
+    *x = a;
+    *hs = h;
+    return true;
+  }
+  return false;
+}
+
 vkml_status pass_fuse_activation(ir_graph *g, const pass_opts *opts, bool *changed) {
   (void)opts;
   if (changed) *changed = false;
@@ -64,17 +87,29 @@ vkml_status pass_fuse_activation(ir_graph *g, const pass_opts *opts, bool *chang
     next = u->next;
     ir_act kind;
     float alpha, beta;
-    if (!act_of(u, &kind, &alpha, &beta)) continue;
     ir_value *x = u->inputs[0];
+    ir_node *hs = NULL;
+    int want_uses = 1;
+    if (spelled_hard_swish(u, uses, &x, &hs)) {
+      kind = IR_ACT_HARD_SWISH;
+      alpha = beta = 0;
+      want_uses = 2;
+    } else if (!act_of(u, &kind, &alpha, &beta)) {
+      continue;
+    }
     ir_node *p = x->producer;
     if (!p || !(ir_op_get(p->op)->flags & IR_OPF_ACT) || p->n_outputs != 1) continue;
-    if (uses[x->id] != 1 || !ir_dtype_is_float(x->type.dtype)) continue;
+    if (uses[x->id] != want_uses || !ir_dtype_is_float(x->type.dtype)) continue;
     if (ir_node_int(p, IR_A_ACT, IR_ACT_NONE) != IR_ACT_NONE) continue;
     if (!ir_type_equal(&x->type, &u->outputs[0]->type) || x->layout != u->outputs[0]->layout ||
         p->device != u->device)
       continue;
     s = set_act(g, p, kind, alpha, beta);
     if (s) break;
+    if (hs) {
+      if (next == hs) next = hs->next;
+      ir_node_remove(g, hs);
+    }
     pass_node_absorb(g, p, 0, u);
     if (changed) *changed = true;
   }

@@ -199,6 +199,28 @@ sys.exit(0 if got.shape == want.shape and np.allclose(got, want, rtol=1e-4, atol
     bad "$name: imported static, matches onnxruntime ($(head -c 300 "$TMP/err"))"
   fi
 done
+# The same models compiled by vkc run, the pass pipeline on (activation
+# fusion: fewer nodes), on the CPU and (smallnet) the default Vulkan device:
+# still onnxruntime's output.
+for m in smallnet_op13:1,3,40,48:cpu squeezenet1_1_op11:1,3,224,224:cpu smallnet_op13:1,3,40,48:0; do
+  name=${m%%:*} rest=${m#*:} dev=${m##*:}
+  shape=${rest%:*}
+  if gpu_vkc run "$REAL/$name.onnx" --input-shape input=$shape --device $dev \
+       --input input="$REAL/$name.input.npy" --output "$TMP/$name.$dev" --dump-after fuse_activation \
+       >/dev/null 2>"$TMP/dump" &&
+     grep -q "^# after fuse_activation" "$TMP/dump" && grep -q "act=relu" "$TMP/dump" &&
+     $PY -c "
+import numpy as np, sys
+got = np.load('$TMP/$name.$dev/output.npy'); want = np.load('$REAL/$name.ort.npy')
+sys.exit(0 if got.shape == want.shape and np.allclose(got, want, rtol=1e-4, atol=1e-6) else 1)"; then
+    ok "$name: vkc run --device $dev with the passes matches onnxruntime"
+  else
+    bad "$name: vkc run --device $dev with the passes matches onnxruntime ($(grep -v '^ \|^#\|^vkir\|^graph\|^}' "$TMP/dump" | head -c 300))"
+  fi
+done
+expect_fail "vkc run --dump-after with an unknown pass lists the passes" \
+  "unknown pass 'fuse' (passes: fold_constants, remove_identities, dce," \
+  "$VKC" run "$EX/model.vkir" --device cpu --input x="$EX/x.npy" --dump-after fuse
 expect_fail "import without --input-shape names the symbolic dim" "input" "$VKC" import "$REAL/smallnet_op13.onnx" -o "$TMP/dyn.vkir"
 [ ! -e "$TMP/dyn.vkir" ] && [ ! -e "$TMP/dyn.bin" ] && ok "failed import writes nothing" || bad "failed import writes nothing"
 expect_fail "import: wrong rank in --input-shape" "input" "$VKC" import "$REAL/smallnet_op13.onnx" -o "$TMP/dyn.vkir" --input-shape input=1,3,40
