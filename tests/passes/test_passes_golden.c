@@ -155,7 +155,7 @@ static void check_same_results(const char *file, const ir_graph *a, const ir_gra
     for (int64_t i = 0; i < rt_tensor_numel(&ga[k]); i++) {
       double x = rt_load_f(&ga[k], i), y = rt_load_f(&gb[k], i);
       nonzero = nonzero || x != 0;
-      bool same = (isnan(x) && isnan(y)) || fabs(x - y) <= 1e-6 + rtol * fabs(x);
+      bool same = x == y || (isnan(x) && isnan(y)) || fabs(x - y) <= 1e-6 + rtol * fabs(x);
       cr_expect(same, "%s: output %d element %lld: before the passes %.9g, after %.9g", file, k,
                 (long long)i, x, y);
       if (!same) break;
