@@ -182,8 +182,8 @@ static vkml_status make_constants(conv_state *st) {
  * the f16 input types and give the f16 output types (a cast to f32 becomes a
  * cast to f16, checked by the caller). */
 static bool node_takes_f16(const ir_node *n) {
-  if (n->n_inputs > 64 || n->n_outputs > 64) return false;
-  ir_type in[64], out[64];
+  if (n->n_inputs > IR_MAX_NODE_OPERANDS || n->n_outputs > IR_MAX_NODE_OPERANDS) return false;
+  ir_type in[IR_MAX_NODE_OPERANDS], out[IR_MAX_NODE_OPERANDS];
   for (int i = 0; i < n->n_inputs; i++)
     in[i] = n->inputs[i]->type.dtype == IR_F32 ? with_dtype(&n->inputs[i]->type, IR_F16)
                                                  : n->inputs[i]->type;
@@ -214,9 +214,10 @@ static bool reads_f32_for_free(const conv_state *st, const ir_node *n) {
 }
 
 static vkml_status convert_node(conv_state *st, const ir_node *n) {
-  ir_value *ins[64], *outs[64];
-  if (n->n_inputs > 64 || n->n_outputs > 64)
-    return vkml_status_make(VKML_CODE_UNSUPPORTED, "fp16: node with more than 64 operands");
+  ir_value *ins[IR_MAX_NODE_OPERANDS], *outs[IR_MAX_NODE_OPERANDS];
+  if (n->n_inputs > IR_MAX_NODE_OPERANDS || n->n_outputs > IR_MAX_NODE_OPERANDS)
+    return vkml_status_make(VKML_CODE_UNSUPPORTED, "fp16: node with more than %d operands",
+                            IR_MAX_NODE_OPERANDS);
   bool cast_to_f32 = n->op == IR_OP_CAST && ir_node_int(n, IR_A_TO, -1) == IR_F32;
   bool f16 = cast_to_f32 || (!reads_f32_for_free(st, n) && node_takes_f16(n));
   for (int i = 0; i < n->n_inputs; i++) {

@@ -34,8 +34,10 @@ static vkml_status bind_input(const ir_value *v, const rt_tensor *t, rt_tensor *
 static vkml_status output_types(const ir_node *n, const exec_state *st,
                                 ir_type *types) {
   bool dynamic = false;
-  ir_type in[64];
-  if (n->n_inputs > 64) return rt_cpu_error(n, VKML_CODE_UNSUPPORTED, "more than 64 inputs");
+  ir_type in[IR_MAX_NODE_OPERANDS];
+  /* the verifier refuses more; a graph built by hand may not be verified */
+  if (n->n_inputs > IR_MAX_NODE_OPERANDS)
+    return rt_cpu_error(n, VKML_CODE_UNSUPPORTED, "more than %d inputs", IR_MAX_NODE_OPERANDS);
   for (int i = 0; i < n->n_inputs; i++) {
     in[i] = rt_tensor_type(&st->vals[n->inputs[i]->id]);
     ir_type stat = n->inputs[i]->type;
@@ -48,10 +50,11 @@ static vkml_status output_types(const ir_node *n, const exec_state *st,
 }
 
 static vkml_status run_node(const ir_node *n, exec_state *st) {
-  ir_type types[64];
-  const rt_tensor *in[64];
-  rt_tensor *out[64];
-  if (n->n_outputs > 64) return rt_cpu_error(n, VKML_CODE_UNSUPPORTED, "more than 64 outputs");
+  ir_type types[IR_MAX_NODE_OPERANDS];
+  const rt_tensor *in[IR_MAX_NODE_OPERANDS];
+  rt_tensor *out[IR_MAX_NODE_OPERANDS];
+  if (n->n_outputs > IR_MAX_NODE_OPERANDS)
+    return rt_cpu_error(n, VKML_CODE_UNSUPPORTED, "more than %d outputs", IR_MAX_NODE_OPERANDS);
   VKML_RETURN_IF_ERROR(output_types(n, st, types));
   for (int i = 0; i < n->n_inputs; i++) in[i] = &st->vals[n->inputs[i]->id];
   for (int i = 0; i < n->n_outputs; i++) {
