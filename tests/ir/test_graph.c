@@ -2,6 +2,7 @@
  * builders, attributes, node list editing, status values and the op table. */
 #include <criterion/criterion.h>
 #include <math.h>
+#include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -486,4 +487,77 @@ Test(status, make_annotate_message_code) {
   cr_assert_str_eq(vkml_code_name(VKML_CODE_OUT_OF_MEMORY), "out of memory");
   cr_assert_str_eq(vkml_code_name(VKML_CODE_PARSE), "parse error");
   cr_assert_str_eq(vkml_code_name((vkml_code)1234), "unknown");
+}
+
+/* ---- rewriting helpers (ir/rewrite.c) ---- */
+
+Test(rewrite, blob_append_copies_a_borrowed_blob_aligns_and_grows) {
+  ir_graph *g;
+  T_OK(ir_graph_create("g", &g));
+  uint8_t borrowed[10];
+  for (int i = 0; i < 10; i++) borrowed[i] = (uint8_t)(i + 1);
+  ir_graph_set_blob(g, borrowed, sizeof borrowed, false);
+  uint64_t off;
+  float f[3] = {1.5f, -2.0f, 3.25f};
+  T_OK(ir_graph_blob_append(g, f, sizeof f, &off));
+  cr_assert_eq(off, 64);
+  cr_assert_neq(g->blob, borrowed, "the borrowed blob is copied, not written");
+  cr_assert_eq(g->blob_bytes, 64 + sizeof f);
+  cr_assert_eq(memcmp(g->blob, borrowed, sizeof borrowed), 0);
+  cr_assert_eq(memcmp(g->blob + off, f, sizeof f), 0);
+  /* many appends: geometric growth keeps every earlier byte */
+  uint64_t last = 0;
+  for (int k = 0; k < 200; k++) {
+    uint8_t chunk[100];
+    memset(chunk, k + 1, sizeof chunk);
+    T_OK(ir_graph_blob_append(g, chunk, sizeof chunk, &last));
+    cr_assert_eq(last % 64, 0);
+  }
+  cr_assert_eq(memcmp(g->blob + off, f, sizeof f), 0);
+  cr_assert_eq(g->blob[last], 200);
+  cr_assert_leq(g->blob_bytes, g->blob_cap);
+  ir_graph_destroy(g);
+}
+
+Test(rewrite, fresh_names_uses_and_dropping_unused_values) {
+  ir_graph *g;
+  T_OK(ir_graph_create("g", &g));
+  int64_t d[1] = {4};
+  ir_type t = ir_type_make(IR_F32, 1, d);
+  ir_value *x, *y, *z, *k, *k2;
+  float kd[4] = {1, 2, 3, 4};
+  T_OK(ir_value_create(g, "x", &t, &x));
+  T_OK(ir_graph_add_input(g, x));
+  T_OK(ir_const_create_inline(g, "k", &t, kd, &k));
+  T_OK(ir_value_create_fresh(g, "k", "", &t, &k2));
+  cr_assert_str_eq(k2->name, "k_2");
+  T_OK(ir_value_create_fresh(g, "x", ".rows", &t, &y));
+  cr_assert_str_eq(y->name, "x.rows");
+  T_OK(ir_value_create(g, "z", &t, &z));
+  ir_node *a, *b;
+  ir_value *ins[2] = {x, k};
+  T_OK(ir_node_create(g, IR_OP_ADD, ins, 2, &y, 1, &a));
+  T_OK(ir_node_create(g, IR_OP_RELU, &y, 1, &z, 1, &b));
+  T_OK(ir_graph_add_output(g, z));
+  T_OK(ir_graph_add_output(g, y));
+  int *uses;
+  T_OK(ir_graph_count_uses(g, &uses));
+  cr_assert_eq(uses[x->id], 1);
+  cr_assert_eq(uses[y->id], 2); /* relu and the graph output */
+  cr_assert_eq(uses[k2->id], 0);
+  free(uses);
+  cr_assert(ir_value_is_graph_output(g, y));
+  cr_assert(ir_value_is_graph_input(g, x) && !ir_value_is_graph_input(g, y));
+  ir_value_replace_uses(g, y, x);
+  cr_assert_eq(b->inputs[0], x);
+  cr_assert_eq(g->outputs[1], x);
+  ir_node_remove(g, a);
+  int dropped = 0;
+  T_OK(ir_graph_drop_unused_values(g, &dropped));
+  cr_assert_eq(dropped, 3, "k, k_2 and x.rows go; x and z stay"); /* k unused after a left */
+  int n = 0;
+  ir_foreach_value(g, v) n++;
+  cr_assert_eq(n, 2);
+  cr_assert_eq(g->last_value, z);
+  ir_graph_destroy(g);
 }
