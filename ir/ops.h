@@ -215,6 +215,7 @@ typedef enum ir_act {
   IR_ACT_TANH,
   IR_ACT_HARD_SIGMOID,
   IR_ACT_HARD_SWISH,
+  IR_ACT_SILU, /* x * sigmoid(x) (swish) */
   IR_ACT_COUNT
 } ir_act;
 

@@ -99,6 +99,7 @@ static inline double ir_act_apply(const ir_act_params *a, double x) {
     double y = x / 6 + 0.5;
     return x * (y < 0 ? 0 : (y > 1 ? 1 : y));
   }
+  case IR_ACT_SILU: return x / (1 + exp(-x));
   case IR_ACT_COUNT: break;
   }
   return x;

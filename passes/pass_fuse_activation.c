@@ -5,14 +5,14 @@
  * elu, sigmoid, tanh, hard_sigmoid, hard_swish. The producer takes over the
  * activation's output name.
  *
- * Also the hard_swish that exporters spell out (PyTorch before opset 14):
- * mul(x, hard_sigmoid(x) {alpha=1/6, beta=0.5}) on a producer output x read
- * by exactly those two nodes. The fused act divides by 6 where the spelled
- * form multiplies by the f32 nearest 1/6, a difference of one rounding.
+ * Also the activations exporters spell out, on a producer output x read by
+ * exactly these two nodes: silu = mul(x, sigmoid(x)), and hard_swish =
+ * mul(x, hard_sigmoid(x) {alpha=1/6, beta=0.5}) (PyTorch before opset 14;
+ * the fused act divides by 6 where the spelled form multiplies by the f32
+ * nearest 1/6, a difference of one rounding).
  *
- * Not fused: silu (x * sigmoid(x)) and gelu, which have no ir_act and would
- * need a new case in every GPU template that applies one; float outputs
- * only (the act has no integer form). */
+ * Not fused: gelu (0.5 * x * (1 + erf(x / sqrt 2)), five nodes), which has
+ * no ir_act; integer outputs (the act has no integer form). */
 #include <math.h>
 #include <stdlib.h>
 
@@ -59,19 +59,28 @@ static vkml_status set_act(ir_graph *g, ir_node *p, ir_act kind, float alpha, fl
   return VKML_OK;
 }
 
-/* Whether mul node u is x * hard_sigmoid(x) with hard_swish's constants
- * (either operand order); *x receives x, *hs the hard_sigmoid node. */
-static bool spelled_hard_swish(const ir_node *u, const int *uses, ir_value **x, ir_node **hs) {
+/* Whether mul node u is x * sigmoid(x) (silu) or x * hard_sigmoid(x) with
+ * hard_swish's constants, in either operand order; *x receives x, *h the
+ * sigmoid node, *kind the act. */
+static bool spelled_act(const ir_node *u, const int *uses, ir_value **x, ir_node **h,
+                        ir_act *kind) {
   if (u->op != IR_OP_MUL || ir_node_int(u, IR_A_ACT, IR_ACT_NONE) != IR_ACT_NONE) return false;
   for (int k = 0; k < 2; k++) {
     ir_value *a = u->inputs[k], *b = u->inputs[1 - k];
-    ir_node *h = b->producer;
-    if (!h || h->op != IR_OP_HARD_SIGMOID || h->inputs[0] != a || uses[b->id] != 1) continue;
-    float alpha = ir_node_float(h, IR_A_ALPHA, 0.2f), beta = ir_node_float(h, IR_A_BETA, 0.5f);
-    if (fabsf(alpha - 1.0f / 6.0f) > 1e-7f || beta != 0.5f) continue;
+    ir_node *p = b->producer;
+    if (!p || p->inputs[0] != a || uses[b->id] != 1) continue;
+    if (p->op == IR_OP_SIGMOID) {
+      *kind = IR_ACT_SILU;
+    } else if (p->op == IR_OP_HARD_SIGMOID) {
+      float alpha = ir_node_float(p, IR_A_ALPHA, 0.2f), beta = ir_node_float(p, IR_A_BETA, 0.5f);
+      if (fabsf(alpha - 1.0f / 6.0f) > 1e-7f || beta != 0.5f) continue;
+      *kind = IR_ACT_HARD_SWISH;
+    } else {
+      continue;
+    }
     if (uses[a->id] != 2 || !ir_type_equal(&a->type, &u->outputs[0]->type)) continue;
     *x = a;
-    *hs = h;
+    *h = p;
     return true;
   }
   return false;
@@ -90,8 +99,7 @@ vkml_status pass_fuse_activation(ir_graph *g, const pass_opts *opts, bool *chang
     ir_value *x = u->inputs[0];
     ir_node *hs = NULL;
     int want_uses = 1;
-    if (spelled_hard_swish(u, uses, &x, &hs)) {
-      kind = IR_ACT_HARD_SWISH;
+    if (spelled_act(u, uses, &x, &hs, &kind)) {
       alpha = beta = 0;
       want_uses = 2;
     } else if (!act_of(u, &kind, &alpha, &beta)) {

@@ -149,6 +149,8 @@ float act(float v) {
 #elif ACT == 9 // hard_swish
   float r = (v + 3.0) / 6.0;
   return v * (r < 0.0 ? 0.0 : (r > 1.0 ? 1.0 : r));
+#elif ACT == 10 // silu
+  return v / (1.0 + exp(-v));
 #else
   return v;
 #endif

@@ -140,6 +140,8 @@ float act(float v) {
 #elif ACT == 9 // hard_swish
   float y = (v + 3.0) / 6.0;
   return v * (y < 0.0 ? 0.0 : (y > 1.0 ? 1.0 : y));
+#elif ACT == 10 // silu
+  return v / (1.0 + exp(-v));
 #else
   return v;
 #endif

@@ -117,6 +117,7 @@ layout(binding = 2, std430) writeonly buffer OV { TV ov[]; };
 #define ACT_TANH 7
 #define ACT_HARD_SIGMOID 8
 #define ACT_HARD_SWISH 9
+#define ACT_SILU 10
 
 // exp(x) - 1 without cancellation near 0 (relative error ~1e-7 everywhere).
 float expm1_(float x) {
@@ -169,6 +170,8 @@ float act(float x) {
 #elif ACT == ACT_HARD_SWISH
   float y = (x + 3.0) / 6.0; // x + 3 is exact near the root at -3
   return x * (y < 0.0 ? 0.0 : (y > 1.0 ? 1.0 : y));
+#elif ACT == ACT_SILU
+  return x / (1.0 + exp(-x));
 #endif
 }
 

@@ -323,6 +323,7 @@ uint off(uint i, uint c[8], uint m, uint s0, uint s1, uint s2, uint s3, uint s4,
 #define ACT_TANH 7
 #define ACT_HARD_SIGMOID 8
 #define ACT_HARD_SWISH 9
+#define ACT_SILU 10
 
 float expm1_(float x) {
   if (abs(x) < 0.5)
@@ -392,6 +393,8 @@ float act(float x) {
 #elif ACT == ACT_HARD_SWISH
   float y = (x + 3.0) / 6.0;
   return x * (y < 0.0 ? 0.0 : (y > 1.0 ? 1.0 : y));
+#elif ACT == ACT_SILU
+  return x / (1.0 + exp(-x));
 #endif
 }
 #endif

@@ -130,6 +130,7 @@ shared float Bs[BK * BSTR];
 #define ACT_TANH 7
 #define ACT_HARD_SIGMOID 8
 #define ACT_HARD_SWISH 9
+#define ACT_SILU 10
 
 float expm1_(float x) {
   if (abs(x) < 0.03125) return x * (1.0 + x * (0.5 + x * (1.0 / 6.0 + x * (1.0 / 24.0 + x * (1.0 / 120.0)))));
@@ -162,6 +163,8 @@ float act(float x) {
 #elif ACT == ACT_HARD_SWISH
   float y = (x + 3.0) / 6.0;
   return x * (y < 0.0 ? 0.0 : (y > 1.0 ? 1.0 : y));
+#elif ACT == ACT_SILU
+  return x / (1.0 + exp(-x));
 #endif
 }
 

@@ -652,6 +652,7 @@ static void act_case(ir_op op, ir_dtype dt, ir_act act, float alpha, float beta,
       case IR_ACT_SIGMOID: v = 1 / (1 + exp(-v)); break;
       case IR_ACT_TANH: v = tanh(v); break;
       case IR_ACT_HARD_SWISH: v = v * fmin(fmax(v + 3, 0), 6) / 6; break;
+      case IR_ACT_SILU: v = v * (1 / (1 + exp(-v))); break;
       default: break;
       }
       rt_store_f(&want, i, v);
@@ -679,6 +680,7 @@ Test(binary, fused_act) {
     act_case(ops[o], IR_F32, IR_ACT_SIGMOID, 0, 0, false, seed++);
     act_case(ops[o], IR_F32, IR_ACT_TANH, 0, 0, false, seed++);
     act_case(ops[o], IR_F32, IR_ACT_HARD_SWISH, 0, 0, false, seed++);
+    act_case(ops[o], IR_F32, IR_ACT_SILU, 0, 0, false, seed++);
     act_case(ops[o], IR_I32, IR_ACT_RELU, 0, 0, false, seed++);
     act_case(ops[o], IR_I64, IR_ACT_RELU6, 0, 0, false, seed++);
   }
