@@ -30,7 +30,8 @@ static const char usage[] =
     "      --layout nc4hw4                  packed channels between the GPU kernels\n"
     "                                       that take them (default: as annotated)\n"
     "      --dump-after PASS|all            print the IR text to stderr after that pass\n"
-    "                                       of the pass pipeline (or after each)\n"
+    "                                       of the pass pipeline (or after each; also\n"
+    "                                       VKML_DUMP=PASS|all)\n"
     "  --version                            print the version\n"
     "run options:\n";
 
@@ -224,10 +225,11 @@ static vkml_status run_model(ir_graph *g, const compile_args *c, const cli_run_o
   bool forced[IR_OP_COUNT];
   /* argument errors before opening a device */
   VKML_RETURN_IF_ERROR(cg_cpu_ops_parse(c->cpu_ops, forced));
-  VKML_RETURN_IF_ERROR(pass_check_dump_name(c->dump_after));
+  const char *dump = c->dump_after ? c->dump_after : getenv("VKML_DUMP");
+  VKML_RETURN_IF_ERROR(pass_check_dump_name(dump && *dump ? dump : NULL));
   pass_pipeline_opts pp = {
       .pass = {.eval = rt_cpu_eval_node, .precision = c->precision},
-      .dump_after = c->dump_after,
+      .dump_after = dump && *dump ? dump : NULL,
   };
   if (cli_device_is_cpu(o)) {
     VKML_RETURN_IF_ERROR(pass_pipeline_run(g, &pp));
