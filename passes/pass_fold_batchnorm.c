@@ -67,16 +67,17 @@ static vkml_status set_input(ir_graph *g, ir_node *n, int i, ir_value *v) {
   return VKML_OK;
 }
 
-/* New weights (scaled per channel) and bias of p; ch_of(i) maps a weight
- * element to its channel. */
+/* What folds where: weight element i belongs to channel i / inner (conv,
+ * gemm with trans_b) or i % c (gemm without: B is [K,N]). */
 typedef struct fold_job {
   const ir_value *w, *b; /* b may be NULL */
   int64_t c;             /* channels */
-  int64_t inner;         /* weight elements per channel run (conv, gemm trans_b) */
+  int64_t inner;         /* weight elements per channel (conv, gemm trans_b) */
   bool by_column;        /* gemm without trans_b: channel = i % c */
   double b_div;          /* gemm: 1 / beta applied to t (1 for conv) */
 } fold_job;
 
+/* Writes p's new weights (scaled per channel) and bias (input bias_input). */
 static vkml_status fold(ir_graph *g, ir_node *p, const fold_job *j, const double *s,
                         const double *t, int bias_input) {
   ir_dtype dt = j->w->type.dtype;
@@ -113,7 +114,7 @@ static vkml_status fold(ir_graph *g, ir_node *p, const fold_job *j, const double
 }
 
 /* Whether bn (reading p's only output) folds into p; fills the job. */
-static bool foldable(const ir_graph *g, const ir_node *p, const ir_node *bn, fold_job *j) {
+static bool foldable(const ir_node *p, const ir_node *bn, fold_job *j) {
   const ir_value *x = p->outputs[0];
   ir_dtype dt = x->type.dtype;
   if (dt != IR_F32 && dt != IR_F16) return false;
@@ -146,7 +147,6 @@ static bool foldable(const ir_graph *g, const ir_node *p, const ir_node *bn, fol
     if (w->type.dims[1] != c) return false;
     j->by_column = true;
   }
-  (void)g;
   return true;
 }
 
@@ -164,7 +164,7 @@ vkml_status pass_fold_batchnorm(ir_graph *g, const pass_opts *opts, bool *change
     if (!p || (p->op != IR_OP_CONV2D && p->op != IR_OP_GEMM) || p->n_outputs != 1) continue;
     if (uses[x->id] != 1 || x->layout != IR_LAYOUT_DEFAULT) continue;
     fold_job j;
-    if (!foldable(g, p, bn, &j)) continue;
+    if (!foldable(p, bn, &j)) continue;
     double *s = NULL, *t = NULL;
     st = bn_affine(g, bn, j.c, &s, &t);
     if (!st) st = fold(g, p, &j, s, t, 2);
