@@ -21,7 +21,11 @@
  * asking each kernel for f16) keeps the kernels' contract simple — they
  * instantiate for the dtypes they see — and keeps CPU-placed nodes exact
  * to what the GPU computes around them (the reference kernels run on f16
- * tensors too). The caller still sees f32 inputs and outputs. */
+ * tensors too). The caller still sees f32 inputs and outputs.
+ *
+ * Memory: the intermediates that GPU steps bind share one arena, placed by
+ * passes/plan_memory (opts.memory_planner) into plan->mem; graph inputs,
+ * outputs and constants keep buffers of their own. */
 #ifndef CG_PLAN_H
 #define CG_PLAN_H
 
@@ -29,6 +33,7 @@
 
 #include "codegen/cg_kernel.h"
 #include "ir/graph.h"
+#include "ir/memplan.h"
 #include "ir/plan.h"
 #include "ir/target.h"
 
@@ -51,6 +56,8 @@ typedef struct cg_plan_opts {
    * (passes/pass_layout.h, assign_all). Default: only the nodes whose
    * outputs the graph annotates as packed. */
   ir_layout layout;
+  /* How the intermediates share the arena (zero: IR_MEMPLAN_BEST). */
+  ir_memplan_strategy memory_planner;
 } cg_plan_opts;
 
 /* Builds the plan of g (verified) for target t. *out is freed with
@@ -60,6 +67,15 @@ typedef struct cg_plan_opts {
  * compile failure (naming the node). */
 vkml_status cg_plan_build(const ir_graph *g, const ir_target *t, const cg_plan_opts *opts,
                           ir_plan **out);
+
+/* The memory plan of a built plan p (its graph: ir_plan_graph(p, g)) with
+ * strategy s, for target t: every intermediate a GPU step binds, its storage
+ * bytes rounded up to 16 (kernels' last vector access stays inside), offsets
+ * aligned to minStorageBufferOffsetAlignment. cg_plan_build stores one in
+ * p->mem; `vkc run --stats` compares them. *out is freed with
+ * ir_memplan_free. */
+vkml_status cg_plan_memory(const ir_plan *p, const ir_graph *g, const ir_target *t,
+                           ir_memplan_strategy s, ir_memplan *out);
 
 /* Parses a --cpu-ops list into mask[IR_OP_COUNT] (true: forced to the CPU).
  * Names are matched ignoring case and '_', plus the ONNX spellings whose IR

@@ -198,8 +198,13 @@ Test(vk_exec, transitions_and_repeated_runs) {
   cr_assert_eq(st.n_pipelines, 3);
   cr_assert_eq(st.n_runs, 6);
   cr_assert_eq(st.n_segment_runs, 18);
-  /* buffers for the values GPU steps bind: x, y, a, b, d, out (not c, s) */
-  cr_assert_eq(st.n_buffers, 6, "%d", st.n_buffers);
+  /* buffers for the values GPU steps bind (not c, s): x, y and out of their
+   * own, a, b and d in the arena, all three live at d's step (a until out,
+   * b from the CPU until d) */
+  cr_assert_eq(st.n_buffers, 4, "%d", st.n_buffers);
+  cr_assert_eq(st.n_arena_values, 3, "%d", st.n_arena_values);
+  cr_assert_eq(st.arena_bytes, 3 * 128, "%llu", (unsigned long long)st.arena_bytes);
+  cr_assert_eq(st.device_bytes, 3 * 128 + 128 + 32 + 128);
   rt_vk_exec_destroy(x);
   ir_plan_destroy(p);
   ir_graph_destroy(g);
@@ -541,9 +546,10 @@ Test(vk_exec, out_of_device_memory_names_the_value) {
   t_expect_error(rt_vk_exec_create(e.ctx, g, p, &xo, &x), VKML_CODE_OUT_OF_MEMORY,
                  "%c (constant): 128 device bytes more exceed the budget of 200");
   cr_assert_null(x);
+  /* x, y, c and out fit, the intermediates' arena (a, b, d: 384) does not */
   xo.max_device_bytes = 128 + 32 + 128 + 128;
   t_expect_error(rt_vk_exec_create(e.ctx, g, p, &xo, &x), VKML_CODE_OUT_OF_MEMORY,
-                 "%b (output of mul %b)");
+                 "the intermediates' arena: 384 device bytes more");
   /* enough memory: works */
   xo.max_device_bytes = 1 << 20;
   T_OK(rt_vk_exec_create(e.ctx, g, p, &xo, &x));
