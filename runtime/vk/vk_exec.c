@@ -229,7 +229,10 @@ static vkml_status record_segment(rt_vk_exec *e, segment *sg) {
     const ir_plan_step *s = &p->steps[i];
     const ir_node *n = e->nodes[s->node];
     e->step_disp[i] = -1;
-    if (elided_view(e, s)) continue;
+    if (elided_view(e, s)) {
+      e->stats.n_views_elided++;
+      continue;
+    }
     e->step_disp[i] = n_disp++;
     if (!sg->prog)
       VKML_RETURN_IF_ERROR(rt_vk_program_create(e->ctx, e->opts.timestamps, &sg->prog));
@@ -245,7 +248,12 @@ static vkml_status record_segment(rt_vk_exec *e, segment *sg) {
                                s->groups),
         n));
   }
-  return sg->prog ? rt_vk_program_finish(sg->prog) : VKML_OK;
+  if (!sg->prog) return VKML_OK;
+  VKML_RETURN_IF_ERROR(rt_vk_program_finish(sg->prog));
+  rt_vk_program_stats ps;
+  rt_vk_program_stats_get(sg->prog, &ps);
+  e->stats.n_barriers += ps.n_barriers;
+  return VKML_OK;
 }
 
 static vkml_status make_segments(rt_vk_exec *e) {

@@ -82,6 +82,8 @@ typedef struct rt_vk_exec_stats {
   uint64_t device_bytes; /* their total size */
   uint64_t arena_bytes;  /* the intermediates' arena (plan->mem.arena_bytes) */
   int n_arena_values;    /* values bound inside it */
+  int n_views_elided;    /* GPU view steps recorded without a dispatch */
+  int n_barriers;        /* pipeline barriers between dispatches, all segments */
   int64_t n_runs;
   int64_t n_segment_runs; /* program submissions over all runs */
   int64_t n_uploads, n_downloads; /* host<->device tensor copies over all runs */
