@@ -397,6 +397,35 @@ static void print_profile(const runner *rn, const double *row_secs, int runs, bo
   else printf("%-20s %-32s %-6s %10.4f\n", "total", "", "", 1e3 * total / runs);
 }
 
+/* The --stats table: arena bytes per planner next to the lower bound. */
+static void print_memory(const cli_memory_stats *m, bool json) {
+  if (json) {
+    printf("\"memory\": {\"planner\": \"%s\", \"alignment\": %llu, \"lower_bound\": %llu, "
+           "\"intermediate_bytes\": {",
+           ir_memplan_strategy_name(m->chosen), (unsigned long long)m->alignment,
+           (unsigned long long)m->lower_bound);
+    for (int i = 0; i < IR_MEMPLAN_COUNT; i++)
+      printf("%s\"%s\": %llu", i ? ", " : "", ir_memplan_strategy_name((ir_memplan_strategy)i),
+             (unsigned long long)m->bytes[i]);
+    printf("}}");
+    return;
+  }
+  printf("memory planner   intermediate bytes   MB        / lower bound   shared objects\n");
+  /* naive, greedy, mcfp, best: the enum starts with best */
+  for (int k = 0; k < IR_MEMPLAN_COUNT; k++) {
+    ir_memplan_strategy i = (ir_memplan_strategy)((k + 1) % IR_MEMPLAN_COUNT);
+    char objs[32] = "-";
+    if (m->n_objects[i]) snprintf(objs, sizeof objs, "%d", (int)m->n_objects[i]);
+    printf("%-6s%-10s %20llu %9.3f   %13.3f   %s\n", ir_memplan_strategy_name(i),
+           i == m->chosen ? " (used)" : "", (unsigned long long)m->bytes[i],
+           (double)m->bytes[i] / 1e6,
+           m->lower_bound ? (double)m->bytes[i] / (double)m->lower_bound : 1.0, objs);
+  }
+  printf("%-16s %20llu %9.3f   (alignment %llu)\n", "lower bound",
+         (unsigned long long)m->lower_bound, (double)m->lower_bound / 1e6,
+         (unsigned long long)m->alignment);
+}
+
 static vkml_status run_with(const runner *rn, const cli_run_opts *o) {
   const ir_graph *g = rn->g;
   vkml_status s = VKML_OK;
@@ -464,6 +493,10 @@ static vkml_status run_with(const runner *rn, const cli_run_opts *o) {
   if (o->profile) {
     if (o->json) printf(", ");
     print_profile(rn, node_secs, 1, o->json);
+  }
+  if (o->memory) {
+    if (o->json) printf(", ");
+    print_memory(o->memory, o->json);
   }
   if (o->json) printf("}\n");
 out:

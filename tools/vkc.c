@@ -19,7 +19,7 @@ static const char usage[] =
     "  import MODEL.onnx -o OUT.vkir        ONNX -> IR text (+ OUT.bin with the weights)\n"
     "        [--input-shape NAME=D,D,...]...\n"
     "  run MODEL [--input-shape ...] [--precision fp32|fp16] [--cpu-ops OP,OP]\n"
-    "          [--layout default|nc4hw4]\n"
+    "          [--layout default|nc4hw4] [--memory-planner naive|greedy|mcfp|best] [--stats]\n"
     "          [run options]                compile MODEL (.onnx or .vkir) in memory and\n"
     "                                       run it: on the default Vulkan device (or\n"
     "                                       --device N, VKML_DEVICE), or --device cpu\n"
@@ -27,6 +27,10 @@ static const char usage[] =
     "      --cpu-ops OP,OP                  ops kept on the CPU (IR or ONNX names)\n"
     "      --layout nc4hw4                  packed channels between the GPU kernels\n"
     "                                       that take them (default: as annotated)\n"
+    "      --memory-planner P               how intermediates share the GPU arena: naive,\n"
+    "                                       greedy, mcfp (TFLite-GPU's) or best (default)\n"
+    "      --stats                          intermediate bytes per memory planner and the\n"
+    "                                       lower bound (GPU runs; with --json as JSON)\n"
     "  --version                            print the version\n"
     "run options:\n";
 
@@ -178,13 +182,20 @@ typedef struct compile_args {
   ir_precision precision;
   const char *cpu_ops;
   ir_layout layout;
+  ir_memplan_strategy memory_planner;
+  bool stats;
 } compile_args;
 
 /* Consumes --precision / --cpu-ops / --layout; 1 consumed, 0 not ours, -1 bad. */
 static int compile_arg_parse(const char *tool, int argc, char **argv, int *i,
                              compile_args *c) {
   const char *a = argv[*i];
-  if (strcmp(a, "--precision") != 0 && strcmp(a, "--cpu-ops") != 0 && strcmp(a, "--layout") != 0)
+  if (!strcmp(a, "--stats")) {
+    c->stats = true;
+    return 1;
+  }
+  if (strcmp(a, "--precision") != 0 && strcmp(a, "--cpu-ops") != 0 && strcmp(a, "--layout") != 0 &&
+      strcmp(a, "--memory-planner") != 0)
     return 0;
   if (*i + 1 >= argc) {
     fprintf(stderr, "%s: %s needs a value\n", tool, a);
@@ -193,6 +204,12 @@ static int compile_arg_parse(const char *tool, int argc, char **argv, int *i,
   const char *v = argv[++*i];
   if (!strcmp(a, "--cpu-ops")) {
     c->cpu_ops = v;
+  } else if (!strcmp(a, "--memory-planner")) {
+    if (!ir_memplan_strategy_from_name(v, &c->memory_planner)) {
+      fprintf(stderr, "%s: --memory-planner expects naive, greedy, mcfp or best, got '%s'\n",
+              tool, v);
+      return -1;
+    }
   } else if (!strcmp(a, "--layout")) {
     if (!strcmp(v, "default") || !strcmp(v, "nc4hw4")) {
       c->layout = v[0] == 'n' ? IR_LAYOUT_NC4HW4 : IR_LAYOUT_DEFAULT;
@@ -209,11 +226,30 @@ static int compile_arg_parse(const char *tool, int argc, char **argv, int *i,
   return 1;
 }
 
+/* Every planner on the plan's intermediates, for --stats. */
+static vkml_status memory_stats(const ir_plan *plan, const ir_graph *g, const ir_target *t,
+                                cli_memory_stats *out) {
+  out->chosen = plan->mem.strategy;
+  for (int i = 0; i < IR_MEMPLAN_COUNT; i++) {
+    ir_memplan m;
+    VKML_RETURN_IF_ERROR(cg_plan_memory(plan, g, t, (ir_memplan_strategy)i, &m));
+    out->bytes[i] = m.arena_bytes;
+    out->n_objects[i] = m.n_objects;
+    out->lower_bound = m.lower_bound;
+    out->alignment = m.alignment;
+    ir_memplan_free(&m);
+  }
+  return VKML_OK;
+}
+
 /* Runs g on the CPU executor (fp16: its converted copy) or on a Vulkan
  * device through an in-memory plan. */
 static vkml_status run_model(const ir_graph *g, const compile_args *c, const cli_run_opts *o) {
   bool forced[IR_OP_COUNT];
   VKML_RETURN_IF_ERROR(cg_cpu_ops_parse(c->cpu_ops, forced)); /* before opening a device */
+  if (cli_device_is_cpu(o) && c->stats)
+    return vkml_status_make(VKML_CODE_INVALID_ARGUMENT,
+                            "--stats reports the GPU arena's memory plans; not with --device cpu");
   if (cli_device_is_cpu(o)) {
     if (c->precision == IR_PRECISION_FP32) return cli_run_graph(g, o);
     ir_graph *h = NULL;
@@ -225,9 +261,18 @@ static vkml_status run_model(const ir_graph *g, const compile_args *c, const cli
   rt_vk_context *ctx = NULL;
   VKML_RETURN_IF_ERROR(cli_vk_context_open(o, &ctx));
   ir_plan *plan = NULL;
-  cg_plan_opts po = {.precision = c->precision, .cpu_ops = c->cpu_ops, .layout = c->layout};
+  cg_plan_opts po = {.precision = c->precision,
+                     .cpu_ops = c->cpu_ops,
+                     .layout = c->layout,
+                     .memory_planner = c->memory_planner};
   vkml_status s = cg_plan_build(g, rt_vk_context_target(ctx), &po, &plan);
-  if (!s) s = cli_run_graph_gpu(g, ctx, plan, o);
+  cli_memory_stats ms = {0};
+  cli_run_opts ro = *o;
+  if (!s && c->stats) {
+    s = memory_stats(plan, g, rt_vk_context_target(ctx), &ms);
+    ro.memory = &ms;
+  }
+  if (!s) s = cli_run_graph_gpu(g, ctx, plan, &ro);
   ir_plan_destroy(plan);
   const char *w = rt_vk_context_warnings(ctx);
   if (w && *w) fprintf(stderr, "vkc run: warning: %s%s", w, w[strlen(w) - 1] == '\n' ? "" : "\n");
