@@ -351,8 +351,10 @@ static double median_of(double *v, int n) {
 
 /* One profile row: node n, its seconds, and for GPU runs the step (kernel
  * or the reason it is on the CPU). */
-static void profile_row(const runner *rn, const ir_node *n, const ir_plan_step *st,
+static void profile_row(const runner *rn, const ir_node *n, const ir_plan_step *st, int step,
                         double secs, double total, int runs, bool json, bool first) {
+  /* a view whose output shares its input's bytes runs no kernel */
+  bool no_dispatch = st && st->device == IR_DEVICE_GPU && !rt_vk_exec_step_dispatches(rn->exec, step);
   const char *dev = st && st->device == IR_DEVICE_GPU ? "gpu" : "cpu";
   const char *out = n->n_outputs ? n->outputs[0]->name : "";
   if (json) {
@@ -364,6 +366,7 @@ static void profile_row(const runner *rn, const ir_node *n, const ir_plan_step *
       print_json_string(stdout, ir_plan_str(rn->plan, st->tmpl));
       printf(", \"schedule\": ");
       print_json_string(stdout, ir_plan_str(rn->plan, st->schedule));
+      if (no_dispatch) printf(", \"dispatch\": false");
     } else if (st) {
       printf(", \"reason\": ");
       print_json_string(stdout, ir_plan_str(rn->plan, st->reason));
@@ -373,7 +376,9 @@ static void profile_row(const runner *rn, const ir_node *n, const ir_plan_step *
   }
   printf("%-20s %%%-31.31s %-6s %10.4f %6.1f%%", ir_op_name(n->op), out, dev,
          1e3 * secs / runs, total > 0 ? 100 * secs / total : 0.0);
-  if (st && st->device == IR_DEVICE_GPU)
+  if (no_dispatch)
+    printf("  no dispatch: shares its input's bytes");
+  else if (st && st->device == IR_DEVICE_GPU)
     printf("  %s %s", ir_plan_str(rn->plan, st->tmpl), ir_plan_str(rn->plan, st->schedule));
   else if (st)
     printf("  %s", ir_plan_str(rn->plan, st->reason));
@@ -390,7 +395,7 @@ static void print_profile(const runner *rn, const double *row_secs, int runs, bo
   const ir_graph *g = rn->exec ? rn->pg : rn->g;
   ir_foreach_node(g, n) {
     const ir_plan_step *st = rn->exec ? &rn->plan->steps[i] : NULL;
-    profile_row(rn, n, st, row_secs[rn->exec ? i : n->id], total, runs, json, i == 0);
+    profile_row(rn, n, st, i, row_secs[rn->exec ? i : n->id], total, runs, json, i == 0);
     i++;
   }
   if (json) printf("]");

@@ -374,6 +374,10 @@ void rt_vk_exec_destroy(rt_vk_exec *e) {
 
 void rt_vk_exec_stats_get(const rt_vk_exec *e, rt_vk_exec_stats *out) { *out = e->stats; }
 
+bool rt_vk_exec_step_dispatches(const rt_vk_exec *e, int step) {
+  return step >= 0 && step < e->plan->n_steps && e->step_disp[step] >= 0;
+}
+
 /* ---- running ---------------------------------------------------------------------- */
 
 /* Makes host[v] hold v's current contents (downloading it if a GPU step

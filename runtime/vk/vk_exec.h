@@ -74,6 +74,10 @@ vkml_status rt_vk_exec_run(rt_vk_exec *e, const rt_tensor *inputs, int n_in,
  * other data: the timings hold, the outputs do not. */
 vkml_status rt_vk_exec_replay(rt_vk_exec *e, double *step_ns);
 
+/* Whether plan step `step` records a dispatch: false for CPU steps and for
+ * GPU view steps that share their input's bytes (no kernel runs). */
+bool rt_vk_exec_step_dispatches(const rt_vk_exec *e, int step);
+
 typedef struct rt_vk_exec_stats {
   int n_gpu_steps, n_cpu_steps;
   int n_segments;       /* recorded programs */
