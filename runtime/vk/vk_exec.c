@@ -206,7 +206,10 @@ static vkml_status make_buffers(rt_vk_exec *e) {
     if (st || !need[v->id] || !m->offsets || m->offsets[v->id] < 0) continue;
     e->bufs[v->id] = e->arena;
     e->buf_off[v->id] = (uint64_t)m->offsets[v->id];
-    e->buf_bytes[v->id] = m->bytes[v->id];
+    /* its own bytes, rounded as make_buffer does, not the alignment padding
+     * of its slot (which could pass maxStorageBufferRange) */
+    uint64_t own = ((uint64_t)ir_type_storage_bytes(&v->type, v->layout) + 15) / 16 * 16;
+    e->buf_bytes[v->id] = own && own < m->bytes[v->id] ? own : m->bytes[v->id];
     e->stats.n_arena_values++;
   }
   free(need);

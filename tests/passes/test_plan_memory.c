@@ -393,6 +393,27 @@ Test(plan_memory, mcfp_chain_of_equal_sizes) {
   ir_graph_destroy(g);
 }
 
+/* Past 512 tensors mcfp keeps only the reuse edges between tensors near in
+ * size (plan_memory_objects.c): still a valid plan, never above naive, and
+ * best still no larger. A chain of 700 with skip connections. */
+Test(plan_memory, large_graph, .timeout = 60) {
+  t_rng r = t_rng_make(77);
+  ir_graph *g = empty();
+  ir_value *v[702];
+  v[0] = input(g, 16);
+  for (int i = 1; i <= 700; i++) {
+    ir_value *a = v[i - 1], *b = v[i > 4 ? i - 1 - (int)(t_rng_next(&r) % 4) : 0];
+    v[i] = op2(g, a, b, rand_elems(&r));
+  }
+  T_OK(ir_graph_add_output(g, v[700]));
+  totals t = plan_all(g, 64, NULL, NULL);
+  cr_assert_leq(t.bytes[IR_MEMPLAN_MCFP], t.bytes[IR_MEMPLAN_NAIVE]);
+  cr_assert_leq(t.bytes[IR_MEMPLAN_BEST], t.bytes[IR_MEMPLAN_MCFP]);
+  cr_assert_leq(t.bytes[IR_MEMPLAN_BEST], t.bytes[IR_MEMPLAN_GREEDY]);
+  cr_assert_leq(t.lower, t.bytes[IR_MEMPLAN_BEST]);
+  ir_graph_destroy(g);
+}
+
 /* ---- the test models -------------------------------------------------------------- */
 
 static void check_model(const ir_graph *g, const char *name) {
