@@ -393,6 +393,91 @@ Test(plan_memory, mcfp_chain_of_equal_sizes) {
   ir_graph_destroy(g);
 }
 
+/* ---- the paper's Table 3 ------------------------------------------------------
+ * MobileNet v1 and v2 at 224x224, batch 1, activations fused into the convs
+ * (as TFLite runs them), f16: the paper's naive / greedy / mcfp in MiB are
+ * MobileNet 9.6 / 2.3 / 2.7 and MobileNetV2 13.2 / 4.0 / 3.8. Only shapes
+ * and edges matter to the planners, so the graphs are bare (no weights). */
+
+static ir_value *nchw(ir_graph *g, int64_t c, int64_t hw) {
+  int64_t d[4] = {1, c, hw, hw};
+  ir_type t = ir_type_make(IR_F16, 4, d);
+  ir_value *v = NULL;
+  T_OK(ir_value_create(g, NULL, &t, &v));
+  return v;
+}
+
+static ir_value *layer(ir_graph *g, ir_op op, ir_value *a, ir_value *b, int64_t c, int64_t hw) {
+  ir_value *y = nchw(g, c, hw), *in[2] = {a, b};
+  node(g, op, in, b ? 2 : 1, &y, 1);
+  return y;
+}
+
+#define CH(v) ((v)->type.dims[1])
+#define HW(v) ((v)->type.dims[2])
+
+static ir_graph *mobilenet_v1(void) {
+  ir_graph *g = empty();
+  ir_value *x = nchw(g, 3, 224);
+  T_OK(ir_graph_add_input(g, x));
+  ir_value *v = layer(g, IR_OP_CONV2D, x, NULL, 32, 112);
+  const int cfg[13][2] = {{64, 1},  {128, 2}, {128, 1}, {256, 2}, {256, 1}, {512, 2},  {512, 1},
+                          {512, 1}, {512, 1}, {512, 1}, {512, 1}, {1024, 2}, {1024, 1}};
+  for (int i = 0; i < 13; i++) {
+    v = layer(g, IR_OP_CONV2D, v, NULL, CH(v), HW(v) / cfg[i][1]); /* depthwise */
+    v = layer(g, IR_OP_CONV2D, v, NULL, cfg[i][0], HW(v));         /* pointwise */
+  }
+  v = layer(g, IR_OP_GLOBAL_AVG_POOL, v, NULL, CH(v), 1);
+  v = layer(g, IR_OP_CONV2D, v, NULL, 1000, 1);
+  T_OK(ir_graph_add_output(g, layer(g, IR_OP_SOFTMAX, v, NULL, 1000, 1)));
+  return g;
+}
+
+static ir_graph *mobilenet_v2(void) {
+  ir_graph *g = empty();
+  ir_value *x = nchw(g, 3, 224);
+  T_OK(ir_graph_add_input(g, x));
+  ir_value *v = layer(g, IR_OP_CONV2D, x, NULL, 32, 112);
+  /* expansion t, channels c, repeats n, stride s (torchvision's table) */
+  const int cfg[7][4] = {{1, 16, 1, 1}, {6, 24, 2, 2},  {6, 32, 3, 2}, {6, 64, 4, 2},
+                         {6, 96, 3, 1}, {6, 160, 3, 2}, {6, 320, 1, 1}};
+  for (int i = 0; i < 7; i++)
+    for (int r = 0; r < cfg[i][2]; r++) {
+      int stride = r ? 1 : cfg[i][3];
+      ir_value *in = v, *h = v;
+      if (cfg[i][0] != 1) h = layer(g, IR_OP_CONV2D, h, NULL, CH(in) * cfg[i][0], HW(in));
+      h = layer(g, IR_OP_CONV2D, h, NULL, CH(h), HW(h) / stride);
+      h = layer(g, IR_OP_CONV2D, h, NULL, cfg[i][1], HW(h));
+      if (stride == 1 && CH(in) == cfg[i][1]) h = layer(g, IR_OP_ADD, in, h, CH(h), HW(h));
+      v = h;
+    }
+  v = layer(g, IR_OP_CONV2D, v, NULL, 1280, 7);
+  v = layer(g, IR_OP_GLOBAL_AVG_POOL, v, NULL, 1280, 1);
+  T_OK(ir_graph_add_output(g, layer(g, IR_OP_CONV2D, v, NULL, 1000, 1)));
+  return g;
+}
+
+/* MiB to one decimal, as the paper prints them. */
+static int tenths_mib(uint64_t bytes) { return (int)(bytes / 1048576.0 * 10 + 0.5); }
+
+Test(plan_memory, paper_table3) {
+  ir_graph *g = mobilenet_v1();
+  totals t = plan_all(g, 16, NULL, NULL);
+  /* the peak: the first pointwise conv reads 112x112x32 and writes x64 */
+  expect(&t, 10089424, 2408448, 2809856, 2408448, 2 * 112 * 112 * (32 + 64));
+  cr_expect_eq(tenths_mib(t.bytes[IR_MEMPLAN_NAIVE]), 96);
+  cr_expect_eq(tenths_mib(t.bytes[IR_MEMPLAN_GREEDY]), 23);
+  cr_expect_eq(tenths_mib(t.bytes[IR_MEMPLAN_MCFP]), 27);
+  ir_graph_destroy(g);
+  g = mobilenet_v2();
+  t = plan_all(g, 16, NULL, NULL);
+  expect(&t, 13791552, 4214784, 3938816, 3010560, 3010560);
+  cr_expect_eq(tenths_mib(t.bytes[IR_MEMPLAN_NAIVE]), 132);
+  cr_expect_eq(tenths_mib(t.bytes[IR_MEMPLAN_GREEDY]), 40);
+  cr_expect_eq(tenths_mib(t.bytes[IR_MEMPLAN_MCFP]), 38);
+  ir_graph_destroy(g);
+}
+
 /* Past 512 tensors mcfp keeps only the reuse edges between tensors near in
  * size (plan_memory_objects.c): still a valid plan, never above naive, and
  * best still no larger. A chain of 700 with skip connections. */
