@@ -26,8 +26,7 @@ typedef struct env {
 static void env_open(env *e) {
   e->ctx = vt_context(NULL);
   e->t = rt_vk_context_target(e->ctx);
-  cg_compiler_opts o = {.no_cache = true};
-  T_OK(cg_compiler_create(&o, &e->cc));
+  e->cc = vt_compiler();
 }
 
 static void env_close(env *e) {
@@ -76,7 +75,7 @@ static const char MIX[] =
     "  return %out, %s2\n"
     "}\n";
 
-Test(vk_exec_memplan, every_planner_matches_the_cpu, .timeout = 90) {
+Test(vk_exec_memplan, every_planner_matches_the_cpu) {
   env e;
   env_open(&e);
   ir_graph *g = parse(MIX);
@@ -132,7 +131,7 @@ static const char WAR[] = "vkir 1\n"
                           "  return %out\n"
                           "}\n";
 
-Test(vk_exec_memplan, reused_range_gets_its_barrier, .timeout = 90) {
+Test(vk_exec_memplan, reused_range_gets_its_barrier) {
   env e;
   env_open(&e);
   ir_graph *g = parse(WAR);
