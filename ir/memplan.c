@@ -99,11 +99,12 @@ static vkml_status fail(const ir_value *v, const char *what) {
 
 /* Per-value checks that need no lifetimes. */
 static vkml_status check_value(const ir_memplan *m, const ir_value *const *vals,
-                               const bool *edge, const ir_value *v, ir_memplan_size_fn need,
-                               void *user) {
+                               const bool *edge, const bool *used, const ir_value *v,
+                               ir_memplan_size_fn need, void *user) {
   int id = v->id;
   bool in_arena = m->offsets[id] >= 0;
-  uint64_t want = need ? need(user, v) : 0;
+  /* a value no node touches needs no space (its producer was unlinked) */
+  uint64_t want = need && used[id] ? need(user, v) : 0;
   if (want && !edge[id] && (!in_arena || m->bytes[id] < want))
     return fail(v, "needs arena bytes and has none or too few");
   if (!in_arena) {
@@ -143,11 +144,11 @@ vkml_status ir_memplan_check(const ir_memplan *m, const ir_graph *g, ir_memplan_
                             (unsigned long long)m->alignment);
   size_t nv = (size_t)g->n_values + 1;
   const ir_value **vals = calloc(nv, sizeof *vals);
-  bool *edge = calloc(nv, sizeof *edge);
+  bool *edge = calloc(nv, sizeof *edge), *used = calloc(nv, sizeof *used);
   int64_t *start = malloc(nv * sizeof *start), *end = malloc(nv * sizeof *end);
   span *spans = malloc(nv * sizeof *spans);
   vkml_status s = VKML_OK;
-  if (!vals || !edge || !start || !end || !spans) {
+  if (!vals || !edge || !used || !start || !end || !spans) {
     s = oom();
     goto out;
   }
@@ -157,8 +158,12 @@ vkml_status ir_memplan_check(const ir_memplan *m, const ir_graph *g, ir_memplan_
     edge[v->id] = ir_value_is_const(v) || !v->producer;
   }
   for (int i = 0; i < g->n_outputs; i++) edge[g->outputs[i]->id] = true;
+  ir_foreach_node(g, n) {
+    for (int k = 0; k < n->n_inputs; k++) used[n->inputs[k]->id] = true;
+    for (int k = 0; k < n->n_outputs; k++) used[n->outputs[k]->id] = true;
+  }
   ir_foreach_value(g, v) {
-    if ((s = check_value(m, vals, edge, v, need, user))) goto out;
+    if ((s = check_value(m, vals, edge, used, v, need, user))) goto out;
   }
   /* lifetimes of each storage: its root's and every alias's definitions and
    * reads */
@@ -199,6 +204,7 @@ vkml_status ir_memplan_check(const ir_memplan *m, const ir_graph *g, ir_memplan_
 out:
   free(vals);
   free(edge);
+  free(used);
   free(start);
   free(end);
   free(spans);

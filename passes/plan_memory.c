@@ -106,6 +106,11 @@ out:
   if (!s) {
     int n = 0;
     ir_foreach_value(g, v) {
+      if (m->offsets[v->id] >= 0 && m->alias[v->id] < 0 && start[v->id] == INT32_MIN) {
+        /* no node in the list touches it (its producer was unlinked) */
+        m->offsets[v->id] = -1;
+        m->bytes[v->id] = 0;
+      }
       if (m->offsets[v->id] < 0 || m->alias[v->id] >= 0) continue;
       uint64_t b = (m->bytes[v->id] + align - 1) / align * align;
       bufs[n++] = (pm_buf){v->id, b, start[v->id], end[v->id]};

@@ -54,6 +54,12 @@ static ir_graph *empty(void) {
   return g;
 }
 
+/* What the default planner places: every intermediate, its storage bytes. */
+static uint64_t storage_bytes(void *user, const ir_value *v) {
+  (void)user;
+  return (uint64_t)ir_type_storage_bytes(&v->type, v->layout);
+}
+
 typedef struct totals {
   uint64_t bytes[IR_MEMPLAN_COUNT];
   uint64_t lower;
@@ -186,6 +192,24 @@ Test(plan_memory, views_alias_and_extend_lifetimes) {
   ir_graph_destroy(g);
 }
 
+/* A value whose producer was unlinked from the node list gets no space, and
+ * the checker does not ask for any. */
+Test(plan_memory, unlinked_producer) {
+  ir_graph *g = empty();
+  ir_value *x = input(g, 16);
+  ir_value *a = op1(g, IR_OP_RELU, x, 16);
+  ir_value *orphan = op1(g, IR_OP_RELU, x, 1000);
+  T_OK(ir_graph_add_output(g, op1(g, IR_OP_RELU, a, 16)));
+  ir_node_remove(g, orphan->producer);
+  ir_memplan m;
+  T_OK(pass_plan_memory(g, NULL, &m));
+  T_OK(ir_memplan_check(&m, g, storage_bytes, NULL));
+  cr_expect_eq(m.offsets[orphan->id], -1);
+  cr_expect_eq(m.arena_bytes, 64);
+  ir_memplan_free(&m);
+  ir_graph_destroy(g);
+}
+
 /* tinycnn by hand: c1 9248 B [0,1], p1 2048 [1,2], c2 576 [2,3], g 48 [3,5]
  * (flatten %f aliases it; gemm reads %f at 5), logits 20 [5,6]. */
 Test(plan_memory, tinycnn_exact) {
@@ -204,12 +228,6 @@ Test(plan_memory, tinycnn_exact) {
 }
 
 /* ---- the checker refuses broken plans ---------------------------------------- */
-
-/* What the default planner places: every intermediate, its storage bytes. */
-static uint64_t storage_bytes(void *user, const ir_value *v) {
-  (void)user;
-  return (uint64_t)ir_type_storage_bytes(&v->type, v->layout);
-}
 
 static void expect_refused(const ir_memplan *m, const ir_graph *g, const char *what) {
   vkml_status s = ir_memplan_check(m, g, storage_bytes, NULL);
