@@ -22,6 +22,7 @@
 #include "runtime/tensor.h"
 #include "runtime/vk/vk_context.h"
 #include "runtime/vk/vk_exec.h"
+#include "passes/plan_memory.h"
 
 static const char usage[] =
     "usage: vkml-sweep MODEL.vkir [options]\n"
@@ -449,7 +450,7 @@ static vkml_status run_point(sweep *w, const cg_template *tmpl, const cg_schedul
                              double *median_us, rt_tensor *got) {
   w->cur_tmpl = tmpl;
   w->cur_sched = sched;
-  cg_plan_opts po = {.compiler = w->cc, .choose = choose, .choose_user = w,
+  cg_plan_opts po = {.plan_memory = pass_plan_memory, .compiler = w->cc, .choose = choose, .choose_user = w,
                      .precision = w->a->precision};
   ir_plan *plan = NULL;
   rt_vk_exec *x = NULL;

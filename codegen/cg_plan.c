@@ -242,6 +242,42 @@ uint32_t cg_layout_query_operands(void *user, const ir_node *n, ir_layout l) {
   return cg_node_layout_operands(n, l);
 }
 
+/* ---- memory ------------------------------------------------------------------ */
+
+static uint64_t gpu_bound_bytes(void *user, const ir_value *v) {
+  const bool *bound = user;
+  if (!bound[v->id]) return 0;
+  uint64_t b = ((uint64_t)ir_type_storage_bytes(&v->type, v->layout) + 15) / 16 * 16;
+  return b ? b : 16;
+}
+
+vkml_status cg_plan_memory(const ir_plan *p, const ir_graph *g, const ir_target *t,
+                           ir_memplan_fn planner, ir_memplan_strategy strategy,
+                           ir_memplan *out) {
+  const ir_graph *pg = ir_plan_graph(p, g);
+  memset(out, 0, sizeof *out);
+  if (!planner) return VKML_OK;
+  bool *bound = calloc((size_t)pg->n_values + 1, sizeof *bound);
+  if (!bound) return oom();
+  for (int i = 0; i < p->n_steps; i++) {
+    const ir_plan_step *s = &p->steps[i];
+    if (s->device != IR_DEVICE_GPU) continue;
+    for (int k = 0; k < s->n_bindings; k++) bound[ir_plan_step_bindings(p, s)[k]] = true;
+  }
+  uint64_t align = t->min_storage_buffer_offset_alignment ? t->min_storage_buffer_offset_alignment : 1;
+  ir_memplan_opts mo = {
+      .strategy = strategy, .alignment = align, .size = gpu_bound_bytes, .user = bound};
+  vkml_status s = planner(pg, &mo, out);
+#ifndef NDEBUG
+  /* the independent check, in debug builds (ir_plan_check repeats it before
+   * a plan runs) */
+  if (!s) s = ir_memplan_check(out, pg, gpu_bound_bytes, bound);
+  if (s) ir_memplan_free(out);
+#endif
+  free(bound);
+  return s;
+}
+
 vkml_status cg_plan_build(const ir_graph *g, const ir_target *t, const cg_plan_opts *opts,
                           ir_plan **out) {
   *out = NULL;
@@ -279,6 +315,7 @@ vkml_status cg_plan_build(const ir_graph *g, const ir_target *t, const cg_plan_o
       goto out;
     }
   }
+  s = cg_plan_memory(p, g, t, o.plan_memory, o.memory_planner, &p->mem);
 out:
   memo_free(&memo);
   cg_compiler_destroy(own);

@@ -15,7 +15,13 @@
  * device, recorded in the plan) and the layout assignment; the pipeline
  * asks codegen which operands a node's kernel can take packed through
  * cg_layout_query_operands, and a node with a packed operand never goes to
- * the CPU here (an error names it). */
+ * the CPU here (an error names it).
+ *
+ * Memory: the intermediates that GPU steps bind share one arena, placed by
+ * the planner the caller passes in (opts.plan_memory: passes/plan_memory's
+ * pass_plan_memory, strategy opts.memory_planner) into plan->mem; graph
+ * inputs, outputs and constants keep buffers of their own. Without a planner
+ * every value gets its own buffer. */
 #ifndef CG_PLAN_H
 #define CG_PLAN_H
 
@@ -23,6 +29,7 @@
 
 #include "codegen/cg_kernel.h"
 #include "ir/graph.h"
+#include "ir/memplan.h"
 #include "ir/plan.h"
 #include "ir/target.h"
 
@@ -43,6 +50,12 @@ typedef struct cg_plan_opts {
   cg_compiler *compiler; /* NULL: one with default options, for the call */
   cg_kernel_chooser choose; /* NULL: cg_kernel_for_node, default schedules */
   void *choose_user;
+  /* The memory planner (pass_plan_memory; codegen may not include passes/,
+   * so the caller hands it in, as the pass pipeline hands in codegen's
+   * layout query). NULL: no arena, every value its own buffer. */
+  ir_memplan_fn plan_memory;
+  /* Its strategy (zero: IR_MEMPLAN_BEST). */
+  ir_memplan_strategy memory_planner;
 } cg_plan_opts;
 
 /* Builds the plan of g (verified) for target t. *out is freed with
@@ -52,6 +65,15 @@ typedef struct cg_plan_opts {
  * compile failure (naming the node). */
 vkml_status cg_plan_build(const ir_graph *g, const ir_target *t, const cg_plan_opts *opts,
                           ir_plan **out);
+
+/* The memory plan of a built plan p (its graph: ir_plan_graph(p, g)) with
+ * strategy s, for target t: every intermediate a GPU step binds, its storage
+ * bytes rounded up to 16 (kernels' last vector access stays inside), offsets
+ * aligned to minStorageBufferOffsetAlignment. cg_plan_build stores one in
+ * p->mem; `vkc run --stats` compares them. planner NULL: *out stays empty.
+ * *out is freed with ir_memplan_free. */
+vkml_status cg_plan_memory(const ir_plan *p, const ir_graph *g, const ir_target *t,
+                           ir_memplan_fn planner, ir_memplan_strategy s, ir_memplan *out);
 
 /* Parses a --cpu-ops list into mask[IR_OP_COUNT] (true: forced to the CPU).
  * Names are matched ignoring case and '_', plus the ONNX spellings whose IR

@@ -67,6 +67,7 @@ void ir_plan_destroy(ir_plan *p) {
   free(p->specs);
   free(p->push);
   free(p->strings);
+  ir_memplan_free(&p->mem);
   ir_graph_destroy(p->graph);
   free(p);
 }
@@ -177,6 +178,27 @@ static vkml_status step_error(int i, const ir_node *n, const char *what) {
   return vkml_status_make(VKML_CODE_INVALID_ARGUMENT, "plan step %d (%s): %s", i, d, what);
 }
 
+static uint64_t bound_bytes(void *user, const ir_value *v) {
+  const bool *bound = user;
+  return bound[v->id] ? (uint64_t)ir_type_storage_bytes(&v->type, v->layout) : 0;
+}
+
+/* The memory plan, when there is one: every intermediate a GPU step binds has
+ * its bytes, nothing overlaps while live (ir_memplan_check). */
+static vkml_status check_memory(const ir_plan *p, const ir_graph *g) {
+  if (!p->mem.offsets) return VKML_OK;
+  bool *bound = calloc((size_t)g->n_values + 1, sizeof *bound);
+  if (!bound) return oom();
+  for (int i = 0; i < p->n_steps; i++) {
+    const ir_plan_step *s = &p->steps[i];
+    if (s->device != IR_DEVICE_GPU) continue;
+    for (int k = 0; k < s->n_bindings; k++) bound[ir_plan_step_bindings(p, s)[k]] = true;
+  }
+  vkml_status s = ir_memplan_check(&p->mem, g, bound_bytes, bound);
+  free(bound);
+  return s;
+}
+
 vkml_status ir_plan_check(const ir_plan *p, const ir_graph *g) {
   if (p->graph_nodes != g->n_nodes || p->graph_values != g->n_values)
     return vkml_status_make(VKML_CODE_INVALID_ARGUMENT,
@@ -238,5 +260,5 @@ vkml_status ir_plan_check(const ir_plan *p, const ir_graph *g) {
     return vkml_status_make(VKML_CODE_INVALID_ARGUMENT,
                             "constant %%%s is in layout %s; constants are uploaded row-major",
                             v->name, ir_layout_name(v->layout));
-  return VKML_OK;
+  return check_memory(p, g);
 }

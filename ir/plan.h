@@ -22,6 +22,7 @@
 #include <stdint.h>
 
 #include "graph.h"
+#include "memplan.h"
 
 typedef enum ir_precision {
   IR_PRECISION_FP32 = 0,
@@ -72,6 +73,10 @@ typedef struct ir_plan {
   uint8_t *push;
   uint64_t strings_bytes;
   char *strings;
+  /* Where the intermediates GPU steps bind live in the executor's one arena
+   * (by value id of the plan's graph); no tables (mem.offsets NULL): every
+   * value its own buffer. Owned; freed by ir_plan_destroy. */
+  ir_memplan mem;
   /* capacities (internal) */
   int cap_steps, cap_modules, cap_bindings, cap_specs;
   uint64_t cap_push, cap_strings;

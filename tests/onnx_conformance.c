@@ -56,6 +56,7 @@
 #include "runtime/cpu/executor.h"
 #include "runtime/tensor_pb.h"
 #include "runtime/vk/vk_exec.h"
+#include "passes/plan_memory.h"
 
 /* Default tolerances; a case's data.json ("rtol", "atol") may widen them,
  * as the ONNX model-zoo cases do. */
@@ -284,7 +285,7 @@ static vkml_status run_gpu(run_cfg *cfg, ir_graph *g, const rt_tensor *in, int n
                                     .layout = cfg->layout,
                                     .layout_operands = cg_layout_query_operands,
                                     .layout_user = &q}};
-  cg_plan_opts po = {.precision = cfg->precision, .compiler = cfg->cc};
+  cg_plan_opts po = {.plan_memory = pass_plan_memory, .precision = cfg->precision, .compiler = cfg->cc};
   if (!s) s = pass_pipeline_run(g, &pp);
   if (!s) s = cg_plan_build(g, t, &po, &plan);
   if (!s) s = rt_vk_exec_create(cfg->ctx, g, plan, NULL, &x);

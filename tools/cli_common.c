@@ -351,8 +351,10 @@ static double median_of(double *v, int n) {
 
 /* One profile row: node n, its seconds, and for GPU runs the step (kernel
  * or the reason it is on the CPU). */
-static void profile_row(const runner *rn, const ir_node *n, const ir_plan_step *st,
+static void profile_row(const runner *rn, const ir_node *n, const ir_plan_step *st, int step,
                         double secs, double total, int runs, bool json, bool first) {
+  /* a view whose output shares its input's bytes runs no kernel */
+  bool no_dispatch = st && st->device == IR_DEVICE_GPU && !rt_vk_exec_step_dispatches(rn->exec, step);
   const char *dev = st && st->device == IR_DEVICE_GPU ? "gpu" : "cpu";
   const char *out = n->n_outputs ? n->outputs[0]->name : "";
   if (json) {
@@ -364,6 +366,7 @@ static void profile_row(const runner *rn, const ir_node *n, const ir_plan_step *
       print_json_string(stdout, ir_plan_str(rn->plan, st->tmpl));
       printf(", \"schedule\": ");
       print_json_string(stdout, ir_plan_str(rn->plan, st->schedule));
+      if (no_dispatch) printf(", \"dispatch\": false");
     } else if (st) {
       printf(", \"reason\": ");
       print_json_string(stdout, ir_plan_str(rn->plan, st->reason));
@@ -373,7 +376,9 @@ static void profile_row(const runner *rn, const ir_node *n, const ir_plan_step *
   }
   printf("%-20s %%%-31.31s %-6s %10.4f %6.1f%%", ir_op_name(n->op), out, dev,
          1e3 * secs / runs, total > 0 ? 100 * secs / total : 0.0);
-  if (st && st->device == IR_DEVICE_GPU)
+  if (no_dispatch)
+    printf("  no dispatch: shares its input's bytes");
+  else if (st && st->device == IR_DEVICE_GPU)
     printf("  %s %s", ir_plan_str(rn->plan, st->tmpl), ir_plan_str(rn->plan, st->schedule));
   else if (st)
     printf("  %s", ir_plan_str(rn->plan, st->reason));
@@ -390,11 +395,40 @@ static void print_profile(const runner *rn, const double *row_secs, int runs, bo
   const ir_graph *g = rn->exec ? rn->pg : rn->g;
   ir_foreach_node(g, n) {
     const ir_plan_step *st = rn->exec ? &rn->plan->steps[i] : NULL;
-    profile_row(rn, n, st, row_secs[rn->exec ? i : n->id], total, runs, json, i == 0);
+    profile_row(rn, n, st, i, row_secs[rn->exec ? i : n->id], total, runs, json, i == 0);
     i++;
   }
   if (json) printf("]");
   else printf("%-20s %-32s %-6s %10.4f\n", "total", "", "", 1e3 * total / runs);
+}
+
+/* The --stats table: arena bytes per planner next to the lower bound. */
+static void print_memory(const cli_memory_stats *m, bool json) {
+  if (json) {
+    printf("\"memory\": {\"planner\": \"%s\", \"alignment\": %llu, \"lower_bound\": %llu, "
+           "\"intermediate_bytes\": {",
+           ir_memplan_strategy_name(m->chosen), (unsigned long long)m->alignment,
+           (unsigned long long)m->lower_bound);
+    for (int i = 0; i < IR_MEMPLAN_COUNT; i++)
+      printf("%s\"%s\": %llu", i ? ", " : "", ir_memplan_strategy_name((ir_memplan_strategy)i),
+             (unsigned long long)m->bytes[i]);
+    printf("}}");
+    return;
+  }
+  printf("memory planner   intermediate bytes   MB        / lower bound   shared objects\n");
+  /* naive, greedy, mcfp, best: the enum starts with best */
+  for (int k = 0; k < IR_MEMPLAN_COUNT; k++) {
+    ir_memplan_strategy i = (ir_memplan_strategy)((k + 1) % IR_MEMPLAN_COUNT);
+    char objs[32] = "-";
+    if (m->n_objects[i]) snprintf(objs, sizeof objs, "%d", (int)m->n_objects[i]);
+    printf("%-6s%-10s %20llu %9.3f   %13.3f   %s\n", ir_memplan_strategy_name(i),
+           i == m->chosen ? " (used)" : "", (unsigned long long)m->bytes[i],
+           (double)m->bytes[i] / 1e6,
+           m->lower_bound ? (double)m->bytes[i] / (double)m->lower_bound : 1.0, objs);
+  }
+  printf("%-16s %20llu %9.3f   (alignment %llu)\n", "lower bound",
+         (unsigned long long)m->lower_bound, (double)m->lower_bound / 1e6,
+         (unsigned long long)m->alignment);
 }
 
 static vkml_status run_with(const runner *rn, const cli_run_opts *o) {
@@ -464,6 +498,10 @@ static vkml_status run_with(const runner *rn, const cli_run_opts *o) {
   if (o->profile) {
     if (o->json) printf(", ");
     print_profile(rn, node_secs, 1, o->json);
+  }
+  if (o->memory) {
+    if (o->json) printf(", ");
+    print_memory(o->memory, o->json);
   }
   if (o->json) printf("}\n");
 out:

@@ -7,9 +7,20 @@
 #include <stdbool.h>
 
 #include "ir/graph.h"
+#include "ir/memplan.h"
 #include "ir/plan.h"
 #include "runtime/tensor.h"
 #include "runtime/vk/vk_context.h"
+
+/* Intermediate bytes per memory planner (`vkc run --stats`), printed with
+ * the run's results. */
+typedef struct cli_memory_stats {
+  uint64_t bytes[IR_MEMPLAN_COUNT]; /* arena bytes, by ir_memplan_strategy */
+  int32_t n_objects[IR_MEMPLAN_COUNT];
+  uint64_t lower_bound;
+  uint64_t alignment;
+  ir_memplan_strategy chosen; /* the one the run uses */
+} cli_memory_stats;
 
 /* Options of the run step shared by `vkrun` and `vkc run`. */
 typedef struct cli_run_opts {
@@ -24,6 +35,7 @@ typedef struct cli_run_opts {
   int warmup_ms;          /* and at least this long; -1: default (GPU 200, CPU 0) */
   bool replay;            /* GPU: timed runs replay the recorded kernels only */
   bool profile, json;
+  const cli_memory_stats *memory; /* printed after the results; NULL: none */
 } cli_run_opts;
 
 /* Tries to consume argv[*i] (and its value) as a run option. Returns 1 if

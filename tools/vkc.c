@@ -10,6 +10,7 @@
 #include "frontend/onnx_import.h"
 #include "ir/text.h"
 #include "passes/pipeline.h"
+#include "passes/plan_memory.h"
 #include "runtime/cpu/cpu_kernels.h"
 #include "runtime/npy.h"
 #include "vkml.h"
@@ -22,6 +23,7 @@ static const char usage[] =
     "        [--input-shape NAME=D,D,...]...\n"
     "  run MODEL [--input-shape ...] [--precision fp32|fp16] [--cpu-ops OP,OP]\n"
     "          [--layout default|nc4hw4] [--dump-after PASS|all]\n"
+    "          [--memory-planner naive|greedy|mcfp|best] [--stats]\n"
     "          [run options]                compile MODEL (.onnx or .vkir) in memory and\n"
     "                                       run it: on the default Vulkan device (or\n"
     "                                       --device N, VKML_DEVICE), or --device cpu\n"
@@ -32,6 +34,10 @@ static const char usage[] =
     "      --dump-after PASS|all            print the IR text to stderr after that pass\n"
     "                                       of the pass pipeline (or after each; also\n"
     "                                       VKML_DUMP=PASS|all)\n"
+    "      --memory-planner P               how intermediates share the GPU arena: naive,\n"
+    "                                       greedy, mcfp (TFLite-GPU's) or best (default)\n"
+    "      --stats                          intermediate bytes per memory planner and the\n"
+    "                                       lower bound (GPU runs; with --json as JSON)\n"
     "  --version                            print the version\n"
     "run options:\n";
 
@@ -184,6 +190,8 @@ typedef struct compile_args {
   const char *cpu_ops;
   ir_layout layout;
   const char *dump_after;
+  ir_memplan_strategy memory_planner;
+  bool stats;
 } compile_args;
 
 /* Consumes --precision / --cpu-ops / --layout / --dump-after; 1 consumed, 0
@@ -191,8 +199,12 @@ typedef struct compile_args {
 static int compile_arg_parse(const char *tool, int argc, char **argv, int *i,
                              compile_args *c) {
   const char *a = argv[*i];
+  if (!strcmp(a, "--stats")) {
+    c->stats = true;
+    return 1;
+  }
   if (strcmp(a, "--precision") != 0 && strcmp(a, "--cpu-ops") != 0 && strcmp(a, "--layout") != 0 &&
-      strcmp(a, "--dump-after") != 0)
+      strcmp(a, "--dump-after") != 0 && strcmp(a, "--memory-planner") != 0)
     return 0;
   if (*i + 1 >= argc) {
     fprintf(stderr, "%s: %s needs a value\n", tool, a);
@@ -203,6 +215,12 @@ static int compile_arg_parse(const char *tool, int argc, char **argv, int *i,
     c->cpu_ops = v;
   } else if (!strcmp(a, "--dump-after")) {
     c->dump_after = v;
+  } else if (!strcmp(a, "--memory-planner")) {
+    if (!ir_memplan_strategy_from_name(v, &c->memory_planner)) {
+      fprintf(stderr, "%s: --memory-planner expects naive, greedy, mcfp or best, got '%s'\n",
+              tool, v);
+      return -1;
+    }
   } else if (!strcmp(a, "--layout")) {
     if (!strcmp(v, "default") || !strcmp(v, "nc4hw4")) {
       c->layout = v[0] == 'n' ? IR_LAYOUT_NC4HW4 : IR_LAYOUT_DEFAULT;
@@ -219,12 +237,32 @@ static int compile_arg_parse(const char *tool, int argc, char **argv, int *i,
   return 1;
 }
 
+/* Every planner on the plan's intermediates, for --stats. */
+static vkml_status memory_stats(const ir_plan *plan, const ir_graph *g, const ir_target *t,
+                                cli_memory_stats *out) {
+  out->chosen = plan->mem.strategy;
+  for (int i = 0; i < IR_MEMPLAN_COUNT; i++) {
+    ir_memplan m;
+    VKML_RETURN_IF_ERROR(
+        cg_plan_memory(plan, g, t, pass_plan_memory, (ir_memplan_strategy)i, &m));
+    out->bytes[i] = m.arena_bytes;
+    out->n_objects[i] = m.n_objects;
+    out->lower_bound = m.lower_bound;
+    out->alignment = m.alignment;
+    ir_memplan_free(&m);
+  }
+  return VKML_OK;
+}
+
 /* Compiles g in place (the pass pipeline; on a device also the plan) and
  * runs it on the CPU executor or on a Vulkan device. */
 static vkml_status run_model(ir_graph *g, const compile_args *c, const cli_run_opts *o) {
   bool forced[IR_OP_COUNT];
   /* argument errors before opening a device */
   VKML_RETURN_IF_ERROR(cg_cpu_ops_parse(c->cpu_ops, forced));
+  if (cli_device_is_cpu(o) && c->stats)
+    return vkml_status_make(VKML_CODE_INVALID_ARGUMENT,
+                            "--stats reports the GPU arena's memory plans; not with --device cpu");
   const char *dump = c->dump_after ? c->dump_after : getenv("VKML_DUMP");
   VKML_RETURN_IF_ERROR(pass_check_dump_name(dump && *dump ? dump : NULL));
   pass_pipeline_opts pp = {
@@ -244,10 +282,19 @@ static vkml_status run_model(ir_graph *g, const compile_args *c, const cli_run_o
   pp.pass.layout = c->layout;
   pp.pass.layout_operands = cg_layout_query_operands;
   pp.pass.layout_user = &q;
-  cg_plan_opts po = {.precision = c->precision, .cpu_ops = c->cpu_ops};
+  cg_plan_opts po = {.precision = c->precision,
+                     .cpu_ops = c->cpu_ops,
+                     .plan_memory = pass_plan_memory,
+                     .memory_planner = c->memory_planner};
   if (!s) s = pass_pipeline_run(g, &pp);
   if (!s) s = cg_plan_build(g, t, &po, &plan);
-  if (!s) s = cli_run_graph_gpu(g, ctx, plan, o);
+  cli_memory_stats ms = {0};
+  cli_run_opts ro = *o;
+  if (!s && c->stats) {
+    s = memory_stats(plan, g, t, &ms);
+    ro.memory = &ms;
+  }
+  if (!s) s = cli_run_graph_gpu(g, ctx, plan, &ro);
   ir_plan_destroy(plan);
   const char *w = rt_vk_context_warnings(ctx);
   if (w && *w) fprintf(stderr, "vkc run: warning: %s%s", w, w[strlen(w) - 1] == '\n' ? "" : "\n");

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "ir/memplan.h"
 #include "ir/text.h"
 #include "runtime/cpu/cpu_kernels.h"
 #include "vk_memory.h"
@@ -21,7 +22,7 @@ typedef struct pipe_entry {
 
 typedef struct segment {
   int first, last; /* step indices, inclusive */
-  rt_vk_program *prog;
+  rt_vk_program *prog; /* NULL when every step in it is an elided view */
 } segment;
 
 struct rt_vk_exec {
@@ -31,12 +32,17 @@ struct rt_vk_exec {
   rt_vk_exec_opts opts;
   const ir_node **nodes;   /* by node id */
   const ir_value **values; /* by value id */
-  rt_vk_buffer **bufs;     /* by value id; NULL: the value stays on the host */
+  rt_vk_buffer **bufs;     /* by value id; NULL: the value stays on the host;
+                              the arena for values the memory plan places */
+  uint64_t *buf_off;       /* by value id: where its bytes start in bufs[id] */
   uint64_t *buf_bytes;     /* by value id: bytes bound */
+  rt_vk_buffer *arena;     /* the intermediates' shared buffer (plan->mem) */
   rt_tensor *host;         /* by value id: host copies (owned, or views) */
   bool *host_valid;        /* by value id, during a run */
   int *step_pipe;          /* by step: index into pipes, -1 on the CPU */
   int *step_seg;           /* by step: index into segs, -1 on the CPU */
+  int *step_disp;          /* by step: dispatch index in its segment, -1: none
+                              (CPU, or a view that shares its input's bytes) */
   pipe_entry *pipes;
   int n_pipes;
   segment *segs;
@@ -139,26 +145,31 @@ static void describe_value(const ir_value *v, char *buf, size_t bytes) {
   }
 }
 
+/* A device buffer of `bytes` within opts.max_device_bytes. */
+static vkml_status device_buffer(rt_vk_exec *e, uint64_t bytes, rt_vk_buffer **out) {
+  if (e->opts.max_device_bytes && e->stats.device_bytes + bytes > e->opts.max_device_bytes)
+    return vkml_status_make(VKML_CODE_OUT_OF_MEMORY,
+                            "%llu device bytes more exceed the budget of %llu (%llu in use)",
+                            (unsigned long long)bytes,
+                            (unsigned long long)e->opts.max_device_bytes,
+                            (unsigned long long)e->stats.device_bytes);
+  VKML_RETURN_IF_ERROR(rt_vk_buffer_create(e->ctx, RT_VK_MEM_DEVICE, bytes, out));
+  e->stats.n_buffers++;
+  e->stats.device_bytes += bytes;
+  return VKML_OK;
+}
+
 static vkml_status make_buffer(rt_vk_exec *e, const ir_value *v) {
   /* rounded up to 16 bytes: a kernel's last vector access stays inside */
   uint64_t bytes = ((uint64_t)ir_type_storage_bytes(&v->type, v->layout) + 15) / 16 * 16;
   if (!bytes) bytes = 16;
-  vkml_status st;
-  if (e->opts.max_device_bytes && e->stats.device_bytes + bytes > e->opts.max_device_bytes)
-    st = vkml_status_make(VKML_CODE_OUT_OF_MEMORY,
-                          "%llu device bytes more exceed the budget of %llu (%llu in use)",
-                          (unsigned long long)bytes, (unsigned long long)e->opts.max_device_bytes,
-                          (unsigned long long)e->stats.device_bytes);
-  else
-    st = rt_vk_buffer_create(e->ctx, RT_VK_MEM_DEVICE, bytes, &e->bufs[v->id]);
+  vkml_status st = device_buffer(e, bytes, &e->bufs[v->id]);
   if (st) {
     char d[256];
     describe_value(v, d, sizeof d);
     return vkml_status_annotate(st, "%s", d);
   }
   e->buf_bytes[v->id] = bytes;
-  e->stats.n_buffers++;
-  e->stats.device_bytes += bytes;
   if (!ir_value_is_const(v)) return VKML_OK;
   /* constants go up once, here */
   const void *data = ir_value_const_data(e->g, v);
@@ -178,26 +189,61 @@ static vkml_status make_buffers(rt_vk_exec *e) {
     if (s->device != IR_DEVICE_GPU) continue;
     for (int k = 0; k < s->n_bindings; k++) need[ir_plan_step_bindings(p, s)[k]] = true;
   }
+  /* values of their own first (inputs, outputs, constants), then the
+   * memory plan's intermediates: one arena, each at its offset */
+  const ir_memplan *m = &p->mem;
   vkml_status st = VKML_OK;
   ir_foreach_value(e->g, v) {
-    if (need[v->id] && (st = make_buffer(e, v))) break;
+    if (need[v->id] && !(m->offsets && m->offsets[v->id] >= 0) && (st = make_buffer(e, v)))
+      break;
+  }
+  if (!st && m->offsets && m->arena_bytes) {
+    st = device_buffer(e, m->arena_bytes, &e->arena);
+    if (st) st = vkml_status_annotate(st, "the intermediates' arena");
+    e->stats.arena_bytes = m->arena_bytes;
+  }
+  ir_foreach_value(e->g, v) {
+    if (st || !need[v->id] || !m->offsets || m->offsets[v->id] < 0) continue;
+    e->bufs[v->id] = e->arena;
+    e->buf_off[v->id] = (uint64_t)m->offsets[v->id];
+    /* its own bytes, rounded as make_buffer does, not the alignment padding
+     * of its slot (which could pass maxStorageBufferRange) */
+    uint64_t own = ((uint64_t)ir_type_storage_bytes(&v->type, v->layout) + 15) / 16 * 16;
+    e->buf_bytes[v->id] = own && own < m->bytes[v->id] ? own : m->bytes[v->id];
+    e->stats.n_arena_values++;
   }
   free(need);
   return st;
 }
 
+/* A GPU step that need not run: a view whose output shares its input's
+ * bytes in the arena (the memory plan made it an alias). */
+static bool elided_view(const rt_vk_exec *e, const ir_plan_step *s) {
+  const ir_memplan *m = &e->plan->mem;
+  const ir_node *n = e->nodes[s->node];
+  return m->alias && ir_node_is_view(n) && m->alias[n->outputs[0]->id] >= 0;
+}
+
 static vkml_status record_segment(rt_vk_exec *e, segment *sg) {
   const ir_plan *p = e->plan;
-  VKML_RETURN_IF_ERROR(rt_vk_program_create(e->ctx, e->opts.timestamps, &sg->prog));
   rt_vk_binding b[64];
+  int n_disp = 0;
   for (int i = sg->first; i <= sg->last; i++) {
     const ir_plan_step *s = &p->steps[i];
     const ir_node *n = e->nodes[s->node];
+    e->step_disp[i] = -1;
+    if (elided_view(e, s)) {
+      e->stats.n_views_elided++;
+      continue;
+    }
+    e->step_disp[i] = n_disp++;
+    if (!sg->prog)
+      VKML_RETURN_IF_ERROR(rt_vk_program_create(e->ctx, e->opts.timestamps, &sg->prog));
     if (s->n_bindings > 64)
       return at_node(vkml_status_make(VKML_CODE_UNSUPPORTED, "more than 64 bindings"), n);
     const int32_t *ids = ir_plan_step_bindings(p, s);
     for (int k = 0; k < s->n_bindings; k++)
-      b[k] = (rt_vk_binding){e->bufs[ids[k]], 0, e->buf_bytes[ids[k]],
+      b[k] = (rt_vk_binding){e->bufs[ids[k]], e->buf_off[ids[k]], e->buf_bytes[ids[k]],
                              k < n->n_inputs ? RT_VK_READ : RT_VK_WRITE};
     VKML_RETURN_IF_ERROR(at_node(
         rt_vk_program_dispatch(sg->prog, e->pipes[e->step_pipe[i]].pipe, b, s->n_bindings,
@@ -205,13 +251,19 @@ static vkml_status record_segment(rt_vk_exec *e, segment *sg) {
                                s->groups),
         n));
   }
-  return rt_vk_program_finish(sg->prog);
+  if (!sg->prog) return VKML_OK;
+  VKML_RETURN_IF_ERROR(rt_vk_program_finish(sg->prog));
+  rt_vk_program_stats ps;
+  rt_vk_program_stats_get(sg->prog, &ps);
+  e->stats.n_barriers += ps.n_barriers;
+  return VKML_OK;
 }
 
 static vkml_status make_segments(rt_vk_exec *e) {
   const ir_plan *p = e->plan;
   for (int i = 0; i < p->n_steps; i++) {
     e->step_seg[i] = -1;
+    e->step_disp[i] = -1;
     if (p->steps[i].device != IR_DEVICE_GPU) continue;
     if (i == 0 || p->steps[i - 1].device != IR_DEVICE_GPU) {
       e->segs[e->n_segs].first = i;
@@ -231,16 +283,19 @@ static vkml_status exec_init(rt_vk_exec *e) {
   e->nodes = calloc(nn, sizeof *e->nodes);
   e->values = calloc(nv, sizeof *e->values);
   e->bufs = calloc(nv, sizeof *e->bufs);
+  e->buf_off = calloc(nv, sizeof *e->buf_off);
   e->buf_bytes = calloc(nv, sizeof *e->buf_bytes);
   e->host = calloc(nv, sizeof *e->host);
   e->host_valid = calloc(nv, sizeof *e->host_valid);
   e->step_pipe = calloc(ns, sizeof *e->step_pipe);
   e->step_seg = calloc(ns, sizeof *e->step_seg);
+  e->step_disp = calloc(ns, sizeof *e->step_disp);
   e->pipes = calloc(ns, sizeof *e->pipes);
   e->segs = calloc(ns, sizeof *e->segs);
   e->seg_ns = calloc(ns, sizeof *e->seg_ns);
-  if (!e->nodes || !e->values || !e->bufs || !e->buf_bytes || !e->host || !e->host_valid ||
-      !e->step_pipe || !e->step_seg || !e->pipes || !e->segs || !e->seg_ns)
+  if (!e->nodes || !e->values || !e->bufs || !e->buf_off || !e->buf_bytes || !e->host ||
+      !e->host_valid || !e->step_pipe || !e->step_seg || !e->step_disp || !e->pipes ||
+      !e->segs || !e->seg_ns)
     return oom();
   ir_foreach_node(g, n) e->nodes[n->id] = n;
   ir_foreach_value(g, v) {
@@ -261,6 +316,7 @@ static vkml_status exec_init(rt_vk_exec *e) {
       continue;
     }
     e->stats.n_gpu_steps++;
+    if (elided_view(e, &p->steps[i])) continue; /* no dispatch, no pipeline */
     const ir_node *n = e->nodes[p->steps[i].node];
     VKML_RETURN_IF_ERROR(at_node(make_pipeline(e, i), n));
     VKML_RETURN_IF_ERROR(check_validation(e, n, "pipeline creation"));
@@ -299,17 +355,20 @@ void rt_vk_exec_destroy(rt_vk_exec *e) {
   for (int i = 0; e->segs && i < e->n_segs; i++) rt_vk_program_destroy(e->ctx, e->segs[i].prog);
   for (int i = 0; e->pipes && i < e->n_pipes; i++) rt_vk_pipeline_destroy(e->ctx, e->pipes[i].pipe);
   for (int i = 0; i < e->g->n_values; i++) {
-    if (e->bufs) rt_vk_buffer_destroy(e->ctx, e->bufs[i]);
+    if (e->bufs && e->bufs[i] != e->arena) rt_vk_buffer_destroy(e->ctx, e->bufs[i]);
     if (e->host) rt_tensor_free(&e->host[i]);
   }
   free(e->nodes);
   free(e->values);
   free(e->bufs);
+  rt_vk_buffer_destroy(e->ctx, e->arena);
+  free(e->buf_off);
   free(e->buf_bytes);
   free(e->host);
   free(e->host_valid);
   free(e->step_pipe);
   free(e->step_seg);
+  free(e->step_disp);
   free(e->pipes);
   free(e->segs);
   free(e->seg_ns);
@@ -317,6 +376,10 @@ void rt_vk_exec_destroy(rt_vk_exec *e) {
 }
 
 void rt_vk_exec_stats_get(const rt_vk_exec *e, rt_vk_exec_stats *out) { *out = e->stats; }
+
+bool rt_vk_exec_step_dispatches(const rt_vk_exec *e, int step) {
+  return step >= 0 && step < e->plan->n_steps && e->step_disp[step] >= 0;
+}
 
 /* ---- running ---------------------------------------------------------------------- */
 
@@ -335,7 +398,7 @@ static vkml_status ensure_host(rt_vk_exec *e, const ir_value *v) {
     VKML_RETURN_IF_ERROR(rt_tensor_alloc(&want, t));
   }
   uint64_t n = rt_tensor_bytes(t);
-  if (n) VKML_RETURN_IF_ERROR(rt_vk_buffer_download(e->ctx, e->bufs[v->id], 0, t->data, n));
+  if (n) VKML_RETURN_IF_ERROR(rt_vk_buffer_download(e->ctx, e->bufs[v->id], e->buf_off[v->id], t->data, n));
   e->stats.n_downloads++;
   e->host_valid[v->id] = true;
   return VKML_OK;
@@ -382,7 +445,7 @@ static vkml_status run_cpu_step(rt_vk_exec *e, const ir_node *n) {
     if (bytes > e->buf_bytes[v->id])
       return vkml_status_make(VKML_CODE_INTERNAL, "%%%s: %llu bytes do not fit its buffer",
                               v->name, (unsigned long long)bytes);
-    if (bytes) VKML_RETURN_IF_ERROR(rt_vk_buffer_upload(e->ctx, e->bufs[v->id], 0, out[i]->data, bytes));
+    if (bytes) VKML_RETURN_IF_ERROR(rt_vk_buffer_upload(e->ctx, e->bufs[v->id], e->buf_off[v->id], out[i]->data, bytes));
     e->stats.n_uploads++;
   }
   return VKML_OK;
@@ -390,6 +453,10 @@ static vkml_status run_cpu_step(rt_vk_exec *e, const ir_node *n) {
 
 static vkml_status run_segment(rt_vk_exec *e, const segment *sg, double *step_ns) {
   const ir_plan *p = e->plan;
+  if (!sg->prog) {
+    for (int k = sg->first; step_ns && k <= sg->last; k++) step_ns[k] = 0;
+    return VKML_OK;
+  }
   vkml_status s = rt_vk_program_run(sg->prog, e->opts.wait);
   const ir_node *first = e->nodes[p->steps[sg->first].node];
   if (s) {
@@ -403,7 +470,10 @@ static vkml_status run_segment(rt_vk_exec *e, const segment *sg, double *step_ns
   if (step_ns && e->opts.timestamps) {
     double total;
     VKML_RETURN_IF_ERROR(rt_vk_program_timings(sg->prog, e->seg_ns, n, &total));
-    for (int k = 0; k < n; k++) step_ns[sg->first + k] = e->seg_ns[k];
+    for (int k = 0; k < n; k++) {
+      int d = e->step_disp[sg->first + k];
+      step_ns[sg->first + k] = d >= 0 ? e->seg_ns[d] : 0;
+    }
   } else if (step_ns) {
     for (int k = 0; k < n; k++) step_ns[sg->first + k] = 0;
   }
@@ -432,7 +502,7 @@ static vkml_status bind_inputs(rt_vk_exec *e, const rt_tensor *inputs) {
     e->host_valid[v->id] = true;
     uint64_t bytes = rt_tensor_bytes(&inputs[i]);
     if (!e->bufs[v->id] || !bytes) continue;
-    VKML_RETURN_IF_ERROR(rt_vk_buffer_upload(e->ctx, e->bufs[v->id], 0, inputs[i].data, bytes));
+    VKML_RETURN_IF_ERROR(rt_vk_buffer_upload(e->ctx, e->bufs[v->id], e->buf_off[v->id], inputs[i].data, bytes));
     e->stats.n_uploads++;
   }
   return VKML_OK;
@@ -472,7 +542,7 @@ static vkml_status read_output(rt_vk_exec *e, const ir_value *v, rt_tensor *out)
   VKML_RETURN_IF_ERROR(rt_tensor_alloc(&v->type, out));
   uint64_t n = rt_tensor_bytes(out);
   e->stats.n_downloads++;
-  return n ? rt_vk_buffer_download(e->ctx, e->bufs[v->id], 0, out->data, n) : VKML_OK;
+  return n ? rt_vk_buffer_download(e->ctx, e->bufs[v->id], e->buf_off[v->id], out->data, n) : VKML_OK;
 }
 
 vkml_status rt_vk_exec_run(rt_vk_exec *e, const rt_tensor *inputs, int n_in,

@@ -1,16 +1,21 @@
 /* rt_vk_exec: runs a whole graph per its ir_plan (ir/plan.h) on one Vulkan
  * context, CPU-placed nodes on the reference kernels.
  *
- * At creation: one device buffer per value a GPU step binds (sub-allocated
- * from the context's pools; a memory planner comes later), constants uploaded
- * once, one pipeline per distinct (module, specialization, layout), and every
+ * At creation: one device arena for the intermediates the plan's memory plan
+ * places (plan->mem, by passes/plan_memory through cg_plan_build), each bound
+ * at its offset; one device buffer of its own for every other value a GPU
+ * step binds (graph inputs and outputs, constants, and every value when the
+ * plan has no memory plan; sub-allocated from the context's pools);
+ * constants uploaded once, one pipeline per distinct (module, specialization, layout), and every
  * run of consecutive GPU steps recorded once as an rt_vk_program (a
  * "segment"; barriers only where a dispatch depends on an earlier one).
  *
  * A run: graph inputs are uploaded (those a GPU step reads), then steps go in
  * order: each segment is a submit and a wait; a CPU step downloads the inputs
  * it lacks on the host, runs rt_cpu_run_node and uploads its outputs if a GPU
- * step reads them; finally the outputs are read back. Host sync happens only
+ * step reads them; finally the outputs are read back. A GPU view step whose
+ * output the memory plan aliases to its input (reshape and friends) records
+ * no dispatch: the bytes are already there. Host sync happens only
  * around CPU steps and at the graph's edges. Values with data-dependent
  * (bounded) shapes never reach the device: the plan keeps their nodes on the
  * CPU, where their actual sizes travel with the host tensors. */
@@ -63,15 +68,26 @@ vkml_status rt_vk_exec_run(rt_vk_exec *e, const rt_tensor *inputs, int n_in,
  * measuring kernels back to back (a GPU left idle between timed dispatches,
  * e.g. while large tensors cross the bus, lowers its clocks). step_ns (NULL,
  * or plan->n_steps entries): GPU timestamps of GPU steps (with
- * opts.timestamps), 0 for CPU steps. Needs one completed run. */
+ * opts.timestamps), 0 for CPU steps. Needs one completed run. With CPU steps
+ * in the plan, a value a CPU step uploaded may since have been overwritten in
+ * the arena by a later step (its space reused), so kernels after it read
+ * other data: the timings hold, the outputs do not. */
 vkml_status rt_vk_exec_replay(rt_vk_exec *e, double *step_ns);
+
+/* Whether plan step `step` records a dispatch: false for CPU steps and for
+ * GPU view steps that share their input's bytes (no kernel runs). */
+bool rt_vk_exec_step_dispatches(const rt_vk_exec *e, int step);
 
 typedef struct rt_vk_exec_stats {
   int n_gpu_steps, n_cpu_steps;
   int n_segments;       /* recorded programs */
   int n_pipelines;      /* distinct pipelines created */
-  int n_buffers;        /* device buffers (one per bound value) */
+  int n_buffers;        /* device buffers (the arena, one per other bound value) */
   uint64_t device_bytes; /* their total size */
+  uint64_t arena_bytes;  /* the intermediates' arena (plan->mem.arena_bytes) */
+  int n_arena_values;    /* values bound inside it */
+  int n_views_elided;    /* GPU view steps recorded without a dispatch */
+  int n_barriers;        /* pipeline barriers between dispatches, all segments */
   int64_t n_runs;
   int64_t n_segment_runs; /* program submissions over all runs */
   int64_t n_uploads, n_downloads; /* host<->device tensor copies over all runs */

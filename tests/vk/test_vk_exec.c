@@ -33,6 +33,7 @@
 #include "runtime/vk/vk_exec.h"
 #include "test_support.h"
 #include "vk_test.h"
+#include "passes/plan_memory.h"
 
 #define F16_RTOL (1.0 / 512)
 #define F16_ATOL 1e-4
@@ -68,7 +69,7 @@ static vkml_status choose_binary(void *user, const ir_node *n, const ir_target *
 }
 
 static cg_plan_opts opts_binary(env *e, const char *cpu_ops, ir_precision prec) {
-  cg_plan_opts o = {0};
+  cg_plan_opts o = {.plan_memory = pass_plan_memory};
   o.compiler = e->cc;
   o.choose = choose_binary;
   o.cpu_ops = cpu_ops;
@@ -199,8 +200,13 @@ Test(vk_exec, transitions_and_repeated_runs) {
   cr_assert_eq(st.n_pipelines, 3);
   cr_assert_eq(st.n_runs, 6);
   cr_assert_eq(st.n_segment_runs, 18);
-  /* buffers for the values GPU steps bind: x, y, a, b, d, out (not c, s) */
-  cr_assert_eq(st.n_buffers, 6, "%d", st.n_buffers);
+  /* buffers for the values GPU steps bind (not c, s): x, y and out of their
+   * own, a, b and d in the arena, all three live at d's step (a until out,
+   * b from the CPU until d) */
+  cr_assert_eq(st.n_buffers, 4, "%d", st.n_buffers);
+  cr_assert_eq(st.n_arena_values, 3, "%d", st.n_arena_values);
+  cr_assert_eq(st.arena_bytes, 3 * 128, "%llu", (unsigned long long)st.arena_bytes);
+  cr_assert_eq(st.device_bytes, 3 * 128 + 128 + 32 + 128);
   rt_vk_exec_destroy(x);
   ir_plan_destroy(p);
   ir_graph_destroy(g);
@@ -543,9 +549,10 @@ Test(vk_exec, out_of_device_memory_names_the_value) {
   t_expect_error(rt_vk_exec_create(e.ctx, g, p, &xo, &x), VKML_CODE_OUT_OF_MEMORY,
                  "%c (constant): 128 device bytes more exceed the budget of 200");
   cr_assert_null(x);
+  /* x, y, c and out fit, the intermediates' arena (a, b, d: 384) does not */
   xo.max_device_bytes = 128 + 32 + 128 + 128;
   t_expect_error(rt_vk_exec_create(e.ctx, g, p, &xo, &x), VKML_CODE_OUT_OF_MEMORY,
-                 "%b (output of mul %b)");
+                 "the intermediates' arena: 384 device bytes more");
   /* enough memory: works */
   xo.max_device_bytes = 1 << 20;
   T_OK(rt_vk_exec_create(e.ctx, g, p, &xo, &x));
@@ -592,10 +599,10 @@ Test(vk_exec, plan_errors) {
   ir_target_minimum(&t);
   ir_graph *g = mix_graph(7);
   ir_plan *p = NULL;
-  cg_plan_opts o = {.cpu_ops = "add,Frobnicate"};
+  cg_plan_opts o = {.plan_memory = pass_plan_memory, .cpu_ops = "add,Frobnicate"};
   t_expect_error(cg_plan_build(g, &t, &o, &p), VKML_CODE_INVALID_ARGUMENT,
                  "--cpu-ops: unknown op 'Frobnicate'");
-  o = (cg_plan_opts){.precision = IR_PRECISION_FP16};
+  o = (cg_plan_opts){.plan_memory = pass_plan_memory, .precision = IR_PRECISION_FP16};
   t_expect_error(cg_plan_build(g, &t, &o, &p), VKML_CODE_UNSUPPORTED,
                  "fp16 precision needs 16-bit storage buffers, which vulkan-1.1-minimum lacks");
   cr_assert_null(p);
@@ -628,7 +635,7 @@ Test(vk_exec, tinycnn_default_kernels) {
   rt_tensor in = t_tensor_random(&r, IR_F32, 4, dx, -1, 1);
   const char *forced[2] = {NULL, "conv2d,maxpool,global_avg_pool,flatten,gemm,softmax"};
   for (int k = 0; k < 2; k++) {
-    cg_plan_opts o = {.compiler = e.cc, .cpu_ops = forced[k]};
+    cg_plan_opts o = {.plan_memory = pass_plan_memory, .compiler = e.cc, .cpu_ops = forced[k]};
     ir_plan *p;
     T_OK(vt_plan_build(g, e.t, &o, IR_LAYOUT_DEFAULT, &p));
     int n_gpu;

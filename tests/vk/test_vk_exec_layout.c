@@ -18,6 +18,7 @@
 #include "runtime/vk/vk_exec.h"
 #include "test_support.h"
 #include "vk_test.h"
+#include "passes/plan_memory.h"
 
 typedef struct env {
   rt_vk_context *ctx;
@@ -91,7 +92,7 @@ Test(vk_exec_layout, mobilenet_block_packed) {
   env e;
   env_open(&e);
   ir_graph *g = load("tests/ir/mobilenet_block.vkir");
-  cg_plan_opts o = {.compiler = e.cc};
+  cg_plan_opts o = {.plan_memory = pass_plan_memory, .compiler = e.cc};
   ir_plan *p = build_and_check(&e, g, &o, IR_LAYOUT_NC4HW4, 1e-4, 1e-6, 1);
   const ir_graph *pg = ir_plan_graph(p, g);
   cr_assert(pg != g, "a packed plan runs its own copy of the graph");
@@ -115,7 +116,7 @@ Test(vk_exec_layout, tinycnn_packed_fp32_and_fp16) {
   env e;
   env_open(&e);
   ir_graph *g = load("tests/models/tinycnn/model.vkir");
-  cg_plan_opts o = {.compiler = e.cc};
+  cg_plan_opts o = {.plan_memory = pass_plan_memory, .compiler = e.cc};
   ir_plan *p = build_and_check(&e, g, &o, IR_LAYOUT_NC4HW4, 1e-4, 1e-6, 2);
   const ir_graph *pg = ir_plan_graph(p, g);
   /* conv, maxpool, conv, global pool packed: reorders at %x and %g */
@@ -139,7 +140,7 @@ Test(vk_exec_layout, cpu_ops_split_the_packed_regions) {
   env_open(&e);
   ir_graph *g = load("tests/models/tinycnn/model.vkir");
   /* maxpool on the CPU: conv1 packed, back to rows for the pool, conv2 packed again */
-  cg_plan_opts o = {.compiler = e.cc, .cpu_ops = "MaxPool"};
+  cg_plan_opts o = {.plan_memory = pass_plan_memory, .compiler = e.cc, .cpu_ops = "MaxPool"};
   ir_plan *p = build_and_check(&e, g, &o, IR_LAYOUT_NC4HW4, 1e-4, 1e-6, 4);
   const ir_graph *pg = ir_plan_graph(p, g);
   cr_assert_eq(count_steps(p, pg, IR_OP_MAXPOOL, IR_DEVICE_CPU), 1);
@@ -164,7 +165,7 @@ Test(vk_exec_layout, annotations_ask_for_packing_without_the_option) {
                      "}\n";
   ir_graph *g = NULL;
   T_OK(ir_parse(text, strlen(text), "<test>", &g));
-  cg_plan_opts o = {.compiler = e.cc};
+  cg_plan_opts o = {.plan_memory = pass_plan_memory, .compiler = e.cc};
   ir_plan *p = build_and_check(&e, g, &o, IR_LAYOUT_DEFAULT, 1e-6, 0, 5);
   const ir_graph *pg = ir_plan_graph(p, g);
   /* relu packed (annotated): x in, y out (shared by sigmoid and the output) */
@@ -179,7 +180,7 @@ Test(vk_exec_layout, plans_keep_packed_buffers_off_the_host) {
   env e;
   env_open(&e);
   ir_graph *g = load("tests/models/tinycnn/model.vkir");
-  cg_plan_opts o = {.compiler = e.cc};
+  cg_plan_opts o = {.plan_memory = pass_plan_memory, .compiler = e.cc};
   ir_plan *p;
   T_OK(cg_plan_build(g, e.t, &o, &p));
   cr_assert_null(p->graph);

@@ -19,6 +19,7 @@
 #include "runtime/vk/vk_exec.h"
 #include "test_support.h"
 #include "vk_test.h"
+#include "passes/plan_memory.h"
 
 #define N_PARTS 6
 
@@ -89,7 +90,7 @@ static void plan_and_run(rt_vk_context *ctx, cg_compiler *cc, const ir_target *t
                          const char *op, const int *cs, ir_layout l, bool want_gpu,
                          uint64_t seed) {
   ir_graph *g = six_graph(op, cs);
-  cg_plan_opts o = {0};
+  cg_plan_opts o = {.plan_memory = pass_plan_memory};
   o.compiler = cc;
   ir_plan *p;
   T_OK(vt_plan_build(g, t, &o, l, &p));

@@ -1,0 +1,161 @@
+/* The intermediates' arena on the GPU: every memory planner gives the CPU
+ * executor's outputs (with a CPU step in the middle, views elided, fan-out),
+ * and reusing a range that an earlier dispatch still reads gets its
+ * write-after-read barrier (synchronization validation is on: a missing one
+ * fails the test; the barrier count says it is there because of the reuse).
+ * Bounds: fp32 relu/add/mul/sub exact to rounding on both sides; sigmoid and
+ * tanh differ by a few ulps between GLSL and libm: rtol 1e-5, atol 1e-6. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "codegen/cg_plan.h"
+#include "ir/text.h"
+#include "runtime/cpu/executor.h"
+#include "runtime/vk/vk_exec.h"
+#include "test_support.h"
+#include "vk_test.h"
+#include "passes/plan_memory.h"
+
+typedef struct env {
+  rt_vk_context *ctx;
+  cg_compiler *cc;
+  const ir_target *t;
+} env;
+
+static void env_open(env *e) {
+  e->ctx = vt_context(NULL);
+  e->t = rt_vk_context_target(e->ctx);
+  e->cc = vt_compiler();
+}
+
+static void env_close(env *e) {
+  cg_compiler_destroy(e->cc);
+  vt_destroy(e->ctx);
+}
+
+static ir_graph *parse(const char *text) {
+  ir_graph *g = NULL;
+  T_OK(ir_parse(text, strlen(text), "<test>", &g));
+  T_OK(ir_verify(g, "<test>"));
+  return g;
+}
+
+static void run_and_compare(rt_vk_exec *x, const ir_graph *g, uint64_t seed) {
+  t_rng r = t_rng_make(seed);
+  rt_tensor in[4], got[4], want[4];
+  for (int i = 0; i < g->n_inputs; i++) {
+    const ir_type *t = &g->inputs[i]->type;
+    in[i] = t_tensor_random(&r, t->dtype, t->rank, t->dims, -2, 2);
+  }
+  T_OK(rt_vk_exec_run(x, in, g->n_inputs, got, g->n_outputs, NULL));
+  T_OK(rt_cpu_run_graph(g, in, g->n_inputs, want, g->n_outputs));
+  for (int i = 0; i < g->n_outputs; i++) {
+    t_assert_close(&got[i], &want[i], 1e-5, 1e-6);
+    rt_tensor_free(&got[i]);
+    rt_tensor_free(&want[i]);
+  }
+  for (int i = 0; i < g->n_inputs; i++) rt_tensor_free(&in[i]);
+}
+
+/* mul on the CPU (forced) between GPU steps, reshapes of intermediates
+ * (aliases), a value read by three steps, two outputs. */
+static const char MIX[] =
+    "vkir 1\n"
+    "graph @mp(%x: f32[2,4,8], %y: f32[8]) -> (%out: f32[8,8], %s2: f32[2,4,8]) {\n"
+    "  %a = add %x, %y : f32[2,4,8]\n"
+    "  %b = relu %a : f32[2,4,8]\n"
+    "  %c = mul %b, %a : f32[2,4,8]\n"
+    "  %v = reshape %c {shape=[8,8]} : f32[8,8]\n"
+    "  %d = sigmoid %v : f32[8,8]\n"
+    "  %e = tanh %b : f32[2,4,8]\n"
+    "  %f = reshape %e {shape=[8,8]} : f32[8,8]\n"
+    "  %out = add %d, %f : f32[8,8]\n"
+    "  %s2 = sub %e, %x : f32[2,4,8]\n"
+    "  return %out, %s2\n"
+    "}\n";
+
+Test(vk_exec_memplan, every_planner_matches_the_cpu) {
+  env e;
+  env_open(&e);
+  ir_graph *g = parse(MIX);
+  uint64_t arena[IR_MEMPLAN_COUNT];
+  for (int s = 0; s < IR_MEMPLAN_COUNT; s++) {
+    cg_plan_opts o = {.plan_memory = pass_plan_memory, .compiler = e.cc, .cpu_ops = "mul",
+                      .memory_planner = (ir_memplan_strategy)s};
+    ir_plan *p;
+    T_OK(cg_plan_build(g, e.t, &o, &p));
+    cr_assert_eq(p->mem.strategy, (ir_memplan_strategy)s);
+    T_OK(ir_plan_check(p, g));
+    /* in the arena: a, b, c, d, e (own storage), v and f (aliases of c, e) */
+    const char *alias[2][2] = {{"v", "c"}, {"f", "e"}};
+    for (int k = 0; k < 2; k++) {
+      const ir_value *av = ir_graph_find_value(g, alias[k][0]);
+      const ir_value *root = ir_graph_find_value(g, alias[k][1]);
+      cr_assert_eq(p->mem.alias[av->id], root->id, "%s", alias[k][0]);
+    }
+    rt_vk_exec *x;
+    T_OK(rt_vk_exec_create(e.ctx, g, p, NULL, &x));
+    for (uint64_t run = 0; run < 2; run++) run_and_compare(x, g, 7 + run);
+    rt_vk_exec_stats st;
+    rt_vk_exec_stats_get(x, &st);
+    cr_assert_eq(st.arena_bytes, p->mem.arena_bytes);
+    cr_assert_eq(st.n_arena_values, 7, "%d", st.n_arena_values);
+    cr_assert_eq(st.n_views_elided, 2, "both reshapes run on the GPU as no-ops");
+    /* x, y, out and s2 have buffers of their own, plus the arena */
+    cr_assert_eq(st.n_buffers, 5, "%d", st.n_buffers);
+    arena[s] = p->mem.arena_bytes;
+    rt_vk_exec_destroy(x);
+    ir_plan_destroy(p);
+  }
+  /* 256 bytes each; lifetimes (positions): a[0,2], b[1,5], c[2,4] (v read
+   * at 4), d[4,7], e[5,8] (f read at 7): at most three live at once */
+  cr_assert_eq(arena[IR_MEMPLAN_NAIVE], 5 * 256);
+  cr_assert_eq(arena[IR_MEMPLAN_GREEDY], 3 * 256);
+  cr_assert_eq(arena[IR_MEMPLAN_MCFP], 3 * 256);
+  cr_assert_eq(arena[IR_MEMPLAN_BEST], 3 * 256);
+  ir_graph_destroy(g);
+  env_close(&e);
+}
+
+/* r = tanh(x) does not depend on q = sigmoid(p) but, once p is dead, takes
+ * p's bytes, which q's dispatch reads: a write-after-read that needs a
+ * barrier only because of the reuse (naive: two barriers, q after p and out
+ * after q and r; with reuse a third before r). */
+static const char WAR[] = "vkir 1\n"
+                          "graph @war(%x: f32[4,64]) -> (%out: f32[4,64]) {\n"
+                          "  %p = relu %x : f32[4,64]\n"
+                          "  %q = sigmoid %p : f32[4,64]\n"
+                          "  %r = tanh %x : f32[4,64]\n"
+                          "  %out = add %q, %r : f32[4,64]\n"
+                          "  return %out\n"
+                          "}\n";
+
+Test(vk_exec_memplan, reused_range_gets_its_barrier) {
+  env e;
+  env_open(&e);
+  ir_graph *g = parse(WAR);
+  const ir_value *p_v = ir_graph_find_value(g, "p"), *r_v = ir_graph_find_value(g, "r");
+  const ir_memplan_strategy which[2] = {IR_MEMPLAN_NAIVE, IR_MEMPLAN_BEST};
+  for (int k = 0; k < 2; k++) {
+    cg_plan_opts o = {.plan_memory = pass_plan_memory, .compiler = e.cc, .memory_planner = which[k]};
+    ir_plan *p;
+    T_OK(cg_plan_build(g, e.t, &o, &p));
+    bool reused = p->mem.offsets[p_v->id] == p->mem.offsets[r_v->id];
+    cr_assert_eq(reused, which[k] == IR_MEMPLAN_BEST, "best puts r where p was");
+    cr_assert_eq(p->mem.arena_bytes, (which[k] == IR_MEMPLAN_BEST ? 2u : 3u) * 1024);
+    rt_vk_exec *x;
+    T_OK(rt_vk_exec_create(e.ctx, g, p, NULL, &x));
+    for (uint64_t run = 0; run < 3; run++) run_and_compare(x, g, 40 + run);
+    vt_assert_clean(e.ctx);
+    rt_vk_exec_stats st;
+    rt_vk_exec_stats_get(x, &st);
+    cr_assert_eq(st.n_segments, 1);
+    cr_assert_eq(st.n_barriers, reused ? 3 : 2, "%d barriers", st.n_barriers);
+    rt_vk_exec_destroy(x);
+    ir_plan_destroy(p);
+  }
+  ir_graph_destroy(g);
+  env_close(&e);
+}
