@@ -2,6 +2,7 @@
  * coverage, device comparison, merging another file in. */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "tunedb/tunedb_internal.h"
 
@@ -114,8 +115,17 @@ static const char merge_sql[] =
     " failed, message, tool_version, timestamp_us FROM src.records"
     " ORDER BY timestamp_us, id;";
 
+/* True when a and b name one file (merging a file into itself is a no-op;
+ * attaching it to itself would wait on its own lock). */
+static bool same_file(const char *a, const char *b) {
+  struct stat sa, sb;
+  return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+         sa.st_ino == sb.st_ino;
+}
+
 vkml_status tunedb_merge(tunedb *db, const char *src_path, int64_t *n_added) {
   if (n_added) *n_added = 0;
+  if (same_file(db->path, src_path)) return VKML_OK;
   /* Opening src on its own first checks it is a vkml database of this
    * schema version, not corrupt, before anything is copied. */
   tunedb *src = NULL;

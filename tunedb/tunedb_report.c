@@ -29,10 +29,13 @@ static bool usable(const tunedb_record *r) { return r->correct && !r->failed && 
 /* One workload's SVG: per device, best time so far against its trial number. */
 static void curve_svg(FILE *f, const tunedb_record_list *recs) {
   size_t max_trials = 1;
-  double max_ns = 0;
-  for (size_t i = 0; i < recs->n; i++)
-    if (usable(&recs->items[i]) && recs->items[i].median_ns > max_ns)
-      max_ns = recs->items[i].median_ns;
+  double max_ns = 0, min_ns = INFINITY;
+  for (size_t i = 0; i < recs->n; i++) {
+    if (!usable(&recs->items[i])) continue;
+    double t = recs->items[i].median_ns;
+    if (t > max_ns) max_ns = t;
+    if (t < min_ns) min_ns = t;
+  }
   /* devices in order of first appearance; trials counted per device */
   const char *devs[64];
   size_t n_devs = 0;
@@ -46,7 +49,9 @@ static void curve_svg(FILE *f, const tunedb_record_list *recs) {
     for (size_t i = 0; i < recs->n; i++) t += strcmp(recs->items[i].device_key, devs[d]) == 0;
     if (t > max_trials) max_trials = t;
   }
-  if (max_ns <= 0) max_ns = 1;
+  /* log time axis: devices a hundred times apart share one plot */
+  if (max_ns <= 0) max_ns = min_ns = 1;
+  double log_lo = log(min_ns) - 0.05, log_span = log(max_ns) + 0.05 - log_lo;
   fprintf(f,
           "<svg width=\"%d\" height=\"%d\" "
           "viewBox=\"0 0 %d %d\" role=\"img\">\n",
@@ -56,8 +61,9 @@ static void curve_svg(FILE *f, const tunedb_record_list *recs) {
           PAD_L, PAD_T, pw, ph);
   fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"11\" text-anchor=\"end\">%.4g µs</text>\n",
           PAD_L - 4, PAD_T + 10, max_ns / 1e3);
-  fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"11\" text-anchor=\"end\">0</text>\n", PAD_L - 4,
-          H - PAD_B);
+  fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"11\" text-anchor=\"end\">%.4g µs</text>\n",
+          PAD_L - 4, H - PAD_B, min_ns / 1e3);
+  fprintf(f, "<text x=\"12\" y=\"%g\" font-size=\"11\">log</text>\n", PAD_T + ph / 2);
   fprintf(f, "<text x=\"%g\" y=\"%d\" font-size=\"11\" text-anchor=\"middle\">trial (1..%zu)</text>\n",
           PAD_L + pw / 2, H - 8, max_trials);
   for (size_t d = 0; d < n_devs; d++) {
@@ -72,7 +78,7 @@ static void curve_svg(FILE *f, const tunedb_record_list *recs) {
       if (usable(r) && r->median_ns < best) best = r->median_ns;
       if (!isfinite(best)) continue;
       double x = PAD_L + (max_trials > 1 ? pw * (double)(t - 1) / (double)(max_trials - 1) : 0);
-      double y = PAD_T + ph * (1 - best / max_ns);
+      double y = PAD_T + ph * (1 - (log(best) - log_lo) / log_span);
       fprintf(f, "%.1f,%.1f ", x, y);
     }
     fprintf(f, "\"><title>");

@@ -98,6 +98,7 @@ check "merge again adds nothing" sh -c "'$VKDB' --db '$TMP/a.db' --db '$TMP/b.db
 "$VKDB" --db "$TMP/m.db" export >"$TMP/m2.jsonl"
 check "merge twice = merge once" cmp -s "$TMP/m1.jsonl" "$TMP/m2.jsonl"
 "$VKDB" --db "$TMP/a.db" --db "$TMP/b.db" export >"$TMP/ab.jsonl"
+check "merging a file into itself adds nothing" sh -c "'$VKDB' --db '$TMP/m.db' --db '$TMP/a.db' merge '$TMP/m.db' --json | grep -q '\"records_added\":0'"
 check "merged file = both files read at once" cmp -s "$TMP/m1.jsonl" "$TMP/ab.jsonl"
 check "merged: 6 records" sh -c "[ \$(grep -c '\"type\":\"record\"' '$TMP/m1.jsonl') -eq 6 ]"
 
