@@ -78,11 +78,25 @@ static vkml_status pragma_int(tunedb *db, const char *sql, int64_t *out) {
   return rc == SQLITE_OK ? VKML_OK : tunedb_sql_error(db, rc, "reading the header");
 }
 
-/* Application id, schema version, number of schema objects. */
+/* Application id, schema version, number of schema objects: one statement,
+ * so one snapshot (read one by one, another process creating the schema in
+ * between makes a half-read file look foreign). */
 static vkml_status read_header(tunedb *db, int64_t *app_id, int64_t *version, int64_t *n_objects) {
-  VKML_RETURN_IF_ERROR(pragma_int(db, "PRAGMA application_id", app_id));
-  VKML_RETURN_IF_ERROR(pragma_int(db, "PRAGMA user_version", version));
-  return pragma_int(db, "SELECT count(*) FROM sqlite_master", n_objects);
+  sqlite3_stmt *st = NULL;
+  int rc = sqlite3_prepare_v2(db->db,
+                              "SELECT (SELECT application_id FROM pragma_application_id),"
+                              " (SELECT user_version FROM pragma_user_version),"
+                              " (SELECT count(*) FROM sqlite_master)",
+                              -1, &st, NULL);
+  if (rc == SQLITE_OK) rc = sqlite3_step(st);
+  if (rc == SQLITE_ROW) {
+    *app_id = sqlite3_column_int64(st, 0);
+    *version = sqlite3_column_int64(st, 1);
+    *n_objects = sqlite3_column_int64(st, 2);
+    rc = SQLITE_OK;
+  }
+  sqlite3_finalize(st);
+  return rc == SQLITE_OK ? VKML_OK : tunedb_sql_error(db, rc, "reading the header");
 }
 
 static vkml_status check_integrity(tunedb *db) {

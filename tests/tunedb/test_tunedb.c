@@ -301,6 +301,49 @@ Test(tunedb, four_concurrent_writers_lose_nothing) {
   cr_expect_eq(sql_int(p, "SELECT count(*) FROM records WHERE schedule LIKE 'w3/%'"), N);
 }
 
+/* Four tuners started at once on a file that does not exist yet: one
+ * creates the schema, every one opens it and writes. */
+Test(tunedb, four_processes_create_one_file) {
+  enum { PROCS = 4 };
+  for (int round = 0; round < 5; round++) {
+    char name[32];
+    snprintf(name, sizeof name, "new%d.db", round);
+    pid_t pids[PROCS];
+    for (int w = 0; w < PROCS; w++) {
+      pids[w] = fork();
+      cr_assert_geq(pids[w], 0);
+      if (pids[w] == 0) {
+        tunedb *cdb = NULL;
+        tunedb_open_opts o = {.flags = TUNEDB_OPEN_CREATE, .busy_timeout_ms = 20000};
+        vkml_status s = tunedb_open(path_in(name), &o, &cdb);
+        char key[TUNEDB_DEVICE_KEY_BYTES], sched[16];
+        tunedb_device d = h100((uint32_t)w);
+        if (s == VKML_OK) s = tunedb_device_put(cdb, &d);
+        if (s == VKML_OK) s = tunedb_workload_put(cdb, "w", "conv2d", "{}");
+        tunedb_device_key(&d, key);
+        snprintf(sched, sizeof sched, "%d", w);
+        tunedb_record r = {.device_key = key, .workload_key = "w", .template_name = "t",
+                           .schedule = sched, .median_ns = 1, .correct = true,
+                           .timestamp_us = 1};
+        if (s == VKML_OK) s = tunedb_record_put(cdb, &r);
+        if (s != VKML_OK) {
+          fprintf(stderr, "process %d: %s\n", w, vkml_status_message(s));
+          _exit(3);
+        }
+        tunedb_close(cdb);
+        _exit(0);
+      }
+    }
+    for (int w = 0; w < PROCS; w++) {
+      int st;
+      cr_assert_eq(waitpid(pids[w], &st, 0), pids[w]);
+      cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 0, "round %d process %d: %d", round, w, st);
+    }
+    cr_expect_eq(sql_int(path_in(name), "SELECT count(*) FROM records"), PROCS);
+    cr_expect_eq(sql_int(path_in(name), "SELECT count(*) FROM meta"), 1);
+  }
+}
+
 /* A writer killed with SIGKILL mid-stream: every record it was told is
  * stored is there exactly once, and the file opens fine. */
 Test(tunedb, killed_writer_keeps_every_committed_record) {
