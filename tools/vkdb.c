@@ -140,7 +140,17 @@ static vkml_status read_keys(const char *path, char ***keys, size_t *n) {
   return s;
 }
 
+static bool ends_with(const char *s, const char *suffix) {
+  size_t n = strlen(s), k = strlen(suffix);
+  return n >= k && strcmp(s + n - k, suffix) == 0;
+}
+
 static int cmd_coverage(tunedb *db, const char *path, bool json) {
+  if (ends_with(path, ".onnx") || ends_with(path, ".vkir") || ends_with(path, ".vkm"))
+    return fail(vkml_status_make(VKML_CODE_UNSUPPORTED,
+                                 "%s: coverage of a model needs the compiler to list its "
+                                 "workloads (not yet); pass a text file of workload keys",
+                                 path));
   char **keys;
   size_t n_keys;
   vkml_status s = read_keys(path, &keys, &n_keys);
@@ -240,7 +250,14 @@ static int cmd_compare(tunedb *db, const char *a, const char *b, bool json) {
 }
 
 static int cmd_merge(char **dbs, int n_dbs, const char *out_path, bool json) {
+  /* every source checked before anything is written */
   tunedb *out;
+  tunedb_open_opts ro = {.flags = TUNEDB_OPEN_READONLY};
+  for (int i = 0; i < n_dbs; i++) {
+    vkml_status s = tunedb_open(dbs[i], &ro, &out);
+    if (s != VKML_OK) return fail(s);
+    tunedb_close(out);
+  }
   tunedb_open_opts o = {.flags = TUNEDB_OPEN_CREATE};
   vkml_status s = tunedb_open(out_path, &o, &out);
   if (s != VKML_OK) return fail(s);
