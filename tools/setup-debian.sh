@@ -6,7 +6,7 @@ PKGS="gcc g++ libc6-dev meson ninja-build pkg-config libcriterion-dev
       protobuf-c-compiler libprotobuf-c-dev libonnx-dev libonnx-testdata
       python3 python3-numpy python3-onnx
       libvulkan-dev libvulkan1 libvulkan-volk-dev glslang-dev libshaderc-dev spirv-tools
-      mesa-vulkan-drivers vulkan-validationlayers"
+      mesa-vulkan-drivers vulkan-validationlayers libsqlite3-dev"
 missing=""
 for p in $PKGS; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

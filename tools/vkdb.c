@@ -1,0 +1,396 @@
+/* vkdb: a thin command-line tool over tunedb for one or many schedule
+ * databases (DESIGN.md, Tools). Several --db files are merged into a private
+ * in-memory database (through ATTACH) and queried there; only `merge` and
+ * `import` write, and only to the file they name. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tunedb/tunedb.h"
+#include "tunedb/tunedb_json.h"
+
+static const char usage_text[] =
+    "usage: vkdb [--db FILE]... COMMAND [ARGS] [--json]\n"
+    "\n"
+    "commands:\n"
+    "  devices                 the devices and how many records and tuned workloads each has\n"
+    "  coverage WORKLOADS      which of the workloads are tuned (have a correct record) on\n"
+    "                          which devices; WORKLOADS is a text file of workload keys, one\n"
+    "                          per line (a MODEL argument comes once the compiler can list a\n"
+    "                          model's workloads)\n"
+    "  best WORKLOAD           the best record of WORKLOAD on every device\n"
+    "  compare DEV DEV         per workload tuned on both: best times and their ratio\n"
+    "  merge OUT.db            copy every --db into OUT.db (created if missing); records\n"
+    "                          already there are skipped, so merging twice changes nothing\n"
+    "  export                  every device, workload and record as JSON lines on stdout\n"
+    "  import FILE             read JSON lines (FILE or - for stdin) into the one --db\n"
+    "                          (created if missing), all or nothing\n"
+    "  report OUT.html         a self-contained HTML page: tuning curves per workload,\n"
+    "                          speedup of tuning per device\n"
+    "\n"
+    "options:\n"
+    "  --db FILE               a schedule database; repeat for several (at least one)\n"
+    "  --json                  tables as JSON instead of text\n"
+    "  --help                  this text\n"
+    "\n"
+    "exit status: 0 ok, 1 failure (one line on stderr naming the file and reason),\n"
+    "2 usage error\n";
+
+static int usage_error(const char *fmt, const char *arg) {
+  fputs("vkdb: ", stderr);
+  fprintf(stderr, fmt, arg);
+  fputs(" (vkdb --help for usage)\n", stderr);
+  return 2;
+}
+
+static int fail(vkml_status s) {
+  fprintf(stderr, "vkdb: %s\n", vkml_status_message(s));
+  vkml_status_free(s);
+  return 1;
+}
+
+/* Opens the one --db for reading (an older schema is migrated in place, as
+ * any vkml tool does), or merges several into memory. */
+static vkml_status open_inputs(char **dbs, int n_dbs, tunedb **out) {
+  if (n_dbs == 1) {
+    tunedb_open_opts o = {.flags = TUNEDB_OPEN_READONLY};
+    vkml_status s = tunedb_open(dbs[0], &o, out);
+    if (s == VKML_OK || vkml_status_code(s) != VKML_CODE_UNSUPPORTED ||
+        !strstr(vkml_status_message(s), "older"))
+      return s;
+    vkml_status_free(s);
+    return tunedb_open(dbs[0], NULL, out);
+  }
+  tunedb_open_opts o = {.flags = TUNEDB_OPEN_CREATE};
+  VKML_RETURN_IF_ERROR(tunedb_open(":memory:", &o, out));
+  for (int i = 0; i < n_dbs; i++) {
+    vkml_status s = tunedb_merge(*out, dbs[i], NULL);
+    if (s != VKML_OK) {
+      tunedb_close(*out);
+      *out = NULL;
+      return s;
+    }
+  }
+  return VKML_OK;
+}
+
+static int cmd_devices(tunedb *db, bool json) {
+  tunedb_device_list l;
+  vkml_status s = tunedb_devices_list(db, &l);
+  if (s != VKML_OK) return fail(s);
+  if (json) fputs("[", stdout);
+  else printf("%-28s %-32s %8s %9s\n", "device", "name", "records", "workloads");
+  for (size_t i = 0; i < l.n; i++) {
+    const tunedb_device_info *d = &l.items[i];
+    if (json) {
+      printf("%s\n {\"key\":", i ? "," : "");
+      tunedb_json_string(stdout, d->key);
+      printf(",\"name\":");
+      tunedb_json_string(stdout, d->dev.name);
+      printf(",\"vendor_id\":%u,\"device_id\":%u,\"driver_version\":%u,\"driver_id\":%u,"
+             "\"api_version\":%u,\"records\":%lld,\"workloads\":%lld,\"limits\":",
+             d->dev.vendor_id, d->dev.device_id, d->dev.driver_version, d->dev.driver_id,
+             d->dev.api_version, (long long)d->n_records, (long long)d->n_workloads);
+      tunedb_json_string(stdout, d->dev.limits_json);
+      printf("}");
+    } else {
+      printf("%-28s %-32s %8lld %9lld\n", d->key, d->dev.name, (long long)d->n_records,
+             (long long)d->n_workloads);
+    }
+  }
+  if (json) puts("\n]");
+  tunedb_device_list_free(&l);
+  return 0;
+}
+
+/* Reads workload keys, one per line (blank lines and # comments skipped). */
+static vkml_status read_keys(const char *path, char ***keys, size_t *n) {
+  *keys = NULL;
+  *n = 0;
+  FILE *f = fopen(path, "r");
+  if (!f) return vkml_status_make(VKML_CODE_IO, "%s: %s", path, strerror(errno));
+  char *line = NULL;
+  size_t cap = 0, kcap = 0;
+  ssize_t len;
+  vkml_status s = VKML_OK;
+  while ((len = getline(&line, &cap, f)) >= 0) {
+    while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r' || line[len - 1] == ' '))
+      line[--len] = 0;
+    if (len == 0 || line[0] == '#') continue;
+    if (*n == kcap) {
+      kcap = kcap ? 2 * kcap : 16;
+      char **p = realloc(*keys, kcap * sizeof *p);
+      if (!p) {
+        s = vkml_status_make(VKML_CODE_OUT_OF_MEMORY, "%s: out of memory", path);
+        break;
+      }
+      *keys = p;
+    }
+    if (!((*keys)[*n] = strdup(line))) {
+      s = vkml_status_make(VKML_CODE_OUT_OF_MEMORY, "%s: out of memory", path);
+      break;
+    }
+    (*n)++;
+  }
+  if (s == VKML_OK && ferror(f)) s = vkml_status_make(VKML_CODE_IO, "%s: read error", path);
+  free(line);
+  fclose(f);
+  return s;
+}
+
+static bool ends_with(const char *s, const char *suffix) {
+  size_t n = strlen(s), k = strlen(suffix);
+  return n >= k && strcmp(s + n - k, suffix) == 0;
+}
+
+static int cmd_coverage(tunedb *db, const char *path, bool json) {
+  if (ends_with(path, ".onnx") || ends_with(path, ".vkir") || ends_with(path, ".vkm"))
+    return fail(vkml_status_make(VKML_CODE_UNSUPPORTED,
+                                 "%s: coverage of a model needs the compiler to list its "
+                                 "workloads (not yet); pass a text file of workload keys",
+                                 path));
+  char **keys;
+  size_t n_keys;
+  vkml_status s = read_keys(path, &keys, &n_keys);
+  tunedb_coverage c = {0};
+  if (s == VKML_OK) s = tunedb_coverage_get(db, (const char *const *)keys, n_keys, &c);
+  tunedb_strings_free(keys, n_keys);
+  if (s != VKML_OK) return fail(s);
+  size_t covered = 0;
+  if (json) fputs("[", stdout);
+  for (size_t i = 0; i < c.n; i++) {
+    const tunedb_coverage_row *r = &c.rows[i];
+    covered += r->n_devices > 0;
+    if (json) {
+      printf("%s\n {\"workload\":", i ? "," : "");
+      tunedb_json_string(stdout, r->workload_key);
+      printf(",\"devices\":[");
+      for (size_t d = 0; d < r->n_devices; d++) {
+        if (d) putchar(',');
+        tunedb_json_string(stdout, r->device_keys[d]);
+      }
+      printf("]}");
+    } else {
+      printf("%s\t%zu", r->workload_key, r->n_devices);
+      for (size_t d = 0; d < r->n_devices; d++) printf("%s%s", d ? "," : "\t", r->device_keys[d]);
+      putchar('\n');
+    }
+  }
+  if (json) puts("\n]");
+  else printf("%zu of %zu workloads tuned on at least one device\n", covered, c.n);
+  tunedb_coverage_free(&c);
+  return 0;
+}
+
+static int cmd_best(tunedb *db, const char *workload, bool json) {
+  tunedb_record_list l;
+  vkml_status s = tunedb_best_all(db, workload, &l);
+  if (s != VKML_OK) return fail(s);
+  if (json) fputs("[", stdout);
+  for (size_t i = 0; i < l.n; i++) {
+    const tunedb_record *r = &l.items[i];
+    if (json) {
+      printf("%s\n {\"device\":", i ? "," : "");
+      tunedb_json_string(stdout, r->device_key);
+      printf(",\"template\":");
+      tunedb_json_string(stdout, r->template_name);
+      printf(",\"schedule\":");
+      tunedb_json_string(stdout, r->schedule);
+      printf(",\"median_ns\":");
+      tunedb_json_number(stdout, r->median_ns);
+      printf(",\"spread_ns\":");
+      tunedb_json_number(stdout, r->spread_ns);
+      printf(",\"runs\":%lld,\"tool_version\":", (long long)r->runs);
+      tunedb_json_string(stdout, r->tool_version);
+      printf("}");
+    } else {
+      printf("%s\t%s\t%s\t%.3f us\n", r->device_key, r->template_name, r->schedule,
+             r->median_ns / 1e3);
+    }
+  }
+  if (json) puts("\n]");
+  else if (l.n == 0) printf("no correct record of %s\n", workload);
+  tunedb_record_list_free(&l);
+  return 0;
+}
+
+static int cmd_compare(tunedb *db, const char *a, const char *b, bool json) {
+  tunedb_compare c;
+  vkml_status s = tunedb_compare_get(db, a, b, &c);
+  if (s != VKML_OK) return fail(s);
+  double log_sum = 0;
+  if (json) fputs("[", stdout);
+  else printf("%-48s %12s %12s %8s\n", "workload", "a (us)", "b (us)", "a/b");
+  for (size_t i = 0; i < c.n; i++) {
+    const tunedb_compare_row *r = &c.rows[i];
+    double ratio = r->best_a_ns / r->best_b_ns;
+    log_sum += log(ratio);
+    if (json) {
+      printf("%s\n {\"workload\":", i ? "," : "");
+      tunedb_json_string(stdout, r->workload_key);
+      printf(",\"a_ns\":");
+      tunedb_json_number(stdout, r->best_a_ns);
+      printf(",\"b_ns\":");
+      tunedb_json_number(stdout, r->best_b_ns);
+      printf(",\"ratio\":");
+      tunedb_json_number(stdout, ratio);
+      printf("}");
+    } else {
+      printf("%-48s %12.3f %12.3f %8.3f\n", r->workload_key, r->best_a_ns / 1e3,
+             r->best_b_ns / 1e3, ratio);
+    }
+  }
+  if (json) puts("\n]");
+  else if (c.n) printf("%zu common workloads, geometric mean a/b %.3f\n", c.n, exp(log_sum / c.n));
+  else printf("no workload tuned on both %s and %s\n", a, b);
+  tunedb_compare_free(&c);
+  return 0;
+}
+
+static int cmd_merge(char **dbs, int n_dbs, const char *out_path, bool json) {
+  /* every source checked before anything is written */
+  tunedb *out;
+  tunedb_open_opts ro = {.flags = TUNEDB_OPEN_READONLY};
+  for (int i = 0; i < n_dbs; i++) {
+    vkml_status s = tunedb_open(dbs[i], &ro, &out);
+    if (s != VKML_OK) return fail(s);
+    tunedb_close(out);
+  }
+  tunedb_open_opts o = {.flags = TUNEDB_OPEN_CREATE};
+  vkml_status s = tunedb_open(out_path, &o, &out);
+  if (s != VKML_OK) return fail(s);
+  int64_t total = 0;
+  for (int i = 0; i < n_dbs && s == VKML_OK; i++) {
+    int64_t n = 0;
+    s = tunedb_merge(out, dbs[i], &n);
+    total += n;
+    if (s == VKML_OK && !json) printf("%s: %lld records added\n", dbs[i], (long long)n);
+  }
+  tunedb_close(out);
+  if (s != VKML_OK) return fail(s);
+  if (json) printf("{\"records_added\":%lld}\n", (long long)total);
+  return 0;
+}
+
+static int cmd_import(const char *db_path, const char *file, bool json) {
+  FILE *f = strcmp(file, "-") == 0 ? stdin : fopen(file, "r");
+  if (!f) return fail(vkml_status_make(VKML_CODE_IO, "%s: %s", file, strerror(errno)));
+  tunedb *db;
+  tunedb_open_opts o = {.flags = TUNEDB_OPEN_CREATE};
+  vkml_status s = tunedb_open(db_path, &o, &db);
+  int64_t n = 0;
+  if (s == VKML_OK) {
+    s = tunedb_import(db, f, strcmp(file, "-") == 0 ? "stdin" : file, &n);
+    tunedb_close(db);
+  }
+  if (f != stdin) fclose(f);
+  if (s != VKML_OK) return fail(s);
+  if (json) printf("{\"records_added\":%lld}\n", (long long)n);
+  else printf("%s: %lld records added\n", db_path, (long long)n);
+  return 0;
+}
+
+/* Writes OUT.html.tmp, then renames: a failed report leaves no page. */
+static int cmd_report(tunedb *db, const char *out_path) {
+  size_t n = strlen(out_path) + 8;
+  char *tmp = malloc(n);
+  if (!tmp) return fail(vkml_status_make(VKML_CODE_OUT_OF_MEMORY, "out of memory"));
+  snprintf(tmp, n, "%s.tmp", out_path);
+  FILE *f = fopen(tmp, "w");
+  vkml_status s = VKML_OK;
+  if (!f) {
+    s = vkml_status_make(VKML_CODE_IO, "%s: %s", out_path, strerror(errno));
+  } else {
+    s = tunedb_report_write(db, f);
+    if (fclose(f) != 0 && s == VKML_OK)
+      s = vkml_status_make(VKML_CODE_IO, "%s: %s", out_path, strerror(errno));
+    if (s == VKML_OK && rename(tmp, out_path) != 0)
+      s = vkml_status_make(VKML_CODE_IO, "%s: %s", out_path, strerror(errno));
+    if (s != VKML_OK) remove(tmp);
+    if (s != VKML_OK) s = vkml_status_annotate(s, "%s", out_path);
+  }
+  free(tmp);
+  return s == VKML_OK ? 0 : fail(s);
+}
+
+typedef struct command {
+  const char *name;
+  int n_args;
+} command;
+static const command commands[] = {{"devices", 0}, {"coverage", 1}, {"best", 1},
+                                   {"compare", 2}, {"merge", 1},    {"export", 0},
+                                   {"import", 1},  {"report", 1}};
+
+int main(int argc, char **argv) {
+  char **dbs = calloc((size_t)argc, sizeof *dbs);
+  char **pos = calloc((size_t)argc, sizeof *pos);
+  int n_dbs = 0, n_pos = 0, rc = 0;
+  bool json = false;
+  if (!dbs || !pos) return fail(vkml_status_make(VKML_CODE_OUT_OF_MEMORY, "out of memory"));
+  for (int i = 1; i < argc; i++) {
+    if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+      fputs(usage_text, stdout);
+      goto out;
+    } else if (strcmp(argv[i], "--json") == 0) {
+      json = true;
+    } else if (strcmp(argv[i], "--db") == 0) {
+      if (i + 1 >= argc) {
+        rc = usage_error("%s needs a FILE", "--db");
+        goto out;
+      }
+      dbs[n_dbs++] = argv[++i];
+    } else if (argv[i][0] == '-' && argv[i][1] == '-') {
+      rc = usage_error("unknown option %s", argv[i]);
+      goto out;
+    } else {
+      pos[n_pos++] = argv[i];
+    }
+  }
+  if (n_pos == 0) {
+    rc = usage_error("%s", "no command");
+    goto out;
+  }
+  const command *cmd = NULL;
+  for (size_t c = 0; c < sizeof commands / sizeof commands[0]; c++)
+    if (strcmp(pos[0], commands[c].name) == 0) cmd = &commands[c];
+  if (!cmd) {
+    rc = usage_error("unknown command %s", pos[0]);
+    goto out;
+  }
+  if (n_pos - 1 != cmd->n_args) {
+    rc = usage_error("wrong number of arguments to %s", cmd->name);
+    goto out;
+  }
+  if (n_dbs == 0) {
+    rc = usage_error("%s needs at least one --db FILE", cmd->name);
+    goto out;
+  }
+  if (strcmp(cmd->name, "merge") == 0) {
+    rc = cmd_merge(dbs, n_dbs, pos[1], json);
+    goto out;
+  }
+  if (strcmp(cmd->name, "import") == 0) {
+    rc = n_dbs == 1 ? cmd_import(dbs[0], pos[1], json)
+                    : usage_error("%s takes exactly one --db", "import");
+    goto out;
+  }
+  tunedb *db;
+  vkml_status s = open_inputs(dbs, n_dbs, &db);
+  if (s != VKML_OK) {
+    rc = fail(s);
+    goto out;
+  }
+  if (strcmp(cmd->name, "devices") == 0) rc = cmd_devices(db, json);
+  else if (strcmp(cmd->name, "coverage") == 0) rc = cmd_coverage(db, pos[1], json);
+  else if (strcmp(cmd->name, "best") == 0) rc = cmd_best(db, pos[1], json);
+  else if (strcmp(cmd->name, "compare") == 0) rc = cmd_compare(db, pos[1], pos[2], json);
+  else if (strcmp(cmd->name, "report") == 0) rc = cmd_report(db, pos[1]);
+  else if ((s = tunedb_export(db, stdout)) != VKML_OK) rc = fail(s);
+  tunedb_close(db);
+out:
+  free(dbs);
+  free(pos);
+  return rc;
+}

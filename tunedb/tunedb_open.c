@@ -1,0 +1,225 @@
+/* Opening a schedule database: recognise it (application id, schema version),
+ * create or migrate it in one transaction, WAL and a busy timeout so several
+ * tuner processes can write one file, and the SQLite error mapping every
+ * tunedb_*.c uses. Never alters a file it does not recognise as vkml's. */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tunedb/tunedb_internal.h"
+
+enum { DEFAULT_BUSY_TIMEOUT_MS = 5000 };
+
+vkml_status tunedb_sql_error(const tunedb *db, int rc, const char *what) {
+  const char *path = db->path;
+  const char *msg = db->db ? sqlite3_errmsg(db->db) : sqlite3_errstr(rc);
+  switch (rc & 0xff) {
+  case SQLITE_BUSY:
+  case SQLITE_LOCKED:
+    return vkml_status_make(VKML_CODE_IO,
+                            "%s: %s: database locked by another process past the %d ms "
+                            "busy timeout",
+                            path, what, db->busy_timeout_ms);
+  case SQLITE_READONLY:
+    return vkml_status_make(VKML_CODE_IO, "%s: %s: read-only file, cannot write", path, what);
+  case SQLITE_CORRUPT:
+    return vkml_status_make(VKML_CODE_CORRUPT, "%s: %s: corrupt database file (%s)", path,
+                            what, msg);
+  case SQLITE_NOTADB:
+    return vkml_status_make(VKML_CODE_INVALID_ARGUMENT,
+                            "%s: not a vkml schedule database (not an SQLite file)", path);
+  case SQLITE_NOMEM:
+    return vkml_status_make(VKML_CODE_OUT_OF_MEMORY, "%s: %s: out of memory", path, what);
+  case SQLITE_FULL:
+    return vkml_status_make(VKML_CODE_IO, "%s: %s: disk full", path, what);
+  case SQLITE_CANTOPEN:
+    return vkml_status_make(VKML_CODE_IO, "%s: %s: cannot open the file (%s)", path, what,
+                            msg);
+  default:
+    return vkml_status_make(VKML_CODE_IO, "%s: %s: %s", path, what, msg);
+  }
+}
+
+vkml_status tunedb_exec(tunedb *db, const char *sql, const char *what) {
+  int rc = sqlite3_exec(db->db, sql, NULL, NULL, NULL);
+  return rc == SQLITE_OK ? VKML_OK : tunedb_sql_error(db, rc, what);
+}
+
+vkml_status tunedb_prepare(tunedb *db, const char *sql, sqlite3_stmt **out) {
+  int rc = sqlite3_prepare_v2(db->db, sql, -1, out, NULL);
+  return rc == SQLITE_OK ? VKML_OK : tunedb_sql_error(db, rc, "preparing a query");
+}
+
+vkml_status tunedb_begin(tunedb *db) {
+  if (db->readonly)
+    return vkml_status_make(VKML_CODE_IO, "%s: opened read-only, cannot write", db->path);
+  return tunedb_exec(db, "BEGIN IMMEDIATE", "starting a write");
+}
+
+vkml_status tunedb_commit(tunedb *db) {
+  vkml_status s = tunedb_exec(db, "COMMIT", "committing");
+  if (s != VKML_OK) tunedb_rollback(db);
+  return s;
+}
+
+void tunedb_rollback(tunedb *db) {
+  if (!sqlite3_get_autocommit(db->db)) sqlite3_exec(db->db, "ROLLBACK", NULL, NULL, NULL);
+}
+
+static vkml_status pragma_int(tunedb *db, const char *sql, int64_t *out) {
+  sqlite3_stmt *st = NULL;
+  int rc = sqlite3_prepare_v2(db->db, sql, -1, &st, NULL);
+  if (rc == SQLITE_OK) rc = sqlite3_step(st);
+  if (rc == SQLITE_ROW) {
+    *out = sqlite3_column_int64(st, 0);
+    rc = SQLITE_OK;
+  }
+  sqlite3_finalize(st);
+  return rc == SQLITE_OK ? VKML_OK : tunedb_sql_error(db, rc, "reading the header");
+}
+
+/* Application id, schema version, number of schema objects: one statement,
+ * so one snapshot (read one by one, another process creating the schema in
+ * between makes a half-read file look foreign). */
+static vkml_status read_header(tunedb *db, int64_t *app_id, int64_t *version, int64_t *n_objects) {
+  sqlite3_stmt *st = NULL;
+  int rc = sqlite3_prepare_v2(db->db,
+                              "SELECT (SELECT application_id FROM pragma_application_id),"
+                              " (SELECT user_version FROM pragma_user_version),"
+                              " (SELECT count(*) FROM sqlite_master)",
+                              -1, &st, NULL);
+  if (rc == SQLITE_OK) rc = sqlite3_step(st);
+  if (rc == SQLITE_ROW) {
+    *app_id = sqlite3_column_int64(st, 0);
+    *version = sqlite3_column_int64(st, 1);
+    *n_objects = sqlite3_column_int64(st, 2);
+    rc = SQLITE_OK;
+  }
+  sqlite3_finalize(st);
+  return rc == SQLITE_OK ? VKML_OK : tunedb_sql_error(db, rc, "reading the header");
+}
+
+static vkml_status check_integrity(tunedb *db) {
+  sqlite3_stmt *st = NULL;
+  VKML_RETURN_IF_ERROR(tunedb_prepare(db, "PRAGMA quick_check", &st));
+  int rc = sqlite3_step(st);
+  vkml_status s = VKML_OK;
+  if (rc == SQLITE_ROW) {
+    const char *r = (const char *)sqlite3_column_text(st, 0);
+    if (!r || strcmp(r, "ok") != 0)
+      s = vkml_status_make(VKML_CODE_CORRUPT, "%s: corrupt database file (integrity check: %s)",
+                           db->path, r ? r : "?");
+  } else {
+    s = tunedb_sql_error(db, rc, "checking integrity");
+  }
+  sqlite3_finalize(st);
+  return s;
+}
+
+/* Recognises the file; creates the schema in an empty one, migrates an older
+ * one. The header is read again inside the write transaction: another
+ * process may have created or migrated the file meanwhile. */
+static vkml_status recognise(tunedb *db, bool create) {
+  int64_t app_id, version, n_objects;
+  VKML_RETURN_IF_ERROR(read_header(db, &app_id, &version, &n_objects));
+  if (app_id == 0 && n_objects == 0) {
+    if (!create || db->readonly)
+      return vkml_status_make(VKML_CODE_INVALID_ARGUMENT,
+                              "%s: not a vkml schedule database (an empty file)", db->path);
+    VKML_RETURN_IF_ERROR(tunedb_begin(db));
+    vkml_status s = read_header(db, &app_id, &version, &n_objects);
+    if (s == VKML_OK && app_id == 0 && n_objects == 0) {
+      s = tunedb_schema_create(db);
+      if (s == VKML_OK) return tunedb_commit(db);
+    }
+    tunedb_rollback(db);
+    if (s != VKML_OK) return s;
+  }
+  if (app_id != TUNEDB_APPLICATION_ID)
+    return vkml_status_make(VKML_CODE_INVALID_ARGUMENT,
+                            "%s: not a vkml schedule database (a foreign SQLite file: "
+                            "application id 0x%llx, %lld schema objects)",
+                            db->path, (unsigned long long)app_id, (long long)n_objects);
+  if (version > TUNEDB_SCHEMA_VERSION)
+    return vkml_status_make(VKML_CODE_UNSUPPORTED,
+                            "%s: schema version %lld is newer than this build knows (%d); "
+                            "use a newer vkml",
+                            db->path, (long long)version, TUNEDB_SCHEMA_VERSION);
+  VKML_RETURN_IF_ERROR(check_integrity(db));
+  if (version == TUNEDB_SCHEMA_VERSION) return VKML_OK;
+  if (db->readonly)
+    return vkml_status_make(VKML_CODE_UNSUPPORTED,
+                            "%s: schema version %lld is older than this build's (%d); open "
+                            "it for writing once to migrate it",
+                            db->path, (long long)version, TUNEDB_SCHEMA_VERSION);
+  VKML_RETURN_IF_ERROR(tunedb_begin(db));
+  vkml_status s = pragma_int(db, "PRAGMA user_version", &version);
+  if (s == VKML_OK && version < TUNEDB_SCHEMA_VERSION) s = tunedb_schema_migrate(db, (int)version);
+  if (s != VKML_OK) {
+    tunedb_rollback(db);
+    return s;
+  }
+  return tunedb_commit(db);
+}
+
+vkml_status tunedb_open(const char *path, const tunedb_open_opts *opts, tunedb **out) {
+  *out = NULL;
+  tunedb_open_opts o = opts ? *opts : (tunedb_open_opts){0};
+  if (o.busy_timeout_ms <= 0) o.busy_timeout_ms = DEFAULT_BUSY_TIMEOUT_MS;
+  bool create = o.flags & TUNEDB_OPEN_CREATE;
+  bool readonly = o.flags & TUNEDB_OPEN_READONLY;
+  bool memory = strcmp(path, ":memory:") == 0;
+  if (!memory && !create && access(path, F_OK) != 0)
+    return vkml_status_make(VKML_CODE_IO, "%s: no such file", path);
+
+  tunedb *db = calloc(1, sizeof *db);
+  if (!db || !(db->path = strdup(path))) {
+    free(db);
+    return vkml_status_make(VKML_CODE_OUT_OF_MEMORY, "%s: out of memory", path);
+  }
+  db->busy_timeout_ms = o.busy_timeout_ms;
+  db->readonly = readonly;
+  int flags = readonly ? SQLITE_OPEN_READONLY
+                       : SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0);
+  vkml_status s = VKML_OK;
+  int rc = sqlite3_open_v2(path, &db->db, flags | SQLITE_OPEN_NOMUTEX, NULL);
+  if (rc != SQLITE_OK) {
+    s = tunedb_sql_error(db, rc, "opening");
+    goto out;
+  }
+  sqlite3_extended_result_codes(db->db, 1);
+  sqlite3_busy_timeout(db->db, o.busy_timeout_ms);
+  /* SQLite silently opens a write-protected file read-only: say so now rather
+   * than at the first trial. */
+  if (!readonly && sqlite3_db_readonly(db->db, "main") == 1) {
+    s = vkml_status_make(VKML_CODE_IO, "%s: read-only file, cannot write", path);
+    goto out;
+  }
+  s = recognise(db, create);
+  if (s != VKML_OK) goto out;
+  if (!readonly) {
+    /* WAL: readers never block the writer and a commit is one append; NORMAL
+     * sync survives a killed process (a power cut may lose the last few
+     * trials, which a resumed tuner simply measures again). */
+    s = tunedb_exec(db, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;",
+                    "switching to WAL");
+    if (s != VKML_OK) goto out;
+  }
+  s = tunedb_exec(db, "PRAGMA foreign_keys = ON", "opening");
+out:
+  if (s != VKML_OK) {
+    tunedb_close(db);
+    return s;
+  }
+  *out = db;
+  return VKML_OK;
+}
+
+void tunedb_close(tunedb *db) {
+  if (!db) return;
+  sqlite3_close_v2(db->db);
+  free(db->path);
+  free(db);
+}
+
+const char *tunedb_path(const tunedb *db) { return db->path; }
