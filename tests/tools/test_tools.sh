@@ -2,10 +2,15 @@
 # End-to-end tests of the command-line tools: vkc check, vkrun on the bundled
 # example (output compared with an independent NumPy computation), and the
 # error contract (non-zero exit, one-line reason, nothing half-written).
-# usage: test_tools.sh VKC VKRUN
+# usage: test_tools.sh VKC VKRUN [all|cli|gpu|models]
+# (cli: the bundled example on the CPU and the error contract; gpu: vkc run on
+# the default Vulkan device; models: the real exported CNNs; meson runs them
+# as separate tests so that each stays short on a cold shader cache)
 set -u
 VKC=$1
 VKRUN=$2
+PART=${3:-all}
+case $PART in all|cli|gpu|models) ;; *) echo "test_tools.sh: unknown part '$PART'" >&2; exit 2;; esac
 ROOT=${VKML_SOURCE_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
 PY=/usr/bin/python3
 EX=$ROOT/tests/models/tinycnn
@@ -32,6 +37,9 @@ expect_fail() {
   fi
 }
 
+gpu_vkc() { ASAN_OPTIONS=detect_leaks=0 VKML_VALIDATION=1 "$VKC" "$@"; }
+
+if [ "$PART" = all ] || [ "$PART" = cli ]; then
 "$VKC" --help >/dev/null && ok "vkc --help" || bad "vkc --help"
 "$VKRUN" --help >/dev/null && ok "vkrun --help" || bad "vkrun --help"
 
@@ -75,13 +83,15 @@ else
   bad "vkrun --json is valid and complete: $(head -c 300 "$TMP/json")"
 fi
 
+fi # cli
+
+if [ "$PART" = all ] || [ "$PART" = gpu ]; then
 # vkc run on the GPU (the default Vulkan device, lavapipe in CI) with the
 # validation layer on: outputs match NumPy; --cpu-ops moves nodes to the CPU
 # and --profile says so; fp16 within its tolerance. LeakSanitizer is off for
 # these runs: the loader unloads lavapipe and the layer, whose own leaks then
 # show as "<unknown module>" (tests/vk/vk_lsan.c; vkml's leaks are checked by
 # tests/vk).
-gpu_vkc() { ASAN_OPTIONS=detect_leaks=0 VKML_VALIDATION=1 "$VKC" "$@"; }
 matches() { # FILE RTOL ATOL
   $PY -c "
 import numpy as np, sys
@@ -183,6 +193,9 @@ fi
 expect_fail "vkc run: bad --memory-planner" "--memory-planner expects naive, greedy, mcfp or best, got 'tlsf'" "$VKC" run "$EX/model.vkir" --memory-planner tlsf --input x="$EX/x.npy"
 expect_fail "vkc run --stats on the CPU" "--stats reports the GPU arena" "$VKC" run "$EX/model.vkir" --device cpu --stats --input x="$EX/x.npy"
 
+fi # gpu
+
+if [ "$PART" = all ] || [ "$PART" = cli ]; then
 # Error contract.
 $PY -c "import numpy as np; np.save('$TMP/wrong.npy', np.ones((1,3,16,17), np.float32)); np.save('$TMP/f64.npy', np.ones((1,3,17,17)))"
 expect_fail "missing input" "missing --input x=FILE" "$VKRUN" "$EX/model.vkir"
@@ -219,6 +232,9 @@ for f in "$ROOT"/tests/ir/bad/*.vkir; do
   expect_fail "vkc check $(basename "$f")" "$(basename "$f"):$want" "$VKC" check "$f"
 done
 
+fi # cli
+
+if [ "$PART" = all ] || [ "$PART" = models ]; then
 # Real exported CNNs (dynamic dims, made by torch): import with
 # --input-shape, fold to a static graph, match onnxruntime's output.
 REAL=$ROOT/tests/models/real
@@ -286,6 +302,8 @@ expect_fail "import without --input-shape names the symbolic dim" "input" "$VKC"
 expect_fail "import: wrong rank in --input-shape" "input" "$VKC" import "$REAL/smallnet_op13.onnx" -o "$TMP/dyn.vkir" --input-shape input=1,3,40
 cp "$EX/x.npy" "$TMP/garbage.onnx"
 expect_fail "import: not an ONNX file" "garbage.onnx" "$VKC" import "$TMP/garbage.onnx" -o "$TMP/x.vkir"
+
+fi # models
 
 echo "$passes passed, $fails failed"
 [ "$fails" -eq 0 ]
