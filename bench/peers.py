@@ -13,7 +13,9 @@ vkml's benchmark (bench/run_h200.sh):
   (model.half()): CUDA events around forward, median of 50 runs after 10
   warm-up runs, input already on the device ("ms"); and the same with the
   input copied from and the output back to the host, wall time ("io_ms",
-  what `vkc run --bench` measures);
+  what `vkc run --bench` measures); and captured in a CUDA graph, the peer
+  to beat ("graph_ms": replay by CUDA events; "graph_io_ms": wall time of
+  pinned input copied in, replay, output copied out);
 - onnxruntime on the CPU for the ONNX files export_e2e.py wrote to
   OUTDIR/e2e, when present (median of 20 runs after 3).
 
@@ -150,6 +152,33 @@ def kernels(torch, R, out):
             torch.cuda.empty_cache()
 
 
+def cuda_graph(torch, model, host):
+    """The peer to beat: the forward pass captured in a CUDA graph (cuDNN
+    kernels, no Python launch overhead). Returns (replay ms by CUDA events,
+    wall ms of a whole run: pinned host input copied in, replay, output
+    copied out and synchronised: what vkml's whole-run time covers)."""
+    pinned = host.pin_memory()
+    static_in = pinned.cuda()
+    s = torch.cuda.Stream()
+    s.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(s):
+        for _ in range(3):  # warm up (cuDNN autotuning) outside the capture
+            model(static_in)
+    torch.cuda.current_stream().wait_stream(s)
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        static_out = model(static_in)
+    out_host = torch.empty(static_out.shape, dtype=static_out.dtype, pin_memory=True)
+
+    def whole():
+        static_in.copy_(pinned, non_blocking=True)
+        g.replay()
+        out_host.copy_(static_out, non_blocking=True)
+        torch.cuda.current_stream().synchronize()
+
+    return cuda_ms(torch, g.replay, E2E_WARMUP, E2E_RUNS), wall_ms(whole, E2E_WARMUP, E2E_RUNS)
+
+
 def e2e(torch, R, out):
     try:
         import torchvision
@@ -172,6 +201,9 @@ def e2e(torch, R, out):
                     res[prec + "_ms"] = cuda_ms(torch, lambda: model(x), E2E_WARMUP, E2E_RUNS)
                     res[prec + "_io_ms"] = wall_ms(lambda: model(host.cuda()).cpu(), E2E_WARMUP,
                                                    E2E_RUNS)
+                    graph_ms, graph_io_ms = cuda_graph(torch, model, host)
+                    res[prec + "_graph_ms"] = graph_ms
+                    res[prec + "_graph_io_ms"] = graph_io_ms
             except Exception as e:  # noqa: BLE001
                 warn(f"e2e {m} {prec}: {type(e).__name__}: {e}")
                 res[prec + "_error"] = f"{type(e).__name__}: {e}"

@@ -11,7 +11,7 @@ cp build-release/tools/vkc .bench-bin/tools/
 cp build-release/tests/onnx_conformance .bench-bin/tests/
 cp build-release/bench/vkml-sweep .bench-bin/bench/
 cp -L build-release/libvkml_runtime.so.0 build-release/libvkml_compiler.so.0 .bench-bin/
-cp -L /usr/lib/x86_64-linux-gnu/libprotobuf-c.so.1 .bench-bin/extra-libs/
+cp -L /usr/lib/x86_64-linux-gnu/libprotobuf-c.so.1 /usr/lib/x86_64-linux-gnu/libsqlite3.so.0 .bench-bin/extra-libs/
 mkdir -p .bench-data
 [ -f .bench-data/node.tar.xz ] || tar -C /usr/share/libonnx-testdata/data -cJf .bench-data/node.tar.xz node
 du -sh .bench-bin .bench-data

@@ -95,14 +95,16 @@ vkml_status pass_pipeline_run(ir_graph *g, const pass_pipeline_opts *opts) {
 #endif
   VKML_RETURN_IF_ERROR(pass_check_dump_name(r.o->dump_after));
   VKML_RETURN_IF_ERROR(ir_verify(g, NULL));
-  VKML_RETURN_IF_ERROR(step(&r, pass_fold_constants));
-  VKML_RETURN_IF_ERROR(step(&r, pass_remove_identities));
-  VKML_RETURN_IF_ERROR(step(&r, pass_dce));
-  VKML_RETURN_IF_ERROR(step(&r, pass_fold_batchnorm));
-  VKML_RETURN_IF_ERROR(step(&r, pass_merge_pad));
-  VKML_RETURN_IF_ERROR(step(&r, pass_fuse_activation));
+  if (!o->no_optimize) {
+    VKML_RETURN_IF_ERROR(step(&r, pass_fold_constants));
+    VKML_RETURN_IF_ERROR(step(&r, pass_remove_identities));
+    VKML_RETURN_IF_ERROR(step(&r, pass_dce));
+    VKML_RETURN_IF_ERROR(step(&r, pass_fold_batchnorm));
+    VKML_RETURN_IF_ERROR(step(&r, pass_merge_pad));
+    VKML_RETURN_IF_ERROR(step(&r, pass_fuse_activation));
+  }
   VKML_RETURN_IF_ERROR(step(&r, pass_fp16));
   VKML_RETURN_IF_ERROR(step(&r, pass_layout));
-  VKML_RETURN_IF_ERROR(step(&r, pass_dce));
+  if (!o->no_optimize) VKML_RETURN_IF_ERROR(step(&r, pass_dce));
   return VKML_OK;
 }

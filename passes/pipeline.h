@@ -18,6 +18,9 @@ typedef struct pass_pipeline_opts {
   const char *dump_after;
   FILE *dump;
   bool verify_each; /* ir_verify after every pass in release builds too */
+  /* Only the passes the target needs (fp16, layout): what a graph costs
+   * without the optimizing ones, for before/after measurements. */
+  bool no_optimize;
 } pass_pipeline_opts;
 
 /* Verifies g, then runs every pass on it in place. A pass that leaves a

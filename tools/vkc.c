@@ -23,7 +23,7 @@ static const char usage[] =
     "        [--input-shape NAME=D,D,...]...\n"
     "  run MODEL [--input-shape ...] [--precision fp32|fp16] [--cpu-ops OP,OP]\n"
     "          [--layout default|nc4hw4] [--dump-after PASS|all]\n"
-    "          [--memory-planner naive|greedy|mcfp|best] [--stats]\n"
+    "          [--memory-planner naive|greedy|mcfp|best] [--stats] [--no-opt]\n"
     "          [run options]                compile MODEL (.onnx or .vkir) in memory and\n"
     "                                       run it: on the default Vulkan device (or\n"
     "                                       --device N, VKML_DEVICE), or --device cpu\n"
@@ -34,6 +34,8 @@ static const char usage[] =
     "      --dump-after PASS|all            print the IR text to stderr after that pass\n"
     "                                       of the pass pipeline (or after each; also\n"
     "                                       VKML_DUMP=PASS|all)\n"
+    "      --no-opt                         skip the optimizing passes (folding, fusion;\n"
+    "                                       fp16 and layout still run): for comparisons\n"
     "      --memory-planner P               how intermediates share the GPU arena: naive,\n"
     "                                       greedy, mcfp (TFLite-GPU's) or best (default)\n"
     "      --stats                          intermediate bytes per memory planner and the\n"
@@ -192,6 +194,7 @@ typedef struct compile_args {
   const char *dump_after;
   ir_memplan_strategy memory_planner;
   bool stats;
+  bool no_opt;
 } compile_args;
 
 /* Consumes --precision / --cpu-ops / --layout / --dump-after; 1 consumed, 0
@@ -199,8 +202,8 @@ typedef struct compile_args {
 static int compile_arg_parse(const char *tool, int argc, char **argv, int *i,
                              compile_args *c) {
   const char *a = argv[*i];
-  if (!strcmp(a, "--stats")) {
-    c->stats = true;
+  if (!strcmp(a, "--stats") || !strcmp(a, "--no-opt")) {
+    *(a[2] == 's' ? &c->stats : &c->no_opt) = true;
     return 1;
   }
   if (strcmp(a, "--precision") != 0 && strcmp(a, "--cpu-ops") != 0 && strcmp(a, "--layout") != 0 &&
@@ -268,6 +271,7 @@ static vkml_status run_model(ir_graph *g, const compile_args *c, const cli_run_o
   pass_pipeline_opts pp = {
       .pass = {.eval = rt_cpu_eval_node, .precision = c->precision},
       .dump_after = dump && *dump ? dump : NULL,
+      .no_optimize = c->no_opt,
   };
   if (cli_device_is_cpu(o)) {
     VKML_RETURN_IF_ERROR(pass_pipeline_run(g, &pp));

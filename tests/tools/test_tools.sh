@@ -272,6 +272,20 @@ sys.exit(0 if got.shape == want.shape and np.allclose(got, want, rtol=1e-4, atol
     bad "$name: vkc run --device $dev with the passes matches onnxruntime ($(grep -v '^ \|^#\|^vkir\|^graph\|^}' "$TMP/dump" | head -c 300))"
   fi
 done
+# --no-opt: only fp16/layout run (no fusion: relu stays a node of its own),
+# same output.
+if "$VKC" run "$REAL/smallnet_op13.onnx" --input-shape input=1,3,40,48 --device cpu --no-opt \
+     --input input="$REAL/smallnet_op13.input.npy" --output "$TMP/noopt" --dump-after layout \
+     >/dev/null 2>"$TMP/dump" &&
+   ! grep -q "act=relu" "$TMP/dump" && grep -q "= relu " "$TMP/dump" &&
+   $PY -c "
+import numpy as np, sys
+got = np.load('$TMP/noopt/output.npy'); want = np.load('$REAL/smallnet_op13.ort.npy')
+sys.exit(0 if got.shape == want.shape and np.allclose(got, want, rtol=1e-4, atol=1e-6) else 1)"; then
+  ok "vkc run --no-opt: no fusion, onnxruntime's output"
+else
+  bad "vkc run --no-opt ($(grep -c . "$TMP/dump") dump lines)"
+fi
 expect_fail "vkc run --dump-after with an unknown pass lists the passes" \
   "unknown pass 'fuse' (passes: fold_constants, remove_identities, dce," \
   "$VKC" run "$EX/model.vkir" --device cpu --input x="$EX/x.npy" --dump-after fuse
