@@ -23,6 +23,7 @@
 #include "runtime/vk/vk_context.h"
 #include "runtime/vk/vk_exec.h"
 #include "passes/plan_memory.h"
+#include "ir/util.h"
 
 static const char usage[] =
     "usage: vkml-sweep MODEL.vkir [options]\n"
@@ -104,7 +105,6 @@ typedef struct sweep {
 
 /* ---- small helpers ------------------------------------------------------------ */
 
-static vkml_status oom(void) { return vkml_status_make(VKML_CODE_OUT_OF_MEMORY, "out of host memory"); }
 
 static uint64_t splitmix64(uint64_t *s) {
   uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
@@ -162,7 +162,7 @@ static vkml_status points_push(points *p, const point *x) {
   if (p->n == p->cap) {
     int ncap = p->cap ? 2 * p->cap : 64;
     point *nv = realloc(p->v, sizeof *nv * (size_t)ncap);
-    if (!nv) return oom();
+    if (!nv) return ir_oom(NULL);
     p->v = nv;
     p->cap = ncap;
   }
@@ -376,7 +376,7 @@ static vkml_status make_inputs(sweep *w) {
   const ir_graph *g = w->g;
   w->n_in = g->n_inputs;
   w->inputs = calloc((size_t)(g->n_inputs ? g->n_inputs : 1), sizeof *w->inputs);
-  if (!w->inputs) return oom();
+  if (!w->inputs) return ir_oom(NULL);
   uint64_t rng = 12345;
   for (int i = 0; i < g->n_inputs; i++) {
     const ir_value *v = g->inputs[i];
@@ -456,7 +456,7 @@ static vkml_status run_point(sweep *w, const cg_template *tmpl, const cg_schedul
   rt_vk_exec *x = NULL;
   double *ns = NULL, *times = NULL;
   rt_tensor *outs = calloc((size_t)w->n_out, sizeof *outs);
-  vkml_status s = outs ? cg_plan_build(w->g, w->t, &po, &plan) : oom();
+  vkml_status s = outs ? cg_plan_build(w->g, w->t, &po, &plan) : ir_oom(NULL);
   bool packed = false;
   ir_foreach_node(w->g, n) packed = packed || ir_node_any_packed(n);
   if (!s && packed)
@@ -475,7 +475,7 @@ static vkml_status run_point(sweep *w, const cg_template *tmpl, const cg_schedul
   if (!s) {
     ns = calloc((size_t)plan->n_steps, sizeof *ns);
     times = calloc((size_t)w->a->runs, sizeof *times);
-    if (!ns || !times) s = oom();
+    if (!ns || !times) s = ir_oom(NULL);
   }
   rt_vk_exec_opts xo = {.timestamps = true};
   if (!s) s = rt_vk_exec_create(w->ctx, w->g, plan, &xo, &x);
@@ -508,7 +508,7 @@ static vkml_status run_point(sweep *w, const cg_template *tmpl, const cg_schedul
 /* Measures one point into p (p->ok, or p->error). */
 static void measure(sweep *w, point *p) {
   rt_tensor *got = calloc((size_t)w->n_out, sizeof *got);
-  vkml_status s = got ? run_point(w, p->tmpl, &p->sched, &p->median_us, got) : oom();
+  vkml_status s = got ? run_point(w, p->tmpl, &p->sched, &p->median_us, got) : ir_oom(NULL);
   if (s) {
     snprintf(p->error, sizeof p->error, "%s", vkml_status_message(s));
     vkml_status_free(s);
@@ -618,7 +618,7 @@ static vkml_status sweep_template(sweep *w, const cg_template *t, const cg_kerne
   int64_t n_seen = 0;
   if (a->sample) {
     seen = malloc(sizeof *seen * (size_t)tries);
-    if (!seen) return oom();
+    if (!seen) return ir_oom(NULL);
   }
   int64_t got = 0;
   for (int64_t i = 0; i < tries && got < want; i++) {
@@ -706,7 +706,7 @@ static vkml_status check_fix(const args *a, const cg_template *const *tm, int n)
  * with --ref default the default choice's GPU output. */
 static vkml_status reference(sweep *w, const cg_kernel *plan_dflt, double *secs) {
   w->ref = calloc((size_t)w->n_out, sizeof *w->ref);
-  if (!w->ref) return oom();
+  if (!w->ref) return ir_oom(NULL);
   double t0 = now_s();
   vkml_status s;
   if (plan_dflt) {
@@ -826,7 +826,7 @@ static vkml_status report(const sweep *w, const points *ps, double flops, double
     if (ps->v[i].pdefault) pd = &ps->v[i];
   int nr = 0, rank = 0;
   const point **r = ranking(ps, &nr);
-  if (!r) return oom();
+  if (!r) return ir_oom(NULL);
   for (int i = 0; i < nr; i++)
     if (r[i] == pd) rank = i + 1;
   if (a->json) write_json(stdout, w, ps, r, nr, rank, flops, bytes, ref_s);
@@ -861,7 +861,7 @@ static vkml_status run_sweep(sweep *w, const ir_graph *g, double ref_s) {
   const cg_template *tm[MAX_TMPL];
   cg_kernel *dflt = malloc(sizeof *dflt * (MAX_TMPL + 1));
   int n_tm = 0;
-  if (!dflt) return oom();
+  if (!dflt) return ir_oom(NULL);
   cg_kernel *plan_dflt = dflt + MAX_TMPL;
   s = cg_kernel_for_node(w->target, NULL, NULL, w->t, plan_dflt);
   if (s) s = vkml_status_annotate(s, "the node has no default GPU kernel");

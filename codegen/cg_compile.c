@@ -10,6 +10,7 @@
 #include <shaderc/shaderc.h>
 
 #include "codegen/cg_config.h"
+#include "ir/util.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,15 +74,7 @@ cg_hash128 cg_fnv128(cg_hash128 h, const void *data, size_t bytes) {
   return h;
 }
 
-static uint64_t fnv64(const void *data, size_t bytes) {
-  const unsigned char *p = data;
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (size_t i = 0; i < bytes; i++) {
-    h ^= p[i];
-    h *= 0x100000001b3ull;
-  }
-  return h;
-}
+static uint64_t fnv64(const void *data, size_t bytes) { return ir_fnv64(data, bytes, IR_FNV64_SEED); }
 
 /* Strings are hashed with their NUL so that ("ab","c") != ("a","bc"). */
 static cg_hash128 hash_str(cg_hash128 h, const char *s) {

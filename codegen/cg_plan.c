@@ -9,10 +9,7 @@
 
 #include "codegen/cg_ops.h"
 #include "ir/text.h"
-
-static vkml_status oom(void) {
-  return vkml_status_make(VKML_CODE_OUT_OF_MEMORY, "out of host memory");
-}
+#include "ir/util.h"
 
 /* ---- --cpu-ops ------------------------------------------------------------ */
 
@@ -105,7 +102,7 @@ static char *kernel_source_key(const cg_kernel *k) {
 static vkml_status module_for(ir_plan *p, cg_compiler *cc, module_memo *m, const cg_kernel *k,
                               int32_t *index) {
   char *key = kernel_source_key(k);
-  if (!key) return oom();
+  if (!key) return ir_oom(NULL);
   for (int i = 0; i < m->n; i++)
     if (!strcmp(m->keys[i], key)) {
       free(key);
@@ -120,7 +117,7 @@ static vkml_status module_for(ir_plan *p, cg_compiler *cc, module_memo *m, const
     if (ni) m->index = ni;
     if (!nk || !ni) {
       free(key);
-      return oom();
+      return ir_oom(NULL);
     }
     m->cap = ncap;
   }
@@ -258,7 +255,7 @@ vkml_status cg_plan_memory(const ir_plan *p, const ir_graph *g, const ir_target 
   memset(out, 0, sizeof *out);
   if (!planner) return VKML_OK;
   bool *bound = calloc((size_t)pg->n_values + 1, sizeof *bound);
-  if (!bound) return oom();
+  if (!bound) return ir_oom(NULL);
   for (int i = 0; i < p->n_steps; i++) {
     const ir_plan_step *s = &p->steps[i];
     if (s->device != IR_DEVICE_GPU) continue;
@@ -294,7 +291,7 @@ vkml_status cg_plan_build(const ir_graph *g, const ir_target *t, const cg_plan_o
   cg_compiler *own = NULL;
   module_memo memo = {0};
   cg_kernel *k = malloc(sizeof *k);
-  vkml_status s = k ? ir_plan_create(&p) : oom();
+  vkml_status s = k ? ir_plan_create(&p) : ir_oom(NULL);
   if (s) goto out;
   p->precision = o.precision;
   const ir_graph *pg = ir_plan_graph(p, g);

@@ -5,19 +5,14 @@
 
 #include "ir/arena.h"
 #include "onnx_internal.h"
+#include "ir/util.h"
 
 /* ---- string map ---------------------------------------------------------- */
-
-static uint64_t hash_str(const char *s) {
-  uint64_t h = 1469598103934665603ull;
-  for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
-  return h;
-}
 
 void *onnx_map_get(const onnx_map *m, const char *key) {
   if (!m->cap) return NULL;
   size_t mask = (size_t)m->cap - 1;
-  for (size_t i = (size_t)hash_str(key) & mask;; i = (i + 1) & mask) {
+  for (size_t i = (size_t)ir_fnv64_str(key) & mask;; i = (i + 1) & mask) {
     if (!m->slots[i].key) return NULL;
     if (strcmp(m->slots[i].key, key) == 0) return m->slots[i].value;
   }
@@ -25,7 +20,7 @@ void *onnx_map_get(const onnx_map *m, const char *key) {
 
 static void put_slot(onnx_map_entry *slots, int cap, const char *key, void *value) {
   size_t mask = (size_t)cap - 1;
-  for (size_t i = (size_t)hash_str(key) & mask;; i = (i + 1) & mask) {
+  for (size_t i = (size_t)ir_fnv64_str(key) & mask;; i = (i + 1) & mask) {
     if (!slots[i].key || strcmp(slots[i].key, key) == 0) {
       slots[i].key = key;
       slots[i].value = value;
@@ -104,7 +99,7 @@ const char *onnx_attr_s(onnx_ctx *c, onnx_node *n, const char *name,
   if (!a || !kind_ok(n, a, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRING, a->has_s))
     return dflt;
   const char *s = ir_arena_strndup(c->scratch, (const char *)a->s.data, a->s.len);
-  if (!s && !n->err) n->err = onnx_oom();
+  if (!s && !n->err) n->err = ir_oom(NULL);
   return s ? s : dflt;
 }
 

@@ -11,10 +11,6 @@
 #include "ir/text.h"
 #include "onnx_internal.h"
 
-vkml_status onnx_oom(void) {
-  return vkml_status_make(VKML_CODE_OUT_OF_MEMORY, "out of host memory");
-}
-
 vkml_status onnx_error(vkml_code code, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
@@ -75,9 +71,9 @@ vkml_status onnx_sym_add(onnx_ctx *c, const char *name, onnx_sym **out) {
   if (onnx_map_get(&c->syms, name))
     return onnx_error(VKML_CODE_INVALID_GRAPH, "value '%s' is defined twice", name);
   onnx_sym *s = ir_arena_alloc(c->scratch, sizeof *s);
-  if (!s) return onnx_oom();
+  if (!s) return ir_oom(NULL);
   s->name = ir_arena_strdup(c->scratch, name);
-  if (!s->name || !onnx_map_put(&c->syms, s->name, s)) return onnx_oom();
+  if (!s->name || !onnx_map_put(&c->syms, s->name, s)) return ir_oom(NULL);
   *out = s;
   return VKML_OK;
 }
@@ -87,7 +83,7 @@ vkml_status onnx_sym_add(onnx_ctx *c, const char *name, onnx_sym **out) {
 vkml_status onnx_const_value(onnx_ctx *c, const char *base, const ir_type *t,
                              const void *data, ir_value **out) {
   const char *name = onnx_fresh_name(c, base);
-  if (!name) return onnx_oom();
+  if (!name) return ir_oom(NULL);
   int64_t bytes = ir_type_bytes(t);
   if (c->inline_max_bytes >= 0 && bytes <= c->inline_max_bytes)
     return ir_const_create_inline(c->g, name, t, data, out);
@@ -95,10 +91,10 @@ vkml_status onnx_const_value(onnx_ctx *c, const char *base, const ir_type *t,
   if (c->n_blob == c->cap_blob) {
     int ncap = c->cap_blob ? c->cap_blob * 2 : 32;
     ir_value **nv = realloc(c->blob_vals, sizeof *nv * (size_t)ncap);
-    if (!nv) return onnx_oom();
+    if (!nv) return ir_oom(NULL);
     c->blob_vals = nv;
     const void **nd = realloc(c->blob_data, sizeof *nd * (size_t)ncap);
-    if (!nd) return onnx_oom();
+    if (!nd) return ir_oom(NULL);
     c->blob_data = nd;
     c->cap_blob = ncap;
   }
@@ -129,7 +125,7 @@ vkml_status onnx_emit(onnx_ctx *c, onnx_node *n, ir_op op,
                       ir_value *const *ins, int n_in, int n_out, bool final,
                       ir_node **out) {
   ir_value **outs = onnx_alloc(c, sizeof *outs * (size_t)(n_out ? n_out : 1));
-  if (!outs) return onnx_oom();
+  if (!outs) return ir_oom(NULL);
   /* Helper values are "<first ONNX output>.<IR op>", so that they never take
    * the name an ONNX output will want. */
   char base[256];
@@ -138,7 +134,7 @@ vkml_status onnx_emit(onnx_ctx *c, onnx_node *n, ir_op op,
   for (int i = 0; i < n_out; i++) {
     bool named = final && onnx_output_used(n, i);
     const char *name = onnx_fresh_name(c, named ? n->p->output[i] : base);
-    if (!name) return onnx_oom();
+    if (!name) return ir_oom(NULL);
     ir_type t;
     memset(&t, 0, sizeof t);
     VKML_RETURN_IF_ERROR(ir_value_create(c->g, name, &t, &outs[i]));
@@ -155,7 +151,7 @@ vkml_status onnx_finish(onnx_ctx *c, ir_node *nd) {
   ir_type *types = small;
   if (nd->n_outputs > 8) {
     types = onnx_alloc(c, sizeof *types * (size_t)nd->n_outputs);
-    if (!types) return onnx_oom();
+    if (!types) return ir_oom(NULL);
   }
   vkml_status s = ir_infer_node(nd, types);
   if (s) {
@@ -182,7 +178,7 @@ vkml_status onnx_emit1(onnx_ctx *c, onnx_node *n, ir_op op,
 vkml_status onnx_emit_inputs(onnx_ctx *c, onnx_node *n, ir_op op, int n_in,
                              ir_node **out) {
   ir_value **ins = onnx_alloc(c, sizeof *ins * (size_t)(n_in ? n_in : 1));
-  if (!ins) return onnx_oom();
+  if (!ins) return ir_oom(NULL);
   for (int i = 0; i < n_in; i++) VKML_RETURN_IF_ERROR(onnx_input(c, n, i, &ins[i]));
   return onnx_emit(c, n, op, ins, n_in, 1, true, out);
 }
@@ -240,7 +236,7 @@ vkml_status onnx_bind_named(onnx_ctx *c, onnx_node *n, int i, ir_value *v) {
   /* The scratch name dies with the import: the graph keeps a copy. */
   const char *name = onnx_fresh_name(c, n->p->output[i]);
   char *copy = name ? ir_arena_strdup(c->g->arena, name) : NULL;
-  if (!copy) return onnx_oom();
+  if (!copy) return ir_oom(NULL);
   v->name = copy;
   return onnx_bind(c, n, i, v);
 }
@@ -261,7 +257,7 @@ vkml_status onnx_bind_sym(onnx_ctx *c, onnx_node *n, int i, const onnx_sym *sym)
     return onnx_error(VKML_CODE_INVALID_GRAPH, "value '%s' is defined twice", name);
   /* The alias shares the symbol, so a constant is materialised once. */
   const char *key = ir_arena_strdup(c->scratch, name);
-  if (!key || !onnx_map_put(&c->syms, key, (void *)sym)) return onnx_oom();
+  if (!key || !onnx_map_put(&c->syms, key, (void *)sym)) return ir_oom(NULL);
   return VKML_OK;
 }
 
@@ -278,7 +274,7 @@ vkml_status onnx_bind_const(onnx_ctx *c, onnx_node *n, int i,
   } else {
     size_t bytes = (size_t)ir_type_bytes(t);
     void *copy = onnx_alloc(c, bytes);
-    if (!copy) return onnx_oom();
+    if (!copy) return ir_oom(NULL);
     if (bytes) memcpy(copy, data, bytes);
     s->data = copy;
   }
@@ -317,7 +313,7 @@ vkml_status onnx_param_ints(onnx_ctx *c, onnx_node *n, int i, const char *what,
     return onnx_error(VKML_CODE_INVALID_GRAPH,
                       "input %d ('%s') must be a scalar or a 1-D list", i, what);
   int64_t *v = onnx_alloc(c, sizeof *v * (size_t)(cnt ? cnt : 1));
-  if (!v) return onnx_oom();
+  if (!v) return ir_oom(NULL);
   for (int64_t k = 0; k < cnt; k++) v[k] = onnx_load_i(s->type.dtype, s->data, k);
   *vals = v;
   *count = (int)cnt;
@@ -333,7 +329,7 @@ vkml_status onnx_param_floats(onnx_ctx *c, onnx_node *n, int i,
     return onnx_error(VKML_CODE_INVALID_GRAPH,
                       "input %d ('%s') must be a scalar or a 1-D list", i, what);
   float *v = onnx_alloc(c, sizeof *v * (size_t)(cnt ? cnt : 1));
-  if (!v) return onnx_oom();
+  if (!v) return ir_oom(NULL);
   for (int64_t k = 0; k < cnt; k++) v[k] = (float)onnx_load_f(s->type.dtype, s->data, k);
   *vals = v;
   *count = (int)cnt;

@@ -92,7 +92,7 @@ static vkml_status binary(onnx_ctx *c, bop op, const cten *a, const cten *b,
   if (cmp) t.dtype = IR_BOOL;
   if (ir_type_numel(&t) > ONNX_FOLD_MAX_ELEMENTS) return VKML_OK;
   void *o = out_alloc(c, &t);
-  if (!o) return onnx_oom();
+  if (!o) return ir_oom(NULL);
   int64_t n = ir_type_numel(&t);
   bool fl = ir_dtype_is_float(d);
   for (int64_t i = 0; i < n; i++) {
@@ -156,7 +156,7 @@ static vkml_status fold_unary(onnx_ctx *c, onnx_node *n, bool *done) {
   bool is_not = !strcmp(op, "Not");
   if (is_not != (d == IR_BOOL) || (float_only && !fl)) return VKML_OK;
   void *o = out_alloc(c, &a.t);
-  if (!o) return onnx_oom();
+  if (!o) return ir_oom(NULL);
   int64_t cnt = ir_type_numel(&a.t);
   for (int64_t i = 0; i < cnt; i++) {
     if (fl) {
@@ -188,7 +188,7 @@ static vkml_status fold_cast(onnx_ctx *c, onnx_node *n, bool *done) {
   ir_type t = a.t;
   t.dtype = d;
   void *o = out_alloc(c, &t);
-  if (!o) return onnx_oom();
+  if (!o) return ir_oom(NULL);
   int64_t cnt = ir_type_numel(&t);
   for (int64_t i = 0; i < cnt; i++) {
     if (ir_dtype_is_float(a.t.dtype))
@@ -209,7 +209,7 @@ static vkml_status fold_where(onnx_ctx *c, onnx_node *n, bool *done) {
   t.dtype = x.t.dtype;
   if (ir_type_numel(&t) > ONNX_FOLD_MAX_ELEMENTS) return VKML_OK;
   void *o = out_alloc(c, &t);
-  if (!o) return onnx_oom();
+  if (!o) return ir_oom(NULL);
   size_t es = ir_dtype_size(t.dtype);
   for (int64_t i = 0, cnt = ir_type_numel(&t); i < cnt; i++) {
     bool pick = onnx_load_i(IR_BOOL, k.d, bcast_index(&t, &k.t, i));
@@ -241,7 +241,7 @@ static vkml_status fold_concat(onnx_ctx *c, onnx_node *n, bool *done) {
   }
   if (!type_ok(&t) || ir_type_numel(&t) > ONNX_FOLD_MAX_ELEMENTS) return VKML_OK;
   char *o = out_alloc(c, &t);
-  if (!o) return onnx_oom();
+  if (!o) return ir_oom(NULL);
   int64_t outer = 1, inner = (int64_t)ir_dtype_size(t.dtype);
   for (int k = 0; k < axis; k++) outer *= t.dims[k];
   for (int k = (int)axis + 1; k < rank; k++) inner *= t.dims[k];
@@ -272,7 +272,7 @@ static vkml_status fold_gather(onnx_ctx *c, onnx_node *n, bool *done) {
   for (int k = (int)axis + 1; k < rank; k++) t.dims[t.rank++] = a.t.dims[k];
   if (ir_type_numel(&t) > ONNX_FOLD_MAX_ELEMENTS) return VKML_OK;
   char *o = out_alloc(c, &t);
-  if (!o) return onnx_oom();
+  if (!o) return ir_oom(NULL);
   int64_t outer = 1, inner = (int64_t)ir_dtype_size(t.dtype), dim = a.t.dims[axis];
   for (int k = 0; k < axis; k++) outer *= a.t.dims[k];
   for (int k = (int)axis + 1; k < rank; k++) inner *= a.t.dims[k];
@@ -345,7 +345,7 @@ static vkml_status fold_slice(onnx_ctx *c, onnx_node *n, bool *done) {
   VKML_RETURN_IF_ERROR(onnx_slice_type(c, n, &a.t, &t, start, step));
   if (ir_type_numel(&t) > ONNX_FOLD_MAX_ELEMENTS) return VKML_OK;
   char *o = out_alloc(c, &t);
-  if (!o) return onnx_oom();
+  if (!o) return ir_oom(NULL);
   size_t es = ir_dtype_size(t.dtype);
   int64_t in_strides[IR_MAX_RANK], s = 1;
   for (int k = a.t.rank - 1; k >= 0; k--) {
@@ -379,7 +379,7 @@ static vkml_status fold_expand(onnx_ctx *c, onnx_node *n, bool *done) {
       ir_type_numel(&t) > ONNX_FOLD_MAX_ELEMENTS)
     return VKML_OK;
   char *o = out_alloc(c, &t);
-  if (!o) return onnx_oom();
+  if (!o) return ir_oom(NULL);
   size_t es = ir_dtype_size(t.dtype);
   for (int64_t i = 0, m = ir_type_numel(&t); i < m; i++)
     memcpy(o + (size_t)i * es, (const char *)a.d + (size_t)bcast_index(&t, &a.t, i) * es, es);
@@ -410,7 +410,7 @@ static vkml_status fold_transpose(onnx_ctx *c, onnx_node *n, bool *done) {
   }
   for (int i = 0; i < rank; i++) t.dims[i] = a.t.dims[perm[i]];
   char *o = out_alloc(c, &t);
-  if (!o) return onnx_oom();
+  if (!o) return ir_oom(NULL);
   size_t es = ir_dtype_size(t.dtype);
   for (int64_t i = 0, m = ir_type_numel(&t); i < m; i++) {
     int64_t rem = i, src = 0;
@@ -439,7 +439,7 @@ static vkml_status fold_reduce_prod(onnx_ctx *c, onnx_node *n, bool *done) {
   for (int i = 0; i < t.rank; i++) t.dims[i] = 1;
   if (!keep) t.rank = 0;
   void *o = out_alloc(c, &t);
-  if (!o) return onnx_oom();
+  if (!o) return ir_oom(NULL);
   onnx_store_i(t.dtype, o, 0, p);
   *done = true;
   return onnx_bind_const(c, n, 0, &t, o, true);
@@ -596,7 +596,7 @@ vkml_status onnx_convert_constant_of_shape(onnx_ctx *c, onnx_node *n) {
   if (!type_ok(&t) || ir_type_numel(&t) > CONST_MAX_ELEMENTS)
     return onnx_error(VKML_CODE_UNSUPPORTED, "ConstantOfShape output too large");
   char *o = out_alloc(c, &t);
-  if (!o) return onnx_oom();
+  if (!o) return ir_oom(NULL);
   size_t es = ir_dtype_size(t.dtype);
   for (int64_t i = 0, m = ir_type_numel(&t); i < m; i++) memcpy(o + (size_t)i * es, vd, es);
   return onnx_bind_const(c, n, 0, &t, o, true);
@@ -635,7 +635,7 @@ vkml_status onnx_convert_range(onnx_ctx *c, onnx_node *n) {
   }
   ir_type t = ir_type_make(d, 1, &cnt);
   char *o = out_alloc(c, &t);
-  if (!o) return onnx_oom();
+  if (!o) return ir_oom(NULL);
   for (int64_t i = 0; i < cnt; i++) {
     if (ir_dtype_is_float(d))
       onnx_store_f(d, o, i, onnx_load_f(d, s[0]->data, 0) +

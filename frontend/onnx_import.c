@@ -148,14 +148,14 @@ static vkml_status add_inputs(onnx_ctx *c, const Onnx__GraphProto *gp) {
       }
       size_t bytes = (size_t)ir_type_bytes(&t);
       void *copy = onnx_alloc(c, bytes);
-      if (!copy) return onnx_oom();
+      if (!copy) return ir_oom(NULL);
       if (bytes) memcpy(copy, o->const_data[fz], bytes);
       s->is_const = true;
       s->data = copy;
       continue;
     }
     const char *irname = onnx_fresh_name(c, name);
-    if (!irname) return onnx_oom();
+    if (!irname) return ir_oom(NULL);
     VKML_RETURN_IF_ERROR(ir_value_create(c->g, irname, &t, &s->v));
     VKML_RETURN_IF_ERROR(ir_graph_add_input(c->g, s->v));
   }
@@ -234,7 +234,7 @@ static vkml_status check_ops(const Onnx__GraphProto *gp, int64_t opset) {
       char *nm = realloc(msg, cap);
       if (!nm) {
         free(msg);
-        return onnx_oom();
+        return ir_oom(NULL);
       }
       msg = nm;
     }
@@ -281,7 +281,7 @@ static vkml_status order_nodes(onnx_ctx *c, const Onnx__GraphProto *gp,
         goto done;
       }
       if (!onnx_map_put(&producer, o, (void *)(intptr_t)(i + 1))) {
-        s = onnx_oom();
+        s = ir_oom(NULL);
         goto done;
       }
     }
@@ -316,7 +316,7 @@ static vkml_status order_nodes(onnx_ctx *c, const Onnx__GraphProto *gp,
   for (size_t i = 0; i < n; i++) n_edges += gp->node[i]->n_input;
   users = calloc(n_edges + 1, sizeof *users);
   if (!pending || !queue || !user_start || !users) {
-    s = onnx_oom();
+    s = ir_oom(NULL);
     goto done;
   }
   /* Consumers of node j: users[user_start[j] .. user_start[j + 1]). */
@@ -391,7 +391,7 @@ static vkml_status convert_node(onnx_ctx *c, const Onnx__NodeProto *p, int index
                       n.label);
   n.n_in = (int)p->n_input;
   n.in = onnx_alloc(c, sizeof *n.in * (p->n_input + 1));
-  if (!n.in) return onnx_oom();
+  if (!n.in) return ir_oom(NULL);
   for (size_t i = 0; i < p->n_input; i++) {
     const char *name = onnx_str(p->input[i]);
     n.in[i] = name[0] ? onnx_sym_get(c, name) : NULL;
@@ -433,7 +433,7 @@ static vkml_status add_outputs(onnx_ctx *c, const Onnx__GraphProto *gp) {
       ir_value *y;
       ir_node *nd;
       const char *yn = onnx_fresh_name(c, name);
-      if (!yn) return onnx_oom();
+      if (!yn) return ir_oom(NULL);
       VKML_RETURN_IF_ERROR(ir_value_create(c->g, yn, &v->type, &y));
       VKML_RETURN_IF_ERROR(ir_node_create(c->g, IR_OP_IDENTITY, &v, 1, &y, 1, &nd));
       VKML_RETURN_IF_ERROR(onnx_finish(c, nd));
@@ -484,7 +484,7 @@ static vkml_status place_blob(onnx_ctx *c) {
   }
   if (!c->n_blob) return VKML_OK;
   uint8_t *blob = calloc(1, (size_t)total ? (size_t)total : 1);
-  if (!blob) return onnx_oom();
+  if (!blob) return ir_oom(NULL);
   for (int i = 0; i < c->n_blob; i++) {
     size_t bytes = (size_t)ir_type_bytes(&c->blob_vals[i]->type);
     if (bytes) memcpy(blob + c->blob_vals[i]->blob_offset, c->blob_data[i], bytes);
@@ -501,7 +501,7 @@ static vkml_status import_graph(onnx_ctx *c, const Onnx__ModelProto *m) {
   VKML_RETURN_IF_ERROR(add_initializers(c, gp));
   VKML_RETURN_IF_ERROR(add_inputs(c, gp));
   int *order = onnx_alloc(c, sizeof *order * (gp->n_node + 1));
-  if (!order) return onnx_oom();
+  if (!order) return ir_oom(NULL);
   VKML_RETURN_IF_ERROR(order_nodes(c, gp, order));
   for (size_t i = 0; i < gp->n_node; i++)
     VKML_RETURN_IF_ERROR(convert_node(c, gp->node[order[i]], order[i]));
@@ -535,7 +535,7 @@ static vkml_status import_model(const Onnx__ModelProto *m, const char *name,
   c.opts = opts ? opts : &no_opts;
   c.inline_max_bytes = c.opts->inline_max_bytes ? c.opts->inline_max_bytes : 64;
   c.scratch = ir_arena_create();
-  vkml_status s = c.scratch ? import_graph(&c, m) : onnx_oom();
+  vkml_status s = c.scratch ? import_graph(&c, m) : ir_oom(NULL);
   if (s) {
     ir_graph_destroy(c.g);
     c.g = NULL;
@@ -566,7 +566,7 @@ vkml_status onnx_import_file(const char *path, const onnx_import_opts *opts,
   char *dir = strdup(path);
   if (!dir) {
     onnx_model_free(m);
-    return onnx_oom();
+    return ir_oom(NULL);
   }
   char *slash = strrchr(dir, '/');
   if (slash == dir) slash[1] = 0;

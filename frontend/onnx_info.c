@@ -23,13 +23,13 @@ static vkml_status mark_params(const Onnx__GraphProto *gp, onnx_map *inputs,
   onnx_map producer = {0}, seen = {0};
   size_t cap = 64, top = 0;
   const char **stack = malloc(cap * sizeof *stack);
-  if (!stack) return onnx_oom();
+  if (!stack) return ir_oom(NULL);
   for (size_t i = 0; i < gp->n_node; i++) {
     const Onnx__NodeProto *p = gp->node[i];
     for (size_t k = 0; k < p->n_output; k++)
       if (p->output[k] && p->output[k][0] &&
           !onnx_map_put(&producer, p->output[k], (void *)p)) {
-        s = onnx_oom();
+        s = ir_oom(NULL);
         goto done;
       }
   }
@@ -42,11 +42,11 @@ static vkml_status mark_params(const Onnx__GraphProto *gp, onnx_map *inputs,
       if (!(e->param_mask & (1u << k)) || !in[0] || onnx_map_get(&seen, in)) continue;
       if (top == cap) {
         const char **ns = realloc(stack, 2 * cap * sizeof *ns);
-        if (!ns) { s = onnx_oom(); goto done; }
+        if (!ns) { s = ir_oom(NULL); goto done; }
         stack = ns;
         cap *= 2;
       }
-      if (!onnx_map_put(&seen, in, (void *)1)) { s = onnx_oom(); goto done; }
+      if (!onnx_map_put(&seen, in, (void *)1)) { s = ir_oom(NULL); goto done; }
       stack[top++] = in;
     }
     while (top) {
@@ -62,11 +62,11 @@ static vkml_status mark_params(const Onnx__GraphProto *gp, onnx_map *inputs,
         if (!in[0] || onnx_map_get(&seen, in)) continue;
         if (top == cap) {
           const char **ns = realloc(stack, 2 * cap * sizeof *ns);
-          if (!ns) { s = onnx_oom(); goto done; }
+          if (!ns) { s = ir_oom(NULL); goto done; }
           stack = ns;
           cap *= 2;
         }
-        if (!onnx_map_put(&seen, in, (void *)1)) { s = onnx_oom(); goto done; }
+        if (!onnx_map_put(&seen, in, (void *)1)) { s = ir_oom(NULL); goto done; }
         stack[top++] = in;
       }
     }
@@ -90,30 +90,30 @@ static vkml_status info_fill(const Onnx__ModelProto *m, onnx_model_info *out) {
   vkml_status s = VKML_OK;
   for (size_t i = 0; i < gp->n_initializer; i++)
     if (!onnx_map_put(&inits, onnx_str(gp->initializer[i]->name), (void *)1)) {
-      s = onnx_oom();
+      s = ir_oom(NULL);
       goto done;
     }
   out->input_names = calloc(gp->n_input + 1, sizeof *out->input_names);
   out->input_is_param = calloc(gp->n_input + 1, sizeof *out->input_is_param);
   out->output_names = calloc(gp->n_output + 1, sizeof *out->output_names);
   if (!out->input_names || !out->input_is_param || !out->output_names) {
-    s = onnx_oom();
+    s = ir_oom(NULL);
     goto done;
   }
   for (size_t i = 0; i < gp->n_input; i++) {
     const char *name = onnx_str(gp->input[i]->name);
     if (onnx_map_get(&inits, name)) continue;
     char *copy = strdup(name);
-    if (!copy) { s = onnx_oom(); goto done; }
+    if (!copy) { s = ir_oom(NULL); goto done; }
     out->input_names[out->n_inputs++] = copy;
     if (!onnx_map_put(&inputs, copy, (void *)(intptr_t)out->n_inputs)) {
-      s = onnx_oom();
+      s = ir_oom(NULL);
       goto done;
     }
   }
   for (size_t i = 0; i < gp->n_output; i++) {
     char *copy = strdup(onnx_str(gp->output[i]->name));
-    if (!copy) { s = onnx_oom(); goto done; }
+    if (!copy) { s = ir_oom(NULL); goto done; }
     out->output_names[out->n_outputs++] = copy;
   }
   s = mark_params(gp, &inputs, out->input_is_param);
@@ -161,7 +161,7 @@ vkml_status onnx_shape_arg_parse(const char *arg, char **name, int *rank,
                               "--input-shape '%s': trailing comma", arg);
   }
   *name = strndup(arg, (size_t)(eq - arg));
-  if (!*name) return onnx_oom();
+  if (!*name) return ir_oom(NULL);
   *rank = r;
   return VKML_OK;
 }

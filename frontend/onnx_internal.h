@@ -10,6 +10,7 @@
 #include "frontend/onnx.pb-c.h"
 #include "frontend/onnx_import.h"
 #include "ir/graph.h"
+#include "ir/util.h"
 
 /* Deepest message nesting accepted in a model (protobuf-c recurses). */
 #define ONNX_MAX_NESTING 64
@@ -98,7 +99,6 @@ typedef struct onnx_node {
 
 /* Zeroed memory owned by the context until the import ends (NULL: OOM). */
 void *onnx_alloc(onnx_ctx *c, size_t bytes);
-vkml_status onnx_oom(void);
 
 /* ---- tensors (onnx_tensor.c) ------------------------------------------- */
 

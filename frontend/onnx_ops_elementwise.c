@@ -211,7 +211,7 @@ vkml_status onnx_convert_dropout(onnx_ctx *c, onnx_node *n) {
       return onnx_error(VKML_CODE_UNSUPPORTED, "Dropout mask of %lld elements",
                         (long long)numel);
     void *ones = onnx_alloc(c, (size_t)ir_type_bytes(&t));
-    if (!ones) return onnx_oom();
+    if (!ones) return ir_oom(NULL);
     for (int64_t i = 0; i < numel; i++) onnx_store_i(t.dtype, ones, i, 1);
     VKML_RETURN_IF_ERROR(onnx_bind_const(c, n, 1, &t, ones, true));
   }

@@ -367,7 +367,7 @@ vkml_status onnx_convert_layer_norm(onnx_ctx *c, onnx_node *n) {
   VKML_RETURN_IF_ERROR(mean_tail(c, n, sq, (int)axis, &var));
   ir_type st = ir_type_make(IR_F32, 0, NULL);
   float *epsp = onnx_alloc(c, sizeof *epsp);
-  if (!epsp) return onnx_oom();
+  if (!epsp) return ir_oom(NULL);
   *epsp = eps;
   VKML_RETURN_IF_ERROR(onnx_const_value(c, "epsilon", &st, epsp, &e));
   ir_value *vpe[2] = {var, e};

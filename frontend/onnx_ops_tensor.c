@@ -34,7 +34,7 @@ static vkml_status axes_get(onnx_ctx *c, onnx_node *n, int64_t from_opset,
   int cnt = onnx_attr_ints(n, "axes", &a);
   if (cnt < 0) return VKML_OK;
   int64_t *copy = onnx_alloc(c, sizeof *copy * (size_t)(cnt ? cnt : 1));
-  if (!copy) return onnx_oom();
+  if (!copy) return ir_oom(NULL);
   if (cnt) memcpy(copy, a, sizeof *copy * (size_t)cnt);
   *axes = copy;
   *count = cnt;
@@ -331,14 +331,14 @@ static vkml_status slice_params(onnx_ctx *c, onnx_node *n, int64_t **starts,
     size_t sz = sizeof(int64_t) * IR_MAX_RANK;
     *starts = onnx_alloc(c, sz);
     *ends = onnx_alloc(c, sz);
-    if (!*starts || !*ends) return onnx_oom();
+    if (!*starts || !*ends) return ir_oom(NULL);
     if (*cnt > 0 && *cnt <= IR_MAX_RANK && n_ends == *cnt) {
       memcpy(*starts, s, sizeof(int64_t) * (size_t)*cnt);
       memcpy(*ends, e, sizeof(int64_t) * (size_t)*cnt);
     }
     if (n_axes >= 0 && n_axes <= IR_MAX_RANK) {
       *axes = onnx_alloc(c, sz);
-      if (!*axes) return onnx_oom();
+      if (!*axes) return ir_oom(NULL);
       if (n_axes > 0) memcpy(*axes, a, sizeof(int64_t) * (size_t)n_axes);
     }
   } else {
@@ -358,12 +358,12 @@ static vkml_status slice_params(onnx_ctx *c, onnx_node *n, int64_t **starts,
     return onnx_error(VKML_CODE_INVALID_GRAPH, "slice over %d axes", *cnt);
   if (!*axes) {
     *axes = onnx_alloc(c, sizeof **axes * IR_MAX_RANK);
-    if (!*axes) return onnx_oom();
+    if (!*axes) return ir_oom(NULL);
     for (int i = 0; i < *cnt; i++) (*axes)[i] = i;
   }
   if (!*steps) {
     *steps = onnx_alloc(c, sizeof **steps * IR_MAX_RANK);
-    if (!*steps) return onnx_oom();
+    if (!*steps) return ir_oom(NULL);
     for (int i = 0; i < *cnt; i++) (*steps)[i] = 1;
   }
   return VKML_OK;

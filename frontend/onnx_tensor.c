@@ -164,7 +164,7 @@ static vkml_status read_external(onnx_ctx *c, const Onnx__TensorProto *t,
                       "bytes", location, (long long)length, want);
   size_t plen = strlen(c->base_dir) + 1 + strlen(location) + 1;
   char *path = onnx_alloc(c, plen);
-  if (!path) return onnx_oom();
+  if (!path) return ir_oom(NULL);
   snprintf(path, plen, "%s/%s", c->base_dir, location);
   char *real_base = realpath(c->base_dir, NULL), *real_file = realpath(path, NULL);
   vkml_status s = VKML_OK;
@@ -199,7 +199,7 @@ static vkml_status read_external(onnx_ctx *c, const Onnx__TensorProto *t,
   void *buf = onnx_alloc(c, want ? want : 1);
   if (!buf) {
     fclose(f);
-    s = onnx_oom();
+    s = ir_oom(NULL);
     goto done;
   }
   if (offset > LONG_MAX || fseek(f, (long)offset, SEEK_SET) != 0 ||
@@ -266,7 +266,7 @@ vkml_status onnx_tensor_decode(onnx_ctx *c, const Onnx__TensorProto *t,
                         ir_dtype_name(d), (long long)n, bytes);
     if (bytes == 0) {
       *data = onnx_alloc(c, 1);
-      return *data ? VKML_OK : onnx_oom();
+      return *data ? VKML_OK : ir_oom(NULL);
     }
     *data = t->raw_data.data; /* lives as long as the model */
     return VKML_OK;
@@ -284,7 +284,7 @@ vkml_status onnx_tensor_decode(onnx_ctx *c, const Onnx__TensorProto *t,
                       onnx_str(t->name), field, have, (long long)n,
                       have == 0 ? " (no data)" : "");
   char *buf = onnx_alloc(c, bytes ? bytes : 1);
-  if (!buf) return onnx_oom();
+  if (!buf) return ir_oom(NULL);
   for (int64_t i = 0; i < n; i++) {
     char *p = buf + (size_t)i * esize;
     switch (d) {

@@ -2,4 +2,4 @@
  * database by later stages). */
 #include "frontend/version.h"
 
-const char *vkml_compiler_version(void) { return VKML_VERSION_STRING; }
+const char *vkml_compiler_version(void) { return VKML_VERSION; }

@@ -1,5 +1,5 @@
 #ifndef FRONTEND_VERSION_H
 #define FRONTEND_VERSION_H
-#define VKML_VERSION_STRING "0.1.0"
+/* The project version (meson.build defines VKML_VERSION). */
 const char *vkml_compiler_version(void);
 #endif

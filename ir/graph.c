@@ -1,13 +1,10 @@
 /* Graph construction, attributes and types. */
 #include "graph.h"
+#include "ir/util.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static vkml_status oom(void) {
-  return vkml_status_make(VKML_CODE_OUT_OF_MEMORY, "out of host memory building the graph");
-}
 
 /* ---- types ------------------------------------------------------------ */
 
@@ -105,16 +102,16 @@ const char *ir_device_name(ir_device d) {
 vkml_status ir_graph_create(const char *name, ir_graph **out) {
   *out = NULL;
   ir_graph *g = calloc(1, sizeof *g);
-  if (!g) return oom();
+  if (!g) return ir_oom("building the graph");
   g->arena = ir_arena_create();
   if (!g->arena) {
     free(g);
-    return oom();
+    return ir_oom("building the graph");
   }
   g->name = ir_arena_strdup(g->arena, name ? name : "main");
   if (!g->name) {
     ir_graph_destroy(g);
-    return oom();
+    return ir_oom("building the graph");
   }
   *out = g;
   return VKML_OK;
@@ -139,14 +136,14 @@ void ir_graph_set_blob(ir_graph *g, const void *data, uint64_t bytes,
 static vkml_status value_new(ir_graph *g, const char *name, const ir_type *type,
                              ir_value **out) {
   ir_value *v = ir_arena_alloc(g->arena, sizeof *v);
-  if (!v) return oom();
+  if (!v) return ir_oom("building the graph");
   char tmp[32];
   if (!name) {
     snprintf(tmp, sizeof tmp, "t%d", g->n_values);
     name = tmp;
   }
   v->name = ir_arena_strdup(g->arena, name);
-  if (!v->name) return oom();
+  if (!v->name) return ir_oom("building the graph");
   v->type = *type;
   v->id = g->n_values++;
   if (g->last_value)
@@ -169,7 +166,7 @@ vkml_status ir_const_create_inline(ir_graph *g, const char *name,
   VKML_RETURN_IF_ERROR(ir_type_check(type));
   int64_t bytes = ir_type_bytes(type);
   void *copy = ir_arena_memdup(g->arena, data, (size_t)bytes);
-  if (!copy) return oom();
+  if (!copy) return ir_oom("building the graph");
   VKML_RETURN_IF_ERROR(value_new(g, name, type, out));
   (*out)->storage = IR_CONST_INLINE;
   (*out)->inline_data = copy;
@@ -201,7 +198,7 @@ static vkml_status push_value(ir_graph *g, ir_value ***arr, int *n, int *cap,
   if (*n == *cap) {
     int ncap = *cap ? *cap * 2 : 8;
     ir_value **na = ir_arena_alloc(g->arena, sizeof *na * (size_t)ncap);
-    if (!na) return oom();
+    if (!na) return ir_oom("building the graph");
     if (*n) memcpy(na, *arr, sizeof *na * (size_t)*n);
     *arr = na;
     *cap = ncap;
@@ -227,14 +224,14 @@ vkml_status ir_node_create(ir_graph *g, ir_op op, ir_value *const *inputs,
                            int n_inputs, ir_value *const *outputs,
                            int n_outputs, ir_node **out) {
   ir_node *n = ir_arena_alloc(g->arena, sizeof *n);
-  if (!n) return oom();
+  if (!n) return ir_oom("building the graph");
   n->op = op;
   n->n_inputs = n_inputs;
   n->n_outputs = n_outputs;
   n->inputs = ir_arena_memdup(g->arena, inputs, sizeof *inputs * (size_t)n_inputs);
   n->outputs = ir_arena_memdup(g->arena, outputs, sizeof *outputs * (size_t)n_outputs);
   n->attrs = ir_arena_alloc(g->arena, sizeof *n->attrs * IR_A_COUNT);
-  if (!n->inputs || !n->outputs || !n->attrs) return oom();
+  if (!n->inputs || !n->outputs || !n->attrs) return ir_oom("building the graph");
   for (int i = 0; i < n_outputs; i++) {
     outputs[i]->producer = n;
     outputs[i]->producer_output = i;
@@ -307,7 +304,7 @@ vkml_status ir_node_set_float(ir_graph *g, ir_node *n, ir_attr_id id, float v) {
 vkml_status ir_node_set_ints(ir_graph *g, ir_node *n, ir_attr_id id,
                              const int64_t *v, int count) {
   int64_t *copy = ir_arena_memdup(g->arena, v, sizeof *v * (size_t)count);
-  if (!copy) return oom();
+  if (!copy) return ir_oom("building the graph");
   ir_attr *a = attr_slot(n, id);
   a->u.ints = copy;
   a->n = count;
@@ -317,7 +314,7 @@ vkml_status ir_node_set_ints(ir_graph *g, ir_node *n, ir_attr_id id,
 vkml_status ir_node_set_floats(ir_graph *g, ir_node *n, ir_attr_id id,
                                const float *v, int count) {
   float *copy = ir_arena_memdup(g->arena, v, sizeof *v * (size_t)count);
-  if (!copy) return oom();
+  if (!copy) return ir_oom("building the graph");
   ir_attr *a = attr_slot(n, id);
   a->u.floats = copy;
   a->n = count;
@@ -327,7 +324,7 @@ vkml_status ir_node_set_floats(ir_graph *g, ir_node *n, ir_attr_id id,
 vkml_status ir_node_set_string(ir_graph *g, ir_node *n, ir_attr_id id,
                                const char *s) {
   char *copy = ir_arena_strdup(g->arena, s);
-  if (!copy) return oom();
+  if (!copy) return ir_oom("building the graph");
   attr_slot(n, id)->u.s = copy;
   return VKML_OK;
 }

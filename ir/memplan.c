@@ -2,13 +2,10 @@
  * memplan.h). The checker recomputes lifetimes from the graph on its own so
  * that a planner bug cannot hide behind the planner's own bookkeeping. */
 #include "memplan.h"
+#include "ir/util.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-static vkml_status oom(void) {
-  return vkml_status_make(VKML_CODE_OUT_OF_MEMORY, "out of host memory");
-}
 
 static const char *const NAMES[IR_MEMPLAN_COUNT] = {"best", "naive", "greedy", "mcfp"};
 
@@ -33,7 +30,7 @@ vkml_status ir_memplan_alloc(ir_memplan *m, int32_t n_values) {
   m->alias = malloc(n * sizeof *m->alias);
   if (!m->offsets || !m->bytes || !m->alias) {
     ir_memplan_free(m);
-    return oom();
+    return ir_oom(NULL);
   }
   for (size_t i = 0; i < n; i++) m->offsets[i] = -1, m->alias[i] = -1;
   m->n_values = n_values;
@@ -149,7 +146,7 @@ vkml_status ir_memplan_check(const ir_memplan *m, const ir_graph *g, ir_memplan_
   span *spans = malloc(nv * sizeof *spans);
   vkml_status s = VKML_OK;
   if (!vals || !edge || !used || !start || !end || !spans) {
-    s = oom();
+    s = ir_oom(NULL);
     goto out;
   }
   for (size_t i = 0; i < nv; i++) start[i] = INT64_MAX, end[i] = -1;

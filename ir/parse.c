@@ -15,6 +15,7 @@
 
 #include "lex.h"
 #include "text.h"
+#include "ir/util.h"
 
 typedef struct name_slot {
   uint64_t hash;
@@ -54,20 +55,16 @@ typedef struct parser {
   int pending_line, pending_col;
 } parser;
 
-static vkml_status oom(void) {
-  return vkml_status_make(VKML_CODE_OUT_OF_MEMORY, "out of host memory parsing");
-}
-
 static vkml_status grow(void *arrp, size_t *cap, size_t need, size_t elem) {
   if (need <= *cap) return VKML_OK;
   size_t ncap = *cap ? *cap : 16;
   while (ncap < need) {
-    if (ncap > SIZE_MAX / 2 / elem) return oom();
+    if (ncap > SIZE_MAX / 2 / elem) return ir_oom("parsing");
     ncap *= 2;
   }
   void **arr = arrp;
   void *na = realloc(*arr, ncap * elem);
-  if (!na) return oom();
+  if (!na) return ir_oom("parsing");
   *arr = na;
   *cap = ncap;
   return VKML_OK;
@@ -126,11 +123,7 @@ static vkml_status expect(parser *p, ir_tok_kind k, const char *what) {
 
 /* ---- names ------------------------------------------------------------- */
 
-static uint64_t hash_name(const char *s, size_t n) {
-  uint64_t h = 0xcbf29ce484222325u;
-  for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 0x100000001b3u;
-  return h;
-}
+static uint64_t hash_name(const char *s, size_t n) { return ir_fnv64(s, n, IR_FNV64_SEED); }
 
 static ir_value *lookup(const parser *p, const char *s, size_t n) {
   if (!p->n_slots) return NULL;
@@ -152,7 +145,7 @@ static vkml_status name_insert(parser *p, ir_value *v, size_t len) {
   if ((p->n_names + 1) * 2 > p->n_slots) {
     size_t ncap = p->n_slots ? p->n_slots * 2 : 64;
     name_slot *ns = calloc(ncap, sizeof *ns);
-    if (!ns) return oom();
+    if (!ns) return ir_oom("parsing");
     for (size_t i = 0; i < p->n_slots; i++)
       if (p->slots[i].v) slot_put(ns, ncap, p->slots[i]);
     free(p->slots);
@@ -399,7 +392,7 @@ static vkml_status parse_const(parser *p, ir_value *v) {
     return perr(p, p->tok.line, p->tok.col, "%s needs %lld value%s, got %lld", tt,
                 (long long)numel, numel == 1 ? "" : "s", (long long)count);
   v->inline_data = ir_arena_memdup(p->g->arena, p->bytes, p->n_bytes);
-  if (!v->inline_data) return oom();
+  if (!v->inline_data) return ir_oom("parsing");
   v->storage = IR_CONST_INLINE;
   return next(p);
 }
@@ -509,7 +502,7 @@ static vkml_status use_value(parser *p, int first_new_id, ir_value **out) {
     return perr(p, t->line, t->col, "%%%s used before its definition", v->name);
   if (!v && !p->pending) {
     p->pending = malloc(t->str_len + 1);
-    if (!p->pending) return oom();
+    if (!p->pending) return ir_oom("parsing");
     memcpy(p->pending, t->str, t->str_len + 1);
     p->pending_line = t->line;
     p->pending_col = t->col;
@@ -624,7 +617,7 @@ static vkml_status parse_header_output(parser *p) {
   VKML_RETURN_IF_ERROR(grow(&p->hdr, &p->cap_hdr, p->n_hdr + 1, sizeof *p->hdr));
   hdr_output *h = &p->hdr[p->n_hdr];
   h->name = ir_arena_strndup(p->g->arena, p->tok.str, p->tok.str_len);
-  if (!h->name) return oom();
+  if (!h->name) return ir_oom("parsing");
   h->line = p->tok.line;
   h->col = p->tok.col;
   p->n_hdr++;
@@ -689,7 +682,7 @@ static vkml_status parse_graph(parser *p) {
   VKML_RETURN_IF_ERROR(next(p));
   if (!is_kind(p, IR_TK_AT)) return expected(p, "the graph name '@name'");
   p->g->name = ir_arena_strndup(p->g->arena, p->tok.str, p->tok.str_len);
-  if (!p->g->name) return oom();
+  if (!p->g->name) return ir_oom("parsing");
   VKML_RETURN_IF_ERROR(next(p));
   VKML_RETURN_IF_ERROR(expect(p, IR_TK_LPAREN, "'(' and the graph inputs"));
   while (!is_kind(p, IR_TK_RPAREN)) {
@@ -843,7 +836,7 @@ vkml_status ir_parse_file(const char *path, ir_graph **out) {
     char *data = NULL;
     size_t bytes = 0;
     if (!bp) {
-      s = oom();
+      s = ir_oom("parsing");
     } else {
       s = read_file(bp, "weights file ", &data, &bytes);
       if (s)

@@ -1,13 +1,10 @@
 /* ir_plan: building, lookup and checking of compiled plans (see plan.h). */
 #include "plan.h"
+#include "ir/util.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static vkml_status oom(void) {
-  return vkml_status_make(VKML_CODE_OUT_OF_MEMORY, "out of host memory");
-}
 
 /* Grows *arr (elements of size elem) so that it holds need elements. */
 static bool grow(void **arr, uint64_t *cap, uint64_t need, size_t elem) {
@@ -35,8 +32,8 @@ static vkml_status add_string(ir_plan *p, const char *s, int32_t *off) {
     return VKML_OK;
   }
   uint64_t n = strlen(s) + 1;
-  if (p->strings_bytes + n > INT32_MAX) return oom();
-  if (!grow((void **)&p->strings, &p->cap_strings, p->strings_bytes + n, 1)) return oom();
+  if (p->strings_bytes + n > INT32_MAX) return ir_oom(NULL);
+  if (!grow((void **)&p->strings, &p->cap_strings, p->strings_bytes + n, 1)) return ir_oom(NULL);
   memcpy(p->strings + p->strings_bytes, s, n);
   *off = (int32_t)p->strings_bytes;
   p->strings_bytes += n;
@@ -46,11 +43,11 @@ static vkml_status add_string(ir_plan *p, const char *s, int32_t *off) {
 vkml_status ir_plan_create(ir_plan **out) {
   *out = NULL;
   ir_plan *p = calloc(1, sizeof *p);
-  if (!p) return oom();
+  if (!p) return ir_oom(NULL);
   /* offset 0 is the empty string */
   if (!grow((void **)&p->strings, &p->cap_strings, 1, 1)) {
     free(p);
-    return oom();
+    return ir_oom(NULL);
   }
   p->strings[0] = 0;
   p->strings_bytes = 1;
@@ -83,11 +80,11 @@ vkml_status ir_plan_add_module(ir_plan *p, const char *name, const uint32_t *wor
     return vkml_status_make(VKML_CODE_INVALID_ARGUMENT, "SPIR-V module %s: %llu bytes",
                             name ? name : "?", (unsigned long long)bytes);
   if (!grow_int((void **)&p->modules, &p->cap_modules, p->n_modules + 1, sizeof *p->modules))
-    return oom();
+    return ir_oom(NULL);
   ir_plan_module *m = &p->modules[p->n_modules];
   memset(m, 0, sizeof *m);
   m->words = malloc((size_t)bytes);
-  if (!m->words) return oom();
+  if (!m->words) return ir_oom(NULL);
   memcpy(m->words, words, (size_t)bytes);
   m->bytes = bytes;
   snprintf(m->name, sizeof m->name, "%s", name ? name : "");
@@ -108,13 +105,13 @@ vkml_status ir_plan_add_gpu_step(ir_plan *p, const ir_plan_gpu_desc *d) {
   if (d->n_bindings < 0 || d->n_specs < 0)
     return vkml_status_make(VKML_CODE_INVALID_ARGUMENT, "plan step: negative count");
   ir_plan_step *s = new_step(p);
-  if (!s) return oom();
+  if (!s) return ir_oom(NULL);
   if (!grow_int((void **)&p->bindings, &p->cap_bindings, p->n_bindings + d->n_bindings,
                 sizeof *p->bindings) ||
       !grow_int((void **)&p->specs, &p->cap_specs, p->n_specs + d->n_specs, sizeof *p->specs) ||
       !grow((void **)&p->push, &p->cap_push, p->push_bytes + d->push_bytes, 1) ||
       p->push_bytes + d->push_bytes > INT32_MAX)
-    return oom();
+    return ir_oom(NULL);
   s->node = d->node;
   s->device = IR_DEVICE_GPU;
   s->module = d->module;
@@ -145,7 +142,7 @@ vkml_status ir_plan_add_gpu_step(ir_plan *p, const ir_plan_gpu_desc *d) {
 
 vkml_status ir_plan_add_cpu_step(ir_plan *p, int32_t node, const char *reason) {
   ir_plan_step *s = new_step(p);
-  if (!s) return oom();
+  if (!s) return ir_oom(NULL);
   s->node = node;
   s->device = IR_DEVICE_CPU;
   VKML_RETURN_IF_ERROR(add_string(p, reason, &s->reason));
@@ -188,7 +185,7 @@ static uint64_t bound_bytes(void *user, const ir_value *v) {
 static vkml_status check_memory(const ir_plan *p, const ir_graph *g) {
   if (!p->mem.offsets) return VKML_OK;
   bool *bound = calloc((size_t)g->n_values + 1, sizeof *bound);
-  if (!bound) return oom();
+  if (!bound) return ir_oom(NULL);
   for (int i = 0; i < p->n_steps; i++) {
     const ir_plan_step *s = &p->steps[i];
     if (s->device != IR_DEVICE_GPU) continue;

@@ -2,20 +2,17 @@
  * and counting, dropping values nothing refers to. Kept in ir/ because both
  * passes/ and codegen/ rewrite graphs and may not include each other. */
 #include "graph.h"
+#include "ir/util.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static vkml_status oom(void) {
-  return vkml_status_make(VKML_CODE_OUT_OF_MEMORY, "out of host memory rewriting the graph");
-}
-
 vkml_status ir_value_create_fresh(ir_graph *g, const char *base, const char *suffix,
                                   const ir_type *type, ir_value **out) {
   size_t n = strlen(base) + strlen(suffix) + 24;
   char *name = malloc(n);
-  if (!name) return oom();
+  if (!name) return ir_oom("rewriting the graph");
   snprintf(name, n, "%s%s", base, suffix);
   for (int k = 2; ir_graph_find_value(g, name); k++) snprintf(name, n, "%s%s_%d", base, suffix, k);
   vkml_status s = ir_value_create(g, name, type, out);
@@ -26,13 +23,13 @@ vkml_status ir_value_create_fresh(ir_graph *g, const char *base, const char *suf
 vkml_status ir_graph_blob_append(ir_graph *g, const void *data, uint64_t bytes,
                                  uint64_t *offset) {
   uint64_t at = (g->blob_bytes + 63) / 64 * 64;
-  if (bytes > UINT64_MAX / 2 - at) return oom();
+  if (bytes > UINT64_MAX / 2 - at) return ir_oom("rewriting the graph");
   uint64_t need = at + bytes;
   if (!g->blob_owned || need > g->blob_cap) {
     uint64_t cap = g->blob_cap > 4096 ? g->blob_cap : 4096;
     while (cap < need) cap *= 2;
     uint8_t *nb = malloc((size_t)cap);
-    if (!nb) return oom();
+    if (!nb) return ir_oom("rewriting the graph");
     if (g->blob_bytes) memcpy(nb, g->blob, (size_t)g->blob_bytes);
     free(g->blob_owned);
     g->blob = nb;
@@ -56,7 +53,7 @@ void ir_value_replace_uses(ir_graph *g, ir_value *from, ir_value *to) {
 
 vkml_status ir_graph_count_uses(const ir_graph *g, int **out) {
   int *uses = calloc((size_t)g->n_values + 1, sizeof *uses);
-  if (!uses) return oom();
+  if (!uses) return ir_oom("rewriting the graph");
   ir_foreach_node(g, n) for (int i = 0; i < n->n_inputs; i++) uses[n->inputs[i]->id]++;
   for (int i = 0; i < g->n_outputs; i++) uses[g->outputs[i]->id]++;
   *out = uses;
@@ -78,7 +75,7 @@ bool ir_value_is_graph_input(const ir_graph *g, const ir_value *v) {
 vkml_status ir_graph_drop_unused_values(ir_graph *g, int *n_dropped) {
   int dropped = 0;
   bool *keep = calloc((size_t)g->n_values + 1, sizeof *keep);
-  if (!keep) return oom();
+  if (!keep) return ir_oom("rewriting the graph");
   for (int i = 0; i < g->n_inputs; i++) keep[g->inputs[i]->id] = true;
   for (int i = 0; i < g->n_outputs; i++) keep[g->outputs[i]->id] = true;
   ir_foreach_node(g, n) {

@@ -18,10 +18,7 @@
 
 #include "ir/text.h"
 #include "passes/pass.h"
-
-static vkml_status oom(void) {
-  return vkml_status_make(VKML_CODE_OUT_OF_MEMORY, "out of host memory");
-}
+#include "ir/util.h"
 
 
 /* A set of names (open addressing), to make the names of inserted values
@@ -32,14 +29,8 @@ typedef struct name_set {
   size_t n;
 } name_set;
 
-static uint64_t name_hash(const char *s) {
-  uint64_t h = 1469598103934665603ull;
-  for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
-  return h;
-}
-
 static bool name_set_has(const name_set *s, const char *name) {
-  for (size_t i = name_hash(name) & (s->cap - 1);; i = (i + 1) & (s->cap - 1)) {
+  for (size_t i = ir_fnv64_str(name) & (s->cap - 1);; i = (i + 1) & (s->cap - 1)) {
     if (!s->slots[i]) return false;
     if (!strcmp(s->slots[i], name)) return true;
   }
@@ -47,7 +38,7 @@ static bool name_set_has(const name_set *s, const char *name) {
 
 /* The set is sized for every name it will ever hold (see conv_state). */
 static void name_set_add(name_set *s, const char *name) {
-  size_t i = name_hash(name) & (s->cap - 1);
+  size_t i = ir_fnv64_str(name) & (s->cap - 1);
   while (s->slots[i]) {
     if (!strcmp(s->slots[i], name)) return;
     i = (i + 1) & (s->cap - 1);
@@ -77,7 +68,7 @@ static vkml_status fresh_value(conv_state *st, const char *base, const char *suf
                                const ir_type *type, ir_value **out) {
   size_t n = strlen(base) + strlen(suffix) + 24;
   char *name = malloc(n);
-  if (!name) return oom();
+  if (!name) return ir_oom(NULL);
   snprintf(name, n, "%s%s", base, suffix);
   for (int k = 2; name_set_has(&st->names, name); k++) snprintf(name, n, "%s%s_%d", base, suffix, k);
   vkml_status s = ir_value_create(st->ng, name, type, out);
@@ -138,7 +129,7 @@ static vkml_status make_constants(conv_state *st) {
     if (v->type.dtype == IR_F32) total += ((b / 2) + 63) / 64 * 64;
   }
   st->blob = malloc(total ? (size_t)total : 1);
-  if (!st->blob) return oom();
+  if (!st->blob) return ir_oom(NULL);
   ir_graph_set_blob(st->ng, st->blob, total, true);
   uint64_t off = 0;
   ir_foreach_value(g, v) {
@@ -294,7 +285,7 @@ static vkml_status to_fp16(const ir_graph *g, ir_graph **out) {
   st.is_output = calloc(nv, sizeof *st.is_output);
   st.blob_off = calloc(nv, sizeof *st.blob_off);
   vkml_status s = VKML_OK;
-  if (!st.names.slots || !st.v16 || !st.v32 || !st.is_output || !st.blob_off) s = oom();
+  if (!st.names.slots || !st.v16 || !st.v32 || !st.is_output || !st.blob_off) s = ir_oom(NULL);
   if (!s) s = ir_graph_create(g->name, &st.ng);
   if (!s) s = convert(&st);
   if (s) ir_graph_destroy(st.ng);

@@ -17,6 +17,7 @@
  * converted back by a reorder that takes over the output's name. Node ids and
  * value ids of the original graph stay; new nodes and values get fresh ones. */
 #include "passes/pass.h"
+#include "ir/util.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,10 +32,6 @@ typedef struct layout_state {
   ir_value **other; /* by original value id: the version in the other layout */
   bool changed;
 } layout_state;
-
-static vkml_status oom(void) {
-  return vkml_status_make(VKML_CODE_OUT_OF_MEMORY, "out of host memory");
-}
 
 /* v in layout want: v itself or its other version, made on first use by a
  * reorder placed before `before` (NULL: at the end). */
@@ -118,7 +115,7 @@ static vkml_status run(layout_state *st) {
   for (int i = 0; i < g->n_inputs; i++) set_layout(st, g->inputs[i], IR_LAYOUT_DEFAULT);
   /* the original nodes, in order (reorders get inserted among them) */
   ir_node **nodes = malloc(sizeof *nodes * ((size_t)g->n_nodes + 1));
-  if (!nodes) return oom();
+  if (!nodes) return ir_oom(NULL);
   int k = 0;
   ir_foreach_node(g, n) nodes[k++] = n;
   vkml_status s = VKML_OK;
@@ -145,7 +142,7 @@ vkml_status pass_layout(ir_graph *g, const pass_opts *opts, bool *changed) {
                      .assign_all = opts->layout == IR_LAYOUT_NC4HW4,
                      .n_values0 = g->n_values};
   st.other = calloc((size_t)g->n_values + 1, sizeof *st.other);
-  if (!st.other) return oom();
+  if (!st.other) return ir_oom(NULL);
   vkml_status s = run(&st);
   free(st.other);
   if (changed) *changed = st.changed;

@@ -16,7 +16,7 @@ static uint64_t default_size(void *user, const ir_value *v) {
 vkml_status pm_objects_to_offsets(const pm_buf *b, int n, const int32_t *obj, int n_obj,
                                   uint64_t *off, uint64_t *total) {
   uint64_t *size = calloc((size_t)n_obj + 1, sizeof *size);
-  if (!size) return pm_oom();
+  if (!size) return ir_oom(NULL);
   for (int i = 0; i < n; i++)
     if (b[i].size > size[obj[i]]) size[obj[i]] = b[i].size;
   uint64_t at = 0;
@@ -41,7 +41,7 @@ static int buf_cmp(const void *a, const void *b) {
  * positions). */
 static vkml_status lower_bound(const pm_buf *b, int n, int n_pos, uint64_t *out) {
   int64_t *delta = calloc((size_t)n_pos + 2, sizeof *delta);
-  if (!delta) return pm_oom();
+  if (!delta) return ir_oom(NULL);
   for (int i = 0; i < n; i++) {
     delta[b[i].start] += (int64_t)b[i].size;
     delta[b[i].end + 1] -= (int64_t)b[i].size;
@@ -66,7 +66,7 @@ static vkml_status collect(const ir_graph *g, const pass_memplan_opts *o, uint64
   pm_buf *bufs = malloc(nv * sizeof *bufs);
   vkml_status s = VKML_OK;
   if (!edge || !start || !end || !bufs) {
-    s = pm_oom();
+    s = ir_oom(NULL);
     goto out;
   }
   for (size_t i = 0; i < nv; i++) start[i] = end[i] = INT32_MIN;
@@ -145,7 +145,7 @@ vkml_status pass_plan_memory(const ir_graph *g, const pass_memplan_opts *opts, i
   uint64_t *off = NULL;
   int n = 0;
   vkml_status s = collect(g, &o, align, out, &b, &n);
-  if (!s && !(off = calloc((size_t)n + 1, sizeof *off))) s = pm_oom();
+  if (!s && !(off = calloc((size_t)n + 1, sizeof *off))) s = ir_oom(NULL);
   if (!s) s = lower_bound(b, n, g->n_nodes, &out->lower_bound);
   if (!s) {
     switch (o.strategy) {

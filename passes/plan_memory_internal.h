@@ -5,6 +5,7 @@
 #include <stdint.h>
 
 #include "vkml_status.h"
+#include "ir/util.h"
 
 /* One storage to place: a root value with its aliases' lifetimes merged. */
 typedef struct pm_buf {
@@ -25,8 +26,5 @@ vkml_status pm_plan_pack(const pm_buf *b, int n, uint64_t *off, uint64_t *total)
 vkml_status pm_objects_to_offsets(const pm_buf *b, int n, const int32_t *obj, int n_obj,
                                   uint64_t *off, uint64_t *total);
 
-static inline vkml_status pm_oom(void) {
-  return vkml_status_make(VKML_CODE_OUT_OF_MEMORY, "out of host memory");
-}
 
 #endif

@@ -18,7 +18,7 @@ vkml_status pm_plan_greedy(const pm_buf *b, int n, uint64_t *off, uint64_t *tota
   int32_t *busy_until = malloc(((size_t)n + 1) * sizeof *busy_until);
   vkml_status s = VKML_OK;
   if (!obj || !size || !busy_until) {
-    s = pm_oom();
+    s = ir_oom(NULL);
     goto out;
   }
   int n_obj = 0;
@@ -66,7 +66,7 @@ static vkml_status add_edge(flow_net *f, int from, int to, int64_t cost) {
   if (f->n_edges + 2 > f->cap_edges) {
     int cap = f->cap_edges ? 2 * f->cap_edges : 1024;
     edge *ne = realloc(f->e, (size_t)cap * sizeof *ne);
-    if (!ne) return pm_oom();
+    if (!ne) return ir_oom(NULL);
     f->e = ne;
     f->cap_edges = cap;
   }
@@ -132,7 +132,7 @@ static vkml_status min_cost_flow(flow_net *f, int src, int dst, int want, int *s
   vkml_status s = VKML_OK;
   *sent = 0;
   if (!pot || !dist || !via || !done) {
-    s = pm_oom();
+    s = ir_oom(NULL);
     goto out;
   }
   while (*sent < want) {
@@ -140,7 +140,7 @@ static vkml_status min_cost_flow(flow_net *f, int src, int dst, int want, int *s
     dist[src] = 0;
     h.n = 0;
     if (!heap_push(&h, 0, src)) {
-      s = pm_oom();
+      s = ir_oom(NULL);
       goto out;
     }
     while (h.n) {
@@ -156,7 +156,7 @@ static vkml_status min_cost_flow(flow_net *f, int src, int dst, int want, int *s
           dist[e->to] = nd;
           via[e->to] = k;
           if (!heap_push(&h, nd, e->to)) {
-            s = pm_oom();
+            s = ir_oom(NULL);
             goto out;
           }
         }
@@ -221,7 +221,7 @@ static vkml_status add_reuse_edges(flow_net *f, const pm_buf *b, int n) {
     return VKML_OK;
   }
   by_size *order = malloc(((size_t)n + 1) * sizeof *order);
-  if (!order) return pm_oom();
+  if (!order) return ir_oom(NULL);
   for (int i = 0; i < n; i++) order[i] = (by_size){b[i].size, i};
   qsort(order, (size_t)n, sizeof *order, by_size_cmp);
   vkml_status s = VKML_OK;
@@ -266,7 +266,7 @@ vkml_status pm_plan_mcfp(const pm_buf *b, int n, uint64_t *off, uint64_t *total,
   f.head = malloc((size_t)f.n_nodes * sizeof *f.head);
   vkml_status s = VKML_OK;
   if (!obj || !f.head) {
-    s = pm_oom();
+    s = ir_oom(NULL);
     goto out;
   }
   for (int v = 0; v < f.n_nodes; v++) f.head[v] = -1;

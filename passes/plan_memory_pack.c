@@ -92,7 +92,7 @@ vkml_status pm_plan_pack(const pm_buf *b, int n, uint64_t *off, uint64_t *total)
   uint64_t *cand = malloc(sz * sizeof *cand);
   vkml_status s = VKML_OK;
   if (!idx || !scratch || !is_placed || !cand) {
-    s = pm_oom();
+    s = ir_oom(NULL);
     goto out;
   }
   *total = UINT64_MAX;

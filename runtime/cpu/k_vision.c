@@ -8,10 +8,7 @@
 #include "cpu_kernels.h"
 #include "ir/params.h"
 #include "k_util.h"
-
-static vkml_status oom(void) {
-  return vkml_status_make(VKML_CODE_OUT_OF_MEMORY, "out of host memory");
-}
+#include "ir/util.h"
 
 /* ---- topk ---------------------------------------------------------------- */
 
@@ -100,7 +97,7 @@ vkml_status rt_cpu_topk(const rt_cpu_args *a) {
   int64_t inner = rt_cpu_dims_prod(x->dims, axis + 1, rank);
   if (dim == 0 || k == 0 || outer * inner == 0) return VKML_OK;
   topk_item *items = malloc(sizeof *items * (size_t)dim);
-  if (!items) return oom();
+  if (!items) return ir_oom(NULL);
   bool fl = ir_dtype_is_float(x->dtype);
   size_t es = ir_dtype_size(x->dtype);
   for (int64_t o = 0; o < outer; o++) {
@@ -250,7 +247,7 @@ vkml_status rt_cpu_non_max_suppression(const rt_cpu_args *a) {
   int64_t *sel = malloc(sizeof *sel * (size_t)max_out);
   vkml_status s = VKML_OK;
   if (!bx || !cand || !sel) {
-    s = oom();
+    s = ir_oom(NULL);
     goto done;
   }
   for (int64_t b = 0; b < n_batch; b++) {
@@ -404,7 +401,7 @@ vkml_status rt_cpu_roi_align(const rt_cpu_args *a) {
                           (long long)n_samples);
 
     roi_tap *taps = malloc(sizeof *taps * (size_t)(n_samples + 1));
-    if (!taps) return oom();
+    if (!taps) return ir_oom(NULL);
     for (int64_t ph = 0; ph < oh; ph++) {
       for (int64_t pw = 0; pw < ow; pw++) {
         roi_tap *t = taps;

@@ -53,14 +53,6 @@ void rt_vk_warn(rt_vk_context *ctx, const char *fmt, ...) {
   ctx->warnings = w;
 }
 
-uint64_t rt_vk_fnv1a(const void *data, size_t bytes, uint64_t h) {
-  const unsigned char *p = data;
-  for (size_t i = 0; i < bytes; i++) {
-    h ^= p[i];
-    h *= 0x100000001b3ull;
-  }
-  return h;
-}
 
 void rt_vk_uuid_hex(const uint8_t uuid[16], char out[33]) {
   static const char hex[] = "0123456789abcdef";

@@ -13,6 +13,7 @@
 #include "runtime/cpu/cpu_kernels.h"
 #include "vk_memory.h"
 #include "vk_pipeline.h"
+#include "ir/util.h"
 
 typedef struct pipe_entry {
   const ir_plan_step *step; /* the first step that uses it */
@@ -52,10 +53,6 @@ struct rt_vk_exec {
   rt_vk_exec_stats stats;
 };
 
-static vkml_status oom(void) {
-  return vkml_status_make(VKML_CODE_OUT_OF_MEMORY, "out of host memory");
-}
-
 static double now_ns(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -84,15 +81,10 @@ static vkml_status check_validation(rt_vk_exec *e, const ir_node *n, const char 
 /* ---- creation ------------------------------------------------------------------ */
 
 static uint64_t step_pipe_hash(const ir_plan *p, const ir_plan_step *s) {
-  uint64_t h = 1469598103934665603ull;
   uint32_t words[4] = {(uint32_t)s->module, (uint32_t)s->n_bindings, s->push_bytes,
                        (uint32_t)s->n_spec};
-  const unsigned char *b = (const unsigned char *)words;
-  for (size_t i = 0; i < sizeof words; i++) h = (h ^ b[i]) * 1099511628211ull;
-  b = (const unsigned char *)(p->specs + s->spec);
-  for (size_t i = 0; i < sizeof *p->specs * (size_t)s->n_spec; i++)
-    h = (h ^ b[i]) * 1099511628211ull;
-  return h;
+  uint64_t h = ir_fnv64(words, sizeof words, IR_FNV64_SEED);
+  return ir_fnv64(p->specs + s->spec, sizeof *p->specs * (size_t)s->n_spec, h);
 }
 
 static bool same_pipeline(const ir_plan *p, const ir_plan_step *a, const ir_plan_step *b) {
@@ -112,7 +104,7 @@ static vkml_status make_pipeline(rt_vk_exec *e, int step) {
     }
   const ir_plan_module *m = &p->modules[s->module];
   rt_vk_spec *spec = malloc(sizeof *spec * ((size_t)s->n_spec + 1));
-  if (!spec) return oom();
+  if (!spec) return ir_oom(NULL);
   for (int i = 0; i < s->n_spec; i++)
     spec[i] = (rt_vk_spec){p->specs[s->spec + i].id, p->specs[s->spec + i].value};
   rt_vk_pipeline_desc d = {
@@ -183,7 +175,7 @@ static vkml_status make_buffer(rt_vk_exec *e, const ir_value *v) {
 static vkml_status make_buffers(rt_vk_exec *e) {
   const ir_plan *p = e->plan;
   bool *need = calloc((size_t)e->g->n_values + 1, sizeof *need);
-  if (!need) return oom();
+  if (!need) return ir_oom(NULL);
   for (int i = 0; i < p->n_steps; i++) {
     const ir_plan_step *s = &p->steps[i];
     if (s->device != IR_DEVICE_GPU) continue;
@@ -296,7 +288,7 @@ static vkml_status exec_init(rt_vk_exec *e) {
   if (!e->nodes || !e->values || !e->bufs || !e->buf_off || !e->buf_bytes || !e->host ||
       !e->host_valid || !e->step_pipe || !e->step_seg || !e->step_disp || !e->pipes ||
       !e->segs || !e->seg_ns)
-    return oom();
+    return ir_oom(NULL);
   ir_foreach_node(g, n) e->nodes[n->id] = n;
   ir_foreach_value(g, v) {
     e->values[v->id] = v;
@@ -333,7 +325,7 @@ vkml_status rt_vk_exec_create(rt_vk_context *ctx, const ir_graph *g, const ir_pl
   const ir_graph *pg = ir_plan_graph(plan, g);
   VKML_RETURN_IF_ERROR(ir_plan_check(plan, pg));
   rt_vk_exec *e = calloc(1, sizeof *e);
-  if (!e) return oom();
+  if (!e) return ir_oom(NULL);
   e->ctx = ctx;
   e->g = pg;
   e->plan = plan;

@@ -157,8 +157,5 @@ vkml_status rt_vk_submit_wait(rt_vk_context *ctx, VkCommandBuffer cmd, VkFence f
 vkml_status rt_vk_pcache_open(rt_vk_context *ctx, const rt_vk_context_opts *o);
 void rt_vk_pcache_close(rt_vk_context *ctx);
 
-/* 64-bit FNV-1a, for file checksums. */
-uint64_t rt_vk_fnv1a(const void *data, size_t bytes, uint64_t h);
-#define RT_VK_FNV_SEED 0xcbf29ce484222325ull
 
 #endif

@@ -16,6 +16,7 @@
 
 #include "ir/cache_dir.h"
 #include "vk_internal.h"
+#include "ir/util.h"
 
 static const char MAGIC[8] = {'V', 'K', 'M', 'L', 'P', 'C', 0, 1};
 #define HEADER_BYTES 48
@@ -49,7 +50,7 @@ static const char *check_file(const rt_vk_context *ctx, const unsigned char *d, 
   if (n < HEADER_BYTES || memcmp(d, MAGIC, 8)) return "not a vkml pipeline cache";
   uint64_t payload = get_u64(d + 8);
   if (payload != n - HEADER_BYTES) return "truncated or padded";
-  if (get_u64(d + 16) != rt_vk_fnv1a(d + HEADER_BYTES, (size_t)payload, RT_VK_FNV_SEED))
+  if (get_u64(d + 16) != ir_fnv64(d + HEADER_BYTES, (size_t)payload, IR_FNV64_SEED))
     return "checksum mismatch";
   if (memcmp(d + 24, t->pipeline_cache_uuid, 16) || get_u32(d + 40) != t->vendor_id ||
       get_u32(d + 44) != t->device_id)
@@ -157,7 +158,7 @@ vkml_status rt_vk_pcache_save(rt_vk_context *ctx) {
   }
   memcpy(d, MAGIC, 8);
   put_u64(d + 8, n);
-  put_u64(d + 16, rt_vk_fnv1a(d + HEADER_BYTES, n, RT_VK_FNV_SEED));
+  put_u64(d + 16, ir_fnv64(d + HEADER_BYTES, n, IR_FNV64_SEED));
   memcpy(d + 24, ctx->target.pipeline_cache_uuid, 16);
   put_u32(d + 40, ctx->target.vendor_id);
   put_u32(d + 44, ctx->target.device_id);

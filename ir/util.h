@@ -1,0 +1,33 @@
+/* Small helpers that every part of the libraries needs and that belong to no
+ * one concept: the out-of-memory status and the FNV-1a hash (for hash tables
+ * and file checksums; not for anything adversarial). In ir/ because ir/ is
+ * the one folder every other may include. */
+#ifndef IR_UTIL_H
+#define IR_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "vkml_status.h"
+
+/* VKML_CODE_OUT_OF_MEMORY, "out of host memory" (+ " " + doing, when given:
+ * "parsing", "building the graph"). Caller frees. */
+vkml_status ir_oom(const char *doing);
+
+#define IR_FNV64_SEED 0xcbf29ce484222325ull
+
+/* 64-bit FNV-1a over bytes, continuing from h (start with IR_FNV64_SEED). */
+static inline uint64_t ir_fnv64(const void *data, size_t bytes, uint64_t h) {
+  const unsigned char *p = data;
+  for (size_t i = 0; i < bytes; i++) h = (h ^ p[i]) * 0x100000001b3ull;
+  return h;
+}
+
+/* ir_fnv64 of a NUL-terminated string (without the NUL). */
+static inline uint64_t ir_fnv64_str(const char *s) {
+  uint64_t h = IR_FNV64_SEED;
+  for (; *s; s++) h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+  return h;
+}
+
+#endif
