@@ -1,12 +1,26 @@
 #!/usr/bin/env python3
-"""Runs shard K of N of a criterion test executable: lists its tests, keeps
-every Nth (round robin over the listed order, so neighbouring tests of one
-kind land in different shards) and runs them through one --filter. Every
-test is in exactly one shard by construction, so a test added later is never
-left out of the meson run.
-Usage: shard.py EXE K N [criterion options...]   (0 <= K < N)"""
+"""Runs a criterion test executable for meson, guarded against hangs.
+
+Sharding: with K N, it lists the executable's tests, keeps every Nth (round
+robin over the listed order, so neighbouring tests of one kind land in
+different shards) and runs them through one --filter. Every test is in
+exactly one shard by construction, so a test added later is never left out.
+
+Hang guard: criterion's runner (BoxFort) has been seen to hang, rarely, with
+its worker gone (one cold CI run: test_cpu_nn, 29 tests that take 2 s, under
+ASan, stuck until meson's timeout; 46 later runs, in and out of the chroot,
+under load, never hung). After GUARD seconds the process tree is printed
+(ps, and each process's kernel stack and wait channel) to show where it
+stopped, it is killed, and the run is repeated once; the repeat's result is
+the test's, and the log says HANG. A test that hangs every time still fails.
+
+GUARD is multiplied by $VKML_GUARD_SCALE (CI sets 4 for the sanitizer pass,
+whose meson timeouts are 4x too).
+
+Usage: crit_run.py GUARD EXE [K N] -- [criterion options...]   (0 <= K < N)"""
 import os
 import re
+import signal
 import subprocess
 import sys
 
@@ -25,20 +39,78 @@ def list_tests(exe):
     return names
 
 
+def tree(pid):
+    """pid and its descendants, from /proc."""
+    kids = {}
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                with open(f"/proc/{d}/stat") as f:
+                    ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+                kids.setdefault(ppid, []).append(int(d))
+            except (OSError, ValueError, IndexError):
+                pass
+    out, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        out.append(p)
+        todo += kids.get(p, [])
+    return out
+
+
+def report_hang(pid):
+    for p in tree(pid):
+        info = []
+        for what in ["cmdline", "wchan", "stack"]:
+            try:
+                with open(f"/proc/{p}/{what}", "rb") as f:
+                    info.append(f"{what}: " + f.read().replace(b"\0", b" ").decode(errors="replace").strip())
+            except OSError:
+                pass
+        try:
+            with open(f"/proc/{p}/status") as f:
+                info += [l.strip() for l in f if l.startswith(("State:", "Threads:"))]
+        except OSError:
+            pass
+        print(f"  pid {p}: " + " | ".join(info), flush=True)
+
+
+def run_guarded(argv, guard):
+    for attempt in (1, 2):
+        proc = subprocess.Popen(argv, start_new_session=True)
+        try:
+            return proc.wait(timeout=guard)
+        except subprocess.TimeoutExpired:
+            print(f"HANG: {argv[0]} still running after {guard} s (attempt {attempt}); "
+                  "process tree:", flush=True)
+            report_hang(proc.pid)
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    return 124
+
+
 def main():
-    if len(sys.argv) < 4:
+    args = sys.argv[1:]
+    if "--" not in args or len(args) < 3:
         print(__doc__, file=sys.stderr)
         return 2
-    exe, k, n = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-    tests = list_tests(exe)
-    mine = tests[k::n]
-    if not mine:
-        print(f"shard.py: shard {k} of {n} of {exe} holds no test "
-              f"({len(tests)} listed): lower the shard count", file=sys.stderr)
-        return 1
-    pattern = f"@({'|'.join(f'{s}/{t}' for s, t in mine)})"
-    print(f"shard {k} of {n}: {len(mine)} of {len(tests)} tests", flush=True)
-    os.execv(exe, [exe, "--filter", pattern] + sys.argv[4:])
+    sep = args.index("--")
+    head, crit = args[:sep], args[sep + 1:]
+    guard, exe = float(head[0]) * float(os.environ.get("VKML_GUARD_SCALE", "1")), head[1]
+    if len(head) == 4:
+        k, n = int(head[2]), int(head[3])
+        tests = list_tests(exe)
+        mine = tests[k::n]
+        if not mine:
+            print(f"crit_run.py: shard {k} of {n} of {exe} holds no test "
+                  f"({len(tests)} listed): lower the shard count", file=sys.stderr)
+            return 1
+        crit = ["--filter", f"@({'|'.join(f'{s}/{t}' for s, t in mine)})"] + crit
+        print(f"shard {k} of {n}: {len(mine)} of {len(tests)} tests", flush=True)
+    elif len(head) != 2:
+        print(__doc__, file=sys.stderr)
+        return 2
+    return run_guarded([exe] + crit, guard)
 
 
 sys.exit(main())
