@@ -97,7 +97,7 @@ vkml_status tunedb_devices_list(tunedb *db, tunedb_device_list *out) {
       &st));
   size_t cap = 0;
   bool oom = false;
-  int rc;
+  int rc = SQLITE_OK;
   while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
     if (out->n == cap) {
       cap = cap ? 2 * cap : 8;

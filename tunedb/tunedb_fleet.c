@@ -33,7 +33,7 @@ vkml_status tunedb_coverage_get(tunedb *db, const char *const *workload_keys, si
     sqlite3_reset(st);
     sqlite3_bind_text(st, 1, workload_keys[i], -1, SQLITE_TRANSIENT);
     size_t cap = 0;
-    int rc;
+    int rc = SQLITE_OK;
     while (!no_mem && (rc = sqlite3_step(st)) == SQLITE_ROW) {
       if (row->n_devices == cap) {
         cap = cap ? 2 * cap : 4;
@@ -76,7 +76,7 @@ vkml_status tunedb_compare_get(tunedb *db, const char *device_a, const char *dev
   sqlite3_bind_text(st, 2, device_b, -1, SQLITE_TRANSIENT);
   size_t cap = 0;
   bool no_mem = false;
-  int rc;
+  int rc = SQLITE_OK;
   while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
     if (out->n == cap) {
       cap = cap ? 2 * cap : 16;

@@ -54,7 +54,7 @@ static vkml_status export_table(tunedb *db, const table *t, FILE *f) {
   snprintf(sql, sizeof sql, "SELECT %s FROM %s ORDER BY %s", cols, t->name, t->order);
   sqlite3_stmt *st = NULL;
   VKML_RETURN_IF_ERROR(tunedb_prepare(db, sql, &st));
-  int rc;
+  int rc = SQLITE_OK;
   while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
     fprintf(f, "{\"type\":\"%s\"", t->type);
     for (int i = 0; i < t->n_cols; i++) {

@@ -57,7 +57,7 @@ vkml_status tunedb_nearest_best(tunedb *db, const tunedb_device *dev, const char
   sqlite3_bind_text(st, 1, workload_key, -1, SQLITE_TRANSIENT);
   char best_key[TUNEDB_DEVICE_KEY_BYTES] = "";
   rank best = {0};
-  int rc;
+  int rc = SQLITE_OK;
   while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
     tunedb_device have = {0};
     have.vendor_id = (uint32_t)sqlite3_column_int64(st, 1);

@@ -116,7 +116,7 @@ void tunedb_record_list_free(tunedb_record_list *l) {
 vkml_status tunedb_records_collect(tunedb *db, sqlite3_stmt *st, tunedb_record_list *out) {
   size_t cap = out->n;
   bool oom = false;
-  int rc;
+  int rc = SQLITE_OK;
   while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
     if (out->n == cap) {
       cap = cap ? 2 * cap : 16;
@@ -207,7 +207,7 @@ vkml_status tunedb_workload_keys(tunedb *db, char ***out_keys, size_t *out_n) {
       tunedb_prepare(db, "SELECT DISTINCT workload FROM records ORDER BY workload", &st));
   size_t cap = 0;
   bool oom = false;
-  int rc;
+  int rc = SQLITE_OK;
   while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
     if (*out_n == cap) {
       cap = cap ? 2 * cap : 16;
