@@ -10,9 +10,10 @@ Hang guard: criterion's runner (BoxFort) has been seen to hang, rarely, with
 its worker gone (one cold CI run: test_cpu_nn, 29 tests that take 2 s, under
 ASan, stuck until meson's timeout; 46 later runs, in and out of the chroot,
 under load, never hung). After GUARD seconds the process tree is printed
-(ps, and each process's kernel stack and wait channel) to show where it
-stopped, it is killed, and the run is repeated once; the repeat's result is
-the test's, and the log says HANG. A test that hangs every time still fails.
+(each process's kernel stack and wait channel, and gdb's backtrace of every
+thread when gdb is installed, as CI installs it), it is killed, and the run
+is repeated once; the repeat's result is the test's, and the log says HANG.
+A test that hangs every time still fails.
 
 GUARD is multiplied by $VKML_GUARD_SCALE (CI sets 4 for the sanitizer pass,
 whose meson timeouts are 4x too).
@@ -20,6 +21,7 @@ whose meson timeouts are 4x too).
 Usage: crit_run.py GUARD EXE [K N] -- [criterion options...]   (0 <= K < N)"""
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -73,6 +75,19 @@ def report_hang(pid):
         except OSError:
             pass
         print(f"  pid {p}: " + " | ".join(info), flush=True)
+    gdb = shutil.which("gdb")
+    if not gdb:
+        print("  (no gdb here: no user-space backtraces)", flush=True)
+        return
+    for p in tree(pid):
+        try:
+            bt = subprocess.run([gdb, "-p", str(p), "-batch", "-nx", "-ex", "set pagination off",
+                                 "-ex", "thread apply all bt 30"], capture_output=True, text=True,
+                                timeout=120).stdout
+        except (OSError, subprocess.TimeoutExpired) as e:
+            bt = f"gdb failed: {e}"
+        keep = [l for l in bt.splitlines() if l.startswith(("#", "Thread"))]
+        print(f"  backtraces of pid {p}:\n    " + "\n    ".join(keep[:120]), flush=True)
 
 
 def run_guarded(argv, guard):
