@@ -63,6 +63,7 @@ typedef struct ir_target {
   /* identity */
   uint32_t vendor_id, device_id;
   uint32_t driver_version; /* vendor-encoded, as Vulkan reports it */
+  uint32_t driver_id;      /* VkDriverId (Vulkan 1.2); 0 if unknown */
   uint32_t api_version;    /* VK_MAKE_API_VERSION encoding */
   char name[256];
   ir_target_type type;

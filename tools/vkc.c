@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli_common.h"
+#include "cli_compile.h"
 #include "codegen/cg_plan.h"
 #include "frontend/onnx_import.h"
 #include "ir/text.h"
@@ -13,6 +14,8 @@
 #include "passes/plan_memory.h"
 #include "runtime/cpu/cpu_kernels.h"
 #include "runtime/npy.h"
+#include "tunedb/tunedb.h"
+#include "tuner/tuner_tune.h"
 #include "vkml.h"
 
 static const char usage[] =
@@ -24,6 +27,7 @@ static const char usage[] =
     "  run MODEL [--input-shape ...] [--precision fp32|fp16] [--cpu-ops OP,OP]\n"
     "          [--layout default|nc4hw4] [--dump-after PASS|all]\n"
     "          [--memory-planner naive|greedy|mcfp|best] [--stats] [--no-opt]\n"
+    "          [--db FILE]\n"
     "          [run options]                compile MODEL (.onnx or .vkir) in memory and\n"
     "                                       run it: on the default Vulkan device (or\n"
     "                                       --device N, VKML_DEVICE), or --device cpu\n"
@@ -38,73 +42,13 @@ static const char usage[] =
     "                                       fp16 and layout still run): for comparisons\n"
     "      --memory-planner P               how intermediates share the GPU arena: naive,\n"
     "                                       greedy, mcfp (TFLite-GPU's) or best (default)\n"
+    "      --db FILE                        each GPU kernel's schedule from this schedule\n"
+    "                                       database (vktune): this device's best, else\n"
+    "                                       the nearest device's, else the default\n"
     "      --stats                          intermediate bytes per memory planner and the\n"
     "                                       lower bound (GPU runs; with --json as JSON)\n"
     "  --version                            print the version\n"
     "run options:\n";
-
-static bool has_ext(const char *path, const char *ext) {
-  size_t n = strlen(path), m = strlen(ext);
-  return n > m && !strcmp(path + n - m, ext);
-}
-
-/* --input-shape arguments collected for the importer. */
-typedef struct shape_args {
-  int n;
-  char *names[64];
-  int ranks[64];
-  int64_t dims[64][IR_MAX_RANK];
-  const int64_t *dim_ptrs[64];
-} shape_args;
-
-static void shape_args_free(shape_args *a) {
-  for (int i = 0; i < a->n; i++) free(a->names[i]);
-}
-
-/* Consumes --input-shape VALUE; 1 consumed, 0 not ours, -1 bad. */
-static int shape_arg_parse(const char *tool, int argc, char **argv, int *i,
-                           shape_args *a) {
-  if (strcmp(argv[*i], "--input-shape") != 0) return 0;
-  if (*i + 1 >= argc) {
-    fprintf(stderr, "%s: --input-shape needs NAME=D,D,...\n", tool);
-    return -1;
-  }
-  if (a->n == 64) {
-    fprintf(stderr, "%s: more than 64 --input-shape options\n", tool);
-    return -1;
-  }
-  vkml_status s = onnx_shape_arg_parse(argv[++*i], &a->names[a->n], &a->ranks[a->n],
-                                       a->dims[a->n]);
-  if (s) {
-    fprintf(stderr, "%s: --input-shape: %s\n", tool, vkml_status_message(s));
-    vkml_status_free(s);
-    return -1;
-  }
-  a->dim_ptrs[a->n] = a->dims[a->n];
-  a->n++;
-  return 1;
-}
-
-/* Loads .onnx (imported with the shape overrides) or .vkir (verified). */
-static vkml_status load_model(const char *path, const shape_args *a, ir_graph **g) {
-  if (has_ext(path, ".onnx")) {
-    onnx_import_opts o = {0};
-    o.n_shapes = a->n;
-    o.shape_names = (const char *const *)a->names;
-    o.shape_ranks = a->ranks;
-    o.shape_dims = a->dim_ptrs;
-    return onnx_import_file(path, &o, g);
-  }
-  if (has_ext(path, ".vkir")) {
-    if (a->n)
-      return vkml_status_make(VKML_CODE_INVALID_ARGUMENT,
-                              "--input-shape applies to .onnx models only");
-    return ir_parse_file(path, g);
-  }
-  *g = NULL;
-  return vkml_status_make(VKML_CODE_INVALID_ARGUMENT,
-                          "%s: expected a .onnx or .vkir model", path);
-}
 
 static int cmd_check(int argc, char **argv) {
   if (argc != 1 || argv[0][0] == '-') {
@@ -151,11 +95,11 @@ static vkml_status write_ir(const ir_graph *g, const char *out) {
 }
 
 static int cmd_import(int argc, char **argv) {
-  shape_args a = {0};
+  cli_shape_args a = {0};
   const char *model = NULL, *out = NULL;
   int rc = 0;
   for (int i = 0; i < argc; i++) {
-    int r = shape_arg_parse("vkc import", argc, argv, &i, &a);
+    int r = cli_shape_arg_parse("vkc import", argc, argv, &i, &a);
     if (r < 0) {
       rc = 2;
       goto done;
@@ -171,73 +115,19 @@ static int cmd_import(int argc, char **argv) {
       goto done;
     }
   }
-  if (!model || !out || !has_ext(out, ".vkir") || !has_ext(model, ".onnx")) {
+  if (!model || !out || !cli_has_ext(out, ".vkir") || !cli_has_ext(model, ".onnx")) {
     fprintf(stderr, "vkc import: usage: vkc import MODEL.onnx -o OUT.vkir [--input-shape NAME=D,...]\n");
     rc = 2;
     goto done;
   }
   ir_graph *g = NULL;
-  vkml_status s = load_model(model, &a, &g);
+  vkml_status s = cli_load_model(model, &a, &g);
   if (!s) s = write_ir(g, out);
   ir_graph_destroy(g);
   if (s) rc = cli_fail("vkc import", s);
 done:
-  shape_args_free(&a);
+  cli_shape_args_free(&a);
   return rc;
-}
-
-/* Compile options of `vkc run`. */
-typedef struct compile_args {
-  ir_precision precision;
-  const char *cpu_ops;
-  ir_layout layout;
-  const char *dump_after;
-  ir_memplan_strategy memory_planner;
-  bool stats;
-  bool no_opt;
-} compile_args;
-
-/* Consumes --precision / --cpu-ops / --layout / --dump-after; 1 consumed, 0
- * not ours, -1 bad. */
-static int compile_arg_parse(const char *tool, int argc, char **argv, int *i,
-                             compile_args *c) {
-  const char *a = argv[*i];
-  if (!strcmp(a, "--stats") || !strcmp(a, "--no-opt")) {
-    *(a[2] == 's' ? &c->stats : &c->no_opt) = true;
-    return 1;
-  }
-  if (strcmp(a, "--precision") != 0 && strcmp(a, "--cpu-ops") != 0 && strcmp(a, "--layout") != 0 &&
-      strcmp(a, "--dump-after") != 0 && strcmp(a, "--memory-planner") != 0)
-    return 0;
-  if (*i + 1 >= argc) {
-    fprintf(stderr, "%s: %s needs a value\n", tool, a);
-    return -1;
-  }
-  const char *v = argv[++*i];
-  if (!strcmp(a, "--cpu-ops")) {
-    c->cpu_ops = v;
-  } else if (!strcmp(a, "--dump-after")) {
-    c->dump_after = v;
-  } else if (!strcmp(a, "--memory-planner")) {
-    if (!ir_memplan_strategy_from_name(v, &c->memory_planner)) {
-      fprintf(stderr, "%s: --memory-planner expects naive, greedy, mcfp or best, got '%s'\n",
-              tool, v);
-      return -1;
-    }
-  } else if (!strcmp(a, "--layout")) {
-    if (!strcmp(v, "default") || !strcmp(v, "nc4hw4")) {
-      c->layout = v[0] == 'n' ? IR_LAYOUT_NC4HW4 : IR_LAYOUT_DEFAULT;
-    } else {
-      fprintf(stderr, "%s: --layout expects default or nc4hw4, got '%s'\n", tool, v);
-      return -1;
-    }
-  } else if (!strcmp(v, "fp32") || !strcmp(v, "fp16")) {
-    c->precision = v[2] == '1' ? IR_PRECISION_FP16 : IR_PRECISION_FP32;
-  } else {
-    fprintf(stderr, "%s: --precision expects fp32 or fp16, got '%s'\n", tool, v);
-    return -1;
-  }
-  return 1;
 }
 
 /* Every planner on the plan's intermediates, for --stats. */
@@ -259,39 +149,52 @@ static vkml_status memory_stats(const ir_plan *plan, const ir_graph *g, const ir
 
 /* Compiles g in place (the pass pipeline; on a device also the plan) and
  * runs it on the CPU executor or on a Vulkan device. */
-static vkml_status run_model(ir_graph *g, const compile_args *c, const cli_run_opts *o) {
+static vkml_status run_model(ir_graph *g, const cli_compile_args *c, const cli_run_opts *o) {
   bool forced[IR_OP_COUNT];
   /* argument errors before opening a device */
   VKML_RETURN_IF_ERROR(cg_cpu_ops_parse(c->cpu_ops, forced));
   if (cli_device_is_cpu(o) && c->stats)
     return vkml_status_make(VKML_CODE_INVALID_ARGUMENT,
                             "--stats reports the GPU arena's memory plans; not with --device cpu");
-  const char *dump = c->dump_after ? c->dump_after : getenv("VKML_DUMP");
-  VKML_RETURN_IF_ERROR(pass_check_dump_name(dump && *dump ? dump : NULL));
-  pass_pipeline_opts pp = {
-      .pass = {.eval = rt_cpu_eval_node, .precision = c->precision},
-      .dump_after = dump && *dump ? dump : NULL,
-      .no_optimize = c->no_opt,
-  };
   if (cli_device_is_cpu(o)) {
-    VKML_RETURN_IF_ERROR(pass_pipeline_run(g, &pp));
+    if (c->db)
+      return vkml_status_make(VKML_CODE_INVALID_ARGUMENT,
+                              "--db chooses GPU kernels; not with --device cpu");
+    VKML_RETURN_IF_ERROR(cli_pipeline_run(g, c, NULL));
     return cli_run_graph(g, o);
   }
+  tunedb *db = NULL;
+  if (c->db) {
+    tunedb_open_opts dbo = {.flags = TUNEDB_OPEN_READONLY};
+    VKML_RETURN_IF_ERROR(tunedb_open(c->db, &dbo, &db));
+  }
   rt_vk_context *ctx = NULL;
-  VKML_RETURN_IF_ERROR(cli_vk_context_open(o, &ctx));
+  vkml_status s = cli_vk_context_open(o, &ctx);
+  if (s) {
+    tunedb_close(db);
+    return s;
+  }
   const ir_target *t = rt_vk_context_target(ctx);
   ir_plan *plan = NULL;
-  cg_layout_query q;
-  vkml_status s = cg_layout_query_init(&q, t, c->cpu_ops);
-  pp.pass.layout = c->layout;
-  pp.pass.layout_operands = cg_layout_query_operands;
-  pp.pass.layout_user = &q;
+  tuner_db_chooser chooser;
   cg_plan_opts po = {.precision = c->precision,
                      .cpu_ops = c->cpu_ops,
                      .plan_memory = pass_plan_memory,
                      .memory_planner = c->memory_planner};
-  if (!s) s = pass_pipeline_run(g, &pp);
+  if (db) {
+    tuner_db_chooser_init(&chooser, db, t);
+    po.choose = tuner_db_choose;
+    po.choose_user = &chooser;
+  }
+  s = cli_pipeline_run(g, c, t);
   if (!s) s = cg_plan_build(g, t, &po, &plan);
+  if (!s && db) {
+    s = chooser.error;
+    if (!s)
+      fprintf(stderr, "vkc run: schedules from %s: %d tuned on this device, %d from the nearest "
+              "device, %d default\n", c->db, chooser.n_exact, chooser.n_nearest,
+              chooser.n_default);
+  }
   cli_memory_stats ms = {0};
   cli_run_opts ro = *o;
   if (!s && c->stats) {
@@ -304,6 +207,7 @@ static vkml_status run_model(ir_graph *g, const compile_args *c, const cli_run_o
   if (w && *w) fprintf(stderr, "vkc run: warning: %s%s", w, w[strlen(w) - 1] == '\n' ? "" : "\n");
   rt_vk_report rep;
   rt_vk_context_destroy(ctx, &rep);
+  tunedb_close(db);
   if (!s && (rep.n_errors || rep.n_leaked))
     s = vkml_status_make(VKML_CODE_DEVICE, "Vulkan validation: %u errors, %d leaked objects; "
                          "first: %s", rep.n_errors, rep.n_leaked, rep.first_message);
@@ -312,14 +216,14 @@ static vkml_status run_model(ir_graph *g, const compile_args *c, const cli_run_o
 
 static int cmd_run(int argc, char **argv) {
   cli_run_opts o = {.warmup = -1, .warmup_ms = -1};
-  shape_args a = {0};
-  compile_args c = {0};
+  cli_shape_args a = {0};
+  cli_compile_args c = {0};
   const char *model = NULL;
   int rc = 0;
   for (int i = 0; i < argc; i++) {
     int r = cli_run_opts_parse("vkc run", argc, argv, &i, &o);
-    if (r == 0) r = shape_arg_parse("vkc run", argc, argv, &i, &a);
-    if (r == 0) r = compile_arg_parse("vkc run", argc, argv, &i, &c);
+    if (r == 0) r = cli_shape_arg_parse("vkc run", argc, argv, &i, &a);
+    if (r == 0) r = cli_compile_arg_parse("vkc run", argc, argv, &i, &c);
     if (r < 0) {
       rc = 2;
       goto done;
@@ -338,12 +242,12 @@ static int cmd_run(int argc, char **argv) {
     goto done;
   }
   ir_graph *g = NULL;
-  vkml_status s = load_model(model, &a, &g);
+  vkml_status s = cli_load_model(model, &a, &g);
   if (!s) s = run_model(g, &c, &o);
   ir_graph_destroy(g);
   if (s) rc = cli_fail("vkc run", s);
 done:
-  shape_args_free(&a);
+  cli_shape_args_free(&a);
   return rc;
 }
 

@@ -15,6 +15,7 @@ typedef struct dev_info {
   VkPhysicalDeviceProperties props;
   VkPhysicalDeviceSubgroupProperties subgroup;
   VkPhysicalDeviceMaintenance3Properties maint3;
+  VkPhysicalDeviceDriverProperties driver; /* Vulkan 1.2; zero before */
   VkPhysicalDeviceFeatures2 f2;
   VkPhysicalDevice16BitStorageFeatures f16s;
   VkPhysicalDevice8BitStorageFeaturesKHR f8s;
@@ -62,6 +63,10 @@ static vkml_status query_device(rt_vk_context *ctx, VkPhysicalDevice pd, dev_inf
 
   /* properties: subgroups (core 1.1), maintenance3 (max allocation size) */
   d->maint3.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_3_PROPERTIES;
+  if (v12) {
+    d->driver.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES;
+    d->maint3.pNext = &d->driver;
+  }
   d->subgroup.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES;
   d->subgroup.pNext = &d->maint3;
   VkPhysicalDeviceProperties2 p2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2,
@@ -174,6 +179,7 @@ static void fill_target(rt_vk_context *ctx, const dev_info *d, uint32_t ts_bits,
   t->vendor_id = d->props.vendorID;
   t->device_id = d->props.deviceID;
   t->driver_version = d->props.driverVersion;
+  t->driver_id = (uint32_t)d->driver.driverID;
   t->api_version = d->api;
   snprintf(t->name, sizeof t->name, "%s", d->props.deviceName);
   t->type = target_type(d->props.deviceType);

@@ -1,0 +1,172 @@
+#!/bin/sh
+# End-to-end tests of vktune on the default Vulkan device (lavapipe in CI)
+# with the validation layer: a small model tuned into a database, a rerun
+# that measures nothing again, `vkc run --db` giving the untuned outputs,
+# kill -9 in the middle then a rerun (every trial stored once), four tuners
+# writing one database at once (no record lost), and the error contract.
+# usage: test_vktune.sh VKTUNE VKC VKDB PART   (PART: basic | resume)
+set -u
+VKTUNE=$1 VKC=$2 VKDB=$3 PART=$4
+PY=/usr/bin/python3
+EX=${VKML_SOURCE_ROOT:-$(dirname "$0")/../..}/tests/models/tinycnn
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+fails=0
+passes=0
+ok() { passes=$((passes + 1)); echo "ok - $1"; }
+bad() { fails=$((fails + 1)); echo "not ok - $1"; }
+check() { name=$1; shift; if "$@"; then ok "$name"; else bad "$name"; fi; }
+
+# expect_rc NAME RC SUBSTRING CMD...: exit status RC, one stderr line with SUBSTRING.
+expect_rc() {
+  name=$1 want=$2 sub=$3
+  shift 3
+  "$@" >"$TMP/out" 2>"$TMP/err"
+  rc=$?
+  lines=$(wc -l <"$TMP/err")
+  if [ "$rc" -eq "$want" ] && [ "$lines" -eq 1 ] && grep -qF -- "$sub" "$TMP/err"; then
+    ok "$name"
+  else
+    bad "$name (rc=$rc, stderr: $(head -c 300 "$TMP/err"))"
+  fi
+}
+
+gpu() { ASAN_OPTIONS=detect_leaks=0 VKML_VALIDATION=1 "$@"; }
+tune() { gpu "$VKTUNE" "$EX/model.vkir" "$@"; }
+
+# records DB: every stored trial as "workload|template|schedule", one per line
+records() {
+  "$VKDB" --db "$1" export | $PY -c '
+import json, sys
+for l in sys.stdin:
+    r = json.loads(l)
+    if r["type"] == "record": print(r["workload"] + "|" + r["template"] + "|" + r["schedule"])'
+}
+
+if [ "$PART" = basic ]; then
+  "$VKTUNE" --help >/dev/null && ok "vktune --help" || bad "vktune --help"
+  expect_rc "no model" 2 "no MODEL" "$VKTUNE" --db "$TMP/x.db"
+  expect_rc "no --db" 2 "--db FILE is required" "$VKTUNE" "$EX/model.vkir"
+  expect_rc "-o refused until the artifact exists" 2 ".vkm artifact" \
+    "$VKTUNE" "$EX/model.vkir" --db "$TMP/x.db" -o "$TMP/x.vkm"
+  expect_rc "bad budget" 2 "whole number" "$VKTUNE" "$EX/model.vkir" --db "$TMP/x.db" --budget-trials 2.5
+  expect_rc "two budgets" 2 "exclude each other" \
+    "$VKTUNE" "$EX/model.vkir" --db "$TMP/x.db" --budget-trials 2 --budget-seconds 3
+  echo "not a database" >"$TMP/foreign.db"
+  expect_rc "foreign file refused" 1 "$TMP/foreign.db" tune --db "$TMP/foreign.db"
+  check "foreign file untouched" grep -q "not a database" "$TMP/foreign.db"
+  expect_rc "missing model" 1 "nope.vkir" "$VKTUNE" "$TMP/nope.vkir" --db "$TMP/x.db"
+  check "no database left behind by failed runs" test ! -e "$TMP/x.db"
+
+  # tune: every workload has a default and a tuned time no slower; the
+  # database holds exactly the trials measured, each point once
+  if tune --db "$TMP/a.db" --budget-trials 4 --json >"$TMP/a.json" 2>"$TMP/a.err"; then
+    ok "vktune tunes the model"
+  else
+    bad "vktune tunes the model (rc=$?): $(tail -3 "$TMP/a.err")"
+  fi
+  check "one progress line per workload (not a terminal)" $PY - "$TMP/a.json" "$TMP/a.err" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+lines = [l for l in open(sys.argv[2]) if l.startswith("vktune: [")]
+sys.exit(0 if len(lines) == len(d["workloads"]) else 1)
+PY
+  check "table: times, speedups, budgets" $PY - "$TMP/a.json" <<'PY'
+import json, math, sys
+d = json.load(open(sys.argv[1]))
+w = d["workloads"]
+assert len(w) >= 4, len(w)
+ops = {x["op"] for x in w}
+assert "conv2d" in ops and "gemm" in ops, ops
+for x in w:
+    assert x["default_ns"] and x["tuned_ns"], x
+    assert 0 < x["tuned_ns"] <= x["default_ns"], x
+    assert 1 <= x["trials"] <= 4, x
+    assert x["template"] and "=" in x["schedule"], x
+assert d["measured"] == sum(x["measured"] for x in w) > 0
+assert d["stored"] == 0
+assert d["geomean_speedup"] >= 1
+PY
+  records "$TMP/a.db" >"$TMP/a.rec"
+  check "every measured trial stored once" $PY - "$TMP/a.json" "$TMP/a.rec" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+rec = open(sys.argv[2]).read().split("\n")[:-1]
+assert len(rec) == d["measured"], (len(rec), d["measured"])
+assert len(set(rec)) == len(rec)
+PY
+  # a rerun measures nothing and finds the same best points
+  tune --db "$TMP/a.db" --budget-trials 4 --json >"$TMP/b.json" 2>/dev/null
+  check "a rerun measures nothing again" $PY - "$TMP/a.json" "$TMP/b.json" <<'PY'
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+assert b["measured"] == 0 and b["stored"] > 0, b
+for x, y in zip(a["workloads"], b["workloads"]):
+    assert (x["key"], x["template"], x["schedule"], x["tuned_ns"]) == \
+           (y["key"], y["template"], y["schedule"], y["tuned_ns"]), (x, y)
+PY
+  # the tuned plan computes what the default plan computes
+  mkdir -p "$TMP/o1" "$TMP/o2"
+  gpu "$VKC" run "$EX/model.vkir" --input x="$EX/x.npy" --output "$TMP/o1" >/dev/null 2>&1
+  gpu "$VKC" run "$EX/model.vkir" --input x="$EX/x.npy" --output "$TMP/o2" --db "$TMP/a.db" \
+    >/dev/null 2>"$TMP/run.err"
+  n=$($PY -c "import json; print(len(json.load(open('$TMP/a.json'))['workloads']))")
+  check "vkc run --db takes the tuned schedules" grep -q "$n tuned on this device" "$TMP/run.err"
+  check "tuned outputs match the default ones" $PY - "$TMP/o1" "$TMP/o2" "$EX/expected.npy" <<'PY'
+import os, sys, numpy as np
+a, b = sys.argv[1], sys.argv[2]
+names = sorted(os.listdir(a))
+assert names and names == sorted(os.listdir(b))
+for n in names:
+    x, y = np.load(os.path.join(a, n)), np.load(os.path.join(b, n))
+    assert np.abs(x).max() > 0
+    assert np.allclose(x, y, rtol=1e-4, atol=1e-6), (n, np.abs(x - y).max())
+    assert np.allclose(y, np.load(sys.argv[3]), rtol=1e-3, atol=1e-5)
+PY
+  expect_rc "vkc run --db on a missing file" 1 "$TMP/none.db" \
+    gpu "$VKC" run "$EX/model.vkir" --input x="$EX/x.npy" --db "$TMP/none.db"
+fi
+
+if [ "$PART" = resume ]; then
+  # kill -9 while tuning, then rerun: nothing measured twice (vktune
+  # itself in the background, not a subshell, so the kill reaches it)
+  ASAN_OPTIONS=detect_leaks=0 VKML_VALIDATION=1 "$VKTUNE" "$EX/model.vkir" --db "$TMP/k.db" \
+    --budget-trials 12 >/dev/null 2>&1 &
+  pid=$!
+  i=0
+  while [ $i -lt 300 ] && [ "$(records "$TMP/k.db" 2>/dev/null | wc -l)" -lt 6 ]; do
+    sleep 0.1
+    i=$((i + 1))
+  done
+  kill -9 $pid 2>/dev/null
+  wait $pid 2>/dev/null
+  before=$(records "$TMP/k.db" | wc -l)
+  check "the killed run left its finished trials ($before)" test "$before" -ge 6
+  tune --db "$TMP/k.db" --budget-trials 12 --json >"$TMP/k.json" 2>/dev/null
+  records "$TMP/k.db" >"$TMP/k.rec"
+  check "after the rerun every point is stored exactly once" $PY - "$TMP/k.json" "$TMP/k.rec" "$before" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+rec = open(sys.argv[2]).read().split("\n")[:-1]
+assert len(set(rec)) == len(rec), "a point measured twice"
+assert len(rec) == int(sys.argv[3]) + d["measured"], (len(rec), sys.argv[3], d["measured"])
+assert d["stored"] >= int(sys.argv[3]), d
+PY
+
+  # four tuners into one database at once: no record lost
+  for s in 1 2 3 4; do
+    tune --db "$TMP/c.db" --budget-trials 3 --seed $s --json >"$TMP/c$s.json" 2>"$TMP/c$s.err" &
+  done
+  wait
+  records "$TMP/c.db" >"$TMP/c.rec"
+  check "four concurrent tuners lose no record" $PY - "$TMP/c.rec" "$TMP"/c1.json "$TMP"/c2.json \
+    "$TMP"/c3.json "$TMP"/c4.json <<'PY'
+import json, sys
+rec = open(sys.argv[1]).read().split("\n")[:-1]
+measured = sum(json.load(open(f))["measured"] for f in sys.argv[2:])
+assert measured > 0 and len(rec) == measured, (len(rec), measured)
+PY
+fi
+
+echo "# $passes passed, $fails failed"
+[ "$fails" -eq 0 ]

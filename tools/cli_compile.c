@@ -1,0 +1,133 @@
+/* Model loading and compile options shared by vkc and vktune
+ * (cli_compile.h). */
+#include "cli_compile.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "codegen/cg_plan.h"
+#include "frontend/onnx_import.h"
+#include "ir/text.h"
+#include "passes/pipeline.h"
+#include "runtime/cpu/cpu_kernels.h"
+
+bool cli_has_ext(const char *path, const char *ext) {
+  size_t n = strlen(path), m = strlen(ext);
+  return n > m && !strcmp(path + n - m, ext);
+}
+
+/* --input-shape arguments collected for the importer. */
+
+void cli_shape_args_free(cli_shape_args *a) {
+  for (int i = 0; i < a->n; i++) free(a->names[i]);
+}
+
+/* Consumes --input-shape VALUE; 1 consumed, 0 not ours, -1 bad. */
+int cli_shape_arg_parse(const char *tool, int argc, char **argv, int *i,
+                           cli_shape_args *a) {
+  if (strcmp(argv[*i], "--input-shape") != 0) return 0;
+  if (*i + 1 >= argc) {
+    fprintf(stderr, "%s: --input-shape needs NAME=D,D,...\n", tool);
+    return -1;
+  }
+  if (a->n == 64) {
+    fprintf(stderr, "%s: more than 64 --input-shape options\n", tool);
+    return -1;
+  }
+  vkml_status s = onnx_shape_arg_parse(argv[++*i], &a->names[a->n], &a->ranks[a->n],
+                                       a->dims[a->n]);
+  if (s) {
+    fprintf(stderr, "%s: --input-shape: %s\n", tool, vkml_status_message(s));
+    vkml_status_free(s);
+    return -1;
+  }
+  a->dim_ptrs[a->n] = a->dims[a->n];
+  a->n++;
+  return 1;
+}
+
+/* Loads .onnx (imported with the shape overrides) or .vkir (verified). */
+vkml_status cli_load_model(const char *path, const cli_shape_args *a, ir_graph **g) {
+  if (cli_has_ext(path, ".onnx")) {
+    onnx_import_opts o = {0};
+    o.n_shapes = a->n;
+    o.shape_names = (const char *const *)a->names;
+    o.shape_ranks = a->ranks;
+    o.shape_dims = a->dim_ptrs;
+    return onnx_import_file(path, &o, g);
+  }
+  if (cli_has_ext(path, ".vkir")) {
+    if (a->n)
+      return vkml_status_make(VKML_CODE_INVALID_ARGUMENT,
+                              "--input-shape applies to .onnx models only");
+    return ir_parse_file(path, g);
+  }
+  *g = NULL;
+  return vkml_status_make(VKML_CODE_INVALID_ARGUMENT,
+                          "%s: expected a .onnx or .vkir model", path);
+}
+
+
+int cli_compile_arg_parse(const char *tool, int argc, char **argv, int *i,
+                             cli_compile_args *c) {
+  const char *a = argv[*i];
+  if (!strcmp(a, "--stats") || !strcmp(a, "--no-opt")) {
+    *(a[2] == 's' ? &c->stats : &c->no_opt) = true;
+    return 1;
+  }
+  if (strcmp(a, "--precision") != 0 && strcmp(a, "--cpu-ops") != 0 && strcmp(a, "--layout") != 0 &&
+      strcmp(a, "--dump-after") != 0 && strcmp(a, "--memory-planner") != 0 &&
+      strcmp(a, "--db") != 0)
+    return 0;
+  if (*i + 1 >= argc) {
+    fprintf(stderr, "%s: %s needs a value\n", tool, a);
+    return -1;
+  }
+  const char *v = argv[++*i];
+  if (!strcmp(a, "--cpu-ops")) {
+    c->cpu_ops = v;
+  } else if (!strcmp(a, "--db")) {
+    c->db = v;
+  } else if (!strcmp(a, "--dump-after")) {
+    c->dump_after = v;
+  } else if (!strcmp(a, "--memory-planner")) {
+    if (!ir_memplan_strategy_from_name(v, &c->memory_planner)) {
+      fprintf(stderr, "%s: --memory-planner expects naive, greedy, mcfp or best, got '%s'\n",
+              tool, v);
+      return -1;
+    }
+  } else if (!strcmp(a, "--layout")) {
+    if (!strcmp(v, "default") || !strcmp(v, "nc4hw4")) {
+      c->layout = v[0] == 'n' ? IR_LAYOUT_NC4HW4 : IR_LAYOUT_DEFAULT;
+    } else {
+      fprintf(stderr, "%s: --layout expects default or nc4hw4, got '%s'\n", tool, v);
+      return -1;
+    }
+  } else if (!strcmp(v, "fp32") || !strcmp(v, "fp16")) {
+    c->precision = v[2] == '1' ? IR_PRECISION_FP16 : IR_PRECISION_FP32;
+  } else {
+    fprintf(stderr, "%s: --precision expects fp32 or fp16, got '%s'\n", tool, v);
+    return -1;
+  }
+  return 1;
+}
+
+
+vkml_status cli_pipeline_run(ir_graph *g, const cli_compile_args *c, const ir_target *t) {
+  const char *dump = c->dump_after ? c->dump_after : getenv("VKML_DUMP");
+  VKML_RETURN_IF_ERROR(pass_check_dump_name(dump && *dump ? dump : NULL));
+  pass_pipeline_opts pp = {
+      .pass = {.eval = rt_cpu_eval_node, .precision = c->precision},
+      .dump_after = dump && *dump ? dump : NULL,
+      .no_optimize = c->no_opt,
+  };
+  cg_layout_query q;
+  if (t) {
+    VKML_RETURN_IF_ERROR(cg_layout_query_init(&q, t, c->cpu_ops));
+    pp.pass.layout = c->layout;
+    pp.pass.layout_operands = cg_layout_query_operands;
+    pp.pass.layout_user = &q;
+  }
+  return pass_pipeline_run(g, &pp);
+}

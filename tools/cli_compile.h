@@ -1,0 +1,53 @@
+/* Shared command-line plumbing of the tools that compile (vkc, vktune):
+ * model loading with --input-shape overrides, the compile options and the
+ * pass pipeline as the GPU plan needs it. Links libvkml_compiler. */
+#ifndef TOOLS_CLI_COMPILE_H
+#define TOOLS_CLI_COMPILE_H
+
+#include <stdbool.h>
+
+#include "ir/graph.h"
+#include "ir/memplan.h"
+#include "ir/plan.h"
+#include "ir/target.h"
+
+/* --input-shape arguments collected for the importer. */
+typedef struct cli_shape_args {
+  int n;
+  char *names[64];
+  int ranks[64];
+  int64_t dims[64][IR_MAX_RANK];
+  const int64_t *dim_ptrs[64];
+} cli_shape_args;
+
+/* Compile options (`vkc run`, `vktune`). */
+typedef struct cli_compile_args {
+  ir_precision precision;
+  const char *cpu_ops;
+  ir_layout layout;
+  const char *dump_after;
+  ir_memplan_strategy memory_planner;
+  bool stats;
+  bool no_opt;
+  const char *db; /* --db FILE: schedules from this database */
+} cli_compile_args;
+
+bool cli_has_ext(const char *path, const char *ext);
+
+/* Consumes --input-shape VALUE; 1 consumed, 0 not ours, -1 bad (printed). */
+int cli_shape_arg_parse(const char *tool, int argc, char **argv, int *i, cli_shape_args *a);
+void cli_shape_args_free(cli_shape_args *a);
+
+/* Loads .onnx (imported with the shape overrides) or .vkir (verified). */
+vkml_status cli_load_model(const char *path, const cli_shape_args *a, ir_graph **g);
+
+/* Consumes --precision, --cpu-ops, --layout, --dump-after, --memory-planner,
+ * --stats, --no-opt, --db; 1 consumed, 0 not ours, -1 bad (printed). */
+int cli_compile_arg_parse(const char *tool, int argc, char **argv, int *i, cli_compile_args *c);
+
+/* Runs the pass pipeline on g for a GPU target t (t NULL: for the CPU
+ * executor) with c's options: precision, layout (asking codegen which
+ * operands its kernels take packed), dumps, --no-opt. */
+vkml_status cli_pipeline_run(ir_graph *g, const cli_compile_args *c, const ir_target *t);
+
+#endif

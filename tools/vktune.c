@@ -1,0 +1,317 @@
+/* vktune: tunes a model's GPU kernels on one device into a schedule
+ * database (tuner/tuner_tune.h): every distinct workload searched by
+ * simulated annealing, every trial measured with GPU timestamps, checked
+ * against the CPU reference and committed as it finishes, so a killed run
+ * resumes where it stopped. `vkc run MODEL --db FILE` then runs with the
+ * tuned schedules. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli_common.h"
+#include "cli_compile.h"
+#include "tunedb/tunedb.h"
+#include "tuner/tuner_tune.h"
+#include "vkml.h"
+
+#define TOOL "vktune"
+
+static const char usage[] =
+    "usage: vktune MODEL --db FILE [options]\n"
+    "  MODEL                  .onnx or .vkir\n"
+    "  --db FILE              the schedule database (created when missing)\n"
+    "  --budget-trials N      points tried per workload (default 32)\n"
+    "  --budget-seconds S     wall-clock budget for the whole model, shared out\n"
+    "                         evenly over the workloads (instead of trials)\n"
+    "  --seed N               the search's seed (default 1)\n"
+    "  --device N             Vulkan device index (default: VKML_DEVICE, else the best)\n"
+    "  --runs R               timed dispatches per trial (default 25)\n"
+    "  --precision fp32|fp16  tune the kernels of the fp16 graph\n"
+    "  --cpu-ops OP,OP        ops kept on the CPU (as vkc run)\n"
+    "  --input-shape NAME=D,D,...   (.onnx)\n"
+    "  --json                 the final table as JSON on stdout\n"
+    "Progress goes to stderr: a bar on a terminal, a line per workload otherwise.\n"
+    "Identical workloads of the model are tuned once. Run the model with the\n"
+    "tuned schedules: vkc run MODEL --db FILE.\n";
+
+typedef struct args {
+  const char *model, *db;
+  int64_t trials;
+  double seconds;
+  uint64_t seed;
+  const char *device;
+  int runs;
+  bool json;
+  cli_shape_args shapes;
+  cli_compile_args compile;
+} args;
+
+static bool parse_num(const char *s, double lo, double hi, double *out) {
+  char *end;
+  double v = strtod(s, &end);
+  if (!*s || *end || !(v >= lo && v <= hi)) return false;
+  *out = v;
+  return true;
+}
+
+/* 0 ok, 2 usage error (printed). */
+static int parse_args(int argc, char **argv, args *a) {
+  for (int i = 1; i < argc; i++) {
+    const char *s = argv[i];
+    int r = cli_shape_arg_parse(TOOL, argc, argv, &i, &a->shapes);
+    if (r == 0 && (!strcmp(s, "--precision") || !strcmp(s, "--cpu-ops")))
+      r = cli_compile_arg_parse(TOOL, argc, argv, &i, &a->compile);
+    if (r < 0) return 2;
+    if (r > 0) continue;
+    if (!strcmp(s, "--json")) {
+      a->json = true;
+      continue;
+    }
+    if (!strcmp(s, "-o")) {
+      fprintf(stderr, "%s: -o: the .vkm artifact does not exist yet; the tuned schedules are "
+                      "in the --db file: run the model with vkc run MODEL --db FILE\n", TOOL);
+      return 2;
+    }
+    bool takes = !strcmp(s, "--db") || !strcmp(s, "--budget-trials") ||
+                 !strcmp(s, "--budget-seconds") || !strcmp(s, "--seed") ||
+                 !strcmp(s, "--device") || !strcmp(s, "--runs");
+    if (takes && i + 1 >= argc) {
+      fprintf(stderr, "%s: %s needs a value\n", TOOL, s);
+      return 2;
+    }
+    double v;
+    if (!strcmp(s, "--db")) {
+      a->db = argv[++i];
+    } else if (!strcmp(s, "--device")) {
+      a->device = argv[++i];
+    } else if (!strcmp(s, "--budget-trials") || !strcmp(s, "--seed") || !strcmp(s, "--runs")) {
+      const char *val = argv[++i];
+      double hi = s[2] == 'r' ? 100000 : 1e15;
+      if (!parse_num(val, s[2] == 's' ? 0 : 1, hi, &v) || v != floor(v)) {
+        fprintf(stderr, "%s: %s expects a whole number, got '%s'\n", TOOL, s, val);
+        return 2;
+      }
+      if (s[2] == 'b') a->trials = (int64_t)v;
+      else if (s[2] == 's') a->seed = (uint64_t)v;
+      else a->runs = (int)v;
+    } else if (!strcmp(s, "--budget-seconds")) {
+      if (!parse_num(argv[++i], 0.001, 1e9, &a->seconds)) {
+        fprintf(stderr, "%s: --budget-seconds expects a positive number, got '%s'\n", TOOL,
+                argv[i]);
+        return 2;
+      }
+    } else if (s[0] != '-' && !a->model) {
+      a->model = s;
+    } else {
+      fprintf(stderr, "%s: unexpected argument '%s' (see vktune --help)\n", TOOL, s);
+      return 2;
+    }
+  }
+  if (!a->model || !a->db) {
+    fprintf(stderr, "%s: %s (see vktune --help)\n", TOOL,
+            !a->model ? "no MODEL given" : "--db FILE is required");
+    return 2;
+  }
+  if (a->trials && a->seconds) {
+    fprintf(stderr, "%s: --budget-trials and --budget-seconds exclude each other\n", TOOL);
+    return 2;
+  }
+  return 0;
+}
+
+/* ---- progress ----------------------------------------------------------------- */
+
+typedef struct progress {
+  bool tty;
+  int last_workload; /* plain mode: the workload whose line is due */
+  tuner_progress last; /* its w is not kept valid: op and n_nodes are */
+} progress;
+
+static void fmt_eta(double s, char *buf, size_t n) {
+  if (s < 0) snprintf(buf, n, "--:--");
+  else snprintf(buf, n, "%d:%02d", (int)s / 60, (int)s % 60);
+}
+
+static double speedup(double dflt, double best) {
+  return isfinite(dflt) && isfinite(best) && best > 0 ? dflt / best : NAN;
+}
+
+static void workload_line(const tuner_progress *p) {
+  fprintf(stderr, "%s: [%d/%d] %s x%d: %lld trials, default %.2f us, best %.2f us (%.2fx)\n",
+          TOOL, p->workload + 1, p->n_workloads, p->op, p->n_nodes, (long long)p->trial, p->default_ns / 1e3, p->best_ns / 1e3,
+          speedup(p->default_ns, p->best_ns));
+}
+
+static void on_progress(void *user, const tuner_progress *p) {
+  progress *pr = user;
+  if (!pr->tty) {
+    /* a line when a workload is done: the previous one, now a new one starts */
+    if (p->workload != pr->last_workload && pr->last.op) workload_line(&pr->last);
+    pr->last_workload = p->workload;
+    pr->last = *p;
+    return;
+  }
+  char eta[32];
+  fmt_eta(p->eta_s, eta, sizeof eta);
+  int width = 20, filled = 0;
+  if (p->max_trials > 0) filled = (int)(width * p->trial / p->max_trials);
+  char bar[32];
+  for (int i = 0; i < width; i++) bar[i] = i < filled ? '#' : '.';
+  bar[width] = 0;
+  double sp = speedup(p->default_ns, p->best_ns);
+  fprintf(stderr, "\r[%d/%d] %-14.14s [%s] %lld trials  best %.2fx  measured %lld  stored %lld  "
+          "ETA %s ",
+          p->workload + 1, p->n_workloads, p->op, bar, (long long)p->trial,
+          isnan(sp) ? 0.0 : sp, (long long)p->measured, (long long)p->stored, eta);
+  pr->last = *p;
+}
+
+/* ---- the final table ------------------------------------------------------------ */
+
+static void json_str(FILE *f, const char *s) {
+  fputc('"', f);
+  for (; *s; s++) {
+    if (*s == '"' || *s == '\\') fprintf(f, "\\%c", *s);
+    else if ((unsigned char)*s < 0x20) fprintf(f, "\\u%04x", *s);
+    else fputc(*s, f);
+  }
+  fputc('"', f);
+}
+
+static void json_ns(FILE *f, double ns) {
+  if (isfinite(ns)) fprintf(f, "%.1f", ns);
+  else fprintf(f, "null");
+}
+
+/* Geometric mean of the speedups, weighted by node count. */
+static double geomean(const tuner_result *r) {
+  double lsum = 0;
+  int n = 0;
+  for (int i = 0; i < r->n; i++) {
+    double s = speedup(r->rows[i].default_ns, r->rows[i].tuned_ns);
+    if (isnan(s)) continue;
+    lsum += r->rows[i].n_nodes * log(s);
+    n += r->rows[i].n_nodes;
+  }
+  return n ? exp(lsum / n) : NAN;
+}
+
+static void print_json(const tuner_result *r, const char *db) {
+  printf("{\"device\":");
+  json_str(stdout, r->device_key);
+  printf(",\"db\":");
+  json_str(stdout, db);
+  printf(",\"seconds\":%.3f,\"measured\":%lld,\"stored\":%lld,\"geomean_speedup\":", r->seconds,
+         (long long)r->measured, (long long)r->stored);
+  double g = geomean(r);
+  if (isnan(g)) printf("null");
+  else printf("%.4f", g);
+  printf(",\"workloads\":[");
+  for (int i = 0; i < r->n; i++) {
+    const tuner_result_row *w = &r->rows[i];
+    printf("%s{\"key\":", i ? "," : "");
+    json_str(stdout, w->key);
+    printf(",\"op\":");
+    json_str(stdout, w->op);
+    printf(",\"nodes\":%d,\"default_ns\":", w->n_nodes);
+    json_ns(stdout, w->default_ns);
+    printf(",\"tuned_ns\":");
+    json_ns(stdout, w->tuned_ns);
+    printf(",\"trials\":%lld,\"measured\":%lld,\"stored\":%lld,\"template\":", (long long)w->trials,
+           (long long)w->measured, (long long)w->stored);
+    json_str(stdout, w->best_template);
+    printf(",\"schedule\":");
+    json_str(stdout, w->best_schedule);
+    printf(",\"seeded_from\":");
+    if (w->seeded != TUNEDB_NEAR_NONE) json_str(stdout, w->seeded_from);
+    else printf("null");
+    printf("}");
+  }
+  printf("]}\n");
+}
+
+static void print_table(const tuner_result *r) {
+  printf("%-4s %-18s %5s %12s %12s %8s %7s  %s\n", "#", "op", "nodes", "default_us", "tuned_us",
+         "speedup", "trials", "best schedule");
+  for (int i = 0; i < r->n; i++) {
+    const tuner_result_row *w = &r->rows[i];
+    double s = speedup(w->default_ns, w->tuned_ns);
+    printf("%-4d %-18s %5d %12.2f %12.2f %7.2fx %7lld  %s %s%s%s%s\n", i + 1, w->op, w->n_nodes,
+           w->default_ns / 1e3, w->tuned_ns / 1e3, isnan(s) ? 0.0 : s, (long long)w->trials,
+           w->best_template, w->best_schedule, w->seeded ? "  (started from " : "",
+           w->seeded ? w->seeded_from : "", w->seeded ? ")" : "");
+  }
+  printf("device %s: %d workloads, %lld trials measured, %lld found in the database, %.1f s; "
+         "geometric-mean speedup %.2fx (weighted by nodes)\n",
+         r->device_key, r->n, (long long)r->measured, (long long)r->stored, r->seconds,
+         geomean(r));
+}
+
+/* ---- main --------------------------------------------------------------------------- */
+
+static vkml_status tune(const args *a, tuner_result *res) {
+  ir_graph *g = NULL;
+  tunedb *db = NULL;
+  rt_vk_context *ctx = NULL;
+  cli_run_opts ro = {.device = a->device};
+  if (a->device && !strcmp(a->device, "cpu"))
+    return vkml_status_make(VKML_CODE_INVALID_ARGUMENT, "vktune tunes GPU kernels: --device cpu "
+                                                        "has nothing to tune");
+  vkml_status s = cli_load_model(a->model, &a->shapes, &g);
+  tunedb_open_opts dbo = {.flags = TUNEDB_OPEN_CREATE};
+  if (!s) s = tunedb_open(a->db, &dbo, &db);
+  if (!s) s = cli_vk_context_open(&ro, &ctx);
+  if (!s) s = cli_pipeline_run(g, &a->compile, rt_vk_context_target(ctx));
+  progress pr = {.tty = isatty(STDERR_FILENO), .last_workload = -1};
+  tuner_tune_opts o = {
+      .budget_trials = a->trials,
+      .budget_seconds = a->seconds,
+      .seed = a->seed,
+      .bench = {.runs = a->runs, .precision = a->compile.precision},
+      .tool_version = vkml_version(),
+      .progress = on_progress,
+      .progress_user = &pr,
+  };
+  if (!s) s = tuner_tune_graph(ctx, g, db, &o, res);
+  if (pr.tty && pr.last.op) fprintf(stderr, "\n");
+  else if (pr.last.op) workload_line(&pr.last);
+  if (ctx) {
+    rt_vk_report rep;
+    rt_vk_context_destroy(ctx, &rep);
+    if (!s && (rep.n_errors || rep.n_leaked))
+      s = vkml_status_make(VKML_CODE_DEVICE, "Vulkan validation: %u errors, %d leaked objects; "
+                           "first: %s", rep.n_errors, rep.n_leaked, rep.first_message);
+  }
+  tunedb_close(db);
+  ir_graph_destroy(g);
+  return s;
+}
+
+int main(int argc, char **argv) {
+  if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+    fputs(usage, stdout);
+    return 0;
+  }
+  if (argc >= 2 && !strcmp(argv[1], "--version")) {
+    printf("vktune %s\n", vkml_version());
+    return 0;
+  }
+  args a = {0};
+  int rc = parse_args(argc, argv, &a);
+  if (!rc) {
+    tuner_result res = {0};
+    vkml_status s = tune(&a, &res);
+    if (s) {
+      rc = cli_fail(TOOL, s);
+    } else {
+      if (a.json) print_json(&res, a.db);
+      else print_table(&res);
+      if (!res.n) fprintf(stderr, "%s: no GPU kernel of the model has a schedule to choose\n", TOOL);
+    }
+    tuner_result_free(&res);
+  }
+  cli_shape_args_free(&a.shapes);
+  return rc;
+}

@@ -1,0 +1,243 @@
+/* Measuring one node's kernel at a point of its space (tuner_measure.h). */
+#include "tuner/tuner_measure.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "codegen/cg_ops.h"
+#include "codegen/cg_plan.h"
+#include "ir/util.h"
+#include "passes/plan_memory.h"
+#include "runtime/cpu/executor.h"
+#include "runtime/tensor.h"
+#include "runtime/vk/vk_exec.h"
+
+struct tuner_bench {
+  rt_vk_context *ctx;
+  tuner_bench_opts o;
+  cg_compiler *own_cc;
+  ir_graph *g;         /* the node alone */
+  const ir_node *node; /* in g */
+  rt_tensor *inputs, *ref;
+  int n_in, n_out;
+  double tol;
+  /* the point being built (read by the chooser) */
+  const cg_template *cur_tmpl;
+  const cg_schedule *cur_sched;
+};
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static double xorshift_unit(uint64_t *s) {
+  *s ^= *s << 13;
+  *s ^= *s >> 7;
+  *s ^= *s << 17;
+  return (double)(*s >> 11) * 0x1.0p-53;
+}
+
+static int cmp_double(const void *x, const void *y) {
+  double a = *(const double *)x, b = *(const double *)y;
+  return (a > b) - (a < b);
+}
+
+/* The value of g1 standing for v of g (created on first use). */
+static vkml_status map_input(ir_graph *g1, const ir_graph *g, const ir_value *v, ir_value **out) {
+  *out = ir_graph_find_value(g1, v->name);
+  if (*out) return VKML_OK;
+  if (ir_value_is_const(v)) {
+    const void *data = ir_value_const_data(g, v);
+    if (!data)
+      return vkml_status_make(VKML_CODE_INVALID_GRAPH, "constant %%%s has no data", v->name);
+    VKML_RETURN_IF_ERROR(ir_const_create_inline(g1, v->name, &v->type, data, out));
+  } else {
+    VKML_RETURN_IF_ERROR(ir_value_create(g1, v->name, &v->type, out));
+    VKML_RETURN_IF_ERROR(ir_graph_add_input(g1, *out));
+  }
+  (*out)->layout = v->layout;
+  return VKML_OK;
+}
+
+/* A graph holding n alone: its constants copied, its other inputs as graph
+ * inputs, its outputs as graph outputs. */
+static vkml_status extract(const ir_graph *g, const ir_node *n, ir_graph **out) {
+  ir_graph *g1 = NULL;
+  VKML_RETURN_IF_ERROR(ir_graph_create(g->name ? g->name : "tuned", &g1));
+  ir_value *ins[IR_MAX_NODE_OPERANDS], *outs[IR_MAX_NODE_OPERANDS];
+  ir_node *m = NULL;
+  vkml_status s = VKML_OK;
+  for (int i = 0; !s && i < n->n_inputs; i++) s = map_input(g1, g, n->inputs[i], &ins[i]);
+  for (int i = 0; !s && i < n->n_outputs; i++) {
+    s = ir_value_create(g1, n->outputs[i]->name, &n->outputs[i]->type, &outs[i]);
+    if (!s) outs[i]->layout = n->outputs[i]->layout;
+  }
+  if (!s) s = ir_node_create(g1, n->op, ins, n->n_inputs, outs, n->n_outputs, &m);
+  if (!s) s = ir_node_copy_attrs(g1, m, n);
+  for (int i = 0; !s && i < n->n_outputs; i++) s = ir_graph_add_output(g1, outs[i]);
+  if (s) {
+    ir_graph_destroy(g1);
+    return s;
+  }
+  m->device = IR_DEVICE_GPU;
+  *out = g1;
+  return VKML_OK;
+}
+
+static void free_tensors(rt_tensor *t, int n) {
+  for (int i = 0; t && i < n; i++) rt_tensor_free(&t[i]);
+  free(t);
+}
+
+void tuner_bench_destroy(tuner_bench *b) {
+  if (!b) return;
+  free_tensors(b->inputs, b->n_in);
+  free_tensors(b->ref, b->n_out);
+  ir_graph_destroy(b->g);
+  cg_compiler_destroy(b->own_cc);
+  free(b);
+}
+
+vkml_status tuner_bench_create(rt_vk_context *ctx, const ir_graph *g, const ir_node *n,
+                               const tuner_bench_opts *opts, tuner_bench **out) {
+  *out = NULL;
+  tuner_bench *b = calloc(1, sizeof *b);
+  if (!b) return ir_oom("the tuner's bench");
+  b->ctx = ctx;
+  b->o = opts ? *opts : (tuner_bench_opts){0};
+  if (b->o.runs <= 0) b->o.runs = 25;
+  if (b->o.warmup <= 0) b->o.warmup = 3;
+  if (b->o.warmup_ms <= 0) b->o.warmup_ms = 20;
+  b->tol = b->o.precision == IR_PRECISION_FP16 ? 1e-2 : 1e-3;
+  vkml_status s = VKML_OK;
+  if (!b->o.compiler) {
+    s = cg_compiler_create(NULL, &b->own_cc);
+    b->o.compiler = b->own_cc;
+  }
+  if (!s) s = extract(g, n, &b->g);
+  if (!s) {
+    b->node = b->g->first;
+    b->n_in = b->g->n_inputs;
+    b->n_out = b->g->n_outputs;
+    b->inputs = calloc((size_t)b->n_in + 1, sizeof *b->inputs);
+    b->ref = calloc((size_t)b->n_out + 1, sizeof *b->ref);
+    if (!b->inputs || !b->ref) s = ir_oom("the tuner's bench");
+  }
+  /* random non-zero inputs, |v| in [0.1, 1), a fixed seed */
+  uint64_t rng = 0x2545f4914f6cdd1dull;
+  for (int i = 0; !s && i < b->n_in; i++) {
+    s = rt_tensor_alloc(&b->g->inputs[i]->type, &b->inputs[i]);
+    int64_t ne = s ? 0 : rt_tensor_numel(&b->inputs[i]);
+    for (int64_t j = 0; j < ne; j++) {
+      double u = xorshift_unit(&rng), x = 0.1 + 0.9 * xorshift_unit(&rng);
+      rt_store_f(&b->inputs[i], j, u < 0.5 ? -x : x);
+    }
+  }
+  if (!s) s = rt_cpu_run_graph(b->g, b->inputs, b->n_in, b->ref, b->n_out);
+  if (s) {
+    tuner_bench_destroy(b);
+    char what[256];
+    ir_node_describe(n, what, sizeof what);
+    return vkml_status_annotate(s, "preparing to tune %s", what);
+  }
+  *out = b;
+  return VKML_OK;
+}
+
+static vkml_status choose(void *user, const ir_node *n, const ir_target *t, cg_kernel *out) {
+  const tuner_bench *b = user;
+  return cg_kernel_for_node(n, b->cur_tmpl, b->cur_sched, t, out);
+}
+
+/* max |got - ref| / max |ref| over every output (integer outputs: 0 or
+ * INFINITY). */
+static double rel_error(const rt_tensor *got, const rt_tensor *ref, int n) {
+  double err = 0, ref_max = 0;
+  for (int o = 0; o < n; o++) {
+    int64_t ne = rt_tensor_numel(&ref[o]);
+    if (rt_tensor_numel(&got[o]) != ne || got[o].dtype != ref[o].dtype) return INFINITY;
+    bool fl = ir_dtype_is_float(ref[o].dtype);
+    for (int64_t i = 0; i < ne; i++) {
+      if (!fl) {
+        if (rt_load_i(&got[o], i) != rt_load_i(&ref[o], i)) return INFINITY;
+        continue;
+      }
+      double a = rt_load_f(&got[o], i), r = rt_load_f(&ref[o], i);
+      double d = fabs(a - r);
+      if (isnan(d)) d = isnan(a) && isnan(r) ? 0 : INFINITY;
+      if (d > err) err = d;
+      if (fabs(r) > ref_max) ref_max = fabs(r);
+    }
+  }
+  return err == 0 ? 0 : err / (ref_max > 0 ? ref_max : 1e-30);
+}
+
+/* Builds, runs, checks and times one point; a status here is the point's
+ * failure (recorded), except host out-of-memory. */
+static vkml_status run_point(tuner_bench *b, tuner_measurement *m) {
+  const ir_target *t = rt_vk_context_target(b->ctx);
+  cg_plan_opts po = {.compiler = b->o.compiler, .choose = choose, .choose_user = b,
+                     .precision = b->o.precision, .plan_memory = pass_plan_memory};
+  ir_plan *plan = NULL;
+  rt_vk_exec *x = NULL;
+  double *ns = NULL, *times = calloc((size_t)b->o.runs, sizeof *times);
+  rt_tensor *got = calloc((size_t)b->n_out + 1, sizeof *got);
+  vkml_status s = times && got ? cg_plan_build(b->g, t, &po, &plan) : ir_oom("a tuner trial");
+  int step = -1;
+  for (int i = 0; !s && i < plan->n_steps; i++)
+    if (plan->steps[i].node == b->node->id) step = i;
+  if (!s && (step < 0 || plan->steps[step].device != IR_DEVICE_GPU))
+    s = vkml_status_make(VKML_CODE_INTERNAL, "the node did not go to the GPU");
+  if (!s && strcmp(ir_plan_str(plan, plan->steps[step].tmpl), b->cur_tmpl->name))
+    s = vkml_status_make(VKML_CODE_INTERNAL, "the plan ran template %s, not %s",
+                         ir_plan_str(plan, plan->steps[step].tmpl), b->cur_tmpl->name);
+  if (!s && !(ns = calloc((size_t)plan->n_steps, sizeof *ns))) s = ir_oom("a tuner trial");
+  rt_vk_exec_opts xo = {.timestamps = true};
+  if (!s) s = rt_vk_exec_create(b->ctx, b->g, plan, &xo, &x);
+  if (!s) s = rt_vk_exec_run(x, b->inputs, b->n_in, got, b->n_out, ns);
+  if (!s) {
+    m->rel_err = rel_error(got, b->ref, b->n_out);
+    m->correct = m->rel_err <= b->tol;
+  }
+  double t0 = now_s();
+  for (int r = 1; !s && (r < b->o.warmup || now_s() - t0 < 1e-3 * b->o.warmup_ms); r++)
+    s = rt_vk_exec_replay(x, ns);
+  for (int r = 0; !s && r < b->o.runs; r++) {
+    s = rt_vk_exec_replay(x, ns);
+    if (!s) times[r] = ns[step];
+  }
+  if (!s) {
+    qsort(times, (size_t)b->o.runs, sizeof *times, cmp_double);
+    int n = b->o.runs;
+    m->median_ns = n % 2 ? times[n / 2] : 0.5 * (times[n / 2 - 1] + times[n / 2]);
+    m->spread_ns = 0.5 * (times[(n - 1) * 9 / 10] - times[(n - 1) / 10]);
+    m->runs = n;
+  }
+  rt_vk_exec_destroy(x);
+  ir_plan_destroy(plan);
+  for (int i = 0; got && i < b->n_out; i++) rt_tensor_free(&got[i]);
+  free(got);
+  free(ns);
+  free(times);
+  return s;
+}
+
+vkml_status tuner_bench_measure(tuner_bench *b, const cg_template *tmpl, const cg_schedule *sched,
+                                tuner_measurement *out) {
+  memset(out, 0, sizeof *out);
+  b->cur_tmpl = tmpl;
+  b->cur_sched = sched;
+  vkml_status s = run_point(b, out);
+  if (!s) return VKML_OK;
+  if (vkml_status_code(s) == VKML_CODE_OUT_OF_MEMORY) return s;
+  out->failed = true;
+  out->correct = false;
+  snprintf(out->message, sizeof out->message, "%s", vkml_status_message(s));
+  vkml_status_free(s);
+  return VKML_OK;
+}

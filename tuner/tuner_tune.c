@@ -1,0 +1,269 @@
+/* Tuning a graph's workloads into the schedule database (tuner_tune.h). */
+#include "tuner/tuner_tune.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "ir/util.h"
+
+void tuner_result_free(tuner_result *r) {
+  free(r->rows);
+  memset(r, 0, sizeof *r);
+}
+
+void tuner_device_from_target(const ir_target *t, tunedb_device *out, char *limits_json,
+                              int limits_bytes) {
+  memset(out, 0, sizeof *out);
+  out->vendor_id = t->vendor_id;
+  out->device_id = t->device_id;
+  out->driver_version = t->driver_version;
+  out->driver_id = t->driver_id;
+  out->api_version = t->api_version;
+  snprintf(out->name, sizeof out->name, "%s", t->name);
+  memcpy(out->pipeline_cache_uuid, t->pipeline_cache_uuid, 16);
+  if (limits_json) {
+    snprintf(limits_json, (size_t)limits_bytes,
+             "{\"subgroup_size\":%u,\"max_shared_bytes\":%u,\"max_workgroup_invocations\":%u,"
+             "\"max_workgroup_size\":[%u,%u,%u],\"fp16\":%s,\"storage_16bit\":%s,"
+             "\"coopmat_nv\":%s}",
+             t->subgroup_size, t->max_shared_bytes, t->max_workgroup_invocations,
+             t->max_workgroup_size[0], t->max_workgroup_size[1], t->max_workgroup_size[2],
+             t->fp16_arith ? "true" : "false", t->storage_16bit ? "true" : "false",
+             t->coopmat_nv ? "true" : "false");
+    out->limits_json = limits_json;
+  }
+}
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* One workload's tuning state (the cost function's user). */
+typedef struct job {
+  rt_vk_context *ctx;
+  const ir_target *t;
+  tunedb *db;
+  const tuner_tune_opts *o;
+  const tuner_workload *w;
+  tuner_bench *bench;
+  tuner_result *res;
+  tuner_result_row *row;
+  tuner_progress prog;
+  double t_start;      /* of the whole run */
+  bool default_known;  /* the default point's cost is c_default */
+  double c_default;
+  int default_hits;    /* the walk costed the default point */
+} job;
+
+static double cost_of_record(bool failed, bool correct, double median_ns) {
+  return failed || !correct ? INFINITY : median_ns;
+}
+
+static bool valid(void *user, const tuner_point *p) {
+  const job *j = user;
+  return tuner_workload_valid(j->w, j->t, p);
+}
+
+/* The point's cost: the stored trial, else a measurement stored now. */
+static vkml_status cost(void *user, const tuner_point *p, double *c) {
+  job *j = user;
+  if (j->default_known && tuner_point_equal(&j->w->space, p, &j->w->dflt)) {
+    *c = j->c_default;
+    j->default_hits++;
+    return VKML_OK;
+  }
+  const cg_template *tm = j->w->space.tmpl[p->tmpl];
+  char sched[256];
+  cg_schedule_format(tm, &p->sched, sched, sizeof sched);
+  tunedb_record_list found = {0};
+  VKML_RETURN_IF_ERROR(tunedb_trial_find(j->db, j->res->device_key, j->w->key, tm->name, sched,
+                                         &found));
+  if (found.n) {
+    const tunedb_record *r = &found.items[0];
+    *c = cost_of_record(r->failed, r->correct, r->median_ns);
+    tunedb_record_list_free(&found);
+    j->row->stored++;
+    j->res->stored++;
+    return VKML_OK;
+  }
+  tuner_measurement m;
+  VKML_RETURN_IF_ERROR(tuner_bench_measure(j->bench, tm, &p->sched, &m));
+  tunedb_record r = {
+      .device_key = j->res->device_key,
+      .workload_key = j->w->key,
+      .template_name = tm->name,
+      .schedule = sched,
+      .median_ns = m.failed ? 0 : m.median_ns,
+      .spread_ns = m.failed ? 0 : m.spread_ns,
+      .runs = m.runs,
+      .correct = m.correct,
+      .failed = m.failed,
+      .message = m.failed ? m.message
+                 : !m.correct ? "output differs from the CPU reference"
+                              : NULL,
+      .tool_version = j->o->tool_version ? j->o->tool_version : "",
+  };
+  char msg[300];
+  if (!m.failed && !m.correct) {
+    snprintf(msg, sizeof msg, "output differs from the CPU reference (relative error %.3g)",
+             m.rel_err);
+    r.message = msg;
+  }
+  VKML_RETURN_IF_ERROR(tunedb_record_put(j->db, &r));
+  j->row->measured++;
+  j->res->measured++;
+  *c = cost_of_record(m.failed, m.correct, m.median_ns);
+  return VKML_OK;
+}
+
+static void on_trial(void *user, const tuner_trial *t) {
+  job *j = user;
+  j->row->trials = t->trial;
+  if (!j->o->progress) return;
+  tuner_progress *p = &j->prog;
+  p->trial = t->trial;
+  p->measured = j->res->measured;
+  p->stored = j->res->stored;
+  p->best_ns = fmin(t->best_cost, p->best_ns);
+  p->elapsed_s = now_s() - j->t_start;
+  p->eta_s = -1;
+  if (j->o->budget_seconds > 0) {
+    p->eta_s = j->o->budget_seconds - p->elapsed_s;
+  } else if (p->max_trials > 0) {
+    /* trials left in the whole run at the pace so far */
+    double done = (double)p->workload * (double)p->max_trials + (double)t->trial;
+    double left = (double)p->n_workloads * (double)p->max_trials - done;
+    if (done > 0) p->eta_s = p->elapsed_s / done * left;
+  }
+  j->o->progress(j->o->progress_user, p);
+}
+
+/* Where the walk starts: the nearest other device's best, when it is a
+ * valid point of this space; else the default. */
+static vkml_status start_point(job *j, const tunedb_device *dev, tuner_point *start) {
+  *start = j->w->dflt;
+  tunedb_nearness how;
+  tunedb_record_list near = {0};
+  VKML_RETURN_IF_ERROR(tunedb_nearest_best(j->db, dev, j->w->key, &how, &near));
+  if (near.n && how != TUNEDB_NEAR_EXACT) {
+    const tunedb_record *r = &near.items[0];
+    for (int i = 0; i < j->w->space.n; i++) {
+      const cg_template *tm = j->w->space.tmpl[i];
+      tuner_point p = {.tmpl = i};
+      if (strcmp(tm->name, r->template_name)) continue;
+      vkml_status s = cg_schedule_parse(tm, r->schedule, &p.sched);
+      if (s) {
+        vkml_status_free(s);
+        break;
+      }
+      if (!tuner_workload_valid(j->w, j->t, &p)) break;
+      *start = p;
+      j->row->seeded = how;
+      snprintf(j->row->seeded_from, sizeof j->row->seeded_from, "%s", r->device_key);
+      break;
+    }
+  }
+  tunedb_record_list_free(&near);
+  return VKML_OK;
+}
+
+static vkml_status workload_put(tunedb *db, const tuner_workload *w) {
+  char what[400], json[1200];
+  ir_node_describe(w->node, what, sizeof what);
+  /* the description as a JSON string (escape quotes and backslashes) */
+  char esc[820];
+  int e = 0;
+  for (const char *c = what; *c && e < (int)sizeof esc - 3; c++) {
+    if (*c == '"' || *c == '\\') esc[e++] = '\\';
+    esc[e++] = (unsigned char)*c < 0x20 ? ' ' : *c;
+  }
+  esc[e] = 0;
+  snprintf(json, sizeof json, "{\"node\":\"%s\",\"nodes\":%d}", esc, w->n_nodes);
+  return tunedb_workload_put(db, w->key, ir_op_name(w->node->op), json);
+}
+
+vkml_status tuner_tune_graph(rt_vk_context *ctx, const ir_graph *g, tunedb *db,
+                             const tuner_tune_opts *o, tuner_result *out) {
+  memset(out, 0, sizeof *out);
+  double t_start = now_s();
+  const ir_target *t = rt_vk_context_target(ctx);
+  tunedb_device dev;
+  char limits[512];
+  tuner_device_from_target(t, &dev, limits, sizeof limits);
+  tunedb_device_key(&dev, out->device_key);
+  VKML_RETURN_IF_ERROR(tunedb_device_put(db, &dev));
+  tuner_workload *ws = NULL;
+  int n = 0;
+  VKML_RETURN_IF_ERROR(tuner_workloads_find(g, t, &ws, &n));
+  out->rows = calloc((size_t)n + 1, sizeof *out->rows);
+  if (!out->rows) {
+    free(ws);
+    return ir_oom("the tuner's results");
+  }
+  int64_t per_trials = o->budget_trials > 0 ? o->budget_trials : 32;
+  vkml_status s = VKML_OK;
+  for (int i = 0; !s && i < n; i++) {
+    const tuner_workload *w = &ws[i];
+    tuner_result_row *row = &out->rows[i];
+    snprintf(row->key, sizeof row->key, "%s", w->key);
+    row->op = ir_op_name(w->node->op);
+    row->n_nodes = w->n_nodes;
+    row->default_ns = row->tuned_ns = INFINITY;
+    out->n = i + 1;
+    job j = {.ctx = ctx, .t = t, .db = db, .o = o, .w = w, .res = out, .row = row,
+             .t_start = t_start};
+    j.prog = (tuner_progress){.workload = i, .n_workloads = n, .w = w, .op = row->op,
+                              .n_nodes = w->n_nodes,
+                              .max_trials = o->budget_seconds > 0 ? 0 : per_trials,
+                              .default_ns = INFINITY, .best_ns = INFINITY};
+    s = workload_put(db, w);
+    if (!s) s = tuner_bench_create(ctx, g, w->node, &o->bench, &j.bench);
+    /* the baseline first: the default point */
+    double c_default = INFINITY;
+    if (!s) s = cost(&j, &w->dflt, &c_default);
+    j.default_known = true;
+    j.c_default = c_default;
+    row->default_ns = c_default;
+    j.prog.default_ns = c_default;
+    tuner_point start;
+    if (!s) s = start_point(&j, &dev, &start);
+    tuner_sa_opts so = {
+        .seed = (o->seed ? o->seed : 1) ^ ir_fnv64_str(w->key),
+        .max_trials = per_trials,
+        .start = &start,
+        .valid = valid,
+        .cost = cost,
+        .user = &j,
+        .on_trial = on_trial,
+    };
+    if (o->budget_seconds > 0) {
+      double left = o->budget_seconds - (now_s() - t_start);
+      so.max_seconds = left > 0 ? left / (n - i) : 1e-9;
+      so.max_trials = INT64_MAX;
+    }
+    tuner_sa_result r;
+    if (!s) s = tuner_sa_run(&w->space, &so, &r);
+    if (!s) {
+      /* the default was costed before the walk; the walk may not revisit it */
+      bool dflt_best = c_default <= r.best_cost;
+      const tuner_point *best = dflt_best ? &w->dflt : &r.best;
+      row->tuned_ns = dflt_best ? c_default : r.best_cost;
+      row->trials = r.trials + (j.default_hits == 0);
+      if (isfinite(row->tuned_ns)) {
+        snprintf(row->best_template, sizeof row->best_template, "%s",
+                 w->space.tmpl[best->tmpl]->name);
+        cg_schedule_format(w->space.tmpl[best->tmpl], &best->sched, row->best_schedule,
+                           sizeof row->best_schedule);
+      }
+    }
+    tuner_bench_destroy(j.bench);
+  }
+  free(ws);
+  out->seconds = now_s() - t_start;
+  return s;
+}

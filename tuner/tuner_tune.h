@@ -1,0 +1,92 @@
+/* tuner_tune: tunes every distinct workload of a graph on one device into a
+ * schedule database (what vktune runs), and the kernel chooser that builds
+ * plans from such a database (what `vkc run --db` and compile use).
+ *
+ * Per workload: the default point is measured first (the baseline); the
+ * walk starts there, or at the best point of the nearest other device in
+ * the database (tunedb_nearest_best) when that point is in this device's
+ * space; every trial is looked up in the database first (a rerun after a
+ * kill re-measures nothing it stored) and otherwise measured and committed
+ * at once, failed and incorrect trials flagged. */
+#ifndef TUNER_TUNER_TUNE_H
+#define TUNER_TUNER_TUNE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "codegen/cg_plan.h"
+#include "tunedb/tunedb.h"
+#include "tuner/tuner_measure.h"
+
+/* The database's description of the device ctx's target is. */
+void tuner_device_from_target(const ir_target *t, tunedb_device *out, char *limits_json,
+                              int limits_bytes);
+
+/* Progress, after every trial. */
+typedef struct tuner_progress {
+  int workload, n_workloads; /* 0-based index, count */
+  const tuner_workload *w;   /* valid during the call only */
+  const char *op;            /* the workload's op name (static) */
+  int n_nodes;               /* nodes sharing the workload */
+  int64_t trial, max_trials; /* of this workload; max_trials 0 under a time budget */
+  int64_t measured, stored;  /* trials measured now / found in the database (all workloads) */
+  double default_ns, best_ns; /* this workload's; INFINITY while unknown */
+  double elapsed_s, eta_s;   /* eta_s < 0: unknown */
+} tuner_progress;
+typedef void (*tuner_progress_fn)(void *user, const tuner_progress *p);
+
+/* Valid when zeroed (a default budget of 32 trials per workload). */
+typedef struct tuner_tune_opts {
+  int64_t budget_trials;   /* per workload */
+  double budget_seconds;   /* for the whole graph, shared out evenly; overrides trials */
+  uint64_t seed;           /* 0: 1 */
+  tuner_bench_opts bench;
+  const char *tool_version; /* recorded with each trial; NULL: "" */
+  tuner_progress_fn progress;
+  void *progress_user;
+} tuner_tune_opts;
+
+typedef struct tuner_result_row {
+  char key[512];
+  const char *op;          /* static */
+  int n_nodes;
+  double default_ns, tuned_ns; /* INFINITY: no working point */
+  char best_template[64];
+  char best_schedule[256];
+  int64_t trials, measured, stored;
+  tunedb_nearness seeded;  /* where the walk started: NONE = the default */
+  char seeded_from[TUNEDB_DEVICE_KEY_BYTES];
+} tuner_result_row;
+
+typedef struct tuner_result {
+  tuner_result_row *rows; /* one per tuned workload, graph order; free() */
+  int n;
+  char device_key[TUNEDB_DEVICE_KEY_BYTES];
+  int64_t measured, stored;
+  double seconds;
+} tuner_result;
+void tuner_result_free(tuner_result *r);
+
+/* Tunes the workloads of g (after the pass pipeline) on ctx's device into
+ * db. Errors: the database (named by tunedb), running out of memory; a
+ * schedule that fails is a flagged trial, not an error. */
+vkml_status tuner_tune_graph(rt_vk_context *ctx, const ir_graph *g, tunedb *db,
+                             const tuner_tune_opts *o, tuner_result *out);
+
+/* ---- choosing kernels from a database (tuner_choose.c) ---- */
+
+/* A cg_kernel_chooser (cg_plan_opts.choose, with the struct as choose_user):
+ * each node's workload takes the best record of this device, else of the
+ * nearest device; a record whose template or schedule does not instantiate
+ * here (another codegen version) falls back to the default. Counts what it
+ * did. */
+typedef struct tuner_db_chooser {
+  tunedb *db;
+  tunedb_device dev;
+  int n_exact, n_nearest, n_default; /* GPU kernels chosen each way */
+  vkml_status error; /* the first database error (the node then takes the default) */
+} tuner_db_chooser;
+void tuner_db_chooser_init(tuner_db_chooser *c, tunedb *db, const ir_target *t);
+vkml_status tuner_db_choose(void *user, const ir_node *n, const ir_target *t, cg_kernel *out);
+
+#endif
