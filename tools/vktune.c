@@ -26,6 +26,10 @@ static const char usage[] =
     "  --budget-seconds S     wall-clock budget for the whole model, shared out\n"
     "                         evenly over the workloads (instead of trials)\n"
     "  --seed N               the search's seed (default 1)\n"
+    "  --ops OP,OP            tune only these ops' workloads (IR or ONNX names,\n"
+    "                         e.g. conv2d,gemm,matmul; default: every op)\n"
+    "  --search sa|exhaustive simulated annealing (default), or every valid point\n"
+    "                         of each space (budgets ignored: for comparisons)\n"
     "  --device N             Vulkan device index (default: VKML_DEVICE, else the best)\n"
     "  --runs R               timed dispatches per trial (default 25)\n"
     "  --precision fp32|fp16  tune the kernels of the fp16 graph\n"
@@ -41,7 +45,8 @@ typedef struct args {
   int64_t trials;
   double seconds;
   uint64_t seed;
-  const char *device;
+  const char *device, *ops;
+  bool exhaustive;
   int runs;
   bool json;
   cli_shape_args shapes;
@@ -76,7 +81,8 @@ static int parse_args(int argc, char **argv, args *a) {
     }
     bool takes = !strcmp(s, "--db") || !strcmp(s, "--budget-trials") ||
                  !strcmp(s, "--budget-seconds") || !strcmp(s, "--seed") ||
-                 !strcmp(s, "--device") || !strcmp(s, "--runs");
+                 !strcmp(s, "--device") || !strcmp(s, "--runs") || !strcmp(s, "--ops") ||
+                 !strcmp(s, "--search");
     if (takes && i + 1 >= argc) {
       fprintf(stderr, "%s: %s needs a value\n", TOOL, s);
       return 2;
@@ -86,6 +92,15 @@ static int parse_args(int argc, char **argv, args *a) {
       a->db = argv[++i];
     } else if (!strcmp(s, "--device")) {
       a->device = argv[++i];
+    } else if (!strcmp(s, "--ops")) {
+      a->ops = argv[++i];
+    } else if (!strcmp(s, "--search")) {
+      const char *how = argv[++i];
+      if (strcmp(how, "sa") && strcmp(how, "exhaustive")) {
+        fprintf(stderr, "%s: --search expects sa or exhaustive, got '%s'\n", TOOL, how);
+        return 2;
+      }
+      a->exhaustive = how[0] == 'e';
     } else if (!strcmp(s, "--budget-trials") || !strcmp(s, "--seed") || !strcmp(s, "--runs")) {
       const char *val = argv[++i];
       double hi = s[2] == 'r' ? 100000 : 1e15;
@@ -269,6 +284,8 @@ static vkml_status tune(const args *a, tuner_result *res) {
       .budget_trials = a->trials,
       .budget_seconds = a->seconds,
       .seed = a->seed,
+      .ops = a->ops,
+      .exhaustive = a->exhaustive,
       .bench = {.runs = a->runs, .precision = a->compile.precision},
       .tool_version = vkml_version(),
       .progress = on_progress,

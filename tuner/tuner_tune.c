@@ -197,9 +197,27 @@ vkml_status tuner_tune_graph(rt_vk_context *ctx, const ir_graph *g, tunedb *db,
   tuner_device_from_target(t, &dev, limits, sizeof limits);
   tunedb_device_key(&dev, out->device_key);
   VKML_RETURN_IF_ERROR(tunedb_device_put(db, &dev));
+  bool only[IR_OP_COUNT];
+  bool filter = o->ops && *o->ops;
+  if (filter) {
+    vkml_status e = cg_cpu_ops_parse(o->ops, only);
+    if (e) {
+      /* the parser speaks of --cpu-ops */
+      const char *m = vkml_status_message(e), *c = strstr(m, "--cpu-ops: ");
+      vkml_status r = vkml_status_make(vkml_status_code(e), "--ops: %s", c ? c + 11 : m);
+      vkml_status_free(e);
+      return r;
+    }
+  }
   tuner_workload *ws = NULL;
   int n = 0;
   VKML_RETURN_IF_ERROR(tuner_workloads_find(g, t, &ws, &n));
+  if (filter) {
+    int kept = 0;
+    for (int i = 0; i < n; i++)
+      if (only[ws[i].node->op]) ws[kept++] = ws[i];
+    n = kept;
+  }
   out->rows = calloc((size_t)n + 1, sizeof *out->rows);
   if (!out->rows) {
     free(ws);
@@ -219,7 +237,7 @@ vkml_status tuner_tune_graph(rt_vk_context *ctx, const ir_graph *g, tunedb *db,
              .t_start = t_start};
     j.prog = (tuner_progress){.workload = i, .n_workloads = n, .w = w, .op = row->op,
                               .n_nodes = w->n_nodes,
-                              .max_trials = o->budget_seconds > 0 ? 0 : per_trials,
+                              .max_trials = o->budget_seconds > 0 || o->exhaustive ? 0 : per_trials,
                               .default_ns = INFINITY, .best_ns = INFINITY};
     s = workload_put(db, w);
     if (!s) s = tuner_bench_create(ctx, g, w->node, &o->bench, &j.bench);
@@ -241,13 +259,14 @@ vkml_status tuner_tune_graph(rt_vk_context *ctx, const ir_graph *g, tunedb *db,
         .user = &j,
         .on_trial = on_trial,
     };
-    if (o->budget_seconds > 0) {
+    if (o->budget_seconds > 0 && !o->exhaustive) {
       double left = o->budget_seconds - (now_s() - t_start);
       so.max_seconds = left > 0 ? left / (n - i) : 1e-9;
       so.max_trials = INT64_MAX;
     }
     tuner_sa_result r;
-    if (!s) s = tuner_sa_run(&w->space, &so, &r);
+    if (!s) s = o->exhaustive ? tuner_exhaustive(&w->space, &so, &r)
+                              : tuner_sa_run(&w->space, &so, &r);
     if (!s) {
       /* the default was costed before the walk; the walk may not revisit it */
       bool dflt_best = c_default <= r.best_cost;

@@ -40,6 +40,12 @@ typedef struct tuner_tune_opts {
   int64_t budget_trials;   /* per workload */
   double budget_seconds;   /* for the whole graph, shared out evenly; overrides trials */
   uint64_t seed;           /* 0: 1 */
+  /* Only the workloads of these ops, comma-separated IR or ONNX names as
+   * --cpu-ops takes them ("conv2d,gemm", "Conv"); NULL or "": every op. */
+  const char *ops;
+  /* Every valid point of each workload instead of the annealing (the
+   * reference the annealing is measured against); budgets are ignored. */
+  bool exhaustive;
   tuner_bench_opts bench;
   const char *tool_version; /* recorded with each trial; NULL: "" */
   tuner_progress_fn progress;
@@ -68,8 +74,8 @@ typedef struct tuner_result {
 void tuner_result_free(tuner_result *r);
 
 /* Tunes the workloads of g (after the pass pipeline) on ctx's device into
- * db. Errors: the database (named by tunedb), running out of memory; a
- * schedule that fails is a flagged trial, not an error. */
+ * db. Errors: a bad ops list, the database (named by tunedb), running out of
+ * memory; a schedule that fails is a flagged trial, not an error. */
 vkml_status tuner_tune_graph(rt_vk_context *ctx, const ir_graph *g, tunedb *db,
                              const tuner_tune_opts *o, tuner_result *out);
 

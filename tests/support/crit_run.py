@@ -6,14 +6,14 @@ robin over the listed order, so neighbouring tests of one kind land in
 different shards) and runs them through one --filter. Every test is in
 exactly one shard by construction, so a test added later is never left out.
 
-Hang guard: criterion's runner (BoxFort) has been seen to hang, rarely, with
-its worker gone (one cold CI run: test_cpu_nn, 29 tests that take 2 s, under
-ASan, stuck until meson's timeout; 46 later runs, in and out of the chroot,
-under load, never hung). After GUARD seconds the process tree is printed
-(each process's kernel stack and wait channel, and gdb's backtrace of every
-thread when gdb is installed, as CI installs it), it is killed, and the run
-is repeated once; the repeat's result is the test's, and the log says HANG.
-A test that hangs every time still fails.
+Hang guard: under ASan and load, criterion's runner (BoxFort) has been seen
+to hang with its freshly forked worker deadlocked before exec (diagnosed in
+run_guarded: detected within seconds, the run repeated). Any other run still
+going after GUARD seconds is a hang too. Either way the process tree is
+printed (each process's kernel stack and wait channel, and gdb's backtrace
+of every thread when gdb is installed, as CI installs it), it is killed and
+the run repeated; the repeat's result is the test's, and the log says HANG.
+A test that keeps hanging still fails.
 
 GUARD is multiplied by $VKML_GUARD_SCALE (CI sets 4 for the sanitizer pass,
 whose meson timeouts are 4x too).
@@ -25,6 +25,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import time
 
 
 def list_tests(exe):
@@ -90,18 +91,65 @@ def report_hang(pid):
         print(f"  backtraces of pid {p}:\n    " + "\n    ".join(keep[:120]), flush=True)
 
 
+def read_cmdline(pid):
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            return f.read()
+    except OSError:
+        return None
+
+
+def unexeced_children(pid):
+    """Children of the runner still running the runner's own image: BoxFort
+    forks a worker, which execs itself as "boxfort-worker" within
+    milliseconds; one that has not is stuck between fork and exec."""
+    mine = read_cmdline(pid)
+    return [c for c in tree(pid)[1:] if mine and read_cmdline(c) == mine]
+
+
+# A worker forked but not exec'd for this long is deadlocked (see below).
+FORK_STUCK_S = 10
+FORK_ATTEMPTS = 5
+
+
 def run_guarded(argv, guard):
-    for attempt in (1, 2):
+    """Runs argv; repeats it after a hang (once) or a fork deadlock (up to
+    FORK_ATTEMPTS runs in all).
+
+    The fork deadlock, diagnosed with the backtraces this script prints: under
+    ASan, a worker BoxFort has forked blocks in malloc before its exec, on the
+    ASan allocator's region mutex that the runner's nanomsg thread held at
+    the moment of fork (GCC 12's libasan has no fork handlers; LLVM added
+    them in version 17). It is a race, seen only under ASan and load; the
+    worker never recovers, so it is detected within FORK_STUCK_S seconds and
+    the run repeated, instead of waiting for the general guard."""
+    hangs = forks = 0
+    while True:
         proc = subprocess.Popen(argv, start_new_session=True)
-        try:
-            return proc.wait(timeout=guard)
-        except subprocess.TimeoutExpired:
-            print(f"HANG: {argv[0]} still running after {guard} s (attempt {attempt}); "
-                  "process tree:", flush=True)
-            report_hang(proc.pid)
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
-    return 124
+        t0 = time.monotonic()
+        first_seen = {}
+        why = None
+        while why is None:
+            try:
+                return proc.wait(timeout=0.5)
+            except subprocess.TimeoutExpired:
+                pass
+            now = time.monotonic()
+            stuck = unexeced_children(proc.pid)
+            first_seen = {c: first_seen.get(c, now) for c in stuck}
+            if any(now - t >= FORK_STUCK_S for t in first_seen.values()):
+                forks += 1
+                why = (f"a worker forked {FORK_STUCK_S} s ago has not exec'd (fork deadlock "
+                       f"{forks}; at most {FORK_ATTEMPTS} runs)")
+            elif now - t0 >= guard:
+                hangs += 1
+                why = f"still running after {guard} s (hang {hangs})"
+        print(f"HANG: {argv[0]}: {why}; process tree:", flush=True)
+        report_hang(proc.pid)
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+        if hangs >= 2 or forks >= FORK_ATTEMPTS:
+            return 124
 
 
 def main():
