@@ -55,8 +55,11 @@ if [ "$PART" = basic ]; then
   echo "not a database" >"$TMP/foreign.db"
   expect_rc "foreign file refused" 1 "$TMP/foreign.db" tune --db "$TMP/foreign.db"
   check "foreign file untouched" grep -q "not a database" "$TMP/foreign.db"
+  expect_rc "unknown op in --ops" 1 "--ops: unknown op 'nosuchop'" \
+    tune --db "$TMP/ops.db" --ops nosuchop
   expect_rc "missing model" 1 "nope.vkir" "$VKTUNE" "$TMP/nope.vkir" --db "$TMP/x.db"
   check "no database left behind by failed runs" test ! -e "$TMP/x.db"
+  rm -f "$TMP"/ops.db*
 
   # tune: every workload has a default and a tuned time no slower; the
   # database holds exactly the trials measured, each point once
@@ -128,6 +131,24 @@ PY
 fi
 
 if [ "$PART" = resume ]; then
+  # exhaustive search of one small space: every valid point once, the best
+  # is the fastest stored record
+  tune --db "$TMP/e.db" --ops MaxPool --search exhaustive --json >"$TMP/e.json" 2>/dev/null
+  "$VKDB" --db "$TMP/e.db" export >"$TMP/e.jsonl"
+  check "exhaustive search: every point once, the best is the minimum" $PY - "$TMP/e.json" \
+    "$TMP/e.jsonl" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert [w["op"] for w in d["workloads"]] == ["maxpool"], d
+w = d["workloads"][0]
+recs = [json.loads(l) for l in open(sys.argv[2])]
+recs = [r for r in recs if r["type"] == "record"]
+pts = {(r["template"], r["schedule"]) for r in recs}
+assert len(pts) == len(recs) == w["measured"] == w["trials"] >= 20, (len(recs), w)
+best = min(r["median_ns"] for r in recs if r["correct"] and not r["failed"])
+assert w["tuned_ns"] == best, (w["tuned_ns"], best)
+PY
+
   # kill -9 while tuning, then rerun: nothing measured twice (vktune
   # itself in the background, not a subshell, so the kill reaches it)
   ASAN_OPTIONS=detect_leaks=0 VKML_VALIDATION=1 "$VKTUNE" "$EX/model.vkir" --db "$TMP/k.db" \

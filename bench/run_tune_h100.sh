@@ -1,0 +1,50 @@
+#!/bin/bash
+# Device-machine calls for the tuner issue. Carry .gl and .bench-bin
+# (bench/stage.sh). PART 1: ResNet-50 and MobileNetV2 tuned in fp32 (conv and
+# gemm workloads, a time budget per model), end to end default vs tuned.
+# PART 2: the same in fp16, exhaustive search of four one-op spaces and the
+# annealing replayed over them (vkml-sa-replay), torch peers (CUDA graph).
+# Results in $OUT/tune-partN.tgz ($OUT takes 8 files); tables last.
+set -u
+PART=$1
+BUDGET=${BUDGET:-100}
+for f in .gl/*.deb; do dpkg -x "$f" / ; done; ldconfig
+export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
+export LD_LIBRARY_PATH=$PWD/.bench-bin/extra-libs
+export XDG_CACHE_HOME=/tmp/vkml-cache
+B=.bench-bin
+R=/tmp/res$PART
+mkdir -p $R
+nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv | tee $R/device.txt
+M=/tmp/models
+[ -f $M/e2e/resnet50.onnx ] || python3 bench/export_e2e.py $M/e2e >$R/export.txt 2>&1 || tail -3 $R/export.txt
+mkdir -p $R/ort && cp $M/e2e/*.ort.npy $R/ort/
+precs=fp32; [ "$PART" = 2 ] && precs=fp16
+for p in $precs; do
+  for m in resnet50 mobilenet_v2; do
+    $B/tools/vktune $M/e2e/$m.onnx --input-shape input=1,3,224,224 --device 0 --precision $p \
+      --db $R/h100.db --ops Conv,Gemm,MatMul --budget-seconds $BUDGET --json \
+      >$R/tune.$m.$p.json 2>$R/tune.$m.$p.err || echo "vktune $m $p failed: $(tail -c 300 $R/tune.$m.$p.err)"
+    for v in default tuned; do
+      db=""; [ $v = tuned ] && db="--db $R/h100.db"
+      $B/tools/vkc run $M/e2e/$m.onnx --input-shape input=1,3,224,224 --device 0 --precision $p $db \
+        --input input=$M/e2e/$m.input.npy --output $R/out.$m.$p.$v --bench 50 --warmup 5 \
+        --warmup-ms 500 --json >$R/e2e.$m.$p.$v.json 2>$R/e2e.$m.$p.$v.err ||
+        echo "vkc run $m $p $v failed: $(tail -c 300 $R/e2e.$m.$p.$v.err)"
+    done
+  done
+done
+if [ "$PART" = 2 ]; then
+  python3 bench/export_tune.py $M/one >$R/export_one.txt 2>&1 || tail -3 $R/export_one.txt
+  for m in maxpool_r50 dw3x3_mnv2 conv1x1_r50 conv3x3_r50; do
+    timeout 100 $B/tools/vktune $M/one/$m.onnx --device 0 --db $R/exhaustive.db --search exhaustive \
+      --json >$R/exh.$m.json 2>$R/exh.$m.err || echo "exhaustive $m: rc $? $(tail -c 200 $R/exh.$m.err)"
+  done
+  $B/bench/vkml-sa-replay $R/exhaustive.db --seeds 50 | tee $R/sa_replay.txt
+  mkdir -p $R/peers && ln -sf $M/e2e $R/peers/e2e
+  python3 bench/peers.py $R/peers >$R/peers.json 2>$R/peers.err || echo "peers failed: $(tail -c 300 $R/peers.err)"
+  rm -f $R/peers/e2e
+fi
+python3 bench/summarize_tune.py $R >$R/summary.md
+tar czf $OUT/tune-part$PART.tgz -C $R .
+cat $R/summary.md
