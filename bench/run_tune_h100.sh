@@ -4,6 +4,8 @@
 # gemm workloads, a time budget per model), end to end default vs tuned.
 # PART 2: the same in fp16, exhaustive search of four one-op spaces and the
 # annealing replayed over them (vkml-sa-replay), torch peers (CUDA graph).
+# PART 3: as 1 and the exhaustive part of 2, without peers. Environment:
+# BUDGET (s per model), EXH (s per exhaustive search), MODELS, PRECS, EXHM.
 # Results in $OUT/tune-partN.tgz ($OUT takes 8 files); tables last.
 set -u
 PART=$1
@@ -20,8 +22,9 @@ M=/tmp/models
 [ -f $M/e2e/resnet50.onnx ] || python3 bench/export_e2e.py $M/e2e >$R/export.txt 2>&1 || tail -3 $R/export.txt
 mkdir -p $R/ort && cp $M/e2e/*.ort.npy $R/ort/
 precs=fp32; [ "$PART" = 2 ] && precs=fp16
+precs=${PRECS:-$precs}
 for p in $precs; do
-  for m in resnet50 mobilenet_v2; do
+  for m in ${MODELS:-resnet50 mobilenet_v2}; do
     $B/tools/vktune $M/e2e/$m.onnx --input-shape input=1,3,224,224 --device 0 --precision $p \
       --db $R/h100.db --ops Conv,Gemm,MatMul --budget-seconds $BUDGET --json \
       >$R/tune.$m.$p.json 2>$R/tune.$m.$p.err || echo "vktune $m $p failed: $(tail -c 300 $R/tune.$m.$p.err)"
@@ -34,13 +37,15 @@ for p in $precs; do
     done
   done
 done
-if [ "$PART" = 2 ]; then
+if [ "$PART" != 1 ]; then
   python3 bench/export_tune.py $M/one >$R/export_one.txt 2>&1 || tail -3 $R/export_one.txt
-  for m in maxpool_r50 dw3x3_mnv2 conv1x1_r50 conv3x3_r50; do
-    timeout 100 $B/tools/vktune $M/one/$m.onnx --device 0 --db $R/exhaustive.db --search exhaustive \
+  for m in ${EXHM:-maxpool_r50 dw3x3_mnv2 conv1x1_r50 conv3x3_r50}; do
+    timeout ${EXH:-80} $B/tools/vktune $M/one/$m.onnx --device 0 --db $R/exhaustive.db --search exhaustive \
       --json >$R/exh.$m.json 2>$R/exh.$m.err || echo "exhaustive $m: rc $? $(tail -c 200 $R/exh.$m.err)"
   done
   $B/bench/vkml-sa-replay $R/exhaustive.db --seeds 50 | tee $R/sa_replay.txt
+fi
+if [ "$PART" = 2 ]; then
   mkdir -p $R/peers && ln -sf $M/e2e $R/peers/e2e
   python3 bench/peers.py $R/peers >$R/peers.json 2>$R/peers.err || echo "peers failed: $(tail -c 300 $R/peers.err)"
   rm -f $R/peers/e2e

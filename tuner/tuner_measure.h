@@ -52,6 +52,10 @@ typedef struct tuner_bench_opts {
   int runs;           /* timed replays; 0: 25 */
   int warmup;         /* untimed replays, at least; 0: 3 */
   double warmup_ms;   /* and at least this long; 0: 20 */
+  /* The bench's first measurement warms up at least this long: the GPU sat
+   * idle (and clocked down) while the CPU reference ran, and a default
+   * timed at low clocks would flatter every later point. 0: 500 */
+  double first_warmup_ms;
   ir_precision precision; /* the graph's (recorded in plans; fp16 needs 16-bit storage) */
   cg_compiler *compiler;  /* NULL: one with default options, per bench */
 } tuner_bench_opts;
