@@ -106,15 +106,6 @@ typedef struct sweep {
 /* ---- small helpers ------------------------------------------------------------ */
 
 
-static uint64_t splitmix64(uint64_t *s) {
-  uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
-
-/* Uniform in [0, 1). */
-static double rng_unit(uint64_t *s) { return (double)(splitmix64(s) >> 11) * 0x1.0p-53; }
 
 static double now_s(void) {
   struct timespec ts;
@@ -389,8 +380,8 @@ static vkml_status make_inputs(sweep *w) {
     VKML_RETURN_IF_ERROR(rt_tensor_alloc(&v->type, &w->inputs[i]));
     int64_t ne = rt_tensor_numel(&w->inputs[i]);
     for (int64_t j = 0; j < ne; j++) {
-      double u = rng_unit(&rng);
-      double x = 0.1 + 0.9 * rng_unit(&rng);
+      double u = ir_rand_unit(&rng);
+      double x = 0.1 + 0.9 * ir_rand_unit(&rng);
       rt_store_f(&w->inputs[i], j, u < 0.5 ? -x : x);
     }
   }
@@ -624,7 +615,7 @@ static vkml_status sweep_template(sweep *w, const cg_template *t, const cg_kerne
   for (int64_t i = 0; i < tries && got < want; i++) {
     int64_t idx = i;
     if (a->sample) {
-      idx = (int64_t)(splitmix64(&rng) % (uint64_t)size);
+      idx = (int64_t)(ir_splitmix64(&rng) % (uint64_t)size);
       bool dup = false;
       for (int64_t j = 0; j < n_seen && !dup; j++) dup = seen[j] == idx;
       if (dup) continue;

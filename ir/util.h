@@ -1,6 +1,7 @@
 /* Small helpers that every part of the libraries needs and that belong to no
- * one concept: the out-of-memory status and the FNV-1a hash (for hash tables
- * and file checksums; not for anything adversarial). In ir/ because ir/ is
+ * one concept: the out-of-memory status, the FNV-1a hash (for hash tables
+ * and file checksums; not for anything adversarial) and a seeded generator
+ * for reproducible sampling. In ir/ because ir/ is
  * the one folder every other may include. */
 #ifndef IR_UTIL_H
 #define IR_UTIL_H
@@ -28,6 +29,19 @@ static inline uint64_t ir_fnv64_str(const char *s) {
   uint64_t h = IR_FNV64_SEED;
   for (; *s; s++) h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
   return h;
+}
+
+/* SplitMix64: the next 64-bit value of the stream with state *s. */
+static inline uint64_t ir_splitmix64(uint64_t *s) {
+  uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+/* Uniform in [0, 1) from ir_splitmix64. */
+static inline double ir_rand_unit(uint64_t *s) {
+  return (double)(ir_splitmix64(s) >> 11) * 0x1.0p-53;
 }
 
 #endif

@@ -36,13 +36,6 @@ static double now_s(void) {
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-static double xorshift_unit(uint64_t *s) {
-  *s ^= *s << 13;
-  *s ^= *s >> 7;
-  *s ^= *s << 17;
-  return (double)(*s >> 11) * 0x1.0p-53;
-}
-
 static int cmp_double(const void *x, const void *y) {
   double a = *(const double *)x, b = *(const double *)y;
   return (a > b) - (a < b);
@@ -136,7 +129,7 @@ vkml_status tuner_bench_create(rt_vk_context *ctx, const ir_graph *g, const ir_n
     s = rt_tensor_alloc(&b->g->inputs[i]->type, &b->inputs[i]);
     int64_t ne = s ? 0 : rt_tensor_numel(&b->inputs[i]);
     for (int64_t j = 0; j < ne; j++) {
-      double u = xorshift_unit(&rng), x = 0.1 + 0.9 * xorshift_unit(&rng);
+      double u = ir_rand_unit(&rng), x = 0.1 + 0.9 * ir_rand_unit(&rng);
       rt_store_f(&b->inputs[i], j, u < 0.5 ? -x : x);
     }
   }

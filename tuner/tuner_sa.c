@@ -70,15 +70,7 @@ typedef struct sa {
   int64_t n_valid_known; /* valid points seen (costed or not) */
 } sa;
 
-static uint64_t splitmix64(uint64_t *s) {
-  uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
-
-static double rng_unit(uint64_t *s) { return (double)(splitmix64(s) >> 11) * 0x1.0p-53; }
-static int64_t rng_below(uint64_t *s, int64_t n) { return (int64_t)(splitmix64(s) % (uint64_t)n); }
+static int64_t rng_below(uint64_t *s, int64_t n) { return (int64_t)(ir_splitmix64(s) % (uint64_t)n); }
 
 static double now_s(void) {
   struct timespec ts;
@@ -157,7 +149,7 @@ static void neighbour(sa *a, const tuner_point *cur, tuner_point *out) {
   int movable[CG_MAX_KNOBS], n_movable = 0;
   for (int k = 0; k < t->n_knobs; k++)
     if (t->knobs[k].n_values > 1) movable[n_movable++] = k;
-  if (sp->n > 1 && (n_movable == 0 || rng_unit(&a->rng) < a->o->p_switch)) {
+  if (sp->n > 1 && (n_movable == 0 || ir_rand_unit(&a->rng) < a->o->p_switch)) {
     int other = (int)rng_below(&a->rng, sp->n - 1);
     out->tmpl = other >= cur->tmpl ? other + 1 : other;
     memset(&out->sched, 0, sizeof out->sched);
@@ -168,8 +160,8 @@ static void neighbour(sa *a, const tuner_point *cur, tuner_point *out) {
   const cg_knob *kn = &t->knobs[movable[rng_below(&a->rng, n_movable)]];
   int k = (int)(kn - t->knobs);
   int i = knob_index(kn, cur->sched.v[k]), j;
-  if (rng_unit(&a->rng) < 0.75) {
-    j = i + (rng_unit(&a->rng) < 0.5 ? -1 : 1);
+  if (ir_rand_unit(&a->rng) < 0.75) {
+    j = i + (ir_rand_unit(&a->rng) < 0.5 ? -1 : 1);
     if (j < 0) j = 1;
     if (j >= kn->n_values) j = kn->n_values - 2;
   } else {
@@ -302,7 +294,7 @@ static vkml_status anneal(sa *a) {
     else if (!isfinite(c_next)) accept = false;
     else {
       double d = log(c_next) - log(c_cur);
-      accept = d <= 0 || rng_unit(&a->rng) < exp(-d / temp);
+      accept = d <= 0 || ir_rand_unit(&a->rng) < exp(-d / temp);
     }
     if (accept) {
       cur = next;

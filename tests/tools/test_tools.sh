@@ -14,28 +14,7 @@ case $PART in all|cli|gpu|models) ;; *) echo "test_tools.sh: unknown part '$PART
 ROOT=${VKML_SOURCE_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
 PY=/usr/bin/python3
 EX=$ROOT/tests/models/tinycnn
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
-fails=0
-passes=0
-
-ok() { passes=$((passes + 1)); echo "ok - $1"; }
-bad() { fails=$((fails + 1)); echo "not ok - $1"; }
-
-# expect_fail NAME SUBSTRING CMD...: exit status in 1..127, stderr one line
-# containing SUBSTRING.
-expect_fail() {
-  name=$1 sub=$2
-  shift 2
-  "$@" >"$TMP/out" 2>"$TMP/err"
-  rc=$?
-  lines=$(wc -l <"$TMP/err")
-  if [ "$rc" -ge 1 ] && [ "$rc" -lt 128 ] && [ "$lines" -eq 1 ] && grep -qF -- "$sub" "$TMP/err"; then
-    ok "$name"
-  else
-    bad "$name (rc=$rc, stderr: $(head -c 300 "$TMP/err"))"
-  fi
-}
+. "$(dirname "$0")/tap.sh"
 
 gpu_vkc() { ASAN_OPTIONS=detect_leaks=0 VKML_VALIDATION=1 "$VKC" "$@"; }
 
@@ -319,5 +298,4 @@ expect_fail "import: not an ONNX file" "garbage.onnx" "$VKC" import "$TMP/garbag
 
 fi # models
 
-echo "$passes passed, $fails failed"
-[ "$fails" -eq 0 ]
+tap_done

@@ -7,27 +7,7 @@
 set -u
 VKDB=$1
 PY=/usr/bin/python3
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
-fails=0
-passes=0
-ok() { passes=$((passes + 1)); echo "ok - $1"; }
-bad() { fails=$((fails + 1)); echo "not ok - $1"; }
-check() { name=$1; shift; if "$@"; then ok "$name"; else bad "$name"; fi; }
-
-# expect_rc NAME RC SUBSTRING CMD...: exit status RC, stderr one line with SUBSTRING.
-expect_rc() {
-  name=$1 want=$2 sub=$3
-  shift 3
-  "$@" >"$TMP/out" 2>"$TMP/err"
-  rc=$?
-  lines=$(wc -l <"$TMP/err")
-  if [ "$rc" -eq "$want" ] && [ "$lines" -eq 1 ] && grep -qF -- "$sub" "$TMP/err"; then
-    ok "$name"
-  else
-    bad "$name (rc=$rc, stderr: $(head -c 300 "$TMP/err"))"
-  fi
-}
+. "$(dirname "$0")/tap.sh"
 
 H100='10de:2330:5:00000001'
 LVP='10005:0000:d:00000064'
@@ -143,5 +123,4 @@ check "failed import changed nothing" cmp -s "$TMP/before.jsonl" "$TMP/after.jso
 { cat "$TMP/b.jsonl"; rec "$H100" unknown-workload s 1 true 9; } >"$TMP/dangling.jsonl"
 expect_rc "import of a record of an unknown workload" 1 "dangling.jsonl:7:" "$VKDB" --db "$TMP/imp.db" import "$TMP/dangling.jsonl"
 
-echo "$passes passed, $fails failed"
-[ "$fails" -eq 0 ]
+tap_done

@@ -9,27 +9,7 @@ set -u
 VKTUNE=$1 VKC=$2 VKDB=$3 PART=$4
 PY=/usr/bin/python3
 EX=${VKML_SOURCE_ROOT:-$(dirname "$0")/../..}/tests/models/tinycnn
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
-fails=0
-passes=0
-ok() { passes=$((passes + 1)); echo "ok - $1"; }
-bad() { fails=$((fails + 1)); echo "not ok - $1"; }
-check() { name=$1; shift; if "$@"; then ok "$name"; else bad "$name"; fi; }
-
-# expect_rc NAME RC SUBSTRING CMD...: exit status RC, one stderr line with SUBSTRING.
-expect_rc() {
-  name=$1 want=$2 sub=$3
-  shift 3
-  "$@" >"$TMP/out" 2>"$TMP/err"
-  rc=$?
-  lines=$(wc -l <"$TMP/err")
-  if [ "$rc" -eq "$want" ] && [ "$lines" -eq 1 ] && grep -qF -- "$sub" "$TMP/err"; then
-    ok "$name"
-  else
-    bad "$name (rc=$rc, stderr: $(head -c 300 "$TMP/err"))"
-  fi
-}
+. "$(dirname "$0")/tap.sh"
 
 gpu() { ASAN_OPTIONS=detect_leaks=0 VKML_VALIDATION=1 "$@"; }
 tune() { gpu "$VKTUNE" "$EX/model.vkir" "$@"; }
@@ -189,5 +169,4 @@ assert measured > 0 and len(rec) == measured, (len(rec), measured)
 PY
 fi
 
-echo "# $passes passed, $fails failed"
-[ "$fails" -eq 0 ]
+tap_done
