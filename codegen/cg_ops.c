@@ -46,6 +46,10 @@ vkml_status cg_kernel_for_node(const ir_node *n, const cg_template *sched_templa
                                cg_kernel *out) {
   if ((unsigned)n->op >= IR_OP_COUNT)
     return vkml_status_make(VKML_CODE_INTERNAL, "unknown op %d", (int)n->op);
+  /* the plan's transfer steps, not kernels */
+  if (n->op == IR_OP_DOWNLOAD || n->op == IR_OP_UPLOAD)
+    return vkml_status_make(VKML_CODE_UNSUPPORTED, "%s is a transfer, not a kernel",
+                            ir_op_name(n->op));
   if (!ir_node_any_packed(n)) return node_fns[n->op](n, sched_template, sched, t, out);
   VKML_RETURN_IF_ERROR(check_layouts(n));
   /* the reduction template of the global pools reads rows only: packed,

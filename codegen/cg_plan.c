@@ -1,5 +1,5 @@
-/* Graph -> ir_plan: --cpu-ops parsing, placement and kernel compilation
- * (see cg_plan.h). */
+/* Graph -> ir_plan: --cpu-ops parsing, what the placement and layout
+ * passes ask, and kernel compilation (see cg_plan.h). */
 #include "codegen/cg_plan.h"
 
 #include <ctype.h>
@@ -138,10 +138,7 @@ static vkml_status module_for(ir_plan *p, cg_compiler *cc, module_memo *m, const
 static const char *cpu_only_reason(const ir_node *n, const ir_target *t, const bool *forced,
                                    char *buf, size_t bytes) {
   if (forced[n->op]) return "forced onto the CPU (--cpu-ops)";
-  if (n->device == IR_DEVICE_CPU) return "placed on the CPU in the IR (@cpu)";
-  /* every kernel binds one storage buffer per operand (cg_ops.h); checked
-   * here, before the layout pass asks for a mask, so such a node is never
-   * packed */
+  /* every kernel binds one storage buffer per operand (cg_ops.h) */
   if (t->max_storage_buffers_per_stage &&
       (uint64_t)n->n_inputs + (uint64_t)n->n_outputs > t->max_storage_buffers_per_stage) {
     snprintf(buf, bytes,
@@ -166,37 +163,82 @@ static const char *cpu_only_reason(const ir_node *n, const ir_target *t, const b
   return NULL;
 }
 
-/* A CPU step; host tensors are row-major, so n may not bind packed values. */
-static vkml_status cpu_step(ir_plan *p, const ir_node *n, const char *reason) {
-  for (int i = 0; i < n->n_inputs + n->n_outputs; i++) {
-    const ir_value *v = i < n->n_inputs ? n->inputs[i] : n->outputs[i - n->n_inputs];
-    if (v->layout != IR_LAYOUT_DEFAULT)
-      return vkml_status_make(VKML_CODE_UNSUPPORTED,
-                              "%%%s is in layout %s but the node runs on the CPU (%s)", v->name,
-                              ir_layout_name(v->layout), reason);
-  }
-  return ir_plan_add_cpu_step(p, n->id, reason);
+/* ---- what the passes ask (pass_opts callbacks) ---------------------------------- */
+
+vkml_status cg_query_init(cg_query *q, const ir_target *t, const char *cpu_ops) {
+  q->t = t;
+  return cg_cpu_ops_parse(cpu_ops, q->forced);
 }
 
-static vkml_status place_node(ir_plan *p, const ir_node *n, const ir_target *t,
-                              const cg_plan_opts *o, const bool *forced, cg_compiler *cc,
-                              module_memo *memo, cg_kernel *k) {
+const char *cg_query_place(void *user, const ir_node *n, char *why, size_t bytes) {
+  const cg_query *q = user;
+  const char *reason = cpu_only_reason(n, q->t, q->forced, why, bytes);
+  if (reason) return reason;
+  cg_kernel *k = malloc(sizeof *k);
+  if (!k) {
+    snprintf(why, bytes, "out of host memory asking for its GPU kernel");
+    return why;
+  }
+  /* asked in the default layout: placement comes before the layout pass,
+   * which packs only what the placed kernels take packed (an annotated
+   * layout the kernel cannot take becomes a reorder, not a CPU node) */
+  int nv = n->n_inputs + n->n_outputs;
+  ir_value *vals = malloc(sizeof *vals * (size_t)(nv ? nv : 1));
+  ir_value **ptrs = malloc(sizeof *ptrs * (size_t)(nv ? nv : 1));
+  if (!vals || !ptrs) {
+    free(vals);
+    free(ptrs);
+    free(k);
+    snprintf(why, bytes, "out of host memory asking for its GPU kernel");
+    return why;
+  }
+  ir_node rows = *n;
+  for (int i = 0; i < nv; i++) {
+    vals[i] = *(i < n->n_inputs ? n->inputs[i] : n->outputs[i - n->n_inputs]);
+    vals[i].layout = IR_LAYOUT_DEFAULT;
+    ptrs[i] = &vals[i];
+  }
+  rows.inputs = ptrs;
+  rows.outputs = ptrs + n->n_inputs;
+  vkml_status s = cg_kernel_for_node(&rows, NULL, NULL, q->t, k);
+  free(vals);
+  free(ptrs);
+  if (vkml_status_code(s) == VKML_CODE_UNSUPPORTED) {
+    snprintf(why, bytes, "%s", vkml_status_message(s));
+    reason = why;
+  } else if (!s && (!k->groups[0] || !k->groups[1] || !k->groups[2])) {
+    reason = "the kernel's grid is empty";
+  }
+  /* any other error is a bug the plan build reports, naming the node */
+  vkml_status_free(s);
+  free(k);
+  return reason;
+}
+
+uint32_t cg_query_layout_operands(void *user, const ir_node *n, ir_layout l) {
+  const cg_query *q = user;
   char why[256];
-  const char *reason = cpu_only_reason(n, t, forced, why, sizeof why);
-  if (reason) return cpu_step(p, n, reason);
+  if (n->device == IR_DEVICE_CPU || cpu_only_reason(n, q->t, q->forced, why, sizeof why))
+    return 0;
+  return cg_node_layout_operands(n, l);
+}
+
+/* ---- steps -------------------------------------------------------------------- */
+
+static vkml_status gpu_step(ir_plan *p, const ir_node *n, const ir_target *t,
+                            const cg_plan_opts *o, cg_compiler *cc, module_memo *memo,
+                            cg_kernel *k) {
   cg_kernel_chooser choose = o->choose ? o->choose : choose_default;
   vkml_status s = choose(o->choose_user, n, t, k);
-  if (vkml_status_code(s) == VKML_CODE_UNSUPPORTED) {
-    vkml_status s2 = cpu_step(p, n, vkml_status_message(s));
-    vkml_status_free(s);
-    return s2;
-  }
+  if (s && n->device == IR_DEVICE_UNPLACED)
+    s = vkml_status_annotate(s, "unplaced; the placement pass (pass_place) puts such a node on "
+                                "the CPU");
   VKML_RETURN_IF_ERROR(s);
   if (k->n_buffers != n->n_inputs + n->n_outputs || !k->tmpl || !k->source)
     return vkml_status_make(VKML_CODE_INTERNAL, "kernel %s binds %d buffers, the node %d",
                             k->key, k->n_buffers, n->n_inputs + n->n_outputs);
   if (!k->groups[0] || !k->groups[1] || !k->groups[2])
-    return cpu_step(p, n, "the kernel's grid is empty");
+    return vkml_status_make(VKML_CODE_INTERNAL, "kernel %s: empty grid on the GPU", k->key);
   int32_t module;
   VKML_RETURN_IF_ERROR(module_for(p, cc, memo, k, &module));
   int32_t bind[128];
@@ -225,18 +267,28 @@ static vkml_status place_node(ir_plan *p, const ir_node *n, const ir_target *t,
   return ir_plan_add_gpu_step(p, &d);
 }
 
-/* ---- layouts ------------------------------------------------------------------ */
-
-vkml_status cg_layout_query_init(cg_layout_query *q, const ir_target *t, const char *cpu_ops) {
-  q->t = t;
-  return cg_cpu_ops_parse(cpu_ops, q->forced);
+/* A CPU step; host tensors are row-major, so n may not bind packed values. */
+static vkml_status cpu_step(ir_plan *p, const ir_node *n) {
+  const char *reason = ir_node_string(n, IR_A_CPU_REASON);
+  if (!reason) reason = "placed on the CPU in the IR (@cpu)";
+  for (int i = 0; i < n->n_inputs + n->n_outputs; i++) {
+    const ir_value *v = i < n->n_inputs ? n->inputs[i] : n->outputs[i - n->n_inputs];
+    if (v->layout != IR_LAYOUT_DEFAULT)
+      return vkml_status_make(VKML_CODE_UNSUPPORTED,
+                              "%%%s is in layout %s but the node runs on the CPU (%s)", v->name,
+                              ir_layout_name(v->layout), reason);
+  }
+  return ir_plan_add_cpu_step(p, n->id, reason);
 }
 
-uint32_t cg_layout_query_operands(void *user, const ir_node *n, ir_layout l) {
-  const cg_layout_query *q = user;
-  char why[256];
-  if (cpu_only_reason(n, q->t, q->forced, why, sizeof why)) return 0;
-  return cg_node_layout_operands(n, l);
+/* The step of n, as the placement passes left it. */
+static vkml_status add_step(ir_plan *p, const ir_node *n, const ir_target *t,
+                            const cg_plan_opts *o, cg_compiler *cc, module_memo *memo,
+                            cg_kernel *k) {
+  if (n->op == IR_OP_DOWNLOAD) return ir_plan_add_transfer_step(p, n->id, IR_TRANSFER_DOWNLOAD);
+  if (n->op == IR_OP_UPLOAD) return ir_plan_add_transfer_step(p, n->id, IR_TRANSFER_UPLOAD);
+  if (n->device == IR_DEVICE_CPU) return cpu_step(p, n);
+  return gpu_step(p, n, t, o, cc, memo, k);
 }
 
 /* ---- memory ------------------------------------------------------------------ */
@@ -279,8 +331,6 @@ vkml_status cg_plan_build(const ir_graph *g, const ir_target *t, const cg_plan_o
                           ir_plan **out) {
   *out = NULL;
   cg_plan_opts o = opts ? *opts : (cg_plan_opts){0};
-  bool forced[IR_OP_COUNT];
-  VKML_RETURN_IF_ERROR(cg_cpu_ops_parse(o.cpu_ops, forced));
   if (o.precision != IR_PRECISION_FP32 && o.precision != IR_PRECISION_FP16)
     return vkml_status_make(VKML_CODE_INVALID_ARGUMENT, "unknown precision %d", (int)o.precision);
   if (o.precision == IR_PRECISION_FP16 && !t->storage_16bit)
@@ -304,7 +354,7 @@ vkml_status cg_plan_build(const ir_graph *g, const ir_target *t, const cg_plan_o
     cc = own;
   }
   ir_foreach_node(pg, n) {
-    s = place_node(p, n, t, &o, forced, cc, &memo, k);
+    s = add_step(p, n, t, &o, cc, &memo, k);
     if (s) {
       char d[160];
       ir_node_describe(n, d, sizeof d);
@@ -313,6 +363,9 @@ vkml_status cg_plan_build(const ir_graph *g, const ir_target *t, const cg_plan_o
     }
   }
   s = cg_plan_memory(p, g, t, o.plan_memory, o.memory_planner, &p->mem);
+  /* a placement that leaves a crossing without its transfer fails here,
+   * not when the plan runs */
+  if (!s) s = ir_plan_check(p, pg);
 out:
   memo_free(&memo);
   cg_compiler_destroy(own);

@@ -1,21 +1,20 @@
-/* cg_plan_build: compiles a graph into an ir_plan (ir/plan.h) for one
- * target — placement (pass 1 of DESIGN.md's device placement, in spirit),
- * kernel instantiation and SPIR-V compilation of every GPU node.
+/* cg_plan_build: compiles a placed graph into an ir_plan (ir/plan.h) for
+ * one target: kernel instantiation and SPIR-V compilation of every GPU node.
  *
- * Placement, per node in graph order: CPU if its op is forced there
- * (opts.cpu_ops) or the IR places the node there (`@cpu`), if an input or output has a bounded (data-dependent) shape,
- * or if a tensor it binds exceeds the device's storage-buffer range; else GPU
- * when its kernel instantiates (cg_kernel_for_node, default schedule), CPU
- * with the kernel's UNSUPPORTED reason otherwise. The CPU steps' reasons are
- * kept in the plan for --profile and listings. Any other kernel error (a bug,
- * a GLSL compile error) fails the build naming the node.
+ * The graph comes from the pass pipeline (passes/pipeline.h), which did the
+ * fp16 conversion (opts.precision says it did: checked against the device,
+ * recorded in the plan), placement and layout. The passes ask codegen
+ * through the callbacks below: cg_query_place (pass 1 of placement: why a
+ * node cannot run on the GPU — --cpu-ops, no kernel for it, too many
+ * bindings, a bounded or too large tensor — or NULL) and
+ * cg_query_layout_operands (which operands a node's kernel takes packed).
  *
- * The graph comes from the pass pipeline (passes/pipeline.h), which did
- * the fp16 conversion (opts.precision says it did: checked against the
- * device, recorded in the plan) and the layout assignment; the pipeline
- * asks codegen which operands a node's kernel can take packed through
- * cg_layout_query_operands, and a node with a packed operand never goes to
- * the CPU here (an error names it).
+ * Steps follow the graph exactly: a @cpu node is a CPU step (its
+ * cpu_reason kept for --profile and listings), a download/upload a transfer
+ * step, every other node a GPU step; a node left unplaced is compiled for
+ * the GPU (a single-node graph of the tuner needs no placement) and a
+ * kernel error then names it. The plan is checked (ir_plan_check) before it
+ * is returned: a value crossing devices without a transfer fails the build.
  *
  * Memory: the intermediates that GPU steps bind share one arena, placed by
  * the planner the caller passes in (opts.plan_memory: passes/plan_memory's
@@ -26,6 +25,7 @@
 #define CG_PLAN_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "codegen/cg_kernel.h"
 #include "ir/graph.h"
@@ -43,10 +43,6 @@ typedef struct cg_plan_opts {
   /* IR_PRECISION_FP16: the graph was converted by the pass pipeline; the
    * device must have 16-bit storage. Recorded in the plan. */
   ir_precision precision;
-  /* Ops forced onto the CPU, comma-separated: IR names ("conv2d") or ONNX
-   * spellings ("Conv", "NonMaxSuppression"); NULL or "" for none. An
-   * unknown name is an INVALID_ARGUMENT error. */
-  const char *cpu_ops;
   cg_compiler *compiler; /* NULL: one with default options, for the call */
   cg_kernel_chooser choose; /* NULL: cg_kernel_for_node, default schedules */
   void *choose_user;
@@ -60,9 +56,9 @@ typedef struct cg_plan_opts {
 
 /* Builds the plan of g (verified) for target t. *out is freed with
  * ir_plan_destroy; it must not outlive g (unless it owns a converted graph,
- * it refers to g's nodes and values by id). Errors: a bad cpu_ops list,
- * fp16 on a device without 16-bit storage (UNSUPPORTED), a kernel or shader
- * compile failure (naming the node). */
+ * it refers to g's nodes and values by id). Errors: fp16 on a device
+ * without 16-bit storage (UNSUPPORTED), a kernel or shader compile failure
+ * (naming the node), a crossing without its transfer. */
 vkml_status cg_plan_build(const ir_graph *g, const ir_target *t, const cg_plan_opts *opts,
                           ir_plan **out);
 
@@ -82,16 +78,21 @@ vkml_status cg_plan_memory(const ir_plan *p, const ir_graph *g, const ir_target 
  * ...). */
 vkml_status cg_cpu_ops_parse(const char *list, bool *mask);
 
-/* What the layout pass asks codegen (passes/pass.h, pass_layout_operands_fn):
- * the operands n's GPU kernel can take packed, 0 for a node that stays on
- * the CPU (forced by cpu_ops, @cpu, too many bindings, a bounded or too
- * large tensor). Initialise with the target and --cpu-ops list the plan will
- * be built with; q must outlive the pipeline run. */
-typedef struct cg_layout_query {
+/* What the placement and layout passes ask codegen (passes/pass.h's
+ * pass_place_fn and pass_layout_operands_fn; pass &query as their user).
+ * Initialise with the target and the --cpu-ops list (IR names or ONNX
+ * spellings; an unknown name is an INVALID_ARGUMENT error); q must outlive
+ * the pipeline run.
+ *
+ * cg_query_place: why n cannot run on the GPU, or NULL.
+ * cg_query_layout_operands: the operands n's GPU kernel can take packed, 0
+ * for a node on the CPU. */
+typedef struct cg_query {
   const ir_target *t;
   bool forced[IR_OP_COUNT];
-} cg_layout_query;
-vkml_status cg_layout_query_init(cg_layout_query *q, const ir_target *t, const char *cpu_ops);
-uint32_t cg_layout_query_operands(void *user, const ir_node *n, ir_layout layout);
+} cg_query;
+vkml_status cg_query_init(cg_query *q, const ir_target *t, const char *cpu_ops);
+const char *cg_query_place(void *user, const ir_node *n, char *why, size_t bytes);
+uint32_t cg_query_layout_operands(void *user, const ir_node *n, ir_layout layout);
 
 #endif

@@ -41,7 +41,9 @@ static vkml_status bcast(const ir_node *n, const ir_type *a, const ir_type *b,
 vkml_status ir_infer_unary(const ir_node *n, const ir_type *in, ir_type *out) {
   switch (n->op) {
   case IR_OP_IDENTITY:
-  case IR_OP_REORDER: break;
+  case IR_OP_REORDER:
+  case IR_OP_DOWNLOAD:
+  case IR_OP_UPLOAD: break;
   case IR_OP_NEG:
   case IR_OP_ABS:
   case IR_OP_SIGN:

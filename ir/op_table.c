@@ -45,6 +45,8 @@ static const ir_op_info op_rows[IR_OP_COUNT] = {
     ROW(NOT, 1, 1, 1, 1, NO_ATTRS, not, IR_OPF_ELEMENTWISE),
     UNARY(IDENTITY, NO_ATTRS),
     ROW(REORDER, 1, 1, 1, 1, NO_ATTRS, unary, 0),
+    ROW(DOWNLOAD, 1, 1, 1, 1, NO_ATTRS, unary, 0),
+    ROW(UPLOAD, 1, 1, 1, 1, NO_ATTRS, unary, 0),
     ROW(CAST, 1, 1, 1, 1, ATTRS(IR_A_TO), cast, IR_OPF_ELEMENTWISE),
 
     ARITH(ADD),
@@ -211,7 +213,7 @@ ir_attr_kind ir_attr_kind_of(ir_attr_id id) { return attr_rows[id].kind; }
 ir_enum ir_attr_enum_of(ir_attr_id id) { return attr_rows[id].en; }
 
 bool ir_op_has_attr(ir_op op, ir_attr_id id) {
-  if (id == IR_A_NAME) return true;
+  if (id == IR_A_NAME || id == IR_A_CPU_REASON) return true;
   for (const ir_attr_id *a = op_rows[op].attrs; *a != IR_A_END; a++)
     if (*a == id) return true;
   return false;
@@ -219,9 +221,13 @@ bool ir_op_has_attr(ir_op op, ir_attr_id id) {
 
 bool ir_op_attr_from_name(ir_op op, const char *name, size_t len,
                           ir_attr_id *out) {
-  if (len == 4 && memcmp(name, "name", 4) == 0) {
-    *out = IR_A_NAME;
-    return true;
+  static const ir_attr_id everywhere[] = {IR_A_NAME, IR_A_CPU_REASON};
+  for (size_t i = 0; i < sizeof everywhere / sizeof everywhere[0]; i++) {
+    const char *an = attr_rows[everywhere[i]].name;
+    if (strlen(an) == len && memcmp(an, name, len) == 0) {
+      *out = everywhere[i];
+      return true;
+    }
   }
   for (const ir_attr_id *a = op_rows[op].attrs; *a != IR_A_END; a++) {
     const char *an = attr_rows[*a].name;

@@ -39,6 +39,10 @@
   X(NOT, "not", unary)                                                         \
   X(IDENTITY, "identity", copy)                                                \
   X(REORDER, "reorder", copy) /* identity; output in its own layout */        \
+  /* device transfers (pass_insert_transfers): identity, output on the CPU  \
+   * (download) or on the GPU (upload) */                                      \
+  X(DOWNLOAD, "download", copy)                                                \
+  X(UPLOAD, "upload", copy)                                                    \
   X(CAST, "cast", cast)                                                        \
   /* elementwise binary, NumPy broadcasting */                                 \
   X(ADD, "add", binary)                                                        \
@@ -138,6 +142,8 @@ typedef enum ir_enum {
  * "mode"); one op never lists two ids with the same text name. */
 #define IR_ATTRS(X)                                                            \
   X(NAME, "name", STRING, NONE) /* source node name; allowed on every op */    \
+  /* why the placement pass put the node on the CPU; allowed on every op */     \
+  X(CPU_REASON, "cpu_reason", STRING, NONE)                                    \
   X(STRIDES, "strides", INTS, NONE)                                            \
   X(PADS, "pads", INTS, NONE)                                                  \
   X(DILATIONS, "dilations", INTS, NONE)                                        \

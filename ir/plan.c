@@ -150,6 +150,18 @@ vkml_status ir_plan_add_cpu_step(ir_plan *p, int32_t node, const char *reason) {
   return VKML_OK;
 }
 
+vkml_status ir_plan_add_transfer_step(ir_plan *p, int32_t node, ir_transfer t) {
+  if (t != IR_TRANSFER_DOWNLOAD && t != IR_TRANSFER_UPLOAD)
+    return vkml_status_make(VKML_CODE_INVALID_ARGUMENT, "plan step: unknown transfer %d", (int)t);
+  ir_plan_step *s = new_step(p);
+  if (!s) return ir_oom(NULL);
+  s->node = node;
+  s->device = IR_DEVICE_CPU;
+  s->transfer = t;
+  p->n_steps++;
+  return VKML_OK;
+}
+
 const char *ir_plan_str(const ir_plan *p, int32_t off) {
   if (off < 0 || (uint64_t)off >= p->strings_bytes) return "";
   return p->strings + off;
@@ -159,14 +171,16 @@ const ir_graph *ir_plan_graph(const ir_plan *p, const ir_graph *built_from) {
   return p->graph ? p->graph : built_from;
 }
 
-void ir_plan_counts(const ir_plan *p, int *n_gpu, int *n_cpu) {
-  int g = 0, c = 0;
+void ir_plan_counts(const ir_plan *p, int *n_gpu, int *n_cpu, int *n_transfer) {
+  int g = 0, c = 0, t = 0;
   for (int i = 0; i < p->n_steps; i++) {
-    if (p->steps[i].device == IR_DEVICE_GPU) g++;
+    if (p->steps[i].transfer) t++;
+    else if (p->steps[i].device == IR_DEVICE_GPU) g++;
     else c++;
   }
   if (n_gpu) *n_gpu = g;
   if (n_cpu) *n_cpu = c;
+  if (n_transfer) *n_transfer = t;
 }
 
 static vkml_status step_error(int i, const ir_node *n, const char *what) {
@@ -194,6 +208,47 @@ static vkml_status check_memory(const ir_plan *p, const ir_graph *g) {
   vkml_status s = ir_memplan_check(&p->mem, g, bound_bytes, bound);
   free(bound);
   return s;
+}
+
+/* Where a step leaves its outputs: the device, or the host after a download
+ * (an upload's output is on the device). */
+static ir_device step_side(const ir_plan_step *s) {
+  if (s->transfer == IR_TRANSFER_UPLOAD) return IR_DEVICE_GPU;
+  if (s->transfer == IR_TRANSFER_DOWNLOAD) return IR_DEVICE_CPU;
+  return s->device;
+}
+
+/* Values cross between host and device only through transfer steps (the
+ * executor makes no hidden copies): every input a step reads was left on
+ * its side, unless it is a graph input or a constant (the executor holds
+ * those on both sides). Steps are in graph order (checked before). */
+static vkml_status check_crossings(const ir_plan *p, const ir_graph *g) {
+  ir_device *side = calloc((size_t)g->n_values + 1, sizeof *side);
+  if (!side) return ir_oom(NULL);
+  vkml_status st = VKML_OK;
+  int i = 0;
+  ir_foreach_node(g, n) {
+    const ir_plan_step *s = &p->steps[i];
+    /* a transfer reads on the other side */
+    ir_device want = s->transfer == IR_TRANSFER_DOWNLOAD ? IR_DEVICE_GPU
+                     : s->transfer == IR_TRANSFER_UPLOAD ? IR_DEVICE_CPU
+                                                         : s->device;
+    for (int k = 0; k < n->n_inputs && !st; k++) {
+      const ir_value *v = n->inputs[k];
+      if (!v->producer || side[v->id] == want) continue;
+      char what[200];
+      snprintf(what, sizeof what, "reads %%%s on the %s, but it was left on the %s (no %s)",
+               v->name, want == IR_DEVICE_GPU ? "GPU" : "CPU",
+               side[v->id] == IR_DEVICE_GPU ? "GPU" : "CPU",
+               want == IR_DEVICE_GPU ? "upload" : "download");
+      st = step_error(i, n, what);
+    }
+    if (st) break;
+    for (int k = 0; k < n->n_outputs; k++) side[n->outputs[k]->id] = step_side(s);
+    i++;
+  }
+  free(side);
+  return st;
 }
 
 vkml_status ir_plan_check(const ir_plan *p, const ir_graph *g) {
@@ -231,6 +286,13 @@ vkml_status ir_plan_check(const ir_plan *p, const ir_graph *g) {
         return step_error(i, n, "empty workgroup grid");
     } else if (s->device != IR_DEVICE_CPU) {
       return step_error(i, n, "unknown device");
+    } else if (s->transfer != IR_TRANSFER_NONE &&
+               !(s->transfer == IR_TRANSFER_DOWNLOAD && n->op == IR_OP_DOWNLOAD) &&
+               !(s->transfer == IR_TRANSFER_UPLOAD && n->op == IR_OP_UPLOAD)) {
+      return step_error(i, n, "a transfer step for a node that is no download or upload");
+    } else if (s->transfer == IR_TRANSFER_NONE &&
+               (n->op == IR_OP_DOWNLOAD || n->op == IR_OP_UPLOAD)) {
+      return step_error(i, n, "a download or upload that is no transfer step");
     } else {
       for (int k = 0; k < n->n_inputs + n->n_outputs; k++) {
         const ir_value *v = k < n->n_inputs ? n->inputs[k] : n->outputs[k - n->n_inputs];
@@ -243,6 +305,7 @@ vkml_status ir_plan_check(const ir_plan *p, const ir_graph *g) {
   if (i != p->n_steps)
     return vkml_status_make(VKML_CODE_INVALID_ARGUMENT,
                             "the plan has %d steps, the graph %d nodes", p->n_steps, i);
+  VKML_RETURN_IF_ERROR(check_crossings(p, g));
   /* host tensors are row-major: what crosses to the host must be too */
   for (int k = 0; k < g->n_inputs + g->n_outputs; k++) {
     const ir_value *v = k < g->n_inputs ? g->inputs[k] : g->outputs[k - g->n_inputs];

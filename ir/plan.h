@@ -8,7 +8,11 @@
  * then its outputs: codegen/cg_ops.h's convention), specialization constants,
  * push-constant bytes, the workgroup grid, and its provenance (workload key,
  * template, schedule). A CPU step runs the node on the reference kernels and
- * records why it is not on the GPU.
+ * records why it is not on the GPU. A transfer step (the placement pass's
+ * download and upload nodes) copies its input between host and device
+ * memory; it is the only place data crosses: a CPU step reads what CPU
+ * steps, transfers to the host, graph inputs and constants hold, a GPU step
+ * what GPU steps, uploads, graph inputs and constants hold (ir_plan_check).
  *
  * Variable-length data lives in pools owned by the plan (bindings, specs,
  * push bytes, strings); steps refer to them by index, so the whole plan is a
@@ -39,9 +43,17 @@ typedef struct ir_plan_spec {
   uint32_t id, value;
 } ir_plan_spec;
 
+/* What a transfer step copies. */
+typedef enum ir_transfer {
+  IR_TRANSFER_NONE = 0,
+  IR_TRANSFER_DOWNLOAD, /* device buffer -> host tensor */
+  IR_TRANSFER_UPLOAD,   /* host tensor -> device buffer */
+} ir_transfer;
+
 typedef struct ir_plan_step {
   int32_t node;     /* node id in the plan's graph */
-  ir_device device; /* IR_DEVICE_GPU or IR_DEVICE_CPU */
+  ir_device device; /* IR_DEVICE_GPU; IR_DEVICE_CPU for CPU and transfer steps */
+  ir_transfer transfer; /* a transfer step (the host drives the copy) */
   /* GPU steps (zero / -1 on the CPU) */
   int32_t module;     /* index into modules */
   int32_t n_bindings; /* node inputs, then outputs */
@@ -106,6 +118,7 @@ vkml_status ir_plan_add_module(ir_plan *p, const char *name, const uint32_t *wor
                                uint64_t bytes, int32_t *index);
 vkml_status ir_plan_add_gpu_step(ir_plan *p, const ir_plan_gpu_desc *d);
 vkml_status ir_plan_add_cpu_step(ir_plan *p, int32_t node, const char *reason);
+vkml_status ir_plan_add_transfer_step(ir_plan *p, int32_t node, ir_transfer t);
 
 /* String at a pool offset ("" for a bad one). */
 const char *ir_plan_str(const ir_plan *p, int32_t off);
@@ -118,11 +131,13 @@ const ir_graph *ir_plan_graph(const ir_plan *p, const ir_graph *built_from);
 
 /* Checks that p fits g (the graph from ir_plan_graph): one step per node in
  * graph order, bindings equal to each GPU node's inputs then outputs, pool
- * ranges and module indices in bounds, non-empty grids. A plan that came from
+ * ranges and module indices in bounds, non-empty grids, transfer steps for
+ * download/upload nodes only, and no value crossing between devices except
+ * through a transfer step. A plan that came from
  * a file is checked before use; INVALID_ARGUMENT names the step. */
 vkml_status ir_plan_check(const ir_plan *p, const ir_graph *g);
 
-/* Steps on each device. */
-void ir_plan_counts(const ir_plan *p, int *n_gpu, int *n_cpu);
+/* Steps on each device, and transfer steps (each may be NULL). */
+void ir_plan_counts(const ir_plan *p, int *n_gpu, int *n_cpu, int *n_transfer);
 
 #endif

@@ -273,7 +273,7 @@ static void put_attr(sbuf *b, const ir_attr *a) {
 }
 
 /* Attributes in the op row's order, then any the op does not list (invalid,
- * printed so nothing is lost), then `name`. */
+ * printed so nothing is lost), then `name` and `cpu_reason`. */
 static void put_attrs(sbuf *b, const ir_node *n) {
   if (n->n_attrs == 0) return;
   const ir_op_info *info = ir_op_get(n->op);
@@ -289,14 +289,18 @@ static void put_attrs(sbuf *b, const ir_node *n) {
   }
   for (int i = 0; i < n->n_attrs; i++) {
     const ir_attr *a = &n->attrs[i];
-    if (a->id == IR_A_NAME || (info && ir_op_has_attr(n->op, a->id))) continue;
+    if (a->id == IR_A_NAME || a->id == IR_A_CPU_REASON || (info && ir_op_has_attr(n->op, a->id)))
+      continue;
     if (printed++) sb_puts(b, ", ");
     put_attr(b, a);
   }
-  const ir_attr *name = ir_node_attr(n, IR_A_NAME);
-  if (name) {
+  /* the attributes every op may carry, last */
+  const ir_attr_id tail[] = {IR_A_NAME, IR_A_CPU_REASON};
+  for (int i = 0; i < 2; i++) {
+    const ir_attr *a = ir_node_attr(n, tail[i]);
+    if (!a) continue;
     if (printed++) sb_puts(b, ", ");
-    put_attr(b, name);
+    put_attr(b, a);
   }
   sb_puts(b, "}");
 }

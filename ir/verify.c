@@ -135,6 +135,27 @@ static vkml_status check_types(const ir_node *n, const char *file) {
   return s;
 }
 
+/* Placement (passes/pass_place.c, pass_insert_transfers.c): a transfer
+ * runs where its output lives and moves row-major bytes (host tensors have
+ * no packed layout); only a CPU node says why it is on the CPU. */
+static vkml_status check_placement(const ir_node *n, const char *file) {
+  if (n->op == IR_OP_DOWNLOAD || n->op == IR_OP_UPLOAD) {
+    ir_device want = n->op == IR_OP_DOWNLOAD ? IR_DEVICE_CPU : IR_DEVICE_GPU;
+    const char *what = n->op == IR_OP_DOWNLOAD ? "a download" : "an upload";
+    if (n->device != want)
+      return node_err(file, n, "%s runs @%s", what, ir_device_name(want));
+    const ir_value *packed = n->inputs[0]->layout != IR_LAYOUT_DEFAULT ? n->inputs[0]
+                             : n->outputs[0]->layout != IR_LAYOUT_DEFAULT ? n->outputs[0]
+                                                                            : NULL;
+    if (packed)
+      return node_err(file, n, "%s copies row-major tensors only (%%%s is %s)", what,
+                      packed->name, ir_layout_name(packed->layout));
+  }
+  if (ir_node_attr(n, IR_A_CPU_REASON) && n->device != IR_DEVICE_CPU)
+    return node_err(file, n, "cpu_reason on a node that is not @cpu");
+  return VKML_OK;
+}
+
 static vkml_status check_node(const ir_graph *g, const ir_node *n, bool *defined,
                               const char *file) {
   if ((unsigned)n->op >= IR_OP_COUNT) return node_err(file, n, "unknown op %d", (int)n->op);
@@ -163,6 +184,7 @@ static vkml_status check_node(const ir_graph *g, const ir_node *n, bool *defined
       return node_err(file, n, "output %%%s is defined more than once", v->name);
   }
   VKML_RETURN_IF_ERROR(check_types(n, file));
+  VKML_RETURN_IF_ERROR(check_placement(n, file));
   for (int i = 0; i < n->n_outputs; i++) defined[n->outputs[i]->id] = true;
   return VKML_OK;
 }

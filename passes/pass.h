@@ -25,8 +25,13 @@ typedef vkml_status (*pass_eval_fn)(void *user, const ir_node *n, const void *co
 
 /* Operand mask of n in a packed layout: bit i = input i, bit 16 + i =
  * output i may be packed; 0 = n runs in the default layout only (codegen's
- * cg_layout_query_operands answers it for the GPU kernels). */
+ * cg_query_layout_operands answers it for the GPU kernels). */
 typedef uint32_t (*pass_layout_operands_fn)(void *user, const ir_node *n, ir_layout layout);
+
+/* Why n cannot run on the GPU, or NULL when it can: the reason is written
+ * into why (bytes long) and returned (codegen's cg_query_place answers it:
+ * no GPU kernel, too many bindings for the device, --cpu-ops, ...). */
+typedef const char *(*pass_place_fn)(void *user, const ir_node *n, char *why, size_t bytes);
 
 /* Default of pass_opts.fold_max_bytes: a folded result larger than this
  * stays computed at run time (a constant that large costs file size and
@@ -48,6 +53,13 @@ typedef struct pass_opts {
   ir_layout layout;
   pass_layout_operands_fn layout_operands; /* NULL: nothing runs packed */
   void *layout_user;
+  /* pass_place: NULL places nothing (the graph runs on the CPU executor,
+   * which ignores placement). */
+  pass_place_fn place;
+  void *place_user;
+  /* pass_place: a node that cannot run on the GPU is an error listing every
+   * such node and its reason (--fallback never). */
+  bool fallback_never;
 } pass_opts;
 
 typedef vkml_status (*pass_fn)(ir_graph *g, const pass_opts *opts, bool *changed);
@@ -61,6 +73,8 @@ vkml_status pass_merge_pad(ir_graph *g, const pass_opts *opts, bool *changed);
 vkml_status pass_fuse_activation(ir_graph *g, const pass_opts *opts, bool *changed);
 vkml_status pass_fp16(ir_graph *g, const pass_opts *opts, bool *changed);
 vkml_status pass_layout(ir_graph *g, const pass_opts *opts, bool *changed);
+vkml_status pass_place(ir_graph *g, const pass_opts *opts, bool *changed);
+vkml_status pass_insert_transfers(ir_graph *g, const pass_opts *opts, bool *changed);
 
 /* ---- helpers the passes share (pass_util.c) ---- */
 

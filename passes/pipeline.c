@@ -19,7 +19,9 @@ static const struct {
     {"merge_pad", pass_merge_pad},
     {"fuse_activation", pass_fuse_activation},
     {"fp16", pass_fp16},
+    {"place", pass_place},
     {"layout", pass_layout},
+    {"insert_transfers", pass_insert_transfers},
 };
 enum { N_PASSES = sizeof PASSES / sizeof PASSES[0] };
 
@@ -104,7 +106,9 @@ vkml_status pass_pipeline_run(ir_graph *g, const pass_pipeline_opts *opts) {
     VKML_RETURN_IF_ERROR(step(&r, pass_fuse_activation));
   }
   VKML_RETURN_IF_ERROR(step(&r, pass_fp16));
+  VKML_RETURN_IF_ERROR(step(&r, pass_place));
   VKML_RETURN_IF_ERROR(step(&r, pass_layout));
+  VKML_RETURN_IF_ERROR(step(&r, pass_insert_transfers));
   if (!o->no_optimize) VKML_RETURN_IF_ERROR(step(&r, pass_dce));
   return VKML_OK;
 }

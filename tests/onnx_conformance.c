@@ -278,12 +278,14 @@ static vkml_status run_gpu(run_cfg *cfg, ir_graph *g, const rt_tensor *in, int n
   ir_plan *plan = NULL;
   rt_vk_exec *x = NULL;
   const ir_target *t = rt_vk_context_target(cfg->ctx);
-  cg_layout_query q;
-  vkml_status s = cg_layout_query_init(&q, t, NULL);
+  cg_query q;
+  vkml_status s = cg_query_init(&q, t, NULL);
   pass_pipeline_opts pp = {.pass = {.eval = rt_cpu_eval_node,
                                     .precision = cfg->precision,
+                                    .place = cg_query_place,
+                                    .place_user = &q,
                                     .layout = cfg->layout,
-                                    .layout_operands = cg_layout_query_operands,
+                                    .layout_operands = cg_query_layout_operands,
                                     .layout_user = &q}};
   cg_plan_opts po = {.plan_memory = pass_plan_memory, .precision = cfg->precision, .compiler = cfg->cc};
   if (!s) s = pass_pipeline_run(g, &pp);

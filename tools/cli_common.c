@@ -349,13 +349,14 @@ static double median_of(double *v, int n) {
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-/* One profile row: node n, its seconds, and for GPU runs the step (kernel
- * or the reason it is on the CPU). */
+/* One profile row: node n, its seconds, and for GPU runs the step (kernel,
+ * the reason it is on the CPU, or the direction of a transfer). */
 static void profile_row(const runner *rn, const ir_node *n, const ir_plan_step *st, int step,
                         double secs, double total, int runs, bool json, bool first) {
   /* a view whose output shares its input's bytes runs no kernel */
   bool no_dispatch = st && st->device == IR_DEVICE_GPU && !rt_vk_exec_step_dispatches(rn->exec, step);
-  const char *dev = st && st->device == IR_DEVICE_GPU ? "gpu" : "cpu";
+  const char *dev = st && st->transfer ? "copy" : st && st->device == IR_DEVICE_GPU ? "gpu" : "cpu";
+  const char *dir = st && st->transfer == IR_TRANSFER_DOWNLOAD ? "device to host" : "host to device";
   const char *out = n->n_outputs ? n->outputs[0]->name : "";
   if (json) {
     printf("%s{\"op\": \"%s\", \"output\": ", first ? "" : ", ", ir_op_name(n->op));
@@ -367,6 +368,8 @@ static void profile_row(const runner *rn, const ir_node *n, const ir_plan_step *
       printf(", \"schedule\": ");
       print_json_string(stdout, ir_plan_str(rn->plan, st->schedule));
       if (no_dispatch) printf(", \"dispatch\": false");
+    } else if (st && st->transfer) {
+      printf(", \"transfer\": \"%s\"", dir);
     } else if (st) {
       printf(", \"reason\": ");
       print_json_string(stdout, ir_plan_str(rn->plan, st->reason));
@@ -380,6 +383,8 @@ static void profile_row(const runner *rn, const ir_node *n, const ir_plan_step *
     printf("  no dispatch: shares its input's bytes");
   else if (st && st->device == IR_DEVICE_GPU)
     printf("  %s %s", ir_plan_str(rn->plan, st->tmpl), ir_plan_str(rn->plan, st->schedule));
+  else if (st && st->transfer)
+    printf("  %s", dir);
   else if (st)
     printf("  %s", ir_plan_str(rn->plan, st->reason));
   printf("\n");

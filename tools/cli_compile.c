@@ -78,7 +78,7 @@ int cli_compile_arg_parse(const char *tool, int argc, char **argv, int *i,
   }
   if (strcmp(a, "--precision") != 0 && strcmp(a, "--cpu-ops") != 0 && strcmp(a, "--layout") != 0 &&
       strcmp(a, "--dump-after") != 0 && strcmp(a, "--memory-planner") != 0 &&
-      strcmp(a, "--db") != 0)
+      strcmp(a, "--db") != 0 && strcmp(a, "--fallback") != 0)
     return 0;
   if (*i + 1 >= argc) {
     fprintf(stderr, "%s: %s needs a value\n", tool, a);
@@ -87,6 +87,12 @@ int cli_compile_arg_parse(const char *tool, int argc, char **argv, int *i,
   const char *v = argv[++*i];
   if (!strcmp(a, "--cpu-ops")) {
     c->cpu_ops = v;
+  } else if (!strcmp(a, "--fallback")) {
+    if (strcmp(v, "auto") != 0 && strcmp(v, "never") != 0) {
+      fprintf(stderr, "%s: --fallback expects auto or never, got '%s'\n", tool, v);
+      return -1;
+    }
+    c->fallback_never = v[0] == 'n';
   } else if (!strcmp(a, "--db")) {
     c->db = v;
   } else if (!strcmp(a, "--dump-after")) {
@@ -122,11 +128,14 @@ vkml_status cli_pipeline_run(ir_graph *g, const cli_compile_args *c, const ir_ta
       .dump_after = dump && *dump ? dump : NULL,
       .no_optimize = c->no_opt,
   };
-  cg_layout_query q;
+  cg_query q;
   if (t) {
-    VKML_RETURN_IF_ERROR(cg_layout_query_init(&q, t, c->cpu_ops));
+    VKML_RETURN_IF_ERROR(cg_query_init(&q, t, c->cpu_ops));
+    pp.pass.place = cg_query_place;
+    pp.pass.place_user = &q;
+    pp.pass.fallback_never = c->fallback_never;
     pp.pass.layout = c->layout;
-    pp.pass.layout_operands = cg_layout_query_operands;
+    pp.pass.layout_operands = cg_query_layout_operands;
     pp.pass.layout_user = &q;
   }
   return pass_pipeline_run(g, &pp);

@@ -29,6 +29,7 @@ typedef struct cli_compile_args {
   ir_memplan_strategy memory_planner;
   bool stats;
   bool no_opt;
+  bool fallback_never; /* --fallback never: a node off the GPU fails the compile */
   const char *db; /* --db FILE: schedules from this database */
 } cli_compile_args;
 
@@ -42,12 +43,13 @@ void cli_shape_args_free(cli_shape_args *a);
 vkml_status cli_load_model(const char *path, const cli_shape_args *a, ir_graph **g);
 
 /* Consumes --precision, --cpu-ops, --layout, --dump-after, --memory-planner,
- * --stats, --no-opt, --db; 1 consumed, 0 not ours, -1 bad (printed). */
+ * --fallback, --stats, --no-opt, --db; 1 consumed, 0 not ours, -1 bad (printed). */
 int cli_compile_arg_parse(const char *tool, int argc, char **argv, int *i, cli_compile_args *c);
 
 /* Runs the pass pipeline on g for a GPU target t (t NULL: for the CPU
- * executor) with c's options: precision, layout (asking codegen which
- * operands its kernels take packed), dumps, --no-opt. */
+ * executor) with c's options: precision, placement (asking codegen which
+ * nodes its kernels cover; --cpu-ops, --fallback), layout (which operands
+ * its kernels take packed), dumps, --no-opt. */
 vkml_status cli_pipeline_run(ir_graph *g, const cli_compile_args *c, const ir_target *t);
 
 #endif

@@ -27,12 +27,15 @@ static const char usage[] =
     "  run MODEL [--input-shape ...] [--precision fp32|fp16] [--cpu-ops OP,OP]\n"
     "          [--layout default|nc4hw4] [--dump-after PASS|all]\n"
     "          [--memory-planner naive|greedy|mcfp|best] [--stats] [--no-opt]\n"
-    "          [--db FILE]\n"
+    "          [--db FILE] [--fallback auto|never]\n"
     "          [run options]                compile MODEL (.onnx or .vkir) in memory and\n"
     "                                       run it: on the default Vulkan device (or\n"
     "                                       --device N, VKML_DEVICE), or --device cpu\n"
     "      --precision fp32|fp16            f16 tensors inside the graph (default fp32)\n"
     "      --cpu-ops OP,OP                  ops kept on the CPU (IR or ONNX names)\n"
+    "      --fallback never                 fail, listing each node and why, when a node\n"
+    "                                       cannot run on the GPU (default auto: it runs\n"
+    "                                       on the CPU, with explicit transfers)\n"
     "      --layout nc4hw4                  packed channels between the GPU kernels\n"
     "                                       that take them (default: as annotated)\n"
     "      --dump-after PASS|all            print the IR text to stderr after that pass\n"
@@ -156,6 +159,9 @@ static vkml_status run_model(ir_graph *g, const cli_compile_args *c, const cli_r
   if (cli_device_is_cpu(o) && c->stats)
     return vkml_status_make(VKML_CODE_INVALID_ARGUMENT,
                             "--stats reports the GPU arena's memory plans; not with --device cpu");
+  if (cli_device_is_cpu(o) && c->fallback_never)
+    return vkml_status_make(VKML_CODE_INVALID_ARGUMENT,
+                            "--fallback never requires every node on the GPU; not with --device cpu");
   if (cli_device_is_cpu(o)) {
     if (c->db)
       return vkml_status_make(VKML_CODE_INVALID_ARGUMENT,
@@ -178,7 +184,6 @@ static vkml_status run_model(ir_graph *g, const cli_compile_args *c, const cli_r
   ir_plan *plan = NULL;
   tuner_db_chooser chooser;
   cg_plan_opts po = {.precision = c->precision,
-                     .cpu_ops = c->cpu_ops,
                      .plan_memory = pass_plan_memory,
                      .memory_planner = c->memory_planner};
   if (db) {

@@ -54,7 +54,7 @@ vkml_status tuner_workloads_find(const ir_graph *g, const ir_target *t, tuner_wo
   int n = 0, cap = 0;
   vkml_status s = VKML_OK;
   ir_foreach_node(g, nd) {
-    if (nd->device == IR_DEVICE_CPU || !benchable(nd)) continue;
+    if (nd->device == IR_DEVICE_CPU || nd->op == IR_OP_UPLOAD || !benchable(nd)) continue;
     cg_kernel k;
     s = cg_kernel_for_node(nd, NULL, NULL, t, &k);
     if (vkml_status_code(s) == VKML_CODE_UNSUPPORTED) {

@@ -1,6 +1,6 @@
 /* rt_vk_exec: a graph on the GPU per its plan, CPU steps on the reference
- * kernels, with host copies only where a CPU step or the caller needs them
- * (see vk_exec.h). */
+ * kernels, host copies only at the plan's transfer steps and the graph's
+ * edges (see vk_exec.h). */
 #include "vk_exec.h"
 
 #include <stdio.h>
@@ -178,6 +178,9 @@ static vkml_status make_buffers(rt_vk_exec *e) {
   if (!need) return ir_oom(NULL);
   for (int i = 0; i < p->n_steps; i++) {
     const ir_plan_step *s = &p->steps[i];
+    const ir_node *n = e->nodes[s->node];
+    if (s->transfer == IR_TRANSFER_DOWNLOAD) need[n->inputs[0]->id] = true;
+    if (s->transfer == IR_TRANSFER_UPLOAD) need[n->outputs[0]->id] = true;
     if (s->device != IR_DEVICE_GPU) continue;
     for (int k = 0; k < s->n_bindings; k++) need[ir_plan_step_bindings(p, s)[k]] = true;
   }
@@ -304,7 +307,8 @@ static vkml_status exec_init(rt_vk_exec *e) {
   for (int i = 0; i < p->n_steps; i++) {
     e->step_pipe[i] = -1;
     if (p->steps[i].device != IR_DEVICE_GPU) {
-      e->stats.n_cpu_steps++;
+      if (p->steps[i].transfer) e->stats.n_transfer_steps++;
+      else e->stats.n_cpu_steps++;
       continue;
     }
     e->stats.n_gpu_steps++;
@@ -375,24 +379,40 @@ bool rt_vk_exec_step_dispatches(const rt_vk_exec *e, int step) {
 
 /* ---- running ---------------------------------------------------------------------- */
 
-/* Makes host[v] hold v's current contents (downloading it if a GPU step
- * produced it). */
-static vkml_status ensure_host(rt_vk_exec *e, const ir_value *v) {
-  if (e->host_valid[v->id]) return VKML_OK;
-  rt_tensor *t = &e->host[v->id];
+/* A download step: host[out] receives the device bytes of its input. */
+static vkml_status run_download(rt_vk_exec *e, const ir_node *n) {
+  const ir_value *v = n->inputs[0], *w = n->outputs[0];
+  rt_tensor *t = &e->host[w->id];
   if (!e->bufs[v->id])
-    return vkml_status_make(VKML_CODE_INTERNAL, "%%%s is neither on the host nor the device",
-                            v->name);
-  ir_type want = v->type;
+    return vkml_status_make(VKML_CODE_INTERNAL, "%%%s has no device buffer", v->name);
   ir_type have = rt_tensor_type(t);
-  if (!t->owns_data || !ir_type_equal(&want, &have)) {
+  if (!t->owns_data || !ir_type_equal(&w->type, &have)) {
     rt_tensor_free(t);
-    VKML_RETURN_IF_ERROR(rt_tensor_alloc(&want, t));
+    VKML_RETURN_IF_ERROR(rt_tensor_alloc(&w->type, t));
   }
-  uint64_t n = rt_tensor_bytes(t);
-  if (n) VKML_RETURN_IF_ERROR(rt_vk_buffer_download(e->ctx, e->bufs[v->id], e->buf_off[v->id], t->data, n));
+  uint64_t bytes = rt_tensor_bytes(t);
+  if (bytes)
+    VKML_RETURN_IF_ERROR(
+        rt_vk_buffer_download(e->ctx, e->bufs[v->id], e->buf_off[v->id], t->data, bytes));
   e->stats.n_downloads++;
-  e->host_valid[v->id] = true;
+  e->host_valid[w->id] = true;
+  return VKML_OK;
+}
+
+/* An upload step: the device buffer of its output receives host[in]. */
+static vkml_status run_upload(rt_vk_exec *e, const ir_node *n) {
+  const ir_value *v = n->inputs[0], *w = n->outputs[0];
+  if (!e->host_valid[v->id] || !e->bufs[w->id])
+    return vkml_status_make(VKML_CODE_INTERNAL, "upload of %%%s: %s", v->name,
+                            e->bufs[w->id] ? "not on the host" : "no device buffer");
+  uint64_t bytes = rt_tensor_bytes(&e->host[v->id]);
+  if (bytes > e->buf_bytes[w->id])
+    return vkml_status_make(VKML_CODE_INTERNAL, "%%%s: %llu bytes do not fit its buffer",
+                            w->name, (unsigned long long)bytes);
+  if (bytes)
+    VKML_RETURN_IF_ERROR(rt_vk_buffer_upload(e->ctx, e->bufs[w->id], e->buf_off[w->id],
+                                             e->host[v->id].data, bytes));
+  e->stats.n_uploads++;
   return VKML_OK;
 }
 
@@ -419,8 +439,11 @@ static vkml_status run_cpu_step(rt_vk_exec *e, const ir_node *n) {
   if (n->n_inputs > 64 || n->n_outputs > 64)
     return vkml_status_make(VKML_CODE_UNSUPPORTED, "more than 64 inputs or outputs");
   for (int i = 0; i < n->n_inputs; i++) {
-    VKML_RETURN_IF_ERROR(ensure_host(e, n->inputs[i]));
-    in[i] = &e->host[n->inputs[i]->id];
+    const ir_value *v = n->inputs[i];
+    if (!e->host_valid[v->id])
+      return vkml_status_make(VKML_CODE_INTERNAL,
+                              "%%%s is not on the host (the plan lacks its download)", v->name);
+    in[i] = &e->host[v->id];
   }
   VKML_RETURN_IF_ERROR(output_types(e, n, types));
   for (int i = 0; i < n->n_outputs; i++) {
@@ -429,17 +452,7 @@ static vkml_status run_cpu_step(rt_vk_exec *e, const ir_node *n) {
     VKML_RETURN_IF_ERROR(rt_tensor_alloc(&types[i], out[i]));
   }
   VKML_RETURN_IF_ERROR(rt_cpu_run_node(n, in, n->n_inputs, out, n->n_outputs));
-  for (int i = 0; i < n->n_outputs; i++) {
-    const ir_value *v = n->outputs[i];
-    e->host_valid[v->id] = true;
-    if (!e->bufs[v->id]) continue;
-    uint64_t bytes = rt_tensor_bytes(out[i]);
-    if (bytes > e->buf_bytes[v->id])
-      return vkml_status_make(VKML_CODE_INTERNAL, "%%%s: %llu bytes do not fit its buffer",
-                              v->name, (unsigned long long)bytes);
-    if (bytes) VKML_RETURN_IF_ERROR(rt_vk_buffer_upload(e->ctx, e->bufs[v->id], e->buf_off[v->id], out[i]->data, bytes));
-    e->stats.n_uploads++;
-  }
+  for (int i = 0; i < n->n_outputs; i++) e->host_valid[n->outputs[i]->id] = true;
   return VKML_OK;
 }
 
@@ -515,7 +528,10 @@ static vkml_status run_steps(rt_vk_exec *e, const rt_tensor *inputs, double *ste
     }
     const ir_node *n = e->nodes[s->node];
     double t0 = step_ns ? now_ns() : 0;
-    VKML_RETURN_IF_ERROR(at_node(run_cpu_step(e, n), n));
+    vkml_status st = s->transfer == IR_TRANSFER_DOWNLOAD ? run_download(e, n)
+                     : s->transfer == IR_TRANSFER_UPLOAD ? run_upload(e, n)
+                                                         : run_cpu_step(e, n);
+    VKML_RETURN_IF_ERROR(at_node(st, n));
     if (step_ns) step_ns[i] = now_ns() - t0;
     i++;
   }

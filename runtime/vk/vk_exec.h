@@ -11,12 +11,16 @@
  * "segment"; barriers only where a dispatch depends on an earlier one).
  *
  * A run: graph inputs are uploaded (those a GPU step reads), then steps go in
- * order: each segment is a submit and a wait; a CPU step downloads the inputs
- * it lacks on the host, runs rt_cpu_run_node and uploads its outputs if a GPU
- * step reads them; finally the outputs are read back. A GPU view step whose
- * output the memory plan aliases to its input (reshape and friends) records
- * no dispatch: the bytes are already there. Host sync happens only
- * around CPU steps and at the graph's edges. Values with data-dependent
+ * order: each segment is a submit and a wait; a CPU step runs
+ * rt_cpu_run_node on host tensors; a transfer step (the IR's download and
+ * upload nodes, inserted by the placement pass) copies one tensor between
+ * host and device; finally the outputs are read back. Those are the only
+ * copies: the executor runs exactly what the plan says, and a CPU step
+ * that finds an input missing on the host is an INTERNAL error (the plan
+ * check refuses such plans first). A GPU view step whose output the memory
+ * plan aliases to its input (reshape and friends) records no dispatch: the
+ * bytes are already there. Host sync happens only around CPU and transfer
+ * steps and at the graph's edges. Values with data-dependent
  * (bounded) shapes never reach the device: the plan keeps their nodes on the
  * CPU, where their actual sizes travel with the host tensors. */
 #ifndef RT_VK_EXEC_H
@@ -68,18 +72,20 @@ vkml_status rt_vk_exec_run(rt_vk_exec *e, const rt_tensor *inputs, int n_in,
  * measuring kernels back to back (a GPU left idle between timed dispatches,
  * e.g. while large tensors cross the bus, lowers its clocks). step_ns (NULL,
  * or plan->n_steps entries): GPU timestamps of GPU steps (with
- * opts.timestamps), 0 for CPU steps. Needs one completed run. With CPU steps
- * in the plan, a value a CPU step uploaded may since have been overwritten in
+ * opts.timestamps), 0 for CPU and transfer steps. Needs one completed run.
+ * With CPU steps in the plan, a value an upload step wrote may since have
+ * been overwritten in
  * the arena by a later step (its space reused), so kernels after it read
  * other data: the timings hold, the outputs do not. */
 vkml_status rt_vk_exec_replay(rt_vk_exec *e, double *step_ns);
 
-/* Whether plan step `step` records a dispatch: false for CPU steps and for
+/* Whether plan step `step` records a dispatch: false for CPU and transfer
+ * steps and for
  * GPU view steps that share their input's bytes (no kernel runs). */
 bool rt_vk_exec_step_dispatches(const rt_vk_exec *e, int step);
 
 typedef struct rt_vk_exec_stats {
-  int n_gpu_steps, n_cpu_steps;
+  int n_gpu_steps, n_cpu_steps, n_transfer_steps;
   int n_segments;       /* recorded programs */
   int n_pipelines;      /* distinct pipelines created */
   int n_buffers;        /* device buffers (the arena, one per other bound value) */
@@ -90,7 +96,9 @@ typedef struct rt_vk_exec_stats {
   int n_barriers;        /* pipeline barriers between dispatches, all segments */
   int64_t n_runs;
   int64_t n_segment_runs; /* program submissions over all runs */
-  int64_t n_uploads, n_downloads; /* host<->device tensor copies over all runs */
+  /* host<->device tensor copies over all runs: transfer steps, graph inputs
+   * and outputs (constants go up at creation, uncounted) */
+  int64_t n_uploads, n_downloads;
   int64_t n_replays;              /* rt_vk_exec_replay calls */
 } rt_vk_exec_stats;
 void rt_vk_exec_stats_get(const rt_vk_exec *e, rt_vk_exec_stats *out);

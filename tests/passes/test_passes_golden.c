@@ -2,7 +2,9 @@
  * file tests/passes/golden/NAME.vkir is
  *
  *   # pass: NAME[, NAME...]        passes to run, in order (pipeline.h names)
- *   # opts: KEY=VALUE ...          optional: fold_max_bytes=N, precision=fp16
+ *   # opts: KEY=VALUE ...          optional: fold_max_bytes=N, precision=fp16,
+ *                                  no_eval, cpu_ops=OP,OP (placement: those
+ *                                  IR ops cannot run on the GPU, the rest can)
  *   ... the input graph ...
  *   # expect:                      then the graph the passes must print, or
  *   # expect: unchanged            the input must come out as it went in
@@ -113,7 +115,30 @@ static char *header(const char *text, const char *key) {
   return NULL;
 }
 
-static void parse_opts(const char *file, const char *spec, pass_opts *o) {
+/* The placement callback of the golden cases: the ops listed in cpu_ops=
+ * have no GPU kernel. */
+typedef struct test_placement {
+  bool cpu[IR_OP_COUNT];
+} test_placement;
+
+static const char *test_place(void *user, const ir_node *n, char *why, size_t bytes) {
+  const test_placement *tp = user;
+  if (!tp->cpu[n->op]) return NULL;
+  snprintf(why, bytes, "no GPU kernel for %s (test)", ir_op_name(n->op));
+  return why;
+}
+
+static void parse_cpu_ops(const char *file, const char *list, test_placement *tp) {
+  char *copy = strdup(list), *save = NULL;
+  for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+    ir_op op;
+    cr_assert(ir_op_from_name(t, strlen(t), &op), "%s: cpu_ops: unknown op '%s'", file, t);
+    tp->cpu[op] = true;
+  }
+  free(copy);
+}
+
+static void parse_opts(const char *file, const char *spec, pass_opts *o, test_placement *tp) {
   o->eval = rt_cpu_eval_node;
   if (!spec) return;
   char *copy = strdup(spec), *save = NULL;
@@ -122,7 +147,11 @@ static void parse_opts(const char *file, const char *spec, pass_opts *o) {
     if (sscanf(t, "fold_max_bytes=%lld", &v) == 1) o->fold_max_bytes = v;
     else if (!strcmp(t, "precision=fp16")) o->precision = IR_PRECISION_FP16;
     else if (!strcmp(t, "no_eval")) o->eval = NULL;
-    else cr_assert_fail("%s: unknown option '%s'", file, t);
+    else if (!strncmp(t, "cpu_ops=", 8)) {
+      parse_cpu_ops(file, t + 8, tp);
+      o->place = test_place;
+      o->place_user = tp;
+    } else cr_assert_fail("%s: unknown option '%s'", file, t);
   }
   free(copy);
 }
@@ -179,7 +208,8 @@ static void run_case(const char *file) {
   char *ex_line_end = strchr(ex + 1, '\n');
   bool unchanged = !strncmp(ex + 1, "# expect: unchanged", 19);
   pass_opts o = {0};
-  parse_opts(file, optspec, &o);
+  test_placement tp = {{false}};
+  parse_opts(file, optspec, &o, &tp);
 
   ir_graph *before = parse_verified(text, in_len, file);
   ir_graph *g = parse_verified(text, in_len, file);
@@ -317,7 +347,7 @@ Test(passes_pipeline, unknown_dump_name_lists_the_passes) {
   const char *m = vkml_status_message(s);
   cr_assert(strstr(m, "unknown pass 'fold_everything'"), "%s", m);
   cr_assert(strstr(m, "fold_constants, remove_identities, dce, fold_batchnorm, merge_pad, "
-                      "fuse_activation, fp16, layout, all"), "%s", m);
+                      "fuse_activation, fp16, place, layout, insert_transfers, all"), "%s", m);
   vkml_status_free(s);
   T_OK(pass_check_dump_name("all"));
   T_OK(pass_check_dump_name("dce"));

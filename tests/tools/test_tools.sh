@@ -86,8 +86,10 @@ fi
 if gpu_vkc run "$EX/model.vkir" --input x="$EX/x.npy" --cpu-ops Conv,gemm --profile --output "$TMP/gpu2" >"$TMP/txt" 2>"$TMP/err" &&
    matches "$TMP/gpu2/prob.npy" 1e-4 1e-6 &&
    [ "$(grep -c '^conv2d .* cpu .*forced onto the CPU (--cpu-ops)' "$TMP/txt")" -eq 2 ] &&
-   grep -q '^gemm .* cpu .*--cpu-ops' "$TMP/txt" && grep -q '^total ' "$TMP/txt"; then
-  ok "vkc run --cpu-ops: forced nodes on the CPU, output matches NumPy"
+   grep -q '^gemm .* cpu .*--cpu-ops' "$TMP/txt" && grep -q '^total ' "$TMP/txt" &&
+   grep -q '^download .* copy .*device to host' "$TMP/txt" &&
+   grep -q '^upload .* copy .*host to device' "$TMP/txt"; then
+  ok "vkc run --cpu-ops: forced nodes on the CPU, transfers in the profile, output matches NumPy"
 else
   bad "vkc run --cpu-ops: forced nodes on the CPU ($(head -c 400 "$TMP/err") $(head -c 600 "$TMP/txt"))"
 fi
@@ -133,6 +135,33 @@ else
 fi
 expect_fail "vkc run --replay on the CPU" "--replay needs a GPU run" "$VKC" run "$EX/model.vkir" --device cpu --replay --bench 2 --input x="$EX/x.npy"
 expect_fail "vkc run: bad --layout" "--layout expects default or nc4hw4" "$VKC" run "$EX/model.vkir" --layout nchw8 --input x="$EX/x.npy"
+# Placement: the transfers are in the IR text; --fallback never refuses
+# to compile what would leave the GPU, naming each node and why.
+if gpu_vkc run "$EX/model.vkir" --input x="$EX/x.npy" --cpu-ops maxpool --dump-after insert_transfers \
+     --output "$TMP/pl" >/dev/null 2>"$TMP/err" && matches "$TMP/pl/prob.npy" 1e-4 1e-6 &&
+   [ "$(grep -c ' = download@cpu ' "$TMP/err")" -eq 1 ] && [ "$(grep -c ' = upload@gpu ' "$TMP/err")" -eq 1 ] &&
+   grep -q 'maxpool@cpu .*cpu_reason="forced onto the CPU (--cpu-ops)"' "$TMP/err"; then
+  ok "vkc run --dump-after insert_transfers: one download and one upload around the CPU node"
+else
+  bad "vkc run --dump-after insert_transfers ($(head -c 1200 "$TMP/err"))"
+fi
+expect_fail "vkc run --fallback never fails naming the nodes" \
+  "pass place: 2 nodes cannot run on the GPU (--fallback never):" \
+  gpu_vkc run "$EX/model.vkir" --input x="$EX/x.npy" --cpu-ops softmax,maxpool --fallback never
+if grep -q ' [0-9]*:[0-9]*: maxpool %p1: forced onto the CPU (--cpu-ops)' "$TMP/err" &&
+   grep -q ' [0-9]*:[0-9]*: softmax %prob: forced onto the CPU (--cpu-ops)' "$TMP/err"; then
+  ok "vkc run --fallback never: each node with where it is and why"
+else
+  bad "vkc run --fallback never: each node with where it is and why ($(head -c 600 "$TMP/err"))"
+fi
+if gpu_vkc run "$EX/model.vkir" --input x="$EX/x.npy" --fallback never --output "$TMP/fb" >/dev/null 2>"$TMP/err" &&
+   matches "$TMP/fb/prob.npy" 1e-4 1e-6; then
+  ok "vkc run --fallback never: the all-GPU example runs"
+else
+  bad "vkc run --fallback never on the all-GPU example ($(head -c 400 "$TMP/err"))"
+fi
+expect_fail "vkc run: bad --fallback" "--fallback expects auto or never" "$VKC" run "$EX/model.vkir" --fallback sometimes --input x="$EX/x.npy"
+expect_fail "vkc run --fallback never on the CPU" "not with --device cpu" "$VKC" run "$EX/model.vkir" --device cpu --fallback never --input x="$EX/x.npy"
 expect_fail "vkc run: unknown --cpu-ops name" "--cpu-ops: unknown op 'Frobnicate'" "$VKC" run "$EX/model.vkir" --cpu-ops conv2d,Frobnicate --input x="$EX/x.npy"
 expect_fail "vkc run: bad --precision" "--precision expects fp32 or fp16" "$VKC" run "$EX/model.vkir" --precision fp8 --input x="$EX/x.npy"
 expect_fail "vkc run: no such device" "device index 99 out of range" gpu_vkc run "$EX/model.vkir" --device 99 --input x="$EX/x.npy"

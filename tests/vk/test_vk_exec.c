@@ -62,17 +62,22 @@ static vkml_status choose_binary(void *user, const ir_node *n, const ir_target *
   int *calls = user;
   if (calls) (*calls)++;
   cg_binary_workload w;
-  VKML_RETURN_IF_ERROR(cg_binary_workload_from_node(n, &w));
+  /* placement asked for the default kernels: the others keep them */
+  vkml_status s = cg_binary_workload_from_node(n, &w);
+  if (vkml_status_code(s) == VKML_CODE_UNSUPPORTED) {
+    vkml_status_free(s);
+    return cg_kernel_for_node(n, NULL, NULL, t, k);
+  }
+  VKML_RETURN_IF_ERROR(s);
   if (w.out.dtype != IR_F32 && w.out.dtype != IR_F16)
     return vkml_status_make(VKML_CODE_UNSUPPORTED, "test chooser: %s", ir_dtype_name(w.out.dtype));
   return cg_binary_instantiate(&w, &cg_binary_template.dflt, t, k);
 }
 
-static cg_plan_opts opts_binary(env *e, const char *cpu_ops, ir_precision prec) {
+static cg_plan_opts opts_binary(env *e, ir_precision prec) {
   cg_plan_opts o = {.plan_memory = pass_plan_memory};
   o.compiler = e->cc;
   o.choose = choose_binary;
-  o.cpu_ops = cpu_ops;
   o.precision = prec;
   return o;
 }
@@ -154,27 +159,32 @@ Test(vk_exec, transitions_and_repeated_runs) {
   env e;
   env_open(&e);
   ir_graph *g = mix_graph(1);
-  cg_plan_opts o = opts_binary(&e, "Mul, sigmoid", IR_PRECISION_FP32);
+  cg_plan_opts o = opts_binary(&e, IR_PRECISION_FP32);
   ir_plan *p;
-  T_OK(vt_plan_build(g, e.t, &o, IR_LAYOUT_DEFAULT, &p));
-  cr_assert_null(p->graph, "fp32 plans run the caller's graph");
-  cr_assert_eq(p->n_steps, 5);
+  T_OK(vt_plan_build(g, e.t, &o, IR_LAYOUT_DEFAULT, "Mul, sigmoid", &p));
+  const ir_graph *pg = ir_plan_graph(p, g);
+  /* a, download a, b, upload b, d, download d, s, out: one transfer per
+   * crossing value and direction (d's one download serves s) */
+  cr_assert_eq(p->n_steps, 8);
   const char *gpu[] = {"a", "d", "out"}, *cpu[] = {"b", "s"};
-  for (int i = 0; i < 3; i++) cr_assert_eq(step_of(p, g, gpu[i])->device, IR_DEVICE_GPU, "%s", gpu[i]);
+  for (int i = 0; i < 3; i++) cr_assert_eq(step_of(p, pg, gpu[i])->device, IR_DEVICE_GPU, "%s", gpu[i]);
   for (int i = 0; i < 2; i++) {
-    const ir_plan_step *s = step_of(p, g, cpu[i]);
+    const ir_plan_step *s = step_of(p, pg, cpu[i]);
     cr_assert_eq(s->device, IR_DEVICE_CPU, "%s", cpu[i]);
     cr_assert(strstr(ir_plan_str(p, s->reason), "--cpu-ops"), "%s", ir_plan_str(p, s->reason));
   }
+  cr_assert_eq(step_of(p, pg, "a.host")->transfer, IR_TRANSFER_DOWNLOAD);
+  cr_assert_eq(step_of(p, pg, "b.dev")->transfer, IR_TRANSFER_UPLOAD);
+  cr_assert_eq(step_of(p, pg, "d.host")->transfer, IR_TRANSFER_DOWNLOAD);
   /* provenance of a GPU step */
-  const ir_plan_step *sa = step_of(p, g, "a");
+  const ir_plan_step *sa = step_of(p, pg, "a");
   cr_assert_str_eq(ir_plan_str(p, sa->tmpl), "elementwise_binary");
   cr_assert_str_eq(ir_plan_str(p, sa->schedule), "WG_SIZE=128,EPI=4");
   cr_assert(strstr(ir_plan_str(p, sa->key), "add(f32[2,3,5],f32[5])"), "%s",
             ir_plan_str(p, sa->key));
-  int n_gpu, n_cpu;
-  ir_plan_counts(p, &n_gpu, &n_cpu);
-  cr_assert(n_gpu == 3 && n_cpu == 2);
+  int n_gpu, n_cpu, n_transfer;
+  ir_plan_counts(p, &n_gpu, &n_cpu, &n_transfer);
+  cr_assert(n_gpu == 3 && n_cpu == 2 && n_transfer == 3);
 
   rt_vk_exec *x;
   T_OK(rt_vk_exec_create(e.ctx, g, p, NULL, &x));
@@ -197,12 +207,16 @@ Test(vk_exec, transitions_and_repeated_runs) {
   cr_assert_eq(st.n_segments, 3);
   cr_assert_eq(st.n_gpu_steps, 3);
   cr_assert_eq(st.n_cpu_steps, 2);
+  cr_assert_eq(st.n_transfer_steps, 3);
   cr_assert_eq(st.n_pipelines, 3);
   cr_assert_eq(st.n_runs, 6);
   cr_assert_eq(st.n_segment_runs, 18);
+  /* per run: x, y and b go up; a and d come down for the CPU, out twice
+   * and x for the outputs (s, c are on the host) */
+  cr_assert_eq(st.n_uploads, 6 * 3, "%lld", (long long)st.n_uploads);
   /* buffers for the values GPU steps bind (not c, s): x, y and out of their
-   * own, a, b and d in the arena, all three live at d's step (a until out,
-   * b from the CPU until d) */
+   * own, a, b.dev and d in the arena, all three live at d's step (a until
+   * out, b.dev from its upload until d) */
   cr_assert_eq(st.n_buffers, 4, "%d", st.n_buffers);
   cr_assert_eq(st.n_arena_values, 3, "%d", st.n_arena_values);
   cr_assert_eq(st.arena_bytes, 3 * 128, "%llu", (unsigned long long)st.arena_bytes);
@@ -225,10 +239,10 @@ Test(vk_exec, modules_and_pipelines_are_shared) {
                       "  return %r\n"
                       "}\n");
   int calls = 0;
-  cg_plan_opts o = opts_binary(&e, NULL, IR_PRECISION_FP32);
+  cg_plan_opts o = opts_binary(&e, IR_PRECISION_FP32);
   o.choose_user = &calls;
   ir_plan *p;
-  T_OK(vt_plan_build(g, e.t, &o, IR_LAYOUT_DEFAULT, &p));
+  T_OK(vt_plan_build(g, e.t, &o, IR_LAYOUT_DEFAULT, NULL, &p));
   cr_assert_eq(calls, 4);
   cr_assert_eq(p->n_modules, 1, "one template, one set of defines: one module");
   rt_vk_exec *x;
@@ -260,13 +274,24 @@ Test(vk_exec, ir_cpu_placement_is_kept) {
                       "  %c = div %b, %y : f32[3,7]\n"
                       "  return %c\n"
                       "}\n");
-  cg_plan_opts o = opts_binary(&e, NULL, IR_PRECISION_FP32);
+  cg_plan_opts o = opts_binary(&e, IR_PRECISION_FP32);
   ir_plan *p;
-  T_OK(vt_plan_build(g, e.t, &o, IR_LAYOUT_DEFAULT, &p));
+  T_OK(vt_plan_build(g, e.t, &o, IR_LAYOUT_DEFAULT, NULL, &p));
+  /* mul, download a, add, upload b, div */
+  cr_assert_eq(p->n_steps, 5);
   cr_assert_eq(p->steps[0].device, IR_DEVICE_GPU);
-  cr_assert_eq(p->steps[1].device, IR_DEVICE_CPU);
-  cr_assert_str_eq(ir_plan_str(p, p->steps[1].reason), "placed on the CPU in the IR (@cpu)");
-  cr_assert_eq(p->steps[2].device, IR_DEVICE_GPU);
+  cr_assert_eq(p->steps[1].transfer, IR_TRANSFER_DOWNLOAD);
+  cr_assert_eq(p->steps[2].device, IR_DEVICE_CPU);
+  cr_assert_eq(p->steps[2].transfer, IR_TRANSFER_NONE);
+  cr_assert_str_eq(ir_plan_str(p, p->steps[2].reason), "placed on the CPU in the IR (@cpu)");
+  cr_assert_eq(p->steps[3].transfer, IR_TRANSFER_UPLOAD);
+  cr_assert_eq(p->steps[4].device, IR_DEVICE_GPU);
+  /* placed by hand without the transfers: the build refuses the crossing */
+  ir_plan *q = NULL;
+  t_expect_error(cg_plan_build(g, e.t, &o, &q), VKML_CODE_INVALID_ARGUMENT,
+                 "plan step 1 (add %b): reads %a on the CPU, but it was left on the GPU "
+                 "(no download)");
+  cr_assert_null(q);
   rt_vk_exec *x;
   T_OK(rt_vk_exec_create(e.ctx, g, p, NULL, &x));
   rt_tensor in[2];
@@ -293,9 +318,9 @@ Test(vk_exec, fp16_precision) {
     cr_skip("no 16-bit storage");
   }
   ir_graph *g = mix_graph(2);
-  cg_plan_opts o = opts_binary(&e, "mul,Sigmoid", IR_PRECISION_FP16);
+  cg_plan_opts o = opts_binary(&e, IR_PRECISION_FP16);
   ir_plan *p;
-  T_OK(vt_plan_build(g, e.t, &o, IR_LAYOUT_DEFAULT, &p));
+  T_OK(vt_plan_build(g, e.t, &o, IR_LAYOUT_DEFAULT, "mul,Sigmoid", &p));
   cr_assert_not_null(p->graph);
   const ir_graph *pg = ir_plan_graph(p, g);
   /* the caller's interface is unchanged */
@@ -306,14 +331,14 @@ Test(vk_exec, fp16_precision) {
     cr_assert_eq(pg->outputs[i]->type.dtype, IR_F32);
   }
   for (int i = 0; i < 2; i++) cr_assert_eq(pg->inputs[i]->type.dtype, IR_F32);
-  /* inside, the arithmetic is f16 on the GPU, the forced ops on the CPU */
-  int n_gpu_f16 = 0;
-  for (int i = 0; i < p->n_steps; i++) {
-    const ir_plan_step *s = &p->steps[i];
-    if (s->device == IR_DEVICE_GPU) {
-      cr_assert(strstr(ir_plan_str(p, s->key), "f16["), "%s", ir_plan_str(p, s->key));
-      n_gpu_f16++;
-    }
+  /* inside, the arithmetic is f16 on the GPU (so are the casts at the
+   * edges), the forced ops on the CPU */
+  int n_gpu_f16 = 0, i = 0;
+  ir_foreach_node(pg, n) {
+    const ir_plan_step *s = &p->steps[i++];
+    if (s->device != IR_DEVICE_GPU) continue;
+    cr_assert(strstr(ir_plan_str(p, s->key), "f16["), "%s", ir_plan_str(p, s->key));
+    n_gpu_f16 += n->op != IR_OP_CAST;
   }
   cr_assert_eq(n_gpu_f16, 3);
   cr_assert_eq(step_of(p, pg, "b")->device, IR_DEVICE_CPU);
@@ -402,13 +427,16 @@ Test(vk_exec, bounded_shapes_stay_on_the_cpu) {
                "  return %sel, %bb\n"
                "}\n");
   ir_graph *g = parse(text);
-  cg_plan_opts o = opts_binary(&e, NULL, IR_PRECISION_FP32);
+  cg_plan_opts o = opts_binary(&e, IR_PRECISION_FP32);
   ir_plan *p;
-  T_OK(vt_plan_build(g, e.t, &o, IR_LAYOUT_DEFAULT, &p));
+  T_OK(vt_plan_build(g, e.t, &o, IR_LAYOUT_DEFAULT, NULL, &p));
+  /* add, download bb, non_max_suppression */
+  cr_assert_eq(p->n_steps, 3);
   cr_assert_eq(p->steps[0].device, IR_DEVICE_GPU);
-  cr_assert_eq(p->steps[1].device, IR_DEVICE_CPU);
-  cr_assert(strstr(ir_plan_str(p, p->steps[1].reason), "bounded"), "%s",
-            ir_plan_str(p, p->steps[1].reason));
+  cr_assert_eq(p->steps[1].transfer, IR_TRANSFER_DOWNLOAD);
+  cr_assert_eq(p->steps[2].device, IR_DEVICE_CPU);
+  cr_assert(strstr(ir_plan_str(p, p->steps[2].reason), "bounded"), "%s",
+            ir_plan_str(p, p->steps[2].reason));
   rt_vk_exec *x;
   T_OK(rt_vk_exec_create(e.ctx, g, p, NULL, &x));
   rt_tensor in[2];
@@ -438,22 +466,23 @@ Test(vk_exec, timestamps) {
     cr_skip("no timestamps");
   }
   ir_graph *g = mix_graph(3);
-  cg_plan_opts o = opts_binary(&e, "mul,sigmoid", IR_PRECISION_FP32);
+  cg_plan_opts o = opts_binary(&e, IR_PRECISION_FP32);
   ir_plan *p;
-  T_OK(vt_plan_build(g, e.t, &o, IR_LAYOUT_DEFAULT, &p));
+  T_OK(vt_plan_build(g, e.t, &o, IR_LAYOUT_DEFAULT, "mul,sigmoid", &p));
   rt_vk_exec *x;
   rt_vk_exec_opts xo = {.timestamps = true, .wait = RT_VK_WAIT_SPIN};
   T_OK(rt_vk_exec_create(e.ctx, g, p, &xo, &x));
   rt_tensor in[2];
   random_inputs(g, 9, in);
-  double ns[5];
-  for (int i = 0; i < 5; i++) ns[i] = -1;
+  double ns[8];
+  cr_assert_eq(p->n_steps, 8);
+  for (int i = 0; i < 8; i++) ns[i] = -1;
   check_run(x, g, in, 2, 1e-6, 0, ns);
   double gpu = 0;
-  for (int i = 0; i < 5; i++) {
+  for (int i = 0; i < 8; i++) {
     cr_assert(ns[i] >= 0 && ns[i] < 1e10, "step %d: %g ns", i, ns[i]);
     if (p->steps[i].device == IR_DEVICE_GPU) gpu += ns[i];
-    else cr_assert(ns[i] > 0, "CPU step %d has a wall time", i);
+    else cr_assert(ns[i] > 0, "CPU or transfer step %d has a wall time", i);
   }
   cr_assert(gpu > 0, "GPU steps have timestamps");
   free_tensors(in, 2);
@@ -469,13 +498,14 @@ Test(vk_exec, replay) {
   env e;
   env_open(&e);
   ir_graph *g = mix_graph(4);
-  cg_plan_opts o = opts_binary(&e, "mul,sigmoid", IR_PRECISION_FP32);
+  cg_plan_opts o = opts_binary(&e, IR_PRECISION_FP32);
   ir_plan *p;
-  T_OK(vt_plan_build(g, e.t, &o, IR_LAYOUT_DEFAULT, &p));
+  T_OK(vt_plan_build(g, e.t, &o, IR_LAYOUT_DEFAULT, "mul,sigmoid", &p));
   rt_vk_exec *x;
   rt_vk_exec_opts xo = {.timestamps = e.t->timestamp_valid_bits != 0};
   T_OK(rt_vk_exec_create(e.ctx, g, p, &xo, &x));
-  double ns[5];
+  double ns[8];
+  cr_assert_eq(p->n_steps, 8);
   t_expect_error(rt_vk_exec_replay(x, ns), VKML_CODE_INVALID_ARGUMENT, "complete run first");
   rt_tensor in[2];
   random_inputs(g, 10, in);
@@ -483,9 +513,9 @@ Test(vk_exec, replay) {
   rt_vk_exec_stats before, after;
   rt_vk_exec_stats_get(x, &before);
   for (int r = 0; r < 3; r++) {
-    for (int i = 0; i < 5; i++) ns[i] = -1;
+    for (int i = 0; i < 8; i++) ns[i] = -1;
     T_OK(rt_vk_exec_replay(x, ns));
-    for (int i = 0; i < 5; i++) {
+    for (int i = 0; i < 8; i++) {
       if (p->steps[i].device == IR_DEVICE_CPU) cr_assert_eq(ns[i], 0, "CPU step %d skipped", i);
       else if (xo.timestamps) cr_assert(ns[i] > 0 && ns[i] < 1e10, "step %d: %g ns", i, ns[i]);
     }
@@ -509,9 +539,9 @@ Test(vk_exec, input_errors) {
   env e;
   env_open(&e);
   ir_graph *g = mix_graph(4);
-  cg_plan_opts o = opts_binary(&e, "mul", IR_PRECISION_FP32);
+  cg_plan_opts o = opts_binary(&e, IR_PRECISION_FP32);
   ir_plan *p;
-  T_OK(vt_plan_build(g, e.t, &o, IR_LAYOUT_DEFAULT, &p));
+  T_OK(vt_plan_build(g, e.t, &o, IR_LAYOUT_DEFAULT, "mul", &p));
   rt_vk_exec *x;
   T_OK(rt_vk_exec_create(e.ctx, g, p, NULL, &x));
   t_rng r = t_rng_make(4);
@@ -540,9 +570,9 @@ Test(vk_exec, out_of_device_memory_names_the_value) {
   env e;
   env_open(&e);
   ir_graph *g = mix_graph(5);
-  cg_plan_opts o = opts_binary(&e, NULL, IR_PRECISION_FP32);
+  cg_plan_opts o = opts_binary(&e, IR_PRECISION_FP32);
   ir_plan *p;
-  T_OK(vt_plan_build(g, e.t, &o, IR_LAYOUT_DEFAULT, &p));
+  T_OK(vt_plan_build(g, e.t, &o, IR_LAYOUT_DEFAULT, "sigmoid", &p));
   rt_vk_exec *x = NULL;
   /* x (128 bytes) and y (32) fit, the constant c (128) does not */
   rt_vk_exec_opts xo = {.max_device_bytes = 200};
@@ -572,11 +602,13 @@ Test(vk_exec, plan_must_fit_the_graph) {
   ir_graph *g = mix_graph(6);
   ir_graph *other = parse("vkir 1\ngraph @o(%x: f32[2]) -> (%y: f32[2]) {\n"
                           "  %y = add %x, %x : f32[2]\n  return %y\n}\n");
-  cg_plan_opts o = opts_binary(&e, NULL, IR_PRECISION_FP32);
+  cg_plan_opts o = opts_binary(&e, IR_PRECISION_FP32);
   ir_plan *p;
-  T_OK(vt_plan_build(g, e.t, &o, IR_LAYOUT_DEFAULT, &p));
+  T_OK(vt_plan_build(g, e.t, &o, IR_LAYOUT_DEFAULT, NULL, &p));
   rt_vk_exec *x = NULL;
-  t_expect_error(rt_vk_exec_create(e.ctx, other, p, NULL, &x), VKML_CODE_INVALID_ARGUMENT,
+  /* the plan runs the graph it owns, whatever graph the caller passes */
+  cr_assert_not_null(p->graph);
+  t_expect_error(ir_plan_check(p, other), VKML_CODE_INVALID_ARGUMENT,
                  "the plan was built for a graph of 5 nodes");
   /* a damaged plan (as from a corrupt file) is refused, naming the step */
   int32_t saved = p->bindings[1];
@@ -587,6 +619,19 @@ Test(vk_exec, plan_must_fit_the_graph) {
   p->steps[0].module = 7;
   t_expect_error(rt_vk_exec_create(e.ctx, g, p, NULL, &x), VKML_CODE_INVALID_ARGUMENT,
                  "module index out of range");
+  p->steps[0].module = 0;
+  /* a transfer step that lost its kind: the CPU step after it would read
+   * a device value */
+  ir_plan *q;
+  T_OK(vt_plan_build(g, e.t, &o, IR_LAYOUT_DEFAULT, "mul", &q));
+  cr_assert_eq(q->steps[1].transfer, IR_TRANSFER_DOWNLOAD);
+  q->steps[1].transfer = IR_TRANSFER_NONE;
+  t_expect_error(rt_vk_exec_create(e.ctx, g, q, NULL, &x), VKML_CODE_INVALID_ARGUMENT,
+                 "plan step 1 (download %a.host): a download or upload that is no transfer step");
+  q->steps[1].transfer = IR_TRANSFER_UPLOAD;
+  t_expect_error(rt_vk_exec_create(e.ctx, g, q, NULL, &x), VKML_CODE_INVALID_ARGUMENT,
+                 "a transfer step for a node that is no download or upload");
+  ir_plan_destroy(q);
   cr_assert_null(x);
   ir_plan_destroy(p);
   ir_graph_destroy(other);
@@ -599,10 +644,10 @@ Test(vk_exec, plan_errors) {
   ir_target_minimum(&t);
   ir_graph *g = mix_graph(7);
   ir_plan *p = NULL;
-  cg_plan_opts o = {.plan_memory = pass_plan_memory, .cpu_ops = "add,Frobnicate"};
-  t_expect_error(cg_plan_build(g, &t, &o, &p), VKML_CODE_INVALID_ARGUMENT,
+  cg_query q;
+  t_expect_error(cg_query_init(&q, &t, "add,Frobnicate"), VKML_CODE_INVALID_ARGUMENT,
                  "--cpu-ops: unknown op 'Frobnicate'");
-  o = (cg_plan_opts){.plan_memory = pass_plan_memory, .precision = IR_PRECISION_FP16};
+  cg_plan_opts o = {.plan_memory = pass_plan_memory, .precision = IR_PRECISION_FP16};
   t_expect_error(cg_plan_build(g, &t, &o, &p), VKML_CODE_UNSUPPORTED,
                  "fp16 precision needs 16-bit storage buffers, which vulkan-1.1-minimum lacks");
   cr_assert_null(p);
@@ -635,12 +680,12 @@ Test(vk_exec, tinycnn_default_kernels) {
   rt_tensor in = t_tensor_random(&r, IR_F32, 4, dx, -1, 1);
   const char *forced[2] = {NULL, "conv2d,maxpool,global_avg_pool,flatten,gemm,softmax"};
   for (int k = 0; k < 2; k++) {
-    cg_plan_opts o = {.plan_memory = pass_plan_memory, .compiler = e.cc, .cpu_ops = forced[k]};
+    cg_plan_opts o = {.plan_memory = pass_plan_memory, .compiler = e.cc};
     ir_plan *p;
-    T_OK(vt_plan_build(g, e.t, &o, IR_LAYOUT_DEFAULT, &p));
-    int n_gpu;
-    ir_plan_counts(p, &n_gpu, NULL);
-    if (k == 1) cr_assert_eq(n_gpu, 0);
+    T_OK(vt_plan_build(g, e.t, &o, IR_LAYOUT_DEFAULT, forced[k], &p));
+    int n_gpu, n_transfer;
+    ir_plan_counts(p, &n_gpu, NULL, &n_transfer);
+    if (k == 1) cr_assert(n_gpu == 0 && n_transfer == 0, "all on the CPU: nothing crosses");
     cr_log_info("tinycnn: %d of %d nodes on the GPU", n_gpu, p->n_steps);
     rt_vk_exec *x;
     T_OK(rt_vk_exec_create(e.ctx, g, p, NULL, &x));

@@ -63,9 +63,9 @@ static int packed_values(const ir_graph *g) {
 /* Builds, runs twice (the recorded programs replayed) and compares with the
  * CPU executor on g. */
 static ir_plan *build_and_check(env *e, const ir_graph *g, const cg_plan_opts *o, ir_layout l,
-                                double rtol, double atol, uint64_t seed) {
+                                const char *cpu_ops, double rtol, double atol, uint64_t seed) {
   ir_plan *p;
-  T_OK(vt_plan_build(g, e->t, o, l, &p));
+  T_OK(vt_plan_build(g, e->t, o, l, cpu_ops, &p));
   rt_vk_exec *x;
   T_OK(rt_vk_exec_create(e->ctx, g, p, NULL, &x));
   t_rng r = t_rng_make(seed);
@@ -93,15 +93,15 @@ Test(vk_exec_layout, mobilenet_block_packed) {
   env_open(&e);
   ir_graph *g = load("tests/ir/mobilenet_block.vkir");
   cg_plan_opts o = {.plan_memory = pass_plan_memory, .compiler = e.cc};
-  ir_plan *p = build_and_check(&e, g, &o, IR_LAYOUT_NC4HW4, 1e-4, 1e-6, 1);
+  ir_plan *p = build_and_check(&e, g, &o, IR_LAYOUT_NC4HW4, NULL, 1e-4, 1e-6, 1);
   const ir_graph *pg = ir_plan_graph(p, g);
   cr_assert(pg != g, "a packed plan runs its own copy of the graph");
   /* 3 convs, the add and the pool packed; %input in, %pooled out */
   cr_assert_eq(count_steps(p, pg, IR_OP_REORDER, IR_DEVICE_GPU), 2);
   cr_assert_eq(count_steps(p, pg, IR_OP_CONV2D, IR_DEVICE_GPU), 3);
-  int n_gpu, n_cpu;
-  ir_plan_counts(p, &n_gpu, &n_cpu);
-  cr_assert_eq(n_cpu, 0);
+  int n_gpu, n_cpu, n_transfer;
+  ir_plan_counts(p, &n_gpu, &n_cpu, &n_transfer);
+  cr_assert_eq(n_cpu + n_transfer, 0);
   cr_assert_geq(packed_values(pg), 6);
   ir_foreach_node(pg, n) if (n->op == IR_OP_CONV2D) {
     cr_assert_eq(n->inputs[0]->layout, IR_LAYOUT_NC4HW4);
@@ -117,13 +117,13 @@ Test(vk_exec_layout, tinycnn_packed_fp32_and_fp16) {
   env_open(&e);
   ir_graph *g = load("tests/models/tinycnn/model.vkir");
   cg_plan_opts o = {.plan_memory = pass_plan_memory, .compiler = e.cc};
-  ir_plan *p = build_and_check(&e, g, &o, IR_LAYOUT_NC4HW4, 1e-4, 1e-6, 2);
+  ir_plan *p = build_and_check(&e, g, &o, IR_LAYOUT_NC4HW4, NULL, 1e-4, 1e-6, 2);
   const ir_graph *pg = ir_plan_graph(p, g);
   /* conv, maxpool, conv, global pool packed: reorders at %x and %g */
   cr_assert_eq(count_steps(p, pg, IR_OP_REORDER, IR_DEVICE_GPU), 2);
   ir_plan_destroy(p);
   o.precision = IR_PRECISION_FP16;
-  p = build_and_check(&e, g, &o, IR_LAYOUT_NC4HW4, 2e-2, 2e-2, 3);
+  p = build_and_check(&e, g, &o, IR_LAYOUT_NC4HW4, NULL, 2e-2, 2e-2, 3);
   pg = ir_plan_graph(p, g);
   cr_assert_eq(count_steps(p, pg, IR_OP_REORDER, IR_DEVICE_GPU), 2);
   ir_foreach_node(pg, n) if (n->op == IR_OP_CONV2D) {
@@ -140,11 +140,16 @@ Test(vk_exec_layout, cpu_ops_split_the_packed_regions) {
   env_open(&e);
   ir_graph *g = load("tests/models/tinycnn/model.vkir");
   /* maxpool on the CPU: conv1 packed, back to rows for the pool, conv2 packed again */
-  cg_plan_opts o = {.plan_memory = pass_plan_memory, .compiler = e.cc, .cpu_ops = "MaxPool"};
-  ir_plan *p = build_and_check(&e, g, &o, IR_LAYOUT_NC4HW4, 1e-4, 1e-6, 4);
+  cg_plan_opts o = {.plan_memory = pass_plan_memory, .compiler = e.cc};
+  ir_plan *p = build_and_check(&e, g, &o, IR_LAYOUT_NC4HW4, "MaxPool", 1e-4, 1e-6, 4);
   const ir_graph *pg = ir_plan_graph(p, g);
   cr_assert_eq(count_steps(p, pg, IR_OP_MAXPOOL, IR_DEVICE_CPU), 1);
   cr_assert_eq(count_steps(p, pg, IR_OP_REORDER, IR_DEVICE_GPU), 4);
+  /* the reorders stay on the GPU: one download before the pool, one upload
+   * after it */
+  int n_transfer;
+  ir_plan_counts(p, NULL, NULL, &n_transfer);
+  cr_assert_eq(n_transfer, 2);
   ir_foreach_node(pg, n) if (n->op == IR_OP_MAXPOOL) {
     cr_assert_eq(n->inputs[0]->layout, IR_LAYOUT_DEFAULT);
     cr_assert_eq(n->outputs[0]->layout, IR_LAYOUT_DEFAULT);
@@ -166,7 +171,7 @@ Test(vk_exec_layout, annotations_ask_for_packing_without_the_option) {
   ir_graph *g = NULL;
   T_OK(ir_parse(text, strlen(text), "<test>", &g));
   cg_plan_opts o = {.plan_memory = pass_plan_memory, .compiler = e.cc};
-  ir_plan *p = build_and_check(&e, g, &o, IR_LAYOUT_DEFAULT, 1e-6, 0, 5);
+  ir_plan *p = build_and_check(&e, g, &o, IR_LAYOUT_DEFAULT, NULL, 1e-6, 0, 5);
   const ir_graph *pg = ir_plan_graph(p, g);
   /* relu packed (annotated): x in, y out (shared by sigmoid and the output) */
   cr_assert_eq(count_steps(p, pg, IR_OP_REORDER, IR_DEVICE_GPU), 2);
@@ -188,20 +193,21 @@ Test(vk_exec_layout, plans_keep_packed_buffers_off_the_host) {
   g->outputs[0]->layout = IR_LAYOUT_NC4HW4;
   t_expect_error(ir_plan_check(p, g), VKML_CODE_INVALID_ARGUMENT, "graph output %prob");
   g->outputs[0]->layout = IR_LAYOUT_DEFAULT;
-  /* a CPU step binding a packed value */
+  /* a CPU step binding a packed value (the flatten reads %g.host, the
+   * download of %g) */
   ir_plan *pc;
-  o.cpu_ops = "flatten";
-  T_OK(cg_plan_build(g, e.t, &o, &pc));
-  ir_graph_find_value(g, "g")->layout = IR_LAYOUT_NC4HW4;
-  t_expect_error(ir_plan_check(pc, g), VKML_CODE_INVALID_ARGUMENT,
+  T_OK(vt_plan_build(g, e.t, &o, IR_LAYOUT_DEFAULT, "flatten", &pc));
+  ir_value *gh = ir_graph_find_value(pc->graph, "g.host");
+  cr_assert_not_null(gh);
+  gh->layout = IR_LAYOUT_NC4HW4;
+  t_expect_error(ir_plan_check(pc, pc->graph), VKML_CODE_INVALID_ARGUMENT,
                  "runs on the CPU but binds a packed value");
-  ir_graph_find_value(g, "g")->layout = IR_LAYOUT_DEFAULT;
-  T_OK(ir_plan_check(pc, g));
+  gh->layout = IR_LAYOUT_DEFAULT;
+  T_OK(ir_plan_check(pc, pc->graph));
   ir_plan_destroy(pc);
   ir_plan_destroy(p);
   /* a layout the kernels do not pack */
-  o.cpu_ops = NULL;
-  t_expect_error(vt_plan_build(g, e.t, &o, IR_LAYOUT_NHWC, &p), VKML_CODE_UNSUPPORTED,
+  t_expect_error(vt_plan_build(g, e.t, &o, IR_LAYOUT_NHWC, NULL, &p), VKML_CODE_UNSUPPORTED,
                  "only nc4hw4");
   ir_graph_destroy(g);
   env_close(&e);

@@ -82,17 +82,19 @@ Test(vk_exec_memplan, every_planner_matches_the_cpu) {
   ir_graph *g = parse(MIX);
   uint64_t arena[IR_MEMPLAN_COUNT];
   for (int s = 0; s < IR_MEMPLAN_COUNT; s++) {
-    cg_plan_opts o = {.plan_memory = pass_plan_memory, .compiler = e.cc, .cpu_ops = "mul",
+    cg_plan_opts o = {.plan_memory = pass_plan_memory, .compiler = e.cc,
                       .memory_planner = (ir_memplan_strategy)s};
     ir_plan *p;
-    T_OK(cg_plan_build(g, e.t, &o, &p));
+    T_OK(vt_plan_build(g, e.t, &o, IR_LAYOUT_DEFAULT, "mul", &p));
+    const ir_graph *pg = ir_plan_graph(p, g);
     cr_assert_eq(p->mem.strategy, (ir_memplan_strategy)s);
-    T_OK(ir_plan_check(p, g));
-    /* in the arena: a, b, c, d, e (own storage), v and f (aliases of c, e) */
-    const char *alias[2][2] = {{"v", "c"}, {"f", "e"}};
+    T_OK(ir_plan_check(p, pg));
+    /* in the arena: a, b, c.dev (the upload of the CPU's c), d, e (own
+     * storage), v and f (aliases of c.dev, e) */
+    const char *alias[2][2] = {{"v", "c.dev"}, {"f", "e"}};
     for (int k = 0; k < 2; k++) {
-      const ir_value *av = ir_graph_find_value(g, alias[k][0]);
-      const ir_value *root = ir_graph_find_value(g, alias[k][1]);
+      const ir_value *av = ir_graph_find_value(pg, alias[k][0]);
+      const ir_value *root = ir_graph_find_value(pg, alias[k][1]);
       cr_assert_eq(p->mem.alias[av->id], root->id, "%s", alias[k][0]);
     }
     rt_vk_exec *x;
@@ -109,8 +111,10 @@ Test(vk_exec_memplan, every_planner_matches_the_cpu) {
     rt_vk_exec_destroy(x);
     ir_plan_destroy(p);
   }
-  /* 256 bytes each; lifetimes (positions): a[0,2], b[1,5], c[2,4] (v read
-   * at 4), d[4,7], e[5,8] (f read at 7): at most three live at once */
+  /* 256 bytes each; lifetimes (positions: a, b, download b, download a,
+   * c on the CPU, upload c, v, d, e, f, out, s2): a[0,3], b[1,8],
+   * c.dev[5,7] (v read at 7), d[7,10], e[8,11] (f read at 10): at most
+   * three live at once */
   cr_assert_eq(arena[IR_MEMPLAN_NAIVE], 5 * 256);
   cr_assert_eq(arena[IR_MEMPLAN_GREEDY], 3 * 256);
   cr_assert_eq(arena[IR_MEMPLAN_MCFP], 3 * 256);

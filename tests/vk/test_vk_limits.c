@@ -93,7 +93,7 @@ static void plan_and_run(rt_vk_context *ctx, cg_compiler *cc, const ir_target *t
   cg_plan_opts o = {.plan_memory = pass_plan_memory};
   o.compiler = cc;
   ir_plan *p;
-  T_OK(vt_plan_build(g, t, &o, l, &p));
+  T_OK(vt_plan_build(g, t, &o, l, NULL, &p));
   const ir_plan_step *s = six_step(p, g);
   if (want_gpu) {
     cr_assert_eq(s->device, IR_DEVICE_GPU, "%s on %u buffers: on the CPU (%s)", op,

@@ -86,22 +86,22 @@ ReportHook(POST_ALL)(struct criterion_global_stats *stats) {
 }
 
 vkml_status vt_plan_build(const ir_graph *g, const ir_target *t, const cg_plan_opts *o,
-                          ir_layout layout, ir_plan **out) {
-  bool packed = false;
-  ir_foreach_value(g, v) packed = packed || v->layout != IR_LAYOUT_DEFAULT;
-  if (o->precision != IR_PRECISION_FP16 && layout == IR_LAYOUT_DEFAULT && !packed)
-    return cg_plan_build(g, t, o, out);
+                          ir_layout layout, const char *cpu_ops, ir_plan **out) {
   *out = NULL;
   ir_graph *h = NULL;
-  cg_layout_query q;
-  vkml_status s = cg_layout_query_init(&q, t, o->cpu_ops);
+  cg_query q;
+  vkml_status s = cg_query_init(&q, t, cpu_ops);
   pass_opts po = {.precision = o->precision,
+                  .place = cg_query_place,
+                  .place_user = &q,
                   .layout = layout,
-                  .layout_operands = cg_layout_query_operands,
+                  .layout_operands = cg_query_layout_operands,
                   .layout_user = &q};
   if (!s) s = ir_graph_clone(g, &h);
   if (!s) s = pass_run_by_name(h, "fp16", &po, NULL);
+  if (!s) s = pass_run_by_name(h, "place", &po, NULL);
   if (!s) s = pass_run_by_name(h, "layout", &po, NULL);
+  if (!s) s = pass_run_by_name(h, "insert_transfers", &po, NULL);
   if (!s) s = cg_plan_build(h, t, o, out);
   if (s) {
     ir_graph_destroy(h);

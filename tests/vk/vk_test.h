@@ -37,13 +37,12 @@ void vt_pin_vulkan_libs(void);
 void vt_run_kernel(rt_vk_context *ctx, cg_compiler *cc, const cg_kernel *k,
                    const rt_tensor *const *in, int n_in, rt_tensor *out);
 
-/* What cg_plan_build did itself before the pass pipeline: for a graph that
- * needs them (o->precision fp16, a packed layout asked or annotated), a copy
- * of g through the fp16 and layout passes only, which the plan then owns
- * (ir_plan_graph); then cg_plan_build. The other passes stay out so that
- * these tests keep the nodes they place. */
+/* A copy of g through the passes a plan needs (fp16 when o->precision asks,
+ * placement with cpu_ops forced onto the CPU, layout, transfers), which the
+ * plan then owns (ir_plan_graph); then cg_plan_build. The optimizing passes
+ * stay out so that these tests keep the nodes they place. */
 vkml_status vt_plan_build(const ir_graph *g, const ir_target *t, const cg_plan_opts *o,
-                          ir_layout layout, ir_plan **out);
+                          ir_layout layout, const char *cpu_ops, ir_plan **out);
 
 /* nc4hw4 (ir/graph.h) on the host, for the layout tests (vk_pack.c): the
  * packed offset of (n,c,h,w) in [N,C,H,W]; x packed (pad lanes 0); a packed
