@@ -163,7 +163,7 @@ static const struct {
 
 static const char *const act_names[] = {
     "none", "relu", "relu6", "clip", "leaky_relu", "elu",
-    "sigmoid", "tanh", "hard_sigmoid", "hard_swish", "silu", NULL};
+    "sigmoid", "tanh", "hard_sigmoid", "hard_swish", "silu", "gelu", "gelu_tanh", NULL};
 static const char *const pad_mode_names[] = {"constant", "reflect", "edge", NULL};
 static const char *const resize_mode_names[] = {"nearest", "linear", "cubic", NULL};
 static const char *const coord_mode_names[] = {

@@ -221,7 +221,9 @@ typedef enum ir_act {
   IR_ACT_TANH,
   IR_ACT_HARD_SIGMOID,
   IR_ACT_HARD_SWISH,
-  IR_ACT_SILU, /* x * sigmoid(x) (swish) */
+  IR_ACT_SILU,      /* x * sigmoid(x) (swish) */
+  IR_ACT_GELU,      /* 0.5 x (1 + erf(x / sqrt 2)) */
+  IR_ACT_GELU_TANH, /* 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) */
   IR_ACT_COUNT
 } ir_act;
 

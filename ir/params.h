@@ -100,6 +100,13 @@ static inline double ir_act_apply(const ir_act_params *a, double x) {
     return x * (y < 0 ? 0 : (y > 1 ? 1 : y));
   }
   case IR_ACT_SILU: return x / (1 + exp(-x));
+  /* erfc and the sigmoid form: 1 + erf(z) and 1 + tanh(z) lose every digit
+   * to cancellation for x << 0, where gelu is tiny but not zero. */
+  case IR_ACT_GELU: return 0.5 * x * erfc(-x * 0.70710678118654752440);
+  case IR_ACT_GELU_TANH: {
+    double u = 0.79788456080286535588 * (x + 0.044715 * x * x * x); /* sqrt(2/pi) */
+    return x / (1 + exp(-2 * u)); /* 0.5 (1 + tanh u) = sigmoid(2u) */
+  }
   case IR_ACT_COUNT: break;
   }
   return x;

@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "ir/params.h"
 #include "runtime/cpu/cpu_kernels.h"
 #include "tests/support/test_support.h"
 
@@ -653,6 +654,10 @@ static void act_case(ir_op op, ir_dtype dt, ir_act act, float alpha, float beta,
       case IR_ACT_TANH: v = tanh(v); break;
       case IR_ACT_HARD_SWISH: v = v * fmin(fmax(v + 3, 0), 6) / 6; break;
       case IR_ACT_SILU: v = v * (1 / (1 + exp(-v))); break;
+      case IR_ACT_GELU: v = 0.5 * v * (1 + erf(v / sqrt(2.0))); break;
+      case IR_ACT_GELU_TANH:
+        v = 0.5 * v * (1 + tanh(sqrt(2 / M_PI) * (v + 0.044715 * v * v * v)));
+        break;
       default: break;
       }
       rt_store_f(&want, i, v);
@@ -681,9 +686,44 @@ Test(binary, fused_act) {
     act_case(ops[o], IR_F32, IR_ACT_TANH, 0, 0, false, seed++);
     act_case(ops[o], IR_F32, IR_ACT_HARD_SWISH, 0, 0, false, seed++);
     act_case(ops[o], IR_F32, IR_ACT_SILU, 0, 0, false, seed++);
+    act_case(ops[o], IR_F32, IR_ACT_GELU, 0, 0, false, seed++);
+    act_case(ops[o], IR_F32, IR_ACT_GELU_TANH, 0, 0, false, seed++);
     act_case(ops[o], IR_I32, IR_ACT_RELU, 0, 0, false, seed++);
     act_case(ops[o], IR_I64, IR_ACT_RELU6, 0, 0, false, seed++);
   }
+}
+
+/* ir_act_apply's gelu against x * Phi(x) from tables of the normal CDF, the
+ * tail included (where 1 + erf would cancel to nothing), and gelu_tanh
+ * against its tanh formula where that formula does not cancel. */
+Test(binary, gelu_reference) {
+  static const struct {
+    double x, want;
+  } gelu[] = {
+      {1, 0.8413447460685429},
+      {-1, -0.15865525393145707},
+      {-5, -5 * 2.866515718791939e-07},
+      {-10, -10 * 7.61985302416047e-24},
+      {0, 0},
+  };
+  ir_act_params p = {IR_ACT_GELU, 0, 0};
+  for (size_t i = 0; i < sizeof gelu / sizeof gelu[0]; i++) {
+    double got = ir_act_apply(&p, gelu[i].x);
+    cr_assert(fabs(got - gelu[i].want) <= 1e-12 * fabs(gelu[i].want),
+              "gelu(%g) = %.17g, want %.17g", gelu[i].x, got, gelu[i].want);
+  }
+  p.kind = IR_ACT_GELU_TANH;
+  for (double x = -3; x <= 3; x += 0.25) {
+    double want = 0.5 * x * (1 + tanh(sqrt(2 / M_PI) * (x + 0.044715 * x * x * x)));
+    double got = ir_act_apply(&p, x);
+    cr_assert(fabs(got - want) <= 1e-13 * fabs(want) + 1e-300,
+              "gelu_tanh(%g) = %.17g, want %.17g", x, got, want);
+  }
+  double tail = ir_act_apply(&p, -10); /* the formula above cancels to -0 */
+  cr_assert(tail < 0 && tail > -1e-36, "gelu_tanh(-10) = %g", tail);
+  p.kind = IR_ACT_GELU;
+  cr_assert(isnan(ir_act_apply(&p, NAN)));
+  cr_assert(ir_act_apply(&p, INFINITY) == INFINITY);
 }
 
 Test(binary, errors) {
