@@ -1,5 +1,10 @@
 /* shaderc wrapper and the on-disk SPIR-V cache.
  *
+ * `#include "NAME"` resolves NAME among the embedded files (cg_glsl.h): the
+ * templates share act.glsl and math.glsl. The cache key hashes every
+ * embedded .glsl snippet, whether the source includes it or not, so that an
+ * edited snippet can never be served from a stale cache entry.
+ *
  * Cache file <dir>/<key hex>.spv: magic "VKMLSPV1", the 16-byte key, the
  * SPIR-V byte count (u64 LE), FNV-1a 64 of the SPIR-V (u64 LE), then the
  * module. Anything that does not check out is recompiled. */
@@ -10,6 +15,7 @@
 #include <shaderc/shaderc.h>
 
 #include "codegen/cg_config.h"
+#include "codegen/cg_glsl.h"
 #include "ir/util.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -81,6 +87,12 @@ static cg_hash128 hash_str(cg_hash128 h, const char *s) {
   return cg_fnv128(h, s, strlen(s) + 1);
 }
 
+/* A file meant for #include, not a template. */
+static bool is_snippet(const char *name) {
+  size_t n = strlen(name);
+  return n >= 5 && !strcmp(name + n - 5, ".glsl");
+}
+
 static void compute_key(const char *source, const cg_define *d, int n, cg_opt_level opt,
                         uint8_t key[16]) {
   cg_hash128 h = cg_fnv128_init();
@@ -88,6 +100,11 @@ static void compute_key(const char *source, const cg_define *d, int n, cg_opt_le
   h = hash_str(h, cg_compiler_version());
   h = hash_str(h, opt == CG_OPT_ZERO ? "O0" : "O");
   h = hash_str(h, source);
+  for (const cg_glsl_file *f = cg_glsl_files; f->name; f++)
+    if (is_snippet(f->name)) {
+      h = hash_str(h, f->name);
+      h = hash_str(h, f->text);
+    }
   for (int i = 0; i < n; i++) {
     h = hash_str(h, d[i].name);
     h = hash_str(h, d[i].value ? d[i].value : "");
@@ -197,6 +214,39 @@ static void cache_write(const cg_compiler *c, const uint8_t key[16], const cg_sp
 
 /* ---- compilation -------------------------------------------------------- */
 
+/* shaderc's includer: the embedded file, or a result with an empty name and
+ * the error as content. Embedded texts are static: nothing to release but
+ * the result itself. shaderc does not expect NULL: out of memory is a
+ * failed inclusion too, from a result never written. */
+static shaderc_include_result include_oom = {"", 0, "out of host memory", 18, NULL};
+
+static shaderc_include_result *include_resolve(void *user, const char *requested, int type,
+                                               const char *requesting, size_t depth) {
+  (void)user;
+  (void)type;
+  (void)requesting;
+  (void)depth;
+  shaderc_include_result *r = calloc(1, sizeof *r);
+  if (!r) return &include_oom;
+  const cg_glsl_file *f = cg_glsl_find(requested);
+  if (f) {
+    r->source_name = f->name;
+    r->source_name_length = strlen(f->name);
+    r->content = f->text;
+    r->content_length = f->bytes;
+  } else {
+    r->source_name = "";
+    r->content = "no such embedded file (codegen/glsl/, listed in codegen/meson.build)";
+    r->content_length = strlen(r->content);
+  }
+  return r;
+}
+
+static void include_release(void *user, shaderc_include_result *r) {
+  (void)user;
+  if (r != &include_oom) free(r);
+}
+
 /* Appends "\n   N | <line N of source>" after every "name:N: error" line of
  * shaderc's message. */
 static vkml_status compile_error(const char *name, const char *source, const char *msg) {
@@ -256,6 +306,7 @@ vkml_status cg_compile(cg_compiler *c, const char *name, const char *source,
                                          shaderc_env_version_vulkan_1_1);
   shaderc_compile_options_set_target_spirv(o, shaderc_spirv_version_1_3);
   shaderc_compile_options_set_source_language(o, shaderc_source_language_glsl);
+  shaderc_compile_options_set_include_callbacks(o, include_resolve, include_release, NULL);
   shaderc_compile_options_set_optimization_level(
       o, opt == CG_OPT_ZERO ? shaderc_optimization_level_zero
                             : shaderc_optimization_level_performance);

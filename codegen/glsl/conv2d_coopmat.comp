@@ -65,8 +65,8 @@ layout(constant_id = 11) const uint DH = 1;
 layout(constant_id = 12) const uint DW = 1;
 layout(constant_id = 13) const int PT = 0;
 layout(constant_id = 14) const int PL = 0;
-layout(constant_id = 17) const float ALPHA = 0.0;
-layout(constant_id = 18) const float BETA = 0.0;
+layout(constant_id = 17) const float ACT_ALPHA = 0.0;
+layout(constant_id = 18) const float ACT_BETA = 0.0;
 
 const uint KHW = KH * KW;
 const uint K = C * KHW;
@@ -118,43 +118,9 @@ shared float16_t Bs[BK * BSTR];
 #endif
 shared float Cs[WM * WN * MS * NS];
 
-// ---- activation: ACT is an ir_act value (as conv2d_direct.comp) --------------
+// ---- the activation ---------------------------------------------------------
 
-float expm1_(float v) {
-  if (abs(v) < 0.03125)
-    return v * (1.0 + v * (0.5 + v * (1.0 / 6.0 + v * (1.0 / 24.0 + v * (1.0 / 120.0)))));
-  return exp(v) - 1.0;
-}
-
-float act(float v) {
-#if ACT == 1 // relu
-  return v > 0.0 ? v : 0.0;
-#elif ACT == 2 // relu6
-  return v < 0.0 ? 0.0 : (v > 6.0 ? 6.0 : v);
-#elif ACT == 3 // clip
-  return v < ALPHA ? ALPHA : (v > BETA ? BETA : v);
-#elif ACT == 4 // leaky_relu
-  return v >= 0.0 ? v : ALPHA * v;
-#elif ACT == 5 // elu
-  return v >= 0.0 ? v : ALPHA * expm1_(v);
-#elif ACT == 6 // sigmoid
-  return 1.0 / (1.0 + exp(-v));
-#elif ACT == 7 // tanh = e / (e + 2) with e = expm1(2|x|), saturated beyond |x| = 10
-  if (isnan(v)) return v;
-  float e = expm1_(2.0 * min(abs(v), 10.0));
-  return sign(v) * (e / (e + 2.0));
-#elif ACT == 8 // hard_sigmoid
-  float r = fma(ALPHA, v, BETA);
-  return r < 0.0 ? 0.0 : (r > 1.0 ? 1.0 : r);
-#elif ACT == 9 // hard_swish
-  float r = (v + 3.0) / 6.0;
-  return v * (r < 0.0 ? 0.0 : (r > 1.0 ? 1.0 : r));
-#elif ACT == 10 // silu
-  return v / (1.0 + exp(-v));
-#else
-  return v;
-#endif
-}
+#include "act.glsl" // act(x), expm1_, erf_ (codegen/glsl/act.glsl, math.glsl)
 
 // ---- staging -------------------------------------------------------------------
 

@@ -52,8 +52,8 @@ layout(constant_id = 1) const uint RANK = 0;   // merged axes (<= 8)
 layout(constant_id = 2) const uint A_MODE = 0; // 0 strided, 1 same as out, 2 scalar
 layout(constant_id = 3) const uint B_MODE = 0;
 layout(constant_id = 4) const bool VEC_OK = false;
-layout(constant_id = 5) const float ALPHA = 0.0;
-layout(constant_id = 6) const float BETA = 0.0;
+layout(constant_id = 5) const float ACT_ALPHA = 0.0;
+layout(constant_id = 6) const float ACT_BETA = 0.0;
 layout(constant_id = 8) const uint D0 = 1;
 layout(constant_id = 9) const uint D1 = 1;
 layout(constant_id = 10) const uint D2 = 1;
@@ -107,24 +107,6 @@ layout(binding = 2, std430) writeonly buffer OV { TV ov[]; };
 #define OP_MIN 4
 #define OP_MAX 5
 
-#define ACT_NONE 0
-#define ACT_RELU 1
-#define ACT_RELU6 2
-#define ACT_CLIP 3
-#define ACT_LEAKY_RELU 4
-#define ACT_ELU 5
-#define ACT_SIGMOID 6
-#define ACT_TANH 7
-#define ACT_HARD_SIGMOID 8
-#define ACT_HARD_SWISH 9
-#define ACT_SILU 10
-
-// exp(x) - 1 without cancellation near 0 (relative error ~1e-7 everywhere).
-float expm1_(float x) {
-  if (abs(x) < 0.03125) return x * (1.0 + x * (0.5 + x * (1.0 / 6.0 + x * (1.0 / 24.0 + x * (1.0 / 120.0)))));
-  return exp(x) - 1.0;
-}
-
 float op(float x, float y) {
 #if OP == OP_ADD
   return x + y;
@@ -142,38 +124,7 @@ float op(float x, float y) {
 #endif
 }
 
-// Written as the reference (ir_act_apply) writes them, so NaN behaves alike.
-float act(float x) {
-#if ACT == ACT_NONE
-  return x;
-#elif ACT == ACT_RELU
-  return x > 0.0 ? x : 0.0;
-#elif ACT == ACT_RELU6
-  return x < 0.0 ? 0.0 : (x > 6.0 ? 6.0 : x);
-#elif ACT == ACT_CLIP
-  return x < ALPHA ? ALPHA : (x > BETA ? BETA : x);
-#elif ACT == ACT_LEAKY_RELU
-  return x >= 0.0 ? x : ALPHA * x;
-#elif ACT == ACT_ELU
-  return x >= 0.0 ? x : ALPHA * expm1_(x);
-#elif ACT == ACT_SIGMOID
-  return 1.0 / (1.0 + exp(-x));
-#elif ACT == ACT_TANH
-  // tanh(x) = e/(e+2) with e = expm1(2x); saturated beyond |x| = 10
-  if (isnan(x)) return x;
-  float ax = min(abs(x), 10.0);
-  float e = expm1_(2.0 * ax);
-  return sign(x) * (e / (e + 2.0));
-#elif ACT == ACT_HARD_SIGMOID
-  float y = fma(ALPHA, x, BETA); // one rounding: no cancellation near y = 0
-  return y < 0.0 ? 0.0 : (y > 1.0 ? 1.0 : y);
-#elif ACT == ACT_HARD_SWISH
-  float y = (x + 3.0) / 6.0; // x + 3 is exact near the root at -3
-  return x * (y < 0.0 ? 0.0 : (y > 1.0 ? 1.0 : y));
-#elif ACT == ACT_SILU
-  return x / (1.0 + exp(-x));
-#endif
-}
+#include "act.glsl" // act(x), expm1_, erf_ (codegen/glsl/act.glsl, math.glsl)
 
 FV apply(FV x, FV y) {
 #if VW == 1

@@ -215,8 +215,8 @@ layout(local_size_x = WG_SIZE) in;
 layout(constant_id = 0) const uint N = 1;    // output elements
 layout(constant_id = 1) const uint RANK = 0; // merged axes (<= 8)
 layout(constant_id = 2) const bool VEC_OK = false;
-layout(constant_id = 3) const float ALPHA = 0.0; // float activation constants
-layout(constant_id = 4) const float BETA = 0.0;
+layout(constant_id = 3) const float ACT_ALPHA = 0.0; // float activation constants
+layout(constant_id = 4) const float ACT_BETA = 0.0;
 layout(constant_id = 5) const uint ILO0 = 0; // integer clip bounds, low / high words
 layout(constant_id = 6) const uint ILO1 = 0;
 layout(constant_id = 7) const uint IHI0 = 0;
@@ -313,25 +313,6 @@ uint off(uint i, uint c[8], uint m, uint s0, uint s1, uint s2, uint s3, uint s4,
 
 // ---- the operation ----------------------------------------------------------
 
-#define ACT_NONE 0
-#define ACT_RELU 1
-#define ACT_RELU6 2
-#define ACT_CLIP 3
-#define ACT_LEAKY_RELU 4
-#define ACT_ELU 5
-#define ACT_SIGMOID 6
-#define ACT_TANH 7
-#define ACT_HARD_SIGMOID 8
-#define ACT_HARD_SWISH 9
-#define ACT_SILU 10
-
-float expm1_(float x) {
-  if (abs(x) < 0.5)
-    return x * (1.0 + x * (1.0 / 2.0 + x * (1.0 / 6.0 + x * (1.0 / 24.0 + x * (1.0 / 120.0 +
-           x * (1.0 / 720.0 + x * (1.0 / 5040.0 + x * (1.0 / 40320.0))))))));
-  return exp(x) - 1.0;
-}
-
 // Natural log to ~2 ulp (see elementwise_unary.comp).
 float log_(float x) {
   if (!(x > 0.0) || isinf(x)) return log(x);
@@ -366,38 +347,8 @@ float pow_(float x, float y) {
   return neg && yodd ? -r : r;
 }
 
-#if DTO <= DT_F16 || DTA <= DT_F16
-float act(float x) {
-#if ACT == ACT_NONE
-  return x;
-#elif ACT == ACT_RELU
-  return x > 0.0 ? x : 0.0;
-#elif ACT == ACT_RELU6
-  return x < 0.0 ? 0.0 : (x > 6.0 ? 6.0 : x);
-#elif ACT == ACT_CLIP
-  return x < ALPHA ? ALPHA : (x > BETA ? BETA : x);
-#elif ACT == ACT_LEAKY_RELU
-  return x >= 0.0 ? x : ALPHA * x;
-#elif ACT == ACT_ELU
-  return x >= 0.0 ? x : ALPHA * expm1_(x);
-#elif ACT == ACT_SIGMOID
-  return 1.0 / (1.0 + exp(-x));
-#elif ACT == ACT_TANH
-  if (isnan(x)) return x;
-  float e = expm1_(2.0 * min(abs(x), 10.0));
-  float r = e / (e + 2.0);
-  return x < 0.0 ? -r : r;
-#elif ACT == ACT_HARD_SIGMOID
-  float y = ALPHA * x + BETA;
-  return y < 0.0 ? 0.0 : (y > 1.0 ? 1.0 : y);
-#elif ACT == ACT_HARD_SWISH
-  float y = (x + 3.0) / 6.0;
-  return x * (y < 0.0 ? 0.0 : (y > 1.0 ? 1.0 : y));
-#elif ACT == ACT_SILU
-  return x / (1.0 + exp(-x));
-#endif
-}
-#endif
+// also for integer outputs: iact below tests ACT against its names
+#include "act.glsl" // act(x), expm1_, erf_ (codegen/glsl/act.glsl, math.glsl)
 
 #if DTA > DT_F16 && DTA != DT_BOOL
 // The integer activations the host allows: exact relu, relu6, clip.

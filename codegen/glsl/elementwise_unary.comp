@@ -207,13 +207,7 @@ layout(binding = 1, std430) writeonly buffer OV { TVO ov[]; };
 
 // ---- accurate fp32 helpers --------------------------------------------------
 
-// exp(x) - 1: Taylor series below |x| = 0.5 (no cancellation), else exp - 1.
-float expm1_(float x) {
-  if (abs(x) < 0.5)
-    return x * (1.0 + x * (1.0 / 2.0 + x * (1.0 / 6.0 + x * (1.0 / 24.0 + x * (1.0 / 120.0 +
-           x * (1.0 / 720.0 + x * (1.0 / 5040.0 + x * (1.0 / 40320.0))))))));
-  return exp(x) - 1.0;
-}
+#include "math.glsl" // expm1_, erf_
 
 // Natural log to ~2 ulp everywhere (GLSL's log only promises an absolute
 // error near 1): x = m * 2^e with m in [sqrt(1/2), sqrt(2)),
@@ -241,32 +235,6 @@ float log1p_(float y) {
   if (u == 1.0) return y;
   precise float d = u - 1.0;
   return log_(u) * (y / d);
-}
-
-// erf: the Taylor series of x * P(x^2) below |x| = 1 (relative accuracy at
-// 0), Abramowitz-Stegun 7.1.26 above (absolute error <= 1.5e-7 on |erf| >= 0.84).
-float erf_(float x) {
-  float ax = abs(x);
-  if (ax < 1.0) {
-    float z = x * x;
-    float p = 1.4807192815879218e-08;
-    p = p * z - 1.6365844691234924e-07;
-    p = p * z + 1.6462114365889246e-06;
-    p = p * z - 1.492565035840625e-05;
-    p = p * z + 0.00012055332981789664;
-    p = p * z - 0.0008548327023450852;
-    p = p * z + 0.005223977625442188;
-    p = p * z - 0.026866170645131252;
-    p = p * z + 0.11283791670955126;
-    p = p * z - 0.37612638903183754;
-    p = p * z + 1.1283791670955126;
-    return x * p;
-  }
-  float t = 1.0 / (1.0 + 0.3275911 * ax);
-  float q = t * (0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 +
-            t * 1.061405429))));
-  float y = 1.0 - q * exp(-ax * ax);
-  return x < 0.0 ? -y : y; // NaN: y is NaN
 }
 
 // a * x + b with one rounding (GLSL's fma may round twice): Dekker's

@@ -134,55 +134,9 @@ layout(binding = 2 + HAS_C, std430) writeonly buffer BufY { T y_s[]; };
 #define HALF (WG_K > 1 ? WG_K / 2 : 1)
 shared PT red[MR * WG_N * HALF];
 
-// ---- the activation (as codegen/glsl/gemm_tiled.comp) ------------------------
+// ---- the activation ---------------------------------------------------------
 
-#define ACT_NONE 0
-#define ACT_RELU 1
-#define ACT_RELU6 2
-#define ACT_CLIP 3
-#define ACT_LEAKY_RELU 4
-#define ACT_ELU 5
-#define ACT_SIGMOID 6
-#define ACT_TANH 7
-#define ACT_HARD_SIGMOID 8
-#define ACT_HARD_SWISH 9
-#define ACT_SILU 10
-
-float expm1_(float x) {
-  if (abs(x) < 0.03125) return x * (1.0 + x * (0.5 + x * (1.0 / 6.0 + x * (1.0 / 24.0 + x * (1.0 / 120.0)))));
-  return exp(x) - 1.0;
-}
-
-float act(float x) {
-#if ACT == ACT_NONE
-  return x;
-#elif ACT == ACT_RELU
-  return x > 0.0 ? x : 0.0;
-#elif ACT == ACT_RELU6
-  return x < 0.0 ? 0.0 : (x > 6.0 ? 6.0 : x);
-#elif ACT == ACT_CLIP
-  return x < ACT_ALPHA ? ACT_ALPHA : (x > ACT_BETA ? ACT_BETA : x);
-#elif ACT == ACT_LEAKY_RELU
-  return x >= 0.0 ? x : ACT_ALPHA * x;
-#elif ACT == ACT_ELU
-  return x >= 0.0 ? x : ACT_ALPHA * expm1_(x);
-#elif ACT == ACT_SIGMOID
-  return 1.0 / (1.0 + exp(-x));
-#elif ACT == ACT_TANH
-  if (isnan(x)) return x;
-  float ax = min(abs(x), 10.0);
-  float e = expm1_(2.0 * ax);
-  return sign(x) * (e / (e + 2.0));
-#elif ACT == ACT_HARD_SIGMOID
-  float y = fma(ACT_ALPHA, x, ACT_BETA);
-  return y < 0.0 ? 0.0 : (y > 1.0 ? 1.0 : y);
-#elif ACT == ACT_HARD_SWISH
-  float y = (x + 3.0) / 6.0;
-  return x * (y < 0.0 ? 0.0 : (y > 1.0 ? 1.0 : y));
-#elif ACT == ACT_SILU
-  return x / (1.0 + exp(-x));
-#endif
-}
+#include "act.glsl" // act(x), expm1_, erf_ (codegen/glsl/act.glsl, math.glsl)
 
 // ---- loads ----------------------------------------------------------------------
 

@@ -130,6 +130,29 @@ Test(codegen, compile_error_names_the_glsl_line) {
   cg_compiler_destroy(c);
 }
 
+/* #include resolves among the embedded snippets; an unknown name is a
+ * PARSE error that names it. */
+Test(codegen, include_resolves_embedded_snippets) {
+  cg_compiler *c;
+  cg_compiler_opts o = {.no_cache = true};
+  T_OK(cg_compiler_create(&o, &c));
+  static const char OK_SRC[] =
+      "#version 450\n#define ACT 11\nconst float ACT_ALPHA = 0.0, ACT_BETA = 0.0;\n"
+      "#include \"act.glsl\"\nlayout(local_size_x = 1) in;\n"
+      "layout(binding = 0) buffer B { float x[]; };\n"
+      "void main() { x[0] = act(x[0]) + erf_(x[1]); }\n";
+  cg_spirv s;
+  T_OK(cg_compile(c, "inc.comp", OK_SRC, NULL, 0, CG_OPT_PERFORMANCE, &s));
+  cg_spirv_free(&s);
+  static const char BAD_SRC[] = "#version 450\n#include \"no_such.glsl\"\n"
+                                "layout(local_size_x = 1) in;\nvoid main() {}\n";
+  vkml_status st = cg_compile(c, "bad.comp", BAD_SRC, NULL, 0, CG_OPT_PERFORMANCE, &s);
+  cr_assert_eq(vkml_status_code(st), VKML_CODE_PARSE);
+  cr_assert(strstr(vkml_status_message(st), "no_such.glsl"), "%s", vkml_status_message(st));
+  vkml_status_free(st);
+  cg_compiler_destroy(c);
+}
+
 Test(codegen, templates_are_embedded_verbatim) {
   for (int i = 0; cg_templates[i]; i++) {
     const cg_template *t = cg_templates[i];
@@ -147,6 +170,8 @@ Test(codegen, templates_are_embedded_verbatim) {
     cr_assert_eq(f->text[f->bytes], '\0');
     free(disk);
   }
+  for (const char *const *sn = (const char *const[]){"act.glsl", "math.glsl", NULL}; *sn; sn++)
+    cr_assert(cg_glsl_find(*sn), "snippet %s not embedded", *sn);
   cr_assert_null(cg_glsl_find("no_such.comp"));
 }
 
