@@ -11,8 +11,17 @@
  * the fused act divides by 6 where the spelled form multiplies by the f32
  * nearest 1/6, a difference of one rounding).
  *
- * Not fused: gelu (0.5 * x * (1 + erf(x / sqrt 2)), five nodes), which has
- * no ir_act; integer outputs (the act has no integer form). */
+ * And gelu as PyTorch and ONNX exports spell it, five nodes on x (read by
+ * exactly two of them): 0.5 * x * (1 + erf(x / sqrt 2)), the three factors
+ * multiplied in any grouping and operand order, x / sqrt 2 also as
+ * x * (1 / sqrt 2), 1 + erf also as erf + 1; constants of one element
+ * within float rounding of 0.5, sqrt 2 (1 / sqrt 2) and 1, every
+ * intermediate read by the chain only and of x's type.
+ *
+ * Not fused: gelu's tanh spelling (eight nodes reading x four times; the
+ * act exists, gelu_tanh); a gelu chain on x without a fusible producer (a
+ * graph input, layer_norm: there is no unary gelu op to fall back to, so it
+ * stays five nodes); integer outputs (the act has no integer form). */
 #include <math.h>
 #include <stdlib.h>
 
@@ -86,6 +95,93 @@ static bool spelled_act(const ir_node *u, const int *uses, ir_value **x, ir_node
   return false;
 }
 
+/* ---- gelu = 0.5 * x * (1 + erf(x / sqrt 2)) ---------------------------- */
+
+/* The intermediate nodes of a matched gelu chain, all removed on fusion. */
+typedef struct gelu_chain {
+  ir_node *nodes[4];
+  int n_nodes;
+} gelu_chain;
+
+/* v is a float constant of one element within float rounding of want. */
+static bool const_near(const ir_graph *g, const ir_value *v, double want) {
+  if (!ir_value_is_const(v) || ir_type_numel(&v->type) != 1) return false;
+  double *d = NULL;
+  vkml_status s = pass_const_read_f64(g, v, &d);
+  if (s) {
+    vkml_status_free(s);
+    return false;
+  }
+  double tol = v->type.dtype == IR_F16 ? 1.0 / 1024 : 1e-6; /* a few ulps, relative */
+  bool ok = fabs(d[0] - want) <= tol * fabs(want);
+  free(d);
+  return ok;
+}
+
+/* v is produced by a node of op op without an act, read by the chain only
+ * (one use), of type t: that node, or NULL. */
+static ir_node *chain_node(const ir_value *v, const int *uses, ir_op op, const ir_type *t) {
+  ir_node *p = v->producer;
+  if (!p || p->op != op || p->n_outputs != 1 || uses[v->id] != 1) return NULL;
+  if (ir_node_int(p, IR_A_ACT, IR_ACT_NONE) != IR_ACT_NONE) return NULL;
+  return ir_type_equal(&v->type, t) ? p : NULL;
+}
+
+/* The operand of binary node n other than the constant near want, or NULL
+ * (k: the operand that must be the constant, -1 for either). */
+static ir_value *other_than_const(const ir_graph *g, const ir_node *n, int k, double want) {
+  for (int i = 0; i < 2; i++)
+    if ((k < 0 || k == i) && const_near(g, n->inputs[i], want)) return n->inputs[1 - i];
+  return NULL;
+}
+
+/* a is 1 + erf(x / sqrt 2) for the given x: its three nodes go to c. */
+static bool gelu_erf_term(const ir_graph *g, const ir_value *a, const ir_value *x,
+                          const int *uses, gelu_chain *c) {
+  ir_node *add = chain_node(a, uses, IR_OP_ADD, &x->type);
+  ir_value *e = add ? other_than_const(g, add, -1, 1.0) : NULL;
+  ir_node *erf = e ? chain_node(e, uses, IR_OP_ERF, &x->type) : NULL;
+  if (!erf) return false;
+  ir_value *d = erf->inputs[0];
+  ir_node *scale = chain_node(d, uses, IR_OP_DIV, &x->type);
+  if (scale) {
+    if (other_than_const(g, scale, 1, 1.41421356237309505) != x) return false;
+  } else {
+    scale = chain_node(d, uses, IR_OP_MUL, &x->type);
+    if (!scale || other_than_const(g, scale, -1, 0.70710678118654752) != x) return false;
+  }
+  c->nodes[c->n_nodes++] = add;
+  c->nodes[c->n_nodes++] = erf;
+  c->nodes[c->n_nodes++] = scale;
+  return true;
+}
+
+/* Whether mul node u is gelu of some x: *x receives x, c the other four
+ * nodes. u = f * m where m = mul of two of the factors {x, 0.5, A}. */
+static bool spelled_gelu(const ir_graph *g, const ir_node *u, const int *uses, ir_value **x,
+                         gelu_chain *c) {
+  if (u->op != IR_OP_MUL || ir_node_int(u, IR_A_ACT, IR_ACT_NONE) != IR_ACT_NONE) return false;
+  const ir_type *t = &u->outputs[0]->type;
+  for (int k = 0; k < 2; k++) {
+    ir_node *m = chain_node(u->inputs[k], uses, IR_OP_MUL, t);
+    if (!m) continue;
+    ir_value *f[3] = {u->inputs[1 - k], m->inputs[0], m->inputs[1]};
+    for (int h = 0; h < 3; h++) { /* f[h] = 0.5 */
+      if (!const_near(g, f[h], 0.5)) continue;
+      for (int a = 0; a < 3; a++) { /* f[a] = 1 + erf(f[xi] / sqrt 2) */
+        int xi = 3 - h - a;
+        if (a == h || xi == h || xi == a) continue;
+        c->n_nodes = 0;
+        c->nodes[c->n_nodes++] = m;
+        if (!ir_type_equal(&f[xi]->type, t) || !gelu_erf_term(g, f[a], f[xi], uses, c)) continue;
+        *x = f[xi];
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
 vkml_status pass_fuse_activation(ir_graph *g, const pass_opts *opts, bool *changed) {
   (void)opts;
   if (changed) *changed = false;
@@ -98,8 +194,13 @@ vkml_status pass_fuse_activation(ir_graph *g, const pass_opts *opts, bool *chang
     float alpha, beta;
     ir_value *x = u->inputs[0];
     ir_node *hs = NULL;
+    gelu_chain chain = {{0}, 0};
     int want_uses = 1;
     if (spelled_act(u, uses, &x, &hs, &kind)) {
+      alpha = beta = 0;
+      want_uses = 2;
+    } else if (spelled_gelu(g, u, uses, &x, &chain)) {
+      kind = IR_ACT_GELU;
       alpha = beta = 0;
       want_uses = 2;
     } else if (!act_of(u, &kind, &alpha, &beta)) {
@@ -114,10 +215,9 @@ vkml_status pass_fuse_activation(ir_graph *g, const pass_opts *opts, bool *chang
       continue;
     s = set_act(g, p, kind, alpha, beta);
     if (s) break;
-    if (hs) {
-      if (next == hs) next = hs->next;
-      ir_node_remove(g, hs);
-    }
+    if (hs) chain.nodes[chain.n_nodes++] = hs;
+    /* the chain feeds u, so it precedes u (ir_verify): next is none of it */
+    for (int i = 0; i < chain.n_nodes; i++) ir_node_remove(g, chain.nodes[i]);
     pass_node_absorb(g, p, 0, u);
     if (changed) *changed = true;
   }
