@@ -83,6 +83,10 @@ static const opact OPS[] = {
     {IR_OP_ADD, IR_ACT_TANH, 0, 0},
     {IR_OP_SUB, IR_ACT_HARD_SIGMOID, 0.2f, 0.5f},
     {IR_OP_MUL, IR_ACT_HARD_SWISH, 0, 0},
+    {IR_OP_ADD, IR_ACT_SILU, 0, 0},
+    /* add/sub: results in [-8, 8], where gelu stays in fp32's normal range */
+    {IR_OP_SUB, IR_ACT_GELU, 0, 0},
+    {IR_OP_ADD, IR_ACT_GELU_TANH, 0, 0},
 };
 #define N_OPS ((int)(sizeof OPS / sizeof OPS[0]))
 

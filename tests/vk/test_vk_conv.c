@@ -170,7 +170,8 @@ static const epi EPIS[] = {
     {true, IR_ACT_LEAKY_RELU, 0.2f, 0}, {false, IR_ACT_RELU6, 0, 0},
     {true, IR_ACT_ELU, 0.7f, 0},        {true, IR_ACT_SIGMOID, 0, 0},
     {false, IR_ACT_TANH, 0, 0},         {true, IR_ACT_HARD_SIGMOID, 0.2f, 0.5f},
-    {true, IR_ACT_HARD_SWISH, 0, 0},
+    {true, IR_ACT_HARD_SWISH, 0, 0},    {true, IR_ACT_GELU, 0, 0},
+    {false, IR_ACT_GELU_TANH, 0, 0},    {true, IR_ACT_SILU, 0, 0},
 };
 #define N_EPIS ((int)(sizeof EPIS / sizeof EPIS[0]))
 

@@ -50,7 +50,7 @@ typedef struct ccase {
 /* n c h w m kh kw sh sw dh dw pads group bias act alpha beta */
 static const ccase CASES[] = {
     {1, 16, 9, 9, 32, 3, 3, 1, 1, 1, 1, {1, 1, 1, 1}, 1, RELU},
-    {2, 5, 7, 11, 6, 3, 3, 2, 2, 1, 1, {1, 0, 2, 1}, 1, NB},        /* asymmetric pads */
+    {2, 5, 7, 11, 6, 3, 3, 2, 2, 1, 1, {1, 0, 2, 1}, 1, {true, IR_ACT_GELU, 0, 0}}, /* asym pads */
     {1, 3, 23, 23, 16, 7, 7, 2, 2, 1, 1, {3, 3, 3, 3}, 1, RELU},    /* K = 147 */
     {1, 24, 8, 8, 40, 1, 1, 1, 1, 1, 1, {0, 0, 0, 0}, 1, NB},       /* 1x1, vectors of 8 */
     {3, 7, 6, 6, 10, 1, 1, 1, 1, 1, 1, {0, 0, 0, 0}, 1, RELU},      /* 1x1, vectors of 4 */

@@ -437,9 +437,12 @@ static const nop NOPS[] = {
     {IR_OP_ADD, 2, IR_F32, IR_F32, -4, 4, 0, 0, IR_ACT_HARD_SWISH, 0, 0, false},
     {IR_OP_DIV, 2, IR_F16, IR_F16, -4, 4, 0, 0, IR_ACT_TANH, 0, 0, false},
     {IR_OP_MUL, 2, IR_F32, IR_F32, -4, 4, 0, 0, IR_ACT_HARD_SIGMOID, 0.2f, 0.5f, false},
+    {IR_OP_SUB, 2, IR_F32, IR_F32, -4, 4, 0, 0, IR_ACT_SILU, 0, 0, false},
+    {IR_OP_ADD, 2, IR_F16, IR_F16, -4, 4, 0, 0, IR_ACT_GELU, 0, 0, false},
+    {IR_OP_SUB, 2, IR_F32, IR_F32, -4, 4, 0, 0, IR_ACT_GELU_TANH, 0, 0, false},
 };
 #define N_NOPS ((int)(sizeof NOPS / sizeof NOPS[0]))
-#define N_NOPS_DEFAULT (N_NOPS - 3) /* the float ones go to elementwise_binary */
+#define N_NOPS_DEFAULT (N_NOPS - 6) /* the float ones go to elementwise_binary */
 
 static void run_nary(env *e, const nop *o, const bcase *c, uint64_t seed, const cg_schedule *s) {
   t_rng r = t_rng_make(seed);

@@ -250,7 +250,7 @@ static const epi EPIS[] = {
     {false, IR_ACT_NONE, 0, 0},          {true, IR_ACT_CLIP, -0.5f, 1.5f},
     {false, IR_ACT_LEAKY_RELU, 0.1f, 0}, {true, IR_ACT_SIGMOID, 0, 0},
     {true, IR_ACT_RELU6, 0, 0},          {false, IR_ACT_ELU, 0.7f, 0},
-    {true, IR_ACT_HARD_SWISH, 0, 0},
+    {true, IR_ACT_HARD_SWISH, 0, 0},     {true, IR_ACT_GELU, 0, 0},
 };
 #define N_EPIS ((int)(sizeof EPIS / sizeof EPIS[0]))
 
