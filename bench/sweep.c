@@ -447,7 +447,11 @@ static vkml_status run_point(sweep *w, const cg_template *tmpl, const cg_schedul
   rt_vk_exec *x = NULL;
   double *ns = NULL, *times = NULL;
   rt_tensor *outs = calloc((size_t)w->n_out, sizeof *outs);
-  vkml_status s = outs ? cg_plan_build(w->g, w->t, &po, &plan) : ir_oom(NULL);
+  /* each point's plan owns a copy of the graph */
+  ir_graph *g = NULL;
+  vkml_status s = outs ? ir_graph_clone(w->g, &g) : ir_oom(NULL);
+  if (!s) s = cg_plan_build(g, w->t, &po, &plan);
+  if (s) ir_graph_destroy(g);
   bool packed = false;
   ir_foreach_node(w->g, n) packed = packed || ir_node_any_packed(n);
   if (!s && packed)
@@ -469,7 +473,7 @@ static vkml_status run_point(sweep *w, const cg_template *tmpl, const cg_schedul
     if (!ns || !times) s = ir_oom(NULL);
   }
   rt_vk_exec_opts xo = {.timestamps = true};
-  if (!s) s = rt_vk_exec_create(w->ctx, w->g, plan, &xo, &x);
+  if (!s) s = rt_vk_exec_create(w->ctx, plan, &xo, &x);
   /* one full run (the outputs), then replays of the recorded kernels only:
    * no transfers between timed dispatches, so the GPU stays busy and at its
    * clocks (warm-up by count and by time) */

@@ -300,10 +300,10 @@ static uint64_t gpu_bound_bytes(void *user, const ir_value *v) {
   return b ? b : 16;
 }
 
-vkml_status cg_plan_memory(const ir_plan *p, const ir_graph *g, const ir_target *t,
-                           ir_memplan_fn planner, ir_memplan_strategy strategy,
-                           ir_memplan *out) {
-  const ir_graph *pg = ir_plan_graph(p, g);
+/* The memory plan of p over graph pg (p->graph once the plan is built). */
+static vkml_status plan_memory(const ir_plan *p, const ir_graph *pg, const ir_target *t,
+                               ir_memplan_fn planner, ir_memplan_strategy strategy,
+                               ir_memplan *out) {
   memset(out, 0, sizeof *out);
   if (!planner) return VKML_OK;
   bool *bound = calloc((size_t)pg->n_values + 1, sizeof *bound);
@@ -327,7 +327,12 @@ vkml_status cg_plan_memory(const ir_plan *p, const ir_graph *g, const ir_target 
   return s;
 }
 
-vkml_status cg_plan_build(const ir_graph *g, const ir_target *t, const cg_plan_opts *opts,
+vkml_status cg_plan_memory(const ir_plan *p, const ir_target *t, ir_memplan_fn planner,
+                           ir_memplan_strategy strategy, ir_memplan *out) {
+  return plan_memory(p, p->graph, t, planner, strategy, out);
+}
+
+vkml_status cg_plan_build(ir_graph *g, const ir_target *t, const cg_plan_opts *opts,
                           ir_plan **out) {
   *out = NULL;
   cg_plan_opts o = opts ? *opts : (cg_plan_opts){0};
@@ -344,7 +349,7 @@ vkml_status cg_plan_build(const ir_graph *g, const ir_target *t, const cg_plan_o
   vkml_status s = k ? ir_plan_create(&p) : ir_oom(NULL);
   if (s) goto out;
   p->precision = o.precision;
-  const ir_graph *pg = ir_plan_graph(p, g);
+  const ir_graph *pg = g;
   p->graph_nodes = pg->n_nodes;
   p->graph_values = pg->n_values;
   cg_compiler *cc = o.compiler;
@@ -362,7 +367,7 @@ vkml_status cg_plan_build(const ir_graph *g, const ir_target *t, const cg_plan_o
       goto out;
     }
   }
-  s = cg_plan_memory(p, g, t, o.plan_memory, o.memory_planner, &p->mem);
+  s = plan_memory(p, pg, t, o.plan_memory, o.memory_planner, &p->mem);
   /* a placement that leaves a crossing without its transfer fails here,
    * not when the plan runs */
   if (!s) s = ir_plan_check(p, pg);
@@ -371,9 +376,10 @@ out:
   cg_compiler_destroy(own);
   free(k);
   if (s) {
-    ir_plan_destroy(p);
+    ir_plan_destroy(p); /* its graph is still NULL: g stays the caller's */
     return s;
   }
+  p->graph = g;
   *out = p;
   return VKML_OK;
 }

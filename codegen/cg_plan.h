@@ -54,22 +54,22 @@ typedef struct cg_plan_opts {
   ir_memplan_strategy memory_planner;
 } cg_plan_opts;
 
-/* Builds the plan of g (verified) for target t. *out is freed with
- * ir_plan_destroy; it must not outlive g (unless it owns a converted graph,
- * it refers to g's nodes and values by id). Errors: fp16 on a device
+/* Builds the plan of g (verified; from the pass pipeline) for target t. On
+ * success the plan owns g (plan->graph, freed by ir_plan_destroy): the
+ * caller lets go of it and reaches the graph through the plan. On error g
+ * is still the caller's. Errors: fp16 on a device
  * without 16-bit storage (UNSUPPORTED), a kernel or shader compile failure
  * (naming the node), a crossing without its transfer. */
-vkml_status cg_plan_build(const ir_graph *g, const ir_target *t, const cg_plan_opts *opts,
+vkml_status cg_plan_build(ir_graph *g, const ir_target *t, const cg_plan_opts *opts,
                           ir_plan **out);
 
-/* The memory plan of a built plan p (its graph: ir_plan_graph(p, g)) with
- * strategy s, for target t: every intermediate a GPU step binds, its storage
+/* The memory plan of a built plan p (over p->graph) with strategy s, for target t: every intermediate a GPU step binds, its storage
  * bytes rounded up to 16 (kernels' last vector access stays inside), offsets
  * aligned to minStorageBufferOffsetAlignment. cg_plan_build stores one in
  * p->mem; `vkc run --stats` compares them. planner NULL: *out stays empty.
  * *out is freed with ir_memplan_free. */
-vkml_status cg_plan_memory(const ir_plan *p, const ir_graph *g, const ir_target *t,
-                           ir_memplan_fn planner, ir_memplan_strategy s, ir_memplan *out);
+vkml_status cg_plan_memory(const ir_plan *p, const ir_target *t, ir_memplan_fn planner,
+                           ir_memplan_strategy s, ir_memplan *out);
 
 /* Parses a --cpu-ops list into mask[IR_OP_COUNT] (true: forced to the CPU).
  * Names are matched ignoring case and '_', plus the ONNX spellings whose IR

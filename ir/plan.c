@@ -167,10 +167,6 @@ const char *ir_plan_str(const ir_plan *p, int32_t off) {
   return p->strings + off;
 }
 
-const ir_graph *ir_plan_graph(const ir_plan *p, const ir_graph *built_from) {
-  return p->graph ? p->graph : built_from;
-}
-
 void ir_plan_counts(const ir_plan *p, int *n_gpu, int *n_cpu, int *n_transfer) {
   int g = 0, c = 0, t = 0;
   for (int i = 0; i < p->n_steps; i++) {

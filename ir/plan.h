@@ -18,8 +18,9 @@
  * push bytes, strings); steps refer to them by index, so the whole plan is a
  * handful of flat arrays. Strings are offsets into `strings` (offset 0 is "").
  *
- * The graph a plan runs: the graph it was built from, unless the plan owns a
- * converted copy (`graph`, e.g. fp16 precision): ir_plan_graph() says which. */
+ * A plan owns the graph it runs (`graph`, what the pass pipeline left:
+ * placed, converted, with its transfer nodes): a plan and its graph travel
+ * together and callers never pair them up by hand. */
 #ifndef IR_PLAN_H
 #define IR_PLAN_H
 
@@ -69,8 +70,7 @@ typedef struct ir_plan_step {
 
 typedef struct ir_plan {
   ir_precision precision;
-  ir_graph *graph; /* the converted graph the plan runs, owned; NULL: the
-                      graph it was built from */
+  ir_graph *graph; /* the graph the plan runs, owned (freed with the plan) */
   int32_t graph_nodes, graph_values; /* n_nodes / n_values of the graph the
                                         steps refer to (a consistency check) */
   int n_steps;
@@ -108,7 +108,8 @@ typedef struct ir_plan_gpu_desc {
   const char *key, *tmpl, *schedule;
 } ir_plan_gpu_desc;
 
-/* An empty plan; free with ir_plan_destroy (which also destroys plan->graph). */
+/* An empty plan (no graph yet); free with ir_plan_destroy (which also
+ * destroys plan->graph). */
 vkml_status ir_plan_create(ir_plan **out);
 void ir_plan_destroy(ir_plan *p);
 
@@ -126,10 +127,7 @@ static inline const int32_t *ir_plan_step_bindings(const ir_plan *p, const ir_pl
   return p->bindings + s->bindings;
 }
 
-/* The graph p runs: p->graph if it owns one, else built_from. */
-const ir_graph *ir_plan_graph(const ir_plan *p, const ir_graph *built_from);
-
-/* Checks that p fits g (the graph from ir_plan_graph): one step per node in
+/* Checks that p fits g (its own graph, or one read from a file with it): one step per node in
  * graph order, bindings equal to each GPU node's inputs then outputs, pool
  * ranges and module indices in bounds, non-empty grids, transfer steps for
  * download/upload nodes only, and no value crossing between devices except

@@ -272,9 +272,11 @@ static const char *fp16_data_skip(const rt_tensor *t, int n, const char *what, c
   return NULL;
 }
 
-/* Runs g on the GPU through a plan; FAILs on any validation message. */
-static vkml_status run_gpu(run_cfg *cfg, ir_graph *g, const rt_tensor *in, int n_in,
+/* Runs *gp on the GPU through a plan (which takes the graph over: *gp
+ * becomes NULL once it does); FAILs on any validation message. */
+static vkml_status run_gpu(run_cfg *cfg, ir_graph **gp, const rt_tensor *in, int n_in,
                            rt_tensor *out, int n_out) {
+  ir_graph *g = *gp;
   ir_plan *plan = NULL;
   rt_vk_exec *x = NULL;
   const ir_target *t = rt_vk_context_target(cfg->ctx);
@@ -290,7 +292,8 @@ static vkml_status run_gpu(run_cfg *cfg, ir_graph *g, const rt_tensor *in, int n
   cg_plan_opts po = {.plan_memory = pass_plan_memory, .precision = cfg->precision, .compiler = cfg->cc};
   if (!s) s = pass_pipeline_run(g, &pp);
   if (!s) s = cg_plan_build(g, t, &po, &plan);
-  if (!s) s = rt_vk_exec_create(cfg->ctx, g, plan, NULL, &x);
+  if (!s) *gp = NULL;
+  if (!s) s = rt_vk_exec_create(cfg->ctx, plan, NULL, &x);
   if (!s) s = rt_vk_exec_run(x, in, n_in, out, n_out, NULL);
   if (x) {
     rt_vk_exec_stats st;
@@ -318,7 +321,7 @@ static vkml_status run_graph(run_cfg *cfg, const ir_graph *g, const rt_tensor *i
                              rt_tensor *out, int n_out) {
   ir_graph *h = NULL;
   vkml_status s = ir_graph_clone(g, &h);
-  if (!s && cfg->ctx) s = run_gpu(cfg, h, in, n_in, out, n_out);
+  if (!s && cfg->ctx) s = run_gpu(cfg, &h, in, n_in, out, n_out);
   else if (!s) {
     pass_pipeline_opts pp = {.pass = {.eval = rt_cpu_eval_node, .precision = cfg->precision}};
     s = pass_pipeline_run(h, &pp);

@@ -291,10 +291,9 @@ static void free_tensors(rt_tensor *t, int n) {
 /* What runs the graph: the CPU executor (exec NULL; profile rows are node
  * ids) or a GPU executor (profile rows are plan steps). */
 typedef struct runner {
-  const ir_graph *g;   /* the caller's graph: inputs and outputs */
+  const ir_graph *g;   /* the graph that runs (GPU: the plan's) */
   rt_vk_exec *exec;
   const ir_plan *plan; /* GPU: the steps */
-  const ir_graph *pg;  /* GPU: the graph the plan runs */
   const char *device;  /* "cpu", or the GPU's name */
   int n_rows;
 } runner;
@@ -397,7 +396,7 @@ static void print_profile(const runner *rn, const double *row_secs, int runs, bo
   else printf("%-20s %-32s %-6s %10s %7s%s\n", "op", "output", "device", "ms", "%",
               rn->exec ? "  kernel / why on the CPU" : "");
   int i = 0;
-  const ir_graph *g = rn->exec ? rn->pg : rn->g;
+  const ir_graph *g = rn->g;
   ir_foreach_node(g, n) {
     const ir_plan_step *st = rn->exec ? &rn->plan->steps[i] : NULL;
     profile_row(rn, n, st, i, row_secs[rn->exec ? i : n->id], total, runs, json, i == 0);
@@ -546,14 +545,13 @@ vkml_status cli_vk_context_open(const cli_run_opts *o, rt_vk_context **out) {
   return rt_vk_context_create(&co, out);
 }
 
-vkml_status cli_run_graph_gpu(const ir_graph *g, rt_vk_context *ctx, const ir_plan *plan,
-                              const cli_run_opts *o) {
+vkml_status cli_run_graph_gpu(rt_vk_context *ctx, const ir_plan *plan, const cli_run_opts *o) {
   const ir_target *t = rt_vk_context_target(ctx);
   rt_vk_exec_opts xo = {.timestamps = o->profile && t->timestamp_valid_bits};
   rt_vk_exec *x = NULL;
-  VKML_RETURN_IF_ERROR(rt_vk_exec_create(ctx, g, plan, &xo, &x));
-  runner rn = {.g = g, .exec = x, .plan = plan, .pg = ir_plan_graph(plan, g),
-               .device = t->name, .n_rows = plan->n_steps};
+  VKML_RETURN_IF_ERROR(rt_vk_exec_create(ctx, plan, &xo, &x));
+  runner rn = {.g = plan->graph, .exec = x, .plan = plan, .device = t->name,
+               .n_rows = plan->n_steps};
   vkml_status s = run_with(&rn, o);
   if (!s && o->profile && !xo.timestamps && !o->json)
     printf("(%s has no compute timestamps: GPU steps show 0)\n", t->name);

@@ -59,12 +59,12 @@ bool cli_device_is_cpu(const cli_run_opts *o);
  * validation layer on. *out is freed with rt_vk_context_destroy. */
 vkml_status cli_vk_context_open(const cli_run_opts *o, rt_vk_context **out);
 
-/* Runs g on ctx per plan (built for g and ctx's target): like cli_run_graph,
+/* Runs plan (and its graph) on ctx (the plan was built for ctx's target):
+ * like cli_run_graph,
  * with --bench timing whole runs and --profile listing every step with its
  * device (GPU steps timed by GPU timestamps, CPU steps by wall time), its
  * kernel or the reason it is on the CPU. */
-vkml_status cli_run_graph_gpu(const ir_graph *g, rt_vk_context *ctx, const ir_plan *plan,
-                              const cli_run_opts *o);
+vkml_status cli_run_graph_gpu(rt_vk_context *ctx, const ir_plan *plan, const cli_run_opts *o);
 
 /* Loads a tensor from .npy or ONNX TensorProto .pb (by extension). */
 vkml_status cli_tensor_read(const char *path, rt_tensor *out);

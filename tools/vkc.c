@@ -134,13 +134,12 @@ done:
 }
 
 /* Every planner on the plan's intermediates, for --stats. */
-static vkml_status memory_stats(const ir_plan *plan, const ir_graph *g, const ir_target *t,
-                                cli_memory_stats *out) {
+static vkml_status memory_stats(const ir_plan *plan, const ir_target *t, cli_memory_stats *out) {
   out->chosen = plan->mem.strategy;
   for (int i = 0; i < IR_MEMPLAN_COUNT; i++) {
     ir_memplan m;
     VKML_RETURN_IF_ERROR(
-        cg_plan_memory(plan, g, t, pass_plan_memory, (ir_memplan_strategy)i, &m));
+        cg_plan_memory(plan, t, pass_plan_memory, (ir_memplan_strategy)i, &m));
     out->bytes[i] = m.arena_bytes;
     out->n_objects[i] = m.n_objects;
     out->lower_bound = m.lower_bound;
@@ -150,9 +149,11 @@ static vkml_status memory_stats(const ir_plan *plan, const ir_graph *g, const ir
   return VKML_OK;
 }
 
-/* Compiles g in place (the pass pipeline; on a device also the plan) and
- * runs it on the CPU executor or on a Vulkan device. */
-static vkml_status run_model(ir_graph *g, const cli_compile_args *c, const cli_run_opts *o) {
+/* Compiles *gp in place (the pass pipeline; on a device also the plan,
+ * which then owns the graph: *gp becomes NULL) and runs it on the CPU
+ * executor or on a Vulkan device. */
+static vkml_status run_model(ir_graph **gp, const cli_compile_args *c, const cli_run_opts *o) {
+  ir_graph *g = *gp;
   bool forced[IR_OP_COUNT];
   /* argument errors before opening a device */
   VKML_RETURN_IF_ERROR(cg_cpu_ops_parse(c->cpu_ops, forced));
@@ -193,6 +194,7 @@ static vkml_status run_model(ir_graph *g, const cli_compile_args *c, const cli_r
   }
   s = cli_pipeline_run(g, c, t);
   if (!s) s = cg_plan_build(g, t, &po, &plan);
+  if (!s) *gp = NULL; /* the plan's now */
   if (!s && db) {
     s = chooser.error;
     if (!s)
@@ -203,10 +205,10 @@ static vkml_status run_model(ir_graph *g, const cli_compile_args *c, const cli_r
   cli_memory_stats ms = {0};
   cli_run_opts ro = *o;
   if (!s && c->stats) {
-    s = memory_stats(plan, g, t, &ms);
+    s = memory_stats(plan, t, &ms);
     ro.memory = &ms;
   }
-  if (!s) s = cli_run_graph_gpu(g, ctx, plan, &ro);
+  if (!s) s = cli_run_graph_gpu(ctx, plan, &ro);
   ir_plan_destroy(plan);
   const char *w = rt_vk_context_warnings(ctx);
   if (w && *w) fprintf(stderr, "vkc run: warning: %s%s", w, w[strlen(w) - 1] == '\n' ? "" : "\n");
@@ -248,7 +250,7 @@ static int cmd_run(int argc, char **argv) {
   }
   ir_graph *g = NULL;
   vkml_status s = cli_load_model(model, &a, &g);
-  if (!s) s = run_model(g, &c, &o);
+  if (!s) s = run_model(&g, &c, &o);
   ir_graph_destroy(g);
   if (s) rc = cli_fail("vkc run", s);
 done:

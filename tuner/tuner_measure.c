@@ -182,7 +182,11 @@ static vkml_status run_point(tuner_bench *b, tuner_measurement *m) {
   rt_vk_exec *x = NULL;
   double *ns = NULL, *times = calloc((size_t)b->o.runs, sizeof *times);
   rt_tensor *got = calloc((size_t)b->n_out + 1, sizeof *got);
-  vkml_status s = times && got ? cg_plan_build(b->g, t, &po, &plan) : ir_oom("a tuner trial");
+  /* each point's plan owns a copy of the one-node graph */
+  ir_graph *g = NULL;
+  vkml_status s = times && got ? ir_graph_clone(b->g, &g) : ir_oom("a tuner trial");
+  if (!s) s = cg_plan_build(g, t, &po, &plan);
+  if (s) ir_graph_destroy(g);
   int step = -1;
   for (int i = 0; !s && i < plan->n_steps; i++)
     if (plan->steps[i].node == b->node->id) step = i;
@@ -193,7 +197,7 @@ static vkml_status run_point(tuner_bench *b, tuner_measurement *m) {
                          ir_plan_str(plan, plan->steps[step].tmpl), b->cur_tmpl->name);
   if (!s && !(ns = calloc((size_t)plan->n_steps, sizeof *ns))) s = ir_oom("a tuner trial");
   rt_vk_exec_opts xo = {.timestamps = true};
-  if (!s) s = rt_vk_exec_create(b->ctx, b->g, plan, &xo, &x);
+  if (!s) s = rt_vk_exec_create(b->ctx, plan, &xo, &x);
   if (!s) s = rt_vk_exec_run(x, b->inputs, b->n_in, got, b->n_out, ns);
   if (!s) {
     m->rel_err = rel_error(got, b->ref, b->n_out);

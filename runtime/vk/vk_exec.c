@@ -323,10 +323,11 @@ static vkml_status exec_init(rt_vk_exec *e) {
   return check_validation(e, NULL, "executor creation");
 }
 
-vkml_status rt_vk_exec_create(rt_vk_context *ctx, const ir_graph *g, const ir_plan *plan,
+vkml_status rt_vk_exec_create(rt_vk_context *ctx, const ir_plan *plan,
                               const rt_vk_exec_opts *opts, rt_vk_exec **out) {
   *out = NULL;
-  const ir_graph *pg = ir_plan_graph(plan, g);
+  const ir_graph *pg = plan->graph;
+  if (!pg) return vkml_status_make(VKML_CODE_INVALID_ARGUMENT, "the plan has no graph");
   VKML_RETURN_IF_ERROR(ir_plan_check(plan, pg));
   rt_vk_exec *e = calloc(1, sizeof *e);
   if (!e) return ir_oom(NULL);

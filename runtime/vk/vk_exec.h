@@ -47,13 +47,12 @@ typedef struct rt_vk_exec_opts {
   uint64_t max_device_bytes;
 } rt_vk_exec_opts;
 
-/* Prepares g for execution per plan. g is the graph the plan was built from
- * (the plan's own converted graph is used when it has one: ir_plan_graph);
- * ctx, g and plan must outlive the executor. The plan is checked against the
- * graph first (ir_plan_check). Errors name the node or value: out of device
+/* Prepares plan (and the graph it owns) for execution; ctx and plan must
+ * outlive the executor. The plan is checked against its graph first
+ * (ir_plan_check). Errors name the node or value: out of device
  * memory, pipeline creation, validation messages (DEVICE). *out is freed with
  * rt_vk_exec_destroy. */
-vkml_status rt_vk_exec_create(rt_vk_context *ctx, const ir_graph *g, const ir_plan *plan,
+vkml_status rt_vk_exec_create(rt_vk_context *ctx, const ir_plan *plan,
                               const rt_vk_exec_opts *opts, rt_vk_exec **out);
 void rt_vk_exec_destroy(rt_vk_exec *e);
 

@@ -162,7 +162,7 @@ Test(vk_exec, transitions_and_repeated_runs) {
   cg_plan_opts o = opts_binary(&e, IR_PRECISION_FP32);
   ir_plan *p;
   T_OK(vt_plan_build(g, e.t, &o, IR_LAYOUT_DEFAULT, "Mul, sigmoid", &p));
-  const ir_graph *pg = ir_plan_graph(p, g);
+  const ir_graph *pg = p->graph;
   /* a, download a, b, upload b, d, download d, s, out: one transfer per
    * crossing value and direction (d's one download serves s) */
   cr_assert_eq(p->n_steps, 8);
@@ -187,7 +187,7 @@ Test(vk_exec, transitions_and_repeated_runs) {
   cr_assert(n_gpu == 3 && n_cpu == 2 && n_transfer == 3);
 
   rt_vk_exec *x;
-  T_OK(rt_vk_exec_create(e.ctx, g, p, NULL, &x));
+  T_OK(rt_vk_exec_create(e.ctx, p, NULL, &x));
   for (uint64_t run = 0; run < 3; run++) {
     rt_tensor in[2];
     random_inputs(g, 100 + run, in);
@@ -246,7 +246,7 @@ Test(vk_exec, modules_and_pipelines_are_shared) {
   cr_assert_eq(calls, 4);
   cr_assert_eq(p->n_modules, 1, "one template, one set of defines: one module");
   rt_vk_exec *x;
-  T_OK(rt_vk_exec_create(e.ctx, g, p, NULL, &x));
+  T_OK(rt_vk_exec_create(e.ctx, p, NULL, &x));
   rt_vk_exec_stats st;
   rt_vk_exec_stats_get(x, &st);
   /* a, b, r have the same shapes and spec constants; c broadcasts */
@@ -293,7 +293,7 @@ Test(vk_exec, ir_cpu_placement_is_kept) {
                  "(no download)");
   cr_assert_null(q);
   rt_vk_exec *x;
-  T_OK(rt_vk_exec_create(e.ctx, g, p, NULL, &x));
+  T_OK(rt_vk_exec_create(e.ctx, p, NULL, &x));
   rt_tensor in[2];
   random_inputs(g, 77, in);
   check_run(x, g, in, 2, 1e-6, 0, NULL);
@@ -322,7 +322,7 @@ Test(vk_exec, fp16_precision) {
   ir_plan *p;
   T_OK(vt_plan_build(g, e.t, &o, IR_LAYOUT_DEFAULT, "mul,Sigmoid", &p));
   cr_assert_not_null(p->graph);
-  const ir_graph *pg = ir_plan_graph(p, g);
+  const ir_graph *pg = p->graph;
   /* the caller's interface is unchanged */
   cr_assert_eq(pg->n_inputs, 2);
   cr_assert_eq(pg->n_outputs, 5);
@@ -345,7 +345,7 @@ Test(vk_exec, fp16_precision) {
   cr_assert_eq(ir_graph_find_value(pg, "b")->type.dtype, IR_F16);
 
   rt_vk_exec *x;
-  T_OK(rt_vk_exec_create(e.ctx, g, p, NULL, &x));
+  T_OK(rt_vk_exec_create(e.ctx, p, NULL, &x));
   for (uint64_t run = 0; run < 2; run++) {
     rt_tensor in[2];
     random_inputs(g, 300 + run, in);
@@ -438,7 +438,7 @@ Test(vk_exec, bounded_shapes_stay_on_the_cpu) {
   cr_assert(strstr(ir_plan_str(p, p->steps[2].reason), "bounded"), "%s",
             ir_plan_str(p, p->steps[2].reason));
   rt_vk_exec *x;
-  T_OK(rt_vk_exec_create(e.ctx, g, p, NULL, &x));
+  T_OK(rt_vk_exec_create(e.ctx, p, NULL, &x));
   rt_tensor in[2];
   int64_t db[3] = {1, 6, 4}, ds[3] = {1, 2, 6};
   in[0] = t_tensor_random(&r, IR_F32, 3, db, 0, 4);
@@ -471,7 +471,7 @@ Test(vk_exec, timestamps) {
   T_OK(vt_plan_build(g, e.t, &o, IR_LAYOUT_DEFAULT, "mul,sigmoid", &p));
   rt_vk_exec *x;
   rt_vk_exec_opts xo = {.timestamps = true, .wait = RT_VK_WAIT_SPIN};
-  T_OK(rt_vk_exec_create(e.ctx, g, p, &xo, &x));
+  T_OK(rt_vk_exec_create(e.ctx, p, &xo, &x));
   rt_tensor in[2];
   random_inputs(g, 9, in);
   double ns[8];
@@ -503,7 +503,7 @@ Test(vk_exec, replay) {
   T_OK(vt_plan_build(g, e.t, &o, IR_LAYOUT_DEFAULT, "mul,sigmoid", &p));
   rt_vk_exec *x;
   rt_vk_exec_opts xo = {.timestamps = e.t->timestamp_valid_bits != 0};
-  T_OK(rt_vk_exec_create(e.ctx, g, p, &xo, &x));
+  T_OK(rt_vk_exec_create(e.ctx, p, &xo, &x));
   double ns[8];
   cr_assert_eq(p->n_steps, 8);
   t_expect_error(rt_vk_exec_replay(x, ns), VKML_CODE_INVALID_ARGUMENT, "complete run first");
@@ -543,7 +543,7 @@ Test(vk_exec, input_errors) {
   ir_plan *p;
   T_OK(vt_plan_build(g, e.t, &o, IR_LAYOUT_DEFAULT, "mul", &p));
   rt_vk_exec *x;
-  T_OK(rt_vk_exec_create(e.ctx, g, p, NULL, &x));
+  T_OK(rt_vk_exec_create(e.ctx, p, NULL, &x));
   t_rng r = t_rng_make(4);
   int64_t bad[3] = {2, 3, 4}, dy[1] = {5};
   rt_tensor in[2] = {t_tensor_random(&r, IR_F32, 3, bad, -1, 1),
@@ -576,16 +576,16 @@ Test(vk_exec, out_of_device_memory_names_the_value) {
   rt_vk_exec *x = NULL;
   /* x (128 bytes) and y (32) fit, the constant c (128) does not */
   rt_vk_exec_opts xo = {.max_device_bytes = 200};
-  t_expect_error(rt_vk_exec_create(e.ctx, g, p, &xo, &x), VKML_CODE_OUT_OF_MEMORY,
+  t_expect_error(rt_vk_exec_create(e.ctx, p, &xo, &x), VKML_CODE_OUT_OF_MEMORY,
                  "%c (constant): 128 device bytes more exceed the budget of 200");
   cr_assert_null(x);
   /* x, y, c and out fit, the intermediates' arena (a, b, d: 384) does not */
   xo.max_device_bytes = 128 + 32 + 128 + 128;
-  t_expect_error(rt_vk_exec_create(e.ctx, g, p, &xo, &x), VKML_CODE_OUT_OF_MEMORY,
+  t_expect_error(rt_vk_exec_create(e.ctx, p, &xo, &x), VKML_CODE_OUT_OF_MEMORY,
                  "the intermediates' arena: 384 device bytes more");
   /* enough memory: works */
   xo.max_device_bytes = 1 << 20;
-  T_OK(rt_vk_exec_create(e.ctx, g, p, &xo, &x));
+  T_OK(rt_vk_exec_create(e.ctx, p, &xo, &x));
   rt_tensor in[2];
   random_inputs(g, 51, in);
   check_run(x, g, in, 2, 1e-6, 0, NULL);
@@ -613,11 +613,11 @@ Test(vk_exec, plan_must_fit_the_graph) {
   /* a damaged plan (as from a corrupt file) is refused, naming the step */
   int32_t saved = p->bindings[1];
   p->bindings[1] = p->bindings[0];
-  t_expect_error(rt_vk_exec_create(e.ctx, g, p, NULL, &x), VKML_CODE_INVALID_ARGUMENT,
+  t_expect_error(rt_vk_exec_create(e.ctx, p, NULL, &x), VKML_CODE_INVALID_ARGUMENT,
                  "plan step 0 (add %a): bindings do not match the node");
   p->bindings[1] = saved;
   p->steps[0].module = 7;
-  t_expect_error(rt_vk_exec_create(e.ctx, g, p, NULL, &x), VKML_CODE_INVALID_ARGUMENT,
+  t_expect_error(rt_vk_exec_create(e.ctx, p, NULL, &x), VKML_CODE_INVALID_ARGUMENT,
                  "module index out of range");
   p->steps[0].module = 0;
   /* a transfer step that lost its kind: the CPU step after it would read
@@ -626,10 +626,10 @@ Test(vk_exec, plan_must_fit_the_graph) {
   T_OK(vt_plan_build(g, e.t, &o, IR_LAYOUT_DEFAULT, "mul", &q));
   cr_assert_eq(q->steps[1].transfer, IR_TRANSFER_DOWNLOAD);
   q->steps[1].transfer = IR_TRANSFER_NONE;
-  t_expect_error(rt_vk_exec_create(e.ctx, g, q, NULL, &x), VKML_CODE_INVALID_ARGUMENT,
+  t_expect_error(rt_vk_exec_create(e.ctx, q, NULL, &x), VKML_CODE_INVALID_ARGUMENT,
                  "plan step 1 (download %a.host): a download or upload that is no transfer step");
   q->steps[1].transfer = IR_TRANSFER_UPLOAD;
-  t_expect_error(rt_vk_exec_create(e.ctx, g, q, NULL, &x), VKML_CODE_INVALID_ARGUMENT,
+  t_expect_error(rt_vk_exec_create(e.ctx, q, NULL, &x), VKML_CODE_INVALID_ARGUMENT,
                  "a transfer step for a node that is no download or upload");
   ir_plan_destroy(q);
   cr_assert_null(x);
@@ -688,7 +688,7 @@ Test(vk_exec, tinycnn_default_kernels) {
     if (k == 1) cr_assert(n_gpu == 0 && n_transfer == 0, "all on the CPU: nothing crosses");
     cr_log_info("tinycnn: %d of %d nodes on the GPU", n_gpu, p->n_steps);
     rt_vk_exec *x;
-    T_OK(rt_vk_exec_create(e.ctx, g, p, NULL, &x));
+    T_OK(rt_vk_exec_create(e.ctx, p, NULL, &x));
     check_run(x, g, &in, 1, 1e-4, 1e-6, NULL);
     rt_vk_exec_destroy(x);
     ir_plan_destroy(p);

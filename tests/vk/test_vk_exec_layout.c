@@ -67,7 +67,7 @@ static ir_plan *build_and_check(env *e, const ir_graph *g, const cg_plan_opts *o
   ir_plan *p;
   T_OK(vt_plan_build(g, e->t, o, l, cpu_ops, &p));
   rt_vk_exec *x;
-  T_OK(rt_vk_exec_create(e->ctx, g, p, NULL, &x));
+  T_OK(rt_vk_exec_create(e->ctx, p, NULL, &x));
   t_rng r = t_rng_make(seed);
   for (int run = 0; run < 2; run++) {
     rt_tensor in[4], got[4], want[4];
@@ -94,7 +94,7 @@ Test(vk_exec_layout, mobilenet_block_packed) {
   ir_graph *g = load("tests/ir/mobilenet_block.vkir");
   cg_plan_opts o = {.plan_memory = pass_plan_memory, .compiler = e.cc};
   ir_plan *p = build_and_check(&e, g, &o, IR_LAYOUT_NC4HW4, NULL, 1e-4, 1e-6, 1);
-  const ir_graph *pg = ir_plan_graph(p, g);
+  const ir_graph *pg = p->graph;
   cr_assert(pg != g, "a packed plan runs its own copy of the graph");
   /* 3 convs, the add and the pool packed; %input in, %pooled out */
   cr_assert_eq(count_steps(p, pg, IR_OP_REORDER, IR_DEVICE_GPU), 2);
@@ -118,13 +118,13 @@ Test(vk_exec_layout, tinycnn_packed_fp32_and_fp16) {
   ir_graph *g = load("tests/models/tinycnn/model.vkir");
   cg_plan_opts o = {.plan_memory = pass_plan_memory, .compiler = e.cc};
   ir_plan *p = build_and_check(&e, g, &o, IR_LAYOUT_NC4HW4, NULL, 1e-4, 1e-6, 2);
-  const ir_graph *pg = ir_plan_graph(p, g);
+  const ir_graph *pg = p->graph;
   /* conv, maxpool, conv, global pool packed: reorders at %x and %g */
   cr_assert_eq(count_steps(p, pg, IR_OP_REORDER, IR_DEVICE_GPU), 2);
   ir_plan_destroy(p);
   o.precision = IR_PRECISION_FP16;
   p = build_and_check(&e, g, &o, IR_LAYOUT_NC4HW4, NULL, 2e-2, 2e-2, 3);
-  pg = ir_plan_graph(p, g);
+  pg = p->graph;
   cr_assert_eq(count_steps(p, pg, IR_OP_REORDER, IR_DEVICE_GPU), 2);
   ir_foreach_node(pg, n) if (n->op == IR_OP_CONV2D) {
     cr_assert_eq(n->inputs[0]->type.dtype, IR_F16);
@@ -142,7 +142,7 @@ Test(vk_exec_layout, cpu_ops_split_the_packed_regions) {
   /* maxpool on the CPU: conv1 packed, back to rows for the pool, conv2 packed again */
   cg_plan_opts o = {.plan_memory = pass_plan_memory, .compiler = e.cc};
   ir_plan *p = build_and_check(&e, g, &o, IR_LAYOUT_NC4HW4, "MaxPool", 1e-4, 1e-6, 4);
-  const ir_graph *pg = ir_plan_graph(p, g);
+  const ir_graph *pg = p->graph;
   cr_assert_eq(count_steps(p, pg, IR_OP_MAXPOOL, IR_DEVICE_CPU), 1);
   cr_assert_eq(count_steps(p, pg, IR_OP_REORDER, IR_DEVICE_GPU), 4);
   /* the reorders stay on the GPU: one download before the pool, one upload
@@ -172,7 +172,7 @@ Test(vk_exec_layout, annotations_ask_for_packing_without_the_option) {
   T_OK(ir_parse(text, strlen(text), "<test>", &g));
   cg_plan_opts o = {.plan_memory = pass_plan_memory, .compiler = e.cc};
   ir_plan *p = build_and_check(&e, g, &o, IR_LAYOUT_DEFAULT, NULL, 1e-6, 0, 5);
-  const ir_graph *pg = ir_plan_graph(p, g);
+  const ir_graph *pg = p->graph;
   /* relu packed (annotated): x in, y out (shared by sigmoid and the output) */
   cr_assert_eq(count_steps(p, pg, IR_OP_REORDER, IR_DEVICE_GPU), 2);
   ir_foreach_node(pg, n) if (n->op == IR_OP_RELU) cr_assert_eq(n->outputs[0]->layout, IR_LAYOUT_NC4HW4);
@@ -187,8 +187,10 @@ Test(vk_exec_layout, plans_keep_packed_buffers_off_the_host) {
   ir_graph *g = load("tests/models/tinycnn/model.vkir");
   cg_plan_opts o = {.plan_memory = pass_plan_memory, .compiler = e.cc};
   ir_plan *p;
-  T_OK(cg_plan_build(g, e.t, &o, &p));
-  cr_assert_null(p->graph);
+  ir_graph *h;
+  T_OK(ir_graph_clone(g, &h));
+  T_OK(cg_plan_build(h, e.t, &o, &p));
+  cr_assert_eq(p->graph, h, "the plan owns the graph it was built from");
   /* the same plan against a graph whose output claims to be packed */
   g->outputs[0]->layout = IR_LAYOUT_NC4HW4;
   t_expect_error(ir_plan_check(p, g), VKML_CODE_INVALID_ARGUMENT, "graph output %prob");

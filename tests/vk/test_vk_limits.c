@@ -50,8 +50,8 @@ static ir_graph *six_graph(const char *op, const int *cs) {
 }
 
 /* The plan's step for the node that makes %y (the six-input node). */
-static const ir_plan_step *six_step(const ir_plan *p, const ir_graph *g) {
-  const ir_graph *pg = ir_plan_graph(p, g);
+static const ir_plan_step *six_step(const ir_plan *p) {
+  const ir_graph *pg = p->graph;
   int i = 0;
   ir_foreach_node(pg, n) {
     if (n->n_inputs == N_PARTS) return &p->steps[i];
@@ -94,7 +94,7 @@ static void plan_and_run(rt_vk_context *ctx, cg_compiler *cc, const ir_target *t
   o.compiler = cc;
   ir_plan *p;
   T_OK(vt_plan_build(g, t, &o, l, NULL, &p));
-  const ir_plan_step *s = six_step(p, g);
+  const ir_plan_step *s = six_step(p);
   if (want_gpu) {
     cr_assert_eq(s->device, IR_DEVICE_GPU, "%s on %u buffers: on the CPU (%s)", op,
                  t->max_storage_buffers_per_stage,
@@ -110,7 +110,7 @@ static void plan_and_run(rt_vk_context *ctx, cg_compiler *cc, const ir_target *t
               "reason: %s", why);
   }
   /* with nc4hw4 asked for, the node is packed exactly when it runs on the GPU */
-  const ir_graph *pg = ir_plan_graph(p, g);
+  const ir_graph *pg = p->graph;
   ir_foreach_node(pg, n) if (n->n_inputs == N_PARTS) {
     bool packed = n->outputs[0]->layout == IR_LAYOUT_NC4HW4;
     bool want_packed = l == IR_LAYOUT_NC4HW4 && want_gpu && !strcmp(op, "concat");
@@ -124,7 +124,7 @@ static void plan_and_run(rt_vk_context *ctx, cg_compiler *cc, const ir_target *t
     in[i] = t_tensor_random(&r, IR_F32, 4, d, -2, 2);
   }
   rt_vk_exec *x;
-  T_OK(rt_vk_exec_create(ctx, g, p, NULL, &x));
+  T_OK(rt_vk_exec_create(ctx, p, NULL, &x));
   rt_tensor got;
   T_OK(rt_vk_exec_run(x, in, N_PARTS, &got, 1, NULL));
   rt_tensor want = expected(!strcmp(op, "concat"), cs, in);

@@ -73,14 +73,14 @@ static ir_plan *compile(env *e, const ir_graph *g, const char *cpu_ops, ir_layou
   ir_plan *p;
   vkml_status s = cg_plan_build(h, e->t, &po, &p);
   cr_assert(!s, "%s: %s", cpu_ops ? cpu_ops : "all-GPU", vkml_status_message(s));
-  p->graph = h;
+  cr_assert_eq(p->graph, h, "the plan owns the graph it runs");
   return p;
 }
 
 static void run(env *e, const ir_plan *p, const rt_tensor *in, int n_in, rt_tensor *out,
                 int n_out) {
   rt_vk_exec *x;
-  T_OK(rt_vk_exec_create(e->ctx, p->graph, p, NULL, &x));
+  T_OK(rt_vk_exec_create(e->ctx, p, NULL, &x));
   T_OK(rt_vk_exec_run(x, in, n_in, out, n_out, NULL));
   rt_vk_exec_destroy(x);
 }

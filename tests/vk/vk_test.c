@@ -107,6 +107,5 @@ vkml_status vt_plan_build(const ir_graph *g, const ir_target *t, const cg_plan_o
     ir_graph_destroy(h);
     return s;
   }
-  (*out)->graph = h;
-  return VKML_OK;
+  return VKML_OK; /* the plan owns h */
 }

@@ -40,7 +40,8 @@ void vt_run_kernel(rt_vk_context *ctx, cg_compiler *cc, const cg_kernel *k,
 /* A copy of g through the passes a plan needs (fp16 when o->precision asks,
  * placement with cpu_ops forced onto the CPU, layout, transfers), which the
  * plan then owns (ir_plan_graph); then cg_plan_build. The optimizing passes
- * stay out so that these tests keep the nodes they place. */
+ * stay out so that these tests keep the nodes they place. g stays the
+ * caller's. */
 vkml_status vt_plan_build(const ir_graph *g, const ir_target *t, const cg_plan_opts *o,
                           ir_layout layout, const char *cpu_ops, ir_plan **out);
 
