@@ -476,6 +476,18 @@ static vkml_status add_outputs(onnx_ctx *c, const Onnx__GraphProto *gp) {
 }
 
 static vkml_status place_blob(onnx_ctx *c) {
+  /* constants dropped since they were made take no room */
+  bool *live = calloc((size_t)c->g->n_values + 1, sizeof *live);
+  if (!live) return ir_oom(NULL);
+  ir_foreach_value(c->g, v) live[v->id] = true;
+  int kept = 0;
+  for (int i = 0; i < c->n_blob; i++)
+    if (live[c->blob_vals[i]->id]) {
+      c->blob_vals[kept] = c->blob_vals[i];
+      c->blob_data[kept++] = c->blob_data[i];
+    }
+  c->n_blob = kept;
+  free(live);
   uint64_t total = 0;
   for (int i = 0; i < c->n_blob; i++) {
     total = (total + 63) & ~(uint64_t)63;
@@ -506,6 +518,8 @@ static vkml_status import_graph(onnx_ctx *c, const Onnx__ModelProto *m) {
   for (size_t i = 0; i < gp->n_node; i++)
     VKML_RETURN_IF_ERROR(convert_node(c, gp->node[order[i]], order[i]));
   VKML_RETURN_IF_ERROR(add_outputs(c, gp));
+  /* what folding left unused (evaluated nodes' outputs, their constants) */
+  VKML_RETURN_IF_ERROR(ir_graph_drop_unused_values(c->g, NULL));
   VKML_RETURN_IF_ERROR(place_blob(c));
   /* A failure here is an importer bug, but better reported than passed on. */
   vkml_status s = ir_verify(c->g, NULL);

@@ -36,6 +36,13 @@ typedef struct onnx_import_opts {
   /* Where external-data tensors are looked up. NULL: the model file's
    * directory (onnx_import_file) or refused (onnx_import_buffer). */
   const char *base_dir;
+  /* Constant folding at import (shape computations: Shape, Gather, Concat,
+   * ... feeding Reshape): nodes whose inputs are all constant run through
+   * this evaluator (the CPU reference kernels: rt_cpu_eval_node). NULL:
+   * nothing is folded, and a model whose parameter inputs (a Reshape's
+   * shape, ...) are computed fails to import. */
+  ir_eval_fn eval;
+  void *eval_user;
 } onnx_import_opts;
 
 /* Imports the model at path. opts may be NULL. On success *out is a graph

@@ -478,3 +478,49 @@ vkml_status onnx_convert_gather(onnx_ctx *c, onnx_node *n) {
 vkml_status onnx_convert_gather_elements(onnx_ctx *c, onnx_node *n) {
   return gather_op(c, n, IR_OP_GATHER_ELEMENTS);
 }
+
+vkml_status onnx_slice_resolve(int rank, const int64_t *dims,
+                               const int64_t *starts, const int64_t *ends,
+                               const int64_t *axes, const int64_t *steps,
+                               int n, int64_t *start, int64_t *step,
+                               int64_t *count) {
+  bool seen[IR_MAX_RANK] = {false};
+  for (int i = 0; i < rank; i++) {
+    start[i] = 0;
+    step[i] = 1;
+    count[i] = dims[i];
+  }
+  for (int i = 0; i < n; i++) {
+    int64_t ax = axes ? axes[i] : i;
+    if (ax < -rank || ax >= rank)
+      return onnx_error(VKML_CODE_INVALID_GRAPH, "slice axis %lld out of range for "
+                        "rank %d", (long long)ax, rank);
+    if (ax < 0) ax += rank;
+    if (seen[ax])
+      return onnx_error(VKML_CODE_INVALID_GRAPH, "slice axis %lld repeated",
+                        (long long)ax);
+    seen[ax] = true;
+    int64_t dim = dims[ax], st = steps ? steps[i] : 1, b = starts[i], e = ends[i];
+    if (st == 0)
+      return onnx_error(VKML_CODE_INVALID_GRAPH, "step 0 on axis %lld", (long long)ax);
+    /* ONNX: negative indices count from the end, then clamp to [0, dim]
+     * (stepping forward) or [0, dim-1] / [-1, dim-1] (stepping back). */
+    if (b < 0) b += dim;
+    if (e < 0) e += dim;
+    int64_t cnt = 0;
+    if (st > 0) {
+      b = b < 0 ? 0 : (b > dim ? dim : b);
+      e = e < 0 ? 0 : (e > dim ? dim : e);
+      cnt = e > b ? (e - b - 1) / st + 1 : 0;
+    } else if (dim > 0) {
+      b = b < 0 ? 0 : (b > dim - 1 ? dim - 1 : b);
+      e = e < -1 ? -1 : (e > dim - 1 ? dim - 1 : e);
+      int64_t back = st == INT64_MIN ? INT64_MAX : -st;
+      cnt = b > e ? (b - e - 1) / back + 1 : 0;
+    }
+    start[ax] = cnt ? b : 0;
+    step[ax] = st;
+    count[ax] = cnt;
+  }
+  return VKML_OK;
+}

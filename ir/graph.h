@@ -236,6 +236,15 @@ bool ir_node_any_packed(const ir_node *n);
 /* A short description for messages: "conv2d %y" or "conv2d %y (Conv_3)". */
 void ir_node_describe(const ir_node *n, char *buf, int buf_bytes);
 
+/* Runs n on the host: inputs[i] holds n->inputs[i]'s bytes (dense,
+ * row-major, its type), outputs[i] has room for n->outputs[i]'s type. The
+ * CPU reference kernels' rt_cpu_eval_node (runtime/cpu/cpu_kernels.h) has
+ * this shape; constant folding (pass_fold_constants, the ONNX importer)
+ * receives it from its caller, so neither passes/ nor frontend/ depends on
+ * runtime/. */
+typedef vkml_status (*ir_eval_fn)(void *user, const ir_node *n, const void *const *inputs,
+                                  void *const *outputs);
+
 /* Iteration helpers. */
 #define ir_foreach_node(g, n) for (ir_node *n = (g)->first; n; n = n->next)
 #define ir_foreach_value(g, v)                                                 \

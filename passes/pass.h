@@ -17,11 +17,8 @@
 #include "ir/graph.h"
 #include "ir/plan.h"
 
-/* Runs n on the host: inputs[i] holds n->inputs[i]'s bytes (dense,
- * row-major, its type), outputs[i] has room for n->outputs[i]'s type. The
- * runtime's rt_cpu_eval_node (runtime/cpu/cpu_kernels.h) has this shape. */
-typedef vkml_status (*pass_eval_fn)(void *user, const ir_node *n, const void *const *inputs,
-                                    void *const *outputs);
+/* The folding evaluator (ir/graph.h's ir_eval_fn: rt_cpu_eval_node). */
+typedef ir_eval_fn pass_eval_fn;
 
 /* Operand mask of n in a packed layout: bit i = input i, bit 16 + i =
  * output i may be packed; 0 = n runs in the default layout only (codegen's

@@ -382,7 +382,7 @@ static result run_data_set(const char *case_dir, const char *model,
       feed[n_feed++] = ins[i];
     }
   }
-  onnx_import_opts opts = {0};
+  onnx_import_opts opts = {.eval = rt_cpu_eval_node};
   opts.n_consts = n_const;
   opts.const_names = cnames;
   opts.const_types = ctypes;

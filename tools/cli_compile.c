@@ -50,7 +50,7 @@ int cli_shape_arg_parse(const char *tool, int argc, char **argv, int *i,
 /* Loads .onnx (imported with the shape overrides) or .vkir (verified). */
 vkml_status cli_load_model(const char *path, const cli_shape_args *a, ir_graph **g) {
   if (cli_has_ext(path, ".onnx")) {
-    onnx_import_opts o = {0};
+    onnx_import_opts o = {.eval = rt_cpu_eval_node}; /* folds shape computations */
     o.n_shapes = a->n;
     o.shape_names = (const char *const *)a->names;
     o.shape_ranks = a->ranks;

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "frontend/onnx_import.h"
+#include "runtime/cpu/cpu_kernels.h"
 #include "runtime/cpu/executor.h"
 #include "runtime/tensor_pb.h"
 #include "test_support.h"
@@ -26,10 +27,19 @@ static inline char *model_path(const char *name, const char *suffix) {
   return p;
 }
 
+/* o with the CPU reference kernels as the folding evaluator, as the tools
+ * import (unless o names another). */
+static inline onnx_import_opts with_eval(const onnx_import_opts *o) {
+  onnx_import_opts r = o ? *o : (onnx_import_opts){0};
+  if (!r.eval) r.eval = rt_cpu_eval_node;
+  return r;
+}
+
 static inline ir_graph *import_model(const char *name, const onnx_import_opts *o) {
   char *p = model_path(name, ".onnx");
   ir_graph *g = NULL;
-  vkml_status s = onnx_import_file(p, o, &g);
+  onnx_import_opts oo = with_eval(o);
+  vkml_status s = onnx_import_file(p, &oo, &g);
   cr_assert(s == VKML_OK, "%s: %s", name, vkml_status_message(s));
   free(p);
   return g;
@@ -40,7 +50,8 @@ static inline void import_fails(const char *file, const onnx_import_opts *o,
                                 vkml_code code, const char *want) {
   char *p = model_path(file, "");
   ir_graph *g = (ir_graph *)1;
-  vkml_status s = onnx_import_file(p, o, &g);
+  onnx_import_opts oo = with_eval(o);
+  vkml_status s = onnx_import_file(p, &oo, &g);
   cr_assert(s != VKML_OK, "%s imported, expected an error containing '%s'", file, want);
   const char *msg = vkml_status_message(s);
   cr_expect(g == NULL, "%s: *out not NULL on error", file);

@@ -221,6 +221,37 @@ Test(onnx_import, shape_subgraph_folds_with_input_shape) {
   ir_graph_destroy(g);
 }
 
+/* Folding evaluates through the caller's evaluator only: without one the
+ * shape computation stays, and the Reshape that needs it constant says so
+ * (naming node, input and reason). The folded constants keep their ONNX
+ * names. */
+Test(onnx_import, folding_needs_the_injected_evaluator) {
+  const char *names[] = {"x"};
+  const int64_t dims[] = {2, 3, 4, 5};
+  const int64_t *dimv[] = {dims};
+  const int ranks[] = {4};
+  onnx_import_opts o = {.n_shapes = 1, .shape_names = names, .shape_dims = dimv,
+                        .shape_ranks = ranks};
+  char *p = model_path("shape_fold", ".onnx");
+  ir_graph *g = NULL;
+  vkml_status s = onnx_import_file(p, &o, &g);
+  cr_assert_eq(vkml_status_code(s), VKML_CODE_UNSUPPORTED, "%s", vkml_status_message(s));
+  cr_expect(strstr(vkml_status_message(s), "Reshape node") &&
+                strstr(vkml_status_message(s), "must be a constant"),
+            "%s", vkml_status_message(s));
+  cr_expect_null(g);
+  vkml_status_free(s);
+  free(p);
+  g = import_model("shape_fold", &o); /* with the CPU kernels */
+  char *text;
+  size_t n;
+  T_OK(ir_print(g, &text, &n));
+  cr_expect(!strstr(text, "gather") && !strstr(text, "concat") && !strstr(text, "cast"), "%s",
+            text);
+  free(text);
+  ir_graph_destroy(g);
+}
+
 Test(onnx_import, unsorted_nodes_are_ordered) {
   ir_graph *g = import_model("unsorted", NULL);
   cr_assert_eq(count_nodes(g), 2);

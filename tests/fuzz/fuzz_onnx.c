@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "frontend/onnx_import.h"
+#include "runtime/cpu/cpu_kernels.h"
 #include "ir/text.h"
 #include "runtime/tensor_pb.h"
 
@@ -15,7 +16,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   /* No base directory: external data is refused, nothing is read from disk. */
-  onnx_import_opts opts = {0};
+  onnx_import_opts opts = {.eval = rt_cpu_eval_node};
   opts.inline_max_bytes = 16;
   ir_graph *g = NULL;
   vkml_status s = onnx_import_buffer(data, size, "fuzz", &opts, &g);

@@ -11,6 +11,7 @@
 #include "ir/memplan.h"
 #include "ir/text.h"
 #include "passes/plan_memory.h"
+#include "runtime/cpu/cpu_kernels.h"
 #include "test_support.h"
 
 /* ---- building unverified graphs (the planner needs only structure and
@@ -541,7 +542,7 @@ static ir_graph *import_real(const char *name, int64_t h, int64_t w) {
   int64_t dims[4] = {1, 3, h, w};
   const int64_t *pdims[1] = {dims};
   onnx_import_opts o = {.n_shapes = 1, .shape_names = names, .shape_ranks = ranks,
-                        .shape_dims = pdims};
+                        .shape_dims = pdims, .eval = rt_cpu_eval_node};
   ir_graph *g = NULL;
   T_OK(onnx_import_file(path, &o, &g));
   return g;

@@ -46,7 +46,7 @@ static ir_graph *load(const char *rel) {
     const int64_t dims[4] = {1, 3, 40, 48};
     const int64_t *dp[] = {dims};
     onnx_import_opts o = {.n_shapes = 1, .shape_names = names, .shape_ranks = ranks,
-                          .shape_dims = dp};
+                          .shape_dims = dp, .eval = rt_cpu_eval_node};
     T_OK(onnx_import_file(path, &o, &g));
   } else {
     T_OK(ir_parse_file(path, &g));

@@ -1,0 +1,168 @@
+/* The ONNX ops that only ever make constants (Constant, Shape, Size,
+ * ConstantOfShape, Range): their converters bind constant outputs; no IR
+ * node comes of them. */
+#include <math.h>
+#include <string.h>
+
+#include "onnx_internal.h"
+
+/* Largest constant an op that only produces constants may make. */
+#define CONST_MAX_ELEMENTS (INT64_C(1) << 24)
+
+/* ir_type_check as a predicate (the status is freed). */
+static bool type_ok(const ir_type *t) {
+  vkml_status s = ir_type_check(t);
+  vkml_status_free(s);
+  return s == VKML_OK;
+}
+
+static void *out_alloc(onnx_ctx *c, const ir_type *t) {
+  return onnx_alloc(c, (size_t)ir_type_bytes(t));
+}
+
+vkml_status onnx_convert_constant(onnx_ctx *c, onnx_node *n) {
+  VKML_RETURN_IF_ERROR(onnx_check_arity(n, 0, 0));
+  if (n->p->n_attribute != 1)
+    return onnx_error(VKML_CODE_INVALID_GRAPH, "Constant needs exactly one "
+                      "attribute, has %zu", n->p->n_attribute);
+  const Onnx__AttributeProto *a = n->p->attribute[0];
+  const char *name = onnx_str(a->name);
+  ir_type t;
+  const void *data;
+  if (!strcmp(name, "value")) {
+    if (!a->t)
+      return onnx_error(VKML_CODE_PARSE, "attribute 'value' holds no tensor");
+    VKML_RETURN_IF_ERROR(onnx_tensor_decode(c, a->t, &t, &data));
+    return onnx_bind_const(c, n, 0, &t, data, true);
+  }
+  if (!strcmp(name, "value_float") || !strcmp(name, "value_int")) {
+    bool f = name[6] == 'f';
+    if (f) {
+      float v = onnx_attr_f(n, name, 0);
+      t = ir_type_make(IR_F32, 0, NULL);
+      return onnx_bind_const(c, n, 0, &t, &v, false);
+    }
+    int64_t v = onnx_attr_i(n, name, 0);
+    t = ir_type_make(IR_I64, 0, NULL);
+    return onnx_bind_const(c, n, 0, &t, &v, false);
+  }
+  if (!strcmp(name, "value_floats")) {
+    const float *v;
+    int cnt = onnx_attr_floats(n, name, &v);
+    int64_t d = cnt < 0 ? 0 : cnt;
+    t = ir_type_make(IR_F32, 1, &d);
+    float zero = 0;
+    return onnx_bind_const(c, n, 0, &t, cnt > 0 ? (const void *)v : &zero, false);
+  }
+  if (!strcmp(name, "value_ints")) {
+    const int64_t *v;
+    int cnt = onnx_attr_ints(n, name, &v);
+    int64_t d = cnt < 0 ? 0 : cnt, zero = 0;
+    t = ir_type_make(IR_I64, 1, &d);
+    return onnx_bind_const(c, n, 0, &t, cnt > 0 ? (const void *)v : &zero, false);
+  }
+  return onnx_error(VKML_CODE_UNSUPPORTED, "Constant with attribute '%s'", name);
+}
+
+vkml_status onnx_convert_shape(onnx_ctx *c, onnx_node *n) {
+  VKML_RETURN_IF_ERROR(onnx_check_arity(n, 1, 1));
+  const ir_type *in = &n->in[0]->type;
+  if (in->bounded)
+    return onnx_error(VKML_CODE_UNSUPPORTED, "Shape of a tensor whose size is "
+                      "known at run time only");
+  int64_t r = in->rank, b = onnx_attr_i(n, "start", 0), e = onnx_attr_i(n, "end", r);
+  if (b < 0) b += r;
+  if (e < 0) e += r;
+  b = b < 0 ? 0 : (b > r ? r : b);
+  e = e < 0 ? 0 : (e > r ? r : e);
+  int64_t cnt = e > b ? e - b : 0, dims[IR_MAX_RANK + 1];
+  for (int64_t i = 0; i < cnt; i++) dims[i] = in->dims[b + i];
+  ir_type t = ir_type_make(IR_I64, 1, &cnt);
+  return onnx_bind_const(c, n, 0, &t, dims, false);
+}
+
+vkml_status onnx_convert_size(onnx_ctx *c, onnx_node *n) {
+  VKML_RETURN_IF_ERROR(onnx_check_arity(n, 1, 1));
+  if (n->in[0]->type.bounded)
+    return onnx_error(VKML_CODE_UNSUPPORTED, "Size of a tensor whose size is "
+                      "known at run time only");
+  int64_t v = ir_type_numel(&n->in[0]->type);
+  ir_type t = ir_type_make(IR_I64, 0, NULL);
+  return onnx_bind_const(c, n, 0, &t, &v, false);
+}
+
+vkml_status onnx_convert_constant_of_shape(onnx_ctx *c, onnx_node *n) {
+  VKML_RETURN_IF_ERROR(onnx_check_arity(n, 1, 1));
+  int64_t *dims;
+  int cnt;
+  VKML_RETURN_IF_ERROR(onnx_param_ints(c, n, 0, "shape", &dims, &cnt));
+  if (cnt > IR_MAX_RANK)
+    return onnx_error(VKML_CODE_UNSUPPORTED, "ConstantOfShape of rank %d", cnt);
+  for (int i = 0; i < cnt; i++)
+    if (dims[i] < 0)
+      return onnx_error(VKML_CODE_INVALID_GRAPH, "shape[%d] = %lld is negative", i,
+                        (long long)dims[i]);
+  ir_type vt = ir_type_make(IR_F32, 0, NULL);
+  float zero = 0;
+  const void *vd = &zero;
+  const Onnx__AttributeProto *a = onnx_attr(n, "value");
+  if (a) {
+    if (!a->t) return onnx_error(VKML_CODE_PARSE, "attribute 'value' holds no tensor");
+    VKML_RETURN_IF_ERROR(onnx_tensor_decode(c, a->t, &vt, &vd));
+    if (ir_type_numel(&vt) != 1)
+      return onnx_error(VKML_CODE_INVALID_GRAPH, "value must hold one element");
+  }
+  ir_type t = ir_type_make(vt.dtype, cnt, dims);
+  if (!type_ok(&t) || ir_type_numel(&t) > CONST_MAX_ELEMENTS)
+    return onnx_error(VKML_CODE_UNSUPPORTED, "ConstantOfShape output too large");
+  char *o = out_alloc(c, &t);
+  if (!o) return ir_oom(NULL);
+  size_t es = ir_dtype_size(t.dtype);
+  for (int64_t i = 0, m = ir_type_numel(&t); i < m; i++) memcpy(o + (size_t)i * es, vd, es);
+  return onnx_bind_const(c, n, 0, &t, o, true);
+}
+
+vkml_status onnx_convert_range(onnx_ctx *c, onnx_node *n) {
+  VKML_RETURN_IF_ERROR(onnx_check_arity(n, 3, 3));
+  onnx_sym *s[3];
+  static const char *const what[3] = {"start", "limit", "delta"};
+  for (int i = 0; i < 3; i++) {
+    VKML_RETURN_IF_ERROR(onnx_param(c, n, i, what[i], &s[i]));
+    if (ir_type_numel(&s[i]->type) != 1 || s[i]->type.dtype != s[0]->type.dtype)
+      return onnx_error(VKML_CODE_INVALID_GRAPH,
+                        "start, limit and delta must be scalars of one type");
+  }
+  ir_dtype d = s[0]->type.dtype;
+  if (d == IR_BOOL) return onnx_error(VKML_CODE_INVALID_GRAPH, "Range of bool");
+  int64_t cnt;
+  if (ir_dtype_is_float(d)) {
+    double b = onnx_load_f(d, s[0]->data, 0), e = onnx_load_f(d, s[1]->data, 0),
+           st = onnx_load_f(d, s[2]->data, 0);
+    double m = ceil((e - b) / st);
+    if (st == 0 || isnan(m))
+      return onnx_error(VKML_CODE_INVALID_GRAPH, "Range with delta 0 or NaN bounds");
+    if (m > (double)CONST_MAX_ELEMENTS)
+      return onnx_error(VKML_CODE_UNSUPPORTED, "Range of %.0f elements", m);
+    cnt = m > 0 ? (int64_t)m : 0;
+  } else {
+    int64_t b = onnx_load_i(d, s[0]->data, 0), e = onnx_load_i(d, s[1]->data, 0),
+            st = onnx_load_i(d, s[2]->data, 0);
+    if (st == 0) return onnx_error(VKML_CODE_INVALID_GRAPH, "Range with delta 0");
+    double m = ceil(((double)e - (double)b) / (double)st);
+    if (m > (double)CONST_MAX_ELEMENTS)
+      return onnx_error(VKML_CODE_UNSUPPORTED, "Range of %.0f elements", m);
+    cnt = m > 0 ? (int64_t)m : 0;
+  }
+  ir_type t = ir_type_make(d, 1, &cnt);
+  char *o = out_alloc(c, &t);
+  if (!o) return ir_oom(NULL);
+  for (int64_t i = 0; i < cnt; i++) {
+    if (ir_dtype_is_float(d))
+      onnx_store_f(d, o, i, onnx_load_f(d, s[0]->data, 0) +
+                                (double)i * onnx_load_f(d, s[2]->data, 0));
+    else
+      onnx_store_i(d, o, i, (int64_t)((uint64_t)onnx_load_i(d, s[0]->data, 0) +
+                                      (uint64_t)i * (uint64_t)onnx_load_i(d, s[2]->data, 0)));
+  }
+  return onnx_bind_const(c, n, 0, &t, o, true);
+}
