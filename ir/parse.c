@@ -3,7 +3,7 @@
  *
  * It checks syntax, names, attribute names and kinds, literal ranges and
  * legal types; arity and shapes are left to ir_verify, so that a graph the
- * parser accepts always prints back. Names resolve through a hash table and
+ * parser accepts always prints back. Names resolve through an ir_strmap and
  * every list grows by doubling: linear time in the input size. */
 #include <errno.h>
 #include <math.h>
@@ -15,13 +15,8 @@
 
 #include "lex.h"
 #include "text.h"
+#include "ir/strmap.h"
 #include "ir/util.h"
-
-typedef struct name_slot {
-  uint64_t hash;
-  size_t len;
-  ir_value *v; /* NULL: empty slot */
-} name_slot;
 
 typedef struct hdr_output {
   const char *name; /* arena */
@@ -34,8 +29,7 @@ typedef struct parser {
   ir_lexer lx;
   ir_token tok;
   ir_graph *g;
-  name_slot *slots;
-  size_t n_slots, n_names; /* n_slots: power of two or 0 */
+  ir_strmap names; /* value name -> ir_value */
   /* Scratch lists, reused by every statement. */
   ir_value **ins, **outs;
   size_t n_ins, cap_ins, n_outs, cap_outs;
@@ -123,38 +117,16 @@ static vkml_status expect(parser *p, ir_tok_kind k, const char *what) {
 
 /* ---- names ------------------------------------------------------------- */
 
-static uint64_t hash_name(const char *s, size_t n) { return ir_fnv64(s, n, IR_FNV64_SEED); }
-
 static ir_value *lookup(const parser *p, const char *s, size_t n) {
-  if (!p->n_slots) return NULL;
-  uint64_t h = hash_name(s, n);
-  for (size_t i = h & (p->n_slots - 1);; i = (i + 1) & (p->n_slots - 1)) {
-    const name_slot *e = &p->slots[i];
-    if (!e->v) return NULL;
-    if (e->hash == h && e->len == n && memcmp(e->v->name, s, n) == 0) return e->v;
-  }
-}
-
-static void slot_put(name_slot *slots, size_t n_slots, name_slot e) {
-  size_t i = e.hash & (n_slots - 1);
-  while (slots[i].v) i = (i + 1) & (n_slots - 1);
-  slots[i] = e;
+  return ir_strmap_get_n(&p->names, s, n);
 }
 
 static vkml_status name_insert(parser *p, ir_value *v, size_t len) {
-  if ((p->n_names + 1) * 2 > p->n_slots) {
-    size_t ncap = p->n_slots ? p->n_slots * 2 : 64;
-    name_slot *ns = calloc(ncap, sizeof *ns);
-    if (!ns) return ir_oom("parsing");
-    for (size_t i = 0; i < p->n_slots; i++)
-      if (p->slots[i].v) slot_put(ns, ncap, p->slots[i]);
-    free(p->slots);
-    p->slots = ns;
-    p->n_slots = ncap;
-  }
-  slot_put(p->slots, p->n_slots, (name_slot){hash_name(v->name, len), len, v});
-  p->n_names++;
-  return VKML_OK;
+  vkml_status s = ir_strmap_put_n(&p->names, v->name, len, v);
+  if (!s) return VKML_OK;
+  /* the parser's out-of-memory errors all say what it was doing */
+  vkml_status_free(s);
+  return ir_oom("parsing");
 }
 
 /* Creates the value named by the current IR_TK_VALUE token (no duplicate). */
@@ -742,7 +714,7 @@ vkml_status ir_parse(const char *text, size_t len, const char *filename,
     freelocale(c_locale);
   }
   ir_lex_fini(&p.lx);
-  free(p.slots);
+  ir_strmap_free(&p.names);
   free(p.ins);
   free(p.outs);
   free(p.ints);
