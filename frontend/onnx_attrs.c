@@ -1,54 +1,10 @@
-/* ONNX node attribute access with kind checks, and the string map used for
- * the importer's symbol tables. */
+/* ONNX node attribute access with kind checks. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "ir/arena.h"
 #include "onnx_internal.h"
 #include "ir/util.h"
-
-/* ---- string map ---------------------------------------------------------- */
-
-void *onnx_map_get(const onnx_map *m, const char *key) {
-  if (!m->cap) return NULL;
-  size_t mask = (size_t)m->cap - 1;
-  for (size_t i = (size_t)ir_fnv64_str(key) & mask;; i = (i + 1) & mask) {
-    if (!m->slots[i].key) return NULL;
-    if (strcmp(m->slots[i].key, key) == 0) return m->slots[i].value;
-  }
-}
-
-static void put_slot(onnx_map_entry *slots, int cap, const char *key, void *value) {
-  size_t mask = (size_t)cap - 1;
-  for (size_t i = (size_t)ir_fnv64_str(key) & mask;; i = (i + 1) & mask) {
-    if (!slots[i].key || strcmp(slots[i].key, key) == 0) {
-      slots[i].key = key;
-      slots[i].value = value;
-      return;
-    }
-  }
-}
-
-bool onnx_map_put(onnx_map *m, const char *key, void *value) {
-  if ((m->count + 1) * 2 > m->cap) {
-    int ncap = m->cap ? m->cap * 2 : 64;
-    onnx_map_entry *ns = calloc((size_t)ncap, sizeof *ns);
-    if (!ns) return false;
-    for (int i = 0; i < m->cap; i++)
-      if (m->slots[i].key) put_slot(ns, ncap, m->slots[i].key, m->slots[i].value);
-    free(m->slots);
-    m->slots = ns;
-    m->cap = ncap;
-  }
-  if (!onnx_map_get(m, key)) m->count++;
-  put_slot(m->slots, m->cap, key, value);
-  return true;
-}
-
-void onnx_map_free(onnx_map *m) {
-  free(m->slots);
-  memset(m, 0, sizeof *m);
-}
 
 /* ---- attributes ---------------------------------------------------------- */
 

@@ -57,23 +57,28 @@ const char *onnx_fresh_name(onnx_ctx *c, const char *base) {
   char *buf = (char *)onnx_ir_name(c, base);
   if (!buf) return NULL;
   size_t len = strlen(buf);
-  while (onnx_map_get(&c->ir_names, buf))
+  while (ir_strmap_get(&c->ir_names, buf))
     snprintf(buf + len, 24, "_%d", ++c->n_fresh);
-  if (!onnx_map_put(&c->ir_names, buf, buf)) return NULL;
+  vkml_status s = ir_strmap_put(&c->ir_names, buf, buf);
+  if (s) { /* callers report NULL as out of memory */
+    vkml_status_free(s);
+    return NULL;
+  }
   return buf;
 }
 
 onnx_sym *onnx_sym_get(onnx_ctx *c, const char *name) {
-  return onnx_map_get(&c->syms, name);
+  return ir_strmap_get(&c->syms, name);
 }
 
 vkml_status onnx_sym_add(onnx_ctx *c, const char *name, onnx_sym **out) {
-  if (onnx_map_get(&c->syms, name))
+  if (ir_strmap_get(&c->syms, name))
     return onnx_error(VKML_CODE_INVALID_GRAPH, "value '%s' is defined twice", name);
   onnx_sym *s = ir_arena_alloc(c->scratch, sizeof *s);
   if (!s) return ir_oom(NULL);
   s->name = ir_arena_strdup(c->scratch, name);
-  if (!s->name || !onnx_map_put(&c->syms, s->name, s)) return ir_oom(NULL);
+  if (!s->name) return ir_oom(NULL);
+  VKML_RETURN_IF_ERROR(ir_strmap_put(&c->syms, s->name, s));
   *out = s;
   return VKML_OK;
 }
@@ -253,11 +258,12 @@ vkml_status onnx_bind(onnx_ctx *c, onnx_node *n, int i, ir_value *v) {
 vkml_status onnx_bind_sym(onnx_ctx *c, onnx_node *n, int i, const onnx_sym *sym) {
   if (!onnx_output_used(n, i)) return VKML_OK;
   const char *name = n->p->output[i];
-  if (onnx_map_get(&c->syms, name))
+  if (ir_strmap_get(&c->syms, name))
     return onnx_error(VKML_CODE_INVALID_GRAPH, "value '%s' is defined twice", name);
   /* The alias shares the symbol, so a constant is materialised once. */
   const char *key = ir_arena_strdup(c->scratch, name);
-  if (!key || !onnx_map_put(&c->syms, key, (void *)sym)) return ir_oom(NULL);
+  if (!key) return ir_oom(NULL);
+  VKML_RETURN_IF_ERROR(ir_strmap_put(&c->syms, key, (void *)sym));
   return VKML_OK;
 }
 

@@ -265,7 +265,7 @@ static vkml_status order_nodes(onnx_ctx *c, const Onnx__GraphProto *gp,
                                int *order) {
   size_t n = gp->n_node;
   vkml_status s = VKML_OK;
-  onnx_map producer = {0};
+  ir_strmap producer = {0};
   int *pending = NULL, *queue = NULL, *users = NULL, *user_start = NULL;
   for (size_t i = 0; i < n; i++) {
     const Onnx__NodeProto *p = gp->node[i];
@@ -274,16 +274,13 @@ static vkml_status order_nodes(onnx_ctx *c, const Onnx__GraphProto *gp,
       if (!o[0]) continue;
       char label[192];
       node_label(p, (int)i, label, sizeof label);
-      if (onnx_map_get(&producer, o) || onnx_sym_get(c, o)) {
+      if (ir_strmap_get(&producer, o) || onnx_sym_get(c, o)) {
         s = onnx_error(VKML_CODE_INVALID_GRAPH, "%s: output '%s' is already "
                        "defined (by another node, an input or an initializer)",
                        label, o);
         goto done;
       }
-      if (!onnx_map_put(&producer, o, (void *)(intptr_t)(i + 1))) {
-        s = ir_oom(NULL);
-        goto done;
-      }
+      if ((s = ir_strmap_put(&producer, o, (void *)(intptr_t)(i + 1)))) goto done;
     }
   }
   /* Dangling inputs, and whether the given order is already topological. */
@@ -293,7 +290,7 @@ static vkml_status order_nodes(onnx_ctx *c, const Onnx__GraphProto *gp,
     for (size_t k = 0; k < p->n_input; k++) {
       const char *in = onnx_str(p->input[k]);
       if (!in[0]) continue;
-      intptr_t pi = (intptr_t)onnx_map_get(&producer, in);
+      intptr_t pi = (intptr_t)ir_strmap_get(&producer, in);
       if (!pi && !onnx_sym_get(c, in)) {
         char label[192];
         node_label(p, (int)i, label, sizeof label);
@@ -324,7 +321,7 @@ static vkml_status order_nodes(onnx_ctx *c, const Onnx__GraphProto *gp,
   for (size_t i = 0; i < n; i++) {
     const Onnx__NodeProto *p = gp->node[i];
     for (size_t k = 0; k < p->n_input; k++) {
-      intptr_t pi = (intptr_t)onnx_map_get(&producer, onnx_str(p->input[k]));
+      intptr_t pi = (intptr_t)ir_strmap_get(&producer, onnx_str(p->input[k]));
       if (!pi) continue;
       user_start[pi]++;
       pending[i]++;
@@ -335,7 +332,7 @@ static vkml_status order_nodes(onnx_ctx *c, const Onnx__GraphProto *gp,
   for (size_t i = 0; i < n; i++) {
     const Onnx__NodeProto *p = gp->node[i];
     for (size_t k = 0; k < p->n_input; k++) {
-      intptr_t pi = (intptr_t)onnx_map_get(&producer, onnx_str(p->input[k]));
+      intptr_t pi = (intptr_t)ir_strmap_get(&producer, onnx_str(p->input[k]));
       if (pi) users[cursor[pi - 1]++] = (int)i;
     }
   }
@@ -359,7 +356,7 @@ static vkml_status order_nodes(onnx_ctx *c, const Onnx__GraphProto *gp,
       }
   }
 done:
-  onnx_map_free(&producer);
+  ir_strmap_free(&producer);
   free(pending);
   free(queue);
   free(users);
@@ -533,8 +530,8 @@ static void ctx_free(onnx_ctx *c) {
   free(c->bufs);
   free(c->blob_vals);
   free(c->blob_data);
-  onnx_map_free(&c->syms);
-  onnx_map_free(&c->ir_names);
+  ir_strmap_free(&c->syms);
+  ir_strmap_free(&c->ir_names);
   ir_arena_destroy(c->scratch);
 }
 

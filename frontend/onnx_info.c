@@ -17,10 +17,10 @@ void onnx_model_info_free(onnx_model_info *info) {
 
 /* Marks every graph input that reaches a parameter position, following
  * producers backwards (but not through Shape/Size, which read only types). */
-static vkml_status mark_params(const Onnx__GraphProto *gp, onnx_map *inputs,
+static vkml_status mark_params(const Onnx__GraphProto *gp, ir_strmap *inputs,
                                bool *is_param) {
   vkml_status s = VKML_OK;
-  onnx_map producer = {0}, seen = {0};
+  ir_strmap producer = {0}, seen = {0};
   size_t cap = 64, top = 0;
   const char **stack = malloc(cap * sizeof *stack);
   if (!stack) return ir_oom(NULL);
@@ -28,10 +28,8 @@ static vkml_status mark_params(const Onnx__GraphProto *gp, onnx_map *inputs,
     const Onnx__NodeProto *p = gp->node[i];
     for (size_t k = 0; k < p->n_output; k++)
       if (p->output[k] && p->output[k][0] &&
-          !onnx_map_put(&producer, p->output[k], (void *)p)) {
-        s = ir_oom(NULL);
+          (s = ir_strmap_put(&producer, p->output[k], (void *)p)))
         goto done;
-      }
   }
   for (size_t i = 0; i < gp->n_node; i++) {
     const Onnx__NodeProto *p = gp->node[i];
@@ -39,42 +37,42 @@ static vkml_status mark_params(const Onnx__GraphProto *gp, onnx_map *inputs,
     if (!e) continue;
     for (size_t k = 0; k < p->n_input && k < 32; k++) {
       const char *in = onnx_str(p->input[k]);
-      if (!(e->param_mask & (1u << k)) || !in[0] || onnx_map_get(&seen, in)) continue;
+      if (!(e->param_mask & (1u << k)) || !in[0] || ir_strmap_get(&seen, in)) continue;
       if (top == cap) {
         const char **ns = realloc(stack, 2 * cap * sizeof *ns);
         if (!ns) { s = ir_oom(NULL); goto done; }
         stack = ns;
         cap *= 2;
       }
-      if (!onnx_map_put(&seen, in, (void *)1)) { s = ir_oom(NULL); goto done; }
+      if ((s = ir_strmap_put(&seen, in, (void *)1))) goto done;
       stack[top++] = in;
     }
     while (top) {
       const char *name = stack[--top];
-      intptr_t gi = (intptr_t)onnx_map_get(inputs, name);
+      intptr_t gi = (intptr_t)ir_strmap_get(inputs, name);
       if (gi) is_param[gi - 1] = true;
-      const Onnx__NodeProto *q = onnx_map_get(&producer, name);
+      const Onnx__NodeProto *q = ir_strmap_get(&producer, name);
       if (!q) continue;
       const char *op = onnx_str(q->op_type);
       if (!strcmp(op, "Shape") || !strcmp(op, "Size")) continue;
       for (size_t k = 0; k < q->n_input; k++) {
         const char *in = onnx_str(q->input[k]);
-        if (!in[0] || onnx_map_get(&seen, in)) continue;
+        if (!in[0] || ir_strmap_get(&seen, in)) continue;
         if (top == cap) {
           const char **ns = realloc(stack, 2 * cap * sizeof *ns);
           if (!ns) { s = ir_oom(NULL); goto done; }
           stack = ns;
           cap *= 2;
         }
-        if (!onnx_map_put(&seen, in, (void *)1)) { s = ir_oom(NULL); goto done; }
+        if ((s = ir_strmap_put(&seen, in, (void *)1))) goto done;
         stack[top++] = in;
       }
     }
   }
 done:
   free(stack);
-  onnx_map_free(&producer);
-  onnx_map_free(&seen);
+  ir_strmap_free(&producer);
+  ir_strmap_free(&seen);
   return s;
 }
 
@@ -86,13 +84,10 @@ static vkml_status info_fill(const Onnx__ModelProto *m, onnx_model_info *out) {
     VKML_RETURN_IF_ERROR(onnx_check_io_type(gp->input[i], "input"));
   for (size_t i = 0; i < gp->n_output; i++)
     VKML_RETURN_IF_ERROR(onnx_check_io_type(gp->output[i], "output"));
-  onnx_map inits = {0}, inputs = {0};
+  ir_strmap inits = {0}, inputs = {0};
   vkml_status s = VKML_OK;
   for (size_t i = 0; i < gp->n_initializer; i++)
-    if (!onnx_map_put(&inits, onnx_str(gp->initializer[i]->name), (void *)1)) {
-      s = ir_oom(NULL);
-      goto done;
-    }
+    if ((s = ir_strmap_put(&inits, onnx_str(gp->initializer[i]->name), (void *)1))) goto done;
   out->input_names = calloc(gp->n_input + 1, sizeof *out->input_names);
   out->input_is_param = calloc(gp->n_input + 1, sizeof *out->input_is_param);
   out->output_names = calloc(gp->n_output + 1, sizeof *out->output_names);
@@ -102,14 +97,11 @@ static vkml_status info_fill(const Onnx__ModelProto *m, onnx_model_info *out) {
   }
   for (size_t i = 0; i < gp->n_input; i++) {
     const char *name = onnx_str(gp->input[i]->name);
-    if (onnx_map_get(&inits, name)) continue;
+    if (ir_strmap_get(&inits, name)) continue;
     char *copy = strdup(name);
     if (!copy) { s = ir_oom(NULL); goto done; }
     out->input_names[out->n_inputs++] = copy;
-    if (!onnx_map_put(&inputs, copy, (void *)(intptr_t)out->n_inputs)) {
-      s = ir_oom(NULL);
-      goto done;
-    }
+    if ((s = ir_strmap_put(&inputs, copy, (void *)(intptr_t)out->n_inputs))) goto done;
   }
   for (size_t i = 0; i < gp->n_output; i++) {
     char *copy = strdup(onnx_str(gp->output[i]->name));
@@ -118,8 +110,8 @@ static vkml_status info_fill(const Onnx__ModelProto *m, onnx_model_info *out) {
   }
   s = mark_params(gp, &inputs, out->input_is_param);
 done:
-  onnx_map_free(&inits);
-  onnx_map_free(&inputs);
+  ir_strmap_free(&inits);
+  ir_strmap_free(&inputs);
   return s;
 }
 

@@ -10,6 +10,7 @@
 #include "frontend/onnx.pb-c.h"
 #include "frontend/onnx_import.h"
 #include "ir/graph.h"
+#include "ir/strmap.h"
 #include "ir/util.h"
 
 /* Deepest message nesting accepted in a model (protobuf-c recurses). */
@@ -21,24 +22,6 @@
 #define ONNX_FOLD_MAX_ELEMENTS (INT64_C(1) << 16)
 
 static inline const char *onnx_str(const char *s) { return s ? s : ""; }
-
-/* ---- string map (onnx_attrs.c) ---------------------------------------- */
-
-typedef struct onnx_map_entry {
-  const char *key;
-  void *value;
-} onnx_map_entry;
-
-typedef struct onnx_map {
-  onnx_map_entry *slots; /* open addressing, power-of-two capacity */
-  int cap, count;
-} onnx_map;
-
-/* Returns NULL when absent. */
-void *onnx_map_get(const onnx_map *m, const char *key);
-/* Inserts or replaces; key must outlive the map. false on out of memory. */
-bool onnx_map_put(onnx_map *m, const char *key, void *value);
-void onnx_map_free(onnx_map *m);
 
 /* ---- loading (onnx_load.c) --------------------------------------------- */
 
@@ -76,8 +59,8 @@ typedef struct onnx_ctx {
   int64_t inline_max_bytes;
   ir_graph *g;
   ir_arena *scratch; /* import-time names, syms and small data */
-  onnx_map syms;     /* ONNX name -> onnx_sym */
-  onnx_map ir_names; /* IR value names in use */
+  ir_strmap syms;     /* ONNX name -> onnx_sym */
+  ir_strmap ir_names; /* IR value names in use */
   void **bufs;       /* malloc'd constant data, freed after import */
   int n_bufs, cap_bufs;
   ir_value **blob_vals; /* constants placed in the blob at the end */
