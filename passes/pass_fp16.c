@@ -16,43 +16,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ir/strmap.h"
 #include "ir/text.h"
 #include "passes/pass.h"
 #include "ir/util.h"
 
-
-/* A set of names (open addressing), to make the names of inserted values
- * unique. Holds pointers to strings that outlive it. */
-typedef struct name_set {
-  const char **slots;
-  size_t cap; /* power of two */
-  size_t n;
-} name_set;
-
-static bool name_set_has(const name_set *s, const char *name) {
-  for (size_t i = ir_fnv64_str(name) & (s->cap - 1);; i = (i + 1) & (s->cap - 1)) {
-    if (!s->slots[i]) return false;
-    if (!strcmp(s->slots[i], name)) return true;
-  }
-}
-
-/* The set is sized for every name it will ever hold (see conv_state). */
-static void name_set_add(name_set *s, const char *name) {
-  size_t i = ir_fnv64_str(name) & (s->cap - 1);
-  while (s->slots[i]) {
-    if (!strcmp(s->slots[i], name)) return;
-    i = (i + 1) & (s->cap - 1);
-  }
-  s->slots[i] = name;
-  s->n++;
-}
 
 typedef struct conv_state {
   const ir_graph *g;
   ir_graph *ng;
   ir_value **v16, **v32; /* by old value id: its f16 / f32 version in ng */
   bool *is_output;       /* by old value id */
-  name_set names;
+  ir_strmap names;       /* every name in ng (value: the name), for fresh ones */
   uint8_t *blob;         /* ng's weights, being filled */
   uint64_t *blob_off;    /* by old value id: where its f32 bytes went (f32 consts) */
 } conv_state;
@@ -70,11 +45,10 @@ static vkml_status fresh_value(conv_state *st, const char *base, const char *suf
   char *name = malloc(n);
   if (!name) return ir_oom(NULL);
   snprintf(name, n, "%s%s", base, suffix);
-  for (int k = 2; name_set_has(&st->names, name); k++) snprintf(name, n, "%s%s_%d", base, suffix, k);
+  for (int k = 2; ir_strmap_get(&st->names, name); k++) snprintf(name, n, "%s%s_%d", base, suffix, k);
   vkml_status s = ir_value_create(st->ng, name, type, out);
   free(name);
-  if (!s) name_set_add(&st->names, (*out)->name);
-  return s;
+  return s ? s : ir_strmap_put(&st->names, (*out)->name, (void *)(*out)->name);
 }
 
 static vkml_status cast_node(conv_state *st, ir_value *from, ir_value *to, ir_dtype d) {
@@ -244,7 +218,7 @@ static vkml_status convert_node(conv_state *st, const ir_node *n) {
 static vkml_status convert(conv_state *st) {
   const ir_graph *g = st->g;
   for (int i = 0; i < g->n_outputs; i++) st->is_output[g->outputs[i]->id] = true;
-  ir_foreach_value(g, v) name_set_add(&st->names, v->name);
+  ir_foreach_value(g, v) VKML_RETURN_IF_ERROR(ir_strmap_put(&st->names, v->name, (void *)v->name));
   for (int i = 0; i < g->n_inputs; i++) {
     const ir_value *v = g->inputs[i];
     ir_value *nv = st->v32[v->id] ? st->v32[v->id] : st->v16[v->id];
@@ -276,21 +250,17 @@ static vkml_status to_fp16(const ir_graph *g, ir_graph **out) {
   conv_state st = {0};
   st.g = g;
   size_t nv = (size_t)g->n_values + 1;
-  /* every old value has at most two names in ng besides its own */
-  st.names.cap = 64;
-  while (st.names.cap < 6 * nv) st.names.cap *= 2;
-  st.names.slots = calloc(st.names.cap, sizeof *st.names.slots);
   st.v16 = calloc(nv, sizeof *st.v16);
   st.v32 = calloc(nv, sizeof *st.v32);
   st.is_output = calloc(nv, sizeof *st.is_output);
   st.blob_off = calloc(nv, sizeof *st.blob_off);
   vkml_status s = VKML_OK;
-  if (!st.names.slots || !st.v16 || !st.v32 || !st.is_output || !st.blob_off) s = ir_oom(NULL);
+  if (!st.v16 || !st.v32 || !st.is_output || !st.blob_off) s = ir_oom(NULL);
   if (!s) s = ir_graph_create(g->name, &st.ng);
   if (!s) s = convert(&st);
   if (s) ir_graph_destroy(st.ng);
   else *out = st.ng;
-  free(st.names.slots);
+  ir_strmap_free(&st.names);
   free(st.v16);
   free(st.v32);
   free(st.is_output);
