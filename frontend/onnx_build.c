@@ -320,7 +320,7 @@ vkml_status onnx_param_ints(onnx_ctx *c, onnx_node *n, int i, const char *what,
                       "input %d ('%s') must be a scalar or a 1-D list", i, what);
   int64_t *v = onnx_alloc(c, sizeof *v * (size_t)(cnt ? cnt : 1));
   if (!v) return ir_oom(NULL);
-  for (int64_t k = 0; k < cnt; k++) v[k] = onnx_load_i(s->type.dtype, s->data, k);
+  for (int64_t k = 0; k < cnt; k++) v[k] = ir_dtype_load_i64(s->type.dtype, s->data, k);
   *vals = v;
   *count = (int)cnt;
   return VKML_OK;
@@ -336,7 +336,7 @@ vkml_status onnx_param_floats(onnx_ctx *c, onnx_node *n, int i,
                       "input %d ('%s') must be a scalar or a 1-D list", i, what);
   float *v = onnx_alloc(c, sizeof *v * (size_t)(cnt ? cnt : 1));
   if (!v) return ir_oom(NULL);
-  for (int64_t k = 0; k < cnt; k++) v[k] = (float)onnx_load_f(s->type.dtype, s->data, k);
+  for (int64_t k = 0; k < cnt; k++) v[k] = (float)ir_dtype_load_f64(s->type.dtype, s->data, k);
   *vals = v;
   *count = (int)cnt;
   return VKML_OK;
@@ -350,7 +350,7 @@ vkml_status onnx_param_scalar(onnx_ctx *c, onnx_node *n, int i,
     return onnx_error(VKML_CODE_INVALID_GRAPH, "input %d ('%s') must hold one "
                       "value, not %lld", i, what,
                       (long long)ir_type_numel(&s->type));
-  *out = onnx_load_f(s->type.dtype, s->data, 0);
+  *out = ir_dtype_load_f64(s->type.dtype, s->data, 0);
   return VKML_OK;
 }
 

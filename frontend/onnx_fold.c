@@ -178,7 +178,7 @@ vkml_status onnx_fold_node(onnx_ctx *c, onnx_node *n, bool *done) {
    * data); a constant divisor of 0 is a broken model, said so here */
   if (!strcmp(op, "Div") && n->n_in == 2 && n->in[1] && !ir_dtype_is_float(n->in[1]->type.dtype))
     for (int64_t i = 0; i < ir_type_numel(&n->in[1]->type); i++)
-      if (onnx_load_i(n->in[1]->type.dtype, n->in[1]->data, i) == 0)
+      if (ir_dtype_load_i64(n->in[1]->type.dtype, n->in[1]->data, i) == 0)
         return onnx_error(VKML_CODE_INVALID_GRAPH, "integer division by zero in a constant");
   ir_node *mark = c->g->last;
   VKML_RETURN_IF_ERROR(n->op->convert(c, n));

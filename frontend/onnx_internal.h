@@ -93,11 +93,7 @@ const char *onnx_dtype_name(int32_t onnx_type, char *buf, int buf_bytes);
  * typed fields or external data under c->base_dir), checking sizes. */
 vkml_status onnx_tensor_decode(onnx_ctx *c, const Onnx__TensorProto *t,
                                ir_type *type, const void **data);
-/* Element access on constant bytes (unaligned-safe). */
-double onnx_load_f(ir_dtype t, const void *data, int64_t i);
-int64_t onnx_load_i(ir_dtype t, const void *data, int64_t i);
-void onnx_store_f(ir_dtype t, void *data, int64_t i, double v);
-void onnx_store_i(ir_dtype t, void *data, int64_t i, int64_t v);
+/* Element access on constant bytes: ir_dtype_load_f64 and friends (ir/dtype.h). */
 
 /* ---- symbols and nodes (onnx_build.c) -------------------------------- */
 

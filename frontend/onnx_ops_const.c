@@ -136,8 +136,8 @@ vkml_status onnx_convert_range(onnx_ctx *c, onnx_node *n) {
   if (d == IR_BOOL) return onnx_error(VKML_CODE_INVALID_GRAPH, "Range of bool");
   int64_t cnt;
   if (ir_dtype_is_float(d)) {
-    double b = onnx_load_f(d, s[0]->data, 0), e = onnx_load_f(d, s[1]->data, 0),
-           st = onnx_load_f(d, s[2]->data, 0);
+    double b = ir_dtype_load_f64(d, s[0]->data, 0), e = ir_dtype_load_f64(d, s[1]->data, 0),
+           st = ir_dtype_load_f64(d, s[2]->data, 0);
     double m = ceil((e - b) / st);
     if (st == 0 || isnan(m))
       return onnx_error(VKML_CODE_INVALID_GRAPH, "Range with delta 0 or NaN bounds");
@@ -145,8 +145,8 @@ vkml_status onnx_convert_range(onnx_ctx *c, onnx_node *n) {
       return onnx_error(VKML_CODE_UNSUPPORTED, "Range of %.0f elements", m);
     cnt = m > 0 ? (int64_t)m : 0;
   } else {
-    int64_t b = onnx_load_i(d, s[0]->data, 0), e = onnx_load_i(d, s[1]->data, 0),
-            st = onnx_load_i(d, s[2]->data, 0);
+    int64_t b = ir_dtype_load_i64(d, s[0]->data, 0), e = ir_dtype_load_i64(d, s[1]->data, 0),
+            st = ir_dtype_load_i64(d, s[2]->data, 0);
     if (st == 0) return onnx_error(VKML_CODE_INVALID_GRAPH, "Range with delta 0");
     double m = ceil(((double)e - (double)b) / (double)st);
     if (m > (double)CONST_MAX_ELEMENTS)
@@ -158,11 +158,11 @@ vkml_status onnx_convert_range(onnx_ctx *c, onnx_node *n) {
   if (!o) return ir_oom(NULL);
   for (int64_t i = 0; i < cnt; i++) {
     if (ir_dtype_is_float(d))
-      onnx_store_f(d, o, i, onnx_load_f(d, s[0]->data, 0) +
-                                (double)i * onnx_load_f(d, s[2]->data, 0));
+      ir_dtype_store_f64(d, o, i, ir_dtype_load_f64(d, s[0]->data, 0) +
+                                (double)i * ir_dtype_load_f64(d, s[2]->data, 0));
     else
-      onnx_store_i(d, o, i, (int64_t)((uint64_t)onnx_load_i(d, s[0]->data, 0) +
-                                      (uint64_t)i * (uint64_t)onnx_load_i(d, s[2]->data, 0)));
+      ir_dtype_store_i64(d, o, i, (int64_t)((uint64_t)ir_dtype_load_i64(d, s[0]->data, 0) +
+                                      (uint64_t)i * (uint64_t)ir_dtype_load_i64(d, s[2]->data, 0)));
   }
   return onnx_bind_const(c, n, 0, &t, o, true);
 }

@@ -212,7 +212,7 @@ vkml_status onnx_convert_dropout(onnx_ctx *c, onnx_node *n) {
                         (long long)numel);
     void *ones = onnx_alloc(c, (size_t)ir_type_bytes(&t));
     if (!ones) return ir_oom(NULL);
-    for (int64_t i = 0; i < numel; i++) onnx_store_i(t.dtype, ones, i, 1);
+    for (int64_t i = 0; i < numel; i++) ir_dtype_store_i64(t.dtype, ones, i, 1);
     VKML_RETURN_IF_ERROR(onnx_bind_const(c, n, 1, &t, ones, true));
   }
   return VKML_OK;

@@ -143,7 +143,7 @@ vkml_status onnx_convert_topk(onnx_ctx *c, onnx_node *n) {
       return onnx_error(VKML_CODE_INVALID_GRAPH, "K must be a one-element int64 "
                         "tensor");
     if (ks->is_const) {
-      k = onnx_load_i(IR_I64, ks->data, 0);
+      k = ir_dtype_load_i64(IR_I64, ks->data, 0);
     } else {
       VKML_RETURN_IF_ERROR(onnx_input(c, n, 1, &ins[1]));
       n_in = 2;
@@ -169,7 +169,7 @@ vkml_status onnx_convert_cumsum(onnx_ctx *c, onnx_node *n) {
   VKML_RETURN_IF_ERROR(onnx_param(c, n, 1, "axis", &as));
   if (!ir_dtype_is_int(as->type.dtype) || ir_type_numel(&as->type) != 1)
     return onnx_error(VKML_CODE_INVALID_GRAPH, "axis must be one integer");
-  int64_t axis = onnx_load_i(as->type.dtype, as->data, 0);
+  int64_t axis = ir_dtype_load_i64(as->type.dtype, as->data, 0);
   int rank = n->in[0]->type.rank;
   if (axis < -rank || axis >= rank)
     return onnx_error(VKML_CODE_INVALID_GRAPH, "axis %lld out of range for rank %d",

@@ -52,70 +52,6 @@ const char *onnx_dtype_name(int32_t t, char *buf, int buf_bytes) {
   return buf;
 }
 
-/* ---- element access ------------------------------------------------------ */
-
-double onnx_load_f(ir_dtype t, const void *data, int64_t i) {
-  const char *p = (const char *)data + (size_t)i * ir_dtype_size(t);
-  switch (t) {
-  case IR_F32: { float v; memcpy(&v, p, 4); return v; }
-  case IR_F16: { uint16_t v; memcpy(&v, p, 2); return ir_f16_to_f32(v); }
-  default: return (double)onnx_load_i(t, data, i);
-  }
-}
-
-int64_t onnx_load_i(ir_dtype t, const void *data, int64_t i) {
-  const char *p = (const char *)data + (size_t)i * ir_dtype_size(t);
-  switch (t) {
-  case IR_I32: { int32_t v; memcpy(&v, p, 4); return v; }
-  case IR_I64: { int64_t v; memcpy(&v, p, 8); return v; }
-  case IR_U8: return (uint8_t)*p;
-  case IR_I8: return (int8_t)*p;
-  case IR_BOOL: return *p != 0;
-  case IR_F32:
-  case IR_F16: {
-    /* Truncation toward zero, NaN -> 0, saturating (as the CPU kernels). */
-    double d = onnx_load_f(t, data, i);
-    if (isnan(d)) return 0;
-    if (d >= 9.2233720368547758e18) return INT64_MAX;
-    if (d <= -9.2233720368547758e18) return INT64_MIN;
-    return (int64_t)d;
-  }
-  default: return 0;
-  }
-}
-
-void onnx_store_i(ir_dtype t, void *data, int64_t i, int64_t v) {
-  char *p = (char *)data + (size_t)i * ir_dtype_size(t);
-  switch (t) {
-  case IR_I32: { int32_t x = (int32_t)(uint32_t)(uint64_t)v; memcpy(p, &x, 4); return; }
-  case IR_I64: memcpy(p, &v, 8); return;
-  case IR_U8: *(uint8_t *)p = (uint8_t)(uint64_t)v; return;
-  case IR_I8: *(int8_t *)p = (int8_t)(uint8_t)(uint64_t)v; return;
-  case IR_BOOL: *p = v != 0; return;
-  case IR_F32:
-  case IR_F16: onnx_store_f(t, data, i, (double)v); return;
-  default: return;
-  }
-}
-
-void onnx_store_f(ir_dtype t, void *data, int64_t i, double v) {
-  char *p = (char *)data + (size_t)i * ir_dtype_size(t);
-  switch (t) {
-  case IR_F32: { float f = (float)v; memcpy(p, &f, 4); return; }
-  case IR_F16: { uint16_t h = ir_f32_to_f16((float)v); memcpy(p, &h, 2); return; }
-  case IR_BOOL: *p = v != 0; return;
-  default: {
-    int64_t x;
-    if (isnan(v)) x = 0;
-    else if (v >= 9.2233720368547758e18) x = INT64_MAX;
-    else if (v <= -9.2233720368547758e18) x = INT64_MIN;
-    else x = (int64_t)v;
-    onnx_store_i(t, data, i, x);
-    return;
-  }
-  }
-}
-
 /* ---- external data ------------------------------------------------------- */
 
 /* Reads bytes of an external-data tensor. The location must stay inside the
@@ -296,7 +232,7 @@ vkml_status onnx_tensor_decode(onnx_ctx *c, const Onnx__TensorProto *t,
       break;
     }
     case IR_I32: memcpy(p, &t->int32_data[i], 4); break;
-    default: onnx_store_i(d, buf, i, t->int32_data[i]); break;
+    default: ir_dtype_store_i64(d, buf, i, t->int32_data[i]); break;
     }
   }
   *data = buf;

@@ -1,6 +1,7 @@
-/* Element type table and IEEE half conversion. */
+/* Element type table, IEEE half conversion, element load/store. */
 #include "dtype.h"
 
+#include <math.h>
 #include <string.h>
 
 static const struct {
@@ -76,4 +77,72 @@ uint16_t ir_f32_to_f16(float f) {
   uint32_t rem = man & 0x1fff;
   if (rem > 0x1000 || (rem == 0x1000 && (half & 1))) half++; /* may carry into exp: correct */
   return (uint16_t)(sign | half);
+}
+
+/* ---- conversions and element access ---------------------------------------- */
+
+int64_t ir_f64_to_i64(double v) {
+  if (isnan(v)) return 0;
+  if (v >= 9223372036854775808.0) return INT64_MAX;
+  if (v < -9223372036854775808.0) return INT64_MIN;
+  return (int64_t)v;
+}
+
+int64_t ir_f64_to_int(double v, ir_dtype t) {
+  int64_t lo = INT64_MIN, hi = INT64_MAX, x = ir_f64_to_i64(v);
+  switch (t) {
+  case IR_I32: lo = INT32_MIN; hi = INT32_MAX; break;
+  case IR_U8: lo = 0; hi = UINT8_MAX; break;
+  case IR_I8: lo = INT8_MIN; hi = INT8_MAX; break;
+  default: break;
+  }
+  return x < lo ? lo : (x > hi ? hi : x);
+}
+
+double ir_dtype_load_f64(ir_dtype t, const void *data, int64_t i) {
+  const char *p = (const char *)data + (size_t)i * ir_dtype_size(t);
+  switch (t) {
+  case IR_F32: { float v; memcpy(&v, p, 4); return v; }
+  case IR_F16: { uint16_t v; memcpy(&v, p, 2); return ir_f16_to_f32(v); }
+  default: return (double)ir_dtype_load_i64(t, data, i);
+  }
+}
+
+int64_t ir_dtype_load_i64(ir_dtype t, const void *data, int64_t i) {
+  const char *p = (const char *)data + (size_t)i * ir_dtype_size(t);
+  switch (t) {
+  case IR_I32: { int32_t v; memcpy(&v, p, 4); return v; }
+  case IR_I64: { int64_t v; memcpy(&v, p, 8); return v; }
+  case IR_U8: return (uint8_t)*p;
+  case IR_I8: return (int8_t)*p;
+  case IR_BOOL: return *p != 0;
+  case IR_F32:
+  case IR_F16: return ir_f64_to_i64(ir_dtype_load_f64(t, data, i));
+  default: return 0;
+  }
+}
+
+void ir_dtype_store_f64(ir_dtype t, void *data, int64_t i, double v) {
+  char *p = (char *)data + (size_t)i * ir_dtype_size(t);
+  switch (t) {
+  case IR_F32: { float f = (float)v; memcpy(p, &f, 4); return; }
+  case IR_F16: { uint16_t h = ir_f32_to_f16((float)v); memcpy(p, &h, 2); return; }
+  case IR_BOOL: *p = v != 0; return;
+  default: ir_dtype_store_i64(t, data, i, ir_f64_to_i64(v)); return;
+  }
+}
+
+void ir_dtype_store_i64(ir_dtype t, void *data, int64_t i, int64_t v) {
+  char *p = (char *)data + (size_t)i * ir_dtype_size(t);
+  switch (t) {
+  /* integers wrap to the width */
+  case IR_I32: { int32_t x = (int32_t)(uint32_t)(uint64_t)v; memcpy(p, &x, 4); return; }
+  case IR_I64: memcpy(p, &v, 8); return;
+  case IR_U8: *(uint8_t *)p = (uint8_t)(uint64_t)v; return;
+  case IR_I8: *(int8_t *)p = (int8_t)(uint8_t)(uint64_t)v; return;
+  case IR_BOOL: *p = v != 0; return;
+  case IR_F32:
+  case IR_F16: ir_dtype_store_f64(t, data, i, (double)v); return;
+  default: return;
+  }
 }

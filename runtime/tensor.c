@@ -1,7 +1,6 @@
 /* Host tensors and typed element access. */
 #include "tensor.h"
 
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -55,69 +54,6 @@ size_t rt_tensor_bytes(const rt_tensor *t) {
 
 ir_type rt_tensor_type(const rt_tensor *t) {
   return ir_type_make(t->dtype, t->rank, t->dims);
-}
-
-double rt_load_f(const rt_tensor *t, int64_t i) {
-  const void *p = (const char *)t->data + (size_t)i * ir_dtype_size(t->dtype);
-  switch (t->dtype) {
-  case IR_F32: { float v; memcpy(&v, p, 4); return v; }
-  case IR_F16: { uint16_t v; memcpy(&v, p, 2); return ir_f16_to_f32(v); }
-  default: return (double)rt_load_i(t, i);
-  }
-}
-
-void rt_store_f(rt_tensor *t, int64_t i, double v) {
-  void *p = (char *)t->data + (size_t)i * ir_dtype_size(t->dtype);
-  switch (t->dtype) {
-  case IR_F32: { float f = (float)v; memcpy(p, &f, 4); return; }
-  case IR_F16: { uint16_t h = ir_f32_to_f16((float)v); memcpy(p, &h, 2); return; }
-  case IR_BOOL: rt_store_i(t, i, v != 0); return;
-  default: {
-    /* float -> int conversion truncates toward zero, as C and ONNX Cast do;
-     * NaN and out-of-range values saturate instead of being undefined. */
-    int64_t x;
-    if (isnan(v)) x = 0;
-    else if (v >= 9.2233720368547758e18) x = INT64_MAX;
-    else if (v <= -9.2233720368547758e18) x = INT64_MIN;
-    else x = (int64_t)v;
-    rt_store_i(t, i, x);
-    return;
-  }
-  }
-}
-
-int64_t rt_load_i(const rt_tensor *t, int64_t i) {
-  const char *p = (const char *)t->data + (size_t)i * ir_dtype_size(t->dtype);
-  switch (t->dtype) {
-  case IR_I32: { int32_t v; memcpy(&v, p, 4); return v; }
-  case IR_I64: { int64_t v; memcpy(&v, p, 8); return v; }
-  case IR_U8: return (uint8_t)*p;
-  case IR_I8: return (int8_t)*p;
-  case IR_BOOL: return *p != 0;
-  case IR_F32:
-  case IR_F16: {
-    double d = rt_load_f(t, i);
-    if (isnan(d)) return 0;
-    if (d >= 9.2233720368547758e18) return INT64_MAX;
-    if (d <= -9.2233720368547758e18) return INT64_MIN;
-    return (int64_t)d;
-  }
-  default: return 0;
-  }
-}
-
-void rt_store_i(rt_tensor *t, int64_t i, int64_t v) {
-  char *p = (char *)t->data + (size_t)i * ir_dtype_size(t->dtype);
-  switch (t->dtype) {
-  case IR_I32: { int32_t x = (int32_t)v; memcpy(p, &x, 4); return; }
-  case IR_I64: memcpy(p, &v, 8); return;
-  case IR_U8: *(uint8_t *)p = (uint8_t)v; return;
-  case IR_I8: *(int8_t *)p = (int8_t)v; return;
-  case IR_BOOL: *p = v != 0; return;
-  case IR_F32:
-  case IR_F16: rt_store_f(t, i, (double)v); return;
-  default: return;
-  }
 }
 
 void rt_strides(int rank, const int64_t *dims, int64_t *strides) {

@@ -37,11 +37,20 @@ ir_type rt_tensor_type(const rt_tensor *t);
 
 /* Element access by flat index, converting through double (float types) or
  * int64 (integer types, bool). Reference kernels use these so one loop serves
- * every dtype; f16 is rounded to nearest even on store. */
-double rt_load_f(const rt_tensor *t, int64_t i);
-void rt_store_f(rt_tensor *t, int64_t i, double v);
-int64_t rt_load_i(const rt_tensor *t, int64_t i);
-void rt_store_i(rt_tensor *t, int64_t i, int64_t v);
+ * every dtype; the conversions are ir/dtype.h's, which the importer's folding
+ * and codegen share (f16 rounded to nearest even on store). */
+static inline double rt_load_f(const rt_tensor *t, int64_t i) {
+  return ir_dtype_load_f64(t->dtype, t->data, i);
+}
+static inline void rt_store_f(rt_tensor *t, int64_t i, double v) {
+  ir_dtype_store_f64(t->dtype, t->data, i, v);
+}
+static inline int64_t rt_load_i(const rt_tensor *t, int64_t i) {
+  return ir_dtype_load_i64(t->dtype, t->data, i);
+}
+static inline void rt_store_i(rt_tensor *t, int64_t i, int64_t v) {
+  ir_dtype_store_i64(t->dtype, t->data, i, v);
+}
 
 /* Row-major strides (in elements) for dims. */
 void rt_strides(int rank, const int64_t *dims, int64_t *strides);
