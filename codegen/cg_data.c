@@ -542,41 +542,12 @@ vkml_status cg_node_tile(const ir_node *n, const cg_template *st, const cg_sched
 }
 
 /* The pad value as one element of dtype, as the reference converts it:
- * floats rounded, integers truncated toward zero and saturated, NaN -> 0. */
+ * floats rounded, integers truncated toward zero and saturated, NaN -> 0
+ * (ir/dtype.h, which the reference uses too). */
 static void pad_bits(ir_dtype dt, float v, unsigned char *out) {
   memset(out, 0, 8);
-  if (dt == IR_F32) {
-    memcpy(out, &v, 4);
-    return;
-  }
-  if (dt == IR_F16) {
-    uint16_t h = ir_f32_to_f16(v);
-    memcpy(out, &h, 2);
-    return;
-  }
-  double lo = -9223372036854775808.0, hi = 9223372036854775807.0;
-  if (dt == IR_I32) lo = INT32_MIN, hi = INT32_MAX;
-  if (dt == IR_U8) lo = 0, hi = UINT8_MAX;
-  if (dt == IR_I8) lo = INT8_MIN, hi = INT8_MAX;
-  int64_t x;
-  if (v != v) x = 0;
-  else if ((double)v >= 9223372036854775808.0) x = INT64_MAX;
-  else if ((double)v < -9223372036854775808.0) x = INT64_MIN;
-  else x = (int64_t)v;
-  if ((double)x < lo) x = (int64_t)lo;
-  if (dt != IR_I64 && dt != IR_BOOL && (double)x > hi) x = (int64_t)hi;
-  switch (dt) {
-  case IR_I32: {
-    int32_t y = (int32_t)x;
-    memcpy(out, &y, 4);
-    break;
-  }
-  case IR_I64: memcpy(out, &x, 8); break;
-  case IR_U8: out[0] = (unsigned char)x; break;
-  case IR_I8: out[0] = (unsigned char)(int8_t)x; break;
-  case IR_BOOL: out[0] = x != 0; break;
-  default: break;
-  }
+  if (ir_dtype_is_float(dt)) ir_dtype_store_f64(dt, out, 0, v);
+  else ir_dtype_store_i64(dt, out, 0, ir_f64_to_int(v, dt));
 }
 
 vkml_status cg_node_pad(const ir_node *n, const cg_template *st, const cg_schedule *s,

@@ -235,19 +235,6 @@ static void unary_attrs_get(const ir_node *n, unary_attrs *a) {
   }
 }
 
-/* double -> int64 as the reference's float-to-int: truncation, NaN -> 0,
- * saturation. */
-static int64_t float_to_i64(double v) {
-  if (isnan(v)) return 0;
-  if (v >= 9223372036854775808.0) return INT64_MAX;
-  if (v < -9223372036854775808.0) return INT64_MIN;
-  return (int64_t)v;
-}
-
-static int64_t sat_i32(int64_t v) {
-  return v < INT32_MIN ? INT32_MIN : (v > INT32_MAX ? INT32_MAX : v);
-}
-
 static vkml_status unary_instantiate(const ir_node *n, const cg_schedule *s,
                                      const ir_target *target, cg_kernel *k) {
   const cg_template *tp = &cg_unary_template;
@@ -314,8 +301,8 @@ static vkml_status unary_instantiate(const ir_node *n, const cg_schedule *s,
   if (op == IR_OP_CLIP && ir_dtype_is_int(di)) {
     /* bounds truncated toward zero (docs/ops.md); the 32-bit domain of
        i32 / u8 / i8 takes them saturated, which clamps alike */
-    int64_t lo = float_to_i64(at.alpha), hi = float_to_i64(at.beta);
-    if (di != IR_I64) lo = sat_i32(lo), hi = sat_i32(hi);
+    ir_dtype dom = di == IR_I64 ? IR_I64 : IR_I32;
+    int64_t lo = ir_f64_to_int(at.alpha, dom), hi = ir_f64_to_int(at.beta, dom);
     VKML_RETURN_IF_ERROR(cg_kernel_spec(k, 4, (uint32_t)(uint64_t)lo));
     VKML_RETURN_IF_ERROR(cg_kernel_spec(k, 5, (uint32_t)((uint64_t)lo >> 32)));
     VKML_RETURN_IF_ERROR(cg_kernel_spec(k, 6, (uint32_t)(uint64_t)hi));

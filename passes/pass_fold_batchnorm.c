@@ -23,11 +23,6 @@ static bool is_float_const(const ir_value *v, ir_dtype dt) {
   return ir_value_is_const(v) && v->type.dtype == dt;
 }
 
-static void store(ir_dtype dt, void *p, int64_t i, double v) {
-  if (dt == IR_F32) ((float *)p)[i] = (float)v;
-  else ((uint16_t *)p)[i] = ir_f32_to_f16((float)v);
-}
-
 /* Per-channel s[] and t[] = bias - mean * s, from the batchnorm's constants. */
 static vkml_status bn_affine(const ir_graph *g, const ir_node *bn, int64_t c, double **s_out,
                              double **t_out) {
@@ -92,11 +87,11 @@ static vkml_status fold(ir_graph *g, ir_node *p, const fold_job *j, const double
   if (!st) {
     for (int64_t i = 0; i < nwel; i++) {
       int64_t ch = j->by_column ? i % j->c : i / j->inner;
-      store(dt, nw, i, w[i] * s[ch]);
+      ir_dtype_store_f64(dt, nw, i, w[i] * s[ch]);
     }
     for (int64_t ch = 0; ch < j->c; ch++) {
       double old = b ? b[ch] * s[ch] : 0;
-      store(dt, nb, ch, old + t[ch] * j->b_div);
+      ir_dtype_store_f64(dt, nb, ch, old + t[ch] * j->b_div);
     }
     ir_type bt = j->b ? j->b->type : ir_type_make(dt, 1, &j->c);
     ir_value *wv, *bv;

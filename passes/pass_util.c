@@ -65,17 +65,7 @@ vkml_status pass_const_read_f64(const ir_graph *g, const ir_value *v, double **o
   int64_t n = ir_type_numel(&v->type);
   double *d = malloc(sizeof *d * (size_t)(n ? n : 1));
   if (!d) return vkml_status_make(VKML_CODE_OUT_OF_MEMORY, "out of host memory");
-  for (int64_t i = 0; i < n; i++) {
-    if (v->type.dtype == IR_F32) {
-      float f;
-      memcpy(&f, (const uint8_t *)p + 4 * i, 4);
-      d[i] = f;
-    } else {
-      uint16_t h;
-      memcpy(&h, (const uint8_t *)p + 2 * i, 2);
-      d[i] = ir_f16_to_f32(h);
-    }
-  }
+  for (int64_t i = 0; i < n; i++) d[i] = ir_dtype_load_f64(v->type.dtype, p, i);
   *out = d;
   return VKML_OK;
 }

@@ -49,12 +49,12 @@ static int64_t int_act(const ir_act_params *p, int64_t v, ir_dtype t) {
   case IR_ACT_RELU: return v < 0 ? 0 : v;
   case IR_ACT_RELU6: return v < 0 ? 0 : (v > 6 ? 6 : v);
   case IR_ACT_CLIP: {
-    int64_t lo = rt_cpu_float_to_int(p->alpha, IR_I64);
-    int64_t hi = rt_cpu_float_to_int(p->beta, IR_I64);
+    int64_t lo = ir_f64_to_int(p->alpha, IR_I64);
+    int64_t hi = ir_f64_to_int(p->beta, IR_I64);
     v = v < lo ? lo : v;
     return v > hi ? hi : v;
   }
-  default: return rt_cpu_float_to_int(ir_act_apply(p, (double)v), t);
+  default: return ir_f64_to_int(ir_act_apply(p, (double)v), t);
   }
 }
 
@@ -170,7 +170,7 @@ vkml_status rt_cpu_binary(const rt_cpu_args *a) {
     } else if (fy) {
       /* pow only: integer base, float exponent, result truncated */
       double v = pow((double)rt_load_i(x, ix), rt_load_f(y, iy));
-      rt_store_i(z, i, rt_cpu_float_to_int(v, z->dtype));
+      rt_store_i(z, i, ir_f64_to_int(v, z->dtype));
     } else {
       int64_t v = arith_i(op, rt_load_i(x, ix), rt_load_i(y, iy));
       rt_store_i(z, i, int_act(&act, v, z->dtype));

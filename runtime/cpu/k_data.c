@@ -211,7 +211,7 @@ vkml_status rt_cpu_pad(const rt_cpu_args *a) {
   unsigned char value[8];
   rt_tensor vt = {.dtype = x->dtype, .rank = 0, .data = value, .cap_bytes = sizeof value};
   if (ir_dtype_is_float(x->dtype)) rt_store_f(&vt, 0, pp.value);
-  else rt_store_i(&vt, 0, rt_cpu_float_to_int(pp.value, x->dtype == IR_BOOL ? IR_I64 : x->dtype));
+  else rt_store_i(&vt, 0, ir_f64_to_int(pp.value, x->dtype));
 
   size_t es = ir_dtype_size(x->dtype);
   int64_t xs[IR_MAX_RANK], idx[IR_MAX_RANK] = {0};

@@ -67,8 +67,8 @@ static int64_t unary_int(ir_op op, const unary_params *p, int64_t x) {
   case IR_OP_ABS: return x < 0 ? (int64_t)(0 - (uint64_t)x) : x;
   case IR_OP_SIGN: return x > 0 ? 1 : (x < 0 ? -1 : 0);
   case IR_OP_CLIP: {
-    int64_t lo = rt_cpu_float_to_int(p->lo, IR_I64);
-    int64_t hi = rt_cpu_float_to_int(p->hi, IR_I64);
+    int64_t lo = ir_f64_to_int(p->lo, IR_I64);
+    int64_t hi = ir_f64_to_int(p->hi, IR_I64);
     int64_t y = x < lo ? lo : x;
     return y > hi ? hi : y;
   }
@@ -155,7 +155,7 @@ vkml_status rt_cpu_cast(const rt_cpu_args *a) {
     /* Truncate toward zero, NaN -> 0, saturate to the target's range
        (docs/ops.md), so that inf and huge values are defined. */
     for (int64_t i = 0; i < count; i++)
-      rt_store_i(y, i, rt_cpu_float_to_int(rt_load_f(x, i), dt));
+      rt_store_i(y, i, ir_f64_to_int(rt_load_f(x, i), dt));
   } else if (dt == IR_F32) {
     /* int64 -> float directly: one rounding, not two through double. */
     for (int64_t i = 0; i < count; i++) {

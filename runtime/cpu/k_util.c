@@ -112,18 +112,3 @@ vkml_status rt_cpu_check_same_dtype(const ir_node *n, const rt_tensor *a,
                       "input %d is %s, expected %s like input 0", index_b,
                       ir_dtype_name(b->dtype), ir_dtype_name(a->dtype));
 }
-
-int64_t rt_cpu_float_to_int(double v, ir_dtype t) {
-  int64_t lo = INT64_MIN, hi = INT64_MAX, x;
-  switch (t) {
-  case IR_I32: lo = INT32_MIN; hi = INT32_MAX; break;
-  case IR_U8: lo = 0; hi = UINT8_MAX; break;
-  case IR_I8: lo = INT8_MIN; hi = INT8_MAX; break;
-  default: break;
-  }
-  if (isnan(v)) x = 0;
-  else if (v >= 9223372036854775808.0) x = INT64_MAX;
-  else if (v < -9223372036854775808.0) x = INT64_MIN;
-  else x = (int64_t)v;
-  return x < lo ? lo : (x > hi ? hi : x);
-}

@@ -76,8 +76,4 @@ static inline int64_t rt_cpu_dims_prod(const int64_t *dims, int lo, int hi) {
 vkml_status rt_cpu_check_same_dtype(const ir_node *n, const rt_tensor *a,
                                     const rt_tensor *b, int index_b);
 
-/* double -> integer dtype t (i32 i64 u8 i8): truncates toward zero, NaN -> 0,
- * saturates to t's range. */
-int64_t rt_cpu_float_to_int(double v, ir_dtype t);
-
 #endif
