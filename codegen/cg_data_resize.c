@@ -8,8 +8,9 @@
  * shader finds the same input index as the reference with integer
  * arithmetic. The reference computes in double: for nearest, the host checks
  * every output coordinate against the reference's own double computation
- * and declines the (rare) axes where double rounding lands on the other side
- * of a tie. */
+ * (ir_resize_coord / ir_resize_nearest, ir/params.h, which the CPU kernel
+ * runs) and declines the (rare) axes where double rounding lands on the
+ * other side of a tie. */
 #include <math.h>
 #include <string.h>
 
@@ -28,34 +29,6 @@ typedef struct rs_axis {
   int64_t a, b, c, in;
   bool wide;
 } rs_axis;
-
-static double x_original(ir_coord_mode mode, double x, double scale, int64_t in, int64_t out,
-                         double len_resized) {
-  switch (mode) {
-  case IR_COORD_HALF_PIXEL: return (x + 0.5) / scale - 0.5;
-  case IR_COORD_ASYMMETRIC: return x / scale;
-  case IR_COORD_PYTORCH_HALF_PIXEL: return out > 1 ? (x + 0.5) / scale - 0.5 : 0.0;
-  case IR_COORD_TF_HALF_PIXEL_FOR_NN: return (x + 0.5) / scale;
-  case IR_COORD_ALIGN_CORNERS:
-    return len_resized == 1.0 ? 0.0 : x * (double)(in - 1) / (len_resized - 1.0);
-  default: return 0.0;
-  }
-}
-
-/* The reference's nearest input index for coordinate xo (runtime/cpu/k_resize.c). */
-static int64_t ref_nearest(ir_nearest_mode m, double xo, int64_t in) {
-  if (!(xo > -2.0)) xo = -2.0;
-  if (xo > (double)in + 2.0) xo = (double)in + 2.0;
-  double xi = ceil(xo) - 1.0, r = xo - xi;
-  bool right;
-  if (r == 1.0) right = true;
-  else if (m == IR_NEAREST_ROUND_PREFER_FLOOR) right = r > 0.5;
-  else if (m == IR_NEAREST_ROUND_PREFER_CEIL) right = r >= 0.5;
-  else if (m == IR_NEAREST_FLOOR) right = false;
-  else right = true;
-  int64_t id = (int64_t)xi + (right ? 1 : 0);
-  return id < 0 ? 0 : (id >= in ? in - 1 : id);
-}
 
 static int64_t gcd64(int64_t a, int64_t b) {
   if (a < 0) a = -a;
@@ -81,10 +54,10 @@ static bool mul_ok(int64_t a, int64_t b, int64_t lim, int64_t *out) {
 
 /* xo = (o*A + B) / C exactly, for the transform of one axis (in, out > 0).
  * false when the numbers do not fit. */
-static bool exact_map(const ir_resize_params *p, bool from_sizes, int d, int64_t in,
-                      int64_t out, int64_t *A, int64_t *B, int64_t *C) {
-  int64_t sp, sq; /* scale = sp / sq */
-  if (from_sizes) {
+static bool exact_map(const ir_resize_params *p, int d, int64_t in, int64_t out,
+                      int64_t *A, int64_t *B, int64_t *C) {
+  int64_t sp, sq; /* scale = sp / sq (ir_resize_axis_scale, exactly) */
+  if (p->from_sizes) {
     sp = out;
     sq = in;
   } else {
@@ -116,7 +89,7 @@ static bool exact_map(const ir_resize_params *p, bool from_sizes, int d, int64_t
   case IR_COORD_TF_HALF_PIXEL_FOR_NN: *A = 2 * sq, *B = sq, *C = 2 * sp; break;
   case IR_COORD_ALIGN_CORNERS:
     /* len_resized = out (sizes) or scale * in = sp * in / sq */
-    if (from_sizes) {
+    if (p->from_sizes) {
       if (out == 1) *A = 0, *B = 0, *C = 1;
       else *A = in - 1, *B = 0, *C = out - 1;
       break;
@@ -154,11 +127,11 @@ static int64_t floor_div(int64_t a, int64_t b) {
 
 /* Builds axis d of the resize; UNSUPPORTED where exact integers do not fit
  * the shader's words or cannot reproduce the reference. */
-static vkml_status resize_axis(const ir_node *n, const ir_resize_params *p, bool from_sizes,
-                               int d, int64_t in, int64_t out, rs_axis *ax, bool *identity) {
+static vkml_status resize_axis(const ir_resize_params *p, int d, int64_t in, int64_t out,
+                               rs_axis *ax, bool *identity) {
   int64_t A, B, C;
   *identity = false;
-  if (!exact_map(p, from_sizes, d, in, out, &A, &B, &C))
+  if (!exact_map(p, d, in, out, &A, &B, &C))
     return vkml_status_make(VKML_CODE_UNSUPPORTED,
                             "resize: the scale of axis %d is beyond the GPU kernel's exact "
                             "integer coordinates", d);
@@ -174,12 +147,12 @@ static vkml_status resize_axis(const ir_node *n, const ir_resize_params *p, bool
     *identity = in == out && A == C && B == 0;
   } else {
     /* the reference in double must agree with the exact map everywhere */
-    double scale = from_sizes ? (double)out / (double)in : (double)p->scale[d];
-    double len_resized = from_sizes ? (double)out : scale * (double)in;
+    double scale, len_resized;
+    ir_resize_axis_scale(p, d, in, out, &scale, &len_resized);
     bool same = in == out;
     for (int64_t o = 0; o < out; o++) {
-      double xo = x_original(p->coord, (double)o, scale, in, out, len_resized);
-      int64_t want = ref_nearest(p->nearest, xo, in);
+      double xo = ir_resize_coord(p->coord, (double)o, scale, in, out, len_resized);
+      int64_t want = ir_resize_nearest(p->nearest, xo, in);
       int64_t got = floor_div(o * A + B, C);
       got = got < 0 ? 0 : (got >= in ? in - 1 : got);
       if (got != want)
@@ -192,7 +165,6 @@ static vkml_status resize_axis(const ir_node *n, const ir_resize_params *p, bool
   }
   ax->a = A, ax->b = B, ax->c = C, ax->in = in;
   ax->wide = span + (B > 0 ? B : 0) > INT32_MAX || B < INT32_MIN || (in - 1) * C > INT32_MAX;
-  (void)n;
   return VKML_OK;
 }
 
@@ -206,13 +178,6 @@ vkml_status cg_node_resize(const ir_node *n, const cg_template *st, const cg_sch
   VKML_RETURN_IF_ERROR(ir_resize_params_get(n, x, &p));
   if (p.mode == IR_RESIZE_CUBIC)
     return vkml_status_make(VKML_CODE_UNSUPPORTED, "resize: cubic runs on the CPU");
-  if (p.mode != IR_RESIZE_NEAREST && p.mode != IR_RESIZE_LINEAR)
-    return vkml_status_make(VKML_CODE_UNSUPPORTED, "resize: unknown mode %d", (int)p.mode);
-  if ((unsigned)p.coord > IR_COORD_ALIGN_CORNERS)
-    return vkml_status_make(VKML_CODE_UNSUPPORTED,
-                            "resize: coordinate_transformation_mode %d", (int)p.coord);
-  if ((unsigned)p.nearest > IR_NEAREST_CEIL)
-    return vkml_status_make(VKML_CODE_UNSUPPORTED, "resize: nearest_mode %d", (int)p.nearest);
   bool linear = p.mode == IR_RESIZE_LINEAR;
   if (linear && x->dtype != IR_F32 && x->dtype != IR_F16)
     return vkml_status_make(VKML_CODE_UNSUPPORTED, "resize: linear of %s (f32 and f16 only)",
@@ -221,8 +186,6 @@ vkml_status cg_node_resize(const ir_node *n, const cg_template *st, const cg_sch
   if (!ir_type_equal(&want, y))
     return vkml_status_make(VKML_CODE_INVALID_ARGUMENT,
                             "resize: output type differs from the resized input");
-  const int64_t *unused;
-  bool from_sizes = ir_node_ints(n, IR_A_SIZES, &unused) >= 0;
   int64_t n_out = ir_type_numel(y);
 
   /* axes innermost first; size-1 outputs folded into the base where they
@@ -234,7 +197,7 @@ vkml_status cg_node_resize(const ir_node *n, const cg_template *st, const cg_sch
     int64_t in = x->dims[d], o = y->dims[d];
     rs_axis a = {o, xs, 0, 0, 0, in, false};
     bool identity;
-    VKML_RETURN_IF_ERROR(resize_axis(n, &p, from_sizes, d, in, o, &a, &identity));
+    VKML_RETURN_IF_ERROR(resize_axis(&p, d, in, o, &a, &identity));
     if (identity) a.a = a.b = a.c = 0;
     if (o == 1 && (a.c == 0 || !linear)) {
       /* one output coordinate reading one input element */

@@ -2,6 +2,7 @@
  * small helpers shape inference shares: checked arithmetic, shape strings,
  * axis normalisation and broadcasting. Must never trust attribute contents:
  * every value is range-checked before it is used in arithmetic. */
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -314,6 +315,13 @@ vkml_status ir_resize_params_get(const ir_node *n, const ir_type *in,
     return ir_infer_error("%s: exclude_outside is %lld, must be 0 or 1", op,
                           (long long)ex);
   out->exclude_outside = ex != 0;
+  /* in range after inference's enum check; a node built through the API and
+   * never inferred is refused here, once for every consumer */
+  if ((unsigned)out->mode > IR_RESIZE_CUBIC || (unsigned)out->coord > IR_COORD_OUTPUT_HALF_PIXEL ||
+      (unsigned)out->nearest > IR_NEAREST_CEIL)
+    return ir_infer_error("%s: mode %d, coordinate_transformation_mode %d or nearest_mode %d "
+                          "out of range", op, (int)out->mode, (int)out->coord,
+                          (int)out->nearest);
   if (out->coord == IR_COORD_OUTPUT_HALF_PIXEL)
     return ir_infer_error("%s: coordinate_transformation_mode output_half_pixel "
                           "is for roi_align only", op);
@@ -325,6 +333,7 @@ vkml_status ir_resize_params_get(const ir_node *n, const ir_type *in,
     return ir_infer_error("%s: scales and sizes are both given; give one", op);
   if (nsc < 0 && nsz < 0)
     return ir_infer_error("%s: one of scales or sizes is required", op);
+  out->from_sizes = nsz >= 0;
   int cnt = nsc >= 0 ? nsc : nsz;
   if (in->rank < 0 || in->rank > IR_MAX_RANK)
     return ir_infer_error("%s: bad input rank %d", op, in->rank);
@@ -356,6 +365,46 @@ vkml_status ir_resize_params_get(const ir_node *n, const ir_type *in,
     }
   }
   return VKML_OK;
+}
+
+void ir_resize_axis_scale(const ir_resize_params *p, int d, int64_t in, int64_t out,
+                          double *scale, double *len_resized) {
+  *scale = p->from_sizes ? (double)out / (double)in : (double)p->scale[d];
+  *len_resized = p->from_sizes ? (double)out : *scale * (double)in;
+}
+
+double ir_resize_coord(ir_coord_mode mode, double x, double scale, int64_t in, int64_t out,
+                       double len_resized) {
+  switch (mode) {
+  case IR_COORD_HALF_PIXEL: return (x + 0.5) / scale - 0.5;
+  case IR_COORD_ASYMMETRIC: return x / scale;
+  case IR_COORD_PYTORCH_HALF_PIXEL: return out > 1 ? (x + 0.5) / scale - 0.5 : 0.0;
+  case IR_COORD_TF_HALF_PIXEL_FOR_NN: return (x + 0.5) / scale;
+  case IR_COORD_ALIGN_CORNERS:
+    return len_resized == 1.0 ? 0.0 : x * (double)(in - 1) / (len_resized - 1.0);
+  default: return 0.0;
+  }
+}
+
+double ir_resize_left(double xo, int64_t in, int64_t *left) {
+  if (!(xo > -2.0)) xo = -2.0;
+  if (xo > (double)in + 2.0) xo = (double)in + 2.0;
+  double xi = ceil(xo) - 1.0;
+  *left = (int64_t)xi;
+  return xo - xi;
+}
+
+int64_t ir_resize_nearest(ir_nearest_mode m, double xo, int64_t in) {
+  int64_t left;
+  double r = ir_resize_left(xo, in, &left);
+  bool right;
+  if (r == 1.0) right = true;
+  else if (m == IR_NEAREST_ROUND_PREFER_FLOOR) right = r > 0.5;
+  else if (m == IR_NEAREST_ROUND_PREFER_CEIL) right = r >= 0.5;
+  else if (m == IR_NEAREST_FLOOR) right = false;
+  else right = true;
+  int64_t id = left + (right ? 1 : 0);
+  return id < 0 ? 0 : (id >= in ? in - 1 : id);
 }
 
 /* ---- pad -------------------------------------------------------------------- */

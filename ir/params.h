@@ -39,6 +39,7 @@ typedef struct ir_resize_params {
   bool exclude_outside;
   float scale[IR_MAX_RANK];      /* used by the coordinate transform */
   int64_t out_dims[IR_MAX_RANK]; /* output size per axis */
+  bool from_sizes;               /* sizes given (else scales): see ir_resize_axis_scale */
 } ir_resize_params;
 
 typedef struct ir_pad_params {
@@ -64,9 +65,29 @@ vkml_status ir_pool_out_dim(const ir_pool_params *p, int axis, int64_t in,
 /* Resolves starts/ends/axes/steps against the input type (ONNX clamping). */
 vkml_status ir_slice_params_get(const ir_node *n, const ir_type *in,
                                 ir_slice_params *out);
-/* Resolves scales/sizes, modes and output dims against the input type. */
+/* Resolves scales/sizes, modes and output dims against the input type;
+ * every mode it returns is one the coordinate helpers below implement. */
 vkml_status ir_resize_params_get(const ir_node *n, const ir_type *in,
                                  ir_resize_params *out);
+/* The coordinate semantics of resize (ONNX Resize-13), in one place for the
+ * CPU reference (runtime/cpu/k_resize.c) and for what codegen bakes into the
+ * GPU kernel (codegen/cg_data_resize.c checks its exact integer maps
+ * against them). All in double, as the ONNX reference computes. */
+/* Axis d (in -> out elements): the scale and resized length the coordinate
+ * transform uses — sizes give the exact ratio out/in, scales the float. */
+void ir_resize_axis_scale(const ir_resize_params *p, int d, int64_t in, int64_t out,
+                          double *scale, double *len_resized);
+/* x_original: output coordinate x in input coordinates, per coordinate mode. */
+double ir_resize_coord(ir_coord_mode mode, double x, double scale, int64_t in, int64_t out,
+                       double len_resized);
+/* The left neighbour of input coordinate xo, ceil(xo) - 1 (*left), and xo's
+ * distance from it in (0, 1] (returned): an integer xo sits at ratio 1 on its
+ * right neighbour, as in the ONNX reference. xo is first clamped to one
+ * pixel beyond [0, in) — further out every tap clamps to the edge anyway —
+ * which keeps the integer conversion defined. */
+double ir_resize_left(double xo, int64_t in, int64_t *left);
+/* The nearest input index of xo under nearest_mode m, clamped to [0, in). */
+int64_t ir_resize_nearest(ir_nearest_mode m, double xo, int64_t in);
 /* pads (2*rank, begins then ends), mode and value, validated for rank. */
 vkml_status ir_pad_params_get(const ir_node *n, int rank, ir_pad_params *out);
 /* Reduction axes (absent: all) as a mask of length rank; duplicates and

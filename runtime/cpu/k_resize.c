@@ -4,7 +4,8 @@
  * maps to x_original; its neighbours are taken from the input extended by
  * edge replication; exclude_outside zeroes and renormalises the weights of
  * neighbours outside the input. The N-d result is the tensor product of the
- * per-axis weights. */
+ * per-axis weights. The coordinate transform and the nearest rule are
+ * ir/params.h's, shared with codegen's GPU resize. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,44 +23,21 @@ typedef struct axis_taps {
   int stride;
 } axis_taps;
 
-static double x_original(ir_coord_mode mode, double x, double scale, int64_t in,
-                         int64_t out, double len_resized) {
-  switch (mode) {
-  case IR_COORD_HALF_PIXEL: return (x + 0.5) / scale - 0.5;
-  case IR_COORD_ASYMMETRIC: return x / scale;
-  case IR_COORD_PYTORCH_HALF_PIXEL: return out > 1 ? (x + 0.5) / scale - 0.5 : 0.0;
-  case IR_COORD_TF_HALF_PIXEL_FOR_NN: return (x + 0.5) / scale;
-  case IR_COORD_ALIGN_CORNERS:
-    return len_resized == 1.0 ? 0.0 : x * (double)(in - 1) / (len_resized - 1.0);
-  default: return 0.0;
-  }
-}
-
 /* Fills the taps of output coordinate o of one axis. */
 static void fill_taps(const ir_resize_params *p, double xo, int64_t in, int64_t *idx,
                       double *w, int *cnt) {
-  /* The left neighbour is ceil(x)-1, so ratio is in (0, 1]: an integer x
-   * sits at ratio 1 on its right neighbour, as in the ONNX reference. */
-  /* Beyond one pixel outside, every tap clamps to the edge anyway; the bound
-   * keeps the integer conversion defined. */
-  if (!(xo > -2.0)) xo = -2.0;
-  if (xo > (double)in + 2.0) xo = (double)in + 2.0;
-  double xi = ceil(xo) - 1.0, r = xo - xi;
-  int64_t left = (int64_t)xi;
+  if (p->mode == IR_RESIZE_NEAREST) {
+    idx[0] = ir_resize_nearest(p->nearest, xo, in);
+    w[0] = 1;
+    *cnt = 1;
+    return;
+  }
+  int64_t left;
+  double r = ir_resize_left(xo, in, &left);
   int64_t id[4];
   double c[4];
   int nt;
-  if (p->mode == IR_RESIZE_NEAREST) {
-    bool right;
-    if (r == 1.0) right = true;
-    else if (p->nearest == IR_NEAREST_ROUND_PREFER_FLOOR) right = r > 0.5;
-    else if (p->nearest == IR_NEAREST_ROUND_PREFER_CEIL) right = r >= 0.5;
-    else if (p->nearest == IR_NEAREST_FLOOR) right = false;
-    else right = true;
-    id[0] = left + (right ? 1 : 0);
-    c[0] = 1;
-    nt = 1;
-  } else if (p->mode == IR_RESIZE_LINEAR) {
+  if (p->mode == IR_RESIZE_LINEAR) {
     id[0] = left, id[1] = left + 1;
     c[0] = 1 - r, c[1] = r;
     nt = 2;
@@ -72,7 +50,7 @@ static void fill_taps(const ir_resize_params *p, double xo, int64_t in, int64_t 
     c[3] = ((A * (s + 1) - 5 * A) * (s + 1) + 8 * A) * (s + 1) - 4 * A;
     nt = 4;
   }
-  if (p->exclude_outside && p->mode != IR_RESIZE_NEAREST) {
+  if (p->exclude_outside) {
     double sum = 0;
     for (int k = 0; k < nt; k++) {
       if (id[k] < 0 || id[k] >= in) c[k] = 0;
@@ -99,15 +77,6 @@ vkml_status rt_cpu_resize(const rt_cpu_args *a) {
   ir_type xt = rt_tensor_type(x);
   ir_resize_params p;
   VKML_RETURN_IF_ERROR(rt_cpu_at_node(n, ir_resize_params_get(n, &xt, &p)));
-  if (p.mode != IR_RESIZE_NEAREST && p.mode != IR_RESIZE_LINEAR && p.mode != IR_RESIZE_CUBIC)
-    return rt_cpu_error(n, VKML_CODE_UNSUPPORTED, "unknown resize mode %d", (int)p.mode);
-  if (p.coord != IR_COORD_HALF_PIXEL && p.coord != IR_COORD_ASYMMETRIC &&
-      p.coord != IR_COORD_PYTORCH_HALF_PIXEL && p.coord != IR_COORD_TF_HALF_PIXEL_FOR_NN &&
-      p.coord != IR_COORD_ALIGN_CORNERS)
-    return rt_cpu_error(n, VKML_CODE_UNSUPPORTED, "unsupported coordinate_transformation_mode %d",
-                        (int)p.coord);
-  if ((unsigned)p.nearest > IR_NEAREST_CEIL)
-    return rt_cpu_error(n, VKML_CODE_UNSUPPORTED, "unknown nearest_mode %d", (int)p.nearest);
   if (y->dtype != x->dtype)
     return rt_cpu_error(n, VKML_CODE_INVALID_ARGUMENT, "output dtype differs from input");
   if (p.mode != IR_RESIZE_NEAREST && !ir_dtype_is_float(x->dtype))
@@ -119,8 +88,6 @@ vkml_status rt_cpu_resize(const rt_cpu_args *a) {
   int64_t nout = rt_tensor_numel(y);
   if (nout == 0) return VKML_OK;
 
-  const int64_t *unused;
-  bool from_sizes = ir_node_ints(n, IR_A_SIZES, &unused) >= 0;
   int T = p.mode == IR_RESIZE_NEAREST ? 1 : p.mode == IR_RESIZE_LINEAR ? 2 : 4;
   axis_taps ax[IR_MAX_RANK];
   memset(ax, 0, sizeof ax);
@@ -133,11 +100,10 @@ vkml_status rt_cpu_resize(const rt_cpu_args *a) {
     ax[d].w = malloc((size_t)(out * T) * sizeof *ax[d].w);
     ax[d].cnt = malloc((size_t)out * sizeof *ax[d].cnt);
     if (!ax[d].idx || !ax[d].w || !ax[d].cnt) goto oom;
-    /* sizes: the exact ratio out/in, as the ONNX reference computes it. */
-    double scale = from_sizes ? (double)out / (double)in : (double)p.scale[d];
-    double len_resized = from_sizes ? (double)out : scale * (double)in;
+    double scale, len_resized;
+    ir_resize_axis_scale(&p, d, in, out, &scale, &len_resized);
     for (int64_t o = 0; o < out; o++) {
-      double xo = x_original(p.coord, (double)o, scale, in, out, len_resized);
+      double xo = ir_resize_coord(p.coord, (double)o, scale, in, out, len_resized);
       fill_taps(&p, xo, in, ax[d].idx + o * T, ax[d].w + o * T, &ax[d].cnt[o]);
     }
   }
