@@ -280,6 +280,22 @@ sys.exit(0 if got.shape == want.shape and np.allclose(got, want, rtol=1e-4, atol
     bad "$name: vkc run --device $dev with the passes matches onnxruntime ($(grep -v '^ \|^#\|^vkir\|^graph\|^}' "$TMP/dump" | head -c 300))"
   fi
 done
+# fp16 (the fp16 pass, every pass on) on the CPU and the GPU: onnxruntime's
+# fp32 output within fp16's tolerance (relative to the output's range).
+for dev in cpu 0; do
+  if gpu_vkc run "$REAL/smallnet_op13.onnx" --input-shape input=1,3,40,48 --device $dev \
+       --precision fp16 --input input="$REAL/smallnet_op13.input.npy" --output "$TMP/h16.$dev" \
+       >/dev/null 2>"$TMP/err" &&
+     $PY -c "
+import numpy as np, sys
+got = np.load('$TMP/h16.$dev/output.npy'); want = np.load('$REAL/smallnet_op13.ort.npy')
+sys.exit(0 if got.dtype == want.dtype and got.shape == want.shape and
+         np.allclose(got, want, rtol=1e-2, atol=1e-2 * np.abs(want).max()) else 1)"; then
+    ok "smallnet_op13: vkc run --device $dev --precision fp16 matches onnxruntime (fp16 tolerance)"
+  else
+    bad "smallnet_op13: vkc run --device $dev --precision fp16 ($(head -c 300 "$TMP/err"))"
+  fi
+done
 # --no-opt: only fp16/layout run (no fusion: relu stays a node of its own),
 # same output.
 if "$VKC" run "$REAL/smallnet_op13.onnx" --input-shape input=1,3,40,48 --device cpu --no-opt \
