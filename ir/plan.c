@@ -66,6 +66,7 @@ void ir_plan_destroy(ir_plan *p) {
   free(p->strings);
   ir_memplan_free(&p->mem);
   ir_graph_destroy(p->graph);
+  if (p->backing_release) p->backing_release(p->backing, p->backing_bytes);
   free(p);
 }
 
@@ -159,6 +160,91 @@ vkml_status ir_plan_add_transfer_step(ir_plan *p, int32_t node, ir_transfer t) {
   s->device = IR_DEVICE_CPU;
   s->transfer = t;
   p->n_steps++;
+  return VKML_OK;
+}
+
+/* ---- device needs ------------------------------------------------------------ */
+
+/* SPIR-V capabilities (the spec's Capability enum) and what each needs. */
+static const struct {
+  uint32_t cap;
+  uint32_t feature, subgroup;
+  const char *name;
+} CAPS[] = {
+    {1, 0, 0, "Shader"},
+    {9, IR_NEED_FP16_ARITH, 0, "Float16"},
+    {11, IR_NEED_INT64_ARITH, 0, "Int64"},
+    {22, IR_NEED_INT16_ARITH, 0, "Int16"},
+    {39, IR_NEED_INT8_ARITH, 0, "Int8"},
+    {61, 0, IR_SUBGROUP_BASIC, "GroupNonUniform"},
+    {62, 0, IR_SUBGROUP_VOTE, "GroupNonUniformVote"},
+    {63, 0, IR_SUBGROUP_ARITHMETIC, "GroupNonUniformArithmetic"},
+    {64, 0, IR_SUBGROUP_BALLOT, "GroupNonUniformBallot"},
+    {65, 0, IR_SUBGROUP_SHUFFLE, "GroupNonUniformShuffle"},
+    {66, 0, IR_SUBGROUP_SHUFFLE_RELATIVE, "GroupNonUniformShuffleRelative"},
+    {67, 0, IR_SUBGROUP_CLUSTERED, "GroupNonUniformClustered"},
+    {68, 0, IR_SUBGROUP_QUAD, "GroupNonUniformQuad"},
+    {4433, IR_NEED_STORAGE_16BIT, 0, "StorageBuffer16BitAccess"},
+    {4448, IR_NEED_STORAGE_8BIT, 0, "StorageBuffer8BitAccess"},
+    {5345, IR_NEED_VULKAN_MEMORY_MODEL, 0, "VulkanMemoryModel"},
+    {5346, IR_NEED_VULKAN_MEMORY_MODEL, 0, "VulkanMemoryModelDeviceScope"},
+    {5357, IR_NEED_COOPMAT_NV, 0, "CooperativeMatrixNV"},
+};
+
+vkml_status ir_plan_needs_get(const ir_plan *p, ir_plan_needs *out) {
+  memset(out, 0, sizeof *out);
+  for (int m = 0; m < p->n_modules; m++) {
+    const uint32_t *w = p->modules[m].words;
+    uint64_t n = p->modules[m].bytes / 4;
+    if (n < 5 || w[0] != 0x07230203u)
+      return vkml_status_make(VKML_CODE_INVALID_ARGUMENT, "module %d (%s) is not SPIR-V", m,
+                              p->modules[m].name);
+    for (uint64_t i = 5; i < n;) {
+      uint32_t count = w[i] >> 16, op = w[i] & 0xffffu;
+      if (count == 0 || i + count > n)
+        return vkml_status_make(VKML_CODE_INVALID_ARGUMENT,
+                                "module %d (%s): a SPIR-V instruction runs past the end", m,
+                                p->modules[m].name);
+      /* capabilities not in CAPS are left to pipeline creation (the
+       * driver names what it refuses) */
+      if (op == 17 /* OpCapability */ && count == 2)
+        for (size_t k = 0; k < sizeof CAPS / sizeof CAPS[0]; k++)
+          if (CAPS[k].cap == w[i + 1]) {
+            out->features |= CAPS[k].feature;
+            out->subgroup_ops |= CAPS[k].subgroup;
+          }
+      i += count;
+    }
+  }
+  return VKML_OK;
+}
+
+vkml_status ir_target_check_needs(const ir_target *t, const ir_plan_needs *needs) {
+  static const struct {
+    uint32_t bit;
+    const char *what;
+  } F[] = {
+      {IR_NEED_FP16_ARITH, "shaderFloat16"},
+      {IR_NEED_INT8_ARITH, "shaderInt8"},
+      {IR_NEED_INT16_ARITH, "shaderInt16"},
+      {IR_NEED_INT64_ARITH, "shaderInt64"},
+      {IR_NEED_STORAGE_16BIT, "storageBuffer16BitAccess (fp16 tensors)"},
+      {IR_NEED_STORAGE_8BIT, "storageBuffer8BitAccess"},
+      {IR_NEED_COOPMAT_NV, "VK_NV_cooperative_matrix"},
+      {IR_NEED_VULKAN_MEMORY_MODEL, "vulkanMemoryModel"},
+  };
+  bool have[] = {t->fp16_arith,    t->int8_arith,   t->int16_arith, t->int64_arith,
+                 t->storage_16bit, t->storage_8bit, t->coopmat_nv,  t->vulkan_memory_model};
+  for (size_t k = 0; k < sizeof F / sizeof F[0]; k++)
+    if ((needs->features & F[k].bit) && !have[k])
+      return vkml_status_make(VKML_CODE_UNSUPPORTED, "the kernels need %s, which %s lacks",
+                              F[k].what, t->name);
+  uint32_t missing = needs->subgroup_ops & ~(t->subgroup_in_compute ? t->subgroup_ops : 0);
+  if (missing)
+    return vkml_status_make(VKML_CODE_UNSUPPORTED,
+                            "the kernels need subgroup operations 0x%x in compute shaders, "
+                            "which %s lacks (it has 0x%x)",
+                            missing, t->name, t->subgroup_in_compute ? t->subgroup_ops : 0);
   return VKML_OK;
 }
 

@@ -28,6 +28,7 @@
 
 #include "graph.h"
 #include "memplan.h"
+#include "target.h"
 
 typedef enum ir_precision {
   IR_PRECISION_FP32 = 0,
@@ -89,10 +90,32 @@ typedef struct ir_plan {
    * (by value id of the plan's graph); no tables (mem.offsets NULL): every
    * value its own buffer. Owned; freed by ir_plan_destroy. */
   ir_memplan mem;
+  /* Memory the plan's graph borrows (an artifact's mapped file: the
+   * weights blob points into it), released after the graph by
+   * ir_plan_destroy; NULL: none. */
+  void *backing;
+  uint64_t backing_bytes;
+  void (*backing_release)(void *backing, uint64_t bytes);
   /* capacities (internal) */
   int cap_steps, cap_modules, cap_bindings, cap_specs;
   uint64_t cap_push, cap_strings;
 } ir_plan;
+
+/* Device features a plan's kernels need (from their SPIR-V capabilities). */
+enum {
+  IR_NEED_FP16_ARITH = 1u << 0,   /* Float16: shaderFloat16 */
+  IR_NEED_INT8_ARITH = 1u << 1,   /* Int8 */
+  IR_NEED_INT16_ARITH = 1u << 2,  /* Int16 */
+  IR_NEED_INT64_ARITH = 1u << 3,  /* Int64 */
+  IR_NEED_STORAGE_16BIT = 1u << 4, /* StorageBuffer16BitAccess */
+  IR_NEED_STORAGE_8BIT = 1u << 5,  /* StorageBuffer8BitAccess */
+  IR_NEED_COOPMAT_NV = 1u << 6,    /* CooperativeMatrixNV */
+  IR_NEED_VULKAN_MEMORY_MODEL = 1u << 7,
+};
+typedef struct ir_plan_needs {
+  uint32_t features;     /* IR_NEED_* */
+  uint32_t subgroup_ops; /* IR_SUBGROUP_* (GroupNonUniform* capabilities) */
+} ir_plan_needs;
 
 /* What a GPU step adds (arrays borrowed for the call; strings may be NULL). */
 typedef struct ir_plan_gpu_desc {
@@ -134,6 +157,13 @@ static inline const int32_t *ir_plan_step_bindings(const ir_plan *p, const ir_pl
  * through a transfer step. A plan that came from
  * a file is checked before use; INVALID_ARGUMENT names the step. */
 vkml_status ir_plan_check(const ir_plan *p, const ir_graph *g);
+
+/* What p's SPIR-V modules declare they need (their OpCapability
+ * instructions that map to a device feature); INVALID_ARGUMENT for a
+ * module that is no SPIR-V (a damaged plan), naming it. */
+vkml_status ir_plan_needs_get(const ir_plan *p, ir_plan_needs *out);
+/* UNSUPPORTED naming the first feature in needs that t lacks, or OK. */
+vkml_status ir_target_check_needs(const ir_target *t, const ir_plan_needs *needs);
 
 /* Steps on each device, and transfer steps (each may be NULL). */
 void ir_plan_counts(const ir_plan *p, int *n_gpu, int *n_cpu, int *n_transfer);

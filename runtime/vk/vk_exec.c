@@ -329,6 +329,10 @@ vkml_status rt_vk_exec_create(rt_vk_context *ctx, const ir_plan *plan,
   const ir_graph *pg = plan->graph;
   if (!pg) return vkml_status_make(VKML_CODE_INVALID_ARGUMENT, "the plan has no graph");
   VKML_RETURN_IF_ERROR(ir_plan_check(plan, pg));
+  /* a plan (or artifact) for another device: refused naming the feature */
+  ir_plan_needs needs;
+  VKML_RETURN_IF_ERROR(ir_plan_needs_get(plan, &needs));
+  VKML_RETURN_IF_ERROR(ir_target_check_needs(rt_vk_context_target(ctx), &needs));
   rt_vk_exec *e = calloc(1, sizeof *e);
   if (!e) return ir_oom(NULL);
   e->ctx = ctx;
