@@ -15,6 +15,7 @@
   X(prelu)                                                                     \
   X(variadic)                                                                  \
   X(where)                                                                     \
+  X(fused_elementwise)                                                         \
   X(conv2d)                                                                    \
   X(conv_transpose2d)                                                          \
   X(gemm)                                                                      \

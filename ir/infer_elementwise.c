@@ -150,3 +150,21 @@ vkml_status ir_infer_where(const ir_node *n, const ir_type *in, ir_type *out) {
   out[0] = t;
   return VKML_OK;
 }
+
+/* fused_elementwise: the program checked (ir_fused_program_get), every
+ * input of one float dtype, the output their broadcast: the program runs
+ * at the output's resolution, each input read through its broadcast. */
+vkml_status ir_infer_fused_elementwise(const ir_node *n, const ir_type *in, ir_type *out) {
+  ir_fused_program p;
+  VKML_RETURN_IF_ERROR(ir_fused_program_get(n, &p));
+  VKML_RETURN_IF_ERROR(want_float(n, "input 0", in[0].dtype));
+  ir_type acc = in[0];
+  for (int i = 1; i < n->n_inputs; i++) {
+    if (in[i].dtype != in[0].dtype)
+      return ir_infer_error("%s: input %d is %s, input 0 is %s", ir_op_name(n->op), i,
+                            ir_dtype_name(in[i].dtype), ir_dtype_name(in[0].dtype));
+    VKML_RETURN_IF_ERROR(bcast(n, &acc, &in[i], &acc));
+  }
+  out[0] = acc;
+  return VKML_OK;
+}

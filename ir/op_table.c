@@ -3,6 +3,7 @@
 
 #include "graph.h"
 #include "infer.h"
+#include "params.h"
 
 #define ATTRS(...) ((const ir_attr_id[]){__VA_ARGS__, IR_A_END})
 #define NO_ATTRS ((const ir_attr_id[]){IR_A_END})
@@ -67,6 +68,8 @@ static const ir_op_info op_rows[IR_OP_COUNT] = {
     VAR(SUM),
     VAR(MEAN),
     ROW(WHERE, 3, 3, 1, 1, NO_ATTRS, where, IR_OPF_ELEMENTWISE),
+    ROW(FUSED_ELEMENTWISE, 1, IR_FUSED_MAX_INPUTS, 1, 1,
+        ATTRS(IR_A_OPS, IR_A_REGS, IR_A_PARAMS), fused_elementwise, IR_OPF_ELEMENTWISE),
 
     ROW(CONV2D, 2, 3, 1, 1,
         ATTRS(IR_A_STRIDES, IR_A_PADS, IR_A_DILATIONS, IR_A_GROUP, ACT_ATTRS),

@@ -64,6 +64,9 @@
   X(SUM, "sum", variadic)                                                      \
   X(MEAN, "mean", variadic)                                                    \
   X(WHERE, "where", where)                                                     \
+  /* a chain or small DAG of float elementwise ops as one program           \
+   * (pass_fuse_elementwise; ir/params.h ir_fused_program) */                  \
+  X(FUSED_ELEMENTWISE, "fused_elementwise", fused_elementwise)                 \
   /* neural-network ops */                                                     \
   X(CONV2D, "conv2d", conv2d)                                                  \
   X(CONV_TRANSPOSE2D, "conv_transpose2d", conv_transpose2d)                    \
@@ -197,7 +200,11 @@ typedef enum ir_enum {
   X(OUTPUT_HEIGHT, "output_height", INT, NONE)                                 \
   X(OUTPUT_WIDTH, "output_width", INT, NONE)                                   \
   X(SAMPLING_RATIO, "sampling_ratio", INT, NONE)                               \
-  X(SPATIAL_SCALE, "spatial_scale", FLOAT, NONE)
+  X(SPATIAL_SCALE, "spatial_scale", FLOAT, NONE)                               \
+  /* fused_elementwise's program (ir/params.h ir_fused_program_get) */         \
+  X(OPS, "ops", STRING, NONE)                                                  \
+  X(REGS, "regs", INTS, NONE)                                                  \
+  X(PARAMS, "params", FLOATS, NONE)
 
 typedef enum ir_attr_id {
 #define X(id, name, kind, en) IR_A_##id,

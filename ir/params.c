@@ -118,6 +118,27 @@ void ir_act_params_get(const ir_node *n, ir_act_params *out) {
   out->beta = ir_node_float(n, IR_A_ACT_BETA, beta);
 }
 
+void ir_unary_params_get(const ir_node *n, ir_unary_params *out) {
+  memset(out, 0, sizeof *out);
+  switch (n->op) {
+  case IR_OP_LEAKY_RELU: out->alpha = ir_node_float(n, IR_A_ALPHA, 0.01f); break;
+  case IR_OP_ELU: out->alpha = ir_node_float(n, IR_A_ALPHA, 1.0f); break;
+  case IR_OP_SELU:
+    out->alpha = ir_node_float(n, IR_A_ALPHA, 1.67326319217681884765625f);
+    out->gamma = ir_node_float(n, IR_A_GAMMA, 1.05070102214813232421875f);
+    break;
+  case IR_OP_HARD_SIGMOID:
+    out->alpha = ir_node_float(n, IR_A_ALPHA, 0.2f);
+    out->beta = ir_node_float(n, IR_A_BETA, 0.5f);
+    break;
+  case IR_OP_CLIP:
+    out->lo = ir_node_float(n, IR_A_MIN, -INFINITY);
+    out->hi = ir_node_float(n, IR_A_MAX, INFINITY);
+    break;
+  default: break;
+  }
+}
+
 /* ---- int-list attributes --------------------------------------------------- */
 
 /* Reads an int list of exactly `count` entries into dst (default dflt when

@@ -48,6 +48,52 @@ typedef struct ir_pad_params {
   float value;
 } ir_pad_params;
 
+/* The scalar attributes of the float unary ops, defaults filled (docs/ops.md;
+ * selu's are ONNX's float32 constants): leaky_relu and elu use alpha, selu
+ * alpha and gamma, hard_sigmoid alpha and beta, clip lo (min) and hi (max). */
+typedef struct ir_unary_params {
+  float alpha, beta, gamma, lo, hi;
+} ir_unary_params;
+
+void ir_unary_params_get(const ir_node *n, ir_unary_params *out);
+
+/* fused_elementwise (docs/ops.md): a program over registers. Registers
+ * 0..n_in-1 are the inputs (read through their broadcast to the output
+ * shape), instruction i writes register n_in + i, the last instruction's
+ * register is the output. Every register holds a value of the output's
+ * dtype: a result is rounded to it, as the unfused node's output would be. */
+#define IR_FUSED_MAX_INPUTS 8
+#define IR_FUSED_MAX_INSTRS 16
+
+typedef struct ir_fused_instr {
+  ir_op op;          /* ir_fused_op_arity(op) > 0 */
+  int a, b;          /* operand registers; b is -1 for a unary op */
+  ir_act_params act; /* add sub mul div: the fused act (alpha, beta = p) */
+  /* the op's scalars (ir_fused_instr_params): leaky_relu, elu: alpha;
+   * selu: alpha, gamma; hard_sigmoid: alpha, beta; clip: min, max;
+   * add sub mul div: the act's alpha, beta; otherwise 0 */
+  float p[2];
+} ir_fused_instr;
+
+typedef struct ir_fused_program {
+  int n_in, n_instr;
+  ir_fused_instr instr[IR_FUSED_MAX_INSTRS];
+} ir_fused_program;
+
+/* 1 for the float unary ops a program may hold, 2 for the binary ones
+ * (add sub mul div with their act, pow, prelu, two-input min and max), 0 for
+ * every other op. */
+int ir_fused_op_arity(ir_op op);
+/* Decodes and checks n's program (attributes ops, regs, params): every op
+ * allowed, registers defined before their use, at most
+ * IR_FUSED_MAX_INSTRS instructions. INVALID_GRAPH naming the problem. */
+vkml_status ir_fused_program_get(const ir_node *n, ir_fused_program *out);
+/* The instruction scalars p[2] of an unfused node of op n->op (what
+ * ir_fused_instr.p holds for it). */
+void ir_fused_instr_params(const ir_node *n, float p[2]);
+/* The unary scalars of instruction i (p unpacked into their fields). */
+void ir_fused_unary_params(const ir_fused_instr *i, ir_unary_params *out);
+
 /* Defaults: act none, alpha 0.01 for leaky_relu, 1 for elu, 0.2/0.5 for
  * hard_sigmoid, 0/6 for clip. */
 void ir_act_params_get(const ir_node *n, ir_act_params *out);

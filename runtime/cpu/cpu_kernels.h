@@ -24,7 +24,8 @@ typedef vkml_status (*rt_cpu_kernel)(const rt_cpu_args *a);
 
 /* One function per op family (third column of IR_OPS). */
 #define RT_CPU_FAMILIES(X)                                                     \
-  X(unary) X(copy) X(cast) X(binary) X(variadic) X(where) X(conv2d)            \
+  X(unary) X(copy) X(cast) X(binary) X(variadic) X(where)                      \
+  X(fused_elementwise) X(conv2d)                                               \
   X(conv_transpose2d) X(gemm) X(matmul) X(batchnorm) X(instance_norm)          \
   X(layer_norm) X(pool) X(global_pool) X(softmax) X(resize) X(reduce)          \
   X(argminmax) X(transpose) X(concat) X(split) X(slice) X(pad) X(expand)       \

@@ -83,6 +83,16 @@ static bool compare_i(ir_op op, int64_t x, int64_t y) {
   }
 }
 
+/* One step of the variadic float min / max / sum fold: NaN propagates, as
+ * numpy.minimum. */
+double rt_cpu_fold_f(ir_op op, double acc, double v) {
+  if (isnan(v)) return v;
+  if (isnan(acc)) return acc;
+  if (op == IR_OP_MIN) return v < acc ? v : acc;
+  if (op == IR_OP_MAX) return v > acc ? v : acc;
+  return acc + v;
+}
+
 static double arith_f(ir_op op, double x, double y) {
   switch (op) {
   case IR_OP_ADD: return x + y;
@@ -92,6 +102,11 @@ static double arith_f(ir_op op, double x, double y) {
   case IR_OP_POW: return pow(x, y);
   default: return x < 0 ? y * x : x; /* prelu; NaN passes through */
   }
+}
+
+double rt_cpu_binary_f(ir_op op, const ir_act_params *act, double x, double y) {
+  if (op == IR_OP_MIN || op == IR_OP_MAX) return rt_cpu_fold_f(op, x, y);
+  return ir_act_apply(act, arith_f(op, x, y));
 }
 
 static int64_t arith_i(ir_op op, int64_t x, int64_t y) {
@@ -166,7 +181,7 @@ vkml_status rt_cpu_binary(const rt_cpu_args *a) {
       rt_store_i(z, i, fx ? compare_f(op, rt_load_f(x, ix), rt_load_f(y, iy))
                           : compare_i(op, rt_load_i(x, ix), rt_load_i(y, iy)));
     } else if (fx) {
-      rt_store_f(z, i, ir_act_apply(&act, arith_f(op, rt_load_f(x, ix), rt_load_f(y, iy))));
+      rt_store_f(z, i, rt_cpu_binary_f(op, &act, rt_load_f(x, ix), rt_load_f(y, iy)));
     } else if (fy) {
       /* pow only: integer base, float exponent, result truncated */
       double v = pow((double)rt_load_i(x, ix), rt_load_f(y, iy));
@@ -208,14 +223,7 @@ vkml_status rt_cpu_variadic(const rt_cpu_args *a) {
       double acc = 0;
       for (int k = 0; k < a->n_in; k++) {
         double v = rt_load_f(a->in[k], rt_cpu_index_offset(rank, idx, strides[k]));
-        if (k == 0 || isnan(v)) { /* NaN propagates, as numpy.minimum */
-          acc = v;
-          continue;
-        }
-        if (isnan(acc)) continue;
-        if (op == IR_OP_MIN) acc = v < acc ? v : acc;
-        else if (op == IR_OP_MAX) acc = v > acc ? v : acc;
-        else acc += v;
+        acc = k == 0 ? v : rt_cpu_fold_f(op == IR_OP_MEAN ? IR_OP_SUM : op, acc, v);
       }
       rt_store_f(z, i, op == IR_OP_MEAN ? acc / a->n_in : acc);
     } else {

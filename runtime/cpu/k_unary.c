@@ -5,15 +5,8 @@
 #include <string.h>
 
 #include "cpu_kernels.h"
+#include "ir/params.h"
 #include "k_util.h"
-
-/* Defaults of docs/ops.md (ONNX's float32 constants for selu). */
-#define SELU_ALPHA 1.67326319217681884765625f
-#define SELU_GAMMA 1.05070102214813232421875f
-
-typedef struct unary_params {
-  double alpha, beta, gamma, lo, hi;
-} unary_params;
 
 /* NaN passes through. */
 static double clamp01(double v) { return v < 0 ? 0 : (v > 1 ? 1 : v); }
@@ -25,7 +18,7 @@ static double round_half_even(double x) {
   return copysign(r, x); /* keeps -0 for -0.5 < x <= -0 as nearbyint does */
 }
 
-static double unary_float(ir_op op, const unary_params *p, double x) {
+double rt_cpu_unary_f(ir_op op, const ir_unary_params *p, double x) {
   switch (op) {
   case IR_OP_RELU: return x < 0 ? 0 : x; /* NaN and -0 pass through */
   case IR_OP_SIGMOID: return 1 / (1 + exp(-x));
@@ -44,23 +37,26 @@ static double unary_float(ir_op op, const unary_params *p, double x) {
   case IR_OP_CEIL: return ceil(x);
   case IR_OP_ROUND: return round_half_even(x);
   case IR_OP_HARD_SWISH: return x * clamp01(x / 6 + 0.5);
-  case IR_OP_LEAKY_RELU: return x < 0 ? p->alpha * x : x;
-  case IR_OP_ELU: return x < 0 ? p->alpha * expm1(x) : x;
-  case IR_OP_SELU:
-    return x <= 0 ? p->gamma * (p->alpha * exp(x) - p->alpha) : p->gamma * x;
+  case IR_OP_LEAKY_RELU: return x < 0 ? (double)p->alpha * x : x;
+  case IR_OP_ELU: return x < 0 ? (double)p->alpha * expm1(x) : x;
+  case IR_OP_SELU: {
+    double alpha = p->alpha, gamma = p->gamma;
+    return x <= 0 ? gamma * (alpha * exp(x) - alpha) : gamma * x;
+  }
   case IR_OP_HARD_SIGMOID:
-    return clamp01(p->alpha * x + p->beta);
+    return clamp01((double)p->alpha * x + (double)p->beta);
   case IR_OP_CLIP: {
     /* Comparisons (not fmin/fmax) so that NaN propagates; min > max gives
      * max everywhere, as numpy.clip does. */
-    double y = x < p->lo ? p->lo : x;
-    return y > p->hi ? p->hi : y;
+    double lo = p->lo, hi = p->hi;
+    double y = x < lo ? lo : x;
+    return y > hi ? hi : y;
   }
   default: return x;
   }
 }
 
-static int64_t unary_int(ir_op op, const unary_params *p, int64_t x) {
+static int64_t unary_int(ir_op op, const ir_unary_params *p, int64_t x) {
   switch (op) {
   /* Two's complement wrap (neg of the minimum is itself, as in numpy). */
   case IR_OP_NEG: return (int64_t)(0 - (uint64_t)x);
@@ -96,28 +92,12 @@ vkml_status rt_cpu_unary(const rt_cpu_args *a) {
     return VKML_OK;
   }
 
-  unary_params p = {0};
-  switch (op) {
-  case IR_OP_LEAKY_RELU: p.alpha = ir_node_float(n, IR_A_ALPHA, 0.01f); break;
-  case IR_OP_ELU: p.alpha = ir_node_float(n, IR_A_ALPHA, 1.0f); break;
-  case IR_OP_SELU:
-    p.alpha = ir_node_float(n, IR_A_ALPHA, SELU_ALPHA);
-    p.gamma = ir_node_float(n, IR_A_GAMMA, SELU_GAMMA);
-    break;
-  case IR_OP_HARD_SIGMOID:
-    p.alpha = ir_node_float(n, IR_A_ALPHA, 0.2f);
-    p.beta = ir_node_float(n, IR_A_BETA, 0.5f);
-    break;
-  case IR_OP_CLIP:
-    p.lo = ir_node_float(n, IR_A_MIN, -INFINITY);
-    p.hi = ir_node_float(n, IR_A_MAX, INFINITY);
-    break;
-  default: break;
-  }
+  ir_unary_params p;
+  ir_unary_params_get(n, &p);
 
   if (ir_dtype_is_float(x->dtype)) {
     for (int64_t i = 0; i < count; i++)
-      rt_store_f(y, i, unary_float(op, &p, rt_load_f(x, i)));
+      rt_store_f(y, i, rt_cpu_unary_f(op, &p, rt_load_f(x, i)));
     return VKML_OK;
   }
   if (ir_dtype_is_int(x->dtype) && op_takes_ints(op)) {

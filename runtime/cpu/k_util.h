@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "cpu_kernels.h"
+#include "ir/params.h"
 
 /* Prefixes a non-OK status s (from an ir/params.h decoder, say) with the
  * node's description, so every kernel error names its node; OK passes
@@ -75,5 +76,15 @@ static inline int64_t rt_cpu_dims_prod(const int64_t *dims, int lo, int hi) {
 /* Same dtype check for inputs a kernel copies as raw bytes. */
 vkml_status rt_cpu_check_same_dtype(const ir_node *n, const rt_tensor *a,
                                     const rt_tensor *b, int index_b);
+
+/* The float scalar functions of the unary and binary reference kernels,
+ * in double: k_unary.c (the float unary ops), k_binary.c (add sub mul div
+ * with the act, pow, prelu; min and max with the variadic kernel's NaN rule,
+ * rt_cpu_fold_f). The fused_elementwise kernel (k_fused.c) calls the same
+ * ones, so fused and unfused results agree bit for bit. */
+double rt_cpu_unary_f(ir_op op, const ir_unary_params *p, double x);
+double rt_cpu_binary_f(ir_op op, const ir_act_params *act, double x, double y);
+/* One step of the variadic min / max / sum fold (op MIN, MAX or SUM). */
+double rt_cpu_fold_f(ir_op op, double acc, double v);
 
 #endif
