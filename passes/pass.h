@@ -68,6 +68,7 @@ vkml_status pass_dce(ir_graph *g, const pass_opts *opts, bool *changed);
 vkml_status pass_fold_batchnorm(ir_graph *g, const pass_opts *opts, bool *changed);
 vkml_status pass_merge_pad(ir_graph *g, const pass_opts *opts, bool *changed);
 vkml_status pass_fuse_activation(ir_graph *g, const pass_opts *opts, bool *changed);
+vkml_status pass_fuse_elementwise(ir_graph *g, const pass_opts *opts, bool *changed);
 vkml_status pass_fp16(ir_graph *g, const pass_opts *opts, bool *changed);
 vkml_status pass_layout(ir_graph *g, const pass_opts *opts, bool *changed);
 vkml_status pass_place(ir_graph *g, const pass_opts *opts, bool *changed);

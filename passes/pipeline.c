@@ -18,6 +18,7 @@ static const struct {
     {"fold_batchnorm", pass_fold_batchnorm},
     {"merge_pad", pass_merge_pad},
     {"fuse_activation", pass_fuse_activation},
+    {"fuse_elementwise", pass_fuse_elementwise},
     {"fp16", pass_fp16},
     {"place", pass_place},
     {"layout", pass_layout},
@@ -104,6 +105,7 @@ vkml_status pass_pipeline_run(ir_graph *g, const pass_pipeline_opts *opts) {
     VKML_RETURN_IF_ERROR(step(&r, pass_fold_batchnorm));
     VKML_RETURN_IF_ERROR(step(&r, pass_merge_pad));
     VKML_RETURN_IF_ERROR(step(&r, pass_fuse_activation));
+    VKML_RETURN_IF_ERROR(step(&r, pass_fuse_elementwise));
   }
   VKML_RETURN_IF_ERROR(step(&r, pass_fp16));
   VKML_RETURN_IF_ERROR(step(&r, pass_place));

@@ -4,7 +4,9 @@
  *   # pass: NAME[, NAME...]        passes to run, in order (pipeline.h names)
  *   # opts: KEY=VALUE ...          optional: fold_max_bytes=N, precision=fp16,
  *                                  no_eval, cpu_ops=OP,OP (placement: those
- *                                  IR ops cannot run on the GPU, the rest can)
+ *                                  IR ops cannot run on the GPU, the rest can),
+ *                                  exact (CPU results before and after must
+ *                                  agree bit for bit)
  *   ... the input graph ...
  *   # expect:                      then the graph the passes must print, or
  *   # expect: unchanged            the input must come out as it went in
@@ -15,7 +17,7 @@
  * on a mismatch it prints both. A case with an expected rewrite must report
  * a change, an unchanged case must not. Then both graphs run on the CPU
  * executor on random non-zero inputs and must agree (a pass keeps results:
- * rtol 1e-5, or 1e-2 for fp16). */
+ * rtol 1e-5, or 1e-2 for fp16; bit for bit with `exact`). */
 #include <criterion/criterion.h>
 #include <dirent.h>
 #include <math.h>
@@ -147,6 +149,7 @@ static void parse_opts(const char *file, const char *spec, pass_opts *o, test_pl
     if (sscanf(t, "fold_max_bytes=%lld", &v) == 1) o->fold_max_bytes = v;
     else if (!strcmp(t, "precision=fp16")) o->precision = IR_PRECISION_FP16;
     else if (!strcmp(t, "no_eval")) o->eval = NULL;
+    else if (!strcmp(t, "exact")) continue; /* run_case reads it */
     else if (!strncmp(t, "cpu_ops=", 8)) {
       parse_cpu_ops(file, t + 8, tp);
       o->place = test_place;
@@ -184,7 +187,8 @@ static void check_same_results(const char *file, const ir_graph *a, const ir_gra
     for (int64_t i = 0; i < rt_tensor_numel(&ga[k]); i++) {
       double x = rt_load_f(&ga[k], i), y = rt_load_f(&gb[k], i);
       nonzero = nonzero || x != 0;
-      bool same = x == y || (isnan(x) && isnan(y)) || fabs(x - y) <= 1e-6 + rtol * fabs(x);
+      bool same = x == y || (isnan(x) && isnan(y)) ||
+                  (rtol > 0 && fabs(x - y) <= 1e-6 + rtol * fabs(x));
       cr_expect(same, "%s: output %d element %lld: before the passes %.9g, after %.9g", file, k,
                 (long long)i, x, y);
       if (!same) break;
@@ -247,7 +251,9 @@ static void run_case(const char *file) {
   ir_graph_destroy(again);
   cr_expect_eq(any, !unchanged, "%s: the passes %s a change", file,
                any ? "reported" : "did not report");
-  check_same_results(file, before, g, o.precision == IR_PRECISION_FP16 ? 1e-2 : 1e-5);
+  bool exact = optspec && strstr(optspec, "exact");
+  check_same_results(file, before, g,
+                     exact ? 0 : o.precision == IR_PRECISION_FP16 ? 1e-2 : 1e-5);
   free(got);
   free(want);
   free(got_text);
@@ -347,7 +353,7 @@ Test(passes_pipeline, unknown_dump_name_lists_the_passes) {
   const char *m = vkml_status_message(s);
   cr_assert(strstr(m, "unknown pass 'fold_everything'"), "%s", m);
   cr_assert(strstr(m, "fold_constants, remove_identities, dce, fold_batchnorm, merge_pad, "
-                      "fuse_activation, fp16, place, layout, insert_transfers, all"), "%s", m);
+                      "fuse_activation, fuse_elementwise, fp16, place, layout, insert_transfers, all"), "%s", m);
   vkml_status_free(s);
   T_OK(pass_check_dump_name("all"));
   T_OK(pass_check_dump_name("dce"));
