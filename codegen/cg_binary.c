@@ -292,8 +292,7 @@ enum {
   NSPEC_S = 32, /* + 8 * input + axis */
 };
 
-/* Shader op codes. */
-static int nary_code(ir_op op) {
+int cg_nary_code(ir_op op) {
   switch (op) {
   case IR_OP_ADD: return 0;
   case IR_OP_SUB: return 1;
@@ -323,7 +322,7 @@ static bool is_arith(ir_op op) {
 
 vkml_status cg_nary_workload_from_node(const ir_node *n, cg_nary_workload *out) {
   memset(out, 0, sizeof *out);
-  if (nary_code(n->op) < 0 || n->n_outputs != 1)
+  if (cg_nary_code(n->op) < 0 || n->n_outputs != 1)
     return vkml_status_make(VKML_CODE_UNSUPPORTED, "elementwise_nary: %s is not an op it runs",
                             ir_op_name(n->op));
   if (n->n_inputs < 1 || n->n_inputs > CG_NARY_MAX_INPUTS)
@@ -362,7 +361,7 @@ static vkml_status nary_check_dtypes(const cg_nary_workload *w, const ir_target 
   ir_op op = w->op;
   ir_dtype a = w->in[0].dtype, b = w->n_in > 1 ? w->in[1].dtype : a, o = w->out.dtype;
   bool cmp = op >= IR_OP_EQUAL && op <= IR_OP_LESS_OR_EQUAL;
-  int want_in = op == IR_OP_WHERE ? 3 : (nary_code(op) <= nary_code(IR_OP_OR) ? 2 : 0);
+  int want_in = op == IR_OP_WHERE ? 3 : (cg_nary_code(op) <= cg_nary_code(IR_OP_OR) ? 2 : 0);
   *wide = false;
   if (want_in && w->n_in != want_in) return nary_unsupported(w, "with a wrong input count");
   for (int i = 2; i < w->n_in; i++)
@@ -402,37 +401,27 @@ static vkml_status nary_check_dtypes(const cg_nary_workload *w, const ir_target 
   return VKML_OK;
 }
 
-/* The output's axes (innermost first) with size-1 axes dropped and
- * neighbours merged where every input stays contiguous across them; each
- * input's element strides along them and its addressing mode. */
-typedef struct nmerged {
-  int rank;
-  int64_t d[IR_MAX_RANK];
-  int64_t s[CG_NARY_MAX_INPUTS][IR_MAX_RANK];
-  uint32_t mode[CG_NARY_MAX_INPUTS]; /* 0 strided, 1 as the output, 2 one element */
-} nmerged;
-
-static void nary_merge(const cg_nary_workload *w, nmerged *m) {
-  int64_t s[CG_NARY_MAX_INPUTS][IR_MAX_RANK];
-  for (int i = 0; i < w->n_in; i++) bcast_strides(&w->in[i], &w->out, s[i]);
+void cg_bcast_merge(int n_in, const ir_type *in, const ir_type *out, cg_bcast_merged *m) {
+  int64_t s[CG_BCAST_MAX_INPUTS][IR_MAX_RANK];
+  for (int i = 0; i < n_in; i++) bcast_strides(&in[i], out, s[i]);
   m->rank = 0;
-  for (int j = w->out.rank - 1; j >= 0; j--) {
-    int64_t d = w->out.dims[j];
+  for (int j = out->rank - 1; j >= 0; j--) {
+    int64_t d = out->dims[j];
     if (d == 1) continue;
     if (m->rank) {
       int k = m->rank - 1;
       bool ok = true;
-      for (int i = 0; i < w->n_in && ok; i++) ok = s[i][j] == m->s[i][k] * m->d[k];
+      for (int i = 0; i < n_in && ok; i++) ok = s[i][j] == m->s[i][k] * m->d[k];
       if (ok) {
         m->d[k] *= d;
         continue;
       }
     }
     m->d[m->rank] = d;
-    for (int i = 0; i < w->n_in; i++) m->s[i][m->rank] = s[i][j];
+    for (int i = 0; i < n_in; i++) m->s[i][m->rank] = s[i][j];
     m->rank++;
   }
-  for (int i = 0; i < w->n_in; i++) {
+  for (int i = 0; i < n_in; i++) {
     bool zero = true, contiguous = true;
     int64_t run = 1;
     for (int k = 0; k < m->rank; k++) {
@@ -448,7 +437,7 @@ vkml_status cg_nary_instantiate(const cg_nary_workload *w, const cg_schedule *s,
                                 const ir_target *target, cg_kernel *k) {
   const char *name = cg_nary_template.name;
   memset(k, 0, sizeof *k);
-  if (nary_code(w->op) < 0 || w->n_in < 1 || w->n_in > CG_NARY_MAX_INPUTS)
+  if (cg_nary_code(w->op) < 0 || w->n_in < 1 || w->n_in > CG_NARY_MAX_INPUTS)
     return vkml_status_make(VKML_CODE_UNSUPPORTED, "%s: %s with %d inputs", name,
                             ir_op_name(w->op), w->n_in);
   bool wide;
@@ -470,8 +459,8 @@ vkml_status cg_nary_instantiate(const cg_nary_workload *w, const cg_schedule *s,
   if (!dims_ok)
     return nary_unsupported(w, "output shape is not the broadcast of the inputs");
 
-  nmerged m;
-  nary_merge(w, &m);
+  cg_bcast_merged m;
+  cg_bcast_merge(w->n_in, w->in, &w->out, &m);
   ir_dtype da = w->in[0].dtype;
   bool fact = ir_dtype_is_float(da) && is_arith(w->op) && w->act.kind != IR_ACT_NONE;
   bool iclip = !ir_dtype_is_float(da) && w->act.kind == IR_ACT_CLIP;
@@ -481,7 +470,7 @@ vkml_status cg_nary_instantiate(const cg_nary_workload *w, const cg_schedule *s,
     return nary_unsupported(w, "broadcast needs too many specialization constants");
 
   VKML_RETURN_IF_ERROR(cg_kernel_begin(k, &cg_nary_template, s, target));
-  VKML_RETURN_IF_ERROR(cg_kernel_define(k, "OP", "%d", nary_code(w->op)));
+  VKML_RETURN_IF_ERROR(cg_kernel_define(k, "OP", "%d", cg_nary_code(w->op)));
   VKML_RETURN_IF_ERROR(cg_kernel_define(k, "ACT", "%d", (int)w->act.kind));
   VKML_RETURN_IF_ERROR(cg_kernel_define(k, "NIN", "%d", w->n_in));
   VKML_RETURN_IF_ERROR(cg_kernel_define(k, "DTA", "%d", cg_elt_dtype_code(da)));

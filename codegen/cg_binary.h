@@ -67,4 +67,25 @@ void cg_nary_workload_key(const cg_nary_workload *w, char *buf, int buf_bytes);
 vkml_status cg_nary_instantiate(const cg_nary_workload *w, const cg_schedule *s,
                                 const ir_target *target, cg_kernel *out);
 
+/* elementwise_nary's shader op code of op (-1: not one it runs). */
+int cg_nary_code(ir_op op);
+
+/* ---- broadcast addressing, shared with elementwise_fused (cg_fused.c) ---- */
+
+#define CG_BCAST_MAX_INPUTS 8
+
+/* The output's axes (innermost first) with size-1 axes dropped and
+ * neighbours merged where every input stays contiguous across them; each
+ * input's element strides along them and its addressing mode. */
+typedef struct cg_bcast_merged {
+  int rank;
+  int64_t d[IR_MAX_RANK];
+  int64_t s[CG_BCAST_MAX_INPUTS][IR_MAX_RANK];
+  uint32_t mode[CG_BCAST_MAX_INPUTS]; /* 0 strided, 1 as the output, 2 one element */
+} cg_bcast_merged;
+
+/* Merges the axes of out for inputs in[0..n_in) (n_in <= CG_BCAST_MAX_INPUTS),
+ * each broadcastable to out. */
+void cg_bcast_merge(int n_in, const ir_type *in, const ir_type *out, cg_bcast_merged *m);
+
 #endif

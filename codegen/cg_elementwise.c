@@ -161,8 +161,7 @@ static void key_layout(cg_kernel *k, const char *what) {
 
 /* ---- unary ops and cast --------------------------------------------------- */
 
-/* Shader op codes (elementwise_unary.comp). */
-static int unary_code(ir_op op) {
+int cg_elt_unary_code(ir_op op) {
   switch (op) {
   case IR_OP_RELU: return 0;
   case IR_OP_SIGMOID: return 1;
@@ -247,7 +246,7 @@ static vkml_status unary_instantiate(const ir_node *n, const cg_schedule *s,
     if (!a || a->u.i < 0 || a->u.i >= IR_DTYPE_COUNT)
       return vkml_status_make(VKML_CODE_UNSUPPORTED, "cast: no valid 'to'");
     dout = (ir_dtype)a->u.i;
-  } else if (unary_code(op) < 0) {
+  } else if (cg_elt_unary_code(op) < 0) {
     return vkml_status_make(VKML_CODE_UNSUPPORTED, "%s: not a unary op", ir_op_name(op));
   } else if (op == IR_OP_NOT ? di != IR_BOOL
                              : !(ir_dtype_is_float(di) || (takes_ints(op) && ir_dtype_is_int(di)))) {
@@ -271,7 +270,7 @@ static vkml_status unary_instantiate(const ir_node *n, const cg_schedule *s,
 
   VKML_RETURN_IF_ERROR(cg_kernel_begin(k, tp, s, target));
   if (packed) VKML_RETURN_IF_ERROR(cg_kernel_define(k, "PACKED", "1"));
-  VKML_RETURN_IF_ERROR(cg_kernel_define(k, "OP", "%d", unary_code(op)));
+  VKML_RETURN_IF_ERROR(cg_kernel_define(k, "OP", "%d", cg_elt_unary_code(op)));
   VKML_RETURN_IF_ERROR(cg_kernel_define(k, "DTI", "%d", cg_elt_dtype_code(di)));
   VKML_RETURN_IF_ERROR(cg_kernel_define(k, "DTO", "%d", cg_elt_dtype_code(dout)));
 

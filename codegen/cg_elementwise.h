@@ -22,6 +22,9 @@
 
 extern const cg_template cg_unary_template;
 extern const cg_template cg_copy_template;
+/* glsl/elementwise_fused.comp (cg_fused.c): fused_elementwise's program,
+ * f32 / f16, 1..8 broadcast inputs; the elementwise space. */
+extern const cg_template cg_fused_template;
 /* glsl/data_layout.comp: reorder / identity between the default layout and
  * nc4hw4 (rank 4, 2- and 4-byte elements), one invocation per packed texel;
  * the elementwise space (EPI: texels per invocation). */
@@ -40,6 +43,9 @@ vkml_status cg_elt_check_type(const char *tmpl, const ir_type *t, const ir_targe
  * as a 2-D grid past the x limit (one group for zero units). */
 vkml_status cg_elt_grid(cg_kernel *k, int64_t units, int64_t per_group,
                         const ir_target *target);
+/* elementwise_unary's shader op code of op (glsl/unary.glsl OP_RELU ...
+ * OP_CLIP, then not and cast), -1 for another op. */
+int cg_elt_unary_code(ir_op op);
 /* IEEE bits of f, for float specialization constants. */
 uint32_t cg_elt_f32_bits(float f);
 

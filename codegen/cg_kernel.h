@@ -14,7 +14,7 @@
 #include "codegen/cg_template.h"
 
 #define CG_MAX_DEFINES 16
-#define CG_MAX_SPEC 48
+#define CG_MAX_SPEC 144 /* elementwise_fused: 16 program slots of 3 and 8 inputs of 9 */
 
 typedef struct cg_kernel {
   const cg_template *tmpl;

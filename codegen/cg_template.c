@@ -18,6 +18,7 @@ const cg_template *const cg_templates[] = {
     &cg_binary_template,
     &cg_nary_template,
     &cg_unary_template,
+    &cg_fused_template,
     &cg_copy_template,
     &cg_data_layout_template,
     &cg_data_copy_template,

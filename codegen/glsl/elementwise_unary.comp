@@ -181,76 +181,13 @@ layout(binding = 0, std430) readonly buffer IV { TVI iv[]; };
 layout(binding = 1, std430) writeonly buffer O1 { TO o1[]; };
 layout(binding = 1, std430) writeonly buffer OV { TVO ov[]; };
 
-#define OP_RELU 0
-#define OP_SIGMOID 1
-#define OP_TANH 2
-#define OP_EXP 3
-#define OP_LOG 4
-#define OP_SQRT 5
-#define OP_ERF 6
-#define OP_NEG 7
-#define OP_ABS 8
-#define OP_RECIPROCAL 9
-#define OP_SOFTPLUS 10
-#define OP_SIGN 11
-#define OP_FLOOR 12
-#define OP_CEIL 13
-#define OP_ROUND 14
-#define OP_HARD_SWISH 15
-#define OP_LEAKY_RELU 16
-#define OP_ELU 17
-#define OP_SELU 18
-#define OP_HARD_SIGMOID 19
-#define OP_CLIP 20
+#include "unary.glsl" // OP_RELU ... OP_CLIP, unary_f
 #define OP_NOT 21
 #define OP_CAST 22
 
 // ---- accurate fp32 helpers --------------------------------------------------
 
-#include "math.glsl" // expm1_, erf_
 
-// Natural log to ~2 ulp everywhere (GLSL's log only promises an absolute
-// error near 1): x = m * 2^e with m in [sqrt(1/2), sqrt(2)),
-// log(m) = 2 atanh(s), s = (m - 1) / (m + 1), |s| < 0.172.
-float log_(float x) {
-  if (!(x > 0.0) || isinf(x)) return log(x); // 0, negative, NaN, inf
-  int e;
-  float m = frexp(x, e);
-  if (m < 0.70710678) {
-    m *= 2.0;
-    e -= 1;
-  }
-  float f = m - 1.0; // exact
-  float s = f / (2.0 + f);
-  float z = s * s;
-  float r = 2.0 * s * (1.0 + z * (1.0 / 3.0 + z * (1.0 / 5.0 + z * (1.0 / 7.0 + z * (1.0 / 9.0 +
-            z * (1.0 / 11.0))))));
-  float fe = float(e);
-  return fe * 0.693138122558593750 + (fe * 9.0580006145e-06 + r); // ln 2 split (Cody-Waite)
-}
-
-// log(1 + y) for y >= 0 without losing y's low bits.
-float log1p_(float y) {
-  precise float u = 1.0 + y;
-  if (u == 1.0) return y;
-  precise float d = u - 1.0;
-  return log_(u) * (y / d);
-}
-
-// a * x + b with one rounding (GLSL's fma may round twice): Dekker's
-// product and Knuth's two-sum, so hard_sigmoid keeps its accuracy at its root.
-float mad_exact(float a, float x, float b) {
-  precise float p = a * x;
-  if (!(abs(p) < 1e30)) return p + b; // huge, inf or NaN: the split would overflow
-  precise float ca = 4097.0 * a, ah = ca - (ca - a), al = a - ah;
-  precise float cx = 4097.0 * x, xh = cx - (cx - x), xl = x - xh;
-  precise float e = ((ah * xh - p) + ah * xl + al * xh) + al * xl;
-  precise float s = p + b, bb = s - p;
-  precise float t = (p - (s - bb)) + (b - bb);
-  return s + (t + e);
-}
-
-float clamp01(float v) { return v < 0.0 ? 0.0 : (v > 1.0 ? 1.0 : v); } // NaN passes
 
 // ---- the operation ------------------------------------------------------------
 
@@ -291,56 +228,7 @@ CTO op1(CTI x) {
 int op1(int x) { return x != 0 ? 0 : 1; }
 
 #elif DTI <= DT_F16
-float op1(float x) {
-#if OP == OP_RELU
-  return x < 0.0 ? 0.0 : x;
-#elif OP == OP_SIGMOID
-  return 1.0 / (1.0 + exp(-x));
-#elif OP == OP_TANH
-  // tanh(x) = e / (e + 2) with e = expm1(2x); saturated beyond |x| = 10
-  if (isnan(x)) return x;
-  float e = expm1_(2.0 * min(abs(x), 10.0));
-  float r = e / (e + 2.0);
-  return x < 0.0 ? -r : r;
-#elif OP == OP_EXP
-  return exp(x);
-#elif OP == OP_LOG
-  return log_(x);
-#elif OP == OP_SQRT
-  return sqrt(x);
-#elif OP == OP_ERF
-  return erf_(x);
-#elif OP == OP_NEG
-  return -x;
-#elif OP == OP_ABS
-  return abs(x);
-#elif OP == OP_RECIPROCAL
-  return 1.0 / x;
-#elif OP == OP_SOFTPLUS
-  return x > 0.0 ? x + log1p_(exp(-x)) : log1p_(exp(x));
-#elif OP == OP_SIGN
-  return x > 0.0 ? 1.0 : (x < 0.0 ? -1.0 : (x == 0.0 ? 0.0 : x));
-#elif OP == OP_FLOOR
-  return floor(x);
-#elif OP == OP_CEIL
-  return ceil(x);
-#elif OP == OP_ROUND
-  return roundEven(x);
-#elif OP == OP_HARD_SWISH
-  return x * clamp01((x + 3.0) / 6.0); // x + 3 is exact near the root at -3
-#elif OP == OP_LEAKY_RELU
-  return x < 0.0 ? ALPHA * x : x;
-#elif OP == OP_ELU
-  return x < 0.0 ? ALPHA * expm1_(x) : x;
-#elif OP == OP_SELU
-  return x <= 0.0 ? GAMMA * (ALPHA * expm1_(x)) : GAMMA * x;
-#elif OP == OP_HARD_SIGMOID
-  return clamp01(mad_exact(ALPHA, x, BETA));
-#elif OP == OP_CLIP
-  float y = x < ALPHA ? ALPHA : x; // comparisons, so that NaN passes
-  return y > BETA ? BETA : y;
-#endif
-}
+float op1(float x) { return unary_f(OP, x, ALPHA, BETA, GAMMA); }
 
 #else // integer neg abs sign clip, wrapping like the reference
 CTI op1(CTI x) {

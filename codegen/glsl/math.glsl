@@ -58,4 +58,61 @@ float erfc_(float x) {
   return 1.0 - erf_(x); // |x| < 1 or NaN
 }
 
+// Natural log to ~2 ulp everywhere (GLSL's log only promises an absolute
+// error near 1): x = m * 2^e with m in [sqrt(1/2), sqrt(2)),
+// log(m) = 2 atanh(s), s = (m - 1) / (m + 1), |s| < 0.172.
+float log_(float x) {
+  if (!(x > 0.0) || isinf(x)) return log(x); // 0, negative, NaN, inf
+  int e;
+  float m = frexp(x, e);
+  if (m < 0.70710678) {
+    m *= 2.0;
+    e -= 1;
+  }
+  float f = m - 1.0; // exact
+  float s = f / (2.0 + f);
+  float z = s * s;
+  float r = 2.0 * s * (1.0 + z * (1.0 / 3.0 + z * (1.0 / 5.0 + z * (1.0 / 7.0 + z * (1.0 / 9.0 +
+            z * (1.0 / 11.0))))));
+  float fe = float(e);
+  return fe * 0.693138122558593750 + (fe * 9.0580006145e-06 + r); // ln 2 split (Cody-Waite)
+}
+
+// log(1 + y) for y >= 0 without losing y's low bits.
+float log1p_(float y) {
+  precise float u = 1.0 + y;
+  if (u == 1.0) return y;
+  precise float d = u - 1.0;
+  return log_(u) * (y / d);
+}
+
+// a * x + b with one rounding (GLSL's fma may round twice): Dekker's
+// product and Knuth's two-sum, so hard_sigmoid keeps its accuracy at its root.
+float mad_exact(float a, float x, float b) {
+  precise float p = a * x;
+  if (!(abs(p) < 1e30)) return p + b; // huge, inf or NaN: the split would overflow
+  precise float ca = 4097.0 * a, ah = ca - (ca - a), al = a - ah;
+  precise float cx = 4097.0 * x, xh = cx - (cx - x), xl = x - xh;
+  precise float e = ((ah * xh - p) + ah * xl + al * xh) + al * xl;
+  precise float s = p + b, bb = s - p;
+  precise float t = (p - (s - bb)) + (b - bb);
+  return s + (t + e);
+}
+
+// C's pow (which the reference uses) for float base and exponent.
+float pow_(float x, float y) {
+  if (y == 0.0 || x == 1.0) return 1.0; // even for a NaN operand
+  if (isnan(x) || isnan(y)) return x + y;
+  bool yint = floor(y) == y; // +-inf count as even integers
+  bool yodd = yint && abs(y) < 16777216.0 && (int(abs(y)) & 1) == 1;
+  if (x < 0.0 && !yint) return uintBitsToFloat(0x7fc00000u);
+  float ax = abs(x), r;
+  if (ax == 0.0) r = y < 0.0 ? uintBitsToFloat(0x7f800000u) : 0.0;
+  else if (isinf(ax)) r = y < 0.0 ? 0.0 : uintBitsToFloat(0x7f800000u);
+  else if (isinf(y)) r = (ax > 1.0) == (y > 0.0) ? uintBitsToFloat(0x7f800000u) : 0.0;
+  else r = exp(y * log_(ax));
+  bool neg = (floatBitsToUint(x) >> 31) != 0u; // -0 included
+  return neg && yodd ? -r : r;
+}
+
 #endif

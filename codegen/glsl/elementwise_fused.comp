@@ -1,0 +1,189 @@
+#version 450
+// fused_elementwise (codegen/cg_fused.c instantiates it): a program of float
+// unary / binary ops (ir/params.h ir_fused_program) per output element, the
+// inputs read with NumPy broadcasting.
+//
+// Bindings: 0..NIN-1 = the inputs, NIN = out; dense C-order tensors of
+//   dtype DT (0 f32, 1 f16: 16-bit storage), fp32 arithmetic throughout
+//   (f16 is converted on load and rounded once on store).
+// Knobs (#defines): WG_SIZE (invocations per workgroup), EPI (elements per
+//   invocation, each WG_SIZE elements apart).
+// Baked per workload (#defines): DT, NIN.
+// Baked per shape and program (specialization constants): the element
+//   count, the output dims after merging axes contiguous in every input
+//   (innermost first), per input an addressing mode (0 strided, 1 as out,
+//   2 one element) and its strides, and the program: N_INSTR and per slot s
+//   (of MAX_INSTR) a code C<s> = op | a << 8 | b << 16 | act << 24 (op: a
+//   unary.glsl code below 32, or 32 + add sub mul div pow prelu min max;
+//   a, b: registers, inputs first; a unary op has b = a) and two floats
+//   PA<s>, PB<s> (the op's or the act's scalars). The slots are unrolled and
+//   the register file indexed by constants: once specialised, the driver
+//   folds the program into straight-line code.
+
+#if DT == 1
+#extension GL_EXT_shader_16bit_storage : require
+#define ST float16_t
+#else
+#define ST float
+#endif
+
+#define MAX_INSTR 16
+
+layout(local_size_x = WG_SIZE) in;
+
+layout(constant_id = 0) const uint N = 1;       // output elements
+layout(constant_id = 1) const uint RANK = 0;    // merged axes (<= 8)
+layout(constant_id = 2) const uint N_INSTR = 1; // program length (<= MAX_INSTR)
+layout(constant_id = 8) const uint D0 = 1;
+layout(constant_id = 9) const uint D1 = 1;
+layout(constant_id = 10) const uint D2 = 1;
+layout(constant_id = 11) const uint D3 = 1;
+layout(constant_id = 12) const uint D4 = 1;
+layout(constant_id = 13) const uint D5 = 1;
+layout(constant_id = 14) const uint D6 = 1;
+layout(constant_id = 15) const uint D7 = 1;
+
+// Input k: mode M<k> (id 16 + k), strides S<k>_<j> (id 72 + 8k + j).
+#define INPUT(k)                                                               \
+  layout(constant_id = 16 + k) const uint M##k = 1;                            \
+  layout(constant_id = 72 + 8 * k) const uint S##k##_0 = 0;                    \
+  layout(constant_id = 73 + 8 * k) const uint S##k##_1 = 0;                    \
+  layout(constant_id = 74 + 8 * k) const uint S##k##_2 = 0;                    \
+  layout(constant_id = 75 + 8 * k) const uint S##k##_3 = 0;                    \
+  layout(constant_id = 76 + 8 * k) const uint S##k##_4 = 0;                    \
+  layout(constant_id = 77 + 8 * k) const uint S##k##_5 = 0;                    \
+  layout(constant_id = 78 + 8 * k) const uint S##k##_6 = 0;                    \
+  layout(constant_id = 79 + 8 * k) const uint S##k##_7 = 0;                    \
+  layout(binding = k, std430) readonly buffer I##k { ST i##k[]; };
+
+INPUT(0)
+#if NIN > 1
+INPUT(1)
+#endif
+#if NIN > 2
+INPUT(2)
+#endif
+#if NIN > 3
+INPUT(3)
+#endif
+#if NIN > 4
+INPUT(4)
+#endif
+#if NIN > 5
+INPUT(5)
+#endif
+#if NIN > 6
+INPUT(6)
+#endif
+#if NIN > 7
+INPUT(7)
+#endif
+layout(binding = NIN, std430) writeonly buffer O { ST o[]; };
+
+// Slot s: code (id 24 + s), scalars (ids 40 + 2s, 41 + 2s).
+#define SLOT(s)                                                                \
+  layout(constant_id = 24 + s) const uint C##s = 0;                            \
+  layout(constant_id = 40 + 2 * s) const float PA##s = 0.0;                    \
+  layout(constant_id = 41 + 2 * s) const float PB##s = 0.0;
+SLOT(0) SLOT(1) SLOT(2) SLOT(3) SLOT(4) SLOT(5) SLOT(6) SLOT(7)
+SLOT(8) SLOT(9) SLOT(10) SLOT(11) SLOT(12) SLOT(13) SLOT(14) SLOT(15)
+
+#include "act.glsl"   // act_by
+#include "unary.glsl" // unary_f (math.glsl: pow_)
+
+// ---- addressing (as elementwise_nary.comp) ----------------------------------
+
+void coords(uint i, out uint c[8]) {
+  uint r = i;
+#define STEP(j)                                                                \
+  c[j] = 0;                                                                    \
+  if (RANK > j) {                                                              \
+    c[j] = r % D##j;                                                           \
+    r = r / D##j;                                                              \
+  }
+  STEP(0) STEP(1) STEP(2) STEP(3) STEP(4) STEP(5) STEP(6) STEP(7)
+#undef STEP
+}
+
+uint off(uint i, uint c[8], uint m, uint s0, uint s1, uint s2, uint s3, uint s4, uint s5,
+         uint s6, uint s7) {
+  if (m == 1) return i;
+  if (m == 2) return 0;
+  return c[0] * s0 + c[1] * s1 + c[2] * s2 + c[3] * s3 + c[4] * s4 + c[5] * s5 + c[6] * s6 +
+         c[7] * s7;
+}
+#define LOAD(k) float(i##k[off(i, c, M##k, S##k##_0, S##k##_1, S##k##_2, S##k##_3, S##k##_4, \
+                                S##k##_5, S##k##_6, S##k##_7)])
+
+// ---- one instruction ---------------------------------------------------------
+
+// The reference's scalar functions: runtime/cpu/k_unary.c, k_binary.c.
+float instr(uint code, float x, float y, float pa, float pb) {
+  uint op = code & 255u;
+  if (op < 32u) return unary_f(op, x, pa, pb, pb); // selu's gamma and a beta are pb
+  float v;
+  switch (int(op) - 32) {
+  case 0: v = x + y; break;
+  case 1: v = x - y; break;
+  case 2: v = x * y; break;
+  case 3: v = x / y; break;
+  case 4: return pow_(x, y);
+  case 5: return x < 0.0 ? y * x : x; // prelu; NaN passes
+  case 6: // min, max: NaN propagates, as numpy.minimum
+    if (isnan(y)) return y;
+    if (isnan(x)) return x;
+    return y < x ? y : x;
+  case 7:
+    if (isnan(y)) return y;
+    if (isnan(x)) return x;
+    return y > x ? y : x;
+  default: return x;
+  }
+  return act_by(code >> 24, v, pa, pb);
+}
+
+// ---- main --------------------------------------------------------------------
+
+float element(uint i) {
+  uint c[8];
+  coords(i, c);
+  float r[NIN + MAX_INSTR];
+  r[0] = LOAD(0);
+#if NIN > 1
+  r[1] = LOAD(1);
+#endif
+#if NIN > 2
+  r[2] = LOAD(2);
+#endif
+#if NIN > 3
+  r[3] = LOAD(3);
+#endif
+#if NIN > 4
+  r[4] = LOAD(4);
+#endif
+#if NIN > 5
+  r[5] = LOAD(5);
+#endif
+#if NIN > 6
+  r[6] = LOAD(6);
+#endif
+#if NIN > 7
+  r[7] = LOAD(7);
+#endif
+#define EXEC(s)                                                                \
+  if (s < N_INSTR)                                                             \
+    r[NIN + s] = instr(C##s, r[(C##s >> 8) & 255u], r[(C##s >> 16) & 255u], PA##s, PB##s);
+  EXEC(0) EXEC(1) EXEC(2) EXEC(3) EXEC(4) EXEC(5) EXEC(6) EXEC(7)
+  EXEC(8) EXEC(9) EXEC(10) EXEC(11) EXEC(12) EXEC(13) EXEC(14) EXEC(15)
+#undef EXEC
+  return r[NIN + N_INSTR - 1];
+}
+
+void main() {
+  uint group = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
+  for (uint ch = 0; ch < EPI; ch++) {
+    uint i = (group * EPI + ch) * WG_SIZE + gl_LocalInvocationID.x;
+    if (i >= N) break;
+    o[i] = ST(element(i));
+  }
+}
