@@ -313,42 +313,8 @@ uint off(uint i, uint c[8], uint m, uint s0, uint s1, uint s2, uint s3, uint s4,
 
 // ---- the operation ----------------------------------------------------------
 
-// Natural log to ~2 ulp (see elementwise_unary.comp).
-float log_(float x) {
-  if (!(x > 0.0) || isinf(x)) return log(x);
-  int e;
-  float m = frexp(x, e);
-  if (m < 0.70710678) {
-    m *= 2.0;
-    e -= 1;
-  }
-  float f = m - 1.0;
-  float s = f / (2.0 + f);
-  float z = s * s;
-  float r = 2.0 * s * (1.0 + z * (1.0 / 3.0 + z * (1.0 / 5.0 + z * (1.0 / 7.0 + z * (1.0 / 9.0 +
-            z * (1.0 / 11.0))))));
-  float fe = float(e);
-  return fe * 0.693138122558593750 + (fe * 9.0580006145e-06 + r);
-}
-
-// C's pow (which the reference uses) for float base and exponent.
-float pow_(float x, float y) {
-  if (y == 0.0 || x == 1.0) return 1.0; // even for a NaN operand
-  if (isnan(x) || isnan(y)) return x + y;
-  bool yint = floor(y) == y; // +-inf count as even integers
-  bool yodd = yint && abs(y) < 16777216.0 && (int(abs(y)) & 1) == 1;
-  if (x < 0.0 && !yint) return uintBitsToFloat(0x7fc00000u);
-  float ax = abs(x), r;
-  if (ax == 0.0) r = y < 0.0 ? uintBitsToFloat(0x7f800000u) : 0.0;
-  else if (isinf(ax)) r = y < 0.0 ? 0.0 : uintBitsToFloat(0x7f800000u);
-  else if (isinf(y)) r = (ax > 1.0) == (y > 0.0) ? uintBitsToFloat(0x7f800000u) : 0.0;
-  else r = exp(y * log_(ax));
-  bool neg = (floatBitsToUint(x) >> 31) != 0u; // -0 included
-  return neg && yodd ? -r : r;
-}
-
 // also for integer outputs: iact below tests ACT against its names
-#include "act.glsl" // act(x), expm1_, erf_ (codegen/glsl/act.glsl, math.glsl)
+#include "act.glsl" // act(x); math.glsl: expm1_, erf_, pow_ (C's pow, as the reference)
 
 #if DTA > DT_F16 && DTA != DT_BOOL
 // The integer activations the host allows: exact relu, relu6, clip.

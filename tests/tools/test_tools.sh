@@ -201,6 +201,34 @@ fi
 expect_fail "vkc run: bad --memory-planner" "--memory-planner expects naive, greedy, mcfp or best, got 'tlsf'" "$VKC" run "$EX/model.vkir" --memory-planner tlsf --input x="$EX/x.npy"
 expect_fail "vkc run --stats on the CPU" "--stats reports the GPU arena" "$VKC" run "$EX/model.vkir" --device cpu --stats --input x="$EX/x.npy"
 
+# Elementwise-chain fusion end to end (tests/tools/fused_chain.vkir: quick
+# gelu x * sigmoid(1.702 x) + y, and sqrt((a - b)^2) with b broadcast): each
+# chain is one fused_elementwise node after fuse_elementwise and one
+# elementwise_fused dispatch on the GPU; the outputs match the unfused graph
+# on the CPU.
+FC=$ROOT/tests/tools/fused_chain.vkir
+$PY -c "
+import numpy as np
+r = np.random.default_rng(5)
+for n, s in (('x', (2,3,16)), ('y', (16,)), ('a', (2,3,16)), ('b', (2,3,1))):
+    np.save('$TMP/fc_' + n + '.npy', r.uniform(-3, 3, s).astype(np.float32))"
+FCIN="--input x=$TMP/fc_x.npy --input y=$TMP/fc_y.npy --input a=$TMP/fc_a.npy --input b=$TMP/fc_b.npy"
+if gpu_vkc run "$FC" $FCIN --dump-after fuse_elementwise --profile --output "$TMP/fc_gpu" \
+     >"$TMP/fc_prof" 2>"$TMP/fc_dump" &&
+   "$VKC" run "$FC" --device cpu --no-opt $FCIN --output "$TMP/fc_cpu" >/dev/null 2>"$TMP/err" &&
+   [ "$(grep -c ' = fused_elementwise ' "$TMP/fc_dump")" = 2 ] &&
+   ! grep -qE ' = (mul|sigmoid|add|sub|sqrt) ' "$TMP/fc_dump" &&
+   [ "$(grep -c 'elementwise_fused' "$TMP/fc_prof")" = 2 ] &&
+   $PY -c "
+import numpy as np, sys
+ok = all(np.allclose(np.load('$TMP/fc_gpu/' + n + '.npy'), np.load('$TMP/fc_cpu/' + n + '.npy'),
+                     rtol=1e-5, atol=1e-6) for n in ('z', 'v'))
+sys.exit(0 if ok else 1)"; then
+  ok "vkc run: elementwise chains fuse into one kernel each, outputs match the unfused CPU run"
+else
+  bad "vkc run: elementwise chains fuse ($(head -c 600 "$TMP/fc_dump") $(head -c 300 "$TMP/err"))"
+fi
+
 fi # gpu
 
 if [ "$PART" = all ] || [ "$PART" = cli ]; then
