@@ -1,8 +1,7 @@
-/* Graph -> ir_plan: --cpu-ops parsing, what the placement and layout
- * passes ask, and kernel compilation (see cg_plan.h). */
+/* Graph -> ir_plan: what the placement and layout passes ask, and kernel
+ * compilation (see cg_plan.h). */
 #include "codegen/cg_plan.h"
 
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,61 +9,6 @@
 #include "codegen/cg_ops.h"
 #include "ir/text.h"
 #include "ir/util.h"
-
-/* ---- --cpu-ops ------------------------------------------------------------ */
-
-/* ONNX op types whose IR op has another name (after folding case and '_'). */
-static const struct {
-  const char *onnx;
-  ir_op op;
-} ONNX_ALIASES[] = {
-    {"conv", IR_OP_CONV2D},
-    {"convtranspose", IR_OP_CONV_TRANSPOSE2D},
-    {"batchnormalization", IR_OP_BATCHNORM},
-    {"instancenormalization", IR_OP_INSTANCE_NORM},
-    {"layernormalization", IR_OP_LAYER_NORM},
-    {"averagepool", IR_OP_AVGPOOL},
-    {"globalaveragepool", IR_OP_GLOBAL_AVG_POOL},
-    {"hardswish", IR_OP_HARD_SWISH},
-};
-
-/* Lower case without '_' into out (at most out_bytes - 1 characters). */
-static void fold_name(const char *s, size_t len, char *out, size_t out_bytes) {
-  size_t o = 0;
-  for (size_t i = 0; i < len && o + 1 < out_bytes; i++)
-    if (s[i] != '_') out[o++] = (char)tolower((unsigned char)s[i]);
-  out[o] = 0;
-}
-
-vkml_status cg_cpu_ops_parse(const char *list, bool *mask) {
-  for (int i = 0; i < IR_OP_COUNT; i++) mask[i] = false;
-  if (!list) return VKML_OK;
-  const char *p = list;
-  while (*p) {
-    const char *e = strchr(p, ',');
-    size_t len = e ? (size_t)(e - p) : strlen(p);
-    while (len && isspace((unsigned char)*p)) p++, len--;
-    while (len && isspace((unsigned char)p[len - 1])) len--;
-    if (len) {
-      char want[64], have[64];
-      fold_name(p, len, want, sizeof want);
-      bool found = false;
-      for (int op = 0; op < IR_OP_COUNT; op++) {
-        const char *name = ir_op_name((ir_op)op);
-        fold_name(name, strlen(name), have, sizeof have);
-        if (len < sizeof want && !strcmp(want, have)) mask[op] = found = true;
-      }
-      for (size_t a = 0; a < sizeof ONNX_ALIASES / sizeof ONNX_ALIASES[0]; a++)
-        if (len < sizeof want && !strcmp(want, ONNX_ALIASES[a].onnx))
-          mask[ONNX_ALIASES[a].op] = found = true;
-      if (!found)
-        return vkml_status_make(VKML_CODE_INVALID_ARGUMENT, "--cpu-ops: unknown op '%.*s'",
-                                (int)len, p);
-    }
-    p = e ? e + 1 : p + strlen(p);
-  }
-  return VKML_OK;
-}
 
 /* ---- placement and compilation ----------------------------------------------- */
 
@@ -165,9 +109,9 @@ static const char *cpu_only_reason(const ir_node *n, const ir_target *t, const b
 
 /* ---- what the passes ask (pass_opts callbacks) ---------------------------------- */
 
-vkml_status cg_query_init(cg_query *q, const ir_target *t, const char *cpu_ops) {
+void cg_query_init(cg_query *q, const ir_target *t, const bool *cpu_ops) {
   q->t = t;
-  return cg_cpu_ops_parse(cpu_ops, q->forced);
+  for (int i = 0; i < IR_OP_COUNT; i++) q->forced[i] = cpu_ops && cpu_ops[i];
 }
 
 const char *cg_query_place(void *user, const ir_node *n, char *why, size_t bytes) {

@@ -71,18 +71,11 @@ vkml_status cg_plan_build(ir_graph *g, const ir_target *t, const cg_plan_opts *o
 vkml_status cg_plan_memory(const ir_plan *p, const ir_target *t, ir_memplan_fn planner,
                            ir_memplan_strategy s, ir_memplan *out);
 
-/* Parses a --cpu-ops list into mask[IR_OP_COUNT] (true: forced to the CPU).
- * Names are matched ignoring case and '_', plus the ONNX spellings whose IR
- * op has another name (Conv, ConvTranspose, BatchNormalization,
- * InstanceNormalization, LayerNormalization, AveragePool, GlobalAveragePool,
- * ...). */
-vkml_status cg_cpu_ops_parse(const char *list, bool *mask);
-
 /* What the placement and layout passes ask codegen (passes/pass.h's
  * pass_place_fn and pass_layout_operands_fn; pass &query as their user).
- * Initialise with the target and the --cpu-ops list (IR names or ONNX
- * spellings; an unknown name is an INVALID_ARGUMENT error); q must outlive
- * the pipeline run.
+ * Initialise with the target and the ops forced onto the CPU
+ * (cpu_ops[IR_OP_COUNT], NULL: none; the tools parse --cpu-ops with the
+ * frontend's onnx_op_list_parse); q must outlive the pipeline run.
  *
  * cg_query_place: why n cannot run on the GPU, or NULL.
  * cg_query_layout_operands: the operands n's GPU kernel can take packed, 0
@@ -91,7 +84,7 @@ typedef struct cg_query {
   const ir_target *t;
   bool forced[IR_OP_COUNT];
 } cg_query;
-vkml_status cg_query_init(cg_query *q, const ir_target *t, const char *cpu_ops);
+void cg_query_init(cg_query *q, const ir_target *t, const bool *cpu_ops);
 const char *cg_query_place(void *user, const ir_node *n, char *why, size_t bytes);
 uint32_t cg_query_layout_operands(void *user, const ir_node *n, ir_layout layout);
 

@@ -81,6 +81,13 @@ void onnx_model_info_free(onnx_model_info *info);
 
 /* Parses a command-line "NAME=D,D,..." into *name (malloc'd, caller frees),
  * dims and *rank (at most IR_MAX_RANK dims, each >= 0; "NAME=" is a scalar). */
+/* Parses a comma-separated list of op names into mask[IR_OP_COUNT] (true:
+ * listed): IR names ("conv2d") or ONNX spellings ("Conv",
+ * "BatchNormalization", "GlobalAveragePool", ...), matched ignoring case and
+ * '_'. NULL or "" lists none. An unknown name is an INVALID_ARGUMENT error
+ * "<what>: unknown op 'NAME'". */
+vkml_status onnx_op_list_parse(const char *list, const char *what, bool *mask);
+
 vkml_status onnx_shape_arg_parse(const char *arg, char **name, int *rank,
                                  int64_t dims[IR_MAX_RANK]);
 

@@ -281,7 +281,8 @@ static vkml_status run_gpu(run_cfg *cfg, ir_graph **gp, const rt_tensor *in, int
   rt_vk_exec *x = NULL;
   const ir_target *t = rt_vk_context_target(cfg->ctx);
   cg_query q;
-  vkml_status s = cg_query_init(&q, t, NULL);
+  cg_query_init(&q, t, NULL);
+  vkml_status s = VKML_OK;
   pass_pipeline_opts pp = {.pass = {.eval = rt_cpu_eval_node,
                                     .precision = cfg->precision,
                                     .place = cg_query_place,

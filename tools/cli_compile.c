@@ -130,7 +130,9 @@ vkml_status cli_pipeline_run(ir_graph *g, const cli_compile_args *c, const ir_ta
   };
   cg_query q;
   if (t) {
-    VKML_RETURN_IF_ERROR(cg_query_init(&q, t, c->cpu_ops));
+    bool forced[IR_OP_COUNT];
+    VKML_RETURN_IF_ERROR(onnx_op_list_parse(c->cpu_ops, "--cpu-ops", forced));
+    cg_query_init(&q, t, forced);
     pp.pass.place = cg_query_place;
     pp.pass.place_user = &q;
     pp.pass.fallback_never = c->fallback_never;

@@ -156,7 +156,7 @@ static vkml_status run_model(ir_graph **gp, const cli_compile_args *c, const cli
   ir_graph *g = *gp;
   bool forced[IR_OP_COUNT];
   /* argument errors before opening a device */
-  VKML_RETURN_IF_ERROR(cg_cpu_ops_parse(c->cpu_ops, forced));
+  VKML_RETURN_IF_ERROR(onnx_op_list_parse(c->cpu_ops, "--cpu-ops", forced));
   if (cli_device_is_cpu(o) && c->stats)
     return vkml_status_make(VKML_CODE_INVALID_ARGUMENT,
                             "--stats reports the GPU arena's memory plans; not with --device cpu");

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "frontend/onnx_import.h"
 #include "ir/util.h"
 
 void tuner_result_free(tuner_result *r) {
@@ -200,14 +201,7 @@ vkml_status tuner_tune_graph(rt_vk_context *ctx, const ir_graph *g, tunedb *db,
   bool only[IR_OP_COUNT];
   bool filter = o->ops && *o->ops;
   if (filter) {
-    vkml_status e = cg_cpu_ops_parse(o->ops, only);
-    if (e) {
-      /* the parser speaks of --cpu-ops */
-      const char *m = vkml_status_message(e), *c = strstr(m, "--cpu-ops: ");
-      vkml_status r = vkml_status_make(vkml_status_code(e), "--ops: %s", c ? c + 11 : m);
-      vkml_status_free(e);
-      return r;
-    }
+    VKML_RETURN_IF_ERROR(onnx_op_list_parse(o->ops, "--ops", only));
   }
   tuner_workload *ws = NULL;
   int n = 0;

@@ -544,3 +544,20 @@ Test(onnx_import, everything_in_the_blob) {
   run_compare(g, "layernorm", 1, 3);
   ir_graph_destroy(g);
 }
+
+/* --cpu-ops and vktune --ops: IR names and ONNX spellings. */
+Test(onnx_import, op_list_names) {
+  bool m[IR_OP_COUNT];
+  T_OK(onnx_op_list_parse("Conv, BatchNormalization,non_max_suppression,TopK,GlobalAveragePool,"
+                        "MaxPool,,HardSwish", "--cpu-ops", m));
+  ir_op want[] = {IR_OP_CONV2D, IR_OP_BATCHNORM, IR_OP_NON_MAX_SUPPRESSION, IR_OP_TOPK,
+                  IR_OP_GLOBAL_AVG_POOL, IR_OP_MAXPOOL, IR_OP_HARD_SWISH};
+  int n = 0;
+  for (int i = 0; i < IR_OP_COUNT; i++) n += m[i];
+  cr_assert_eq(n, 7);
+  for (unsigned i = 0; i < sizeof want / sizeof want[0]; i++) cr_assert(m[want[i]]);
+  T_OK(onnx_op_list_parse(NULL, "--cpu-ops", m));
+  for (int i = 0; i < IR_OP_COUNT; i++) cr_assert(!m[i]);
+  t_expect_error(onnx_op_list_parse("add,Frobnicate", "--ops", m), VKML_CODE_INVALID_ARGUMENT,
+                 "--ops: unknown op 'Frobnicate'");
+}

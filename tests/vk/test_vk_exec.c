@@ -27,6 +27,7 @@
 #include "codegen/cg_binary.h"
 #include "codegen/cg_ops.h"
 #include "codegen/cg_plan.h"
+#include "frontend/onnx_import.h"
 #include "ir/text.h"
 #include "passes/pass.h"
 #include "runtime/cpu/executor.h"
@@ -644,28 +645,14 @@ Test(vk_exec, plan_errors) {
   ir_target_minimum(&t);
   ir_graph *g = mix_graph(7);
   ir_plan *p = NULL;
-  cg_query q;
-  t_expect_error(cg_query_init(&q, &t, "add,Frobnicate"), VKML_CODE_INVALID_ARGUMENT,
-                 "--cpu-ops: unknown op 'Frobnicate'");
+  bool forced[IR_OP_COUNT];
+  t_expect_error(onnx_op_list_parse("add,Frobnicate", "--cpu-ops", forced),
+                 VKML_CODE_INVALID_ARGUMENT, "--cpu-ops: unknown op 'Frobnicate'");
   cg_plan_opts o = {.plan_memory = pass_plan_memory, .precision = IR_PRECISION_FP16};
   t_expect_error(cg_plan_build(g, &t, &o, &p), VKML_CODE_UNSUPPORTED,
                  "fp16 precision needs 16-bit storage buffers, which vulkan-1.1-minimum lacks");
   cr_assert_null(p);
   ir_graph_destroy(g);
-}
-
-Test(vk_exec, cpu_ops_names) {
-  bool m[IR_OP_COUNT];
-  T_OK(cg_cpu_ops_parse("Conv, BatchNormalization,non_max_suppression,TopK,GlobalAveragePool,"
-                        "MaxPool,,HardSwish", m));
-  ir_op want[] = {IR_OP_CONV2D, IR_OP_BATCHNORM, IR_OP_NON_MAX_SUPPRESSION, IR_OP_TOPK,
-                  IR_OP_GLOBAL_AVG_POOL, IR_OP_MAXPOOL, IR_OP_HARD_SWISH};
-  int n = 0;
-  for (int i = 0; i < IR_OP_COUNT; i++) n += m[i];
-  cr_assert_eq(n, 7);
-  for (unsigned i = 0; i < sizeof want / sizeof want[0]; i++) cr_assert(m[want[i]]);
-  T_OK(cg_cpu_ops_parse(NULL, m));
-  for (int i = 0; i < IR_OP_COUNT; i++) cr_assert(!m[i]);
 }
 
 /* The bundled example through the default kernel choice (whatever the kernel

@@ -61,7 +61,9 @@ static ir_plan *compile(env *e, const ir_graph *g, const char *cpu_ops, ir_layou
   ir_graph *h;
   T_OK(ir_graph_clone(g, &h));
   cg_query q;
-  T_OK(cg_query_init(&q, e->t, cpu_ops));
+  bool forced[IR_OP_COUNT];
+  T_OK(onnx_op_list_parse(cpu_ops, "--cpu-ops", forced));
+  cg_query_init(&q, e->t, forced);
   pass_pipeline_opts pp = {.pass = {.eval = rt_cpu_eval_node,
                                     .place = cg_query_place,
                                     .place_user = &q,
@@ -198,7 +200,9 @@ Test(vk_placement, fallback_never_lists_the_nodes) {
   env_open(&e);
   ir_graph *g = load("tests/models/tinycnn/model.vkir");
   cg_query q;
-  T_OK(cg_query_init(&q, e.t, "maxpool,softmax"));
+  bool forced[IR_OP_COUNT];
+  T_OK(onnx_op_list_parse("maxpool,softmax", "--cpu-ops", forced));
+  cg_query_init(&q, e.t, forced);
   pass_pipeline_opts pp = {.pass = {.eval = rt_cpu_eval_node,
                                     .place = cg_query_place,
                                     .place_user = &q,
@@ -215,7 +219,7 @@ Test(vk_placement, fallback_never_lists_the_nodes) {
   ir_graph_destroy(g);
   /* nothing forced: every tinycnn node has a GPU kernel */
   g = load("tests/models/tinycnn/model.vkir");
-  T_OK(cg_query_init(&q, e.t, NULL));
+  cg_query_init(&q, e.t, NULL);
   T_OK(pass_pipeline_run(g, &pp));
   ir_graph_destroy(g);
   env_close(&e);

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "frontend/onnx_import.h"
 #include "passes/pipeline.h"
 #include "test_support.h"
 
@@ -90,7 +91,9 @@ vkml_status vt_plan_build(const ir_graph *g, const ir_target *t, const cg_plan_o
   *out = NULL;
   ir_graph *h = NULL;
   cg_query q;
-  vkml_status s = cg_query_init(&q, t, cpu_ops);
+  bool forced[IR_OP_COUNT];
+  vkml_status s = onnx_op_list_parse(cpu_ops, "--cpu-ops", forced);
+  cg_query_init(&q, t, forced);
   pass_opts po = {.precision = o->precision,
                   .place = cg_query_place,
                   .place_user = &q,
