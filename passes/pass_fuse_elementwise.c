@@ -22,7 +22,9 @@
  * output is the broadcast of its operands and every node reaches the root),
  * so evaluating the program at the root's resolution is exact; the pass
  * still checks that the inputs' broadcast is the root's type. A group of
- * one node stays as it is. */
+ * one node stays as it is. With a placement callback (pass_opts.place), a
+ * node it would put on the CPU is never fused (--cpu-ops keeps its ops
+ * visible and on the CPU). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -198,6 +200,15 @@ vkml_status pass_fuse_elementwise(ir_graph *g, const pass_opts *opts, bool *chan
   }
   vkml_status s = VKML_OK;
   bool any = false;
+  /* a node placement would keep off the GPU (--cpu-ops, no kernel) stays a
+   * node of its own: the user asked for it there, or the fused kernel
+   * could not run it either */
+  if (opts && opts->place)
+    ir_foreach_node(g, n) {
+      char why[256];
+      if (n->id >= 0 && n->id < n_ids && fusible(n) && opts->place(opts->place_user, n, why, sizeof why))
+        taken[n->id] = true;
+    }
   /* last first: a group's root is the node its chain ends in */
   for (ir_node *n = g->last, *prev; n && !s; n = prev) {
     prev = n->prev;

@@ -1,6 +1,7 @@
 /* vkc: the compiler driver. Subcommands: check (parse + verify a .vkir and
  * print its canonical text), import (ONNX -> .vkir + .bin), run (load a model,
- * compile it in memory and run it on a Vulkan device or the CPU). */
+ * compile it in memory and run it on a Vulkan device or the CPU), compile
+ * (the same compile, written as a .vkm artifact for vkrun). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,7 @@
 #include "cli_compile.h"
 #include "codegen/cg_plan.h"
 #include "frontend/onnx_import.h"
+#include "ir/artifact.h"
 #include "ir/text.h"
 #include "passes/pipeline.h"
 #include "passes/plan_memory.h"
@@ -50,6 +52,12 @@ static const char usage[] =
     "                                       the nearest device's, else the default\n"
     "      --stats                          intermediate bytes per memory planner and the\n"
     "                                       lower bound (GPU runs; with --json as JSON)\n"
+    "  compile MODEL -o OUT.vkm [--device N] [--input-shape ...] [--precision fp32|fp16]\n"
+    "          [--cpu-ops OP,OP] [--layout default|nc4hw4] [--memory-planner P] [--db FILE]\n"
+    "          [--fallback auto|never] [--dump-after PASS|all] [--no-opt]\n"
+    "                                       compile MODEL as vkc run would for the device\n"
+    "                                       (default Vulkan device, --device N) and write\n"
+    "                                       the .vkm artifact vkrun runs\n"
     "  --version                            print the version\n"
     "run options:\n";
 
@@ -149,6 +157,44 @@ static vkml_status memory_stats(const ir_plan *plan, const ir_target *t, cli_mem
   return VKML_OK;
 }
 
+/* The plan of *gp for target t: the pass pipeline in place, then codegen's
+ * plan, with schedules from c->db when given (the tuner's chooser); the
+ * plan takes the graph over (*gp becomes NULL). */
+static vkml_status build_plan(ir_graph **gp, const cli_compile_args *c, const ir_target *t,
+                              const char *tool, ir_plan **out) {
+  *out = NULL;
+  tunedb *db = NULL;
+  if (c->db) {
+    tunedb_open_opts dbo = {.flags = TUNEDB_OPEN_READONLY};
+    VKML_RETURN_IF_ERROR(tunedb_open(c->db, &dbo, &db));
+  }
+  tuner_db_chooser chooser;
+  cg_plan_opts po = {.precision = c->precision,
+                     .plan_memory = pass_plan_memory,
+                     .memory_planner = c->memory_planner};
+  if (db) {
+    tuner_db_chooser_init(&chooser, db, t);
+    po.choose = tuner_db_choose;
+    po.choose_user = &chooser;
+  }
+  vkml_status s = cli_pipeline_run(*gp, c, t);
+  if (!s) s = cg_plan_build(*gp, t, &po, out);
+  if (!s) *gp = NULL; /* the plan's now */
+  if (!s && db) {
+    s = chooser.error;
+    if (!s)
+      fprintf(stderr, "%s: schedules from %s: %d tuned on this device, %d from the nearest "
+              "device, %d default\n", tool, c->db, chooser.n_exact, chooser.n_nearest,
+              chooser.n_default);
+  }
+  tunedb_close(db);
+  if (s) {
+    ir_plan_destroy(*out);
+    *out = NULL;
+  }
+  return s;
+}
+
 /* Compiles *gp in place (the pass pipeline; on a device also the plan,
  * which then owns the graph: *gp becomes NULL) and runs it on the CPU
  * executor or on a Vulkan device. */
@@ -170,38 +216,11 @@ static vkml_status run_model(ir_graph **gp, const cli_compile_args *c, const cli
     VKML_RETURN_IF_ERROR(cli_pipeline_run(g, c, NULL));
     return cli_run_graph(g, o);
   }
-  tunedb *db = NULL;
-  if (c->db) {
-    tunedb_open_opts dbo = {.flags = TUNEDB_OPEN_READONLY};
-    VKML_RETURN_IF_ERROR(tunedb_open(c->db, &dbo, &db));
-  }
   rt_vk_context *ctx = NULL;
-  vkml_status s = cli_vk_context_open(o, &ctx);
-  if (s) {
-    tunedb_close(db);
-    return s;
-  }
+  VKML_RETURN_IF_ERROR(cli_vk_context_open(o, &ctx));
   const ir_target *t = rt_vk_context_target(ctx);
   ir_plan *plan = NULL;
-  tuner_db_chooser chooser;
-  cg_plan_opts po = {.precision = c->precision,
-                     .plan_memory = pass_plan_memory,
-                     .memory_planner = c->memory_planner};
-  if (db) {
-    tuner_db_chooser_init(&chooser, db, t);
-    po.choose = tuner_db_choose;
-    po.choose_user = &chooser;
-  }
-  s = cli_pipeline_run(g, c, t);
-  if (!s) s = cg_plan_build(g, t, &po, &plan);
-  if (!s) *gp = NULL; /* the plan's now */
-  if (!s && db) {
-    s = chooser.error;
-    if (!s)
-      fprintf(stderr, "vkc run: schedules from %s: %d tuned on this device, %d from the nearest "
-              "device, %d default\n", c->db, chooser.n_exact, chooser.n_nearest,
-              chooser.n_default);
-  }
+  vkml_status s = build_plan(gp, c, t, "vkc run", &plan);
   cli_memory_stats ms = {0};
   cli_run_opts ro = *o;
   if (!s && c->stats) {
@@ -214,7 +233,6 @@ static vkml_status run_model(ir_graph **gp, const cli_compile_args *c, const cli
   if (w && *w) fprintf(stderr, "vkc run: warning: %s%s", w, w[strlen(w) - 1] == '\n' ? "" : "\n");
   rt_vk_report rep;
   rt_vk_context_destroy(ctx, &rep);
-  tunedb_close(db);
   if (!s && (rep.n_errors || rep.n_leaked))
     s = vkml_status_make(VKML_CODE_DEVICE, "Vulkan validation: %u errors, %d leaked objects; "
                          "first: %s", rep.n_errors, rep.n_leaked, rep.first_message);
@@ -258,6 +276,79 @@ done:
   return rc;
 }
 
+/* vkc compile MODEL -o OUT.vkm [compile options] [--device N]: the plan
+ * vkc run would run, for the device it would run on, as an artifact. */
+static int cmd_compile(int argc, char **argv) {
+  cli_run_opts o = {.warmup = -1, .warmup_ms = -1};
+  cli_shape_args a = {0};
+  cli_compile_args c = {0};
+  const char *model = NULL, *out = NULL;
+  int rc = 0;
+  for (int i = 0; i < argc; i++) {
+    if (!strcmp(argv[i], "-o") || !strcmp(argv[i], "--device")) {
+      if (i + 1 >= argc) {
+        fprintf(stderr, "vkc compile: %s needs a value\n", argv[i]);
+        rc = 2;
+        goto done;
+      }
+      if (argv[i][1] == 'o') out = argv[++i];
+      else o.device = argv[++i];
+      continue;
+    }
+    int r = cli_shape_arg_parse("vkc compile", argc, argv, &i, &a);
+    if (r == 0) r = cli_compile_arg_parse("vkc compile", argc, argv, &i, &c);
+    if (r < 0) {
+      rc = 2;
+      goto done;
+    }
+    if (r > 0) continue;
+    if (argv[i][0] == '-' || model) {
+      fprintf(stderr, "vkc compile: unexpected argument '%s' (see vkc --help)\n", argv[i]);
+      rc = 2;
+      goto done;
+    }
+    model = argv[i];
+  }
+  if (!model || !out) {
+    fprintf(stderr, "vkc compile: %s (see vkc --help)\n",
+            !model ? "no MODEL given" : "no -o OUT.vkm given");
+    rc = 2;
+    goto done;
+  }
+  if (!cli_has_ext(out, ".vkm")) {
+    fprintf(stderr, "vkc compile: -o %s: the artifact's name ends in .vkm\n", out);
+    rc = 2;
+    goto done;
+  }
+  if (cli_device_is_cpu(&o) || c.stats) {
+    fprintf(stderr, "vkc compile: %s\n",
+            c.stats ? "--stats is vkc run's" : "artifacts are compiled for a Vulkan device");
+    rc = 2;
+    goto done;
+  }
+  ir_graph *g = NULL;
+  rt_vk_context *ctx = NULL;
+  ir_plan *plan = NULL;
+  vkml_status s = cli_load_model(model, &a, &g);
+  if (!s) s = cli_vk_context_open(&o, &ctx);
+  if (!s) s = build_plan(&g, &c, rt_vk_context_target(ctx), "vkc compile", &plan);
+  if (!s) {
+    char tool[64];
+    snprintf(tool, sizeof tool, "vkc %s", vkml_version());
+    ir_artifact_meta m = {.tool = tool,
+                          .target = rt_vk_context_target(ctx),
+                          .schedules = c.db ? c.db : "default"};
+    s = ir_artifact_write_file(plan, &m, out);
+  }
+  ir_plan_destroy(plan);
+  ir_graph_destroy(g);
+  if (ctx) rt_vk_context_destroy(ctx, NULL);
+  if (s) rc = cli_fail("vkc compile", s);
+done:
+  cli_shape_args_free(&a);
+  return rc;
+}
+
 int main(int argc, char **argv) {
   if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
     printf("%s%s", usage, cli_run_opts_help);
@@ -270,6 +361,7 @@ int main(int argc, char **argv) {
   if (!strcmp(argv[1], "check")) return cmd_check(argc - 2, argv + 2);
   if (!strcmp(argv[1], "import")) return cmd_import(argc - 2, argv + 2);
   if (!strcmp(argv[1], "run")) return cmd_run(argc - 2, argv + 2);
+  if (!strcmp(argv[1], "compile")) return cmd_compile(argc - 2, argv + 2);
   fprintf(stderr, "vkc: unknown command '%s' (see vkc --help)\n", argv[1]);
   return 2;
 }

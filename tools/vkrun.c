@@ -4,15 +4,40 @@
 #include <string.h>
 
 #include "cli_common.h"
+#include "ir/artifact.h"
 #include "ir/text.h"
+#include "runtime/vk/vk_context.h"
 #include "vkml.h"
 
 static const char usage[] =
     "usage: vkrun MODEL [options]\n"
-    "Runs MODEL: a .vkir file (with its .bin weights beside it) on the CPU\n"
-    "executor. GPU runs need a .vkm artifact (not supported by this version yet);\n"
-    "`vkc run MODEL --device N` compiles and runs a model on a GPU meanwhile.\n"
+    "Runs MODEL: a .vkm artifact (vkc compile) on the default Vulkan device, or\n"
+    "--device N, or the CPU reference kernels with --device cpu; or a .vkir file\n"
+    "(with its .bin weights beside it) on the CPU executor.\n"
     "options:\n";
+
+/* A .vkm artifact: its plan on a Vulkan device, or its graph on the CPU
+ * reference kernels (--device cpu). */
+static int run_artifact(const char *path, const cli_run_opts *o) {
+  ir_plan *plan = NULL;
+  vkml_status s = ir_artifact_load_file(path, &plan);
+  if (!s && cli_device_is_cpu(o)) {
+    s = cli_run_graph(plan->graph, o);
+  } else if (!s) {
+    rt_vk_context *ctx = NULL;
+    s = cli_vk_context_open(o, &ctx);
+    if (!s) s = vkml_status_annotate(cli_run_graph_gpu(ctx, plan, o), "%s", path);
+    if (ctx) {
+      rt_vk_report rep;
+      rt_vk_context_destroy(ctx, &rep);
+      if (!s && (rep.n_errors || rep.n_leaked))
+        s = vkml_status_make(VKML_CODE_DEVICE, "Vulkan validation: %u errors, %d leaked "
+                             "objects; first: %s", rep.n_errors, rep.n_leaked, rep.first_message);
+    }
+  }
+  ir_plan_destroy(plan);
+  return s ? cli_fail("vkrun", s) : 0;
+}
 
 int main(int argc, char **argv) {
   cli_run_opts o = {.warmup = -1, .warmup_ms = -1};
@@ -40,10 +65,10 @@ int main(int argc, char **argv) {
     return 2;
   }
   size_t len = strlen(model);
+  if (len >= 4 && !strcmp(model + len - 4, ".vkm")) return run_artifact(model, &o);
   if (len < 5 || strcmp(model + len - 5, ".vkir") != 0) {
-    fprintf(stderr, "vkrun: %s: expected a .vkir file (.vkm artifacts are not "
-                    "supported by this version)\n", model);
-    return 1;
+    fprintf(stderr, "vkrun: %s: expected a .vkm artifact or a .vkir file\n", model);
+    return 2;
   }
   ir_graph *g = NULL;
   vkml_status s = ir_parse_file(model, &g);

@@ -162,6 +162,32 @@ else
 fi
 expect_fail "vkc run: bad --fallback" "--fallback expects auto or never" "$VKC" run "$EX/model.vkir" --fallback sometimes --input x="$EX/x.npy"
 expect_fail "vkc run --fallback never on the CPU" "not with --device cpu" "$VKC" run "$EX/model.vkir" --device cpu --fallback never --input x="$EX/x.npy"
+# The .vkm artifact: vkc compile writes what vkc run would run, vkrun runs
+# it on the GPU and (--device cpu) on the CPU reference kernels; two
+# compiles, one with cold caches, give the same bytes.
+if gpu_vkc compile "$EX/model.vkir" --cpu-ops maxpool -o "$TMP/t.vkm" 2>"$TMP/err" &&
+   XDG_CACHE_HOME="$TMP/cold" gpu_vkc compile "$EX/model.vkir" --cpu-ops maxpool -o "$TMP/t2.vkm" 2>>"$TMP/err" &&
+   cmp -s "$TMP/t.vkm" "$TMP/t2.vkm" &&
+   ASAN_OPTIONS=detect_leaks=0 VKML_VALIDATION=1 "$VKRUN" "$TMP/t.vkm" --input x="$EX/x.npy" --output "$TMP/a1" 2>>"$TMP/err" &&
+   "$VKRUN" "$TMP/t.vkm" --device cpu --input x="$EX/x.npy" --output "$TMP/a2" 2>>"$TMP/err" &&
+   matches "$TMP/a1/prob.npy" 1e-4 1e-6 && matches "$TMP/a2/prob.npy" 1e-4 1e-6; then
+  ok "vkc compile + vkrun: byte-identical artifacts, GPU and CPU runs match NumPy"
+else
+  bad "vkc compile + vkrun ($(head -c 400 "$TMP/err"))"
+fi
+if gpu_vkc compile "$EX/model.vkir" --precision fp16 -o "$TMP/h.vkm" 2>"$TMP/err" &&
+   ASAN_OPTIONS=detect_leaks=0 VKML_VALIDATION=1 "$VKRUN" "$TMP/h.vkm" --input x="$EX/x.npy" --output "$TMP/a3" 2>>"$TMP/err" &&
+   matches "$TMP/a3/prob.npy" 1e-2 1e-3; then
+  ok "vkc compile --precision fp16 + vkrun: matches NumPy (rtol 1e-2, atol 1e-3)"
+else
+  bad "vkc compile --precision fp16 + vkrun ($(head -c 400 "$TMP/err"))"
+fi
+head -c 3000 "$TMP/t.vkm" >"$TMP/cut.vkm"
+expect_fail "vkrun: a truncated artifact" "truncated (header says" "$VKRUN" "$TMP/cut.vkm" --input x="$EX/x.npy"
+expect_rc "vkc compile: no -o" 2 "no -o OUT.vkm given" "$VKC" compile "$EX/model.vkir"
+expect_rc "vkc compile: -o without .vkm" 2 "the artifact's name ends in .vkm" "$VKC" compile "$EX/model.vkir" -o "$TMP/x.bin"
+expect_fail "vkc compile: no such model" "nope.vkir" gpu_vkc compile "$TMP/nope.vkir" -o "$TMP/n.vkm"
+[ ! -e "$TMP/n.vkm" ] && ok "vkc compile: nothing written on failure" || bad "vkc compile: a file left behind"
 expect_fail "vkc run: unknown --cpu-ops name" "--cpu-ops: unknown op 'Frobnicate'" "$VKC" run "$EX/model.vkir" --cpu-ops conv2d,Frobnicate --input x="$EX/x.npy"
 expect_fail "vkc run: bad --precision" "--precision expects fp32 or fp16" "$VKC" run "$EX/model.vkir" --precision fp8 --input x="$EX/x.npy"
 expect_fail "vkc run: no such device" "device index 99 out of range" gpu_vkc run "$EX/model.vkir" --device 99 --input x="$EX/x.npy"

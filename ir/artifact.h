@@ -1,0 +1,63 @@
+/* The .vkm artifact: a compiled plan and the graph it runs in one file, what
+ * `vkc compile` writes and `vkrun` loads (DESIGN.md, Artifact). Plain data
+ * like ir_plan, so it lives in ir/: the compiler writes it, the runtime
+ * reads it, neither needs the other.
+ *
+ * Layout (little-endian):
+ *
+ *   header, 64 bytes: magic "\x89VKM\r\n\x1a\n", u32 format version, u32
+ *     section count, u64 file bytes, u64 checksum of the section table, 24
+ *     zero bytes, u64 checksum of the header's first 56 bytes;
+ *   section table: per section 48 bytes: name (16, NUL-padded), u64 offset,
+ *     u64 bytes, u64 checksum, u64 zero;
+ *   sections, each at a 64-byte aligned offset (the weights can be mapped
+ *     and used in place), zero padding between them, the file ending where
+ *     the last one does.
+ *
+ * Sections: "provenance" (key=value lines: tool, device, driver, precision),
+ * "needs" (the device features the kernels need, ir_plan_needs), "graph"
+ * (the IR text after all passes: placement, layouts, transfers), "steps"
+ * (one record per plan step), "pools" (bindings, specialization constants,
+ * push bytes, strings: each GPU step's workload key, template and schedule,
+ * each CPU step's reason), "modules" (SPIR-V), "memplan" (the arena
+ * layout), "weights" (the graph's weights blob). Checksums are FNV-1a 64
+ * (ir_fnv64): every byte of the file is covered by one, or must be zero.
+ *
+ * Identical plans give byte-identical files: nothing depends on the time,
+ * the machine's caches or pointer values. */
+#ifndef IR_ARTIFACT_H
+#define IR_ARTIFACT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "plan.h"
+#include "target.h"
+
+#define IR_ARTIFACT_VERSION 1
+
+/* Who made the artifact, for its provenance section. */
+typedef struct ir_artifact_meta {
+  const char *tool;         /* e.g. "vkc 0.1.0" */
+  const ir_target *target;  /* the device it was compiled for (NULL: none) */
+  const char *schedules;    /* where the schedules came from: "default", a database path */
+} ir_artifact_meta;
+
+/* The bytes of p's artifact (malloc'd, *out freed by the caller). */
+vkml_status ir_artifact_encode(const ir_plan *p, const ir_artifact_meta *m, uint8_t **out,
+                               size_t *bytes);
+/* Writes p's artifact to path: a temporary file beside it, renamed over
+ * path when complete (a failure leaves nothing half-written). */
+vkml_status ir_artifact_write_file(const ir_plan *p, const ir_artifact_meta *m, const char *path);
+
+/* Decodes an artifact. The plan's graph borrows its weights from bytes,
+ * which must outlive the plan (unless the caller hands them over through
+ * plan->backing). name is used in messages. A damaged or truncated file is
+ * CORRUPT naming the section; another format version UNSUPPORTED naming
+ * both. *out is freed with ir_plan_destroy. */
+vkml_status ir_artifact_decode(const void *bytes, size_t n, const char *name, ir_plan **out);
+/* Maps path and decodes it; the plan keeps the mapping (plan->backing) and
+ * unmaps it when destroyed. */
+vkml_status ir_artifact_load_file(const char *path, ir_plan **out);
+
+#endif
