@@ -12,6 +12,9 @@
 
 #include "cli_common.h"
 #include "cli_compile.h"
+#include "codegen/cg_plan.h"
+#include "ir/artifact.h"
+#include "passes/plan_memory.h"
 #include "tunedb/tunedb.h"
 #include "tuner/tuner_tune.h"
 #include "vkml.h"
@@ -36,12 +39,14 @@ static const char usage[] =
     "  --cpu-ops OP,OP        ops kept on the CPU (as vkc run)\n"
     "  --input-shape NAME=D,D,...   (.onnx)\n"
     "  --json                 the final table as JSON on stdout\n"
+    "  -o OUT.vkm             after tuning, write the artifact with the tuned\n"
+    "                         schedules (as vkc compile MODEL --db FILE)\n"
     "Progress goes to stderr: a bar on a terminal, a line per workload otherwise.\n"
     "Identical workloads of the model are tuned once. Run the model with the\n"
-    "tuned schedules: vkc run MODEL --db FILE.\n";
+    "tuned schedules: vkrun OUT.vkm, or vkc run MODEL --db FILE.\n";
 
 typedef struct args {
-  const char *model, *db;
+  const char *model, *db, *out;
   int64_t trials;
   double seconds;
   uint64_t seed;
@@ -75,9 +80,12 @@ static int parse_args(int argc, char **argv, args *a) {
       continue;
     }
     if (!strcmp(s, "-o")) {
-      fprintf(stderr, "%s: -o: the .vkm artifact does not exist yet; the tuned schedules are "
-                      "in the --db file: run the model with vkc run MODEL --db FILE\n", TOOL);
-      return 2;
+      if (i + 1 >= argc || !cli_has_ext(argv[i + 1], ".vkm")) {
+        fprintf(stderr, "%s: -o needs OUT.vkm (the artifact's name ends in .vkm)\n", TOOL);
+        return 2;
+      }
+      a->out = argv[++i];
+      continue;
     }
     bool takes = !strcmp(s, "--db") || !strcmp(s, "--budget-trials") ||
                  !strcmp(s, "--budget-seconds") || !strcmp(s, "--seed") ||
@@ -294,6 +302,26 @@ static vkml_status tune(const args *a, tuner_result *res) {
   if (!s) s = tuner_tune_graph(ctx, g, db, &o, res);
   if (pr.tty && pr.last.op) fprintf(stderr, "\n");
   else if (pr.last.op) workload_line(&pr.last);
+  if (!s && a->out) {
+    /* the plan vkc compile --db would make, from what was just tuned */
+    const ir_target *t = rt_vk_context_target(ctx);
+    tuner_db_chooser chooser;
+    tuner_db_chooser_init(&chooser, db, t);
+    cg_plan_opts po = {.precision = a->compile.precision,
+                       .plan_memory = pass_plan_memory,
+                       .memory_planner = a->compile.memory_planner,
+                       .choose = tuner_db_choose,
+                       .choose_user = &chooser};
+    ir_plan *plan = NULL;
+    s = cg_plan_build(g, t, &po, &plan);
+    if (!s) g = NULL; /* the plan's */
+    if (!s) s = chooser.error;
+    char tool[64];
+    snprintf(tool, sizeof tool, "vktune %s", vkml_version());
+    ir_artifact_meta m = {.tool = tool, .target = t, .schedules = a->db};
+    if (!s) s = ir_artifact_write_file(plan, &m, a->out);
+    ir_plan_destroy(plan);
+  }
   if (ctx) {
     rt_vk_report rep;
     rt_vk_context_destroy(ctx, &rep);

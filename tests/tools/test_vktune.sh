@@ -27,8 +27,8 @@ if [ "$PART" = basic ]; then
   "$VKTUNE" --help >/dev/null && ok "vktune --help" || bad "vktune --help"
   expect_rc "no model" 2 "no MODEL" "$VKTUNE" --db "$TMP/x.db"
   expect_rc "no --db" 2 "--db FILE is required" "$VKTUNE" "$EX/model.vkir"
-  expect_rc "-o refused until the artifact exists" 2 ".vkm artifact" \
-    "$VKTUNE" "$EX/model.vkir" --db "$TMP/x.db" -o "$TMP/x.vkm"
+  expect_rc "-o needs a .vkm name" 2 "-o needs OUT.vkm" \
+    "$VKTUNE" "$EX/model.vkir" --db "$TMP/x.db" -o "$TMP/x.bin"
   expect_rc "bad budget" 2 "whole number" "$VKTUNE" "$EX/model.vkir" --db "$TMP/x.db" --budget-trials 2.5
   expect_rc "two budgets" 2 "exclude each other" \
     "$VKTUNE" "$EX/model.vkir" --db "$TMP/x.db" --budget-trials 2 --budget-seconds 3
@@ -78,8 +78,9 @@ rec = open(sys.argv[2]).read().split("\n")[:-1]
 assert len(rec) == d["measured"], (len(rec), d["measured"])
 assert len(set(rec)) == len(rec)
 PY
-  # a rerun measures nothing and finds the same best points
-  tune --db "$TMP/a.db" --budget-trials 4 --json >"$TMP/b.json" 2>/dev/null
+  # a rerun measures nothing and finds the same best points (and writes the
+  # artifact with them)
+  tune --db "$TMP/a.db" --budget-trials 4 --json -o "$TMP/a.vkm" >"$TMP/b.json" 2>/dev/null
   check "a rerun measures nothing again" $PY - "$TMP/a.json" "$TMP/b.json" <<'PY'
 import json, sys
 a, b = (json.load(open(f)) for f in sys.argv[1:3])
@@ -106,6 +107,11 @@ for n in names:
     assert np.allclose(x, y, rtol=1e-4, atol=1e-6), (n, np.abs(x - y).max())
     assert np.allclose(y, np.load(sys.argv[3]), rtol=1e-3, atol=1e-5)
 PY
+  mkdir -p "$TMP/o3"
+  gpu "$(dirname "$VKC")/vkrun" "$TMP/a.vkm" --input x="$EX/x.npy" --output "$TMP/o3" >/dev/null 2>"$TMP/vkrun.err"
+  check "vktune -o: the tuned artifact runs (vkrun) to the default outputs" \
+    $PY -c "import numpy as np, sys; a = np.load('$TMP/o1/prob.npy'); b = np.load('$TMP/o3/prob.npy'); sys.exit(0 if np.allclose(a, b, rtol=1e-4, atol=1e-6) else 1)"
+  check "vktune -o: the artifact says where its schedules came from" grep -q "schedules=$TMP/a.db" "$TMP/a.vkm"
   expect_rc "vkc run --db on a missing file" 1 "$TMP/none.db" \
     gpu "$VKC" run "$EX/model.vkir" --input x="$EX/x.npy" --db "$TMP/none.db"
   # exhaustive search of one small space: every valid point once, the best
