@@ -1,7 +1,10 @@
 /* fused_elementwise on the GPU: the template elementwise_fused
  * (glsl/elementwise_fused.comp), its space (the elementwise one), workload
- * key and instantiation. The program goes into specialization constants,
- * one code and two floats per slot; the inputs are addressed as
+ * key and instantiation. The program's length and op codes are #defines
+ * (the optimizer folds every slot's op switch and drops the unused slots:
+ * a module holds only the ops it runs, some 10 KB instead of 325 KB when
+ * all 16 slots and every op were kept for specialization time), its
+ * scalars specialization constants; the inputs are addressed as
  * elementwise_nary's (cg_bcast_merge). Row-major operands only: the layout
  * pass never packs it (cg_node_layout_operands answers 0). */
 #include <stdio.h>
@@ -24,10 +27,8 @@ const cg_template cg_fused_template = {
 enum {
   SPEC_N = 0,
   SPEC_RANK = 1,
-  SPEC_N_INSTR = 2,
   SPEC_D = 8,
   SPEC_M = 16,
-  SPEC_CODE = 24,
   SPEC_P = 40, /* + 2 * slot */
   SPEC_S = 72, /* + 8 * input + axis */
 };
@@ -86,13 +87,14 @@ vkml_status cg_node_fused_elementwise(const ir_node *n, const cg_template *st,
 
   cg_bcast_merged m;
   cg_bcast_merge(n->n_inputs, in, out, &m);
-  int n_spec = 3 + m.rank + 3 * p.n_instr;
+  int n_spec = 2 + m.rank + 2 * p.n_instr;
   for (int i = 0; i < n->n_inputs; i++) n_spec += 1 + (m.mode[i] == 0 ? m.rank : 0);
   if (n_spec > CG_MAX_SPEC) return unsupported("needs too many specialization constants");
 
   VKML_RETURN_IF_ERROR(cg_kernel_begin(k, tp, s, target));
   VKML_RETURN_IF_ERROR(cg_kernel_define(k, "DT", "%d", out->dtype == IR_F16));
   VKML_RETURN_IF_ERROR(cg_kernel_define(k, "NIN", "%d", n->n_inputs));
+  VKML_RETURN_IF_ERROR(cg_kernel_define(k, "N_INSTR", "%d", p.n_instr));
 
   /* key: the types, then the program as the text form writes it */
   int len = snprintf(k->key, sizeof k->key, "%s(", ir_op_name(n->op));
@@ -116,7 +118,6 @@ vkml_status cg_node_fused_elementwise(const ir_node *n, const cg_template *st,
   int64_t count = ir_type_numel(out);
   VKML_RETURN_IF_ERROR(cg_kernel_spec(k, SPEC_N, (uint32_t)count));
   VKML_RETURN_IF_ERROR(cg_kernel_spec(k, SPEC_RANK, (uint32_t)m.rank));
-  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, SPEC_N_INSTR, (uint32_t)p.n_instr));
   for (int j = 0; j < m.rank; j++)
     VKML_RETURN_IF_ERROR(cg_kernel_spec(k, SPEC_D + (uint32_t)j, (uint32_t)m.d[j]));
   for (int i = 0; i < n->n_inputs; i++) {
@@ -133,7 +134,9 @@ vkml_status cg_node_fused_elementwise(const ir_node *n, const cg_template *st,
     int b = in_i->b < 0 ? in_i->a : in_i->b; /* unary: a harmless read */
     uint32_t code = (uint32_t)op | (uint32_t)in_i->a << 8 | (uint32_t)b << 16 |
                     (uint32_t)in_i->act.kind << 24;
-    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, SPEC_CODE + (uint32_t)i, code));
+    char name[8];
+    snprintf(name, sizeof name, "C%d", i);
+    VKML_RETURN_IF_ERROR(cg_kernel_define(k, name, "%uu", code));
     VKML_RETURN_IF_ERROR(
         cg_kernel_spec(k, SPEC_P + 2 * (uint32_t)i, cg_elt_f32_bits(in_i->p[0])));
     VKML_RETURN_IF_ERROR(

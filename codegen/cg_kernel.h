@@ -13,7 +13,7 @@
 #include "codegen/cg_compile.h"
 #include "codegen/cg_template.h"
 
-#define CG_MAX_DEFINES 16
+#define CG_MAX_DEFINES 32 /* elementwise_fused: 5 and one per program slot */
 #define CG_MAX_SPEC 144 /* elementwise_fused: 16 program slots of 3 and 8 inputs of 9 */
 
 typedef struct cg_kernel {

@@ -8,17 +8,17 @@
 //   (f16 is converted on load and rounded once on store).
 // Knobs (#defines): WG_SIZE (invocations per workgroup), EPI (elements per
 //   invocation, each WG_SIZE elements apart).
-// Baked per workload (#defines): DT, NIN.
-// Baked per shape and program (specialization constants): the element
-//   count, the output dims after merging axes contiguous in every input
-//   (innermost first), per input an addressing mode (0 strided, 1 as out,
-//   2 one element) and its strides, and the program: N_INSTR and per slot s
-//   (of MAX_INSTR) a code C<s> = op | a << 8 | b << 16 | act << 24 (op: a
+// Baked per workload (#defines): DT, NIN, and the program: N_INSTR and per
+//   slot s < N_INSTR a code C<s> = op | a << 8 | b << 16 | act << 24 (op: a
 //   unary.glsl code below 32, or 32 + add sub mul div pow prelu min max;
-//   a, b: registers, inputs first; a unary op has b = a) and two floats
-//   PA<s>, PB<s> (the op's or the act's scalars). The slots are unrolled and
-//   the register file indexed by constants: once specialised, the driver
-//   folds the program into straight-line code.
+//   a, b: registers, inputs first; a unary op has b = a). The slots are
+//   unrolled and the register file indexed by constants, so the optimizer
+//   folds each slot's op switch: the module holds straight-line code.
+// Baked per shape (specialization constants): the element count, the
+//   output dims after merging axes contiguous in every input (innermost
+//   first), per input an addressing mode (0 strided, 1 as out, 2 one
+//   element) and its strides, and per slot two floats PA<s>, PB<s> (the
+//   op's or the act's scalars).
 
 #if DT == 1
 #extension GL_EXT_shader_16bit_storage : require
@@ -33,7 +33,6 @@ layout(local_size_x = WG_SIZE) in;
 
 layout(constant_id = 0) const uint N = 1;       // output elements
 layout(constant_id = 1) const uint RANK = 0;    // merged axes (<= 8)
-layout(constant_id = 2) const uint N_INSTR = 1; // program length (<= MAX_INSTR)
 layout(constant_id = 8) const uint D0 = 1;
 layout(constant_id = 9) const uint D1 = 1;
 layout(constant_id = 10) const uint D2 = 1;
@@ -80,9 +79,8 @@ INPUT(7)
 #endif
 layout(binding = NIN, std430) writeonly buffer O { ST o[]; };
 
-// Slot s: code (id 24 + s), scalars (ids 40 + 2s, 41 + 2s).
+// Slot s: scalars (ids 40 + 2s, 41 + 2s); its code C<s> is a #define.
 #define SLOT(s)                                                                \
-  layout(constant_id = 24 + s) const uint C##s = 0;                            \
   layout(constant_id = 40 + 2 * s) const float PA##s = 0.0;                    \
   layout(constant_id = 41 + 2 * s) const float PB##s = 0.0;
 SLOT(0) SLOT(1) SLOT(2) SLOT(3) SLOT(4) SLOT(5) SLOT(6) SLOT(7)
@@ -147,7 +145,7 @@ float instr(uint code, float x, float y, float pa, float pb) {
 float element(uint i) {
   uint c[8];
   coords(i, c);
-  float r[NIN + MAX_INSTR];
+  float r[NIN + N_INSTR];
   r[0] = LOAD(0);
 #if NIN > 1
   r[1] = LOAD(1);
@@ -171,10 +169,55 @@ float element(uint i) {
   r[7] = LOAD(7);
 #endif
 #define EXEC(s)                                                                \
-  if (s < N_INSTR)                                                             \
-    r[NIN + s] = instr(C##s, r[(C##s >> 8) & 255u], r[(C##s >> 16) & 255u], PA##s, PB##s);
-  EXEC(0) EXEC(1) EXEC(2) EXEC(3) EXEC(4) EXEC(5) EXEC(6) EXEC(7)
-  EXEC(8) EXEC(9) EXEC(10) EXEC(11) EXEC(12) EXEC(13) EXEC(14) EXEC(15)
+  r[NIN + s] = instr(C##s, r[(C##s >> 8) & 255u], r[(C##s >> 16) & 255u], PA##s, PB##s);
+#if N_INSTR > 0
+  EXEC(0)
+#endif
+#if N_INSTR > 1
+  EXEC(1)
+#endif
+#if N_INSTR > 2
+  EXEC(2)
+#endif
+#if N_INSTR > 3
+  EXEC(3)
+#endif
+#if N_INSTR > 4
+  EXEC(4)
+#endif
+#if N_INSTR > 5
+  EXEC(5)
+#endif
+#if N_INSTR > 6
+  EXEC(6)
+#endif
+#if N_INSTR > 7
+  EXEC(7)
+#endif
+#if N_INSTR > 8
+  EXEC(8)
+#endif
+#if N_INSTR > 9
+  EXEC(9)
+#endif
+#if N_INSTR > 10
+  EXEC(10)
+#endif
+#if N_INSTR > 11
+  EXEC(11)
+#endif
+#if N_INSTR > 12
+  EXEC(12)
+#endif
+#if N_INSTR > 13
+  EXEC(13)
+#endif
+#if N_INSTR > 14
+  EXEC(14)
+#endif
+#if N_INSTR > 15
+  EXEC(15)
+#endif
 #undef EXEC
   return r[NIN + N_INSTR - 1];
 }
