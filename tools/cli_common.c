@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/stat.h>
 #include <time.h>
 
@@ -81,6 +82,12 @@ int cli_run_opts_parse(const char *tool, int argc, char **argv, int *i,
       fprintf(stderr, "%s: more than 64 --input options\n", tool);
       return -1;
     }
+    size_t len = (size_t)(eq - v);
+    for (int k = 0; k < o->n_inputs; k++)
+      if (!strncmp(o->input_names[k], v, len) && o->input_names[k][len] == '=') {
+        fprintf(stderr, "%s: --input %.*s given twice\n", tool, (int)len, v);
+        return -1;
+      }
     o->input_names[o->n_inputs] = v; /* NAME ends at '=' */
     o->input_files[o->n_inputs++] = eq + 1;
   } else if (!strcmp(a, "--output")) {
@@ -261,7 +268,27 @@ static vkml_status write_outputs(const ir_graph *g, const rt_tensor *outs,
                              g->outputs[p]->name, name, paths[o]);
     if (!s) s = rt_npy_encode(&outs[o], &bufs[o], &sizes[o]);
   }
-  for (int o = 0; o < n && !s; o++) s = rt_file_write(paths[o], bufs[o], sizes[o]);
+  /* all or nothing: a target that cannot be replaced (a directory, ...)
+   * fails before anything is written; then every file under a temporary
+   * name, renamed when all are written; on a failure the temporaries go */
+  for (int o = 0; o < n && !s; o++) {
+    struct stat st;
+    if (!stat(paths[o], &st) && !S_ISREG(st.st_mode))
+      s = vkml_status_make(VKML_CODE_IO, "%s: exists and is not a file", paths[o]);
+  }
+  char tmp[4096];
+  int written = 0;
+  for (int o = 0; o < n && !s; o++, written++) {
+    snprintf(tmp, sizeof tmp, "%s.tmp%ld", paths[o], (long)getpid());
+    s = rt_file_write(tmp, bufs[o], sizes[o]);
+    if (s) remove(tmp);
+  }
+  for (int o = 0; o < written; o++) {
+    snprintf(tmp, sizeof tmp, "%s.tmp%ld", paths[o], (long)getpid());
+    if (!s && rename(tmp, paths[o]))
+      s = vkml_status_make(VKML_CODE_IO, "%s: %s", paths[o], strerror(errno));
+    if (s) remove(tmp);
+  }
 out:
   for (int o = 0; paths && bufs && o < n; o++) {
     free(paths[o]);

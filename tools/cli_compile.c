@@ -42,6 +42,13 @@ int cli_shape_arg_parse(const char *tool, int argc, char **argv, int *i,
     vkml_status_free(s);
     return -1;
   }
+  for (int k = 0; k < a->n; k++)
+    if (!strcmp(a->names[k], a->names[a->n])) {
+      fprintf(stderr, "%s: --input-shape %s given twice\n", tool, a->names[a->n]);
+      free(a->names[a->n]);
+      a->names[a->n] = NULL;
+      return -1;
+    }
   a->dim_ptrs[a->n] = a->dims[a->n];
   a->n++;
   return 1;

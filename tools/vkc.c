@@ -358,6 +358,15 @@ int main(int argc, char **argv) {
     printf("vkc %s\n", vkml_version());
     return 0;
   }
+  /* vkc COMMAND --help: the usage (every command's options are there) */
+  for (int i = 2; i < argc; i++)
+    if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+      if (strcmp(argv[1], "check") && strcmp(argv[1], "import") && strcmp(argv[1], "run") &&
+          strcmp(argv[1], "compile"))
+        break;
+      printf("%s%s", usage, cli_run_opts_help);
+      return 0;
+    }
   if (!strcmp(argv[1], "check")) return cmd_check(argc - 2, argv + 2);
   if (!strcmp(argv[1], "import")) return cmd_import(argc - 2, argv + 2);
   if (!strcmp(argv[1], "run")) return cmd_run(argc - 2, argv + 2);

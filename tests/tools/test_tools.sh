@@ -21,6 +21,9 @@ gpu_vkc() { ASAN_OPTIONS=detect_leaks=0 VKML_VALIDATION=1 "$VKC" "$@"; }
 if [ "$PART" = all ] || [ "$PART" = cli ]; then
 "$VKC" --help >/dev/null && ok "vkc --help" || bad "vkc --help"
 "$VKRUN" --help >/dev/null && ok "vkrun --help" || bad "vkrun --help"
+for c in check import run compile; do
+  "$VKC" $c --help >"$TMP/help" 2>&1 && grep -q "usage: vkc" "$TMP/help" && ok "vkc $c --help" || bad "vkc $c --help"
+done
 
 # vkc check prints the canonical text; the example is written canonically.
 if "$VKC" check "$EX/model.vkir" >"$TMP/canon.vkir" && cmp -s "$TMP/canon.vkir" "$EX/model.vkir"; then
@@ -188,6 +191,17 @@ expect_rc "vkc compile: no -o" 2 "no -o OUT.vkm given" "$VKC" compile "$EX/model
 expect_rc "vkc compile: -o without .vkm" 2 "the artifact's name ends in .vkm" "$VKC" compile "$EX/model.vkir" -o "$TMP/x.bin"
 expect_fail "vkc compile: no such model" "nope.vkir" gpu_vkc compile "$TMP/nope.vkir" -o "$TMP/n.vkm"
 [ ! -e "$TMP/n.vkm" ] && ok "vkc compile: nothing written on failure" || bad "vkc compile: a file left behind"
+expect_rc "vkc run: --input twice for one name" 2 "--input x given twice" \
+  "$VKC" run "$EX/model.vkir" --device cpu --input x="$EX/x.npy" --input x="$EX/x.npy"
+expect_rc "vkc run: --input-shape twice for one name" 2 "--input-shape input given twice" \
+  "$VKC" run "$EX/model.vkir" --input-shape input=1,3,4,4 --input-shape input=1,3,5,5
+# outputs are written all or nothing
+printf 'vkir 1\ngraph @two(%%x: f32[4]) -> (%%a: f32[4], %%b: f32[4]) {\n  %%a = relu %%x : f32[4]\n  %%b = neg %%x : f32[4]\n  return %%a, %%b\n}\n' >"$TMP/two.vkir"
+$PY -c "import numpy as np; np.save('$TMP/four.npy', np.arange(4, dtype=np.float32) - 2)"
+mkdir -p "$TMP/two.out/b.npy"
+expect_fail "vkc run: an output that cannot be written" "b.npy: exists and is not a file" \
+  "$VKC" run "$TMP/two.vkir" --device cpu --input x="$TMP/four.npy" --output "$TMP/two.out"
+[ ! -e "$TMP/two.out/a.npy" ] && ok "vkc run: no output written when one fails" || bad "vkc run: a.npy left behind"
 expect_fail "vkc run: unknown --cpu-ops name" "--cpu-ops: unknown op 'Frobnicate'" "$VKC" run "$EX/model.vkir" --cpu-ops conv2d,Frobnicate --input x="$EX/x.npy"
 expect_fail "vkc run: bad --precision" "--precision expects fp32 or fp16" "$VKC" run "$EX/model.vkir" --precision fp8 --input x="$EX/x.npy"
 expect_fail "vkc run: no such device" "device index 99 out of range" gpu_vkc run "$EX/model.vkir" --device 99 --input x="$EX/x.npy"
