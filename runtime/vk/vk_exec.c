@@ -59,10 +59,15 @@ static double now_ns(void) {
   return 1e9 * (double)ts.tv_sec + (double)ts.tv_nsec;
 }
 
+/* s with n's description in front, unless it starts with it already (the
+ * CPU kernels name their node: one prefix per message). */
 static vkml_status at_node(vkml_status s, const ir_node *n) {
   if (!s) return s;
   char d[160];
   ir_node_describe(n, d, sizeof d);
+  size_t len = strlen(d);
+  const char *m = vkml_status_message(s);
+  if (!strncmp(m, d, len) && m[len] == ':') return s;
   return vkml_status_annotate(s, "%s", d);
 }
 
