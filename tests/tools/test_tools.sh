@@ -202,6 +202,12 @@ mkdir -p "$TMP/two.out/b.npy"
 expect_fail "vkc run: an output that cannot be written" "b.npy: exists and is not a file" \
   "$VKC" run "$TMP/two.vkir" --device cpu --input x="$TMP/four.npy" --output "$TMP/two.out"
 [ ! -e "$TMP/two.out/a.npy" ] && ok "vkc run: no output written when one fails" || bad "vkc run: a.npy left behind"
+# a CPU kernel's error on the GPU path names its node once
+printf 'vkir 1\ngraph @g(%%x: f32[4], %%i: i64[2]) -> (%%y: f32[2]) {\n  %%r = relu %%x : f32[4]\n  %%y = gather@cpu %%r, %%i : f32[2]\n  return %%y\n}\n' >"$TMP/gi.vkir"
+$PY -c "import numpy as np; np.save('$TMP/idx.npy', np.array([1, 9], dtype=np.int64))"
+expect_fail "vkc run: a CPU step's error on the GPU path, one prefix" "gather %y: index 9" \
+  gpu_vkc run "$TMP/gi.vkir" --input x="$TMP/four.npy" --input i="$TMP/idx.npy"
+if grep -q "gather %y: gather %y" "$TMP/err"; then bad "the node named twice: $(cat "$TMP/err")"; else ok "the node named once"; fi
 expect_fail "vkc run: unknown --cpu-ops name" "--cpu-ops: unknown op 'Frobnicate'" "$VKC" run "$EX/model.vkir" --cpu-ops conv2d,Frobnicate --input x="$EX/x.npy"
 expect_fail "vkc run: bad --precision" "--precision expects fp32 or fp16" "$VKC" run "$EX/model.vkir" --precision fp8 --input x="$EX/x.npy"
 expect_fail "vkc run: no such device" "device index 99 out of range" gpu_vkc run "$EX/model.vkir" --device 99 --input x="$EX/x.npy"
