@@ -101,6 +101,8 @@ if gpu_vkc run "$EX/model.vkir" --input x="$EX/x.npy" --bench 2 --warmup 1 --pro
 import json, sys
 d = json.load(open('$TMP/json'))
 ok = d['device'] == 'gpu' and d['bench']['runs'] == 2 and len(d['profile']) == 7
+b = d['bench']
+ok = ok and b['min_ms'] <= b['median_ms'] <= b['p90_ms'] <= b['max_ms'] and b['gpu_median_ms'] > 0
 ok = ok and all(p['device'] in ('gpu', 'cpu') and ('kernel' in p) == (p['device'] == 'gpu') for p in d['profile'])
 sys.exit(0 if ok else 1)"; then
   ok "vkc run on the GPU: --bench, --profile --json"
