@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "ir/file.h"
 #include "onnx_internal.h"
 
 static bool read_varint(const uint8_t *p, size_t n, size_t *pos, uint64_t *v) {
@@ -109,37 +110,11 @@ vkml_status onnx_model_unpack(const void *data, size_t bytes,
 
 vkml_status onnx_model_read_file(const char *path, Onnx__ModelProto **out) {
   *out = NULL;
-  FILE *f = fopen(path, "rb");
-  if (!f)
-    return vkml_status_make(VKML_CODE_IO, "%s: cannot open: %s", path,
-                            strerror(errno));
-  vkml_status s = VKML_OK;
-  uint8_t *buf = NULL;
-  long size = -1;
-  struct stat st;
-  if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
-    fclose(f);
-    return vkml_status_make(VKML_CODE_IO, "%s: is a directory", path);
-  }
-  if (fseek(f, 0, SEEK_END) == 0) size = ftell(f);
-  if (size < 0 || fseek(f, 0, SEEK_SET) != 0) {
-    s = vkml_status_make(VKML_CODE_IO, "%s: cannot determine the file size", path);
-    goto done;
-  }
-  buf = malloc(size ? (size_t)size : 1);
-  if (!buf) {
-    s = vkml_status_make(VKML_CODE_OUT_OF_MEMORY,
-                         "%s: out of host memory reading %ld bytes", path, size);
-    goto done;
-  }
-  if (size && fread(buf, 1, (size_t)size, f) != (size_t)size) {
-    s = vkml_status_make(VKML_CODE_IO, "%s: read error", path);
-    goto done;
-  }
-  s = vkml_status_annotate(onnx_model_unpack(buf, (size_t)size, out), "%s", path);
-done:
+  void *buf;
+  size_t size;
+  VKML_RETURN_IF_ERROR(ir_file_read(path, &buf, &size));
+  vkml_status s = vkml_status_annotate(onnx_model_unpack(buf, size, out), "%s", path);
   free(buf);
-  fclose(f);
   return s;
 }
 

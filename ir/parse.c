@@ -15,6 +15,7 @@
 
 #include "lex.h"
 #include "text.h"
+#include "ir/file.h"
 #include "ir/strmap.h"
 #include "ir/util.h"
 
@@ -733,49 +734,6 @@ vkml_status ir_parse(const char *text, size_t len, const char *filename,
 
 /* ---- files ------------------------------------------------------------- */
 
-/* Reads a whole file into a malloc'd buffer (never NULL on success). */
-static vkml_status read_file(const char *path, const char *what, char **data,
-                             size_t *bytes) {
-  *data = NULL;
-  *bytes = 0;
-  FILE *f = fopen(path, "rb");
-  if (!f)
-    return vkml_status_make(VKML_CODE_IO, "cannot open %s%s: %s", what, path,
-                            strerror(errno));
-  size_t cap = 1 << 16, n = 0;
-  char *buf = malloc(cap);
-  vkml_status s = VKML_OK;
-  while (buf) {
-    if (n == cap) {
-      char *nb = cap <= SIZE_MAX / 2 ? realloc(buf, cap * 2) : NULL;
-      if (!nb) {
-        free(buf);
-        buf = NULL;
-        break;
-      }
-      buf = nb;
-      cap *= 2;
-    }
-    size_t got = fread(buf + n, 1, cap - n, f);
-    n += got;
-    if (got == 0) {
-      if (ferror(f))
-        s = vkml_status_make(VKML_CODE_IO, "cannot read %s%s: %s", what, path,
-                             strerror(errno));
-      break;
-    }
-  }
-  fclose(f);
-  if (!buf) return vkml_status_make(VKML_CODE_OUT_OF_MEMORY, "out of host memory reading %s", path);
-  if (s) {
-    free(buf);
-    return s;
-  }
-  *data = buf;
-  *bytes = n;
-  return VKML_OK;
-}
-
 /* PATH with its extension (if any, after the last '/') replaced by ".bin". */
 static char *blob_path(const char *path) {
   const char *slash = strrchr(path, '/');
@@ -793,7 +751,7 @@ vkml_status ir_parse_file(const char *path, ir_graph **out) {
   *out = NULL;
   char *text;
   size_t len;
-  VKML_RETURN_IF_ERROR(read_file(path, "", &text, &len));
+  VKML_RETURN_IF_ERROR(ir_file_read(path, (void **)&text, &len));
   ir_graph *g;
   vkml_status s = ir_parse(text, len, path, &g);
   free(text);
@@ -810,10 +768,10 @@ vkml_status ir_parse_file(const char *path, ir_graph **out) {
     if (!bp) {
       s = ir_oom("parsing");
     } else {
-      s = read_file(bp, "weights file ", &data, &bytes);
+      s = ir_file_read(bp, (void **)&data, &bytes);
       if (s)
-        s = vkml_status_annotate(s, "%s:%d:%d: constant %%%s", path, blob_user->line,
-                                 blob_user->col, blob_user->name);
+        s = vkml_status_annotate(s, "%s:%d:%d: constant %%%s: weights file", path,
+                                 blob_user->line, blob_user->col, blob_user->name);
     }
     free(bp);
     if (s) {

@@ -1,6 +1,7 @@
 /* .npy reading and writing, plus whole-file helpers. The header is a Python
  * dict literal; we parse exactly the three keys NumPy writes. */
 #include "npy.h"
+#include "ir/file.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -10,42 +11,6 @@
 
 static vkml_status bad(const char *name, const char *why) {
   return vkml_status_make(VKML_CODE_PARSE, "%s: not a valid .npy file: %s", name, why);
-}
-
-vkml_status rt_file_read(const char *path, void **out, size_t *out_bytes) {
-  *out = NULL;
-  *out_bytes = 0;
-  FILE *f = fopen(path, "rb");
-  if (!f) return vkml_status_make(VKML_CODE_IO, "%s: %s", path, strerror(errno));
-  vkml_status s = VKML_OK;
-  size_t cap = 1 << 16, n = 0;
-  char *buf = malloc(cap);
-  while (buf) {
-    if (n == cap) {
-      char *nb = realloc(buf, cap * 2);
-      if (!nb) break;
-      buf = nb;
-      cap *= 2;
-    }
-    size_t got = fread(buf + n, 1, cap - n, f);
-    n += got;
-    if (got == 0) break;
-  }
-  if (!buf) {
-    s = vkml_status_make(VKML_CODE_OUT_OF_MEMORY, "%s: out of memory reading file", path);
-  } else if (ferror(f)) {
-    s = vkml_status_make(VKML_CODE_IO, "%s: read error", path);
-  } else if (n == cap && !feof(f)) {
-    s = vkml_status_make(VKML_CODE_OUT_OF_MEMORY, "%s: out of memory reading file", path);
-  }
-  fclose(f);
-  if (s) {
-    free(buf);
-    return s;
-  }
-  *out = buf;
-  *out_bytes = n;
-  return VKML_OK;
 }
 
 vkml_status rt_file_write(const char *path, const void *data, size_t bytes) {
@@ -232,7 +197,7 @@ vkml_status rt_npy_read(const char *path, rt_tensor *out) {
   void *buf;
   size_t n;
   memset(out, 0, sizeof *out);
-  VKML_RETURN_IF_ERROR(rt_file_read(path, &buf, &n));
+  VKML_RETURN_IF_ERROR(ir_file_read(path, &buf, &n));
   vkml_status s = rt_npy_parse(buf, n, path, out);
   free(buf);
   return s;

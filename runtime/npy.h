@@ -19,8 +19,6 @@ vkml_status rt_npy_encode(const rt_tensor *t, void **out, size_t *out_bytes);
  * half-written. */
 vkml_status rt_npy_write(const char *path, const rt_tensor *t);
 
-/* Reads a whole file into a malloc'd buffer (shared by tensor readers). */
-vkml_status rt_file_read(const char *path, void **out, size_t *out_bytes);
 /* Writes a whole file atomically (PATH.tmp + rename). */
 vkml_status rt_file_write(const char *path, const void *data, size_t bytes);
 

@@ -9,6 +9,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "ir/file.h"
+
 typedef struct pb_reader {
   const uint8_t *p;
   size_t n, pos;
@@ -267,28 +269,10 @@ vkml_status rt_tensor_parse_pb(const void *data, size_t bytes, const char *what,
 vkml_status rt_tensor_read_pb(const char *path, rt_tensor *out, char **name) {
   memset(out, 0, sizeof *out);
   if (name) *name = NULL;
-  FILE *f = fopen(path, "rb");
-  if (!f)
-    return vkml_status_make(VKML_CODE_IO, "%s: cannot open: %s", path, strerror(errno));
-  vkml_status s = VKML_OK;
-  uint8_t *buf = NULL;
-  long size = -1;
-  struct stat st;
-  if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
-    fclose(f);
-    return vkml_status_make(VKML_CODE_IO, "%s: is a directory", path);
-  }
-  if (fseek(f, 0, SEEK_END) == 0) size = ftell(f);
-  if (size < 0 || fseek(f, 0, SEEK_SET) != 0) {
-    s = vkml_status_make(VKML_CODE_IO, "%s: cannot determine the file size", path);
-  } else if (!(buf = malloc(size ? (size_t)size : 1))) {
-    s = vkml_status_make(VKML_CODE_OUT_OF_MEMORY, "%s: out of host memory", path);
-  } else if (size && fread(buf, 1, (size_t)size, f) != (size_t)size) {
-    s = vkml_status_make(VKML_CODE_IO, "%s: read error", path);
-  } else {
-    s = rt_tensor_parse_pb(buf, (size_t)size, path, out, name);
-  }
+  void *buf;
+  size_t size;
+  VKML_RETURN_IF_ERROR(ir_file_read(path, &buf, &size));
+  vkml_status s = rt_tensor_parse_pb(buf, size, path, out, name);
   free(buf);
-  fclose(f);
   return s;
 }

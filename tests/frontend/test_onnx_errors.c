@@ -90,7 +90,7 @@ static bad_case cases[] = {
     {"ext_length/model.onnx", E_PARSE,
      "external data 'weights.bin': length 20, but the tensor needs 24 bytes"},
     {"does_not_exist.onnx", VKML_CODE_IO, "cannot open: No such file or directory"},
-    {"ext_ok", VKML_CODE_IO, "ext_ok: is a directory"},
+    {"ext_ok", VKML_CODE_IO, "ext_ok: not a regular file"},
     {"bad_empty_input.onnx", E_GRAPH, "Gather node 'ge': required input 1 is empty"},
     {"bad_huge_constant.onnx", E_UNSUP,
      "ConstantOfShape node 'cos': ConstantOfShape output too large"},

@@ -2,6 +2,7 @@
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <errno.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -103,6 +104,31 @@ Test(npy, refuses_what_it_cannot_represent) {
   expect_error("badmagic.npy", VKML_CODE_PARSE, "magic");
   expect_error("garbage.npy", VKML_CODE_PARSE, "magic");
   expect_error("no_such_file.npy", VKML_CODE_IO, "No such file");
+}
+
+/* What a hostile user hands in: a symlink to /dev/zero, a sparse file far
+ * larger than memory; refused before anything is read (no process killed by
+ * the OOM killer). */
+Test(npy, hostile_files_are_refused_before_reading) {
+  char link[256], big[256];
+  snprintf(link, sizeof link, "/tmp/vkml_test_npy_zero_%d.npy", (int)getpid());
+  snprintf(big, sizeof big, "/tmp/vkml_test_npy_big_%d.npy", (int)getpid());
+  unlink(link);
+  cr_assert_eq(symlink("/dev/zero", link), 0);
+  rt_tensor t;
+  t_expect_error(rt_npy_read(link, &t), VKML_CODE_IO, "not a regular file");
+  unlink(link);
+  FILE *f = fopen(big, "wb");
+  cr_assert(f);
+  fclose(f);
+  /* 1 TiB of holes (more than any machine here has): refused by size */
+  if (truncate(big, (off_t)1 << 40) == 0)
+    t_expect_error(rt_npy_read(big, &t), VKML_CODE_OUT_OF_MEMORY,
+                   "1099511627776 bytes, more than the");
+  else
+    cr_log_warn("%s: no sparse 1 TiB file here (%s): size check not exercised", big,
+                strerror(errno));
+  unlink(big);
 }
 
 Test(npy, write_then_read_round_trips_bit_exact_for_every_dtype) {

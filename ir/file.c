@@ -1,0 +1,55 @@
+/* Whole-file reads (see file.h). */
+#include "ir/file.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+unsigned long long ir_memory_available(void) {
+  long pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  return pages > 0 && page > 0 ? (unsigned long long)pages * (unsigned long long)page : 0;
+}
+
+vkml_status ir_file_read(const char *path, void **out, size_t *bytes) {
+  *out = NULL;
+  *bytes = 0;
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return vkml_status_make(VKML_CODE_IO, "%s: cannot open: %s", path, strerror(errno));
+  struct stat st;
+  vkml_status s = VKML_OK;
+  if (fstat(fd, &st) != 0) {
+    s = vkml_status_make(VKML_CODE_IO, "%s: cannot stat: %s", path, strerror(errno));
+  } else if (!S_ISREG(st.st_mode)) {
+    s = vkml_status_make(VKML_CODE_IO, "%s: not a regular file", path);
+  } else {
+    unsigned long long size = (unsigned long long)st.st_size, avail = ir_memory_available();
+    if ((avail && size > avail) || size > (unsigned long long)SIZE_MAX - 1)
+      s = vkml_status_make(VKML_CODE_OUT_OF_MEMORY,
+                           "%s: %llu bytes, more than the %llu bytes of memory available", path,
+                           size, avail);
+    char *buf = s ? NULL : malloc(size ? (size_t)size : 1);
+    if (!s && !buf)
+      s = vkml_status_make(VKML_CODE_OUT_OF_MEMORY, "%s: out of host memory reading %llu bytes",
+                           path, size);
+    size_t n = 0;
+    while (!s && n < size) {
+      ssize_t got = read(fd, buf + n, (size_t)size - n);
+      if (got < 0 && errno == EINTR) continue;
+      if (got < 0) s = vkml_status_make(VKML_CODE_IO, "%s: read error: %s", path, strerror(errno));
+      else if (got == 0) s = vkml_status_make(VKML_CODE_IO, "%s: read error: the file shrank", path);
+      else n += (size_t)got;
+    }
+    if (s) free(buf);
+    else {
+      *out = buf;
+      *bytes = n;
+    }
+  }
+  close(fd);
+  return s;
+}

@@ -1,0 +1,25 @@
+/* Reading a whole file, the one way every reader does it (.vkir text and
+ * its .bin weights, ONNX models, .npy and .pb tensors): the size from fstat
+ * and one allocation (never a doubling realloc over an unknown stream), a
+ * regular file only (a symlink to /dev/zero or a FIFO is refused before a
+ * byte is read), and a file larger than the memory the machine has
+ * available is refused with both sizes instead of being read until the
+ * kernel kills the process. */
+#ifndef IR_FILE_H
+#define IR_FILE_H
+
+#include <stddef.h>
+
+#include "vkml_status.h"
+
+/* *out (malloc'd, never NULL on success, freed by the caller) holds the
+ * *bytes bytes of path. Errors: IO "PATH: cannot open: REASON", "PATH: not
+ * a regular file", "PATH: read error: REASON"; OUT_OF_MEMORY "PATH: N
+ * bytes, more than the M bytes of memory available". */
+vkml_status ir_file_read(const char *path, void **out, size_t *bytes);
+
+/* Bytes of memory available to a new allocation now (physical memory not
+ * in use, as sysconf reports it); 0 when unknown. */
+unsigned long long ir_memory_available(void);
+
+#endif
