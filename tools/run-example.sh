@@ -4,8 +4,9 @@
 #  1. a small CNN in vkml's own text form (tests/models/tinycnn): class
 #     probabilities, latency benchmark, per-op profile;
 #  2. torchvision's SqueezeNet 1.1 exported to ONNX with dynamic dims
-#     (tests/models/real): imported with a fixed input shape, run, and its
-#     output compared with onnxruntime's on the same input.
+#     (tests/models/real): compiled with a fixed input shape into a .vkm
+#     artifact (vkc compile), run from it by vkrun (which links only the
+#     runtime), and its output compared with onnxruntime's on the same input.
 set -eu
 cd "$(dirname "$0")/.."
 tools/setup-debian.sh
@@ -17,9 +18,11 @@ build/tools/vkc run $EX/model.vkir --input x=$EX/x.npy --bench 20 --profile
 R=tests/models/real
 OUT=$(mktemp -d)
 trap 'rm -rf "$OUT"' EXIT
-echo "== SqueezeNet 1.1 (ONNX, dynamic dims fixed to 1x3x224x224) =="
-build/tools/vkc run $R/squeezenet1_1_op11.onnx --input-shape input=1,3,224,224 \
-  --input input=$R/squeezenet1_1_op11.input.npy --bench 5 --output "$OUT"
+echo "== SqueezeNet 1.1 (ONNX, dynamic dims fixed to 1x3x224x224): vkc compile, vkrun =="
+build/tools/vkc compile $R/squeezenet1_1_op11.onnx --input-shape input=1,3,224,224 \
+  -o "$OUT/squeezenet.vkm"
+build/tools/vkrun "$OUT/squeezenet.vkm" --input input=$R/squeezenet1_1_op11.input.npy \
+  --bench 5 --output "$OUT"
 /usr/bin/python3 - "$OUT/output.npy" "$R/squeezenet1_1_op11.ort.npy" <<'PY'
 import sys, numpy as np
 got, want = np.load(sys.argv[1]), np.load(sys.argv[2])
