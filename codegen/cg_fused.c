@@ -134,7 +134,7 @@ vkml_status cg_node_fused_elementwise(const ir_node *n, const cg_template *st,
     int b = in_i->b < 0 ? in_i->a : in_i->b; /* unary: a harmless read */
     uint32_t code = (uint32_t)op | (uint32_t)in_i->a << 8 | (uint32_t)b << 16 |
                     (uint32_t)in_i->act.kind << 24;
-    char name[8];
+    char name[16];
     snprintf(name, sizeof name, "C%d", i);
     VKML_RETURN_IF_ERROR(cg_kernel_define(k, name, "%uu", code));
     VKML_RETURN_IF_ERROR(
