@@ -396,6 +396,7 @@ static vkml_status decode_steps(ir_plan *p, rsec s, const char *name) {
   rd r = {s.d, s.d + s.n, false};
   uint32_t n = rd_u32(&r);
   if (r.bad || (uint64_t)n * STEP_WORDS * 4 != s.n - 4) return corrupt(name, "section steps: bad size", NULL);
+  free(p->steps);
   p->steps = calloc((size_t)n + 1, sizeof *p->steps);
   if (!p->steps) return ir_oom(NULL);
   p->cap_steps = (int)n + 1;
@@ -432,6 +433,11 @@ static vkml_status decode_pools(ir_plan *p, rsec s, const char *name) {
   if (r.bad || nb > s.n / 4 || ns > s.n / 8 || np > s.n || nstr > s.n ||
       32 + nb * 4 + ns * 8 + np + nstr != s.n || nstr == 0)
     return corrupt(name, "section pools: bad sizes", NULL);
+  /* the empty plan's pools (its string pool holds "") give way */
+  free(p->bindings);
+  free(p->specs);
+  free(p->push);
+  free(p->strings);
   p->bindings = malloc(sizeof *p->bindings * (size_t)(nb + 1));
   p->specs = malloc(sizeof *p->specs * (size_t)(ns + 1));
   p->push = malloc((size_t)np + 1);
