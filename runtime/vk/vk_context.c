@@ -276,6 +276,7 @@ vkml_status rt_vk_context_create(const rt_vk_context_opts *opts, rt_vk_context *
   rt_vk_context *ctx = calloc(1, sizeof *ctx);
   if (!ctx) return vkml_status_make(VKML_CODE_OUT_OF_MEMORY, "out of host memory");
   ctx->phys_index = -1;
+  pthread_mutex_init(&ctx->queue_lock, NULL);
 
   vkml_status s = open_loader(ctx, o.loader);
   if (!s)
@@ -314,6 +315,7 @@ void rt_vk_context_destroy(rt_vk_context *ctx, rt_vk_report *report) {
   if (ctx->loader) dlclose(ctx->loader);
   free(ctx->pcache_path);
   free(ctx->warnings);
+  pthread_mutex_destroy(&ctx->queue_lock);
   free(ctx);
 }
 

@@ -4,7 +4,9 @@
  * Everything Vulkan lives in the context (per-context loader handle,
  * instance function table and VolkDeviceTable): there are no process-global
  * function pointers, so several contexts on different devices may coexist.
- * A context is not thread-safe: use it from one thread at a time. */
+ * A context is not thread-safe: use it from one thread at a time, with one
+ * exception: distinct programs (vk_program.h) may run from several threads
+ * at once (queue submissions are serialized inside). */
 #ifndef RT_VK_CONTEXT_H
 #define RT_VK_CONTEXT_H
 

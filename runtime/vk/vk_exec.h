@@ -34,6 +34,7 @@
 #include "runtime/tensor.h"
 #include "vk_context.h"
 #include "vk_program.h"
+#include "vk_weights.h"
 
 typedef struct rt_vk_exec rt_vk_exec;
 
@@ -45,6 +46,11 @@ typedef struct rt_vk_exec_opts {
    * creation fails with OUT_OF_MEMORY as if the device were full, naming the
    * value (tests, or a budget). */
   uint64_t max_device_bytes;
+  /* The plan's constants, uploaded once and shared with other executors
+   * of the same plan on the same context (NULL: the executor uploads its
+   * own). Must outlive the executor. */
+  const rt_vk_weights *weights;
+  bool no_lean; /* always take the step-by-step path (tests, comparisons) */
 } rt_vk_exec_opts;
 
 /* Prepares plan (and the graph it owns) for execution; ctx and plan must
@@ -55,6 +61,20 @@ typedef struct rt_vk_exec_opts {
 vkml_status rt_vk_exec_create(rt_vk_context *ctx, const ir_plan *plan,
                               const rt_vk_exec_opts *opts, rt_vk_exec **out);
 void rt_vk_exec_destroy(rt_vk_exec *e);
+
+/* The lean path. When every step runs on the GPU (no CPU or transfer
+ * steps), creation also records one program that copies the inputs in
+ * from host-visible staging buffers, runs every dispatch and copies the
+ * outputs out to staging: a run is a memcpy per input, one submit and wait,
+ * a memcpy per output, with no allocation or descriptor work.
+ * rt_vk_exec_run takes it by itself. Zero copy: rt_vk_exec_input_map gives
+ * graph input i's staging memory (write the input there, dense, in the
+ * graph's dtype), rt_vk_exec_output_map output i's (the last run's result),
+ * rt_vk_exec_run_mapped runs on what the input memory holds. NULL (and
+ * INVALID_ARGUMENT) for plans with CPU steps. */
+void *rt_vk_exec_input_map(rt_vk_exec *e, int i);
+const void *rt_vk_exec_output_map(const rt_vk_exec *e, int i);
+vkml_status rt_vk_exec_run_mapped(rt_vk_exec *e, double *step_ns);
 
 /* Runs the graph: inputs[i] binds the graph's input i (dtype and dims must
  * match exactly); outputs receives n_out == the graph's output count freshly
@@ -87,8 +107,9 @@ typedef struct rt_vk_exec_stats {
   int n_gpu_steps, n_cpu_steps, n_transfer_steps;
   int n_segments;       /* recorded programs */
   int n_pipelines;      /* distinct pipelines created */
-  int n_buffers;        /* device buffers (the arena, one per other bound value) */
-  uint64_t device_bytes; /* their total size */
+  int n_buffers;        /* device buffers (the arena, one per other bound
+                           value but constants) */
+  uint64_t device_bytes; /* their total size, plus the weights unless shared */
   uint64_t arena_bytes;  /* the intermediates' arena (plan->mem.arena_bytes) */
   int n_arena_values;    /* values bound inside it */
   int n_views_elided;    /* GPU view steps recorded without a dispatch */
@@ -99,6 +120,13 @@ typedef struct rt_vk_exec_stats {
    * and outputs (constants go up at creation, uncounted) */
   int64_t n_uploads, n_downloads;
   int64_t n_replays;              /* rt_vk_exec_replay calls */
+  bool lean;                      /* runs take the lean path */
+  uint64_t weight_bytes;          /* device bytes of the constants */
+  bool weights_shared;            /* they belong to opts.weights (not counted
+                                     in device_bytes) */
+  uint64_t staging_bytes;         /* host-visible bytes of the lean path */
+  /* lean runs, summed: host copies in and out; submit to fence signalled */
+  double host_copy_ns, submit_wait_ns;
 } rt_vk_exec_stats;
 void rt_vk_exec_stats_get(const rt_vk_exec *e, rt_vk_exec_stats *out);
 

@@ -15,6 +15,8 @@
 #pragma GCC visibility pop
 #endif
 
+#include <pthread.h>
+
 #include "vk_context.h"
 #include "vk_memory.h"
 #include "vk_pipeline.h"
@@ -109,6 +111,7 @@ struct rt_vk_context {
   struct VolkDeviceTable vk;
   uint32_t queue_family;
   VkQueue queue;
+  pthread_mutex_t queue_lock; /* vkQueueSubmit needs the queue to itself */
   ir_target target;
   VkPhysicalDeviceMemoryProperties memprops;
   VkDeviceSize non_coherent_atom, max_alloc_bytes;

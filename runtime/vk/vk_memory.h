@@ -68,5 +68,21 @@ vkml_status rt_vk_buffer_upload(rt_vk_context *ctx, rt_vk_buffer *buf,
                                 uint64_t bytes);
 vkml_status rt_vk_buffer_download(rt_vk_context *ctx, rt_vk_buffer *buf,
                                   uint64_t offset, void *data, uint64_t bytes);
+/* An upload whose bytes are produced in pieces: fill(user, at, dst, n)
+ * writes bytes [at, at+n) of the range into dst (staging memory, or the
+ * mapping of a HOST buffer). No host image of the whole range is made. */
+vkml_status rt_vk_buffer_upload_fill(rt_vk_context *ctx, rt_vk_buffer *buf, uint64_t offset,
+                                     uint64_t bytes,
+                                     void (*fill)(void *user, uint64_t at, void *dst,
+                                                  uint64_t n),
+                                     void *user);
+
+/* For a HOST buffer written or read through its mapping: make host writes
+ * visible to the device (flush) or device writes visible to the host
+ * (invalidate); no-ops on coherent memory and DEVICE buffers. */
+vkml_status rt_vk_buffer_flush(rt_vk_context *ctx, const rt_vk_buffer *buf, uint64_t offset,
+                               uint64_t bytes);
+vkml_status rt_vk_buffer_invalidate(rt_vk_context *ctx, const rt_vk_buffer *buf,
+                                    uint64_t offset, uint64_t bytes);
 
 #endif

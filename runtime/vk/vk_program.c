@@ -14,6 +14,8 @@ typedef struct range {
   VkDeviceSize off, size;
 } range;
 
+/* A recorded command: a dispatch, or (pipe NULL) a buffer copy from r[0]
+ * to r[1]. */
 typedef struct dispatch {
   const rt_vk_pipeline *pipe;
   int n;
@@ -34,6 +36,7 @@ struct rt_vk_program {
   dispatch *d;
   int n, cap;
   bool finished, ran, timestamps;
+  bool has_copies; /* barriers then cover the transfer stage too */
   VkCommandPool pool;
   VkCommandBuffer cmd;
   VkFence fence;
@@ -69,6 +72,19 @@ void rt_vk_program_destroy(rt_vk_context *ctx, rt_vk_program *p) {
   free(p);
 }
 
+static dispatch *append(rt_vk_program *p) {
+  if (p->n == p->cap) {
+    int cap = p->cap ? 2 * p->cap : 16;
+    dispatch *nd = realloc(p->d, (size_t)cap * sizeof *nd);
+    if (!nd) return NULL;
+    p->d = nd;
+    p->cap = cap;
+  }
+  dispatch *d = &p->d[p->n];
+  memset(d, 0, sizeof *d);
+  return d;
+}
+
 vkml_status rt_vk_program_dispatch(rt_vk_program *p, const rt_vk_pipeline *pipe,
                                    const rt_vk_binding *b, int n_b, const void *push,
                                    uint32_t push_bytes, const uint32_t groups[3]) {
@@ -85,15 +101,8 @@ vkml_status rt_vk_program_dispatch(rt_vk_program *p, const rt_vk_pipeline *pipe,
       return vkml_status_make(VKML_CODE_INVALID_ARGUMENT,
                               "dispatch of %s: %u workgroups along axis %d (device allows 1..%u)",
                               pipe->name, groups[i], i, t->max_workgroup_count[i]);
-  if (p->n == p->cap) {
-    int cap = p->cap ? 2 * p->cap : 16;
-    dispatch *nd = realloc(p->d, (size_t)cap * sizeof *nd);
-    if (!nd) return vkml_status_make(VKML_CODE_OUT_OF_MEMORY, "out of host memory");
-    p->d = nd;
-    p->cap = cap;
-  }
-  dispatch *d = &p->d[p->n];
-  memset(d, 0, sizeof *d);
+  dispatch *d = append(p);
+  if (!d) return vkml_status_make(VKML_CODE_OUT_OF_MEMORY, "out of host memory");
   for (int i = 0; i < n_b; i++) {
     const rt_vk_buffer *buf = b[i].buf;
     uint64_t bytes = b[i].bytes ? b[i].bytes : (buf && b[i].offset < buf->bytes
@@ -121,6 +130,27 @@ vkml_status rt_vk_program_dispatch(rt_vk_program *p, const rt_vk_pipeline *pipe,
   d->push_bytes = push_bytes;
   if (push_bytes) memcpy(d->push, push, push_bytes);
   memcpy(d->groups, groups, sizeof d->groups);
+  p->n++;
+  return VKML_OK;
+}
+
+vkml_status rt_vk_program_copy(rt_vk_program *p, const rt_vk_buffer *src, uint64_t src_off,
+                               const rt_vk_buffer *dst, uint64_t dst_off, uint64_t bytes) {
+  if (p->finished)
+    return vkml_status_make(VKML_CODE_INVALID_ARGUMENT, "program already finished");
+  if (!src || !dst || !bytes || src_off > src->bytes || bytes > src->bytes - src_off ||
+      dst_off > dst->bytes || bytes > dst->bytes - dst_off)
+    return vkml_status_make(VKML_CODE_INVALID_ARGUMENT,
+                            "copy of %llu bytes: empty, or outside its buffers",
+                            (unsigned long long)bytes);
+  dispatch *d = append(p);
+  if (!d) return vkml_status_make(VKML_CODE_OUT_OF_MEMORY, "out of host memory");
+  d->n = 2;
+  d->r[0] = (range){src->block->buf, src->offset + src_off, bytes};
+  d->r[1] = (range){dst->block->buf, dst->offset + dst_off, bytes};
+  d->access[0] = RT_VK_READ;
+  d->access[1] = RT_VK_WRITE;
+  p->has_copies = true;
   p->n++;
   return VKML_OK;
 }
@@ -158,13 +188,22 @@ static vkml_status record_barrier(rt_vk_program *p, int i, range_list *w, range_
     if (d->access[k] & RT_VK_WRITE) need = need || list_hits(r, &d->r[k]); /* WAR */
   }
   if (need) {
+    /* with copies in the program, both sides cover the transfer stage */
+    VkPipelineStageFlags stages = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT;
+    VkAccessFlags src_access = VK_ACCESS_SHADER_WRITE_BIT;
+    VkAccessFlags dst_access = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
+    if (p->has_copies) {
+      stages |= VK_PIPELINE_STAGE_TRANSFER_BIT;
+      src_access |= VK_ACCESS_TRANSFER_WRITE_BIT;
+      dst_access |= VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+    }
     VkBufferMemoryBarrier *bm = calloc(w->n ? (size_t)w->n : 1, sizeof *bm);
     if (!bm) return vkml_status_make(VKML_CODE_OUT_OF_MEMORY, "out of host memory");
     for (int k = 0; k < w->n; k++)
       bm[k] = (VkBufferMemoryBarrier){
           .sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER,
-          .srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT,
-          .dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT,
+          .srcAccessMask = src_access,
+          .dstAccessMask = dst_access,
           .srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
           .dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
           .buffer = w->v[k].buf,
@@ -172,8 +211,7 @@ static vkml_status record_barrier(rt_vk_program *p, int i, range_list *w, range_
           .size = w->v[k].size,
       };
     /* a write-after-read needs only the execution dependency */
-    ctx->vk.vkCmdPipelineBarrier(p->cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-                                 VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 0, NULL,
+    ctx->vk.vkCmdPipelineBarrier(p->cmd, stages, stages, 0, 0, NULL,
                                  (uint32_t)w->n, bm, 0, NULL);
     free(bm);
     if (p->n_barriers < 64) p->barrier_before[p->n_barriers] = i;
@@ -221,6 +259,7 @@ static vkml_status create_objects(rt_vk_program *p) {
   int n_desc = 0;
   bool pooled = false;
   for (int i = 0; i < p->n; i++) {
+    if (!p->d[i].pipe) continue; /* a copy */
     n_desc += p->d[i].n;
     pooled = pooled || (!p->d[i].pipe->push_desc && p->d[i].n);
   }
@@ -292,6 +331,14 @@ static vkml_status record(rt_vk_program *p) {
   for (int i = 0; i < p->n && !s; i++) {
     const dispatch *d = &p->d[i];
     s = record_barrier(p, i, &w, &rd);
+    if (!s && !d->pipe) {
+      VkBufferCopy region = {d->r[0].off, d->r[1].off, d->r[0].size};
+      ctx->vk.vkCmdCopyBuffer(p->cmd, d->r[0].buf, d->r[1].buf, 1, &region);
+      if (p->timestamps)
+        ctx->vk.vkCmdWriteTimestamp(p->cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, p->qpool,
+                                    (uint32_t)i + 1);
+      continue;
+    }
     if (!s && d->pipe != bound) {
       ctx->vk.vkCmdBindPipeline(p->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, d->pipe->pipeline);
       bound = d->pipe;
@@ -309,6 +356,7 @@ static vkml_status record(rt_vk_program *p) {
   free(w.v);
   free(rd.v);
   /* results go to the host, transfers or the next run */
+  VkPipelineStageFlags last = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT;
   VkMemoryBarrier mb = {
       .sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
       .srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT,
@@ -316,7 +364,11 @@ static vkml_status record(rt_vk_program *p) {
                        VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT |
                        VK_ACCESS_HOST_READ_BIT,
   };
-  ctx->vk.vkCmdPipelineBarrier(p->cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+  if (p->has_copies) {
+    last |= VK_PIPELINE_STAGE_TRANSFER_BIT;
+    mb.srcAccessMask |= VK_ACCESS_TRANSFER_WRITE_BIT;
+  }
+  ctx->vk.vkCmdPipelineBarrier(p->cmd, last,
                                VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT |
                                    VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_HOST_BIT,
                                0, 1, &mb, 0, NULL, 0, NULL);

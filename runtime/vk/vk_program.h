@@ -48,6 +48,12 @@ vkml_status rt_vk_program_dispatch(rt_vk_program *p, const rt_vk_pipeline *pipe,
                                    const rt_vk_binding *bindings, int n_bindings,
                                    const void *push, uint32_t push_bytes,
                                    const uint32_t groups[3]);
+/* Appends a copy of bytes from src at src_off to dst at dst_off (any
+ * pools: staging in and out of a whole run). Barriers order it against the
+ * program's other commands like a dispatch reading src and writing dst.
+ * Counts as a command for timings (its own entry). */
+vkml_status rt_vk_program_copy(rt_vk_program *p, const rt_vk_buffer *src, uint64_t src_off,
+                               const rt_vk_buffer *dst, uint64_t dst_off, uint64_t bytes);
 /* Records the command buffer (once). */
 vkml_status rt_vk_program_finish(rt_vk_program *p);
 /* Submits the recorded commands and waits; may be called any number of
@@ -55,7 +61,7 @@ vkml_status rt_vk_program_finish(rt_vk_program *p);
 vkml_status rt_vk_program_run(rt_vk_program *p, rt_vk_wait wait);
 
 typedef struct rt_vk_program_stats {
-  int n_dispatches;
+  int n_dispatches; /* commands: dispatches and copies */
   int n_barriers; /* between dispatches (not the final one before the host) */
   int barrier_before[64]; /* dispatch indices that got a barrier before them (first 64) */
 } rt_vk_program_stats;

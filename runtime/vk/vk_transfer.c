@@ -14,7 +14,9 @@ vkml_status rt_vk_submit_wait(rt_vk_context *ctx, VkCommandBuffer cmd, VkFence f
       .commandBufferCount = 1,
       .pCommandBuffers = &cmd,
   };
+  pthread_mutex_lock(&ctx->queue_lock);
   VkResult r = ctx->vk.vkQueueSubmit(ctx->queue, 1, &si, fence);
+  pthread_mutex_unlock(&ctx->queue_lock);
   if (r != VK_SUCCESS) return rt_vk_error(r, "vkQueueSubmit");
   if (spin) {
     while ((r = ctx->vk.vkGetFenceStatus(ctx->device, fence)) == VK_NOT_READY) sched_yield();
@@ -104,8 +106,13 @@ static vkml_status copy_once(rt_vk_context *ctx, const rt_vk_buffer *src, VkDevi
   return rt_vk_submit_wait(ctx, ctx->xfer_cmd, ctx->xfer_fence, false);
 }
 
+/* The staging loop: chunks of at most STAGING_CHUNK bytes, each filled by
+ * fill (uploads) or drained by drain (downloads) from the mapped staging
+ * memory. */
+typedef void (*chunk_fn)(void *user, uint64_t done, void *stage, uint64_t n);
+
 static vkml_status transfer(rt_vk_context *ctx, rt_vk_buffer *buf, uint64_t offset,
-                            void *host, uint64_t bytes, bool to_device) {
+                            uint64_t bytes, bool to_device, chunk_fn fn, void *user) {
   VKML_RETURN_IF_ERROR(check_range(buf, offset, bytes));
   if (!bytes) return VKML_OK;
   if (buf->kind == RT_VK_MEM_HOST) {
@@ -113,11 +120,11 @@ static vkml_status transfer(rt_vk_context *ctx, rt_vk_buffer *buf, uint64_t offs
      * barrier to host reads before their fence) */
     char *p = (char *)rt_vk_buffer_map(buf) + offset;
     if (to_device) {
-      memcpy(p, host, bytes);
+      fn(user, 0, p, bytes);
       return host_sync(ctx, buf, offset, bytes, true);
     }
     VKML_RETURN_IF_ERROR(host_sync(ctx, buf, offset, bytes, false));
-    memcpy(host, p, bytes);
+    fn(user, 0, p, bytes);
     return VKML_OK;
   }
   uint64_t chunk = bytes < STAGING_CHUNK ? bytes : STAGING_CHUNK;
@@ -128,25 +135,55 @@ static vkml_status transfer(rt_vk_context *ctx, rt_vk_buffer *buf, uint64_t offs
   for (uint64_t done = 0; done < bytes && !s; done += chunk) {
     uint64_t n = bytes - done < chunk ? bytes - done : chunk;
     if (to_device) {
-      memcpy(sp, (const char *)host + done, n);
+      fn(user, done, sp, n);
       s = host_sync(ctx, stage, 0, n, true);
       if (!s) s = copy_once(ctx, stage, 0, buf, offset + done, n, true);
     } else {
       s = copy_once(ctx, buf, offset + done, stage, 0, n, false);
       if (!s) s = host_sync(ctx, stage, 0, n, false);
-      if (!s) memcpy((char *)host + done, sp, n);
+      if (!s) fn(user, done, sp, n);
     }
   }
   rt_vk_buffer_destroy(ctx, stage);
   return s;
 }
 
+static void copy_in(void *user, uint64_t done, void *stage, uint64_t n) {
+  memcpy(stage, (const char *)user + done, n);
+}
+
+static void copy_out(void *user, uint64_t done, void *stage, uint64_t n) {
+  memcpy((char *)user + done, stage, n);
+}
+
+vkml_status rt_vk_buffer_upload_fill(rt_vk_context *ctx, rt_vk_buffer *buf, uint64_t offset,
+                                     uint64_t bytes,
+                                     void (*fill)(void *user, uint64_t at, void *dst,
+                                                  uint64_t n),
+                                     void *user) {
+  return transfer(ctx, buf, offset, bytes, true, fill, user);
+}
+
+vkml_status rt_vk_buffer_flush(rt_vk_context *ctx, const rt_vk_buffer *buf, uint64_t offset,
+                               uint64_t bytes) {
+  VKML_RETURN_IF_ERROR(check_range(buf, offset, bytes));
+  return buf->kind == RT_VK_MEM_HOST && bytes ? host_sync(ctx, buf, offset, bytes, true)
+                                               : VKML_OK;
+}
+
+vkml_status rt_vk_buffer_invalidate(rt_vk_context *ctx, const rt_vk_buffer *buf,
+                                    uint64_t offset, uint64_t bytes) {
+  VKML_RETURN_IF_ERROR(check_range(buf, offset, bytes));
+  return buf->kind == RT_VK_MEM_HOST && bytes ? host_sync(ctx, buf, offset, bytes, false)
+                                               : VKML_OK;
+}
+
 vkml_status rt_vk_buffer_upload(rt_vk_context *ctx, rt_vk_buffer *buf, uint64_t offset,
                                 const void *data, uint64_t bytes) {
-  return transfer(ctx, buf, offset, (void *)data, bytes, true);
+  return transfer(ctx, buf, offset, bytes, true, copy_in, (void *)data);
 }
 
 vkml_status rt_vk_buffer_download(rt_vk_context *ctx, rt_vk_buffer *buf, uint64_t offset,
                                   void *data, uint64_t bytes) {
-  return transfer(ctx, buf, offset, data, bytes, false);
+  return transfer(ctx, buf, offset, bytes, false, copy_out, data);
 }

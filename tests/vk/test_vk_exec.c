@@ -575,10 +575,15 @@ Test(vk_exec, out_of_device_memory_names_the_value) {
   ir_plan *p;
   T_OK(vt_plan_build(g, e.t, &o, IR_LAYOUT_DEFAULT, "sigmoid", &p));
   rt_vk_exec *x = NULL;
-  /* x (128 bytes) and y (32) fit, the constant c (128) does not */
-  rt_vk_exec_opts xo = {.max_device_bytes = 200};
+  /* the weights (the constant c, 128 bytes) go first: they do not fit */
+  rt_vk_exec_opts xo = {.max_device_bytes = 100};
   t_expect_error(rt_vk_exec_create(e.ctx, p, &xo, &x), VKML_CODE_OUT_OF_MEMORY,
-                 "%c (constant): 128 device bytes more exceed the budget of 200");
+                 "the weights need 128 device bytes, over the budget of 100");
+  cr_assert_null(x);
+  /* they do, the input x (128) does not */
+  xo.max_device_bytes = 200;
+  t_expect_error(rt_vk_exec_create(e.ctx, p, &xo, &x), VKML_CODE_OUT_OF_MEMORY,
+                 "%x (graph input): 128 device bytes more exceed the budget of 200 (128 in use)");
   cr_assert_null(x);
   /* x, y, c and out fit, the intermediates' arena (a, b, d: 384) does not */
   xo.max_device_bytes = 128 + 32 + 128 + 128;
@@ -681,6 +686,142 @@ Test(vk_exec, tinycnn_default_kernels) {
     ir_plan_destroy(p);
   }
   rt_tensor_free(&in);
+  ir_graph_destroy(g);
+  env_close(&e);
+}
+
+/* add -> mul by a constant -> sub -> max, all on the GPU: the lean path. */
+static ir_graph *gpu_graph(uint64_t seed) {
+  char text[8192] = "vkir 1\n"
+                    "graph @lean(%x: f32[2,3,5], %y: f32[5]) -> (%out: f32[2,3,5], "
+                    "%x: f32[2,3,5], %c: f32[2,3,5], %d: f32[2,3,5]) {\n"
+                    "  %c = const f32[2,3,5] ";
+  t_rng r = t_rng_make(seed);
+  append_values(text, sizeof text, &r, 30);
+  strcat(text, "\n"
+               "  %a = add %x, %y {act=relu} : f32[2,3,5]\n"
+               "  %b = mul %a, %c : f32[2,3,5]\n"
+               "  %d = sub %b, %x : f32[2,3,5]\n"
+               "  %out = max %d, %a : f32[2,3,5]\n"
+               "  return %out, %x, %c, %d\n"
+               "}\n");
+  return parse(text);
+}
+
+Test(vk_exec, lean_path_and_zero_copy) {
+  env e;
+  env_open(&e);
+  ir_graph *g = gpu_graph(3);
+  cg_plan_opts o = opts_binary(&e, IR_PRECISION_FP32);
+  ir_plan *p;
+  T_OK(vt_plan_build(g, e.t, &o, IR_LAYOUT_DEFAULT, NULL, &p));
+  rt_vk_exec *lean = NULL, *steps = NULL;
+  rt_vk_exec_opts lo = {.timestamps = e.t->timestamp_valid_bits > 0};
+  T_OK(rt_vk_exec_create(e.ctx, p, &lo, &lean));
+  rt_vk_exec_opts so = {.no_lean = true};
+  T_OK(rt_vk_exec_create(e.ctx, p, &so, &steps));
+  rt_vk_exec_stats st;
+  rt_vk_exec_stats_get(lean, &st);
+  cr_assert(st.lean);
+  cr_assert_eq(st.staging_bytes, 120 + 20 + 4 * 120, "%llu", (unsigned long long)st.staging_bytes);
+  rt_vk_exec_stats_get(steps, &st);
+  cr_assert(!st.lean);
+  cr_assert_null(rt_vk_exec_input_map(steps, 0));
+  t_expect_error(rt_vk_exec_run_mapped(steps, NULL), VKML_CODE_INVALID_ARGUMENT,
+                 "no mapped inputs");
+  for (int round = 0; round < 3; round++) { /* new inputs every run */
+    rt_tensor in[2], a[4], b[4];
+    random_inputs(g, 60 + (uint64_t)round, in);
+    double ns[16] = {0};
+    check_run(lean, g, in, 2, 1e-6, 0, ns);
+    for (int k = 0; lo.timestamps && k < p->n_steps; k++)
+      if (rt_vk_exec_step_dispatches(lean, k)) cr_assert_gt(ns[k], 0, "step %d", k);
+    T_OK(rt_vk_exec_run(lean, in, 2, a, 4, NULL));
+    T_OK(rt_vk_exec_run(steps, in, 2, b, 4, NULL));
+    for (int i = 0; i < 4; i++) t_assert_close(&a[i], &b[i], 0, 0); /* bit for bit */
+    /* zero copy: the inputs written into the mapped memory */
+    for (int i = 0; i < 2; i++)
+      memcpy(rt_vk_exec_input_map(lean, i), in[i].data, rt_tensor_bytes(&in[i]));
+    T_OK(rt_vk_exec_run_mapped(lean, NULL));
+    for (int i = 0; i < 4; i++)
+      cr_assert_eq(memcmp(rt_vk_exec_output_map(lean, i), a[i].data, rt_tensor_bytes(&a[i])), 0,
+                   "output %d", i);
+    free_tensors(in, 2);
+    free_tensors(a, 4);
+    free_tensors(b, 4);
+  }
+  rt_vk_exec_stats_get(lean, &st);
+  cr_assert_eq(st.n_runs, 9);
+  cr_assert_eq(st.n_segment_runs, 9); /* one submission per run */
+  cr_assert_eq(st.n_uploads, 18);
+  cr_assert_eq(st.n_downloads, 36);
+  /* replay still runs the kernels alone */
+  T_OK(rt_vk_exec_replay(lean, NULL));
+  rt_vk_exec_destroy(lean);
+  rt_vk_exec_destroy(steps);
+  ir_plan_destroy(p);
+  ir_graph_destroy(g);
+  env_close(&e);
+}
+
+Test(vk_exec, shared_weights_are_counted_once) {
+  env e;
+  env_open(&e);
+  ir_graph *g = gpu_graph(4);
+  cg_plan_opts o = opts_binary(&e, IR_PRECISION_FP32);
+  ir_plan *p, *other;
+  T_OK(vt_plan_build(g, e.t, &o, IR_LAYOUT_DEFAULT, NULL, &p));
+  T_OK(vt_plan_build(g, e.t, &o, IR_LAYOUT_DEFAULT, NULL, &other));
+  rt_vk_mem_stats before, after;
+  rt_vk_memory_stats(e.ctx, RT_VK_MEM_DEVICE, &before);
+  rt_vk_weights *w = NULL;
+  T_OK(rt_vk_weights_create(e.ctx, p, 0, &w));
+  cr_assert_eq(rt_vk_weights_count(w), 1); /* %c */
+  cr_assert_eq(rt_vk_weights_bytes(w), 128);
+  rt_vk_exec *x[8] = {0};
+  rt_vk_exec_opts xo = {.weights = w};
+  uint64_t own = 0;
+  int n_bufs = 0;
+  for (int i = 0; i < 8; i++) {
+    T_OK(rt_vk_exec_create(e.ctx, p, &xo, &x[i]));
+    rt_vk_exec_stats st;
+    rt_vk_exec_stats_get(x[i], &st);
+    cr_assert(st.weights_shared);
+    cr_assert_eq(st.weight_bytes, 128);
+    own += st.device_bytes;
+    n_bufs += st.n_buffers;
+  }
+  /* the allocator's accounting: the weights once, then each executor's own
+   * buffers (each rounded up to the pool's alignment) */
+  rt_vk_memory_stats(e.ctx, RT_VK_MEM_DEVICE, &after);
+  uint64_t al = after.alignment;
+  uint64_t shared = after.used_bytes - before.used_bytes;
+  cr_assert_geq(shared, 128 + own);
+  cr_assert_leq(shared, 128 + own + (uint64_t)(n_bufs + 1) * al, "%llu vs %llu",
+                (unsigned long long)shared, (unsigned long long)(128 + own));
+  /* eight executors with their own weights take seven copies more */
+  rt_vk_exec *y[8] = {0};
+  for (int i = 0; i < 8; i++) T_OK(rt_vk_exec_create(e.ctx, p, NULL, &y[i]));
+  rt_vk_mem_stats both;
+  rt_vk_memory_stats(e.ctx, RT_VK_MEM_DEVICE, &both);
+  uint64_t unshared = both.used_bytes - after.used_bytes;
+  uint64_t w_reserved = (128 + al - 1) / al * al;
+  cr_assert_eq(unshared - shared, 7 * w_reserved, "%llu - %llu",
+               (unsigned long long)unshared, (unsigned long long)shared);
+  for (int i = 0; i < 8; i++) rt_vk_exec_destroy(y[i]);
+  rt_tensor in[2];
+  random_inputs(g, 70, in);
+  for (int i = 0; i < 8; i++) check_run(x[i], g, in, 2, 1e-6, 0, NULL);
+  free_tensors(in, 2);
+  /* weights of another plan are refused */
+  rt_vk_exec *bad = NULL;
+  t_expect_error(rt_vk_exec_create(e.ctx, other, &xo, &bad), VKML_CODE_INVALID_ARGUMENT,
+                 "made for another plan");
+  cr_assert_null(bad);
+  for (int i = 0; i < 8; i++) rt_vk_exec_destroy(x[i]);
+  rt_vk_weights_destroy(e.ctx, w);
+  ir_plan_destroy(p);
+  ir_plan_destroy(other);
   ir_graph_destroy(g);
   env_close(&e);
 }
