@@ -5,12 +5,14 @@
 set -eu
 cd "$(dirname "$0")/.."
 [ -f build-release/build.ninja ] || meson setup build-release -Dbuildtype=release
-ninja -C build-release tools/vkc tools/vktune tools/vkdb tests/onnx_conformance bench/vkml-sweep \
-  bench/vkml-sa-replay
+ninja -C build-release tools/vkc tools/vkrun tools/vktune tools/vkdb tests/onnx_conformance \
+  bench/vkml-sweep bench/vkml-sa-replay bench/vkml-instances
 rm -rf .bench-bin && mkdir -p .bench-bin/tools .bench-bin/tests .bench-bin/bench .bench-bin/extra-libs
-cp build-release/tools/vkc build-release/tools/vktune build-release/tools/vkdb .bench-bin/tools/
+cp build-release/tools/vkc build-release/tools/vkrun build-release/tools/vktune \
+  build-release/tools/vkdb .bench-bin/tools/
 cp build-release/tests/onnx_conformance .bench-bin/tests/
-cp build-release/bench/vkml-sweep build-release/bench/vkml-sa-replay .bench-bin/bench/
+cp build-release/bench/vkml-sweep build-release/bench/vkml-sa-replay \
+  build-release/bench/vkml-instances .bench-bin/bench/
 cp -L build-release/libvkml_runtime.so.0 build-release/libvkml_compiler.so.0 .bench-bin/
 cp -L /usr/lib/x86_64-linux-gnu/libprotobuf-c.so.1 /usr/lib/x86_64-linux-gnu/libsqlite3.so.0 .bench-bin/extra-libs/
 mkdir -p .bench-data

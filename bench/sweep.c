@@ -15,6 +15,7 @@
 #include "codegen/cg_ops.h"
 #include "codegen/cg_plan.h"
 #include "codegen/cg_template.h"
+#include "ir/cost.h"
 #include "ir/text.h"
 #include "passes/pipeline.h"
 #include "runtime/cpu/cpu_kernels.h"
@@ -279,40 +280,6 @@ static int parse_args(int argc, char **argv, args *a) {
 }
 
 /* ---- the workload ----------------------------------------------------------------- */
-
-/* 2 per multiply-add for conv / gemm / matmul, 1 per output element for
- * elementwise families, 0 (unknown) otherwise. */
-static double node_flops(const ir_node *n) {
-  const ir_type *y = &n->outputs[0]->type;
-  double out = (double)ir_type_numel(y);
-  const char *fam = ir_op_family(n->op);
-  if (!strcmp(fam, "conv2d") && n->n_inputs >= 2 && n->inputs[1]->type.rank == 4) {
-    const int64_t *w = n->inputs[1]->type.dims;
-    return 2 * out * (double)(w[1] * w[2] * w[3]);
-  }
-  if (!strcmp(fam, "conv_transpose2d") && n->n_inputs >= 2 && n->inputs[1]->type.rank == 4) {
-    const int64_t *w = n->inputs[1]->type.dims;
-    return 2 * (double)ir_type_numel(&n->inputs[0]->type) * (double)(w[1] * w[2] * w[3]);
-  }
-  if ((!strcmp(fam, "matmul") || !strcmp(fam, "gemm")) && n->n_inputs >= 2) {
-    const ir_type *a = &n->inputs[0]->type;
-    int64_t k = a->rank ? a->dims[a->rank - 1] : 1;
-    if (n->op != IR_OP_MATMUL && ir_node_int(n, IR_A_TRANS_A, 0) && a->rank == 2) k = a->dims[0];
-    return 2 * out * (double)k;
-  }
-  if (!strcmp(fam, "unary") || !strcmp(fam, "binary") || !strcmp(fam, "variadic") ||
-      !strcmp(fam, "where"))
-    return out;
-  return 0;
-}
-
-/* Every input, weight and output once. */
-static double node_bytes(const ir_node *n) {
-  double b = 0;
-  for (int i = 0; i < n->n_inputs; i++) b += (double)ir_type_bytes(&n->inputs[i]->type);
-  for (int i = 0; i < n->n_outputs; i++) b += (double)ir_type_bytes(&n->outputs[i]->type);
-  return b;
-}
 
 static bool node_has_output(const ir_node *n, const char *name) {
   for (int i = 0; i < n->n_outputs; i++)
@@ -865,7 +832,7 @@ static vkml_status run_sweep(sweep *w, const ir_graph *g, double ref_s) {
   if (!s && a->ref_default) s = reference(w, plan_dflt, &ref_s);
   if (s) goto done;
 
-  double flops = node_flops(w->target), bytes = node_bytes(w->target);
+  double flops = ir_node_flops(w->target), bytes = ir_node_bytes(w->target);
   if (!a->json) print_text_header(w, flops, bytes, ref_s);
   for (int i = 0; i < n_tm && !s; i++)
     s = sweep_template(w, tm[i], &dflt[i], plan_dflt, &ps, flops, bytes);

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "ir/cost.h"
 #include "runtime/cpu/executor.h"
 #include "runtime/npy.h"
 #include "runtime/tensor_pb.h"
@@ -26,7 +27,10 @@ const char cli_run_opts_help[] =
     "                      an idle GPU runs at lower clocks)\n"
     "  --replay            GPU: timed runs re-submit the recorded kernels only (no\n"
     "                      uploads, downloads or CPU steps): kernel times back to back\n"
-    "  --profile           per-op time table (median over the timed runs)\n"
+    "  --wait block|spin   GPU: sleep on the fence (default) or poll it (lowest\n"
+    "                      latency, a core busy while the GPU runs)\n"
+    "  --profile           per-op time table (median over the timed runs), with\n"
+    "                      GFLOP/s and GB/s from each op's work and traffic\n"
     "  --json              machine-readable output\n";
 
 int cli_fail(const char *tool, vkml_status s) {
@@ -59,7 +63,8 @@ int cli_run_opts_parse(const char *tool, int argc, char **argv, int *i,
   const char *a = argv[*i];
   bool takes_value = !strcmp(a, "--input") || !strcmp(a, "--output") ||
                      !strcmp(a, "--device") || !strcmp(a, "--bench") ||
-                     !strcmp(a, "--warmup") || !strcmp(a, "--warmup-ms");
+                     !strcmp(a, "--warmup") || !strcmp(a, "--warmup-ms") ||
+                     !strcmp(a, "--wait");
   if (!takes_value) {
     if (!strcmp(a, "--profile")) o->profile = true;
     else if (!strcmp(a, "--replay")) o->replay = true;
@@ -94,6 +99,12 @@ int cli_run_opts_parse(const char *tool, int argc, char **argv, int *i,
     o->output_dir = v;
   } else if (!strcmp(a, "--device")) {
     o->device = v;
+  } else if (!strcmp(a, "--wait")) {
+    if (strcmp(v, "block") && strcmp(v, "spin")) {
+      fprintf(stderr, "%s: --wait expects block or spin, got '%s'\n", tool, v);
+      return -1;
+    }
+    o->spin = !strcmp(v, "spin");
   } else if (!parse_int(v, !strcmp(a, "--bench")       ? &o->bench
                           : !strcmp(a, "--warmup-ms") ? &o->warmup_ms
                                                       : &o->warmup)) {
@@ -300,7 +311,7 @@ out:
   return s;
 }
 
-static double now_seconds(void) {
+double cli_now_seconds(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
@@ -319,6 +330,8 @@ static void free_tensors(rt_tensor *t, int n) {
  * ids) or a GPU executor (profile rows are plan steps). */
 typedef struct runner {
   const ir_graph *g;   /* the graph that runs (GPU: the plan's) */
+  double weights_s, exec_s; /* GPU: weight upload; pipelines, buffers, recording */
+  bool pcache_warm;         /* GPU: the pipeline cache file had data */
   rt_vk_exec *exec;
   const ir_plan *plan; /* GPU: the steps */
   const char *device;  /* "cpu", or the GPU's name */
@@ -349,9 +362,9 @@ static vkml_status run_times(const runner *rn, const rt_tensor *inputs, rt_tenso
                              bool replay) {
   for (int r = 0; r < times; r++) {
     if (!replay) free_tensors(outs, rn->g->n_outputs);
-    double t0 = now_seconds();
+    double t0 = cli_now_seconds();
     VKML_RETURN_IF_ERROR(run_once(rn, inputs, outs, row_tmp, replay));
-    if (secs) secs[r] = now_seconds() - t0;
+    if (secs) secs[r] = cli_now_seconds() - t0;
     if (row_secs)
       for (int i = 0; i < rn->n_rows; i++) row_secs[(size_t)r * rn->n_rows + i] = row_tmp[i];
   }
@@ -361,11 +374,11 @@ static vkml_status run_times(const runner *rn, const rt_tensor *inputs, rt_tenso
 /* Warm-up: one full run (the outputs), then more until `runs` runs and
  * `ms` milliseconds have passed; returns the number of runs made. */
 static vkml_status warm_up(const runner *rn, const rt_tensor *inputs, rt_tensor *outs, int runs,
-                           int ms, bool replay, int *made) {
-  double t0 = now_seconds();
+                           int ms, bool replay, int *made, double *first_s) {
+  double t0 = cli_now_seconds();
   *made = 0;
-  VKML_RETURN_IF_ERROR(run_times(rn, inputs, outs, 1, NULL, NULL, NULL, false));
-  for (*made = 1; *made < runs || now_seconds() - t0 < 1e-3 * ms; ++*made)
+  VKML_RETURN_IF_ERROR(run_times(rn, inputs, outs, 1, first_s, NULL, NULL, false));
+  for (*made = 1; *made < runs || cli_now_seconds() - t0 < 1e-3 * ms; ++*made)
     VKML_RETURN_IF_ERROR(run_times(rn, inputs, outs, 1, NULL, NULL, NULL, replay));
   return VKML_OK;
 }
@@ -384,10 +397,15 @@ static void profile_row(const runner *rn, const ir_node *n, const ir_plan_step *
   const char *dev = st && st->transfer ? "copy" : st && st->device == IR_DEVICE_GPU ? "gpu" : "cpu";
   const char *dir = st && st->transfer == IR_TRANSFER_DOWNLOAD ? "device to host" : "host to device";
   const char *out = n->n_outputs ? n->outputs[0]->name : "";
+  /* GFLOP/s and GB/s: the node's work and traffic (ir/cost.h) over its time */
+  double flops = st && st->transfer ? 0 : ir_node_flops(n), bytes = ir_node_bytes(n);
+  if (st && st->transfer) bytes /= 2; /* one tensor crosses once */
   if (json) {
     printf("%s{\"op\": \"%s\", \"output\": ", first ? "" : ", ", ir_op_name(n->op));
     print_json_string(stdout, out);
     printf(", \"device\": \"%s\", \"ms\": %.6f", dev, 1e3 * secs / runs);
+    if (flops > 0 && secs > 0) printf(", \"gflops\": %.3f", flops * runs / secs / 1e9);
+    if (secs > 0 && !no_dispatch) printf(", \"gbs\": %.3f", bytes * runs / secs / 1e9);
     if (st && st->device == IR_DEVICE_GPU) {
       printf(", \"kernel\": ");
       print_json_string(stdout, ir_plan_str(rn->plan, st->tmpl));
@@ -405,6 +423,10 @@ static void profile_row(const runner *rn, const ir_node *n, const ir_plan_step *
   }
   printf("%-20s %%%-31.31s %-6s %10.4f %6.1f%%", ir_op_name(n->op), out, dev,
          1e3 * secs / runs, total > 0 ? 100 * secs / total : 0.0);
+  if (flops > 0 && secs > 0) printf(" %9.1f", flops * runs / secs / 1e9);
+  else printf(" %9s", "-");
+  if (secs > 0 && !no_dispatch) printf(" %8.1f", bytes * runs / secs / 1e9);
+  else printf(" %8s", "-");
   if (no_dispatch)
     printf("  no dispatch: shares its input's bytes");
   else if (st && st->device == IR_DEVICE_GPU)
@@ -420,8 +442,8 @@ static void print_profile(const runner *rn, const double *row_secs, int runs, bo
   double total = 0;
   for (int i = 0; i < rn->n_rows; i++) total += row_secs[i];
   if (json) printf("\"profile\": [");
-  else printf("%-20s %-32s %-6s %10s %7s%s\n", "op", "output", "device", "ms", "%",
-              rn->exec ? "  kernel / why on the CPU" : "");
+  else printf("%-20s %-32s %-6s %10s %7s %9s %8s%s\n", "op", "output", "device", "ms", "%",
+              "GFLOP/s", "GB/s", rn->exec ? "  kernel / why on the CPU" : "");
   int i = 0;
   const ir_graph *g = rn->g;
   ir_foreach_node(g, n) {
@@ -462,6 +484,56 @@ static void print_memory(const cli_memory_stats *m, bool json) {
          (unsigned long long)m->alignment);
 }
 
+/* Device memory of the run (--bench): the weights, the intermediates'
+ * arena, the other device buffers, host-visible staging; and how the lean
+ * path's runs split their time. */
+static void print_device_memory(const runner *rn, bool json) {
+  rt_vk_exec_stats st;
+  rt_vk_exec_stats_get(rn->exec, &st);
+  uint64_t own = st.device_bytes - (st.weights_shared ? 0 : st.weight_bytes);
+  uint64_t other = own - st.arena_bytes;
+  double runs = st.n_runs ? (double)st.n_runs : 1;
+  if (json) {
+    printf("\"device_memory\": {\"weights\": %llu, \"arena\": %llu, \"other\": %llu, "
+           "\"staging\": %llu}, \"lean\": %s",
+           (unsigned long long)st.weight_bytes, (unsigned long long)st.arena_bytes,
+           (unsigned long long)other, (unsigned long long)st.staging_bytes,
+           st.lean ? "true" : "false");
+    if (st.lean)
+      printf(", \"run_split_ms\": {\"host_copy\": %.6f, \"submit_wait\": %.6f}",
+             1e-6 * st.host_copy_ns / runs, 1e-6 * st.submit_wait_ns / runs);
+    return;
+  }
+  printf("device memory: weights %.3f MB, intermediates' arena %.3f MB, other buffers %.3f MB; "
+         "host-visible staging %.3f MB\n",
+         (double)st.weight_bytes / 1e6, (double)st.arena_bytes / 1e6, (double)other / 1e6,
+         (double)st.staging_bytes / 1e6);
+  if (st.lean)
+    printf("each run (mean over all): host copies %.4f ms, submit to fence %.4f ms; one "
+           "submission\n",
+           1e-6 * st.host_copy_ns / runs, 1e-6 * st.submit_wait_ns / runs);
+  else
+    printf("runs go step by step (%d segments, %d CPU steps, %d transfers)\n", st.n_segments,
+           st.n_cpu_steps, st.n_transfer_steps);
+}
+
+/* Load to first result (vkrun MODEL.vkm --bench). */
+static void print_load(const runner *rn, const cli_load_times *l, double first_s, bool json) {
+  double total = l->map_s + l->device_s + rn->weights_s + rn->exec_s + first_s;
+  if (json) {
+    printf("\"load_ms\": {\"map\": %.3f, \"device\": %.3f, \"weights\": %.3f, "
+           "\"pipelines\": %.3f, \"first_run\": %.3f, \"total\": %.3f, "
+           "\"pipeline_cache_warm\": %s}",
+           1e3 * l->map_s, 1e3 * l->device_s, 1e3 * rn->weights_s, 1e3 * rn->exec_s,
+           1e3 * first_s, 1e3 * total, rn->pcache_warm ? "true" : "false");
+    return;
+  }
+  printf("load to first result %.1f ms: map+verify %.1f, device %.1f, weights %.1f, pipelines "
+         "%.1f (pipeline cache %s), first run %.1f\n",
+         1e3 * total, 1e3 * l->map_s, 1e3 * l->device_s, 1e3 * rn->weights_s, 1e3 * rn->exec_s,
+         rn->pcache_warm ? "warm" : "cold", 1e3 * first_s);
+}
+
 static vkml_status run_with(const runner *rn, const cli_run_opts *o) {
   const ir_graph *g = rn->g;
   vkml_status s = VKML_OK;
@@ -488,10 +560,13 @@ static vkml_status run_with(const runner *rn, const cli_run_opts *o) {
   if (rn->exec && o->profile && o->bench <= 0) warmup = o->warmup >= 0 ? o->warmup : 1;
   int warm_ms = o->warmup_ms >= 0 ? o->warmup_ms : rn->exec ? 200 : 0;
   if (!warmup && !o->replay) warm_ms = 0;
-  if (warmup || o->replay) s = warm_up(rn, inputs, outs, warmup, warm_ms, o->replay, &warmup);
+  double first_s = -1;
+  if (warmup || o->replay)
+    s = warm_up(rn, inputs, outs, warmup, warm_ms, o->replay, &warmup, &first_s);
   if (!s) s = run_times(rn, inputs, outs, runs, secs, o->profile ? node_all : NULL,
                         o->profile ? node_tmp : NULL, o->replay);
   if (s) goto out;
+  if (first_s < 0) first_s = secs[0];
   /* the GPU time of each run: its GPU steps' timestamps (with --profile) */
   double gpu_med = -1;
   if (o->profile && rn->exec) {
@@ -544,6 +619,14 @@ static vkml_status run_with(const runner *rn, const cli_run_opts *o) {
         printf("GPU time (kernels' timestamps, median of the runs): %.3f ms\n", 1e3 * gpu_med);
     }
   }
+  if (o->bench > 0 && rn->exec) {
+    if (o->json) printf(", ");
+    print_device_memory(rn, o->json);
+  }
+  if (o->bench > 0 && o->load && rn->exec) {
+    if (o->json) printf(", ");
+    print_load(rn, o->load, first_s, o->json);
+  }
   if (o->profile) {
     if (o->json) printf(", ");
     print_profile(rn, node_secs, 1, o->json);
@@ -592,14 +675,27 @@ vkml_status cli_vk_context_open(const cli_run_opts *o, rt_vk_context **out) {
 
 vkml_status cli_run_graph_gpu(rt_vk_context *ctx, const ir_plan *plan, const cli_run_opts *o) {
   const ir_target *t = rt_vk_context_target(ctx);
-  rt_vk_exec_opts xo = {.timestamps = o->profile && t->timestamp_valid_bits};
-  rt_vk_exec *x = NULL;
-  VKML_RETURN_IF_ERROR(rt_vk_exec_create(ctx, plan, &xo, &x));
-  runner rn = {.g = plan->graph, .exec = x, .plan = plan, .device = t->name,
-               .n_rows = plan->n_steps};
-  vkml_status s = run_with(&rn, o);
+  runner rn = {.g = plan->graph, .plan = plan, .device = t->name, .n_rows = plan->n_steps};
+  rt_vk_pcache_info pc;
+  rt_vk_pcache_info_get(ctx, &pc);
+  rn.pcache_warm = pc.loaded_bytes > 0;
+  /* a plan for another device is refused before anything goes up */
+  ir_plan_needs needs;
+  VKML_RETURN_IF_ERROR(ir_plan_needs_get(plan, &needs));
+  VKML_RETURN_IF_ERROR(ir_target_check_needs(t, &needs));
+  double t0 = cli_now_seconds();
+  rt_vk_weights *w = NULL;
+  VKML_RETURN_IF_ERROR(rt_vk_weights_create(ctx, plan, 0, &w));
+  rn.weights_s = cli_now_seconds() - t0;
+  rt_vk_exec_opts xo = {.timestamps = o->profile && t->timestamp_valid_bits, .weights = w,
+                        .wait = o->spin ? RT_VK_WAIT_SPIN : RT_VK_WAIT_BLOCK};
+  t0 = cli_now_seconds();
+  vkml_status s = rt_vk_exec_create(ctx, plan, &xo, &rn.exec);
+  rn.exec_s = cli_now_seconds() - t0;
+  if (!s) s = run_with(&rn, o);
   if (!s && o->profile && !xo.timestamps && !o->json)
     printf("(%s has no compute timestamps: GPU steps show 0)\n", t->name);
-  rt_vk_exec_destroy(x);
+  rt_vk_exec_destroy(rn.exec);
+  rt_vk_weights_destroy(ctx, w);
   return s;
 }

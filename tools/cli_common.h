@@ -23,6 +23,13 @@ typedef struct cli_memory_stats {
 } cli_memory_stats;
 
 /* Options of the run step shared by `vkrun` and `vkc run`. */
+/* Where the time to the first result went (vkrun MODEL.vkm on a GPU);
+ * seconds, negative: not measured. */
+typedef struct cli_load_times {
+  double map_s;      /* map the artifact, verify checksums, decode */
+  double device_s;   /* Vulkan instance, device, pipeline cache file */
+} cli_load_times;
+
 typedef struct cli_run_opts {
   const char *input_names[64];
   const char *input_files[64];
@@ -35,7 +42,9 @@ typedef struct cli_run_opts {
   int warmup_ms;          /* and at least this long; -1: default (GPU 200, CPU 0) */
   bool replay;            /* GPU: timed runs replay the recorded kernels only */
   bool profile, json;
+  bool spin;              /* GPU: poll the fence (--wait spin) */
   const cli_memory_stats *memory; /* printed after the results; NULL: none */
+  const cli_load_times *load;     /* printed with --bench; NULL: none */
 } cli_run_opts;
 
 /* Tries to consume argv[*i] (and its value) as a run option. Returns 1 if
@@ -75,5 +84,8 @@ void cli_sanitize_name(const char *in, char *out);
 
 /* Prints "TOOL: message" to stderr, frees s, returns the exit code (1). */
 int cli_fail(const char *tool, vkml_status s);
+
+/* CLOCK_MONOTONIC in seconds. */
+double cli_now_seconds(void);
 
 #endif

@@ -18,14 +18,22 @@ static const char usage[] =
 
 /* A .vkm artifact: its plan on a Vulkan device, or its graph on the CPU
  * reference kernels (--device cpu). */
-static int run_artifact(const char *path, const cli_run_opts *o) {
+static int run_artifact(const char *path, const cli_run_opts *opts) {
   ir_plan *plan = NULL;
+  cli_run_opts o_load = *opts;
+  const cli_run_opts *o = &o_load;
+  cli_load_times load;
+  o_load.load = &load;
+  double t0 = cli_now_seconds();
   vkml_status s = ir_artifact_load_file(path, &plan);
+  load.map_s = cli_now_seconds() - t0;
   if (!s && cli_device_is_cpu(o)) {
     s = cli_run_graph(plan->graph, o);
   } else if (!s) {
     rt_vk_context *ctx = NULL;
+    t0 = cli_now_seconds();
     s = cli_vk_context_open(o, &ctx);
+    load.device_s = cli_now_seconds() - t0;
     if (!s) s = vkml_status_annotate(cli_run_graph_gpu(ctx, plan, o), "%s", path);
     if (ctx) {
       rt_vk_report rep;

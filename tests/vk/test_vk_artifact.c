@@ -36,24 +36,10 @@ static void env_close(env *e) {
   vt_destroy(e->ctx);
 }
 
-/* g compiled as vkc compile does (pipeline, then plan), a CPU node forced
- * when cpu_op is given (transfers in the artifact). */
 static ir_plan *compile(env *e, const char *text, const bool *cpu_ops, ir_precision prec) {
   ir_graph *g = NULL;
   T_OK(ir_parse(text, strlen(text), "<test>", &g));
-  cg_query q;
-  cg_query_init(&q, e->t, cpu_ops);
-  pass_pipeline_opts pp = {.pass = {.eval = rt_cpu_eval_node,
-                                    .precision = prec,
-                                    .place = cg_query_place,
-                                    .place_user = &q,
-                                    .layout_operands = cg_query_layout_operands,
-                                    .layout_user = &q}};
-  T_OK(pass_pipeline_run(g, &pp));
-  cg_plan_opts po = {.compiler = e->cc, .plan_memory = pass_plan_memory, .precision = prec};
-  ir_plan *p;
-  T_OK(cg_plan_build(g, e->t, &po, &p));
-  return p;
+  return vt_compile(e->t, e->cc, g, cpu_ops, prec);
 }
 
 static void run(env *e, const ir_plan *p, const rt_tensor *in, int n_in, rt_tensor *out,
@@ -88,19 +74,7 @@ Test(vk_artifact, round_trip_runs_and_reencodes_identically) {
       /* fp32 and fp16; all on the GPU and with maxpool on the CPU */
       ir_graph *h;
       T_OK(ir_graph_clone(g, &h));
-      cg_query q;
-      cg_query_init(&q, e.t, variants[v]);
-      pass_pipeline_opts pp = {.pass = {.eval = rt_cpu_eval_node,
-                                        .precision = (ir_precision)prec,
-                                        .place = cg_query_place,
-                                        .place_user = &q,
-                                        .layout_operands = cg_query_layout_operands,
-                                        .layout_user = &q}};
-      T_OK(pass_pipeline_run(h, &pp));
-      cg_plan_opts po = {.compiler = e.cc, .plan_memory = pass_plan_memory,
-                         .precision = (ir_precision)prec};
-      ir_plan *p;
-      T_OK(cg_plan_build(h, e.t, &po, &p));
+      ir_plan *p = vt_compile(e.t, e.cc, h, variants[v], (ir_precision)prec);
       ir_artifact_meta m = {.tool = "test", .target = e.t};
       uint8_t *bytes, *again;
       size_t n, n2;

@@ -12,6 +12,8 @@
 
 #include "frontend/onnx_import.h"
 #include "passes/pipeline.h"
+#include "passes/plan_memory.h"
+#include "runtime/cpu/cpu_kernels.h"
 #include "test_support.h"
 
 rt_vk_context *vt_context_opts(rt_vk_context_opts *o) {
@@ -111,4 +113,21 @@ vkml_status vt_plan_build(const ir_graph *g, const ir_target *t, const cg_plan_o
     return s;
   }
   return VKML_OK; /* the plan owns h */
+}
+
+ir_plan *vt_compile(const ir_target *t, cg_compiler *cc, ir_graph *g, const bool *cpu_ops,
+                    ir_precision prec) {
+  cg_query q;
+  cg_query_init(&q, t, cpu_ops);
+  pass_pipeline_opts pp = {.pass = {.eval = rt_cpu_eval_node,
+                                    .precision = prec,
+                                    .place = cg_query_place,
+                                    .place_user = &q,
+                                    .layout_operands = cg_query_layout_operands,
+                                    .layout_user = &q}};
+  T_OK(pass_pipeline_run(g, &pp));
+  cg_plan_opts po = {.compiler = cc, .plan_memory = pass_plan_memory, .precision = prec};
+  ir_plan *p;
+  T_OK(cg_plan_build(g, t, &po, &p));
+  return p;
 }

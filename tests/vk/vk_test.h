@@ -37,6 +37,11 @@ void vt_pin_vulkan_libs(void);
 void vt_run_kernel(rt_vk_context *ctx, cg_compiler *cc, const cg_kernel *k,
                    const rt_tensor *const *in, int n_in, rt_tensor *out);
 
+/* g (taken) compiled as vkc compile does: the pass pipeline (cpu_ops, by
+ * ir_op, forced onto the CPU when given), then cg_plan_build with cc. */
+ir_plan *vt_compile(const ir_target *t, cg_compiler *cc, ir_graph *g, const bool *cpu_ops,
+                    ir_precision prec);
+
 /* A copy of g through the passes a plan needs (fp16 when o->precision asks,
  * placement with cpu_ops forced onto the CPU, layout, transfers), which the
  * plan then owns (ir_plan_graph); then cg_plan_build. The optimizing passes

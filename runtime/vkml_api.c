@@ -1,0 +1,450 @@
+/* The public C API (include/vkml.h) over the artifact loader, the Vulkan
+ * executor and the CPU reference executor.
+ *
+ * A model holds the decoded plan and, per device option used, one "device":
+ * a Vulkan context and the weights uploaded once, shared by the instances
+ * created on it (refcounted; the last instance frees them). The model's lock
+ * guards its device list and everything that touches a context's allocator
+ * or transfer command buffer (instance creation and destruction, runs that
+ * are not lean); a lean run touches only its own executor and the queue,
+ * whose submissions the context serializes. */
+#include "vkml.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir/artifact.h"
+#include "ir/util.h"
+#include "runtime/cpu/executor.h"
+#include "runtime/tensor.h"
+#include "runtime/vk/vk_exec.h"
+
+_Static_assert(VKML_F32 == (int)IR_F32 && VKML_F16 == (int)IR_F16 && VKML_I32 == (int)IR_I32 &&
+                   VKML_I64 == (int)IR_I64 && VKML_U8 == (int)IR_U8 && VKML_I8 == (int)IR_I8 &&
+                   VKML_BOOL == (int)IR_BOOL,
+               "vkml_dtype follows ir_dtype");
+_Static_assert(VKML_MAX_RANK == IR_MAX_RANK, "one maximum rank");
+
+typedef struct api_device {
+  struct api_device *next;
+  vkml_device_kind kind;
+  int index;
+  bool validation;
+  rt_vk_context *ctx; /* NULL on the CPU */
+  rt_vk_weights *weights;
+  int users;
+} api_device;
+
+struct vkml_model {
+  ir_plan *plan;
+  pthread_mutex_t lock;
+  api_device *devices;
+  int n_instances;
+};
+
+struct vkml_instance {
+  vkml_model *m;
+  api_device *dev;
+  rt_vk_exec *exec; /* NULL on the CPU */
+  bool lean;
+  bool ran;
+  rt_tensor *in, *out; /* host tensors when not lean (owned) */
+  void **in_mem;       /* by input: where its bytes live */
+  void **out_mem;      /* by output */
+};
+
+/* ---- models ---------------------------------------------------------------------- */
+
+static vkml_status model_make(ir_plan *plan, vkml_model **out) {
+  vkml_model *m = calloc(1, sizeof *m);
+  if (!m) {
+    ir_plan_destroy(plan);
+    return ir_oom(NULL);
+  }
+  m->plan = plan;
+  pthread_mutex_init(&m->lock, NULL);
+  *out = m;
+  return VKML_OK;
+}
+
+vkml_status vkml_model_load(const char *path, vkml_model **out) {
+  if (!out) return vkml_status_make(VKML_CODE_INVALID_ARGUMENT, "vkml_model_load: out is NULL");
+  *out = NULL;
+  if (!path) return vkml_status_make(VKML_CODE_INVALID_ARGUMENT, "vkml_model_load: no path");
+  ir_plan *plan = NULL;
+  VKML_RETURN_IF_ERROR(ir_artifact_load_file(path, &plan));
+  return model_make(plan, out);
+}
+
+vkml_status vkml_model_load_memory(const void *data, size_t bytes, vkml_model **out) {
+  if (!out)
+    return vkml_status_make(VKML_CODE_INVALID_ARGUMENT, "vkml_model_load_memory: out is NULL");
+  *out = NULL;
+  if (!data && bytes)
+    return vkml_status_make(VKML_CODE_INVALID_ARGUMENT, "vkml_model_load_memory: no data");
+  ir_plan *plan = NULL;
+  VKML_RETURN_IF_ERROR(ir_artifact_decode(data, bytes, "<memory>", &plan));
+  return model_make(plan, out);
+}
+
+void vkml_model_free(vkml_model *m) {
+  if (!m) return;
+  /* devices outlive their instances only by a bug of the caller's: free
+   * what is left anyway */
+  for (api_device *d = m->devices, *next; d; d = next) {
+    next = d->next;
+    rt_vk_weights_destroy(d->ctx, d->weights);
+    rt_vk_context_destroy(d->ctx, NULL);
+    free(d);
+  }
+  pthread_mutex_destroy(&m->lock);
+  ir_plan_destroy(m->plan);
+  free(m);
+}
+
+int vkml_model_input_count(const vkml_model *m) { return m ? m->plan->graph->n_inputs : 0; }
+int vkml_model_output_count(const vkml_model *m) { return m ? m->plan->graph->n_outputs : 0; }
+
+static void info_of(const ir_value *v, vkml_tensor_info *out) {
+  memset(out, 0, sizeof *out);
+  out->name = v->name;
+  out->dtype = (vkml_dtype)v->type.dtype;
+  out->rank = v->type.rank;
+  memcpy(out->dims, v->type.dims, sizeof v->type.dims[0] * (size_t)v->type.rank);
+  out->bytes = ir_type_bytes(&v->type);
+}
+
+static vkml_status info_at(const vkml_model *m, bool input, int i, vkml_tensor_info *out) {
+  const ir_graph *g = m->plan->graph;
+  int n = input ? g->n_inputs : g->n_outputs;
+  if (i < 0 || i >= n)
+    return vkml_status_make(VKML_CODE_INVALID_ARGUMENT, "%s %d: the model has %d", 
+                            input ? "input" : "output", i, n);
+  info_of(input ? g->inputs[i] : g->outputs[i], out);
+  return VKML_OK;
+}
+
+vkml_status vkml_model_input(const vkml_model *m, int i, vkml_tensor_info *out) {
+  return info_at(m, true, i, out);
+}
+
+vkml_status vkml_model_output(const vkml_model *m, int i, vkml_tensor_info *out) {
+  return info_at(m, false, i, out);
+}
+
+/* The index of name among the inputs (or outputs); the error lists them. */
+static vkml_status find(const vkml_model *m, bool input, const char *name, int *index) {
+  const ir_graph *g = m->plan->graph;
+  int n = input ? g->n_inputs : g->n_outputs;
+  ir_value *const *vs = input ? g->inputs : g->outputs;
+  for (int i = 0; name && i < n; i++)
+    if (!strcmp(vs[i]->name, name)) {
+      *index = i;
+      return VKML_OK;
+    }
+  char list[512] = "";
+  size_t o = 0;
+  for (int i = 0; i < n && o < sizeof list - 8; i++)
+    o += (size_t)snprintf(list + o, sizeof list - o, "%s'%s'", i ? ", " : "", vs[i]->name);
+  return vkml_status_make(VKML_CODE_INVALID_ARGUMENT, "no %s named '%.64s'; the model's %ss: %s",
+                          input ? "input" : "output", name ? name : "(null)",
+                          input ? "input" : "output", list);
+}
+
+vkml_status vkml_model_find_input(const vkml_model *m, const char *name, vkml_tensor_info *out) {
+  int i;
+  VKML_RETURN_IF_ERROR(find(m, true, name, &i));
+  info_of(m->plan->graph->inputs[i], out);
+  return VKML_OK;
+}
+
+vkml_status vkml_model_find_output(const vkml_model *m, const char *name,
+                                  vkml_tensor_info *out) {
+  int i;
+  VKML_RETURN_IF_ERROR(find(m, false, name, &i));
+  info_of(m->plan->graph->outputs[i], out);
+  return VKML_OK;
+}
+
+/* ---- devices (under the model's lock) ---------------------------------------------- */
+
+static vkml_status device_get(vkml_model *m, const vkml_instance_opts *o, api_device **out) {
+  for (api_device *d = m->devices; d; d = d->next)
+    if (d->kind == o->device && (o->device != VKML_DEVICE_INDEX || d->index == o->index) &&
+        d->validation == o->validation) {
+      d->users++;
+      *out = d;
+      return VKML_OK;
+    }
+  api_device *d = calloc(1, sizeof *d);
+  if (!d) return ir_oom(NULL);
+  d->kind = o->device;
+  d->index = o->index;
+  d->validation = o->validation;
+  vkml_status s = VKML_OK;
+  if (o->device != VKML_DEVICE_CPU) {
+    rt_vk_context_opts co = {.validation = o->validation};
+    if (o->device == VKML_DEVICE_INDEX) {
+      co.select_device = true;
+      co.device_index = o->index;
+    }
+    s = rt_vk_context_create(&co, &d->ctx);
+    if (!s) {
+      /* refused here, before any upload, naming the missing feature */
+      ir_plan_needs needs;
+      s = ir_plan_needs_get(m->plan, &needs);
+      if (!s) s = ir_target_check_needs(rt_vk_context_target(d->ctx), &needs);
+    }
+    if (!s) s = rt_vk_weights_create(d->ctx, m->plan, 0, &d->weights);
+  }
+  if (s) {
+    rt_vk_weights_destroy(d->ctx, d->weights);
+    rt_vk_context_destroy(d->ctx, NULL);
+    free(d);
+    return s;
+  }
+  d->users = 1;
+  d->next = m->devices;
+  m->devices = d;
+  *out = d;
+  return VKML_OK;
+}
+
+static void device_put(vkml_model *m, api_device *d) {
+  if (!d || --d->users > 0) return;
+  for (api_device **p = &m->devices; *p; p = &(*p)->next)
+    if (*p == d) {
+      *p = d->next;
+      break;
+    }
+  rt_vk_weights_destroy(d->ctx, d->weights);
+  rt_vk_context_destroy(d->ctx, NULL);
+  free(d);
+}
+
+/* ---- instances --------------------------------------------------------------------- */
+
+static void instance_free(vkml_instance *inst) {
+  const ir_graph *g = inst->m->plan->graph;
+  rt_vk_exec_destroy(inst->exec);
+  for (int i = 0; inst->in && i < g->n_inputs; i++) rt_tensor_free(&inst->in[i]);
+  for (int i = 0; inst->out && i < g->n_outputs; i++) rt_tensor_free(&inst->out[i]);
+  free(inst->in);
+  free(inst->out);
+  free(inst->in_mem);
+  free(inst->out_mem);
+  free(inst);
+}
+
+/* Host tensors for inputs and outputs (CPU, and plans with CPU steps). */
+static vkml_status host_io(vkml_instance *inst) {
+  const ir_graph *g = inst->m->plan->graph;
+  inst->in = calloc((size_t)g->n_inputs + 1, sizeof *inst->in);
+  inst->out = calloc((size_t)g->n_outputs + 1, sizeof *inst->out);
+  if (!inst->in || !inst->out) return ir_oom(NULL);
+  for (int i = 0; i < g->n_inputs; i++) {
+    VKML_RETURN_IF_ERROR(rt_tensor_alloc(&g->inputs[i]->type, &inst->in[i]));
+    memset(inst->in[i].data, 0, rt_tensor_bytes(&inst->in[i]));
+    inst->in_mem[i] = inst->in[i].data;
+  }
+  for (int i = 0; i < g->n_outputs; i++) {
+    VKML_RETURN_IF_ERROR(rt_tensor_alloc(&g->outputs[i]->type, &inst->out[i]));
+    memset(inst->out[i].data, 0, rt_tensor_bytes(&inst->out[i]));
+    inst->out_mem[i] = inst->out[i].data;
+  }
+  return VKML_OK;
+}
+
+static vkml_status instance_init(vkml_instance *inst, const vkml_instance_opts *o) {
+  const ir_graph *g = inst->m->plan->graph;
+  for (int i = 0; i < g->n_outputs; i++)
+    if (g->outputs[i]->type.bounded)
+      return vkml_status_make(VKML_CODE_UNSUPPORTED,
+                              "output %%%s has a data-dependent shape: the C API does not "
+                              "return such outputs yet (vkrun does)",
+                              g->outputs[i]->name);
+  inst->in_mem = calloc((size_t)g->n_inputs + 1, sizeof *inst->in_mem);
+  inst->out_mem = calloc((size_t)g->n_outputs + 1, sizeof *inst->out_mem);
+  if (!inst->in_mem || !inst->out_mem) return ir_oom(NULL);
+  if (inst->dev->ctx) {
+    rt_vk_exec_opts xo = {.weights = inst->dev->weights,
+                          .wait = o->wait == VKML_WAIT_SPIN ? RT_VK_WAIT_SPIN : RT_VK_WAIT_BLOCK};
+    VKML_RETURN_IF_ERROR(rt_vk_exec_create(inst->dev->ctx, inst->m->plan, &xo, &inst->exec));
+    rt_vk_exec_stats st;
+    rt_vk_exec_stats_get(inst->exec, &st);
+    inst->lean = st.lean;
+  }
+  if (!inst->lean) return host_io(inst);
+  for (int i = 0; i < g->n_inputs; i++) {
+    inst->in_mem[i] = rt_vk_exec_input_map(inst->exec, i);
+    memset(inst->in_mem[i], 0, ir_type_bytes(&g->inputs[i]->type));
+  }
+  for (int i = 0; i < g->n_outputs; i++) {
+    inst->out_mem[i] = (void *)rt_vk_exec_output_map(inst->exec, i);
+    memset(inst->out_mem[i], 0, ir_type_bytes(&g->outputs[i]->type));
+  }
+  return VKML_OK;
+}
+
+vkml_status vkml_instance_create(vkml_model *m, const vkml_instance_opts *opts,
+                                 vkml_instance **out) {
+  if (!out)
+    return vkml_status_make(VKML_CODE_INVALID_ARGUMENT, "vkml_instance_create: out is NULL");
+  *out = NULL;
+  if (!m) return vkml_status_make(VKML_CODE_INVALID_ARGUMENT, "vkml_instance_create: no model");
+  vkml_instance_opts o = {0};
+  if (opts) o = *opts;
+  if (o.device != VKML_DEVICE_DEFAULT && o.device != VKML_DEVICE_INDEX &&
+      o.device != VKML_DEVICE_CPU)
+    return vkml_status_make(VKML_CODE_INVALID_ARGUMENT, "unknown device kind %d", (int)o.device);
+  vkml_instance *inst = calloc(1, sizeof *inst);
+  if (!inst) return ir_oom(NULL);
+  inst->m = m;
+  pthread_mutex_lock(&m->lock);
+  vkml_status s = device_get(m, &o, &inst->dev);
+  if (!s) s = instance_init(inst, &o);
+  if (s) {
+    api_device *d = inst->dev;
+    instance_free(inst);
+    device_put(m, d);
+  } else {
+    m->n_instances++;
+    *out = inst;
+  }
+  pthread_mutex_unlock(&m->lock);
+  return s;
+}
+
+void vkml_instance_destroy(vkml_instance *inst) {
+  if (!inst) return;
+  vkml_model *m = inst->m;
+  pthread_mutex_lock(&m->lock);
+  api_device *d = inst->dev;
+  instance_free(inst);
+  device_put(m, d);
+  m->n_instances--;
+  pthread_mutex_unlock(&m->lock);
+}
+
+vkml_status vkml_set_input(vkml_instance *inst, const char *name, vkml_dtype dtype, int rank,
+                           const int64_t *dims, const void *data) {
+  int i;
+  VKML_RETURN_IF_ERROR(find(inst->m, true, name, &i));
+  const ir_value *v = inst->m->plan->graph->inputs[i];
+  bool same = (int)dtype == (int)v->type.dtype && rank == v->type.rank && (dims || !rank);
+  for (int k = 0; same && k < rank; k++) same = dims[k] == v->type.dims[k];
+  if (!same) {
+    char want[128], got[160] = "?";
+    ir_type_format(&v->type, want, sizeof want);
+    if (rank >= 0 && rank <= IR_MAX_RANK && (dims || !rank) && dtype >= VKML_F32 &&
+        dtype <= VKML_BOOL) {
+      size_t o = (size_t)snprintf(got, sizeof got, "%s[", ir_dtype_name((ir_dtype)dtype));
+      for (int k = 0; k < rank && o < sizeof got; k++)
+        o += (size_t)snprintf(got + o, sizeof got - o, "%s%lld", k ? "," : "",
+                              (long long)dims[k]);
+      if (o < sizeof got) snprintf(got + o, sizeof got - o, "]");
+    }
+    return vkml_status_make(VKML_CODE_INVALID_ARGUMENT, "input '%s': expected %s, given %s",
+                            v->name, want, got);
+  }
+  size_t bytes = ir_type_bytes(&v->type);
+  if (bytes && !data)
+    return vkml_status_make(VKML_CODE_INVALID_ARGUMENT, "input '%s': no data", v->name);
+  if (bytes) memcpy(inst->in_mem[i], data, bytes);
+  return VKML_OK;
+}
+
+/* A run that is not lean: the executor's allocating path (under the lock:
+ * it uses the context's allocator and transfer buffer), then the outputs
+ * copied into the instance's memory. */
+static vkml_status run_hosted(vkml_instance *inst) {
+  const ir_graph *g = inst->m->plan->graph;
+  rt_tensor *res = calloc((size_t)g->n_outputs + 1, sizeof *res);
+  if (!res) return ir_oom(NULL);
+  vkml_status s;
+  if (inst->exec) {
+    pthread_mutex_lock(&inst->m->lock);
+    s = rt_vk_exec_run(inst->exec, inst->in, g->n_inputs, res, g->n_outputs, NULL);
+    pthread_mutex_unlock(&inst->m->lock);
+  } else {
+    s = rt_cpu_run_graph(g, inst->in, g->n_inputs, res, g->n_outputs);
+  }
+  for (int i = 0; i < g->n_outputs && !s; i++) {
+    size_t bytes = rt_tensor_bytes(&res[i]);
+    if (bytes != rt_tensor_bytes(&inst->out[i]))
+      s = vkml_status_make(VKML_CODE_INTERNAL, "output %%%s: %zu bytes, expected %zu",
+                           g->outputs[i]->name, bytes, rt_tensor_bytes(&inst->out[i]));
+    else if (bytes)
+      memcpy(inst->out[i].data, res[i].data, bytes);
+  }
+  for (int i = 0; i < g->n_outputs; i++) rt_tensor_free(&res[i]);
+  free(res);
+  return s;
+}
+
+vkml_status vkml_run(vkml_instance *inst) {
+  if (!inst) return vkml_status_make(VKML_CODE_INVALID_ARGUMENT, "vkml_run: no instance");
+  VKML_RETURN_IF_ERROR(inst->lean ? rt_vk_exec_run_mapped(inst->exec, NULL) : run_hosted(inst));
+  inst->ran = true;
+  return VKML_OK;
+}
+
+vkml_status vkml_get_output(vkml_instance *inst, const char *name, void *data, size_t bytes) {
+  int i;
+  VKML_RETURN_IF_ERROR(find(inst->m, false, name, &i));
+  const ir_value *v = inst->m->plan->graph->outputs[i];
+  size_t want = ir_type_bytes(&v->type);
+  if (bytes != want || (want && !data)) {
+    char t[128];
+    ir_type_format(&v->type, t, sizeof t);
+    return vkml_status_make(VKML_CODE_INVALID_ARGUMENT,
+                            "output '%s' is %s: %zu bytes, given room for %zu%s", v->name, t,
+                            want, bytes, want && !data ? " at NULL" : "");
+  }
+  if (!inst->ran)
+    return vkml_status_make(VKML_CODE_INVALID_ARGUMENT, "output '%s': the instance has not run",
+                            v->name);
+  if (want) memcpy(data, inst->out_mem[i], want);
+  return VKML_OK;
+}
+
+vkml_status vkml_input_memory(vkml_instance *inst, const char *name, void **data) {
+  int i;
+  VKML_RETURN_IF_ERROR(find(inst->m, true, name, &i));
+  *data = inst->in_mem[i];
+  return VKML_OK;
+}
+
+vkml_status vkml_output_memory(vkml_instance *inst, const char *name, const void **data) {
+  int i;
+  VKML_RETURN_IF_ERROR(find(inst->m, false, name, &i));
+  *data = inst->out_mem[i];
+  return VKML_OK;
+}
+
+vkml_status vkml_instance_memory(const vkml_instance *inst, vkml_memory *out) {
+  memset(out, 0, sizeof *out);
+  vkml_model *m = inst->m;
+  pthread_mutex_lock(&m->lock);
+  out->weights_users = inst->dev->users;
+  if (inst->exec) {
+    rt_vk_exec_stats st;
+    rt_vk_exec_stats_get(inst->exec, &st);
+    out->weights_bytes = st.weight_bytes;
+    out->instance_bytes = st.device_bytes;
+    out->arena_bytes = st.arena_bytes;
+    out->staging_bytes = st.staging_bytes;
+    out->lean = st.lean;
+    rt_vk_mem_stats ms;
+    rt_vk_memory_stats(inst->dev->ctx, RT_VK_MEM_DEVICE, &ms);
+    out->device_used_bytes = ms.used_bytes;
+  }
+  pthread_mutex_unlock(&m->lock);
+  return VKML_OK;
+}
+
+const char *vkml_instance_device(const vkml_instance *inst) {
+  return inst->dev->ctx ? rt_vk_context_target(inst->dev->ctx)->name : "cpu";
+}
