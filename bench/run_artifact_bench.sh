@@ -46,3 +46,6 @@ done
 echo "== peers (torch CUDA graph) =="
 python3 bench/peers.py $R >$R/peers.json 2>$R/peers.err || echo "peers.py failed: $(tail -c 300 $R/peers.err)"
 python3 bench/summarize_artifact.py $R | tee $R/summary.md
+echo
+echo "fp16 outputs against torch fp16 and fp32 (same weights and input):"
+python3 bench/check_fp16.py $R 2>$R/check_fp16.err | tee -a $R/summary.md

@@ -251,7 +251,7 @@ vkml_status ir_artifact_encode(const ir_plan *p, const ir_artifact_meta *meta, u
       w_bytes(&table, name, 16);
       w_u64(&table, off[i]);
       w_u64(&table, sec[i].b.n);
-      w_u64(&table, ir_fnv64(sec[i].b.d, sec[i].b.n, IR_FNV64_SEED));
+      w_u64(&table, ir_checksum64(sec[i].b.d, sec[i].b.n));
       w_u64(&table, 0);
     }
     w_bytes(&f, MAGIC, 8);
@@ -383,7 +383,7 @@ static vkml_status check_container(const uint8_t *b, size_t n, const char *name,
       return corrupt(name, "section out of place: ", names[i]);
     for (uint64_t k = at; k < off; k++)
       if (b[k]) return corrupt(name, "padding not zero before section ", names[i]);
-    if (ir_fnv64(b + off, (size_t)len, IR_FNV64_SEED) != r_u64(e + 32))
+    if (ir_checksum64(b + off, (size_t)len) != r_u64(e + 32))
       return corrupt(name, "checksum mismatch in section ", names[i]);
     out[i] = (rsec){b + off, len};
     at = off + len;
@@ -584,7 +584,13 @@ vkml_status ir_artifact_load_file(const char *path, ir_plan **out) {
     close(fd);
     return corrupt(path, "truncated: shorter than the 64-byte header", NULL);
   }
-  void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+  /* populated at once: the checksums read every page right away */
+#ifdef MAP_POPULATE
+  int flags = MAP_PRIVATE | MAP_POPULATE;
+#else
+  int flags = MAP_PRIVATE;
+#endif
+  void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, flags, fd, 0);
   close(fd);
   if (m == MAP_FAILED) return vkml_status_make(VKML_CODE_IO, "%s: mmap: %s", path, strerror(errno));
   vkml_status s = ir_artifact_decode(m, (size_t)st.st_size, path, out);

@@ -20,8 +20,10 @@
  * (one record per plan step), "pools" (bindings, specialization constants,
  * push bytes, strings: each GPU step's workload key, template and schedule,
  * each CPU step's reason), "modules" (SPIR-V), "memplan" (the arena
- * layout), "weights" (the graph's weights blob). Checksums are FNV-1a 64
- * (ir_fnv64): every byte of the file is covered by one, or must be zero.
+ * layout), "weights" (the graph's weights blob). The header and table
+ * checksums are FNV-1a 64 (ir_fnv64), the sections' ir_checksum64 (four
+ * lanes of 64-bit words: memory speed on 100 MB of weights): every byte of
+ * the file is covered by one, or must be zero.
  *
  * Identical plans give byte-identical files: nothing depends on the time,
  * the machine's caches or pointer values. */

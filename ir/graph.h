@@ -197,6 +197,12 @@ vkml_status ir_value_create_fresh(ir_graph *g, const char *base, const char *suf
  * blob pointer may be freed: clones that borrow it must not outlive this. */
 vkml_status ir_graph_blob_append(ir_graph *g, const void *data, uint64_t bytes,
                                  uint64_t *offset);
+/* Rewrites the blob to hold only the bytes of the graph's blob constants
+ * (64-byte aligned, in value order, a range shared by several constants
+ * once) when that is smaller, e.g. after the fp16 pass left the fp32
+ * originals behind; *saved (may be NULL) gets the bytes dropped. The graph
+ * then owns its blob. */
+vkml_status ir_graph_blob_compact(ir_graph *g, uint64_t *saved);
 /* Makes every reader of from (node inputs, graph outputs) read to instead. */
 void ir_value_replace_uses(ir_graph *g, ir_value *from, ir_value *to);
 /* Readers of every value, by value id: node input slots plus graph output

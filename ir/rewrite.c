@@ -100,3 +100,60 @@ vkml_status ir_graph_drop_unused_values(ir_graph *g, int *n_dropped) {
   if (n_dropped) *n_dropped = dropped;
   return VKML_OK;
 }
+
+vkml_status ir_graph_blob_compact(ir_graph *g, uint64_t *saved) {
+  if (saved) *saved = 0;
+  /* the live ranges, in value order; a range two constants share is kept once */
+  uint64_t need = 0;
+  int n = 0;
+  ir_foreach_value(g, v) if (v->storage == IR_CONST_BLOB) n++;
+  uint64_t *old_off = calloc((size_t)n + 1, sizeof *old_off);
+  uint64_t *new_off = calloc((size_t)n + 1, sizeof *new_off);
+  uint64_t *len = calloc((size_t)n + 1, sizeof *len);
+  if (!old_off || !new_off || !len) {
+    free(old_off);
+    free(new_off);
+    free(len);
+    return ir_oom("compacting the weights");
+  }
+  int k = 0;
+  ir_foreach_value(g, v) {
+    if (v->storage != IR_CONST_BLOB) continue;
+    uint64_t b = (uint64_t)ir_type_bytes(&v->type);
+    int same = -1;
+    for (int j = 0; j < k && same < 0; j++)
+      if (old_off[j] == v->blob_offset && len[j] == b) same = j;
+    if (same >= 0) continue;
+    old_off[k] = v->blob_offset;
+    len[k] = b;
+    new_off[k] = (need + 63) / 64 * 64;
+    need = new_off[k] + b;
+    k++;
+  }
+  vkml_status s = VKML_OK;
+  if (need < g->blob_bytes) {
+    uint8_t *nb = malloc(need ? (size_t)need : 1);
+    if (!nb) {
+      s = ir_oom("compacting the weights");
+    } else {
+      memset(nb, 0, (size_t)need);
+      for (int j = 0; j < k; j++)
+        if (len[j]) memcpy(nb + new_off[j], g->blob + old_off[j], (size_t)len[j]);
+      ir_foreach_value(g, v) {
+        if (v->storage != IR_CONST_BLOB) continue;
+        uint64_t b = (uint64_t)ir_type_bytes(&v->type);
+        for (int j = 0; j < k; j++)
+          if (old_off[j] == v->blob_offset && len[j] == b) {
+            v->blob_offset = new_off[j];
+            break;
+          }
+      }
+      if (saved) *saved = g->blob_bytes - need;
+      ir_graph_set_blob(g, nb, need, true);
+    }
+  }
+  free(old_off);
+  free(new_off);
+  free(len);
+  return s;
+}

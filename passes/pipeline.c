@@ -112,5 +112,7 @@ vkml_status pass_pipeline_run(ir_graph *g, const pass_pipeline_opts *opts) {
   VKML_RETURN_IF_ERROR(step(&r, pass_layout));
   VKML_RETURN_IF_ERROR(step(&r, pass_insert_transfers));
   if (!o->no_optimize) VKML_RETURN_IF_ERROR(step(&r, pass_dce));
-  return VKML_OK;
+  /* the weights the final graph reads, and no others (what the artifact
+   * stores and a run maps) */
+  return ir_graph_blob_compact(g, NULL);
 }

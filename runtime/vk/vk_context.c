@@ -74,6 +74,7 @@ on_debug_message(VkDebugUtilsMessageSeverityFlagBitsEXT severity,
   bool error = severity & VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT;
   bool warning = severity & VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT;
   if (!error && !warning) return VK_FALSE;
+  pthread_mutex_lock(&ctx->report_lock);
   if (error)
     ctx->report.n_errors++;
   else
@@ -83,6 +84,7 @@ on_debug_message(VkDebugUtilsMessageSeverityFlagBitsEXT severity,
              error ? "error" : "warning",
              data && data->pMessage ? data->pMessage : "(no message)");
   }
+  pthread_mutex_unlock(&ctx->report_lock);
   return VK_FALSE;
 }
 
@@ -277,6 +279,7 @@ vkml_status rt_vk_context_create(const rt_vk_context_opts *opts, rt_vk_context *
   if (!ctx) return vkml_status_make(VKML_CODE_OUT_OF_MEMORY, "out of host memory");
   ctx->phys_index = -1;
   pthread_mutex_init(&ctx->queue_lock, NULL);
+  pthread_mutex_init(&ctx->report_lock, NULL);
 
   vkml_status s = open_loader(ctx, o.loader);
   if (!s)
@@ -316,6 +319,7 @@ void rt_vk_context_destroy(rt_vk_context *ctx, rt_vk_report *report) {
   free(ctx->pcache_path);
   free(ctx->warnings);
   pthread_mutex_destroy(&ctx->queue_lock);
+  pthread_mutex_destroy(&ctx->report_lock);
   free(ctx);
 }
 
@@ -324,7 +328,9 @@ int rt_vk_context_device_count(const rt_vk_context *ctx) { return ctx->n_physica
 int rt_vk_context_device_index(const rt_vk_context *ctx) { return ctx->phys_index; }
 
 void rt_vk_context_report(const rt_vk_context *ctx, rt_vk_report *out) {
+  pthread_mutex_lock((pthread_mutex_t *)&ctx->report_lock);
   *out = ctx->report;
+  pthread_mutex_unlock((pthread_mutex_t *)&ctx->report_lock);
   out->n_leaked = ctx->n_live_buffers + ctx->n_live_pipelines + ctx->n_live_programs;
 }
 

@@ -4,9 +4,10 @@
  * Everything Vulkan lives in the context (per-context loader handle,
  * instance function table and VolkDeviceTable): there are no process-global
  * function pointers, so several contexts on different devices may coexist.
- * A context is not thread-safe: use it from one thread at a time, with one
- * exception: distinct programs (vk_program.h) may run from several threads
- * at once (queue submissions are serialized inside). */
+ * A context is not thread-safe: use it from one thread at a time, with two
+ * exceptions: distinct programs (vk_program.h) may run from several threads
+ * at once (queue submissions are serialized inside), and pipelines may be
+ * created from several threads at once (rt_vk_pipeline_create). */
 #ifndef RT_VK_CONTEXT_H
 #define RT_VK_CONTEXT_H
 

@@ -6,7 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "ir/memplan.h"
 #include "ir/text.h"
@@ -18,8 +20,10 @@
 
 typedef struct pipe_entry {
   const ir_plan_step *step; /* the first step that uses it */
+  int first_step;           /* its index */
   uint64_t hash;
   rt_vk_pipeline *pipe;
+  vkml_status err; /* of its creation (parallel phase) */
 } pipe_entry;
 
 typedef struct segment {
@@ -108,15 +112,25 @@ static bool same_pipeline(const ir_plan *p, const ir_plan_step *a, const ir_plan
          !memcmp(p->specs + a->spec, p->specs + b->spec, sizeof *p->specs * (size_t)a->n_spec);
 }
 
-static vkml_status make_pipeline(rt_vk_exec *e, int step) {
+/* Assigns step its pipeline entry: an existing one with the same module,
+ * specialization and layout, else a new entry (created later, in
+ * parallel). */
+static void assign_pipeline(rt_vk_exec *e, int step) {
   const ir_plan *p = e->plan;
   const ir_plan_step *s = &p->steps[step];
   uint64_t h = step_pipe_hash(p, s);
   for (int i = 0; i < e->n_pipes; i++)
     if (e->pipes[i].hash == h && same_pipeline(p, e->pipes[i].step, s)) {
       e->step_pipe[step] = i;
-      return VKML_OK;
+      return;
     }
+  e->pipes[e->n_pipes] = (pipe_entry){.step = s, .hash = h, .first_step = step};
+  e->step_pipe[step] = e->n_pipes++;
+}
+
+static vkml_status create_pipeline(rt_vk_exec *e, pipe_entry *pe) {
+  const ir_plan *p = e->plan;
+  const ir_plan_step *s = pe->step;
   const ir_plan_module *m = &p->modules[s->module];
   rt_vk_spec *spec = malloc(sizeof *spec * ((size_t)s->n_spec + 1));
   if (!spec) return ir_oom(NULL);
@@ -131,14 +145,52 @@ static vkml_status make_pipeline(rt_vk_exec *e, int step) {
       .spec = spec,
       .n_spec = s->n_spec,
   };
-  pipe_entry *pe = &e->pipes[e->n_pipes];
   vkml_status st = rt_vk_pipeline_create(e->ctx, &d, &pe->pipe);
   free(spec);
-  if (st) return st;
-  pe->step = s;
-  pe->hash = h;
-  e->step_pipe[step] = e->n_pipes++;
-  return VKML_OK;
+  return st;
+}
+
+typedef struct pipe_work {
+  rt_vk_exec *e;
+  int next; /* the next entry to create (atomic) */
+} pipe_work;
+
+static void *pipe_worker(void *arg) {
+  pipe_work *w = arg;
+  for (;;) {
+    int i = __atomic_fetch_add(&w->next, 1, __ATOMIC_RELAXED);
+    if (i >= w->e->n_pipes) return NULL;
+    w->e->pipes[i].err = create_pipeline(w->e, &w->e->pipes[i]);
+  }
+}
+
+/* Creates every pipeline entry, on several threads when there are several
+ * (drivers compile them independently: the cold-start cost); the first
+ * failure in entry order is reported, naming its first step's node. */
+static vkml_status create_pipelines(rt_vk_exec *e) {
+  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  int n_threads = e->opts.pipeline_threads > 0 ? e->opts.pipeline_threads
+                  : cpus > 8                   ? 8
+                  : cpus > 1                   ? (int)cpus
+                                               : 1;
+  if (n_threads > e->n_pipes) n_threads = e->n_pipes;
+  pipe_work w = {e, 0};
+  pthread_t th[64];
+  int started = 0;
+  for (int t = 1; t < n_threads && t < 64; t++) {
+    if (pthread_create(&th[started], NULL, pipe_worker, &w)) break; /* fewer threads */
+    started++;
+  }
+  pipe_worker(&w);
+  for (int t = 0; t < started; t++) pthread_join(th[t], NULL);
+  vkml_status first = VKML_OK;
+  for (int i = 0; i < e->n_pipes; i++) {
+    if (!e->pipes[i].err) continue;
+    if (!first) first = at_node(e->pipes[i].err, e->nodes[e->plan->steps[e->pipes[i].first_step].node]);
+    else vkml_status_free(e->pipes[i].err);
+    e->pipes[i].err = VKML_OK;
+  }
+  return first;
 }
 
 /* "%v (output of conv2d %v)", "%x (graph input)", "%w (constant)". */
@@ -403,10 +455,10 @@ static vkml_status exec_init(rt_vk_exec *e) {
     }
     e->stats.n_gpu_steps++;
     if (elided_view(e, &p->steps[i])) continue; /* no dispatch, no pipeline */
-    const ir_node *n = e->nodes[p->steps[i].node];
-    VKML_RETURN_IF_ERROR(at_node(make_pipeline(e, i), n));
-    VKML_RETURN_IF_ERROR(check_validation(e, n, "pipeline creation"));
+    assign_pipeline(e, i);
   }
+  VKML_RETURN_IF_ERROR(create_pipelines(e));
+  VKML_RETURN_IF_ERROR(check_validation(e, NULL, "pipeline creation"));
   e->stats.n_pipelines = e->n_pipes;
   VKML_RETURN_IF_ERROR(make_segments(e));
   e->stats.n_segments = e->n_segs;

@@ -6,7 +6,8 @@
  * at its offset; one device buffer of its own for every other value a GPU
  * step binds (graph inputs and outputs, constants, and every value when the
  * plan has no memory plan; sub-allocated from the context's pools);
- * constants uploaded once, one pipeline per distinct (module, specialization, layout), and every
+ * constants uploaded once, one pipeline per distinct (module, specialization,
+ * layout), created on several threads at once, and every
  * run of consecutive GPU steps recorded once as an rt_vk_program (a
  * "segment"; barriers only where a dispatch depends on an earlier one).
  *
@@ -51,6 +52,9 @@ typedef struct rt_vk_exec_opts {
    * own). Must outlive the executor. */
   const rt_vk_weights *weights;
   bool no_lean; /* always take the step-by-step path (tests, comparisons) */
+  /* Threads creating the pipelines at creation (0: one per core, at most
+   * 8; 1: on the caller's thread only). */
+  int pipeline_threads;
 } rt_vk_exec_opts;
 
 /* Prepares plan (and the graph it owns) for execution; ctx and plan must

@@ -117,6 +117,7 @@ struct rt_vk_context {
   VkDeviceSize non_coherent_atom, max_alloc_bytes;
 
   rt_vk_report report; /* validation counts; the messenger's pUserData is ctx */
+  pthread_mutex_t report_lock; /* the messenger may be called from any thread */
   char *warnings;      /* library warnings, '\n'-separated, heap */
 
   rt_vk_pool pools[RT_VK_MEM_KIND_COUNT];

@@ -14,7 +14,7 @@ void rt_vk_pipeline_destroy(rt_vk_context *ctx, rt_vk_pipeline *p) {
   if (p->pipeline) ctx->vk.vkDestroyPipeline(ctx->device, p->pipeline, NULL);
   if (p->layout) ctx->vk.vkDestroyPipelineLayout(ctx->device, p->layout, NULL);
   if (p->dsl) ctx->vk.vkDestroyDescriptorSetLayout(ctx->device, p->dsl, NULL);
-  ctx->n_live_pipelines--;
+  __atomic_fetch_sub(&ctx->n_live_pipelines, 1, __ATOMIC_RELAXED);
   free(p);
 }
 
@@ -76,7 +76,7 @@ vkml_status rt_vk_pipeline_create(rt_vk_context *ctx, const rt_vk_pipeline_desc 
   VKML_RETURN_IF_ERROR(check_desc(ctx, d, name));
   rt_vk_pipeline *p = calloc(1, sizeof *p);
   if (!p) return vkml_status_make(VKML_CODE_OUT_OF_MEMORY, "out of host memory");
-  ctx->n_live_pipelines++;
+  __atomic_fetch_add(&ctx->n_live_pipelines, 1, __ATOMIC_RELAXED);
   p->n_buffers = d->n_buffers;
   p->push_bytes = d->push_bytes;
   p->push_desc = ctx->target.push_descriptors;
@@ -133,8 +133,8 @@ vkml_status rt_vk_pipeline_create(rt_vk_context *ctx, const rt_vk_pipeline_desc 
       p->pipeline = VK_NULL_HANDLE;
       s = rt_vk_error(r, "vkCreateComputePipelines");
     } else {
-      ctx->pcache_created++;
-      ctx->pcache_dirty = true;
+      __atomic_fetch_add(&ctx->pcache_created, 1, __ATOMIC_RELAXED);
+      __atomic_store_n(&ctx->pcache_dirty, true, __ATOMIC_RELAXED);
     }
   }
   if (mod) ctx->vk.vkDestroyShaderModule(ctx->device, mod, NULL);

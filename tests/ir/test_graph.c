@@ -8,6 +8,7 @@
 
 #include "ir/arena.h"
 #include "ir/graph.h"
+#include "ir/text.h"
 #include "tests/support/test_support.h"
 
 /* ---- arena ------------------------------------------------------------------ */
@@ -559,5 +560,47 @@ Test(rewrite, fresh_names_uses_and_dropping_unused_values) {
   ir_foreach_value(g, v) n++;
   cr_assert_eq(n, 2);
   cr_assert_eq(g->last_value, z);
+  ir_graph_destroy(g);
+}
+
+Test(rewrite, blob_compact_keeps_only_live_constants) {
+  /* %a and %b share one range; bytes [128, 512) belong to nothing (the
+   * fp32 originals the fp16 pass leaves behind, say) */
+  const char *text = "vkir 1\n"
+                     "graph @g(%x: f32[4]) -> (%y: f32[4], %z: f32[4]) {\n"
+                     "  %a = const f32[4] @blob[256, 16]\n"
+                     "  %b = const f32[4] @blob[256, 16]\n"
+                     "  %c = const f32[4] @blob[64, 16]\n"
+                     "  %s = add %x, %a : f32[4]\n"
+                     "  %y = mul %s, %b : f32[4]\n"
+                     "  %z = sub %x, %c : f32[4]\n"
+                     "  return %y, %z\n"
+                     "}\n";
+  ir_graph *g;
+  T_OK(ir_parse(text, strlen(text), "<test>", &g));
+  uint8_t blob[512];
+  for (int i = 0; i < 512; i++) blob[i] = (uint8_t)(i * 7 + 1);
+  ir_graph_set_blob(g, blob, sizeof blob, false);
+  const uint8_t *want[3];
+  const char *names[3] = {"a", "b", "c"};
+  uint8_t before[3][16];
+  for (int i = 0; i < 3; i++) {
+    want[i] = ir_value_const_data(g, ir_graph_find_value(g, names[i]));
+    memcpy(before[i], want[i], 16);
+  }
+  uint64_t saved;
+  T_OK(ir_graph_blob_compact(g, &saved));
+  cr_assert_eq(g->blob_bytes, 64 + 16, "%llu", (unsigned long long)g->blob_bytes);
+  cr_assert_eq(saved, 512 - 80);
+  cr_assert_neq(g->blob, blob);
+  for (int i = 0; i < 3; i++)
+    cr_assert_eq(memcmp(ir_value_const_data(g, ir_graph_find_value(g, names[i])), before[i], 16), 0,
+                 "%%%s", names[i]);
+  cr_assert_eq(ir_graph_find_value(g, "a")->blob_offset, ir_graph_find_value(g, "b")->blob_offset);
+  /* compact already: nothing changes */
+  const uint8_t *kept = g->blob;
+  T_OK(ir_graph_blob_compact(g, &saved));
+  cr_assert_eq(saved, 0);
+  cr_assert_eq(g->blob, kept);
   ir_graph_destroy(g);
 }
