@@ -1,7 +1,8 @@
 /* ONNX conformance runner (DESIGN.md, Tools):
  *   onnx_conformance [--device cpu|gpu] [--precision fp32|fp16] [--layout nc4hw4]
  *                    [--expected FILE]
- *                    [--write-expected FILE] [--text-roundtrip] [--shard K/N] DIR...
+ *                    [--write-expected FILE] [--text-roundtrip] [--via-artifact]
+ *                    [--shard K/N] DIR...
  * Each DIR is a test case (model.onnx + test_data_set_N/{input,output}_K.pb)
  * or a directory of them. Prints "PASS name", "FAIL name: reason" or
  * "SKIP name: reason" per case and the summary line "N passed, N failed,
@@ -34,6 +35,10 @@
  * between the kernels that take them (pass_opts.layout): same expected
  * results, with reorder kernels at the edges of the packed regions.
  *
+ * --via-artifact (with --device gpu) runs every plan after writing it as a
+ * .vkm artifact in memory and reading it back (ir/artifact.h): the round
+ * trip a deployed model takes, on every case.
+ *
  * --write-expected FILE writes this run's SKIPs ("name: reason" lines) to
  * FILE, the format --expected reads.
  *
@@ -50,6 +55,7 @@
 
 #include "codegen/cg_plan.h"
 #include "frontend/onnx_import.h"
+#include "ir/artifact.h"
 #include "ir/text.h"
 #include "passes/pipeline.h"
 #include "runtime/cpu/cpu_kernels.h"
@@ -69,6 +75,7 @@ static const tolerance fp16_tol = {1e-2, 1e-3};
 /* Where and how cases run. */
 typedef struct run_cfg {
   bool roundtrip;
+  bool via_artifact; /* GPU plans through an in-memory .vkm */
   ir_precision precision;
   ir_layout layout;
   rt_vk_context *ctx; /* --device gpu; NULL: the CPU executor */
@@ -294,6 +301,16 @@ static vkml_status run_gpu(run_cfg *cfg, ir_graph **gp, const rt_tensor *in, int
   if (!s) s = pass_pipeline_run(g, &pp);
   if (!s) s = cg_plan_build(g, t, &po, &plan);
   if (!s) *gp = NULL;
+  uint8_t *bytes = NULL; /* the artifact (--via-artifact): the plan borrows its weights */
+  if (!s && cfg->via_artifact) {
+    ir_artifact_meta m = {.tool = "onnx_conformance", .target = t};
+    size_t n = 0;
+    ir_plan *back = NULL;
+    s = ir_artifact_encode(plan, &m, &bytes, &n);
+    if (!s) s = ir_artifact_decode(bytes, n, "<artifact>", &back);
+    ir_plan_destroy(plan);
+    plan = back;
+  }
   if (!s) s = rt_vk_exec_create(cfg->ctx, plan, NULL, &x);
   if (!s) s = rt_vk_exec_run(x, in, n_in, out, n_out, NULL);
   if (x) {
@@ -305,6 +322,7 @@ static vkml_status run_gpu(run_cfg *cfg, ir_graph **gp, const rt_tensor *in, int
   }
   rt_vk_exec_destroy(x);
   ir_plan_destroy(plan);
+  free(bytes);
   rt_vk_report r;
   rt_vk_context_report(cfg->ctx, &r);
   uint32_t msgs = r.n_errors + r.n_warnings;
@@ -545,7 +563,8 @@ static int write_expected(const char *path, const strlist *skips, const char *de
 
 static void usage(FILE *f) {
   fprintf(f, "usage: onnx_conformance [--device cpu|gpu] [--precision fp32|fp16] [--layout nc4hw4] "
-             "[--expected FILE] [--write-expected FILE] [--text-roundtrip] [--shard K/N] DIR...\n"
+             "[--expected FILE] [--write-expected FILE] [--text-roundtrip] [--via-artifact] "
+             "[--shard K/N] DIR...\n"
              "  DIR: an ONNX test case (model.onnx, test_data_set_*/) or a "
              "directory of them\n");
 }
@@ -585,6 +604,8 @@ int main(int argc, char **argv) {
       cfg.layout = l[0] == 'n' ? IR_LAYOUT_NC4HW4 : IR_LAYOUT_DEFAULT;
     } else if (!strcmp(a, "--text-roundtrip")) {
       cfg.roundtrip = true;
+    } else if (!strcmp(a, "--via-artifact")) {
+      cfg.via_artifact = true;
     } else if (!strcmp(a, "--expected") && i + 1 < argc) {
       expected_path = argv[++i];
     } else if (!strcmp(a, "--write-expected") && i + 1 < argc) {
