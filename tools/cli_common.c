@@ -33,18 +33,54 @@ const char cli_run_opts_help[] =
     "                      GFLOP/s and GB/s from each op's work and traffic\n"
     "  --json              machine-readable output\n";
 
-int cli_fail(const char *tool, vkml_status s) {
-  /* One line, whatever the message quotes (a shader compiler's output can
-   * span several): line breaks become " | ". */
-  fprintf(stderr, "%s: ", tool);
-  for (const char *p = vkml_status_message(s); *p; p++) {
-    if (*p == '\n') {
-      if (p[1]) fputs(" | ", stderr);
-    } else if (*p != '\r') {
-      fputc(*p, stderr);
+/* Length of the valid UTF-8 sequence at p that is not a C1 control
+ * (U+0080..U+009F, which some terminals obey), else 0. */
+static int utf8_printable(const unsigned char *p) {
+  int n = p[0] >= 0xf0 && p[0] <= 0xf4 ? 4 : p[0] >= 0xe0 ? 3 : p[0] >= 0xc2 ? 2 : 0;
+  if (p[0] >= 0xf5) n = 0;
+  for (int i = 1; i < n; i++)
+    if ((p[i] & 0xc0) != 0x80) return 0;
+  if (n == 2 && p[0] == 0xc2 && p[1] < 0xa0) return 0;
+  if (n == 3 && p[0] == 0xe0 && p[1] < 0xa0) return 0; /* overlong */
+  if (n == 4 && p[0] == 0xf0 && p[1] < 0x90) return 0;
+  return n;
+}
+
+size_t cli_escape(const char *in, char *out, size_t cap, bool one_line) {
+  size_t o = 0;
+  const unsigned char *p = (const unsigned char *)in;
+  while (*p && o + 5 < cap) {
+    int n;
+    if (*p == '\n' && one_line) {
+      if (p[1] && o + 3 < cap) o += (size_t)snprintf(out + o, cap - o, " | ");
+      p++;
+    } else if (*p == '\r' && one_line) {
+      p++;
+    } else if (*p >= 0x20 && *p < 0x7f) {
+      out[o++] = (char)*p++;
+    } else if (*p >= 0x80 && (n = utf8_printable(p)) > 0) {
+      if (o + (size_t)n >= cap) break;
+      memcpy(out + o, p, (size_t)n);
+      o += (size_t)n;
+      p += n;
+    } else {
+      o += (size_t)snprintf(out + o, cap - o, "\\x%02x", *p++);
     }
   }
-  fputc('\n', stderr);
+  out[o] = '\0';
+  return o;
+}
+
+int cli_fail(const char *tool, vkml_status s) {
+  /* One line, whatever the message quotes (a shader compiler's output can
+   * span several: line breaks become " | "), and no byte a model file put
+   * there reaches the terminal as a control character (\xNN instead). */
+  const char *m = vkml_status_message(s);
+  size_t cap = 4 * strlen(m) + 8;
+  char *e = malloc(cap);
+  if (e) cli_escape(m, e, cap, true);
+  fprintf(stderr, "%s: %s\n", tool, e ? e : "out of memory (printing an error)");
+  free(e);
   vkml_status_free(s);
   return 1;
 }
@@ -224,7 +260,9 @@ static void print_outputs(const ir_graph *g, const rt_tensor *outs, bool json) {
       printf("]}");
       continue;
     }
-    printf("%%%s: %s", g->outputs[o]->name, tbuf);
+    char name[1024];
+    cli_escape(g->outputs[o]->name, name, sizeof name, false);
+    printf("%%%s: %s", name, tbuf);
     if (n > 0 && t->dtype != IR_BOOL) {
       double lo = INFINITY, hi = -INFINITY, sum = 0;
       for (int64_t i = 0; i < n; i++) {
@@ -396,13 +434,14 @@ static void profile_row(const runner *rn, const ir_node *n, const ir_plan_step *
   bool no_dispatch = st && st->device == IR_DEVICE_GPU && !rt_vk_exec_step_dispatches(rn->exec, step);
   const char *dev = st && st->transfer ? "copy" : st && st->device == IR_DEVICE_GPU ? "gpu" : "cpu";
   const char *dir = st && st->transfer == IR_TRANSFER_DOWNLOAD ? "device to host" : "host to device";
-  const char *out = n->n_outputs ? n->outputs[0]->name : "";
+  char out[256];
+  cli_escape(n->n_outputs ? n->outputs[0]->name : "", out, sizeof out, false);
   /* GFLOP/s and GB/s: the node's work and traffic (ir/cost.h) over its time */
   double flops = st && st->transfer ? 0 : ir_node_flops(n), bytes = ir_node_bytes(n);
   if (st && st->transfer) bytes /= 2; /* one tensor crosses once */
   if (json) {
     printf("%s{\"op\": \"%s\", \"output\": ", first ? "" : ", ", ir_op_name(n->op));
-    print_json_string(stdout, out);
+    print_json_string(stdout, n->n_outputs ? n->outputs[0]->name : "");
     printf(", \"device\": \"%s\", \"ms\": %.6f", dev, 1e3 * secs / runs);
     if (flops > 0 && secs > 0) printf(", \"gflops\": %.3f", flops * runs / secs / 1e9);
     if (secs > 0 && !no_dispatch) printf(", \"gbs\": %.3f", bytes * runs / secs / 1e9);

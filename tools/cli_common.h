@@ -85,6 +85,11 @@ void cli_sanitize_name(const char *in, char *out);
 /* Prints "TOOL: message" to stderr, frees s, returns the exit code (1). */
 int cli_fail(const char *tool, vkml_status s);
 
+/* Copies in to out (cap bytes, NUL-terminated; cut short when full) for a
+ * terminal: control characters, C1 controls and invalid UTF-8 become \xNN;
+ * with one_line, line breaks become " | ". Returns the length written. */
+size_t cli_escape(const char *in, char *out, size_t cap, bool one_line);
+
 /* CLOCK_MONOTONIC in seconds. */
 double cli_now_seconds(void);
 

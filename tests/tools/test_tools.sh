@@ -295,6 +295,18 @@ expect_fail "bad --bench" "--bench expects a non-negative integer" "$VKRUN" "$EX
 expect_fail "vkc unknown command" "unknown command 'frobnicate'" "$VKC" frobnicate
 expect_fail "vkc check without file" "expects exactly one FILE.vkir" "$VKC" check
 
+# Bytes from a model reach the terminal escaped: an op type with ESC and a
+# C1 control in it is named as \x1b / \xc2\x9b, never sent raw.
+$PY -c "
+import onnx
+from onnx import helper, TensorProto
+n = helper.make_node('Evil\x1b[2J\u009b', ['x'], ['y'])
+g = helper.make_graph([n], 'g', [helper.make_tensor_value_info('x', TensorProto.FLOAT, [2])],
+                      [helper.make_tensor_value_info('y', TensorProto.FLOAT, [2])])
+onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid('', 13)]), '$TMP/evil.onnx')"
+expect_fail "control bytes in a model are escaped" 'Evil\x1b[2J\xc2\x9b' "$VKC" import "$TMP/evil.onnx" -o "$TMP/evil.vkir"
+if LC_ALL=C grep -q "$(printf '\033')" "$TMP/err"; then bad "a raw ESC reached stderr"; else ok "no raw ESC on stderr"; fi
+
 # Missing weights file next to the model.
 cp "$EX/model.vkir" "$TMP/noweights.vkir"
 expect_fail "missing weights blob" "noweights.bin" "$VKRUN" "$TMP/noweights.vkir" --input x="$EX/x.npy"
