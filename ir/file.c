@@ -2,6 +2,7 @@
 #include "ir/file.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -11,6 +12,18 @@
 #include <unistd.h>
 
 unsigned long long ir_memory_available(void) {
+  /* Linux: MemAvailable (free memory plus the page cache and slabs the
+   * kernel can reclaim); elsewhere, or without it, the free pages */
+  FILE *f = fopen("/proc/meminfo", "re");
+  if (f) {
+    char line[128];
+    unsigned long long kb = 0;
+    bool found = false;
+    while (!found && fgets(line, sizeof line, f))
+      found = sscanf(line, "MemAvailable: %llu kB", &kb) == 1;
+    fclose(f);
+    if (found) return kb * 1024ull;
+  }
   long pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGESIZE);
   return pages > 0 && page > 0 ? (unsigned long long)pages * (unsigned long long)page : 0;
 }

@@ -18,8 +18,9 @@
  * bytes, more than the M bytes of memory available". */
 vkml_status ir_file_read(const char *path, void **out, size_t *bytes);
 
-/* Bytes of memory available to a new allocation now (physical memory not
- * in use, as sysconf reports it); 0 when unknown. */
+/* Bytes of memory available to a new allocation now without swapping
+ * (Linux: MemAvailable of /proc/meminfo, else the free pages sysconf
+ * reports); 0 when unknown. */
 unsigned long long ir_memory_available(void);
 
 #endif

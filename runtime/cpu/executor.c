@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "cpu_kernels.h"
+#include "ir/file.h"
 #include "ir/text.h"
 
 typedef struct exec_state {
@@ -89,6 +90,40 @@ static double now_seconds(void) {
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* The host bytes a run holds at its peak (intermediates live from their
+ * node to their last reader, outputs to the end, plus the output copies),
+ * against the memory available: refused with both sizes before anything
+ * is allocated, rather than killed by the kernel once pages are touched. */
+static vkml_status check_host_memory(const ir_graph *g, const int *last_use) {
+  unsigned long long avail = ir_memory_available();
+  if (!avail) return VKML_OK;
+  double live = 0, peak = 0, outs = 0;
+  const ir_node *at = NULL;
+  for (int i = 0; i < g->n_outputs; i++) outs += (double)ir_type_bytes(&g->outputs[i]->type);
+  ir_foreach_node(g, n) {
+    for (int i = 0; i < n->n_outputs; i++) live += (double)ir_type_bytes(&n->outputs[i]->type);
+    if (live > peak) {
+      peak = live;
+      at = n;
+    }
+    for (int i = 0; i < n->n_inputs; i++) {
+      const ir_value *v = n->inputs[i];
+      if (v->producer && last_use[v->id] == n->id) live -= (double)ir_type_bytes(&v->type);
+    }
+  }
+  if (live + outs > peak) {
+    peak = live + outs;
+    at = NULL;
+  }
+  if (peak <= (double)avail) return VKML_OK;
+  char d[160] = "the output copies";
+  if (at) ir_node_describe(at, d, sizeof d);
+  return vkml_status_make(VKML_CODE_OUT_OF_MEMORY,
+                          "graph @%s needs %.0f bytes of host memory at its peak (at %s), more "
+                          "than the %llu bytes available",
+                          g->name, peak, d, avail);
+}
+
 vkml_status rt_cpu_run_graph(const ir_graph *g, const rt_tensor *inputs,
                              int n_inputs, rt_tensor *outputs, int n_outputs) {
   return rt_cpu_run_graph_profiled(g, inputs, n_inputs, outputs, n_outputs, NULL);
@@ -117,6 +152,8 @@ vkml_status rt_cpu_run_graph_profiled(const ir_graph *g, const rt_tensor *inputs
   ir_foreach_node(g, n) for (int i = 0; i < n->n_inputs; i++)
       st.last_use[n->inputs[i]->id] = n->id;
   for (int i = 0; i < g->n_outputs; i++) st.last_use[g->outputs[i]->id] = -2; /* keep */
+  s = check_host_memory(g, st.last_use);
+  if (s) goto out;
 
   ir_foreach_value(g, v) {
     if (!ir_value_is_const(v)) continue;

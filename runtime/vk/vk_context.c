@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ir/file.h"
 #include "vk_internal.h"
 
 /* ---- small helpers shared by the runtime/vk files ------------------------ */
@@ -288,6 +289,7 @@ vkml_status rt_vk_context_create(const rt_vk_context_opts *opts, rt_vk_context *
   if (!s) s = rt_vk_device_open(ctx, &o);
   if (!s) s = create_xfer(ctx);
   if (!s) s = rt_vk_memory_init(ctx, o.block_bytes);
+  if (!s && ctx->target.type == IR_TARGET_CPU) ctx->host_avail = ir_memory_available();
   if (!s) s = rt_vk_pcache_open(ctx, &o);
   if (s) {
     rt_vk_context_destroy(ctx, NULL);

@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ir/file.h"
 #include "ir/memplan.h"
 #include "ir/text.h"
 #include "runtime/cpu/cpu_kernels.h"
@@ -405,6 +406,25 @@ static vkml_status make_segments(rt_vk_exec *e) {
   return VKML_OK;
 }
 
+/* The host tensors a run keeps (CPU steps' outputs and downloads, held
+ * until the next run) against the memory available, before anything is
+ * allocated. */
+static vkml_status check_host_memory(const rt_vk_exec *e) {
+  unsigned long long avail = ir_memory_available();
+  double need = 0;
+  for (int i = 0; i < e->plan->n_steps; i++) {
+    const ir_plan_step *s = &e->plan->steps[i];
+    if (s->device == IR_DEVICE_GPU || s->transfer == IR_TRANSFER_UPLOAD) continue;
+    const ir_node *n = e->nodes[s->node];
+    for (int k = 0; k < n->n_outputs; k++) need += (double)ir_type_bytes(&n->outputs[k]->type);
+  }
+  if (!avail || need <= (double)avail) return VKML_OK;
+  return vkml_status_make(VKML_CODE_OUT_OF_MEMORY,
+                          "the plan's CPU steps and downloads hold %.0f bytes of host memory, "
+                          "more than the %llu bytes available",
+                          need, avail);
+}
+
 static vkml_status exec_init(rt_vk_exec *e) {
   const ir_plan *p = e->plan;
   const ir_graph *g = e->g;
@@ -437,6 +457,7 @@ static vkml_status exec_init(rt_vk_exec *e) {
       e->host[v->id] = rt_tensor_view(&v->type, data);
     }
   }
+  VKML_RETURN_IF_ERROR(check_host_memory(e));
   if (!e->weights) {
     VKML_RETURN_IF_ERROR(rt_vk_weights_create(e->ctx, p, e->opts.max_device_bytes,
                                               &e->own_weights));

@@ -115,6 +115,7 @@ struct rt_vk_context {
   ir_target target;
   VkPhysicalDeviceMemoryProperties memprops;
   VkDeviceSize non_coherent_atom, max_alloc_bytes;
+  unsigned long long host_avail; /* CPU devices: host memory available at creation */
 
   rt_vk_report report; /* validation counts; the messenger's pUserData is ctx */
   pthread_mutex_t report_lock; /* the messenger may be called from any thread */

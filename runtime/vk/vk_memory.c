@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ir/file.h"
 #include "vk_internal.h"
 
 #define DEFAULT_BLOCK_BYTES (64ull << 20)
@@ -112,6 +113,29 @@ static vkml_status block_new(rt_vk_context *ctx, rt_vk_mem_kind kind, VkDeviceSi
                             (unsigned long long)bytes, p->heap_index,
                             (unsigned long long)heap,
                             (unsigned long long)ctx->max_alloc_bytes);
+  /* what this context already holds on the heap: drivers may accept more
+   * and fail (or, on a CPU device, have the process killed) when the pages
+   * are touched */
+  VkDeviceSize held = 0;
+  for (int k = 0; k < RT_VK_MEM_KIND_COUNT; k++)
+    if (ctx->pools[k].heap_index == p->heap_index)
+      for (int i = 0; i < ctx->pools[k].n_blocks; i++) held += ctx->pools[k].blocks[i]->bytes;
+  if (held + bytes > heap)
+    return vkml_status_make(VKML_CODE_OUT_OF_MEMORY,
+                            "out of device memory: %llu bytes more requested, %llu of heap "
+                            "%u's %llu bytes already held",
+                            (unsigned long long)bytes, (unsigned long long)held, p->heap_index,
+                            (unsigned long long)heap);
+  /* a CPU device's memory is the host's: what all its blocks hold against
+   * what the host had available when the context was made (its pages are
+   * taken only when touched, so the current figure would not see them) */
+  unsigned long long avail = ctx->host_avail;
+  if (avail && held + bytes > avail)
+    return vkml_status_make(VKML_CODE_OUT_OF_MEMORY,
+                            "out of memory: %llu bytes more requested from device '%s' (a CPU, "
+                            "%llu bytes held), the host had %llu bytes available",
+                            (unsigned long long)bytes, ctx->target.name,
+                            (unsigned long long)held, avail);
   if (p->n_blocks == p->cap_blocks) {
     int cap = p->cap_blocks ? 2 * p->cap_blocks : 8;
     rt_vk_block **nb = realloc(p->blocks, (size_t)cap * sizeof *nb);

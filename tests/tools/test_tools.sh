@@ -295,6 +295,22 @@ expect_fail "bad --bench" "--bench expects a non-negative integer" "$VKRUN" "$EX
 expect_fail "vkc unknown command" "unknown command 'frobnicate'" "$VKC" frobnicate
 expect_fail "vkc check without file" "expects exactly one FILE.vkir" "$VKC" check
 
+# A graph whose intermediates need 2 x 409.6 GB: refused with the sizes
+# before anything is allocated, on the CPU and through a GPU plan (never
+# killed by the kernel once the pages are touched).
+cat >"$TMP/huge.vkir" <<'EOF'
+vkir 1
+graph @huge(%x: f32[1,1]) -> (%y: f32[]) {
+  %a = expand %x {shape=[320000,320000]} : f32[320000,320000]
+  %b = neg %a : f32[320000,320000]
+  %y = reduce_sum %b {axes=[0,1], keepdims=0} : f32[]
+  return %y
+}
+EOF
+$PY -c "import numpy as np; np.save('$TMP/x11.npy', np.ones((1,1), np.float32))"
+expect_fail "host memory checked before a CPU run" "bytes of host memory at its peak (at neg %b), more than the" "$VKRUN" "$TMP/huge.vkir" --input x="$TMP/x11.npy"
+expect_fail "host memory checked before a GPU plan runs" "bytes of host memory, more than the" gpu_vkc run "$TMP/huge.vkir" --input x="$TMP/x11.npy"
+
 # Bytes from a model reach the terminal escaped: an op type with ESC and a
 # C1 control in it is named as \x1b / \xc2\x9b, never sent raw.
 $PY -c "

@@ -174,6 +174,33 @@ Test(vk_memory, out_of_device_memory_is_a_status) {
   vt_destroy(ctx);
 }
 
+/* Allocations each within the heap but together beyond it are refused
+ * before the driver is asked (drivers may accept them and fail, or on a
+ * CPU device have the process killed, when the pages are touched). */
+Test(vk_memory, blocks_held_count_against_the_heap) {
+  rt_vk_context *ctx = vt_context(NULL);
+  const ir_target *t = rt_vk_context_target(ctx);
+  uint64_t heap = 0;
+  for (int i = 0; i < t->n_heaps; i++)
+    if (t->heaps[i].device_local && t->heaps[i].bytes > heap) heap = t->heaps[i].bytes;
+  if (heap > (8ull << 30)) {
+    vt_destroy(ctx);
+    cr_skip_test("a %llu-byte heap: the test allocates most of it", (unsigned long long)heap);
+  }
+  uint64_t part = heap / 2 + MIB;
+  rt_vk_buffer *a = NULL, *b = NULL;
+  T_OK(rt_vk_buffer_create(ctx, RT_VK_MEM_DEVICE, part, &a));
+  vkml_status s = rt_vk_buffer_create(ctx, RT_VK_MEM_DEVICE, part, &b);
+  cr_assert_null(b);
+  cr_assert_eq(vkml_status_code(s), VKML_CODE_OUT_OF_MEMORY, "%s", vkml_status_message(s));
+  cr_assert(strstr(vkml_status_message(s), "bytes more requested"), "%s", vkml_status_message(s));
+  vkml_status_free(s);
+  rt_vk_buffer_destroy(ctx, a);
+  T_OK(rt_vk_buffer_create(ctx, RT_VK_MEM_DEVICE, part, &b)); /* room again */
+  rt_vk_buffer_destroy(ctx, b);
+  vt_destroy(ctx);
+}
+
 static void fill_random(t_rng *r, unsigned char *p, size_t n) {
   for (size_t i = 0; i < n; i++) p[i] = (unsigned char)(t_rng_next(r) >> 56);
 }
