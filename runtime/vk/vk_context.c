@@ -290,6 +290,9 @@ vkml_status rt_vk_context_create(const rt_vk_context_opts *opts, rt_vk_context *
   if (!s) s = create_xfer(ctx);
   if (!s) s = rt_vk_memory_init(ctx, o.block_bytes);
   if (!s && ctx->target.type == IR_TARGET_CPU) ctx->host_avail = ir_memory_available();
+  ctx->fence_timeout_ns = o.fence_timeout_ns               ? o.fence_timeout_ns
+                          : ctx->target.type == IR_TARGET_CPU ? UINT64_MAX
+                                                              : 60ull * 1000000000ull;
   if (!s) s = rt_vk_pcache_open(ctx, &o);
   if (s) {
     rt_vk_context_destroy(ctx, NULL);

@@ -42,6 +42,11 @@ typedef struct rt_vk_context_opts {
   const char *cache_dir;    /* default $XDG_CACHE_HOME/vkml or ~/.cache/vkml */
   bool no_pipeline_cache;   /* neither load nor save the pipeline cache file */
   uint64_t block_bytes;     /* memory block size (default 64 MiB) */
+  /* How long a blocking wait for the GPU may take before it is an error
+   * (DEVICE, "VK_TIMEOUT"); 0: 60 s on a GPU, none on a CPU device. After a
+   * failed wait the queue is drained first, so the caller may free what the
+   * work used. */
+  uint64_t fence_timeout_ns;
 } rt_vk_context_opts;
 
 /* What the validation layer said over the context's life, and what the

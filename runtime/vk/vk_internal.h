@@ -116,6 +116,7 @@ struct rt_vk_context {
   VkPhysicalDeviceMemoryProperties memprops;
   VkDeviceSize non_coherent_atom, max_alloc_bytes;
   unsigned long long host_avail; /* CPU devices: host memory available at creation */
+  uint64_t fence_timeout_ns;     /* a run's wait (rt_vk_context_opts.fence_timeout_ns) */
 
   rt_vk_report report; /* validation counts; the messenger's pUserData is ctx */
   pthread_mutex_t report_lock; /* the messenger may be called from any thread */

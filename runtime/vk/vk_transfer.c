@@ -21,10 +21,22 @@ vkml_status rt_vk_submit_wait(rt_vk_context *ctx, VkCommandBuffer cmd, VkFence f
   if (spin) {
     while ((r = ctx->vk.vkGetFenceStatus(ctx->device, fence)) == VK_NOT_READY) sched_yield();
   } else {
-    /* a finite timeout so a hung device becomes an error, not a hang */
-    r = ctx->vk.vkWaitForFences(ctx->device, 1, &fence, VK_TRUE, 60ull * 1000000000ull);
+    /* a finite timeout on a GPU so a hung device becomes an error, not a
+     * hang (a CPU device is only slow: no timeout unless asked) */
+    r = ctx->vk.vkWaitForFences(ctx->device, 1, &fence, VK_TRUE, ctx->fence_timeout_ns);
   }
-  if (r != VK_SUCCESS) return rt_vk_error(r, spin ? "vkGetFenceStatus" : "vkWaitForFences");
+  if (r != VK_SUCCESS) {
+    /* The work may still be running: drain the queue before the caller
+     * frees what it uses. Freeing in-flight command buffers, pipelines and
+     * memory crashed lavapipe's queue thread (SIGSEGV, exit 139) after a
+     * timed-out wait on a loaded machine. A hung GPU ends here in the
+     * driver's DEVICE_LOST. */
+    pthread_mutex_lock(&ctx->queue_lock);
+    ctx->vk.vkQueueWaitIdle(ctx->queue);
+    pthread_mutex_unlock(&ctx->queue_lock);
+    ctx->vk.vkResetFences(ctx->device, 1, &fence);
+    return rt_vk_error(r, spin ? "vkGetFenceStatus" : "vkWaitForFences");
+  }
   r = ctx->vk.vkResetFences(ctx->device, 1, &fence);
   if (r != VK_SUCCESS) return rt_vk_error(r, "vkResetFences");
   return VKML_OK;
