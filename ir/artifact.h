@@ -36,7 +36,8 @@
 #include "plan.h"
 #include "target.h"
 
-#define IR_ARTIFACT_VERSION 1
+/* 2: section checksums by ir_checksum64 (version 1: FNV-1a) */
+#define IR_ARTIFACT_VERSION 2
 
 /* Who made the artifact, for its provenance section. */
 typedef struct ir_artifact_meta {

@@ -29,8 +29,10 @@ const char cli_run_opts_help[] =
     "                      uploads, downloads or CPU steps): kernel times back to back\n"
     "  --wait block|spin   GPU: sleep on the fence (default) or poll it (lowest\n"
     "                      latency, a core busy while the GPU runs)\n"
-    "  --profile           per-op time table (median over the timed runs), with\n"
-    "                      GFLOP/s and GB/s from each op's work and traffic\n"
+    "  --profile           per-op time table (median over the timed runs): output\n"
+    "                      shape, GFLOP/s and GB/s from each op's work and traffic\n"
+    "  --peak GFLOPS,GBS   the device's peaks (e.g. from bench/peaks.py): --profile\n"
+    "                      adds each op's % of the nearer roof\n"
     "  --json              machine-readable output\n";
 
 /* Length of the valid UTF-8 sequence at p that is not a C1 control
@@ -100,7 +102,7 @@ int cli_run_opts_parse(const char *tool, int argc, char **argv, int *i,
   bool takes_value = !strcmp(a, "--input") || !strcmp(a, "--output") ||
                      !strcmp(a, "--device") || !strcmp(a, "--bench") ||
                      !strcmp(a, "--warmup") || !strcmp(a, "--warmup-ms") ||
-                     !strcmp(a, "--wait");
+                     !strcmp(a, "--wait") || !strcmp(a, "--peak");
   if (!takes_value) {
     if (!strcmp(a, "--profile")) o->profile = true;
     else if (!strcmp(a, "--replay")) o->replay = true;
@@ -135,6 +137,14 @@ int cli_run_opts_parse(const char *tool, int argc, char **argv, int *i,
     o->output_dir = v;
   } else if (!strcmp(a, "--device")) {
     o->device = v;
+  } else if (!strcmp(a, "--peak")) {
+    char *end;
+    o->peak_gflops = strtod(v, &end);
+    o->peak_gbs = *end == ',' ? strtod(end + 1, &end) : -1;
+    if (*end || !(o->peak_gflops >= 0) || !(o->peak_gbs >= 0)) {
+      fprintf(stderr, "%s: --peak expects GFLOPS,GBS (e.g. 60000,3000), got '%s'\n", tool, v);
+      return -1;
+    }
   } else if (!strcmp(a, "--wait")) {
     if (strcmp(v, "block") && strcmp(v, "spin")) {
       fprintf(stderr, "%s: --wait expects block or spin, got '%s'\n", tool, v);
@@ -429,7 +439,9 @@ static double median_of(double *v, int n) {
 /* One profile row: node n, its seconds, and for GPU runs the step (kernel,
  * the reason it is on the CPU, or the direction of a transfer). */
 static void profile_row(const runner *rn, const ir_node *n, const ir_plan_step *st, int step,
-                        double secs, double total, int runs, bool json, bool first) {
+                        double secs, double total, int runs, const cli_run_opts *o,
+                        bool first) {
+  bool json = o->json;
   /* a view whose output shares its input's bytes runs no kernel */
   bool no_dispatch = st && st->device == IR_DEVICE_GPU && !rt_vk_exec_step_dispatches(rn->exec, step);
   const char *dev = st && st->transfer ? "copy" : st && st->device == IR_DEVICE_GPU ? "gpu" : "cpu";
@@ -439,12 +451,31 @@ static void profile_row(const runner *rn, const ir_node *n, const ir_plan_step *
   /* GFLOP/s and GB/s: the node's work and traffic (ir/cost.h) over its time */
   double flops = st && st->transfer ? 0 : ir_node_flops(n), bytes = ir_node_bytes(n);
   if (st && st->transfer) bytes /= 2; /* one tensor crosses once */
+  double gflops = flops > 0 && secs > 0 ? flops * runs / secs / 1e9 : -1;
+  double gbs = secs > 0 && !no_dispatch ? bytes * runs / secs / 1e9 : -1;
+  /* % of the device's peak (--peak): the nearer of the two roofs */
+  double pct = -1;
+  if (o->peak_gflops > 0 && gflops >= 0) pct = 100 * gflops / o->peak_gflops;
+  if (o->peak_gbs > 0 && gbs >= 0 && 100 * gbs / o->peak_gbs > pct) pct = 100 * gbs / o->peak_gbs;
+  const ir_type *ot = n->n_outputs ? &n->outputs[0]->type : NULL;
+  char shape[64] = "-";
+  if (ot) {
+    size_t k = 0;
+    shape[0] = '\0';
+    for (int d = 0; d < ot->rank && k < sizeof shape; d++)
+      k += (size_t)snprintf(shape + k, sizeof shape - k, "%s%lld", d ? "x" : "",
+                            (long long)ot->dims[d]);
+    if (!ot->rank) snprintf(shape, sizeof shape, "scalar");
+  }
   if (json) {
     printf("%s{\"op\": \"%s\", \"output\": ", first ? "" : ", ", ir_op_name(n->op));
     print_json_string(stdout, n->n_outputs ? n->outputs[0]->name : "");
-    printf(", \"device\": \"%s\", \"ms\": %.6f", dev, 1e3 * secs / runs);
-    if (flops > 0 && secs > 0) printf(", \"gflops\": %.3f", flops * runs / secs / 1e9);
-    if (secs > 0 && !no_dispatch) printf(", \"gbs\": %.3f", bytes * runs / secs / 1e9);
+    printf(", \"shape\": [");
+    for (int d = 0; ot && d < ot->rank; d++) printf("%s%lld", d ? ", " : "", (long long)ot->dims[d]);
+    printf("], \"device\": \"%s\", \"ms\": %.6f", dev, 1e3 * secs / runs);
+    if (gflops >= 0) printf(", \"gflops\": %.3f", gflops);
+    if (gbs >= 0) printf(", \"gbs\": %.3f", gbs);
+    if (pct >= 0) printf(", \"pct_of_peak\": %.2f", pct);
     if (st && st->device == IR_DEVICE_GPU) {
       printf(", \"kernel\": ");
       print_json_string(stdout, ir_plan_str(rn->plan, st->tmpl));
@@ -460,12 +491,16 @@ static void profile_row(const runner *rn, const ir_node *n, const ir_plan_step *
     printf("}");
     return;
   }
-  printf("%-20s %%%-31.31s %-6s %10.4f %6.1f%%", ir_op_name(n->op), out, dev,
+  printf("%-20s %%%-31.31s %-18.18s %-6s %10.4f %6.1f%%", ir_op_name(n->op), out, shape, dev,
          1e3 * secs / runs, total > 0 ? 100 * secs / total : 0.0);
-  if (flops > 0 && secs > 0) printf(" %9.1f", flops * runs / secs / 1e9);
+  if (gflops >= 0) printf(" %9.1f", gflops);
   else printf(" %9s", "-");
-  if (secs > 0 && !no_dispatch) printf(" %8.1f", bytes * runs / secs / 1e9);
+  if (gbs >= 0) printf(" %8.1f", gbs);
   else printf(" %8s", "-");
+  if (o->peak_gflops > 0 || o->peak_gbs > 0) {
+    if (pct >= 0) printf(" %6.1f", pct);
+    else printf(" %6s", "-");
+  }
   if (no_dispatch)
     printf("  no dispatch: shares its input's bytes");
   else if (st && st->device == IR_DEVICE_GPU)
@@ -477,21 +512,25 @@ static void profile_row(const runner *rn, const ir_node *n, const ir_plan_step *
   printf("\n");
 }
 
-static void print_profile(const runner *rn, const double *row_secs, int runs, bool json) {
+static void print_profile(const runner *rn, const double *row_secs, int runs,
+                          const cli_run_opts *o) {
+  bool json = o->json;
   double total = 0;
   for (int i = 0; i < rn->n_rows; i++) total += row_secs[i];
   if (json) printf("\"profile\": [");
-  else printf("%-20s %-32s %-6s %10s %7s %9s %8s%s\n", "op", "output", "device", "ms", "%",
-              "GFLOP/s", "GB/s", rn->exec ? "  kernel / why on the CPU" : "");
+  else printf("%-20s %-32s %-18s %-6s %10s %7s %9s %8s%s%s\n", "op", "output", "shape", "device",
+              "ms", "%", "GFLOP/s", "GB/s",
+              o->peak_gflops > 0 || o->peak_gbs > 0 ? " %peak" : "",
+              rn->exec ? "  kernel / why on the CPU" : "");
   int i = 0;
   const ir_graph *g = rn->g;
   ir_foreach_node(g, n) {
     const ir_plan_step *st = rn->exec ? &rn->plan->steps[i] : NULL;
-    profile_row(rn, n, st, i, row_secs[rn->exec ? i : n->id], total, runs, json, i == 0);
+    profile_row(rn, n, st, i, row_secs[rn->exec ? i : n->id], total, runs, o, i == 0);
     i++;
   }
   if (json) printf("]");
-  else printf("%-20s %-32s %-6s %10.4f\n", "total", "", "", 1e3 * total / runs);
+  else printf("%-20s %-32s %-18s %-6s %10.4f\n", "total", "", "", "", 1e3 * total / runs);
 }
 
 /* The --stats table: arena bytes per planner next to the lower bound. */
@@ -668,7 +707,7 @@ static vkml_status run_with(const runner *rn, const cli_run_opts *o) {
   }
   if (o->profile) {
     if (o->json) printf(", ");
-    print_profile(rn, node_secs, 1, o->json);
+    print_profile(rn, node_secs, 1, o);
   }
   if (o->memory) {
     if (o->json) printf(", ");
