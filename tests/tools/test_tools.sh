@@ -400,6 +400,42 @@ sys.exit(0 if got.dtype == want.dtype and got.shape == want.shape and
     bad "smallnet_op13: vkc run --device $dev --precision fp16 ($(head -c 300 "$TMP/err"))"
   fi
 done
+# The deployed path: vkc compile to a .vkm, vkrun (runtime library only,
+# validation on) runs it on the GPU: onnxruntime's output; the fp16 artifact
+# holds fp16 weights only (smaller than the fp32 one by about half).
+for m in smallnet_op13:1,3,40,48:fp32 squeezenet1_1_op11:1,3,224,224:fp32 smallnet_op13:1,3,40,48:fp16; do
+  name=${m%%:*} rest=${m#*:} prec=${m##*:}
+  shape=${rest%:*}
+  tol="rtol=1e-4, atol=1e-6"
+  [ $prec = fp16 ] && tol="rtol=1e-2, atol=1e-2 * np.abs(want).max()"
+  if gpu_vkc compile "$REAL/$name.onnx" --input-shape input=$shape --precision $prec \
+       -o "$TMP/$name.$prec.vkm" 2>"$TMP/err" &&
+     ASAN_OPTIONS=detect_leaks=0 VKML_VALIDATION=1 "$VKRUN" "$TMP/$name.$prec.vkm" \
+       --input input="$REAL/$name.input.npy" --output "$TMP/$name.$prec.vkm.out" 2>>"$TMP/err" &&
+     $PY -c "
+import numpy as np, sys
+got = np.load('$TMP/$name.$prec.vkm.out/output.npy'); want = np.load('$REAL/$name.ort.npy')
+sys.exit(0 if got.shape == want.shape and np.allclose(got, want, $tol) else 1)"; then
+    ok "$name: vkc compile --precision $prec + vkrun matches onnxruntime"
+  else
+    bad "$name: vkc compile --precision $prec + vkrun ($(head -c 300 "$TMP/err"))"
+  fi
+done
+s32=$(stat -c %s "$TMP/smallnet_op13.fp32.vkm" 2>/dev/null || echo 0)
+s16=$(stat -c %s "$TMP/smallnet_op13.fp16.vkm" 2>/dev/null || echo 0)
+if [ "$s16" -gt 0 ] && [ "$s32" -gt 0 ] && $PY -c "
+import sys, struct
+def weights(p):
+    b = open(p, 'rb').read(); n = struct.unpack_from('<I', b, 12)[0]
+    for i in range(n):
+        e = b[64 + 48 * i: 64 + 48 * (i + 1)]
+        if e[:16].rstrip(b'\\0') == b'weights': return struct.unpack_from('<Q', e, 24)[0]
+w32, w16 = weights('$TMP/smallnet_op13.fp32.vkm'), weights('$TMP/smallnet_op13.fp16.vkm')
+print(w32, w16); sys.exit(0 if 0 < w16 <= 0.55 * w32 else 1)" >"$TMP/w" 2>&1; then
+  ok "the fp16 artifact carries fp16 weights only ($(cat "$TMP/w"))"
+else
+  bad "the fp16 artifact's weights: $(cat "$TMP/w")"
+fi
 # --no-opt: only fp16/layout run (no fusion: relu stays a node of its own),
 # same output.
 if "$VKC" run "$REAL/smallnet_op13.onnx" --input-shape input=1,3,40,48 --device cpu --no-opt \
