@@ -113,7 +113,12 @@ int main(int argc, char **argv) {
   vkml_instance *sp = NULL;
   if (!s) s = vkml_instance_create(m, &spin, &sp);
   if (!s && !(s = timed(sp, &b, true, warm, runs, t))) print_times("api_copies_spin", t, runs, false);
-  if (!s && !(s = timed(sp, &b, false, warm, runs, t))) print_times("api_zero_copy_spin", t, runs, true);
+  if (!s && !(s = timed(sp, &b, false, warm, runs, t))) print_times("api_zero_copy_spin", t, runs, false);
+  vkml_instance_opts hyb = {.wait = VKML_WAIT_HYBRID};
+  vkml_instance *hy = NULL;
+  if (!s) s = vkml_instance_create(m, &hyb, &hy);
+  if (!s && !(s = timed(hy, &b, false, warm, runs, t))) print_times("api_zero_copy_hybrid", t, runs, true);
+  vkml_instance_destroy(hy);
   if (!s) printf("}\n");
   vkml_instance_destroy(sp);
   for (int i = 0; i < n; i++) vkml_instance_destroy(inst[i]);

@@ -36,6 +36,7 @@ for m in resnet50 mobilenet_v2 squeezenet1_1; do
     $B/tools/vkrun $a.vkm $in --bench 1 --warmup 0 --warmup-ms 0 --json >$a.warm.json 2>>$a.err
     $B/tools/vkrun $a.vkm $in --output $a.out --bench 200 --warmup 20 --warmup-ms 500 --json >$a.bench.json 2>>$a.err
     $B/tools/vkrun $a.vkm $in --bench 200 --warmup 20 --warmup-ms 500 --wait spin --json >$a.spin.json 2>>$a.err
+    $B/tools/vkrun $a.vkm $in --bench 200 --warmup 20 --warmup-ms 500 --wait hybrid --json >$a.hybrid.json 2>>$a.err
     $B/tools/vkrun $a.vkm $in --bench 50 --warmup 5 --warmup-ms 300 --profile --json >$a.prof.json 2>>$a.err
     $B/tools/vkrun $a.vkm $in --bench 50 --warmup 5 --warmup-ms 300 --replay --profile --json >$a.replay.json 2>>$a.err
     $B/bench/vkml-instances $a.vkm --instances 8 --runs 200 --warmup 50 >$a.api.json 2>>$a.err

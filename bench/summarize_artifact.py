@@ -25,13 +25,14 @@ peers = (load(os.path.join(R, "peers.json")) or {}).get("e2e", {})
 print(open(os.path.join(R, "device.txt")).read().strip())
 print()
 print("Whole run, batch 1 (input upload, run, output download), median ms:")
-print("| model | prec | vkrun block | vkrun spin | p90 block | GPU time | replay (kernels) "
+print("| model | prec | vkrun block | vkrun spin | vkrun hybrid | p90 block | GPU time | replay (kernels) "
       "| overhead (block - GPU) | host copies | submit..fence | torch graph+copies | torch graph | max rel diff vs ORT |")
-print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 for m in MODELS:
     for p in ["fp32", "fp16"]:
         a = os.path.join(R, "a", f"{m}.{p}")
-        b, s, pr, rp = (load(a + x) for x in [".bench.json", ".spin.json", ".prof.json", ".replay.json"])
+        b, s, hy, pr, rp = (load(a + x) for x in [".bench.json", ".spin.json", ".hybrid.json",
+                                                  ".prof.json", ".replay.json"])
         if not b:
             print(f"| {m} | {p} | failed |")
             continue
@@ -49,12 +50,13 @@ for m in MODELS:
         f = lambda v: f"{v:.3f}" if isinstance(v, (int, float)) else "-"  # noqa: E731
         med = b["bench"]["median_ms"]
         print(f"| {m} | {p} | {f(med)} | {f(s['bench']['median_ms'] if s else None)} | "
+              f"{f(hy['bench']['median_ms'] if hy else None)} | "
               f"{f(b['bench']['p90_ms'])} | {f(gpu)} | {f(rep)} | {f(med - gpu if gpu else None)} | "
               f"{f(split.get('host_copy'))} | {f(split.get('submit_wait'))} | "
               f"{f(pe.get(p + '_graph_io_ms'))} | {f(pe.get(p + '_graph_ms'))} | {diff} |")
 print()
 print("Load to first result (vkrun MODEL.vkm, one process), ms:")
-print("| model | prec | cache | map+verify | device | weights | pipelines | first run | total | artifact MB | compile s |")
+print("| model | prec | cache | map+verify | device (instance / device) | weights | pipelines | first run | total | artifact MB | compile s |")
 print("|---|---|---|---|---|---|---|---|---|---|---|")
 for m in MODELS:
     for p in ["fp32", "fp16"]:
@@ -68,12 +70,13 @@ for m in MODELS:
                 continue
             l = d["load_ms"]
             print(f"| {m} | {p} | {c}{'' if l['pipeline_cache_warm'] == (c == 'warm') else ' (?)'} | "
-                  f"{l['map']:.1f} | {l['device']:.1f} | {l['weights']:.1f} | {l['pipelines']:.1f} | "
+                  f"{l['map']:.1f} | {l['device']:.1f} ({l['device_split']['instance']:.1f} / "
+                  f"{l['device_split']['device']:.1f}) | {l['weights']:.1f} | {l['pipelines']:.1f} | "
                   f"{l['first_run']:.1f} | {l['total']:.1f} | {size:.1f} | {ct} |")
 print()
 print("C API (vkml-instances): whole runs on one instance, median ms; device memory, MB:")
-print("| model | prec | set+run+get | run (zero copy) | set+run+get spin | run spin | weights | 1 instance: own | 1 instance: device used | 8 instances: device used | weights users |")
-print("|---|---|---|---|---|---|---|---|---|---|---|")
+print("| model | prec | set+run+get | run (zero copy) | set+run+get spin | run spin | run hybrid | weights | 1 instance: own | 1 instance: device used | 8 instances: device used | weights users |")
+print("|---|---|---|---|---|---|---|---|---|---|---|---|")
 for m in MODELS:
     for p in ["fp32", "fp16"]:
         d = load(os.path.join(R, "a", f"{m}.{p}.api.json"))
@@ -83,5 +86,6 @@ for m in MODELS:
         m1, mn = d["memory_1"], d["memory_n"]
         print(f"| {m} | {p} | {d['api_copies']['median_ms']:.3f} | {d['api_zero_copy']['median_ms']:.3f} | "
               f"{d['api_copies_spin']['median_ms']:.3f} | {d['api_zero_copy_spin']['median_ms']:.3f} | "
+              f"{d['api_zero_copy_hybrid']['median_ms']:.3f} | "
               f"{m1['weights'] / 1e6:.2f} | {m1['instance'] / 1e6:.2f} | {m1['device_used'] / 1e6:.2f} | "
               f"{mn['device_used'] / 1e6:.2f} | {mn['weights_users']} |")

@@ -97,6 +97,7 @@ typedef enum vkml_device_kind {
 typedef enum vkml_wait {
   VKML_WAIT_BLOCK = 0, /* sleep until the GPU is done (default) */
   VKML_WAIT_SPIN,      /* poll: lowest latency, one core busy while waiting */
+  VKML_WAIT_HYBRID,    /* sleep 3/4 of the last run's time, then poll */
 } vkml_wait;
 
 /* Valid when zero-initialized (and NULL means zero-initialized). */

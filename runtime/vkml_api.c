@@ -270,7 +270,9 @@ static vkml_status instance_init(vkml_instance *inst, const vkml_instance_opts *
   if (!inst->in_mem || !inst->out_mem) return ir_oom(NULL);
   if (inst->dev->ctx) {
     rt_vk_exec_opts xo = {.weights = inst->dev->weights,
-                          .wait = o->wait == VKML_WAIT_SPIN ? RT_VK_WAIT_SPIN : RT_VK_WAIT_BLOCK};
+                          .wait = o->wait == VKML_WAIT_SPIN     ? RT_VK_WAIT_SPIN
+                                  : o->wait == VKML_WAIT_HYBRID ? RT_VK_WAIT_HYBRID
+                                                                : RT_VK_WAIT_BLOCK};
     VKML_RETURN_IF_ERROR(rt_vk_exec_create(inst->dev->ctx, inst->m->plan, &xo, &inst->exec));
     rt_vk_exec_stats st;
     rt_vk_exec_stats_get(inst->exec, &st);
@@ -299,6 +301,8 @@ vkml_status vkml_instance_create(vkml_model *m, const vkml_instance_opts *opts,
   if (o.device != VKML_DEVICE_DEFAULT && o.device != VKML_DEVICE_INDEX &&
       o.device != VKML_DEVICE_CPU)
     return vkml_status_make(VKML_CODE_INVALID_ARGUMENT, "unknown device kind %d", (int)o.device);
+  if (o.wait != VKML_WAIT_BLOCK && o.wait != VKML_WAIT_SPIN && o.wait != VKML_WAIT_HYBRID)
+    return vkml_status_make(VKML_CODE_INVALID_ARGUMENT, "unknown wait mode %d", (int)o.wait);
   vkml_instance *inst = calloc(1, sizeof *inst);
   if (!inst) return ir_oom(NULL);
   inst->m = m;

@@ -27,8 +27,10 @@ const char cli_run_opts_help[] =
     "                      an idle GPU runs at lower clocks)\n"
     "  --replay            GPU: timed runs re-submit the recorded kernels only (no\n"
     "                      uploads, downloads or CPU steps): kernel times back to back\n"
-    "  --wait block|spin   GPU: sleep on the fence (default) or poll it (lowest\n"
-    "                      latency, a core busy while the GPU runs)\n"
+    "  --wait block|spin|hybrid\n"
+    "                      GPU: sleep on the fence (default), poll it (lowest\n"
+    "                      latency, a core busy while the GPU runs), or sleep 3/4\n"
+    "                      of the last run's time and then poll\n"
     "  --profile           per-op time table (median over the timed runs): output\n"
     "                      shape, GFLOP/s and GB/s from each op's work and traffic\n"
     "  --peak GFLOPS,GBS   the device's peaks (e.g. from bench/peaks.py): --profile\n"
@@ -146,11 +148,11 @@ int cli_run_opts_parse(const char *tool, int argc, char **argv, int *i,
       return -1;
     }
   } else if (!strcmp(a, "--wait")) {
-    if (strcmp(v, "block") && strcmp(v, "spin")) {
-      fprintf(stderr, "%s: --wait expects block or spin, got '%s'\n", tool, v);
+    if (strcmp(v, "block") && strcmp(v, "spin") && strcmp(v, "hybrid")) {
+      fprintf(stderr, "%s: --wait expects block, spin or hybrid, got '%s'\n", tool, v);
       return -1;
     }
-    o->spin = !strcmp(v, "spin");
+    o->wait = !strcmp(v, "spin") ? 1 : !strcmp(v, "hybrid") ? 2 : 0;
   } else if (!parse_int(v, !strcmp(a, "--bench")       ? &o->bench
                           : !strcmp(a, "--warmup-ms") ? &o->warmup_ms
                                                       : &o->warmup)) {
@@ -380,6 +382,7 @@ typedef struct runner {
   const ir_graph *g;   /* the graph that runs (GPU: the plan's) */
   double weights_s, exec_s; /* GPU: weight upload; pipelines, buffers, recording */
   bool pcache_warm;         /* GPU: the pipeline cache file had data */
+  rt_vk_open_times open;    /* GPU: the context's creation */
   rt_vk_exec *exec;
   const ir_plan *plan; /* GPU: the steps */
   const char *device;  /* "cpu", or the GPU's name */
@@ -598,18 +601,24 @@ static void print_device_memory(const runner *rn, bool json) {
 /* Load to first result (vkrun MODEL.vkm --bench). */
 static void print_load(const runner *rn, const cli_load_times *l, double first_s, bool json) {
   double total = l->map_s + l->device_s + rn->weights_s + rn->exec_s + first_s;
+  const rt_vk_open_times *d = &rn->open;
   if (json) {
     printf("\"load_ms\": {\"map\": %.3f, \"device\": %.3f, \"weights\": %.3f, "
            "\"pipelines\": %.3f, \"first_run\": %.3f, \"total\": %.3f, "
-           "\"pipeline_cache_warm\": %s}",
+           "\"pipeline_cache_warm\": %s, \"device_split\": {\"loader\": %.3f, "
+           "\"instance\": %.3f, \"device\": %.3f, \"pipeline_cache_file\": %.3f}}",
            1e3 * l->map_s, 1e3 * l->device_s, 1e3 * rn->weights_s, 1e3 * rn->exec_s,
-           1e3 * first_s, 1e3 * total, rn->pcache_warm ? "true" : "false");
+           1e3 * first_s, 1e3 * total, rn->pcache_warm ? "true" : "false", 1e3 * d->loader_s,
+           1e3 * d->instance_s, 1e3 * d->device_s, 1e3 * d->pipeline_cache_s);
     return;
   }
-  printf("load to first result %.1f ms: map+verify %.1f, device %.1f, weights %.1f, pipelines "
-         "%.1f (pipeline cache %s), first run %.1f\n",
-         1e3 * total, 1e3 * l->map_s, 1e3 * l->device_s, 1e3 * rn->weights_s, 1e3 * rn->exec_s,
-         rn->pcache_warm ? "warm" : "cold", 1e3 * first_s);
+  printf("load to first result %.1f ms: map+verify %.1f, device %.1f (loader %.1f, instance "
+         "%.1f, device %.1f, pipeline cache file %.1f), weights %.1f, pipelines %.1f "
+         "(pipeline cache %s), first run %.1f\n",
+         1e3 * total, 1e3 * l->map_s, 1e3 * l->device_s, 1e3 * d->loader_s,
+         1e3 * d->instance_s, 1e3 * d->device_s, 1e3 * d->pipeline_cache_s,
+         1e3 * rn->weights_s, 1e3 * rn->exec_s, rn->pcache_warm ? "warm" : "cold",
+         1e3 * first_s);
 }
 
 static vkml_status run_with(const runner *rn, const cli_run_opts *o) {
@@ -757,6 +766,7 @@ vkml_status cli_run_graph_gpu(rt_vk_context *ctx, const ir_plan *plan, const cli
   rt_vk_pcache_info pc;
   rt_vk_pcache_info_get(ctx, &pc);
   rn.pcache_warm = pc.loaded_bytes > 0;
+  rt_vk_context_open_times(ctx, &rn.open);
   /* a plan for another device is refused before anything goes up */
   ir_plan_needs needs;
   VKML_RETURN_IF_ERROR(ir_plan_needs_get(plan, &needs));
@@ -766,7 +776,9 @@ vkml_status cli_run_graph_gpu(rt_vk_context *ctx, const ir_plan *plan, const cli
   VKML_RETURN_IF_ERROR(rt_vk_weights_create(ctx, plan, 0, &w));
   rn.weights_s = cli_now_seconds() - t0;
   rt_vk_exec_opts xo = {.timestamps = o->profile && t->timestamp_valid_bits, .weights = w,
-                        .wait = o->spin ? RT_VK_WAIT_SPIN : RT_VK_WAIT_BLOCK};
+                        .wait = o->wait == 1   ? RT_VK_WAIT_SPIN
+                                : o->wait == 2 ? RT_VK_WAIT_HYBRID
+                                               : RT_VK_WAIT_BLOCK};
   t0 = cli_now_seconds();
   vkml_status s = rt_vk_exec_create(ctx, plan, &xo, &rn.exec);
   rn.exec_s = cli_now_seconds() - t0;

@@ -42,7 +42,7 @@ typedef struct cli_run_opts {
   int warmup_ms;          /* and at least this long; -1: default (GPU 200, CPU 0) */
   bool replay;            /* GPU: timed runs replay the recorded kernels only */
   bool profile, json;
-  bool spin;              /* GPU: poll the fence (--wait spin) */
+  int wait;               /* GPU --wait: 0 block, 1 spin, 2 hybrid */
   double peak_gflops, peak_gbs; /* --peak: the device's roofs for --profile (0: none) */
   const cli_memory_stats *memory; /* printed after the results; NULL: none */
   const cli_load_times *load;     /* printed with --bench; NULL: none */

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "ir/file.h"
 #include "vk_internal.h"
@@ -129,6 +130,12 @@ static vkml_status open_loader(rt_vk_context *ctx, const char *name) {
   if (!ctx->fn.vkCreateInstance)
     return vkml_status_make(VKML_CODE_DEVICE, "Vulkan loader %s is unusable", names[0]);
   return VKML_OK;
+}
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 static bool env_true(const char *name) {
@@ -282,18 +289,24 @@ vkml_status rt_vk_context_create(const rt_vk_context_opts *opts, rt_vk_context *
   pthread_mutex_init(&ctx->queue_lock, NULL);
   pthread_mutex_init(&ctx->report_lock, NULL);
 
+  double t0 = now_s();
   vkml_status s = open_loader(ctx, o.loader);
+  double t1 = now_s();
   if (!s)
     s = create_instance(ctx, o.validation || o.validation_sync || env_true("VKML_VALIDATION"),
                         o.validation_sync);
+  double t2 = now_s();
   if (!s) s = rt_vk_device_open(ctx, &o);
+  double t3 = now_s();
   if (!s) s = create_xfer(ctx);
   if (!s) s = rt_vk_memory_init(ctx, o.block_bytes);
   if (!s && ctx->target.type == IR_TARGET_CPU) ctx->host_avail = ir_memory_available();
   ctx->fence_timeout_ns = o.fence_timeout_ns               ? o.fence_timeout_ns
                           : ctx->target.type == IR_TARGET_CPU ? UINT64_MAX
                                                               : 60ull * 1000000000ull;
+  double t4 = now_s();
   if (!s) s = rt_vk_pcache_open(ctx, &o);
+  ctx->open_times = (rt_vk_open_times){t1 - t0, t2 - t1, t3 - t2, now_s() - t4};
   if (s) {
     rt_vk_context_destroy(ctx, NULL);
     return s;
@@ -329,6 +342,10 @@ void rt_vk_context_destroy(rt_vk_context *ctx, rt_vk_report *report) {
 }
 
 const ir_target *rt_vk_context_target(const rt_vk_context *ctx) { return &ctx->target; }
+
+void rt_vk_context_open_times(const rt_vk_context *ctx, rt_vk_open_times *out) {
+  *out = ctx->open_times;
+}
 int rt_vk_context_device_count(const rt_vk_context *ctx) { return ctx->n_physical; }
 int rt_vk_context_device_index(const rt_vk_context *ctx) { return ctx->phys_index; }
 

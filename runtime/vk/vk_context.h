@@ -69,6 +69,15 @@ vkml_status rt_vk_context_create(const rt_vk_context_opts *opts,
 void rt_vk_context_destroy(rt_vk_context *ctx, rt_vk_report *report);
 
 const ir_target *rt_vk_context_target(const rt_vk_context *ctx);
+/* Where rt_vk_context_create's time went, in seconds: opening the loader,
+ * the instance (ICDs and layers load here), choosing and creating the
+ * device (properties, features, the logical device), reading the pipeline
+ * cache file. */
+typedef struct rt_vk_open_times {
+  double loader_s, instance_s, device_s, pipeline_cache_s;
+} rt_vk_open_times;
+void rt_vk_context_open_times(const rt_vk_context *ctx, rt_vk_open_times *out);
+
 /* Number of physical devices the instance reports; index of the chosen one. */
 int rt_vk_context_device_count(const rt_vk_context *ctx);
 int rt_vk_context_device_index(const rt_vk_context *ctx);

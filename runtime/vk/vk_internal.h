@@ -117,6 +117,7 @@ struct rt_vk_context {
   VkDeviceSize non_coherent_atom, max_alloc_bytes;
   unsigned long long host_avail; /* CPU devices: host memory available at creation */
   uint64_t fence_timeout_ns;     /* a run's wait (rt_vk_context_opts.fence_timeout_ns) */
+  rt_vk_open_times open_times;
 
   rt_vk_report report; /* validation counts; the messenger's pUserData is ctx */
   pthread_mutex_t report_lock; /* the messenger may be called from any thread */
@@ -154,10 +155,12 @@ vkml_status rt_vk_device_open(rt_vk_context *ctx, const rt_vk_context_opts *o);
 vkml_status rt_vk_memory_init(rt_vk_context *ctx, VkDeviceSize block_bytes);
 void rt_vk_memory_shutdown(rt_vk_context *ctx);
 
-/* Submits cmd on the context's queue, waits on fence (blocking, or spinning
- * on vkGetFenceStatus), resets the fence (vk_transfer.c). */
+/* Submits cmd on the context's queue, sleeps sleep_ns (0: not), waits on
+ * fence (blocking, or spinning on vkGetFenceStatus; either gives up after
+ * the context's fence timeout, draining the queue first), resets the fence
+ * (vk_transfer.c). */
 vkml_status rt_vk_submit_wait(rt_vk_context *ctx, VkCommandBuffer cmd, VkFence fence,
-                              bool spin);
+                              bool spin, uint64_t sleep_ns);
 
 /* Pipeline cache file (vk_pcache.c). */
 vkml_status rt_vk_pcache_open(rt_vk_context *ctx, const rt_vk_context_opts *o);

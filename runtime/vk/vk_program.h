@@ -33,6 +33,7 @@ typedef struct rt_vk_binding {
 typedef enum rt_vk_wait {
   RT_VK_WAIT_BLOCK = 0, /* sleep on the fence (power-friendly default) */
   RT_VK_WAIT_SPIN,      /* poll the fence (lowest latency) */
+  RT_VK_WAIT_HYBRID,    /* sleep 3/4 of the last run's time, then poll */
 } rt_vk_wait;
 
 /* With timestamps, the device must have them (else UNSUPPORTED). Free with

@@ -2,13 +2,20 @@
  * submit-and-wait helper shared with programs (vk_program.c). */
 #include <sched.h>
 #include <string.h>
+#include <time.h>
 
 #include "vk_internal.h"
 
 #define STAGING_CHUNK (16ull << 20)
 
+static uint64_t now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
 vkml_status rt_vk_submit_wait(rt_vk_context *ctx, VkCommandBuffer cmd, VkFence fence,
-                              bool spin) {
+                              bool spin, uint64_t sleep_ns) {
   VkSubmitInfo si = {
       .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
       .commandBufferCount = 1,
@@ -18,8 +25,20 @@ vkml_status rt_vk_submit_wait(rt_vk_context *ctx, VkCommandBuffer cmd, VkFence f
   VkResult r = ctx->vk.vkQueueSubmit(ctx->queue, 1, &si, fence);
   pthread_mutex_unlock(&ctx->queue_lock);
   if (r != VK_SUCCESS) return rt_vk_error(r, "vkQueueSubmit");
+  if (sleep_ns) {
+    /* most of the expected GPU time asleep, the rest spinning */
+    struct timespec ts = {(time_t)(sleep_ns / 1000000000ull), (long)(sleep_ns % 1000000000ull)};
+    nanosleep(&ts, NULL);
+  }
   if (spin) {
-    while ((r = ctx->vk.vkGetFenceStatus(ctx->device, fence)) == VK_NOT_READY) sched_yield();
+    uint64_t t0 = now_ns();
+    while ((r = ctx->vk.vkGetFenceStatus(ctx->device, fence)) == VK_NOT_READY) {
+      if (now_ns() - t0 > ctx->fence_timeout_ns) {
+        r = VK_TIMEOUT;
+        break;
+      }
+      sched_yield();
+    }
   } else {
     /* a finite timeout on a GPU so a hung device becomes an error, not a
      * hang (a CPU device is only slow: no timeout unless asked) */
@@ -115,7 +134,7 @@ static vkml_status copy_once(rt_vk_context *ctx, const rt_vk_buffer *src, VkDevi
                    VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT);
   r = ctx->vk.vkEndCommandBuffer(ctx->xfer_cmd);
   if (r != VK_SUCCESS) return rt_vk_error(r, "vkEndCommandBuffer");
-  return rt_vk_submit_wait(ctx, ctx->xfer_cmd, ctx->xfer_fence, false);
+  return rt_vk_submit_wait(ctx, ctx->xfer_cmd, ctx->xfer_fence, false, 0);
 }
 
 /* The staging loop: chunks of at most STAGING_CHUNK bytes, each filled by
