@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ir/artifact.h"
 #include "tunedb/tunedb.h"
 #include "tunedb/tunedb_json.h"
 
@@ -17,9 +18,9 @@ static const char usage_text[] =
     "commands:\n"
     "  devices                 the devices and how many records and tuned workloads each has\n"
     "  coverage WORKLOADS      which of the workloads are tuned (have a correct record) on\n"
-    "                          which devices; WORKLOADS is a text file of workload keys, one\n"
-    "                          per line (a MODEL argument comes once the compiler can list a\n"
-    "                          model's workloads)\n"
+    "                          which devices; WORKLOADS is a compiled model (MODEL.vkm: the\n"
+    "                          distinct workloads of its GPU kernels) or a text file of\n"
+    "                          workload keys, one per line\n"
     "  best WORKLOAD           the best record of WORKLOAD on every device\n"
     "  compare DEV DEV         per workload tuned on both: best times and their ratio\n"
     "  merge OUT.db            copy every --db into OUT.db (created if missing); records\n"
@@ -145,15 +146,40 @@ static bool ends_with(const char *s, const char *suffix) {
   return n >= k && strcmp(s + n - k, suffix) == 0;
 }
 
+/* The distinct workload keys of an artifact's GPU steps, in step order. */
+static vkml_status artifact_keys(const char *path, char ***keys, size_t *n) {
+  *keys = NULL;
+  *n = 0;
+  ir_plan *p = NULL;
+  VKML_RETURN_IF_ERROR(ir_artifact_load_file(path, &p));
+  vkml_status s = VKML_OK;
+  *keys = calloc((size_t)p->n_steps + 1, sizeof **keys);
+  if (!*keys) s = vkml_status_make(VKML_CODE_OUT_OF_MEMORY, "%s: out of memory", path);
+  for (int i = 0; !s && i < p->n_steps; i++) {
+    const ir_plan_step *st = &p->steps[i];
+    if (st->device != IR_DEVICE_GPU) continue;
+    const char *k = ir_plan_str(p, st->key);
+    bool seen = !*k;
+    for (size_t j = 0; j < *n && !seen; j++) seen = !strcmp((*keys)[j], k);
+    if (seen) continue;
+    if (!((*keys)[*n] = strdup(k))) s = vkml_status_make(VKML_CODE_OUT_OF_MEMORY, "%s: out of memory", path);
+    else (*n)++;
+  }
+  ir_plan_destroy(p);
+  return s;
+}
+
 static int cmd_coverage(tunedb *db, const char *path, bool json) {
-  if (ends_with(path, ".onnx") || ends_with(path, ".vkir") || ends_with(path, ".vkm"))
+  if (ends_with(path, ".onnx") || ends_with(path, ".vkir"))
     return fail(vkml_status_make(VKML_CODE_UNSUPPORTED,
-                                 "%s: coverage of a model needs the compiler to list its "
-                                 "workloads (not yet); pass a text file of workload keys",
+                                 "%s: coverage lists a compiled model's workloads: compile it "
+                                 "first (vkc compile MODEL -o MODEL.vkm), or pass a text file "
+                                 "of workload keys",
                                  path));
   char **keys;
   size_t n_keys;
-  vkml_status s = read_keys(path, &keys, &n_keys);
+  vkml_status s = ends_with(path, ".vkm") ? artifact_keys(path, &keys, &n_keys)
+                                          : read_keys(path, &keys, &n_keys);
   tunedb_coverage c = {0};
   if (s == VKML_OK) s = tunedb_coverage_get(db, (const char *const *)keys, n_keys, &c);
   tunedb_strings_free(keys, n_keys);

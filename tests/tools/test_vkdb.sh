@@ -106,7 +106,7 @@ expect_rc "foreign SQLite file" 1 "foreign.db: not a vkml schedule database (a f
 expect_rc "foreign file in a merge" 1 "foreign.db: not a vkml schedule database" "$VKDB" --db "$TMP/a.db" --db "$TMP/foreign.db" devices
 yes "not a database" | head -c 8192 >"$TMP/text.db"
 expect_rc "non-SQLite file" 1 "text.db: not a vkml schedule database (not an SQLite file)" "$VKDB" --db "$TMP/text.db" devices
-expect_rc "coverage of a model: not yet" 1 "model.onnx: coverage of a model needs the compiler" "$VKDB" --db "$TMP/a.db" coverage "$TMP/model.onnx"
+expect_rc "coverage of an uncompiled model" 1 "model.onnx: coverage lists a compiled model's workloads: compile it first" "$VKDB" --db "$TMP/a.db" coverage "$TMP/model.onnx"
 expect_rc "merge with a bad source writes nothing" 1 "foreign.db: not a vkml schedule database" "$VKDB" --db "$TMP/a.db" --db "$TMP/foreign.db" merge "$TMP/m3.db"
 check "merge with a bad source: no output file" sh -c "[ ! -e '$TMP/m3.db' ]"
 expect_rc "missing file" 1 "missing.db: no such file" "$VKDB" --db "$TMP/missing.db" devices
