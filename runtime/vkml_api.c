@@ -441,9 +441,12 @@ vkml_status vkml_instance_memory(const vkml_instance *inst, vkml_memory *out) {
     out->arena_bytes = st.arena_bytes;
     out->staging_bytes = st.staging_bytes;
     out->lean = st.lean;
-    rt_vk_mem_stats ms;
+    /* device memory: the device-local pool and the device-local
+     * host-visible one (inputs the kernels read in place) */
+    rt_vk_mem_stats ms, mu;
     rt_vk_memory_stats(inst->dev->ctx, RT_VK_MEM_DEVICE, &ms);
-    out->device_used_bytes = ms.used_bytes;
+    rt_vk_memory_stats(inst->dev->ctx, RT_VK_MEM_UPLOAD, &mu);
+    out->device_used_bytes = ms.used_bytes + mu.used_bytes;
   }
   pthread_mutex_unlock(&m->lock);
   return VKML_OK;

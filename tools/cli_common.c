@@ -31,6 +31,10 @@ const char cli_run_opts_help[] =
     "                      GPU: sleep on the fence (default), poll it (lowest\n"
     "                      latency, a core busy while the GPU runs), or sleep 3/4\n"
     "                      of the last run's time and then poll\n"
+    "  --inputs direct|staged\n"
+    "                      GPU, all steps on the GPU: write inputs into device-local\n"
+    "                      host-visible memory the kernels read, where the device\n"
+    "                      has it (default), or into staging copied in by the run\n"
     "  --profile           per-op time table (median over the timed runs): output\n"
     "                      shape, GFLOP/s and GB/s from each op's work and traffic\n"
     "  --peak GFLOPS,GBS   the device's peaks (e.g. from bench/peaks.py): --profile\n"
@@ -104,7 +108,8 @@ int cli_run_opts_parse(const char *tool, int argc, char **argv, int *i,
   bool takes_value = !strcmp(a, "--input") || !strcmp(a, "--output") ||
                      !strcmp(a, "--device") || !strcmp(a, "--bench") ||
                      !strcmp(a, "--warmup") || !strcmp(a, "--warmup-ms") ||
-                     !strcmp(a, "--wait") || !strcmp(a, "--peak");
+                     !strcmp(a, "--wait") || !strcmp(a, "--peak") ||
+                     !strcmp(a, "--inputs");
   if (!takes_value) {
     if (!strcmp(a, "--profile")) o->profile = true;
     else if (!strcmp(a, "--replay")) o->replay = true;
@@ -153,6 +158,12 @@ int cli_run_opts_parse(const char *tool, int argc, char **argv, int *i,
       return -1;
     }
     o->wait = !strcmp(v, "spin") ? 1 : !strcmp(v, "hybrid") ? 2 : 0;
+  } else if (!strcmp(a, "--inputs")) {
+    if (strcmp(v, "direct") && strcmp(v, "staged")) {
+      fprintf(stderr, "%s: --inputs expects direct or staged, got '%s'\n", tool, v);
+      return -1;
+    }
+    o->staged_inputs = !strcmp(v, "staged");
   } else if (!parse_int(v, !strcmp(a, "--bench")       ? &o->bench
                           : !strcmp(a, "--warmup-ms") ? &o->warmup_ms
                                                       : &o->warmup)) {
@@ -576,10 +587,10 @@ static void print_device_memory(const runner *rn, bool json) {
   double runs = st.n_runs ? (double)st.n_runs : 1;
   if (json) {
     printf("\"device_memory\": {\"weights\": %llu, \"arena\": %llu, \"other\": %llu, "
-           "\"staging\": %llu}, \"lean\": %s",
+           "\"staging\": %llu}, \"lean\": %s, \"direct_inputs\": %d",
            (unsigned long long)st.weight_bytes, (unsigned long long)st.arena_bytes,
            (unsigned long long)other, (unsigned long long)st.staging_bytes,
-           st.lean ? "true" : "false");
+           st.lean ? "true" : "false", st.n_direct_inputs);
     if (st.lean)
       printf(", \"run_split_ms\": {\"host_copy\": %.6f, \"submit_wait\": %.6f}",
              1e-6 * st.host_copy_ns / runs, 1e-6 * st.submit_wait_ns / runs);
@@ -591,8 +602,9 @@ static void print_device_memory(const runner *rn, bool json) {
          (double)st.staging_bytes / 1e6);
   if (st.lean)
     printf("each run (mean over all): host copies %.4f ms, submit to fence %.4f ms; one "
-           "submission\n",
-           1e-6 * st.host_copy_ns / runs, 1e-6 * st.submit_wait_ns / runs);
+           "submission; %d of %d inputs written where the kernels read them\n",
+           1e-6 * st.host_copy_ns / runs, 1e-6 * st.submit_wait_ns / runs, st.n_direct_inputs,
+           rn->g->n_inputs);
   else
     printf("runs go step by step (%d segments, %d CPU steps, %d transfers)\n", st.n_segments,
            st.n_cpu_steps, st.n_transfer_steps);
@@ -778,7 +790,8 @@ vkml_status cli_run_graph_gpu(rt_vk_context *ctx, const ir_plan *plan, const cli
   rt_vk_exec_opts xo = {.timestamps = o->profile && t->timestamp_valid_bits, .weights = w,
                         .wait = o->wait == 1   ? RT_VK_WAIT_SPIN
                                 : o->wait == 2 ? RT_VK_WAIT_HYBRID
-                                               : RT_VK_WAIT_BLOCK};
+                                               : RT_VK_WAIT_BLOCK,
+                        .staged_inputs = o->staged_inputs};
   t0 = cli_now_seconds();
   vkml_status s = rt_vk_exec_create(ctx, plan, &xo, &rn.exec);
   rn.exec_s = cli_now_seconds() - t0;

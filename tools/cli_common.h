@@ -43,6 +43,7 @@ typedef struct cli_run_opts {
   bool replay;            /* GPU: timed runs replay the recorded kernels only */
   bool profile, json;
   int wait;               /* GPU --wait: 0 block, 1 spin, 2 hybrid */
+  bool staged_inputs;     /* GPU --inputs staged */
   double peak_gflops, peak_gbs; /* --peak: the device's roofs for --profile (0: none) */
   const cli_memory_stats *memory; /* printed after the results; NULL: none */
   const cli_load_times *load;     /* printed with --bench; NULL: none */

@@ -62,6 +62,8 @@ struct rt_vk_exec {
    * copies the outputs out; a run is memcpy, one submit, memcpy */
   rt_vk_program *io_prog;
   rt_vk_buffer **in_stage, **out_stage; /* by graph input / output index */
+  bool *in_direct; /* by graph input: in_stage is the kernels' own buffer
+                      (UPLOAD memory, no copy in; not owned here) */
   int io_first;                         /* io_prog command of the first dispatch */
   double *io_ns;                        /* scratch for its timings */
   uint32_t seen_errors; /* validation errors already reported */
@@ -205,18 +207,45 @@ static void describe_value(const ir_value *v, char *buf, size_t bytes) {
   }
 }
 
-/* A device buffer of `bytes` within opts.max_device_bytes. */
-static vkml_status device_buffer(rt_vk_exec *e, uint64_t bytes, rt_vk_buffer **out) {
+/* A device buffer of `bytes` of `kind` within opts.max_device_bytes. */
+static vkml_status kind_buffer(rt_vk_exec *e, rt_vk_mem_kind kind, uint64_t bytes,
+                               rt_vk_buffer **out) {
   if (e->opts.max_device_bytes && e->stats.device_bytes + bytes > e->opts.max_device_bytes)
     return vkml_status_make(VKML_CODE_OUT_OF_MEMORY,
                             "%llu device bytes more exceed the budget of %llu (%llu in use)",
                             (unsigned long long)bytes,
                             (unsigned long long)e->opts.max_device_bytes,
                             (unsigned long long)e->stats.device_bytes);
-  VKML_RETURN_IF_ERROR(rt_vk_buffer_create(e->ctx, RT_VK_MEM_DEVICE, bytes, out));
+  VKML_RETURN_IF_ERROR(rt_vk_buffer_create(e->ctx, kind, bytes, out));
   e->stats.n_buffers++;
   e->stats.device_bytes += bytes;
   return VKML_OK;
+}
+
+static vkml_status device_buffer(rt_vk_exec *e, uint64_t bytes, rt_vk_buffer **out) {
+  return kind_buffer(e, RT_VK_MEM_DEVICE, bytes, out);
+}
+
+/* Whether the plan will take the lean path (as lean_possible decides once
+ * the buffers exist): every step on the GPU, no bounded input. */
+static bool lean_expected(const rt_vk_exec *e) {
+  if (e->opts.no_lean) return false;
+  for (int i = 0; i < e->plan->n_steps; i++)
+    if (e->plan->steps[i].device != IR_DEVICE_GPU) return false;
+  for (int i = 0; i < e->g->n_inputs; i++)
+    if (e->g->inputs[i]->type.bounded) return false;
+  return true;
+}
+
+/* A graph input the kernels may read where the host writes it: a lean
+ * plan, a dense layout, memory both device-local and host-visible. */
+static bool direct_input(const rt_vk_exec *e, const ir_value *v) {
+  if (e->opts.staged_inputs || !rt_vk_memory_has(e->ctx, RT_VK_MEM_UPLOAD) || v->producer ||
+      ir_value_is_const(v) || !lean_expected(e))
+    return false;
+  bool is_input = false;
+  for (int i = 0; i < e->g->n_inputs; i++) is_input |= e->g->inputs[i] == v;
+  return is_input && ir_type_storage_bytes(&v->type, v->layout) == ir_type_bytes(&v->type);
 }
 
 static vkml_status make_buffer(rt_vk_exec *e, const ir_value *v) {
@@ -230,7 +259,16 @@ static vkml_status make_buffer(rt_vk_exec *e, const ir_value *v) {
   /* rounded up to 16 bytes: a kernel's last vector access stays inside */
   uint64_t bytes = ((uint64_t)ir_type_storage_bytes(&v->type, v->layout) + 15) / 16 * 16;
   if (!bytes) bytes = 16;
-  vkml_status st = device_buffer(e, bytes, &e->bufs[v->id]);
+  vkml_status st = VKML_OK;
+  bool direct = false;
+  if (direct_input(e, v)) {
+    /* where that memory runs out (a 256 MiB BAR), the input goes through
+     * staging instead */
+    vkml_status su = kind_buffer(e, RT_VK_MEM_UPLOAD, bytes, &e->bufs[v->id]);
+    direct = !su;
+    vkml_status_free(su);
+  }
+  if (!direct) st = device_buffer(e, bytes, &e->bufs[v->id]);
   if (st) {
     char d[256];
     describe_value(v, d, sizeof d);
@@ -359,12 +397,22 @@ static bool lean_possible(const rt_vk_exec *e) {
 static vkml_status make_io_program(rt_vk_exec *e) {
   const ir_graph *g = e->g;
   e->in_stage = calloc((size_t)g->n_inputs + 1, sizeof *e->in_stage);
+  e->in_direct = calloc((size_t)g->n_inputs + 1, sizeof *e->in_direct);
   e->out_stage = calloc((size_t)g->n_outputs + 1, sizeof *e->out_stage);
-  if (!e->in_stage || !e->out_stage) return ir_oom(NULL);
+  if (!e->in_stage || !e->in_direct || !e->out_stage) return ir_oom(NULL);
   VKML_RETURN_IF_ERROR(rt_vk_program_create(e->ctx, e->opts.timestamps, &e->io_prog));
   for (int i = 0; i < g->n_inputs; i++) {
     const ir_value *v = g->inputs[i];
     uint64_t bytes = (uint64_t)ir_type_bytes(&v->type);
+    rt_vk_buffer_info bi;
+    if (e->bufs[v->id]) rt_vk_buffer_info_get(e->bufs[v->id], &bi);
+    if (e->bufs[v->id] && bi.kind == RT_VK_MEM_UPLOAD && !e->buf_off[v->id]) {
+      /* the host writes where the kernels read: nothing to copy */
+      e->in_stage[i] = e->bufs[v->id];
+      e->in_direct[i] = true;
+      e->stats.n_direct_inputs++;
+      continue;
+    }
     VKML_RETURN_IF_ERROR(staging_buffer(e, v, &e->in_stage[i]));
     if (!e->bufs[v->id] || !bytes) continue; /* no GPU step reads it */
     VKML_RETURN_IF_ERROR(rt_vk_program_copy(e->io_prog, e->in_stage[i], 0, e->bufs[v->id],
@@ -525,10 +573,11 @@ void rt_vk_exec_destroy(rt_vk_exec *e) {
   if (!e) return;
   rt_vk_program_destroy(e->ctx, e->io_prog);
   for (int i = 0; e->in_stage && i < e->g->n_inputs; i++)
-    rt_vk_buffer_destroy(e->ctx, e->in_stage[i]);
+    if (!e->in_direct || !e->in_direct[i]) rt_vk_buffer_destroy(e->ctx, e->in_stage[i]);
   for (int i = 0; e->out_stage && i < e->g->n_outputs; i++)
     rt_vk_buffer_destroy(e->ctx, e->out_stage[i]);
   free(e->in_stage);
+  free(e->in_direct);
   free(e->out_stage);
   free(e->io_ns);
   for (int i = 0; e->segs && i < e->n_segs; i++) rt_vk_program_destroy(e->ctx, e->segs[i].prog);

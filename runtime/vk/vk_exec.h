@@ -52,6 +52,10 @@ typedef struct rt_vk_exec_opts {
    * own). Must outlive the executor. */
   const rt_vk_weights *weights;
   bool no_lean; /* always take the step-by-step path (tests, comparisons) */
+  /* Lean path: copy every input in from host-visible staging even where
+   * the device has device-local host-visible memory the kernels could read
+   * it from directly (comparisons) */
+  bool staged_inputs;
   /* Threads creating the pipelines at creation (0: one per core, at most
    * 8; 1: on the caller's thread only). */
   int pipeline_threads;
@@ -70,7 +74,10 @@ void rt_vk_exec_destroy(rt_vk_exec *e);
  * steps), creation also records one program that copies the inputs in
  * from host-visible staging buffers, runs every dispatch and copies the
  * outputs out to staging: a run is a memcpy per input, one submit and wait,
- * a memcpy per output, with no allocation or descriptor work.
+ * a memcpy per output, with no allocation or descriptor work. Where the
+ * device has memory both device-local and host-visible (RT_VK_MEM_UPLOAD),
+ * an input lives there and the host writes it where the kernels read it:
+ * no copy in (opts.staged_inputs turns this off).
  * rt_vk_exec_run takes it by itself. Zero copy: rt_vk_exec_input_map gives
  * graph input i's staging memory (write the input there, dense, in the
  * graph's dtype), rt_vk_exec_output_map output i's (the last run's result),
@@ -129,6 +136,9 @@ typedef struct rt_vk_exec_stats {
   bool weights_shared;            /* they belong to opts.weights (not counted
                                      in device_bytes) */
   uint64_t staging_bytes;         /* host-visible bytes of the lean path */
+  int n_direct_inputs;            /* lean path: graph inputs the host writes
+                                     into device-local host-visible memory
+                                     the kernels read (no copy in) */
   /* lean runs, summed: host copies in and out; submit to fence signalled */
   double host_copy_ns, submit_wait_ns;
 } rt_vk_exec_stats;

@@ -72,6 +72,7 @@ typedef struct rt_vk_block {
 
 typedef struct rt_vk_pool {
   uint32_t type_index, heap_index;
+  bool present; /* the device has a memory type for it */
   bool coherent;
   VkDeviceSize block_bytes, align;
   rt_vk_block **blocks;

@@ -63,19 +63,31 @@ vkml_status rt_vk_memory_init(rt_vk_context *ctx, VkDeviceSize block_bytes) {
   if (dev == UINT32_MAX || host == UINT32_MAX)
     return vkml_status_make(VKML_CODE_DEVICE, "device '%s' has no usable %s memory type",
                             ctx->target.name, dev == UINT32_MAX ? "device" : "host-visible");
+  /* device-local and host-visible: absent on discrete GPUs without a
+   * resizable BAR's type (the pool then stays empty) */
+  uint32_t upload = pick_type(mp, req.memoryTypeBits,
+                              VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT |
+                                  VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT,
+                              VK_MEMORY_PROPERTY_HOST_COHERENT_BIT, 0);
   if (!block_bytes) block_bytes = DEFAULT_BLOCK_BYTES;
   VkDeviceSize base_align =
       max_u64(64, max_u64(req.alignment, ctx->target.min_storage_buffer_offset_alignment));
-  uint32_t types[RT_VK_MEM_KIND_COUNT] = {dev, host};
+  uint32_t types[RT_VK_MEM_KIND_COUNT] = {dev, host, upload};
   for (int k = 0; k < RT_VK_MEM_KIND_COUNT; k++) {
     rt_vk_pool *p = &ctx->pools[k];
     p->type_index = types[k];
+    p->present = types[k] != UINT32_MAX;
+    if (!p->present) continue;
     p->heap_index = mp->memoryTypes[types[k]].heapIndex;
     p->coherent = mp->memoryTypes[types[k]].propertyFlags & VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
     p->align = base_align;
-    if (k == RT_VK_MEM_HOST && !p->coherent) p->align = max_u64(p->align, ctx->non_coherent_atom);
+    if (k != RT_VK_MEM_DEVICE && !p->coherent)
+      p->align = max_u64(p->align, ctx->non_coherent_atom);
     VkDeviceSize heap = mp->memoryHeaps[p->heap_index].size;
-    p->block_bytes = align_up(block_bytes < heap / 4 ? block_bytes : heap / 4, p->align);
+    /* inputs are small, and a BAR heap may be only 256 MiB */
+    VkDeviceSize want = k == RT_VK_MEM_UPLOAD && block_bytes > (16ull << 20) ? 16ull << 20
+                                                                              : block_bytes;
+    p->block_bytes = align_up(want < heap / 4 ? want : heap / 4, p->align);
     if (ctx->max_alloc_bytes && p->block_bytes > ctx->max_alloc_bytes)
       p->block_bytes = ctx->max_alloc_bytes & ~(p->align - 1);
   }
@@ -118,7 +130,7 @@ static vkml_status block_new(rt_vk_context *ctx, rt_vk_mem_kind kind, VkDeviceSi
    * are touched */
   VkDeviceSize held = 0;
   for (int k = 0; k < RT_VK_MEM_KIND_COUNT; k++)
-    if (ctx->pools[k].heap_index == p->heap_index)
+    if (ctx->pools[k].present && ctx->pools[k].heap_index == p->heap_index)
       for (int i = 0; i < ctx->pools[k].n_blocks; i++) held += ctx->pools[k].blocks[i]->bytes;
   if (held + bytes > heap)
     return vkml_status_make(VKML_CODE_OUT_OF_MEMORY,
@@ -162,7 +174,9 @@ static vkml_status block_new(rt_vk_context *ctx, rt_vk_mem_kind kind, VkDeviceSi
     b->mem = VK_NULL_HANDLE;
     s = rt_vk_error(r, "vkAllocateMemory");
     s = vkml_status_annotate(s, "allocating a %llu-byte %s block", (unsigned long long)bytes,
-                             kind == RT_VK_MEM_HOST ? "host" : "device");
+                             kind == RT_VK_MEM_HOST     ? "host"
+                             : kind == RT_VK_MEM_UPLOAD ? "upload"
+                                                        : "device");
   }
   VkBufferCreateInfo bi = {
       .sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
@@ -182,7 +196,7 @@ static vkml_status block_new(rt_vk_context *ctx, rt_vk_mem_kind kind, VkDeviceSi
   }
   if (!s && (r = ctx->vk.vkBindBufferMemory(ctx->device, b->buf, b->mem, 0)) != VK_SUCCESS)
     s = rt_vk_error(r, "vkBindBufferMemory");
-  if (!s && kind == RT_VK_MEM_HOST &&
+  if (!s && kind != RT_VK_MEM_DEVICE &&
       (r = ctx->vk.vkMapMemory(ctx->device, b->mem, 0, VK_WHOLE_SIZE, 0, &b->mapped)) !=
           VK_SUCCESS) {
     b->mapped = NULL;
@@ -284,6 +298,10 @@ vkml_status rt_vk_buffer_create_aligned(rt_vk_context *ctx, rt_vk_mem_kind kind,
                             "buffer: bad kind, zero size or alignment %llu not a power of two",
                             (unsigned long long)align);
   rt_vk_pool *p = &ctx->pools[kind];
+  if (!p->present)
+    return vkml_status_make(VKML_CODE_UNSUPPORTED,
+                            "device '%s' has no memory type both device-local and host-visible",
+                            ctx->target.name);
   align = max_u64(align, p->align);
   if (bytes > UINT64_MAX / 2)
     return vkml_status_make(VKML_CODE_OUT_OF_MEMORY, "out of device memory: %llu bytes requested",
@@ -338,10 +356,14 @@ void rt_vk_memory_trim(rt_vk_context *ctx) {
   }
 }
 
+bool rt_vk_memory_has(const rt_vk_context *ctx, rt_vk_mem_kind kind) {
+  return (unsigned)kind < RT_VK_MEM_KIND_COUNT && ctx->pools[kind].present;
+}
+
 uint64_t rt_vk_buffer_bytes(const rt_vk_buffer *buf) { return buf->bytes; }
 
 void *rt_vk_buffer_map(const rt_vk_buffer *buf) {
-  if (buf->kind != RT_VK_MEM_HOST) return NULL;
+  if (buf->kind == RT_VK_MEM_DEVICE) return NULL;
   return (char *)buf->block->mapped + buf->offset;
 }
 

@@ -2,12 +2,17 @@
  * first-fit with alignment; one VkBuffer spans each block, so a buffer here
  * is a (block buffer, offset, size) range and costs no Vulkan object.
  *
- * Two pools: DEVICE (device-local, for tensors; never mapped, reached through
- * staging) and HOST (host-visible, for staging and read-back). An allocation
- * larger than a block gets a dedicated block, released when it is freed. */
+ * Three pools: DEVICE (device-local, for tensors; never mapped, reached
+ * through staging), HOST (host-visible, for staging and read-back) and
+ * UPLOAD (device-local and host-visible, mapped: inputs the host writes and
+ * kernels read in place, with no copy; only where the device offers such a
+ * memory type, e.g. a resizable BAR or a CPU or integrated GPU). An
+ * allocation larger than a block gets a dedicated block, released when it
+ * is freed. */
 #ifndef RT_VK_MEMORY_H
 #define RT_VK_MEMORY_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -16,15 +21,20 @@
 typedef enum rt_vk_mem_kind {
   RT_VK_MEM_DEVICE = 0,
   RT_VK_MEM_HOST,
+  RT_VK_MEM_UPLOAD,
   RT_VK_MEM_KIND_COUNT
 } rt_vk_mem_kind;
 
 typedef struct rt_vk_buffer rt_vk_buffer;
 
+/* Whether the device has memory of this kind (DEVICE and HOST always;
+ * UPLOAD only where a memory type is both device-local and host-visible). */
+bool rt_vk_memory_has(const rt_vk_context *ctx, rt_vk_mem_kind kind);
+
 /* Allocates bytes (> 0) aligned to the pool's alignment (at least
  * minStorageBufferOffsetAlignment and 64). Out of device memory (including a
- * request larger than the heap) is an OUT_OF_MEMORY status naming the size.
- * Free with rt_vk_buffer_destroy. */
+ * request larger than the heap) is an OUT_OF_MEMORY status naming the size;
+ * a kind the device lacks is UNSUPPORTED. Free with rt_vk_buffer_destroy. */
 vkml_status rt_vk_buffer_create(rt_vk_context *ctx, rt_vk_mem_kind kind,
                                 uint64_t bytes, rt_vk_buffer **out);
 /* Same with a stricter alignment (a power of two). */
@@ -35,8 +45,8 @@ vkml_status rt_vk_buffer_create_aligned(rt_vk_context *ctx,
 void rt_vk_buffer_destroy(rt_vk_context *ctx, rt_vk_buffer *buf);
 
 uint64_t rt_vk_buffer_bytes(const rt_vk_buffer *buf);
-/* Host pointer of a HOST buffer (coherent or flushed by the calls below);
- * NULL for DEVICE buffers. */
+/* Host pointer of a HOST or UPLOAD buffer (coherent or flushed by the calls
+ * below); NULL for DEVICE buffers. */
 void *rt_vk_buffer_map(const rt_vk_buffer *buf);
 
 /* Where a buffer lives: block id within its pool and byte offset. */
@@ -77,7 +87,7 @@ vkml_status rt_vk_buffer_upload_fill(rt_vk_context *ctx, rt_vk_buffer *buf, uint
                                                   uint64_t n),
                                      void *user);
 
-/* For a HOST buffer written or read through its mapping: make host writes
+/* For a HOST or UPLOAD buffer written or read through its mapping: make host writes
  * visible to the device (flush) or device writes visible to the host
  * (invalidate); no-ops on coherent memory and DEVICE buffers. */
 vkml_status rt_vk_buffer_flush(rt_vk_context *ctx, const rt_vk_buffer *buf, uint64_t offset,

@@ -75,7 +75,7 @@ static vkml_status check_range(const rt_vk_buffer *buf, uint64_t offset, uint64_
  * it, and blocks are sized in multiples of it). */
 static vkml_status host_sync(rt_vk_context *ctx, const rt_vk_buffer *buf, uint64_t offset,
                              uint64_t bytes, bool flush) {
-  if (ctx->pools[RT_VK_MEM_HOST].coherent) return VKML_OK;
+  if (ctx->pools[buf->kind].coherent) return VKML_OK;
   VkDeviceSize atom = ctx->non_coherent_atom ? ctx->non_coherent_atom : 1;
   VkDeviceSize lo = (buf->offset + offset) / atom * atom;
   VkDeviceSize hi = (buf->offset + offset + bytes + atom - 1) / atom * atom;
@@ -146,8 +146,8 @@ static vkml_status transfer(rt_vk_context *ctx, rt_vk_buffer *buf, uint64_t offs
                             uint64_t bytes, bool to_device, chunk_fn fn, void *user) {
   VKML_RETURN_IF_ERROR(check_range(buf, offset, bytes));
   if (!bytes) return VKML_OK;
-  if (buf->kind == RT_VK_MEM_HOST) {
-    /* the caller has waited for any GPU work on buf (programs end with a
+  if (buf->kind != RT_VK_MEM_DEVICE) {
+    /* mapped (HOST, UPLOAD): the caller has waited for any GPU work on buf (programs end with a
      * barrier to host reads before their fence) */
     char *p = (char *)rt_vk_buffer_map(buf) + offset;
     if (to_device) {
@@ -198,15 +198,15 @@ vkml_status rt_vk_buffer_upload_fill(rt_vk_context *ctx, rt_vk_buffer *buf, uint
 vkml_status rt_vk_buffer_flush(rt_vk_context *ctx, const rt_vk_buffer *buf, uint64_t offset,
                                uint64_t bytes) {
   VKML_RETURN_IF_ERROR(check_range(buf, offset, bytes));
-  return buf->kind == RT_VK_MEM_HOST && bytes ? host_sync(ctx, buf, offset, bytes, true)
-                                               : VKML_OK;
+  return buf->kind != RT_VK_MEM_DEVICE && bytes ? host_sync(ctx, buf, offset, bytes, true)
+                                                 : VKML_OK;
 }
 
 vkml_status rt_vk_buffer_invalidate(rt_vk_context *ctx, const rt_vk_buffer *buf,
                                     uint64_t offset, uint64_t bytes) {
   VKML_RETURN_IF_ERROR(check_range(buf, offset, bytes));
-  return buf->kind == RT_VK_MEM_HOST && bytes ? host_sync(ctx, buf, offset, bytes, false)
-                                               : VKML_OK;
+  return buf->kind != RT_VK_MEM_DEVICE && bytes ? host_sync(ctx, buf, offset, bytes, false)
+                                                 : VKML_OK;
 }
 
 vkml_status rt_vk_buffer_upload(rt_vk_context *ctx, rt_vk_buffer *buf, uint64_t offset,

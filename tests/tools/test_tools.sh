@@ -187,6 +187,24 @@ if gpu_vkc compile "$EX/model.vkir" --precision fp16 -o "$TMP/h.vkm" 2>"$TMP/err
 else
   bad "vkc compile --precision fp16 + vkrun ($(head -c 400 "$TMP/err"))"
 fi
+# an all-GPU artifact runs lean: inputs written where the kernels read them
+# (every lavapipe memory type is device-local and host-visible) or through
+# staging, with the same outputs, under the validation layer
+if ASAN_OPTIONS=detect_leaks=0 VKML_VALIDATION=1 "$VKRUN" "$TMP/h.vkm" --input x="$EX/x.npy" --inputs staged --output "$TMP/a4" 2>"$TMP/err" &&
+   cmp -s "$TMP/a3/prob.npy" "$TMP/a4/prob.npy" &&
+   "$VKRUN" "$TMP/h.vkm" --input x="$EX/x.npy" --bench 2 --json >"$TMP/d.json" 2>>"$TMP/err" &&
+   "$VKRUN" "$TMP/h.vkm" --input x="$EX/x.npy" --bench 2 --inputs staged --json >"$TMP/s.json" 2>>"$TMP/err" &&
+   python3 -c "
+import json, sys
+d, s = (json.load(open(sys.argv[k])) for k in (1, 2))
+ok = d['lean'] and s['lean'] and d['direct_inputs'] == 1 and s['direct_inputs'] == 0
+ok = ok and s['device_memory']['staging'] > d['device_memory']['staging']
+sys.exit(0 if ok else 1)" "$TMP/d.json" "$TMP/s.json"; then
+  ok "vkrun --inputs direct|staged: same outputs; direct takes no input staging"
+else
+  bad "vkrun --inputs direct|staged ($(head -c 300 "$TMP/err") $(head -c 300 "$TMP/d.json"))"
+fi
+expect_rc "vkrun: bad --inputs" 2 "--inputs expects direct or staged" "$VKRUN" "$TMP/h.vkm" --inputs mapped --input x="$EX/x.npy"
 head -c 3000 "$TMP/t.vkm" >"$TMP/cut.vkm"
 expect_fail "vkrun: a truncated artifact" "truncated (header says" "$VKRUN" "$TMP/cut.vkm" --input x="$EX/x.npy"
 expect_rc "vkc compile: no -o" 2 "no -o OUT.vkm given" "$VKC" compile "$EX/model.vkir"
