@@ -19,30 +19,13 @@
 #include "test_support.h"
 #include "vk_test.h"
 
-typedef struct env {
-  rt_vk_context *ctx;
-  cg_compiler *cc;
-  const ir_target *t;
-} env;
-
-static void env_open(env *e) {
-  e->ctx = vt_context(NULL);
-  e->t = rt_vk_context_target(e->ctx);
-  e->cc = vt_compiler();
-}
-
-static void env_close(env *e) {
-  cg_compiler_destroy(e->cc);
-  vt_destroy(e->ctx);
-}
-
-static ir_plan *compile(env *e, const char *text, const bool *cpu_ops, ir_precision prec) {
+static ir_plan *compile(vt_env *e, const char *text, const bool *cpu_ops, ir_precision prec) {
   ir_graph *g = NULL;
   T_OK(ir_parse(text, strlen(text), "<test>", &g));
   return vt_compile(e->t, e->cc, g, cpu_ops, prec);
 }
 
-static void run(env *e, const ir_plan *p, const rt_tensor *in, int n_in, rt_tensor *out,
+static void run(vt_env *e, const ir_plan *p, const rt_tensor *in, int n_in, rt_tensor *out,
                 int n_out) {
   rt_vk_exec *x;
   T_OK(rt_vk_exec_create(e->ctx, p, NULL, &x));
@@ -58,8 +41,8 @@ static const char SMALL[] = "vkir 1\n"
                             "}\n";
 
 Test(vk_artifact, round_trip_runs_and_reencodes_identically) {
-  env e;
-  env_open(&e);
+  vt_env e;
+  vt_env_open(&e);
   ir_graph *g = NULL;
   T_OK(ir_parse_file(VKML_SOURCE_ROOT "/tests/models/tinycnn/model.vkir", &g));
   t_rng r = t_rng_make(3);
@@ -102,14 +85,14 @@ Test(vk_artifact, round_trip_runs_and_reencodes_identically) {
     }
   rt_tensor_free(&in);
   ir_graph_destroy(g);
-  env_close(&e);
+  vt_env_close(&e);
 }
 
 /* Every byte flipped in turn, and every truncation: refused, with a
  * message naming the file, never a crash or a plan. */
 Test(vk_artifact, every_flipped_byte_and_truncation_is_refused) {
-  env e;
-  env_open(&e);
+  vt_env e;
+  vt_env_open(&e);
   bool cpu[IR_OP_COUNT] = {false};
   cpu[IR_OP_MUL] = true; /* a CPU step and transfers in the file too */
   ir_plan *p = compile(&e, SMALL, cpu, IR_PRECISION_FP32);
@@ -158,14 +141,14 @@ Test(vk_artifact, every_flipped_byte_and_truncation_is_refused) {
   free(copy);
   free(bytes);
   ir_plan_destroy(p);
-  env_close(&e);
+  vt_env_close(&e);
 }
 
 /* A plan whose kernels need a feature the device lacks is refused before
  * anything is created, naming the feature. */
 Test(vk_artifact, missing_device_feature_is_named) {
-  env e;
-  env_open(&e);
+  vt_env e;
+  vt_env_open(&e);
   ir_plan *p = compile(&e, SMALL, NULL, IR_PRECISION_FP32);
   ir_plan_needs needs;
   T_OK(ir_plan_needs_get(p, &needs));
@@ -176,5 +159,5 @@ Test(vk_artifact, missing_device_feature_is_named) {
                  "the kernels need storageBuffer16BitAccess (fp16 tensors), which");
   T_OK(ir_target_check_needs(e.t, &(ir_plan_needs){0, 0}));
   ir_plan_destroy(p);
-  env_close(&e);
+  vt_env_close(&e);
 }

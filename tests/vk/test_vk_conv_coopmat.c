@@ -108,45 +108,6 @@ static void free3(rt_tensor *in) {
   for (int i = 0; i < 3; i++) rt_tensor_free(&in[i]);
 }
 
-/* A device with VK_NV_cooperative_matrix, as the H200 reports it (shapes
- * in driver order; 16x8x16 first). */
-static ir_target coop_target(void) {
-  ir_target t;
-  ir_target_minimum(&t);
-  strcpy(t.name, "synthetic-coopmat");
-  t.subgroup_size = 32;
-  t.subgroup_ops = IR_SUBGROUP_BASIC | IR_SUBGROUP_ARITHMETIC;
-  t.subgroup_in_compute = true;
-  t.max_shared_bytes = 49152;
-  t.max_workgroup_size[0] = 1024;
-  t.max_workgroup_invocations = 1024;
-  t.fp16_arith = t.storage_16bit = true;
-  t.coopmat_nv = true;
-  t.vulkan_memory_model = true;
-  ir_coopmat_shape sh[] = {
-      {16, 8, 16, IR_COOPMAT_F16, IR_COOPMAT_F16, IR_COOPMAT_F16, IR_COOPMAT_F16},
-      {16, 8, 8, IR_COOPMAT_F16, IR_COOPMAT_F16, IR_COOPMAT_F32, IR_COOPMAT_F32},
-      {16, 16, 16, IR_COOPMAT_F16, IR_COOPMAT_F16, IR_COOPMAT_F32, IR_COOPMAT_F32},
-      {8, 8, 32, IR_COOPMAT_I8, IR_COOPMAT_I8, IR_COOPMAT_I32, IR_COOPMAT_I32},
-  };
-  t.n_coopmat_shapes = 4;
-  memcpy(t.coopmat_shapes, sh, sizeof sh);
-  return t;
-}
-
-static const char *define_of(const cg_kernel *k, const char *name) {
-  for (int i = 0; i < k->n_defines; i++)
-    if (!strcmp(k->def_name[i], name)) return k->def_value[i];
-  return NULL;
-}
-
-static uint32_t spec_of(const cg_kernel *k, uint32_t id) {
-  for (int i = 0; i < k->n_spec; i++)
-    if (k->spec_id[i] == id) return k->spec_value[i];
-  cr_assert_fail("no specialization constant %u", id);
-  return 0;
-}
-
 static cg_schedule sched(const char *text) {
   cg_schedule s;
   T_OK(cg_schedule_parse(&cg_conv2d_coopmat_template, text, &s));
@@ -195,7 +156,7 @@ static const cg_template *chosen(const ccase *c, ir_dtype dt, const ir_target *t
 
 Test(conv_coopmat, choice) {
   const cg_template *cm = &cg_conv2d_coopmat_template, *direct = &cg_conv2d_direct_template;
-  ir_target t = coop_target();
+  ir_target t = vt_coop_target();
   /* every f16 conv with one group: 3x3, strided, 7x7, 1x1, C = 1 */
   for (int i = 0; i < N_CASES; i++) cr_assert_eq(chosen(&CASES[i], IR_F16, &t), cm, "case %d", i);
   /* f32: the scalar templates */
@@ -208,7 +169,7 @@ Test(conv_coopmat, choice) {
   cr_assert_eq(chosen(&dw, IR_F16, &t), &cg_conv2d_depthwise_template);
   /* a target lacking any one feature: the scalar templates */
   for (int f = 0; f < 7; f++) {
-    t = coop_target();
+    t = vt_coop_target();
     if (f == 0) t.coopmat_nv = false;
     if (f == 1) t.fp16_arith = false;
     if (f == 2) t.vulkan_memory_model = false;
@@ -225,7 +186,7 @@ Test(conv_coopmat, choice) {
   cr_assert_eq(chosen(&CASES[0], IR_F16, &t), direct);
   cr_assert_eq(chosen(&CASES[3], IR_F16, &t), direct);
   /* a default that does not fit (the grid): the family falls back */
-  t = coop_target();
+  t = vt_coop_target();
   t.max_workgroup_count[0] = 2;
   t.max_workgroup_count[1] = 2;
   ir_graph *g;
@@ -246,7 +207,7 @@ Test(conv_coopmat, choice) {
 }
 
 Test(conv_coopmat, instantiation) {
-  ir_target t = coop_target();
+  ir_target t = vt_coop_target();
   const cg_template *cm = &cg_conv2d_coopmat_template;
   ir_graph *g;
   rt_tensor in[3];
@@ -257,16 +218,16 @@ Test(conv_coopmat, instantiation) {
   cr_assert_eq(k.tmpl, cm);
   cr_assert_eq(k.opt, CG_OPT_ZERO);
   cr_assert_eq(k.n_buffers, 4);
-  cr_assert_str_eq(define_of(&k, "MS"), "16");
-  cr_assert_str_eq(define_of(&k, "NS"), "16");
-  cr_assert_str_eq(define_of(&k, "KS"), "16");
-  cr_assert_str_eq(define_of(&k, "SG"), "32");
-  cr_assert_str_eq(define_of(&k, "A_VEC"), "8");
-  cr_assert_str_eq(define_of(&k, "B_VEC"), "1");
-  cr_assert_str_eq(define_of(&k, "PAD"), "8");
-  cr_assert_str_eq(define_of(&k, "HAS_BIAS"), "1");
-  cr_assert_str_eq(define_of(&k, "ACT"), "1");
-  cr_assert_null(define_of(&k, "PACKED"));
+  cr_assert_str_eq(vt_define_of(&k, "MS"), "16");
+  cr_assert_str_eq(vt_define_of(&k, "NS"), "16");
+  cr_assert_str_eq(vt_define_of(&k, "KS"), "16");
+  cr_assert_str_eq(vt_define_of(&k, "SG"), "32");
+  cr_assert_str_eq(vt_define_of(&k, "A_VEC"), "8");
+  cr_assert_str_eq(vt_define_of(&k, "B_VEC"), "1");
+  cr_assert_str_eq(vt_define_of(&k, "PAD"), "8");
+  cr_assert_str_eq(vt_define_of(&k, "HAS_BIAS"), "1");
+  cr_assert_str_eq(vt_define_of(&k, "ACT"), "1");
+  cr_assert_null(vt_define_of(&k, "PACKED"));
   /* few workgroups: the smallest rung, 16x16 tiles, BK 64 */
   char buf[96];
   cg_schedule_format(cm, &k.schedule, buf, sizeof buf);
@@ -275,7 +236,7 @@ Test(conv_coopmat, instantiation) {
   cr_assert_eq(k.groups[1], 2); /* 32 / 16 */
   cr_assert_eq(k.groups[2], 1);
   const uint32_t want[] = {1, 16, 9, 9, 32, 9, 9, 3, 3, 1, 1, 1, 1, 1, 1, 1};
-  for (uint32_t i = 0; i < 16; i++) cr_assert_eq(spec_of(&k, i), want[i], "spec %u", i);
+  for (uint32_t i = 0; i < 16; i++) cr_assert_eq(vt_spec_of(&k, i), want[i], "spec %u", i);
   char key[512];
   cg_conv_workload w;
   T_OK(cg_conv_workload_from_node(n, &w));
@@ -284,8 +245,8 @@ Test(conv_coopmat, instantiation) {
   /* an explicit schedule: 64x64 tiles; fp16 accumulation takes 16x8x16 */
   cg_schedule s = sched("WM=2,WN=2,TM=2,TN=2,BK=32,ACC=16");
   T_OK(cg_node_conv2d(n, cm, &s, &t, &k));
-  cr_assert_str_eq(define_of(&k, "NS"), "8");
-  cr_assert_str_eq(define_of(&k, "KS"), "16");
+  cr_assert_str_eq(vt_define_of(&k, "NS"), "8");
+  cr_assert_str_eq(vt_define_of(&k, "KS"), "16");
   cr_assert_eq(k.groups[0], 3); /* 81 / (2*2*8) */
   cr_assert_eq(k.groups[1], 1);
   /* shared memory with the device's shape, 64x64 tiles, BK 32: padded
@@ -294,33 +255,33 @@ Test(conv_coopmat, instantiation) {
   s = sched("WM=2,WN=2,TM=2,TN=2,BK=32,ACC=32");
   t.max_shared_bytes = 13824;
   T_OK(cg_node_conv2d(n, cm, &s, &t, &k));
-  cr_assert_str_eq(define_of(&k, "PAD"), "8");
+  cr_assert_str_eq(vt_define_of(&k, "PAD"), "8");
   t.max_shared_bytes = 13823;
   T_OK(cg_node_conv2d(n, cm, &s, &t, &k));
-  cr_assert_str_eq(define_of(&k, "PAD"), "0");
+  cr_assert_str_eq(vt_define_of(&k, "PAD"), "0");
   t.max_shared_bytes = 12287;
   t_expect_error(cg_node_conv2d(n, cm, &s, &t, &k), VKML_CODE_UNSUPPORTED, "shared memory");
   /* 64-wide subgroups: the widest workgroups no longer fit */
-  t = coop_target();
+  t = vt_coop_target();
   t.subgroup_size = 64;
   t.max_workgroup_invocations = t.max_workgroup_size[0] = 512;
   s = sched("WM=4,WN=4,TM=1,TN=1,BK=16,ACC=32");
   T_OK(cg_schedule_check(cm, &s, &t));
   t_expect_error(cg_node_conv2d(n, cm, &s, &t, &k), VKML_CODE_UNSUPPORTED, "invocations");
   /* what it does not run */
-  t = coop_target();
+  t = vt_coop_target();
   t.coopmat_nv = false;
   t_expect_error(cg_node_conv2d(n, cm, NULL, &t, &k), VKML_CODE_UNSUPPORTED,
                  "VK_NV_cooperative_matrix");
-  t = coop_target();
+  t = vt_coop_target();
   t.vulkan_memory_model = false;
   t_expect_error(cg_node_conv2d(n, cm, NULL, &t, &k), VKML_CODE_UNSUPPORTED, "memory model");
-  t = coop_target();
+  t = vt_coop_target();
   t.fp16_arith = false;
   t_expect_error(cg_node_conv2d(n, cm, NULL, &t, &k), VKML_CODE_UNSUPPORTED, "fp16 arithmetic");
   ir_graph_destroy(g);
   free3(in);
-  t = coop_target();
+  t = vt_coop_target();
   n = case_node(&g, &CASES[0], IR_F32, in);
   t_expect_error(cg_node_conv2d(n, cm, NULL, &t, &k), VKML_CODE_UNSUPPORTED, "f16 convs");
   ir_graph_destroy(g);
@@ -334,7 +295,7 @@ Test(conv_coopmat, instantiation) {
 
 /* The staging vectors and the default's ladder on ResNet-50-like shapes. */
 Test(conv_coopmat, vectors_and_default_ladder) {
-  ir_target t = coop_target();
+  ir_target t = vt_coop_target();
   static const struct {
     ccase c;
     const char *a_vec, *b_vec, *sched;
@@ -373,8 +334,8 @@ Test(conv_coopmat, vectors_and_default_ladder) {
     cg_kernel k;
     T_OK(cg_node_conv2d(n, NULL, NULL, &t, &k));
     cr_assert_eq(k.tmpl, &cg_conv2d_coopmat_template);
-    cr_assert_str_eq(define_of(&k, "A_VEC"), v[i].a_vec, "case %zu", i);
-    cr_assert_str_eq(define_of(&k, "B_VEC"), v[i].b_vec, "case %zu", i);
+    cr_assert_str_eq(vt_define_of(&k, "A_VEC"), v[i].a_vec, "case %zu", i);
+    cr_assert_str_eq(vt_define_of(&k, "B_VEC"), v[i].b_vec, "case %zu", i);
     char buf[96];
     cg_schedule_format(k.tmpl, &k.schedule, buf, sizeof buf);
     cr_assert_str_eq(buf, v[i].sched, "case %zu", i);
@@ -390,7 +351,7 @@ Test(conv_coopmat, vectors_and_default_ladder) {
  * the packed-layout mask of conv2d is unchanged (the kernels of both
  * choices take packed x and y). */
 Test(conv_coopmat, packed_operands) {
-  ir_target t = coop_target();
+  ir_target t = vt_coop_target();
   ir_graph *g;
   rt_tensor in[3];
   ir_node *n = case_node(&g, &CASES[3], IR_F16, in); /* 1x1, vectors of 8 */
@@ -409,8 +370,8 @@ Test(conv_coopmat, packed_operands) {
     n->outputs[0]->layout = v[i].y;
     T_OK(cg_node_conv2d(n, NULL, NULL, &t, &k));
     cr_assert_eq(k.tmpl, &cg_conv2d_coopmat_template);
-    cr_assert_str_eq(define_of(&k, "PACKED"), v[i].packed);
-    cr_assert_str_eq(define_of(&k, "B_VEC"), v[i].b_vec);
+    cr_assert_str_eq(vt_define_of(&k, "PACKED"), v[i].packed);
+    cr_assert_str_eq(vt_define_of(&k, "B_VEC"), v[i].b_vec);
   }
   ir_graph_destroy(g);
   free3(in);
@@ -419,17 +380,6 @@ Test(conv_coopmat, packed_operands) {
 /* The template compiles (optimisation level zero) for every staging
  * variant, both accumulators, packed operands, with and without bias, and
  * the module declares the CooperativeMatrixNV capability. */
-static bool has_capability(const cg_spirv *m, uint32_t cap) {
-  size_t n = m->bytes / 4;
-  for (size_t i = 5; i + 1 < n;) {
-    uint32_t len = m->words[i] >> 16, op = m->words[i] & 0xffff;
-    if (len == 0) break;
-    if (op == 17 && m->words[i + 1] == cap) return true;
-    i += len;
-  }
-  return false;
-}
-
 Test(conv_coopmat, compiles) {
   char *dir = vt_tempdir();
   cg_compiler_opts o = {.cache_dir = dir};
@@ -457,7 +407,7 @@ Test(conv_coopmat, compiles) {
       {12, "WM=4,WN=2,TM=1,TN=2,BK=32,ACC=32", 2, 32},
   };
   for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
-    ir_target t = coop_target();
+    ir_target t = vt_coop_target();
     t.subgroup_size = (uint32_t)v[i].subgroup;
     ir_graph *g;
     rt_tensor in[3];
@@ -472,7 +422,7 @@ Test(conv_coopmat, compiles) {
     T_OK(cg_conv_coopmat_instantiate(&w, v[i].sched ? &s : NULL, &t, &k));
     cg_spirv spv;
     T_OK(cg_kernel_compile(cc, &k, &spv));
-    cr_assert(has_capability(&spv, 5357), "variant %zu: no CooperativeMatrixNV capability", i);
+    cr_assert(vt_has_capability(&spv, 5357), "variant %zu: no CooperativeMatrixNV capability", i);
     cg_spirv_free(&spv);
     ir_graph_destroy(g);
     free3(in);
@@ -533,7 +483,6 @@ static void check(env *e, const ccase *c, const cg_template *tmpl, const cg_sche
   cr_assert_eq(k.tmpl, want_tmpl, "%s ran on %s", k.key, k.tmpl->name);
   rt_tensor want, got, mag;
   T_OK(rt_tensor_alloc(&yt, &want));
-  T_OK(rt_tensor_alloc(&yt, &got));
   T_OK(rt_tensor_alloc(&mt, &mag));
   const rt_tensor *ins[3] = {&in[0], &in[1], &in[2]};
   rt_tensor *outs[1] = {&want};
@@ -543,7 +492,7 @@ static void check(env *e, const ccase *c, const cg_template *tmpl, const cg_sche
   const rt_tensor *abs_in[3] = {&ab[0], &ab[1], &ab[2]};
   rt_tensor *mag_out[1] = {&mag};
   T_OK(rt_cpu_run_node(na, abs_in, n_in, mag_out, 1));
-  memset(got.data, 0x7f, rt_tensor_bytes(&got)); /* unwritten elements show */
+  vt_poisoned(&yt, 0x7f, &got); /* unwritten elements show */
   vt_run_kernel(e->ctx, e->cc, &k, ins, n_in, &got);
 
   double terms = (double)(c->c / c->group) * (double)(c->kh * c->kw) + 2;

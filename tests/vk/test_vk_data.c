@@ -28,9 +28,6 @@
 #include "codegen/cg_data.h"
 #include "ir/text.h"
 #include "runtime/cpu/cpu_kernels.h"
-#include "runtime/vk/vk_memory.h"
-#include "runtime/vk/vk_pipeline.h"
-#include "runtime/vk/vk_program.h"
 #include "test_support.h"
 #include "vk_test.h"
 
@@ -59,48 +56,6 @@ static void env_open(env *e) {
 static void env_close(env *e) {
   cg_compiler_destroy(e->cc);
   vt_destroy(e->ctx);
-}
-
-/* Compiles k, dispatches it once over in[] and out[] (bound in that order)
- * and downloads every output (any number of bindings, unlike vt_run_kernel). */
-static void run_gpu(env *e, const cg_kernel *k, const rt_tensor *in, int n_in, rt_tensor *out,
-                    int n_out) {
-  cr_assert_eq(k->n_buffers, n_in + n_out, "kernel %s takes %d buffers", k->key, k->n_buffers);
-  cg_spirv spv;
-  T_OK(cg_kernel_compile(e->cc, k, &spv));
-  rt_vk_spec spec[CG_MAX_SPEC];
-  for (int i = 0; i < k->n_spec; i++) spec[i] = (rt_vk_spec){k->spec_id[i], k->spec_value[i]};
-  rt_vk_pipeline_desc pd = {.name = k->key, .spirv = spv.words, .spirv_bytes = spv.bytes,
-                            .n_buffers = k->n_buffers, .push_bytes = k->push_bytes,
-                            .spec = spec, .n_spec = k->n_spec};
-  rt_vk_pipeline *pipe;
-  T_OK(rt_vk_pipeline_create(e->ctx, &pd, &pipe));
-  cg_spirv_free(&spv);
-  rt_vk_buffer *bufs[MAXB];
-  rt_vk_binding b[MAXB];
-  int nb = n_in + n_out;
-  for (int i = 0; i < nb; i++) {
-    const rt_tensor *t = i < n_in ? &in[i] : &out[i - n_in];
-    uint64_t bytes = rt_tensor_bytes(t);
-    T_OK(rt_vk_buffer_create(e->ctx, RT_VK_MEM_DEVICE, bytes ? bytes : 16, &bufs[i]));
-    /* outputs start poisoned so that an element the kernel skips shows */
-    if (i < n_in && bytes) T_OK(rt_vk_buffer_upload(e->ctx, bufs[i], 0, t->data, bytes));
-    if (i >= n_in && bytes) T_OK(rt_vk_buffer_upload(e->ctx, bufs[i], 0, t->data, bytes));
-    b[i] = (rt_vk_binding){bufs[i], 0, bytes ? bytes : 16, i < n_in ? RT_VK_READ : RT_VK_WRITE};
-  }
-  rt_vk_program *p;
-  T_OK(rt_vk_program_create(e->ctx, false, &p));
-  T_OK(rt_vk_program_dispatch(p, pipe, b, nb, NULL, 0, k->groups));
-  T_OK(rt_vk_program_finish(p));
-  T_OK(rt_vk_program_run(p, RT_VK_WAIT_BLOCK));
-  for (int i = 0; i < n_out; i++)
-    if (rt_tensor_bytes(&out[i]))
-      T_OK(rt_vk_buffer_download(e->ctx, bufs[n_in + i], 0, out[i].data,
-                                 rt_tensor_bytes(&out[i])));
-  rt_vk_program_destroy(e->ctx, p);
-  for (int i = 0; i < nb; i++) rt_vk_buffer_destroy(e->ctx, bufs[i]);
-  rt_vk_pipeline_destroy(e->ctx, pipe);
-  vt_assert_clean(e->ctx);
 }
 
 /* Parses the case into a one-node graph; output types by shape inference. */
@@ -188,8 +143,7 @@ static void check(env *e, const dcase *c, const cg_template *st, const cg_schedu
   for (int i = 0; i < n->n_inputs; i++) ins[i] = &in[i];
   for (int i = 0; i < n->n_outputs; i++) {
     T_OK(rt_tensor_alloc(&n->outputs[i]->type, &want[i]));
-    T_OK(rt_tensor_alloc(&n->outputs[i]->type, &got[i]));
-    if (rt_tensor_bytes(&got[i])) memset(got[i].data, 0x7f, rt_tensor_bytes(&got[i]));
+    vt_poisoned(&n->outputs[i]->type, 0x7f, &got[i]);
     outs[i] = &want[i];
   }
   T_OK(rt_cpu_run_node(n, ins, n->n_inputs, outs, n->n_outputs));
@@ -206,7 +160,7 @@ static void check(env *e, const dcase *c, const cg_template *st, const cg_schedu
     e->n_skipped++;
   } else {
     T_OK(st_);
-    run_gpu(e, &k, in, n->n_inputs, got, n->n_outputs);
+    vt_run_kernel_n(e->ctx, e->cc, &k, ins, n->n_inputs, got, n->n_outputs);
     char sched[64] = "default";
     if (s) cg_schedule_format(k.tmpl, s, sched, sizeof sched);
     for (int o = 0; o < n->n_outputs; o++) {
@@ -569,15 +523,16 @@ static void run_values(env *e, const dcase *c, const double *const *values, cons
   ir_graph *g;
   ir_node *n = build(c, &g);
   rt_tensor in[MAXB], got;
+  const rt_tensor *ins[MAXB];
   for (int i = 0; i < n->n_inputs; i++) {
     ir_type t = n->inputs[i]->type;
     in[i] = t_tensor_from(t.dtype, t.rank, t.dims, values[i]);
+    ins[i] = &in[i];
   }
-  T_OK(rt_tensor_alloc(&n->outputs[0]->type, &got));
-  memset(got.data, 0x7f, rt_tensor_bytes(&got));
+  vt_poisoned(&n->outputs[0]->type, 0x7f, &got);
   cg_kernel k;
   T_OK(cg_kernel_for_node(n, NULL, NULL, rt_vk_context_target(e->ctx), &k));
-  run_gpu(e, &k, in, n->n_inputs, &got, 1);
+  vt_run_kernel(e->ctx, e->cc, &k, ins, n->n_inputs, &got);
   for (int64_t i = 0; i < rt_tensor_numel(&got); i++)
     cr_expect_eq(rt_load_f(&got, i), want[i], "%s element %lld: got %g want %g", k.key,
                  (long long)i, rt_load_f(&got, i), want[i]);

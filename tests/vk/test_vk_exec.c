@@ -40,23 +40,6 @@
 #define F16_ATOL 1e-4
 #define F16_VS_F32 1e-2
 
-typedef struct env {
-  rt_vk_context *ctx;
-  cg_compiler *cc;
-  const ir_target *t;
-} env;
-
-static void env_open(env *e) {
-  e->ctx = vt_context(NULL);
-  e->t = rt_vk_context_target(e->ctx);
-  e->cc = vt_compiler();
-}
-
-static void env_close(env *e) {
-  cg_compiler_destroy(e->cc);
-  vt_destroy(e->ctx);
-}
-
 /* Only the binary template: everything else stays on the CPU. */
 static vkml_status choose_binary(void *user, const ir_node *n, const ir_target *t,
                                  cg_kernel *k) {
@@ -75,7 +58,7 @@ static vkml_status choose_binary(void *user, const ir_node *n, const ir_target *
   return cg_binary_instantiate(&w, &cg_binary_template.dflt, t, k);
 }
 
-static cg_plan_opts opts_binary(env *e, ir_precision prec) {
+static cg_plan_opts opts_binary(vt_env *e, ir_precision prec) {
   cg_plan_opts o = {.plan_memory = pass_plan_memory};
   o.compiler = e->cc;
   o.choose = choose_binary;
@@ -157,8 +140,8 @@ static const ir_plan_step *step_of(const ir_plan *p, const ir_graph *g, const ch
 }
 
 Test(vk_exec, transitions_and_repeated_runs) {
-  env e;
-  env_open(&e);
+  vt_env e;
+  vt_env_open(&e);
   ir_graph *g = mix_graph(1);
   cg_plan_opts o = opts_binary(&e, IR_PRECISION_FP32);
   ir_plan *p;
@@ -225,12 +208,12 @@ Test(vk_exec, transitions_and_repeated_runs) {
   rt_vk_exec_destroy(x);
   ir_plan_destroy(p);
   ir_graph_destroy(g);
-  env_close(&e);
+  vt_env_close(&e);
 }
 
 Test(vk_exec, modules_and_pipelines_are_shared) {
-  env e;
-  env_open(&e);
+  vt_env e;
+  vt_env_open(&e);
   ir_graph *g = parse("vkir 1\n"
                       "graph @share(%x: f32[4,8], %y: f32[4,8], %z: f32[8]) -> (%r: f32[4,8]) {\n"
                       "  %a = add %x, %y : f32[4,8]\n"
@@ -260,14 +243,14 @@ Test(vk_exec, modules_and_pipelines_are_shared) {
   rt_vk_exec_destroy(x);
   ir_plan_destroy(p);
   ir_graph_destroy(g);
-  env_close(&e);
+  vt_env_close(&e);
 }
 
 /* A node the IR places on the CPU (@cpu) stays there; its neighbours run on
  * the GPU. */
 Test(vk_exec, ir_cpu_placement_is_kept) {
-  env e;
-  env_open(&e);
+  vt_env e;
+  vt_env_open(&e);
   ir_graph *g = parse("vkir 1\n"
                       "graph @at(%x: f32[3,7], %y: f32[7]) -> (%c: f32[3,7]) {\n"
                       "  %a = mul %x, %y : f32[3,7]\n"
@@ -308,14 +291,14 @@ Test(vk_exec, ir_cpu_placement_is_kept) {
   rt_vk_exec_destroy(x);
   ir_plan_destroy(p);
   ir_graph_destroy(g);
-  env_close(&e);
+  vt_env_close(&e);
 }
 
 Test(vk_exec, fp16_precision) {
-  env e;
-  env_open(&e);
+  vt_env e;
+  vt_env_open(&e);
   if (!e.t->storage_16bit) {
-    env_close(&e);
+    vt_env_close(&e);
     cr_skip("no 16-bit storage");
   }
   ir_graph *g = mix_graph(2);
@@ -363,7 +346,7 @@ Test(vk_exec, fp16_precision) {
   rt_vk_exec_destroy(x);
   ir_plan_destroy(p);
   ir_graph_destroy(g);
-  env_close(&e);
+  vt_env_close(&e);
 }
 
 /* The conversion itself, on the CPU: casts to f32 become casts to f16,
@@ -413,8 +396,8 @@ Test(vk_exec, fp16_conversion) {
 /* A node with a data-dependent output size stays on the CPU; its actual
  * size reaches the outputs. */
 Test(vk_exec, bounded_shapes_stay_on_the_cpu) {
-  env e;
-  env_open(&e);
+  vt_env e;
+  vt_env_open(&e);
   char text[4096] = "vkir 1\n"
                     "graph @nms(%b: f32[1,6,4], %s: f32[1,2,6]) -> (%sel: i64[<=6,3], "
                     "%bb: f32[1,6,4]) {\n"
@@ -456,14 +439,14 @@ Test(vk_exec, bounded_shapes_stay_on_the_cpu) {
   rt_vk_exec_destroy(x);
   ir_plan_destroy(p);
   ir_graph_destroy(g);
-  env_close(&e);
+  vt_env_close(&e);
 }
 
 Test(vk_exec, timestamps) {
-  env e;
-  env_open(&e);
+  vt_env e;
+  vt_env_open(&e);
   if (!e.t->timestamp_valid_bits) {
-    env_close(&e);
+    vt_env_close(&e);
     cr_skip("no timestamps");
   }
   ir_graph *g = mix_graph(3);
@@ -490,14 +473,14 @@ Test(vk_exec, timestamps) {
   rt_vk_exec_destroy(x);
   ir_plan_destroy(p);
   ir_graph_destroy(g);
-  env_close(&e);
+  vt_env_close(&e);
 }
 
 /* Replay: the recorded segments again, no transfers, no CPU steps; needs a
  * run first; the buffers keep their data (a following run is still right). */
 Test(vk_exec, replay) {
-  env e;
-  env_open(&e);
+  vt_env e;
+  vt_env_open(&e);
   ir_graph *g = mix_graph(4);
   cg_plan_opts o = opts_binary(&e, IR_PRECISION_FP32);
   ir_plan *p;
@@ -533,12 +516,12 @@ Test(vk_exec, replay) {
   rt_vk_exec_destroy(x);
   ir_plan_destroy(p);
   ir_graph_destroy(g);
-  env_close(&e);
+  vt_env_close(&e);
 }
 
 Test(vk_exec, input_errors) {
-  env e;
-  env_open(&e);
+  vt_env e;
+  vt_env_open(&e);
   ir_graph *g = mix_graph(4);
   cg_plan_opts o = opts_binary(&e, IR_PRECISION_FP32);
   ir_plan *p;
@@ -564,12 +547,12 @@ Test(vk_exec, input_errors) {
   rt_vk_exec_destroy(x);
   ir_plan_destroy(p);
   ir_graph_destroy(g);
-  env_close(&e);
+  vt_env_close(&e);
 }
 
 Test(vk_exec, out_of_device_memory_names_the_value) {
-  env e;
-  env_open(&e);
+  vt_env e;
+  vt_env_open(&e);
   ir_graph *g = mix_graph(5);
   cg_plan_opts o = opts_binary(&e, IR_PRECISION_FP32);
   ir_plan *p;
@@ -599,12 +582,12 @@ Test(vk_exec, out_of_device_memory_names_the_value) {
   rt_vk_exec_destroy(x);
   ir_plan_destroy(p);
   ir_graph_destroy(g);
-  env_close(&e); /* and nothing leaked on the failed creations */
+  vt_env_close(&e); /* and nothing leaked on the failed creations */
 }
 
 Test(vk_exec, plan_must_fit_the_graph) {
-  env e;
-  env_open(&e);
+  vt_env e;
+  vt_env_open(&e);
   ir_graph *g = mix_graph(6);
   ir_graph *other = parse("vkir 1\ngraph @o(%x: f32[2]) -> (%y: f32[2]) {\n"
                           "  %y = add %x, %x : f32[2]\n  return %y\n}\n");
@@ -642,7 +625,7 @@ Test(vk_exec, plan_must_fit_the_graph) {
   ir_plan_destroy(p);
   ir_graph_destroy(other);
   ir_graph_destroy(g);
-  env_close(&e);
+  vt_env_close(&e);
 }
 
 Test(vk_exec, plan_errors) {
@@ -663,8 +646,8 @@ Test(vk_exec, plan_errors) {
 /* The bundled example through the default kernel choice (whatever the kernel
  * families cover today), and with every node forced onto the CPU. */
 Test(vk_exec, tinycnn_default_kernels) {
-  env e;
-  env_open(&e);
+  vt_env e;
+  vt_env_open(&e);
   ir_graph *g = NULL;
   T_OK(ir_parse_file(VKML_SOURCE_ROOT "/tests/models/tinycnn/model.vkir", &g));
   t_rng r = t_rng_make(12);
@@ -687,7 +670,7 @@ Test(vk_exec, tinycnn_default_kernels) {
   }
   rt_tensor_free(&in);
   ir_graph_destroy(g);
-  env_close(&e);
+  vt_env_close(&e);
 }
 
 /* add -> mul by a constant -> sub -> max, all on the GPU: the lean path. */
@@ -709,8 +692,8 @@ static ir_graph *gpu_graph(uint64_t seed) {
 }
 
 Test(vk_exec, lean_path_and_zero_copy) {
-  env e;
-  env_open(&e);
+  vt_env e;
+  vt_env_open(&e);
   ir_graph *g = gpu_graph(3);
   cg_plan_opts o = opts_binary(&e, IR_PRECISION_FP32);
   ir_plan *p;
@@ -777,7 +760,7 @@ Test(vk_exec, lean_path_and_zero_copy) {
   rt_vk_exec_destroy(staged);
   ir_plan_destroy(p);
   ir_graph_destroy(g);
-  env_close(&e);
+  vt_env_close(&e);
 }
 
 /* Live bytes of the device-local host-visible pool (the inputs of lean
@@ -789,8 +772,8 @@ static uint64_t upload_used(const rt_vk_context *ctx) {
 }
 
 Test(vk_exec, shared_weights_are_counted_once) {
-  env e;
-  env_open(&e);
+  vt_env e;
+  vt_env_open(&e);
   ir_graph *g = gpu_graph(4);
   cg_plan_opts o = opts_binary(&e, IR_PRECISION_FP32);
   ir_plan *p, *other;
@@ -849,7 +832,7 @@ Test(vk_exec, shared_weights_are_counted_once) {
   ir_plan_destroy(p);
   ir_plan_destroy(other);
   ir_graph_destroy(g);
-  env_close(&e);
+  vt_env_close(&e);
 }
 
 /* A wait that times out leaves nothing in flight: the queue is drained
@@ -862,7 +845,7 @@ Test(vk_exec, a_timed_out_wait_leaves_nothing_in_flight) {
   const ir_target *t = rt_vk_context_target(ctx);
   cg_compiler *cc = vt_compiler();
   ir_graph *g = gpu_graph(5);
-  env e = {ctx, cc, t};
+  vt_env e = {ctx, cc, t};
   cg_plan_opts o = opts_binary(&e, IR_PRECISION_FP32);
   ir_plan *p;
   T_OK(vt_plan_build(g, t, &o, IR_LAYOUT_DEFAULT, NULL, &p));

@@ -20,23 +20,6 @@
 #include "vk_test.h"
 #include "passes/plan_memory.h"
 
-typedef struct env {
-  rt_vk_context *ctx;
-  cg_compiler *cc;
-  const ir_target *t;
-} env;
-
-static void env_open(env *e) {
-  e->ctx = vt_context(NULL);
-  e->t = rt_vk_context_target(e->ctx);
-  e->cc = vt_compiler();
-}
-
-static void env_close(env *e) {
-  cg_compiler_destroy(e->cc);
-  vt_destroy(e->ctx);
-}
-
 static ir_graph *load(const char *rel) {
   char path[1024];
   snprintf(path, sizeof path, "%s/%s", VKML_SOURCE_ROOT, rel);
@@ -62,7 +45,7 @@ static int packed_values(const ir_graph *g) {
 
 /* Builds, runs twice (the recorded programs replayed) and compares with the
  * CPU executor on g. */
-static ir_plan *build_and_check(env *e, const ir_graph *g, const cg_plan_opts *o, ir_layout l,
+static ir_plan *build_and_check(vt_env *e, const ir_graph *g, const cg_plan_opts *o, ir_layout l,
                                 const char *cpu_ops, double rtol, double atol, uint64_t seed) {
   ir_plan *p;
   T_OK(vt_plan_build(g, e->t, o, l, cpu_ops, &p));
@@ -89,8 +72,8 @@ static ir_plan *build_and_check(env *e, const ir_graph *g, const cg_plan_opts *o
 }
 
 Test(vk_exec_layout, mobilenet_block_packed) {
-  env e;
-  env_open(&e);
+  vt_env e;
+  vt_env_open(&e);
   ir_graph *g = load("tests/ir/mobilenet_block.vkir");
   cg_plan_opts o = {.plan_memory = pass_plan_memory, .compiler = e.cc};
   ir_plan *p = build_and_check(&e, g, &o, IR_LAYOUT_NC4HW4, NULL, 1e-4, 1e-6, 1);
@@ -109,12 +92,12 @@ Test(vk_exec_layout, mobilenet_block_packed) {
   }
   ir_plan_destroy(p);
   ir_graph_destroy(g);
-  env_close(&e);
+  vt_env_close(&e);
 }
 
 Test(vk_exec_layout, tinycnn_packed_fp32_and_fp16) {
-  env e;
-  env_open(&e);
+  vt_env e;
+  vt_env_open(&e);
   ir_graph *g = load("tests/models/tinycnn/model.vkir");
   cg_plan_opts o = {.plan_memory = pass_plan_memory, .compiler = e.cc};
   ir_plan *p = build_and_check(&e, g, &o, IR_LAYOUT_NC4HW4, NULL, 1e-4, 1e-6, 2);
@@ -132,12 +115,12 @@ Test(vk_exec_layout, tinycnn_packed_fp32_and_fp16) {
   }
   ir_plan_destroy(p);
   ir_graph_destroy(g);
-  env_close(&e);
+  vt_env_close(&e);
 }
 
 Test(vk_exec_layout, cpu_ops_split_the_packed_regions) {
-  env e;
-  env_open(&e);
+  vt_env e;
+  vt_env_open(&e);
   ir_graph *g = load("tests/models/tinycnn/model.vkir");
   /* maxpool on the CPU: conv1 packed, back to rows for the pool, conv2 packed again */
   cg_plan_opts o = {.plan_memory = pass_plan_memory, .compiler = e.cc};
@@ -156,12 +139,12 @@ Test(vk_exec_layout, cpu_ops_split_the_packed_regions) {
   }
   ir_plan_destroy(p);
   ir_graph_destroy(g);
-  env_close(&e);
+  vt_env_close(&e);
 }
 
 Test(vk_exec_layout, annotations_ask_for_packing_without_the_option) {
-  env e;
-  env_open(&e);
+  vt_env e;
+  vt_env_open(&e);
   const char *text = "vkir 1\n"
                      "graph @g(%x: f32[2,7,9,5]) -> (%y: f32[2,7,9,5] nc4hw4, %z: f32[2,7,9,5]) {\n"
                      "  %y = relu %x : f32[2,7,9,5] nc4hw4\n"
@@ -178,12 +161,12 @@ Test(vk_exec_layout, annotations_ask_for_packing_without_the_option) {
   ir_foreach_node(pg, n) if (n->op == IR_OP_RELU) cr_assert_eq(n->outputs[0]->layout, IR_LAYOUT_NC4HW4);
   ir_plan_destroy(p);
   ir_graph_destroy(g);
-  env_close(&e);
+  vt_env_close(&e);
 }
 
 Test(vk_exec_layout, plans_keep_packed_buffers_off_the_host) {
-  env e;
-  env_open(&e);
+  vt_env e;
+  vt_env_open(&e);
   ir_graph *g = load("tests/models/tinycnn/model.vkir");
   cg_plan_opts o = {.plan_memory = pass_plan_memory, .compiler = e.cc};
   ir_plan *p;
@@ -212,5 +195,5 @@ Test(vk_exec_layout, plans_keep_packed_buffers_off_the_host) {
   t_expect_error(vt_plan_build(g, e.t, &o, IR_LAYOUT_NHWC, NULL, &p), VKML_CODE_UNSUPPORTED,
                  "only nc4hw4");
   ir_graph_destroy(g);
-  env_close(&e);
+  vt_env_close(&e);
 }

@@ -18,23 +18,6 @@
 #include "vk_test.h"
 #include "passes/plan_memory.h"
 
-typedef struct env {
-  rt_vk_context *ctx;
-  cg_compiler *cc;
-  const ir_target *t;
-} env;
-
-static void env_open(env *e) {
-  e->ctx = vt_context(NULL);
-  e->t = rt_vk_context_target(e->ctx);
-  e->cc = vt_compiler();
-}
-
-static void env_close(env *e) {
-  cg_compiler_destroy(e->cc);
-  vt_destroy(e->ctx);
-}
-
 static ir_graph *parse(const char *text) {
   ir_graph *g = NULL;
   T_OK(ir_parse(text, strlen(text), "<test>", &g));
@@ -77,8 +60,8 @@ static const char MIX[] =
     "}\n";
 
 Test(vk_exec_memplan, every_planner_matches_the_cpu) {
-  env e;
-  env_open(&e);
+  vt_env e;
+  vt_env_open(&e);
   ir_graph *g = parse(MIX);
   uint64_t arena[IR_MEMPLAN_COUNT];
   for (int s = 0; s < IR_MEMPLAN_COUNT; s++) {
@@ -120,7 +103,7 @@ Test(vk_exec_memplan, every_planner_matches_the_cpu) {
   cr_assert_eq(arena[IR_MEMPLAN_MCFP], 3 * 256);
   cr_assert_eq(arena[IR_MEMPLAN_BEST], 3 * 256);
   ir_graph_destroy(g);
-  env_close(&e);
+  vt_env_close(&e);
 }
 
 /* r = tanh(x) does not depend on q = sigmoid(p) but, once p is dead, takes
@@ -137,8 +120,8 @@ static const char WAR[] = "vkir 1\n"
                           "}\n";
 
 Test(vk_exec_memplan, reused_range_gets_its_barrier) {
-  env e;
-  env_open(&e);
+  vt_env e;
+  vt_env_open(&e);
   ir_graph *g = parse(WAR);
   const ir_value *p_v = ir_graph_find_value(g, "p"), *r_v = ir_graph_find_value(g, "r");
   const ir_memplan_strategy which[2] = {IR_MEMPLAN_NAIVE, IR_MEMPLAN_BEST};
@@ -163,5 +146,5 @@ Test(vk_exec_memplan, reused_range_gets_its_barrier) {
     ir_plan_destroy(p);
   }
   ir_graph_destroy(g);
-  env_close(&e);
+  vt_env_close(&e);
 }

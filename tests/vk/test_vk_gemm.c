@@ -177,7 +177,6 @@ static void check(env *e, const gcase *c, ir_dtype dt, const cg_template *tmpl,
   ir_node *n = make_node(&g, c, in, n_in, &to, false);
   rt_tensor want, got, scale, ab[3];
   T_OK(rt_tensor_alloc(&to, &want));
-  T_OK(rt_tensor_alloc(&to, &got));
   T_OK(rt_tensor_alloc(&to32, &scale));
   const rt_tensor *ins[3] = {&in[0], &in[1], &in[2]};
   rt_tensor *outs[1] = {&want};
@@ -191,7 +190,7 @@ static void check(env *e, const gcase *c, ir_dtype dt, const cg_template *tmpl,
   cg_kernel k;
   T_OK(cg_kernel_for_node(n, tmpl, s, rt_vk_context_target(e->ctx), &k));
   cr_assert_eq(k.tmpl, tmpl, "%s: instantiated %s, not %s", k.key, k.tmpl->name, tmpl->name);
-  memset(got.data, 0x7f, rt_tensor_bytes(&got)); /* unwritten elements show */
+  vt_poisoned(&to, 0x7f, &got); /* unwritten elements show */
   vt_run_kernel(e->ctx, e->cc, &k, ins, n_in, &got);
 
   bool f16 = dt == IR_F16;
@@ -371,34 +370,8 @@ Test(gemm_template, tiled_constraints_match_the_sizes) {
   cr_assert_gt(n_ok, 200, "only %d valid points on the minimum target", n_ok);
 }
 
-/* A device with VK_NV_cooperative_matrix, as the H200 reports it (shapes
- * listed in driver order; 16x8x16 first). */
-static ir_target coop_target(void) {
-  ir_target t;
-  ir_target_minimum(&t);
-  strcpy(t.name, "synthetic-coopmat");
-  t.subgroup_size = 32;
-  t.subgroup_ops = IR_SUBGROUP_BASIC | IR_SUBGROUP_ARITHMETIC;
-  t.subgroup_in_compute = true;
-  t.max_shared_bytes = 49152;
-  t.max_workgroup_size[0] = 1024;
-  t.max_workgroup_invocations = 1024;
-  t.fp16_arith = t.storage_16bit = true;
-  t.coopmat_nv = true;
-  t.vulkan_memory_model = true;
-  ir_coopmat_shape sh[] = {
-      {16, 8, 16, IR_COOPMAT_F16, IR_COOPMAT_F16, IR_COOPMAT_F16, IR_COOPMAT_F16},
-      {16, 8, 8, IR_COOPMAT_F16, IR_COOPMAT_F16, IR_COOPMAT_F32, IR_COOPMAT_F32},
-      {16, 16, 16, IR_COOPMAT_F16, IR_COOPMAT_F16, IR_COOPMAT_F32, IR_COOPMAT_F32},
-      {8, 8, 32, IR_COOPMAT_I8, IR_COOPMAT_I8, IR_COOPMAT_I32, IR_COOPMAT_I32},
-  };
-  t.n_coopmat_shapes = 4;
-  memcpy(t.coopmat_shapes, sh, sizeof sh);
-  return t;
-}
-
 Test(gemm_template, coopmat_shape_choice) {
-  ir_target t = coop_target();
+  ir_target t = vt_coop_target();
   cr_assert_eq(cg_gemm_coopmat_shape(&t, 32), 2); /* 16x16x16 preferred */
   cr_assert_eq(cg_gemm_coopmat_shape(&t, 16), 0); /* the only f16-accumulating one */
   t.coopmat_shapes[2].k = 32;                     /* 16x16x32 is not stageable */
@@ -410,40 +383,14 @@ Test(gemm_template, coopmat_shape_choice) {
   cr_assert_eq(cg_gemm_coopmat_shape(&m, 32), -1);
 }
 
-/* A one-node graph of op on inputs of the given types. */
-static ir_node *type_node(ir_graph **g, ir_op op, ir_dtype dt, int n_in, const int *ranks,
-                          const int64_t (*dims)[IR_MAX_RANK], int rank_out,
-                          const int64_t *out_dims) {
-  rt_tensor in[3];
-  for (int i = 0; i < n_in; i++) {
-    ir_type ti = ir_type_make(dt, ranks[i], dims[i]);
-    in[i] = rt_tensor_view(&ti, NULL); /* only the types are used */
-  }
-  ir_type to = ir_type_make(dt, rank_out, out_dims);
-  return t_node_make(g, op, in, n_in, &to, 1);
-}
-
-static const char *define_of(const cg_kernel *k, const char *name) {
-  for (int i = 0; i < k->n_defines; i++)
-    if (!strcmp(k->def_name[i], name)) return k->def_value[i];
-  return NULL;
-}
-
-static uint32_t spec_of(const cg_kernel *k, uint32_t id) {
-  for (int i = 0; i < k->n_spec; i++)
-    if (k->spec_id[i] == id) return k->spec_value[i];
-  cr_assert_fail("no specialization constant %u", id);
-  return 0;
-}
-
 Test(gemm_template, coopmat_instantiation) {
-  ir_target t = coop_target();
+  ir_target t = vt_coop_target();
   ir_graph *g;
   /* gemm f16 [100,64]^T... : a [64,100] trans_a, b [64,72], c [72] */
   int ranks[3] = {2, 2, 1};
   const int64_t dims[3][IR_MAX_RANK] = {{64, 100}, {64, 72}, {72}};
   int64_t od[2] = {100, 72};
-  ir_node *n = type_node(&g, IR_OP_GEMM, IR_F16, 3, ranks, dims, 2, od);
+  ir_node *n = vt_type_node(&g, IR_OP_GEMM, IR_F16, 3, ranks, dims, 2, od);
   T_OK(ir_node_set_int(g, n, IR_A_TRANS_A, 1));
   T_OK(ir_node_set_float(g, n, IR_A_ALPHA, 0.5f));
   cg_kernel k;
@@ -452,28 +399,28 @@ Test(gemm_template, coopmat_instantiation) {
   cr_assert_eq(k.tmpl, &cg_gemm_coopmat_template);
   cr_assert_eq(k.opt, CG_OPT_ZERO);
   cr_assert_eq(k.n_buffers, 4);
-  cr_assert_str_eq(define_of(&k, "MS"), "16");
-  cr_assert_str_eq(define_of(&k, "NS"), "16");
-  cr_assert_str_eq(define_of(&k, "KS"), "16");
-  cr_assert_str_eq(define_of(&k, "SG"), "32");
-  cr_assert_str_eq(define_of(&k, "HAS_C"), "1");
+  cr_assert_str_eq(vt_define_of(&k, "MS"), "16");
+  cr_assert_str_eq(vt_define_of(&k, "NS"), "16");
+  cr_assert_str_eq(vt_define_of(&k, "KS"), "16");
+  cr_assert_str_eq(vt_define_of(&k, "SG"), "32");
+  cr_assert_str_eq(vt_define_of(&k, "HAS_C"), "1");
   /* a is [K,M] with M contiguous (100 = 4*25: vectors of 4); b is [K,N] with
    * N contiguous (72 = 8*9: vectors of 8, uvec4) */
-  cr_assert_str_eq(define_of(&k, "A_LOAD"), "4");
-  cr_assert_str_eq(define_of(&k, "B_LOAD"), "8");
+  cr_assert_str_eq(vt_define_of(&k, "A_LOAD"), "4");
+  cr_assert_str_eq(vt_define_of(&k, "B_LOAD"), "8");
   /* default WM=WN=TM=TN=2: 64x64 tiles */
   cr_assert_eq(k.groups[0], 2);
   cr_assert_eq(k.groups[1], 2);
   cr_assert_eq(k.groups[2], 1);
-  cr_assert_eq(spec_of(&k, 0), 100);
-  cr_assert_eq(spec_of(&k, 1), 72);
-  cr_assert_eq(spec_of(&k, 2), 64);
-  cr_assert_eq(spec_of(&k, 3), 1);   /* A_SI */
-  cr_assert_eq(spec_of(&k, 4), 100); /* A_SK */
-  cr_assert_eq(spec_of(&k, 7), 0);   /* C broadcast along i */
-  cr_assert_eq(spec_of(&k, 8), 1);
+  cr_assert_eq(vt_spec_of(&k, 0), 100);
+  cr_assert_eq(vt_spec_of(&k, 1), 72);
+  cr_assert_eq(vt_spec_of(&k, 2), 64);
+  cr_assert_eq(vt_spec_of(&k, 3), 1);   /* A_SI */
+  cr_assert_eq(vt_spec_of(&k, 4), 100); /* A_SK */
+  cr_assert_eq(vt_spec_of(&k, 7), 0);   /* C broadcast along i */
+  cr_assert_eq(vt_spec_of(&k, 8), 1);
   float alpha;
-  uint32_t ab = spec_of(&k, 9);
+  uint32_t ab = vt_spec_of(&k, 9);
   memcpy(&alpha, &ab, 4);
   cr_assert_float_eq(alpha, 0.5f, 0);
   cr_assert_str_eq(k.key, "gemm(f16[64,100],f16[64,72],f16[72])->f16[100,72]{trans_a=1,alpha=0.5}");
@@ -482,7 +429,7 @@ Test(gemm_template, coopmat_instantiation) {
   cg_schedule s;
   T_OK(cg_schedule_parse(&cg_gemm_coopmat_template, "WM=2,WN=2,TM=2,TN=2,BK=32,ACC=16", &s));
   T_OK(cg_node_gemm(n, &cg_gemm_coopmat_template, &s, &t, &k));
-  cr_assert_str_eq(define_of(&k, "NS"), "8");
+  cr_assert_str_eq(vt_define_of(&k, "NS"), "8");
   cr_assert_eq(k.groups[0], 3); /* 72 / (2*2*8) */
 
   /* the tiled template when asked for */
@@ -498,24 +445,24 @@ Test(gemm_template, coopmat_instantiation) {
   t_expect_error(cg_node_gemm(n, &cg_gemm_coopmat_template, &s, &t, &k),
                  VKML_CODE_UNSUPPORTED, "invocations");
   /* shared memory is checked with the device's shapes and padding */
-  t = coop_target();
+  t = vt_coop_target();
   t.max_shared_bytes = 20000;
   T_OK(cg_schedule_parse(&cg_gemm_coopmat_template, "WM=2,WN=2,TM=2,TN=2,BK=64,ACC=32", &s));
   t_expect_error(cg_node_gemm(n, &cg_gemm_coopmat_template, &s, &t, &k),
                  VKML_CODE_UNSUPPORTED, "shared memory");
 
   /* what the path does not take */
-  t = coop_target();
+  t = vt_coop_target();
   t.coopmat_nv = false;
   t_expect_error(cg_node_gemm(n, &cg_gemm_coopmat_template, NULL, &t, &k),
                  VKML_CODE_UNSUPPORTED, "VK_NV_cooperative_matrix");
   T_OK(cg_node_gemm(n, NULL, NULL, &t, &k)); /* the family falls back to tiles */
   cr_assert_eq(k.tmpl, &cg_gemm_tiled_template);
-  t = coop_target();
+  t = vt_coop_target();
   t.fp16_arith = false;
   t_expect_error(cg_node_gemm(n, &cg_gemm_coopmat_template, NULL, &t, &k),
                  VKML_CODE_UNSUPPORTED, "fp16 arithmetic");
-  t = coop_target();
+  t = vt_coop_target();
   t.vulkan_memory_model = false;
   t_expect_error(cg_node_gemm(n, &cg_gemm_coopmat_template, NULL, &t, &k),
                  VKML_CODE_UNSUPPORTED, "memory model");
@@ -524,9 +471,9 @@ Test(gemm_template, coopmat_instantiation) {
   ir_graph_destroy(g);
 
   int64_t od32[2] = {100, 72};
-  n = type_node(&g, IR_OP_GEMM, IR_F32, 3, ranks, dims, 2, od32);
+  n = vt_type_node(&g, IR_OP_GEMM, IR_F32, 3, ranks, dims, 2, od32);
   T_OK(ir_node_set_int(g, n, IR_A_TRANS_A, 1));
-  t = coop_target();
+  t = vt_coop_target();
   t_expect_error(cg_node_gemm(n, &cg_gemm_coopmat_template, NULL, &t, &k),
                  VKML_CODE_UNSUPPORTED, "f16 only");
   T_OK(cg_node_gemm(n, NULL, NULL, &t, &k));
@@ -547,16 +494,16 @@ Test(gemm_template, matmul_plan) {
     int ranks[2] = {4, 3};
     const int64_t dims[2][IR_MAX_RANK] = {{2, 1, 6, 10}, {3, 10, 7}};
     int64_t od[4] = {2, 3, 6, 7};
-    ir_node *n = type_node(&g, IR_OP_MATMUL, IR_F32, 2, ranks, dims, 4, od);
+    ir_node *n = vt_type_node(&g, IR_OP_MATMUL, IR_F32, 2, ranks, dims, 4, od);
     T_OK(cg_node_matmul(n, &cg_gemm_tiled_template, NULL, &t, &k));
     cr_assert_eq(k.groups[2], 6);
-    cr_assert_eq(spec_of(&k, 13), 2);
-    cr_assert_eq(spec_of(&k, 16), 3);
-    cr_assert_eq(spec_of(&k, 20), 0);
-    cr_assert_eq(spec_of(&k, 24), 70);
-    cr_assert_eq(spec_of(&k, 17), 2);
-    cr_assert_eq(spec_of(&k, 21), 60);
-    cr_assert_eq(spec_of(&k, 25), 0);
+    cr_assert_eq(vt_spec_of(&k, 13), 2);
+    cr_assert_eq(vt_spec_of(&k, 16), 3);
+    cr_assert_eq(vt_spec_of(&k, 20), 0);
+    cr_assert_eq(vt_spec_of(&k, 24), 70);
+    cr_assert_eq(vt_spec_of(&k, 17), 2);
+    cr_assert_eq(vt_spec_of(&k, 21), 60);
+    cr_assert_eq(vt_spec_of(&k, 25), 0);
     cr_assert_eq(k.n_buffers, 3);
     cr_assert_str_eq(k.key, "matmul(f32[2,1,6,10],f32[3,10,7])->f32[2,3,6,7]");
     ir_graph_destroy(g);
@@ -566,15 +513,15 @@ Test(gemm_template, matmul_plan) {
     int ranks[2] = {4, 4};
     const int64_t dims[2][IR_MAX_RANK] = {{4, 5, 8, 16}, {4, 5, 16, 8}};
     int64_t od[4] = {4, 5, 8, 8};
-    ir_node *n = type_node(&g, IR_OP_MATMUL, IR_F32, 2, ranks, dims, 4, od);
+    ir_node *n = vt_type_node(&g, IR_OP_MATMUL, IR_F32, 2, ranks, dims, 4, od);
     T_OK(ir_node_set_enum(g, n, IR_A_ACT, IR_ACT_RELU));
     T_OK(cg_node_matmul(n, &cg_gemm_tiled_template, NULL, &t, &k));
-    cr_assert_eq(spec_of(&k, 13), 1);
-    cr_assert_eq(spec_of(&k, 16), 20);
-    cr_assert_eq(spec_of(&k, 20), 128);
-    cr_assert_eq(spec_of(&k, 24), 128);
-    cr_assert_str_eq(define_of(&k, "A_LOAD"), "14"); /* along k, vectors of 4 */
-    cr_assert_str_eq(define_of(&k, "B_LOAD"), "4");  /* along n */
+    cr_assert_eq(vt_spec_of(&k, 13), 1);
+    cr_assert_eq(vt_spec_of(&k, 16), 20);
+    cr_assert_eq(vt_spec_of(&k, 20), 128);
+    cr_assert_eq(vt_spec_of(&k, 24), 128);
+    cr_assert_str_eq(vt_define_of(&k, "A_LOAD"), "14"); /* along k, vectors of 4 */
+    cr_assert_str_eq(vt_define_of(&k, "B_LOAD"), "4");  /* along n */
     cr_assert_str_eq(k.key, "matmul(f32[4,5,8,16],f32[4,5,16,8])->f32[4,5,8,8]{act=relu}");
     ir_graph_destroy(g);
   }
@@ -582,13 +529,13 @@ Test(gemm_template, matmul_plan) {
   {
     int ranks[2] = {1, 1};
     const int64_t dims[2][IR_MAX_RANK] = {{37}, {37}};
-    ir_node *n = type_node(&g, IR_OP_MATMUL, IR_F32, 2, ranks, dims, 0, NULL);
+    ir_node *n = vt_type_node(&g, IR_OP_MATMUL, IR_F32, 2, ranks, dims, 0, NULL);
     T_OK(cg_node_matmul(n, &cg_gemm_tiled_template, NULL, &t, &k));
-    cr_assert_eq(spec_of(&k, 0), 1);
-    cr_assert_eq(spec_of(&k, 1), 1);
-    cr_assert_eq(spec_of(&k, 2), 37);
-    cr_assert_str_eq(define_of(&k, "A_LOAD"), "11");
-    cr_assert_str_eq(define_of(&k, "B_LOAD"), "11");
+    cr_assert_eq(vt_spec_of(&k, 0), 1);
+    cr_assert_eq(vt_spec_of(&k, 1), 1);
+    cr_assert_eq(vt_spec_of(&k, 2), 37);
+    cr_assert_str_eq(vt_define_of(&k, "A_LOAD"), "11");
+    cr_assert_str_eq(vt_define_of(&k, "B_LOAD"), "11");
     ir_graph_destroy(g);
   }
 }
@@ -601,10 +548,10 @@ Test(gemm_template, unsupported_workloads) {
   int ranks[2] = {2, 2};
   const int64_t dims[2][IR_MAX_RANK] = {{3, 4}, {4, 5}};
   int64_t od[2] = {3, 5};
-  ir_node *n = type_node(&g, IR_OP_MATMUL, IR_I32, 2, ranks, dims, 2, od);
+  ir_node *n = vt_type_node(&g, IR_OP_MATMUL, IR_I32, 2, ranks, dims, 2, od);
   t_expect_error(cg_node_matmul(n, NULL, NULL, &t, &k), VKML_CODE_UNSUPPORTED, "not f32 or f16");
   ir_graph_destroy(g);
-  n = type_node(&g, IR_OP_MATMUL, IR_F16, 2, ranks, dims, 2, od);
+  n = vt_type_node(&g, IR_OP_MATMUL, IR_F16, 2, ranks, dims, 2, od);
   t_expect_error(cg_node_matmul(n, NULL, NULL, &t, &k), VKML_CODE_UNSUPPORTED, "16-bit storage");
   t_expect_error(cg_node_matmul(n, &cg_binary_template, NULL, &t, &k),
                  VKML_CODE_INVALID_ARGUMENT, "not a gemm template");
@@ -612,7 +559,7 @@ Test(gemm_template, unsupported_workloads) {
   /* a grid past the device's workgroup counts */
   const int64_t big[2][IR_MAX_RANK] = {{1, 2}, {2, 70000 * 64}};
   int64_t obig[2] = {1, 70000 * 64};
-  n = type_node(&g, IR_OP_MATMUL, IR_F32, 2, ranks, big, 2, obig);
+  n = vt_type_node(&g, IR_OP_MATMUL, IR_F32, 2, ranks, big, 2, obig);
   t_expect_error(cg_node_matmul(n, NULL, NULL, &t, &k), VKML_CODE_UNSUPPORTED, "grid");
   ir_graph_destroy(g);
 }
@@ -620,23 +567,12 @@ Test(gemm_template, unsupported_workloads) {
 /* The cooperative-matrix template compiles (at optimisation level zero) for
  * every staging variant and both accumulators, and the module declares the
  * CooperativeMatrixNV capability. */
-static bool has_capability(const cg_spirv *m, uint32_t cap) {
-  size_t n = m->bytes / 4;
-  for (size_t i = 5; i + 1 < n;) {
-    uint32_t len = m->words[i] >> 16, op = m->words[i] & 0xffff;
-    if (len == 0) break;
-    if (op == 17 && m->words[i + 1] == cap) return true;
-    i += len;
-  }
-  return false;
-}
-
 Test(gemm_template, coopmat_compiles) {
   char *dir = vt_tempdir();
   cg_compiler_opts o = {.cache_dir = dir};
   cg_compiler *cc;
   T_OK(cg_compiler_create(&o, &cc));
-  ir_target t = coop_target();
+  ir_target t = vt_coop_target();
   static const struct {
     int ta, tb, has_c;
     int64_t m, k, n;
@@ -656,7 +592,7 @@ Test(gemm_template, coopmat_compiles) {
                                           {v[i].tb ? v[i].n : v[i].k, v[i].tb ? v[i].k : v[i].n},
                                           {v[i].n}};
     int64_t od[2] = {v[i].m, v[i].n};
-    ir_node *n = type_node(&g, IR_OP_GEMM, IR_F16, v[i].has_c ? 3 : 2, ranks, dims, 2, od);
+    ir_node *n = vt_type_node(&g, IR_OP_GEMM, IR_F16, v[i].has_c ? 3 : 2, ranks, dims, 2, od);
     if (v[i].ta) T_OK(ir_node_set_int(g, n, IR_A_TRANS_A, 1));
     if (v[i].tb) T_OK(ir_node_set_int(g, n, IR_A_TRANS_B, 1));
     T_OK(ir_node_set_enum(g, n, IR_A_ACT, IR_ACT_SIGMOID));
@@ -664,11 +600,11 @@ Test(gemm_template, coopmat_compiles) {
     T_OK(cg_schedule_parse(&cg_gemm_coopmat_template, v[i].sched, &s));
     cg_kernel k;
     T_OK(cg_node_gemm(n, &cg_gemm_coopmat_template, &s, &t, &k));
-    cr_assert_str_eq(define_of(&k, "A_LOAD"), v[i].a_load);
-    cr_assert_str_eq(define_of(&k, "B_LOAD"), v[i].b_load);
+    cr_assert_str_eq(vt_define_of(&k, "A_LOAD"), v[i].a_load);
+    cr_assert_str_eq(vt_define_of(&k, "B_LOAD"), v[i].b_load);
     cg_spirv spv;
     T_OK(cg_kernel_compile(cc, &k, &spv));
-    cr_assert(has_capability(&spv, 5357), "%s: no CooperativeMatrixNV capability", v[i].sched);
+    cr_assert(vt_has_capability(&spv, 5357), "%s: no CooperativeMatrixNV capability", v[i].sched);
     cg_spirv_free(&spv);
     ir_graph_destroy(g);
   }

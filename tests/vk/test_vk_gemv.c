@@ -178,7 +178,6 @@ static void check(env *e, const gcase *c, ir_dtype dt, const cg_template *tmpl,
   ir_node *n = make_node(&g, c, in, n_in, &to, false);
   rt_tensor want, got, scale, ab[3];
   T_OK(rt_tensor_alloc(&to, &want));
-  T_OK(rt_tensor_alloc(&to, &got));
   T_OK(rt_tensor_alloc(&to32, &scale));
   const rt_tensor *ins[3] = {&in[0], &in[1], &in[2]};
   rt_tensor *outs[1] = {&want};
@@ -193,7 +192,7 @@ static void check(env *e, const gcase *c, ir_dtype dt, const cg_template *tmpl,
   T_OK(cg_kernel_for_node(n, tmpl, s, t ? t : rt_vk_context_target(e->ctx), &k));
   cr_assert_eq(k.tmpl, &cg_gemm_gemv_template, "%s: instantiated %s, not gemv", k.key,
                k.tmpl->name);
-  memset(got.data, 0x7f, rt_tensor_bytes(&got)); /* unwritten elements show */
+  vt_poisoned(&to, 0x7f, &got); /* unwritten elements show */
   vt_run_kernel(e->ctx, e->cc, &k, ins, n_in, &got);
 
   bool f16 = dt == IR_F16;
@@ -316,30 +315,11 @@ Test(vk_gemv, reduction_paths) {
 
 /* ---- templates and instantiation without a device ---------------------------- */
 
-static ir_node *type_node(ir_graph **g, ir_op op, ir_dtype dt, int n_in, const int *ranks,
-                          const int64_t (*dims)[IR_MAX_RANK], int rank_out,
-                          const int64_t *out_dims) {
-  rt_tensor in[3];
-  for (int i = 0; i < n_in; i++) {
-    ir_type ti = ir_type_make(dt, ranks[i], dims[i]);
-    in[i] = rt_tensor_view(&ti, NULL); /* only the types are used */
-  }
-  ir_type to = ir_type_make(dt, rank_out, out_dims);
-  return t_node_make(g, op, in, n_in, &to, 1);
-}
-
 static const char *define_of(const cg_kernel *k, const char *name) {
   for (int i = 0; i < k->n_defines; i++)
     if (!strcmp(k->def_name[i], name)) return k->def_value[i];
   cr_assert_fail("no define %s", name);
   return NULL;
-}
-
-static uint32_t spec_of(const cg_kernel *k, uint32_t id) {
-  for (int i = 0; i < k->n_spec; i++)
-    if (k->spec_id[i] == id) return k->spec_value[i];
-  cr_assert_fail("no specialization constant %u", id);
-  return 0;
 }
 
 /* A device like the H200: 32-wide subgroups with arithmetic and clustered
@@ -371,7 +351,7 @@ static ir_node *gemm_node(ir_graph **g, ir_dtype dt, int64_t m, int64_t k, int64
   int ranks[3] = {2, 2, 1};
   const int64_t dims[3][IR_MAX_RANK] = {{m, k}, {tb ? n : k, tb ? k : n}, {n}};
   int64_t od[2] = {m, n};
-  ir_node *nd = type_node(g, IR_OP_GEMM, dt, has_c ? 3 : 2, ranks, dims, 2, od);
+  ir_node *nd = vt_type_node(g, IR_OP_GEMM, dt, has_c ? 3 : 2, ranks, dims, 2, od);
   if (tb) T_OK(ir_node_set_int(*g, nd, IR_A_TRANS_B, 1));
   return nd;
 }
@@ -446,7 +426,7 @@ Test(gemv_template, default_choice) {
     int ranks[2] = {2, 2};
     const int64_t dims[2][IR_MAX_RANK] = {{1, 2}, {2, 600000}};
     int64_t od[2] = {1, 600000};
-    ir_node *n = type_node(&g, IR_OP_MATMUL, IR_F32, 2, ranks, dims, 2, od);
+    ir_node *n = vt_type_node(&g, IR_OP_MATMUL, IR_F32, 2, ranks, dims, 2, od);
     T_OK(cg_node_matmul(n, NULL, NULL, &t, &k));
     cr_assert_eq(k.tmpl, &cg_gemm_tiled_template);
     t_expect_error(cg_node_matmul(n, &cg_gemm_gemv_template, NULL, &t, &k),
@@ -485,12 +465,12 @@ Test(gemv_template, instantiation) {
   cr_assert_eq(k.groups[1], 1);
   cr_assert_eq(k.groups[2], 1);
   cr_assert_eq(k.n_buffers, 4);
-  cr_assert_eq(spec_of(&k, 0), 1000);
-  cr_assert_eq(spec_of(&k, 1), 2048);
-  cr_assert_eq(spec_of(&k, 4), 1000); /* W_SK */
-  cr_assert_eq(spec_of(&k, 5), 1);    /* W_SJ */
-  cr_assert_eq(spec_of(&k, 6), 0);    /* C [N] broadcast along rows */
-  cr_assert_eq(spec_of(&k, 7), 1);
+  cr_assert_eq(vt_spec_of(&k, 0), 1000);
+  cr_assert_eq(vt_spec_of(&k, 1), 2048);
+  cr_assert_eq(vt_spec_of(&k, 4), 1000); /* W_SK */
+  cr_assert_eq(vt_spec_of(&k, 5), 1);    /* W_SJ */
+  cr_assert_eq(vt_spec_of(&k, 6), 0);    /* C [N] broadcast along rows */
+  cr_assert_eq(vt_spec_of(&k, 7), 1);
   T_OK(cg_node_gemm(n, NULL, NULL, &big, &k));
   cr_assert_str_eq(define_of(&k, "USE_SG"), "2");
   big.subgroup_ops &= ~(uint32_t)IR_SUBGROUP_CLUSTERED;
@@ -525,14 +505,14 @@ Test(gemv_template, instantiation) {
   cr_assert_str_eq(define_of(&k, "WK"), "1");
   cr_assert_str_eq(define_of(&k, "VW"), "4");
   cr_assert_str_eq(define_of(&k, "X_VEC"), "0");
-  cr_assert_eq(spec_of(&k, 0), 300);
-  cr_assert_eq(spec_of(&k, 2), 1);  /* X_SI = B's column stride */
-  cr_assert_eq(spec_of(&k, 3), 3);  /* X_SK = B's row stride */
-  cr_assert_eq(spec_of(&k, 5), 20); /* W_SJ = A's row stride */
-  cr_assert_eq(spec_of(&k, 6), 1);  /* C [N] along the kernel's rows */
-  cr_assert_eq(spec_of(&k, 7), 0);
-  cr_assert_eq(spec_of(&k, 8), 1);  /* Y_SR */
-  cr_assert_eq(spec_of(&k, 9), 3);  /* Y_SC */
+  cr_assert_eq(vt_spec_of(&k, 0), 300);
+  cr_assert_eq(vt_spec_of(&k, 2), 1);  /* X_SI = B's column stride */
+  cr_assert_eq(vt_spec_of(&k, 3), 3);  /* X_SK = B's row stride */
+  cr_assert_eq(vt_spec_of(&k, 5), 20); /* W_SJ = A's row stride */
+  cr_assert_eq(vt_spec_of(&k, 6), 1);  /* C [N] along the kernel's rows */
+  cr_assert_eq(vt_spec_of(&k, 7), 0);
+  cr_assert_eq(vt_spec_of(&k, 8), 1);  /* Y_SR */
+  cr_assert_eq(vt_spec_of(&k, 9), 3);  /* Y_SC */
   cr_assert_eq(k.groups[0], 150);
   ir_graph_destroy(g);
 
@@ -541,20 +521,20 @@ Test(gemv_template, instantiation) {
     int ranks[2] = {4, 3};
     const int64_t dims[2][IR_MAX_RANK] = {{2, 1, 6, 10}, {3, 10, 7}};
     int64_t od[4] = {2, 3, 6, 7};
-    n = type_node(&g, IR_OP_MATMUL, IR_F32, 2, ranks, dims, 4, od);
+    n = vt_type_node(&g, IR_OP_MATMUL, IR_F32, 2, ranks, dims, 4, od);
     T_OK(cg_node_matmul(n, NULL, NULL, &t, &k));
     cr_assert_eq(k.tmpl, &cg_gemm_gemv_template);
     cr_assert_str_eq(define_of(&k, "SWAP"), "0");
     cr_assert_str_eq(define_of(&k, "VW"), "1"); /* 7 columns */
     cr_assert_eq(k.groups[2], 6);
-    cr_assert_eq(spec_of(&k, 10), 42); /* Y_SZ */
-    cr_assert_eq(spec_of(&k, 15), 2);
-    cr_assert_eq(spec_of(&k, 16), 3);
-    cr_assert_eq(spec_of(&k, 20), 0);
-    cr_assert_eq(spec_of(&k, 24), 70);
-    cr_assert_eq(spec_of(&k, 17), 2);
-    cr_assert_eq(spec_of(&k, 21), 60);
-    cr_assert_eq(spec_of(&k, 25), 0);
+    cr_assert_eq(vt_spec_of(&k, 10), 42); /* Y_SZ */
+    cr_assert_eq(vt_spec_of(&k, 15), 2);
+    cr_assert_eq(vt_spec_of(&k, 16), 3);
+    cr_assert_eq(vt_spec_of(&k, 20), 0);
+    cr_assert_eq(vt_spec_of(&k, 24), 70);
+    cr_assert_eq(vt_spec_of(&k, 17), 2);
+    cr_assert_eq(vt_spec_of(&k, 21), 60);
+    cr_assert_eq(vt_spec_of(&k, 25), 0);
     ir_graph_destroy(g);
   }
 }

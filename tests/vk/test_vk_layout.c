@@ -615,8 +615,7 @@ static void round_trip(env *e, ir_op op, ir_dtype dt, const int64_t *d, const cg
   copy_kernel(e, n, st, s, &k);
   cr_assert_eq(k.tmpl, &cg_data_layout_template);
   rt_tensor back;
-  T_OK(rt_tensor_alloc(&ty, &back));
-  memset(back.data, 0x7f, rt_tensor_bytes(&back));
+  vt_poisoned(&ty, 0x7f, &back);
   ins[0] = &packed;
   vt_run_kernel(e->ctx, e->cc, &k, ins, 1, &back);
   assert_same_bytes(&back, &x, k.key);

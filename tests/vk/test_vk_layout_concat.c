@@ -29,9 +29,6 @@
 #include "codegen/cg_data.h"
 #include "codegen/cg_ops.h"
 #include "runtime/cpu/cpu_kernels.h"
-#include "runtime/vk/vk_memory.h"
-#include "runtime/vk/vk_pipeline.h"
-#include "runtime/vk/vk_program.h"
 #include "test_support.h"
 #include "vk_test.h"
 
@@ -74,47 +71,6 @@ static void assert_same_bytes(const rt_tensor *got, const rt_tensor *want, const
     if (((const unsigned char *)got->data)[i] != ((const unsigned char *)want->data)[i])
       cr_assert_fail("%s: element %zu differs (got %g, want %g)", what, i / es,
                      rt_load_f(got, (int64_t)(i / es)), rt_load_f(want, (int64_t)(i / es)));
-}
-
-/* Dispatches k once over in[] then out[] (outputs uploaded poisoned) and
- * downloads every output. */
-static void run_gpu(env *e, const cg_kernel *k, const rt_tensor *in, int n_in, rt_tensor *out,
-                    int n_out) {
-  cr_assert_eq(k->n_buffers, n_in + n_out, "kernel %s takes %d buffers", k->key, k->n_buffers);
-  cg_spirv spv;
-  T_OK(cg_kernel_compile(e->cc, k, &spv));
-  rt_vk_spec spec[CG_MAX_SPEC];
-  for (int i = 0; i < k->n_spec; i++) spec[i] = (rt_vk_spec){k->spec_id[i], k->spec_value[i]};
-  rt_vk_pipeline_desc pd = {.name = k->key, .spirv = spv.words, .spirv_bytes = spv.bytes,
-                            .n_buffers = k->n_buffers, .push_bytes = k->push_bytes,
-                            .spec = spec, .n_spec = k->n_spec};
-  rt_vk_pipeline *pipe;
-  T_OK(rt_vk_pipeline_create(e->ctx, &pd, &pipe));
-  cg_spirv_free(&spv);
-  rt_vk_buffer *bufs[MAXP + 1];
-  rt_vk_binding b[MAXP + 1];
-  int nb = n_in + n_out;
-  cr_assert(nb <= MAXP + 1);
-  for (int i = 0; i < nb; i++) {
-    const rt_tensor *t = i < n_in ? &in[i] : &out[i - n_in];
-    uint64_t bytes = rt_tensor_bytes(t);
-    cr_assert(bytes > 0);
-    T_OK(rt_vk_buffer_create(e->ctx, RT_VK_MEM_DEVICE, bytes, &bufs[i]));
-    T_OK(rt_vk_buffer_upload(e->ctx, bufs[i], 0, t->data, bytes));
-    b[i] = (rt_vk_binding){bufs[i], 0, bytes, i < n_in ? RT_VK_READ : RT_VK_WRITE};
-  }
-  rt_vk_program *p;
-  T_OK(rt_vk_program_create(e->ctx, false, &p));
-  T_OK(rt_vk_program_dispatch(p, pipe, b, nb, NULL, 0, k->groups));
-  T_OK(rt_vk_program_finish(p));
-  T_OK(rt_vk_program_run(p, RT_VK_WAIT_BLOCK));
-  for (int i = 0; i < n_out; i++)
-    T_OK(rt_vk_buffer_download(e->ctx, bufs[n_in + i], 0, out[i].data,
-                               rt_tensor_bytes(&out[i])));
-  rt_vk_program_destroy(e->ctx, p);
-  for (int i = 0; i < nb; i++) rt_vk_buffer_destroy(e->ctx, bufs[i]);
-  rt_vk_pipeline_destroy(e->ctx, pipe);
-  vt_assert_clean(e->ctx);
 }
 
 static bool has_define(const cg_kernel *k, const char *name) {
@@ -256,6 +212,7 @@ static void run_case(env *e, bool split, const ccase *c, ir_dtype dt, const cg_s
                      uint64_t seed) {
   t_rng r = t_rng_make(seed);
   rt_tensor in[MAXP], want[MAXP], dev_in[MAXP], out[MAXP];
+  const rt_tensor *dev_ins[MAXP];
   ir_graph *g;
   ir_node *n = case_node(&g, split, c, dt, &r, in);
   int n_in = n->n_inputs, n_out = n->n_outputs;
@@ -283,9 +240,9 @@ static void run_case(env *e, bool split, const ccase *c, ir_dtype dt, const cg_s
   e->n_texel += !gather;
   e->n_gather += gather;
 
-  for (int i = 0; i < n_in; i++) dev_in[i] = vt_pack(&in[i]);
+  for (int i = 0; i < n_in; i++) dev_in[i] = vt_pack(&in[i]), dev_ins[i] = &dev_in[i];
   for (int i = 0; i < n_out; i++) out[i] = vt_poisoned_packed(&n->outputs[i]->type);
-  run_gpu(e, &k, dev_in, n_in, out, n_out);
+  vt_run_kernel_n(e->ctx, e->cc, &k, dev_ins, n_in, out, n_out);
   for (int i = 0; i < n_out; i++) {
     char what[600];
     snprintf(what, sizeof what, "%s output %d", k.key, i);

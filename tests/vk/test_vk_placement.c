@@ -17,23 +17,6 @@
 #include "test_support.h"
 #include "vk_test.h"
 
-typedef struct env {
-  rt_vk_context *ctx;
-  cg_compiler *cc;
-  const ir_target *t;
-} env;
-
-static void env_open(env *e) {
-  e->ctx = vt_context(NULL);
-  e->t = rt_vk_context_target(e->ctx);
-  e->cc = vt_compiler();
-}
-
-static void env_close(env *e) {
-  cg_compiler_destroy(e->cc);
-  vt_destroy(e->ctx);
-}
-
 static ir_graph *load(const char *rel) {
   char path[1024];
   snprintf(path, sizeof path, "%s/%s", VKML_SOURCE_ROOT, rel);
@@ -57,7 +40,7 @@ static ir_graph *load(const char *rel) {
 /* A copy of g compiled as vkc run compiles it (the pass pipeline with
  * codegen's placement and layout queries, then the plan), cpu_ops forced
  * onto the CPU; the plan owns the copy. */
-static ir_plan *compile(env *e, const ir_graph *g, const char *cpu_ops, ir_layout layout) {
+static ir_plan *compile(vt_env *e, const ir_graph *g, const char *cpu_ops, ir_layout layout) {
   ir_graph *h;
   T_OK(ir_graph_clone(g, &h));
   cg_query q;
@@ -79,7 +62,7 @@ static ir_plan *compile(env *e, const ir_graph *g, const char *cpu_ops, ir_layou
   return p;
 }
 
-static void run(env *e, const ir_plan *p, const rt_tensor *in, int n_in, rt_tensor *out,
+static void run(vt_env *e, const ir_plan *p, const rt_tensor *in, int n_in, rt_tensor *out,
                 int n_out) {
   rt_vk_exec *x;
   T_OK(rt_vk_exec_create(e->ctx, p, NULL, &x));
@@ -107,8 +90,8 @@ static int check_transfers(const ir_graph *g, const char *what) {
 }
 
 static void check_model(const char *rel, double rtol, double atol) {
-  env e;
-  env_open(&e);
+  vt_env e;
+  vt_env_open(&e);
   ir_graph *g = load(rel);
   t_rng r = t_rng_make(21);
   rt_tensor in[4], want[8], got[8];
@@ -154,7 +137,7 @@ static void check_model(const char *rel, double rtol, double atol) {
   for (int i = 0; i < g->n_inputs; i++) rt_tensor_free(&in[i]);
   ir_plan_destroy(all);
   ir_graph_destroy(g);
-  env_close(&e);
+  vt_env_close(&e);
 }
 
 Test(vk_placement, tinycnn_any_op_on_the_cpu) {
@@ -168,8 +151,8 @@ Test(vk_placement, smallnet_any_op_on_the_cpu) {
 /* Packed layouts: a CPU node between packed GPU kernels gets its reorders
  * on the GPU and its transfers in the default layout. */
 Test(vk_placement, packed_regions_around_a_cpu_node) {
-  env e;
-  env_open(&e);
+  vt_env e;
+  vt_env_open(&e);
   ir_graph *g = load("tests/models/tinycnn/model.vkir");
   ir_plan *all = compile(&e, g, NULL, IR_LAYOUT_NC4HW4);
   ir_plan *p = compile(&e, g, "maxpool", IR_LAYOUT_NC4HW4);
@@ -190,14 +173,14 @@ Test(vk_placement, packed_regions_around_a_cpu_node) {
   ir_plan_destroy(p);
   ir_plan_destroy(all);
   ir_graph_destroy(g);
-  env_close(&e);
+  vt_env_close(&e);
 }
 
 /* --fallback never: the compile fails listing every node that would run
  * on the CPU, each with where it is and why. */
 Test(vk_placement, fallback_never_lists_the_nodes) {
-  env e;
-  env_open(&e);
+  vt_env e;
+  vt_env_open(&e);
   ir_graph *g = load("tests/models/tinycnn/model.vkir");
   cg_query q;
   bool forced[IR_OP_COUNT];
@@ -222,5 +205,5 @@ Test(vk_placement, fallback_never_lists_the_nodes) {
   cg_query_init(&q, e.t, NULL);
   T_OK(pass_pipeline_run(g, &pp));
   ir_graph_destroy(g);
-  env_close(&e);
+  vt_env_close(&e);
 }

@@ -121,8 +121,7 @@ static void tc_check(env *e, const tcase *c, const cg_template *tm, const cg_sch
   T_OK(cg_kernel_for_node(c->n, tm, s, e->t, &k));
   ir_type ty = rt_tensor_type(&c->want);
   rt_tensor got;
-  T_OK(rt_tensor_alloc(&ty, &got));
-  memset(got.data, 0x7f, rt_tensor_bytes(&got)); /* unwritten elements show */
+  vt_poisoned(&ty, 0x7f, &got); /* unwritten elements show */
   const rt_tensor *ins[6];
   for (int i = 0; i < c->n_in; i++) ins[i] = &c->in[i];
   vt_run_kernel(e->ctx, e->cc, &k, ins, c->n_in, &got);

@@ -9,9 +9,12 @@
 #include "test_support.h"
 #include "vk_test.h"
 
-void vt_run_kernel(rt_vk_context *ctx, cg_compiler *cc, const cg_kernel *k,
-                   const rt_tensor *const *in, int n_in, rt_tensor *out) {
-  cr_assert_eq(k->n_buffers, n_in + 1, "kernel %s takes %d buffers", k->key, k->n_buffers);
+void vt_run_kernel_n(rt_vk_context *ctx, cg_compiler *cc, const cg_kernel *k,
+                     const rt_tensor *const *in, int n_in, rt_tensor *out, int n_out) {
+  enum { MAX_BUFFERS = 64 };
+  int nb = n_in + n_out;
+  cr_assert_eq(k->n_buffers, nb, "kernel %s takes %d buffers", k->key, k->n_buffers);
+  cr_assert(nb <= MAX_BUFFERS, "kernel %s: %d buffers", k->key, nb);
   cg_spirv spv;
   T_OK(cg_kernel_compile(cc, k, &spv));
   rt_vk_spec spec[CG_MAX_SPEC];
@@ -29,25 +32,33 @@ void vt_run_kernel(rt_vk_context *ctx, cg_compiler *cc, const cg_kernel *k,
   T_OK(rt_vk_pipeline_create(ctx, &pd, &pipe));
   cg_spirv_free(&spv);
 
-  rt_vk_buffer *bufs[8];
-  rt_vk_binding b[8];
-  for (int i = 0; i <= n_in; i++) {
-    const rt_tensor *t = i < n_in ? in[i] : out;
+  rt_vk_buffer *bufs[MAX_BUFFERS];
+  rt_vk_binding b[MAX_BUFFERS];
+  for (int i = 0; i < nb; i++) {
+    const rt_tensor *t = i < n_in ? in[i] : &out[i - n_in];
     uint64_t bytes = rt_tensor_bytes(t);
-    T_OK(rt_vk_buffer_create(ctx, RT_VK_MEM_DEVICE, bytes ? bytes : 4, &bufs[i]));
-    /* The output too: whatever pattern the caller poisoned it with reaches
-     * the device, so an element the kernel forgets to write shows. */
+    T_OK(rt_vk_buffer_create(ctx, RT_VK_MEM_DEVICE, bytes ? bytes : 16, &bufs[i]));
+    /* The outputs too: whatever pattern the caller poisoned them with
+     * reaches the device, so an element the kernel forgets to write shows. */
     if (bytes) T_OK(rt_vk_buffer_upload(ctx, bufs[i], 0, t->data, bytes));
-    b[i] = (rt_vk_binding){bufs[i], 0, bytes ? bytes : 4, i < n_in ? RT_VK_READ : RT_VK_WRITE};
+    b[i] = (rt_vk_binding){bufs[i], 0, bytes ? bytes : 16, i < n_in ? RT_VK_READ : RT_VK_WRITE};
   }
   rt_vk_program *p;
   T_OK(rt_vk_program_create(ctx, false, &p));
-  T_OK(rt_vk_program_dispatch(p, pipe, b, n_in + 1, NULL, 0, k->groups));
+  T_OK(rt_vk_program_dispatch(p, pipe, b, nb, NULL, 0, k->groups));
   T_OK(rt_vk_program_finish(p));
   T_OK(rt_vk_program_run(p, RT_VK_WAIT_BLOCK));
-  T_OK(rt_vk_buffer_download(ctx, bufs[n_in], 0, out->data, rt_tensor_bytes(out)));
+  for (int i = 0; i < n_out; i++) {
+    uint64_t bytes = rt_tensor_bytes(&out[i]);
+    if (bytes) T_OK(rt_vk_buffer_download(ctx, bufs[n_in + i], 0, out[i].data, bytes));
+  }
   rt_vk_program_destroy(ctx, p);
-  for (int i = 0; i <= n_in; i++) rt_vk_buffer_destroy(ctx, bufs[i]);
+  for (int i = 0; i < nb; i++) rt_vk_buffer_destroy(ctx, bufs[i]);
   rt_vk_pipeline_destroy(ctx, pipe);
   vt_assert_clean(ctx);
+}
+
+void vt_run_kernel(rt_vk_context *ctx, cg_compiler *cc, const cg_kernel *k,
+                   const rt_tensor *const *in, int n_in, rt_tensor *out) {
+  vt_run_kernel_n(ctx, cc, k, in, n_in, out, 1);
 }

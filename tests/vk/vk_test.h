@@ -8,6 +8,38 @@
 #include "runtime/tensor.h"
 #include "runtime/vk/vk_context.h"
 
+/* The usual environment of a device test (vk_harness.c): a validated
+ * context without a pipeline cache file, its target (which dies with the
+ * context) and a compiler on the run's shared SPIR-V cache (vt_compiler).
+ * vt_env_close destroys both, failing the test on any validation message. */
+typedef struct vt_env {
+  rt_vk_context *ctx;
+  cg_compiler *cc;
+  const ir_target *t;
+} vt_env;
+void vt_env_open(vt_env *e);
+void vt_env_close(vt_env *e);
+
+/* A row-major tensor of type t with every byte set to byte (0x7f: f32
+ * 3.4e38, f16 NaN), to poison an output so that elements a kernel forgets
+ * to write show (vk_harness.c). */
+void vt_poisoned(const ir_type *t, unsigned char byte, rt_tensor *out);
+
+/* Synthetic targets and kernel introspection for the tests that need no
+ * device (vk_harness.c). vt_coop_target: a device with
+ * VK_NV_cooperative_matrix as the H200 reports it (shapes in driver order;
+ * 16x8x16 first). vt_define_of: the value of define name, NULL if k has
+ * none. vt_spec_of: specialization constant id, failing the test if k has
+ * none. vt_has_capability: whether SPIR-V module m declares capability cap.
+ * vt_type_node: a one-node graph of op on inputs of the given types (only
+ * the types are set, no data). */
+ir_target vt_coop_target(void);
+const char *vt_define_of(const cg_kernel *k, const char *name);
+uint32_t vt_spec_of(const cg_kernel *k, uint32_t id);
+bool vt_has_capability(const cg_spirv *m, uint32_t cap);
+ir_node *vt_type_node(ir_graph **g, ir_op op, ir_dtype dt, int n_in, const int *ranks,
+                      const int64_t (*dims)[IR_MAX_RANK], int rank_out, const int64_t *out_dims);
+
 /* A validated context (no pipeline cache file unless cache_dir is given). */
 rt_vk_context *vt_context(const char *cache_dir);
 rt_vk_context *vt_context_opts(rt_vk_context_opts *o);
@@ -36,6 +68,12 @@ void vt_pin_vulkan_libs(void);
  * fails the test on any error or validation message (vk_kernel.c). */
 void vt_run_kernel(rt_vk_context *ctx, cg_compiler *cc, const cg_kernel *k,
                    const rt_tensor *const *in, int n_in, rt_tensor *out);
+/* The same for a kernel with several outputs: in[] then out[] are bound in
+ * that order, every output (as the caller poisoned it) is uploaded and
+ * downloaded again after the dispatch; an empty tensor gets a 16-byte
+ * dummy buffer. */
+void vt_run_kernel_n(rt_vk_context *ctx, cg_compiler *cc, const cg_kernel *k,
+                     const rt_tensor *const *in, int n_in, rt_tensor *out, int n_out);
 
 /* g (taken) compiled as vkc compile does: the pass pipeline (cpu_ops, by
  * ir_op, forced onto the CPU when given), then cg_plan_build with cc. */

@@ -1,0 +1,84 @@
+/* The shared environment, output poisoning and no-device helpers of the
+ * Vulkan tests (see vk_test.h). */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "test_support.h"
+#include "vk_test.h"
+
+void vt_env_open(vt_env *e) {
+  e->ctx = vt_context(NULL);
+  e->t = rt_vk_context_target(e->ctx);
+  e->cc = vt_compiler();
+}
+
+void vt_env_close(vt_env *e) {
+  cg_compiler_destroy(e->cc);
+  vt_destroy(e->ctx);
+}
+
+void vt_poisoned(const ir_type *t, unsigned char byte, rt_tensor *out) {
+  T_OK(rt_tensor_alloc(t, out));
+  size_t bytes = rt_tensor_bytes(out);
+  if (bytes) memset(out->data, byte, bytes);
+}
+
+ir_target vt_coop_target(void) {
+  ir_target t;
+  ir_target_minimum(&t);
+  strcpy(t.name, "synthetic-coopmat");
+  t.subgroup_size = 32;
+  t.subgroup_ops = IR_SUBGROUP_BASIC | IR_SUBGROUP_ARITHMETIC;
+  t.subgroup_in_compute = true;
+  t.max_shared_bytes = 49152;
+  t.max_workgroup_size[0] = 1024;
+  t.max_workgroup_invocations = 1024;
+  t.fp16_arith = t.storage_16bit = true;
+  t.coopmat_nv = true;
+  t.vulkan_memory_model = true;
+  ir_coopmat_shape sh[] = {
+      {16, 8, 16, IR_COOPMAT_F16, IR_COOPMAT_F16, IR_COOPMAT_F16, IR_COOPMAT_F16},
+      {16, 8, 8, IR_COOPMAT_F16, IR_COOPMAT_F16, IR_COOPMAT_F32, IR_COOPMAT_F32},
+      {16, 16, 16, IR_COOPMAT_F16, IR_COOPMAT_F16, IR_COOPMAT_F32, IR_COOPMAT_F32},
+      {8, 8, 32, IR_COOPMAT_I8, IR_COOPMAT_I8, IR_COOPMAT_I32, IR_COOPMAT_I32},
+  };
+  t.n_coopmat_shapes = 4;
+  memcpy(t.coopmat_shapes, sh, sizeof sh);
+  return t;
+}
+
+const char *vt_define_of(const cg_kernel *k, const char *name) {
+  for (int i = 0; i < k->n_defines; i++)
+    if (!strcmp(k->def_name[i], name)) return k->def_value[i];
+  return NULL;
+}
+
+uint32_t vt_spec_of(const cg_kernel *k, uint32_t id) {
+  for (int i = 0; i < k->n_spec; i++)
+    if (k->spec_id[i] == id) return k->spec_value[i];
+  cr_assert_fail("no specialization constant %u", id);
+  return 0;
+}
+
+bool vt_has_capability(const cg_spirv *m, uint32_t cap) {
+  size_t n = m->bytes / 4;
+  for (size_t i = 5; i + 1 < n;) {
+    uint32_t len = m->words[i] >> 16, op = m->words[i] & 0xffff;
+    if (len == 0) break;
+    if (op == 17 && m->words[i + 1] == cap) return true; /* OpCapability */
+    i += len;
+  }
+  return false;
+}
+
+ir_node *vt_type_node(ir_graph **g, ir_op op, ir_dtype dt, int n_in, const int *ranks,
+                      const int64_t (*dims)[IR_MAX_RANK], int rank_out, const int64_t *out_dims) {
+  rt_tensor in[3];
+  cr_assert(n_in <= 3);
+  for (int i = 0; i < n_in; i++) {
+    ir_type ti = ir_type_make(dt, ranks[i], dims[i]);
+    in[i] = rt_tensor_view(&ti, NULL); /* only the types are used */
+  }
+  ir_type to = ir_type_make(dt, rank_out, out_dims);
+  return t_node_make(g, op, in, n_in, &to, 1);
+}
