@@ -11,6 +11,7 @@
 #include "codegen/cg_glsl.h"
 #include "codegen/cg_kernel.h"
 #include "codegen/cg_reduce.h"
+#include "codegen/cg_vision.h"
 #include "codegen/cg_data.h"
 #include "codegen/cg_elementwise.h"
 
@@ -40,6 +41,7 @@ const cg_template *const cg_templates[] = {
     &cg_norm_template,
     &cg_batchnorm_template,
     &cg_pool2d_template,
+    &cg_scan_template,
     NULL,
 };
 

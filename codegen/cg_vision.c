@@ -1,7 +1,30 @@
-/* Vision ops (topk, cumsum, non_max_suppression, roi_align) get their GPU
- * kernels (segmented argsort, register-blocked scan, NMS, RoiAlign) with
- * their own issue; until then the placement puts them on the CPU. */
+/* Vision ops: cumsum on the scan template (glsl/scan.comp); topk,
+ * non_max_suppression and roi_align get their GPU kernels (segmented
+ * argsort, NMS, RoiAlign) with their own issue: until then UNSUPPORTED, and
+ * the placement puts them on the CPU. */
+#include <stdio.h>
+#include <string.h>
+
 #include "codegen/cg_ops.h"
+#include "codegen/cg_reduce.h"
+#include "codegen/cg_vision.h"
+#include "ir/params.h"
+
+const cg_template cg_scan_template = {
+    .name = "scan",
+    .glsl = "scan.comp",
+    .n_knobs = 3,
+    .knobs = {{"WG_SIZE", 6, {32, 64, 128, 256, 512, 1024}},
+              {"R", 5, {1, 2, 4, 8, 16}},
+              {"MODE", 3, {0, 1, 2}}},
+    .n_constraints = 3,
+    .constraints = {{CG_LIMIT_WORKGROUP_X, 1u << CG_SCAN_WG, 1},
+                    {CG_LIMIT_WORKGROUP_INVOCATIONS, 1u << CG_SCAN_WG, 1},
+                    /* the chunk (WG_SIZE * R accumulators of at most 8
+                     * bytes) and two rows of WG_SIZE totals: <= 24 * WG * R */
+                    {CG_LIMIT_SHARED_BYTES, (1u << CG_SCAN_WG) | (1u << CG_SCAN_R), 24}},
+    .dflt = {{128, 4, 0}},
+};
 
 static vkml_status on_cpu(const ir_node *n) {
   return vkml_status_make(VKML_CODE_UNSUPPORTED,
@@ -17,6 +40,92 @@ static vkml_status on_cpu(const ir_node *n) {
     return on_cpu(n);                                                          \
   }
 VISION(topk)
-VISION(cumsum)
 VISION(non_max_suppression)
 VISION(roi_align)
+
+/* ---- cumsum ---------------------------------------------------------------- */
+
+static int scan_dtype(ir_dtype dt) {
+  switch (dt) {
+  case IR_F32: return 0;
+  case IR_F16: return 1;
+  case IR_I32: return 2;
+  case IR_I64: return 3;
+  default: return -1;
+  }
+}
+
+/* Serial rows when they are short, or when neighbouring rows are
+ * neighbouring in memory (the axis is not innermost) and there are enough
+ * of them to fill a large GPU; a workgroup per row otherwise. */
+static bool auto_blocked(int64_t rows, int64_t len, int64_t inner) {
+  if (len <= 32) return false;
+  if (inner == 1) return true;
+  return rows < 16384 && len > 256;
+}
+
+vkml_status cg_node_cumsum(const ir_node *n, const cg_template *st, const cg_schedule *s,
+                           const ir_target *t, cg_kernel *out) {
+  memset(out, 0, sizeof *out);
+  VKML_RETURN_IF_ERROR(cg_check_template(n, st, &cg_scan_template));
+  if (n->n_inputs != 1 || n->n_outputs != 1)
+    return vkml_status_make(VKML_CODE_INVALID_ARGUMENT, "cumsum: %d inputs, %d outputs",
+                            n->n_inputs, n->n_outputs);
+  const ir_value *xv = n->inputs[0], *yv = n->outputs[0];
+  const ir_type *x = &xv->type, *y = &yv->type;
+  int dt = scan_dtype(x->dtype);
+  if (dt < 0)
+    return vkml_status_make(VKML_CODE_UNSUPPORTED, "cumsum: %s is not f32, f16, i32 or i64 on "
+                            "the GPU", ir_dtype_name(x->dtype));
+  if (x->dtype == IR_F16 && !t->storage_16bit)
+    return vkml_status_make(VKML_CODE_UNSUPPORTED,
+                            "cumsum: f16 needs 16-bit storage, which %s lacks", t->name);
+  if (x->bounded || y->bounded || xv->layout != IR_LAYOUT_DEFAULT ||
+      yv->layout != IR_LAYOUT_DEFAULT)
+    return vkml_status_make(VKML_CODE_UNSUPPORTED,
+                            "cumsum: bounded tensors or packed layouts stay on the CPU");
+  if (y->dtype != x->dtype || !ir_type_equal(x, y))
+    return vkml_status_make(VKML_CODE_INVALID_ARGUMENT,
+                            "cumsum: the output must have the input's dtype and shape");
+  if (x->rank == 0)
+    return vkml_status_make(VKML_CODE_INVALID_ARGUMENT, "cumsum of a scalar");
+  /* element offsets are 32-bit in the shader */
+  if (ir_type_numel(x) >= (INT64_C(1) << 31))
+    return vkml_status_make(VKML_CODE_UNSUPPORTED, "cumsum: 2^31 elements or more");
+  int axis;
+  VKML_RETURN_IF_ERROR(ir_axis_normalize(ir_node_int(n, IR_A_AXIS, 0), x->rank, &axis));
+  bool exclusive = ir_node_int(n, IR_A_EXCLUSIVE, 0) != 0;
+  bool reverse = ir_node_int(n, IR_A_REVERSE, 0) != 0;
+  int64_t outer = 1, inner = 1, len = x->dims[axis];
+  for (int i = 0; i < axis; i++) outer *= x->dims[i];
+  for (int i = axis + 1; i < x->rank; i++) inner *= x->dims[i];
+  int64_t rows = outer * inner;
+
+  if (!s) s = &cg_scan_template.dflt;
+  VKML_RETURN_IF_ERROR(cg_kernel_begin(out, &cg_scan_template, s, t));
+  int wg = s->v[CG_SCAN_WG], mode = s->v[CG_SCAN_MODE];
+  bool blocked = mode == 2 || (mode == 0 && auto_blocked(rows, len, inner));
+  VKML_RETURN_IF_ERROR(cg_kernel_define(out, "DTYPE", "%d", dt));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, 0, (uint32_t)rows));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, 1, (uint32_t)len));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, 2, (uint32_t)inner));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, 3, exclusive));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, 4, reverse));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, 5, blocked));
+  int64_t groups = blocked ? rows : (rows + wg - 1) / wg;
+  if (groups < 1) groups = 1;
+  int64_t gx = groups < t->max_workgroup_count[0] ? groups : t->max_workgroup_count[0];
+  int64_t gy = (groups + gx - 1) / gx;
+  if (gy > t->max_workgroup_count[1])
+    return vkml_status_make(VKML_CODE_UNSUPPORTED, "cumsum: %lld workgroups exceed the grid of %s",
+                            (long long)groups, t->name);
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, 6, (uint32_t)gx));
+  out->groups[0] = (uint32_t)gx;
+  out->groups[1] = (uint32_t)gy;
+  out->groups[2] = 1;
+  out->n_buffers = 2;
+  char attrs[80];
+  snprintf(attrs, sizeof attrs, "{axis=%d,exclusive=%d,reverse=%d}", axis, exclusive, reverse);
+  cg_node_key(n, attrs, out->key, sizeof out->key);
+  return VKML_OK;
+}

@@ -20,6 +20,7 @@ static const struct {
     {"fuse_activation", pass_fuse_activation},
     {"fuse_elementwise", pass_fuse_elementwise},
     {"fp16", pass_fp16},
+    {"split_scan", pass_split_scan},
     {"place", pass_place},
     {"layout", pass_layout},
     {"insert_transfers", pass_insert_transfers},
@@ -108,6 +109,7 @@ vkml_status pass_pipeline_run(ir_graph *g, const pass_pipeline_opts *opts) {
     VKML_RETURN_IF_ERROR(step(&r, pass_fuse_elementwise));
   }
   VKML_RETURN_IF_ERROR(step(&r, pass_fp16));
+  VKML_RETURN_IF_ERROR(step(&r, pass_split_scan));
   VKML_RETURN_IF_ERROR(step(&r, pass_place));
   VKML_RETURN_IF_ERROR(step(&r, pass_layout));
   VKML_RETURN_IF_ERROR(step(&r, pass_insert_transfers));

@@ -6,7 +6,9 @@
  *                                  no_eval, cpu_ops=OP,OP (placement: those
  *                                  IR ops cannot run on the GPU, the rest can),
  *                                  exact (CPU results before and after must
- *                                  agree bit for bit)
+ *                                  agree bit for bit), atol=X (an absolute
+ *                                  tolerance instead of 1e-6: sums
+ *                                  reassociated over long axes)
  *   ... the input graph ...
  *   # expect:                      then the graph the passes must print, or
  *   # expect: unchanged            the input must come out as it went in
@@ -17,7 +19,8 @@
  * on a mismatch it prints both. A case with an expected rewrite must report
  * a change, an unchanged case must not. Then both graphs run on the CPU
  * executor on random non-zero inputs and must agree (a pass keeps results:
- * rtol 1e-5, or 1e-2 for fp16; bit for bit with `exact`). */
+ * rtol 1e-5 plus atol 1e-6 (or the case's), or 1e-2 for fp16; bit for bit
+ * with `exact`). */
 #include <criterion/criterion.h>
 #include <dirent.h>
 #include <math.h>
@@ -149,7 +152,7 @@ static void parse_opts(const char *file, const char *spec, pass_opts *o, test_pl
     if (sscanf(t, "fold_max_bytes=%lld", &v) == 1) o->fold_max_bytes = v;
     else if (!strcmp(t, "precision=fp16")) o->precision = IR_PRECISION_FP16;
     else if (!strcmp(t, "no_eval")) o->eval = NULL;
-    else if (!strcmp(t, "exact")) continue; /* run_case reads it */
+    else if (!strcmp(t, "exact") || !strncmp(t, "atol=", 5)) continue; /* run_case reads them */
     else if (!strncmp(t, "cpu_ops=", 8)) {
       parse_cpu_ops(file, t + 8, tp);
       o->place = test_place;
@@ -169,7 +172,7 @@ static ir_graph *parse_verified(const char *text, size_t len, const char *file) 
 
 /* Both graphs on the same random non-zero inputs. */
 static void check_same_results(const char *file, const ir_graph *a, const ir_graph *b,
-                               double rtol) {
+                               double rtol, double atol) {
   cr_assert_eq(a->n_inputs, b->n_inputs);
   cr_assert_eq(a->n_outputs, b->n_outputs);
   t_rng r = t_rng_make(17);
@@ -188,7 +191,7 @@ static void check_same_results(const char *file, const ir_graph *a, const ir_gra
       double x = rt_load_f(&ga[k], i), y = rt_load_f(&gb[k], i);
       nonzero = nonzero || x != 0;
       bool same = x == y || (isnan(x) && isnan(y)) ||
-                  (rtol > 0 && fabs(x - y) <= 1e-6 + rtol * fabs(x));
+                  (rtol > 0 && fabs(x - y) <= atol + rtol * fabs(x));
       cr_expect(same, "%s: output %d element %lld: before the passes %.9g, after %.9g", file, k,
                 (long long)i, x, y);
       if (!same) break;
@@ -252,8 +255,9 @@ static void run_case(const char *file) {
   cr_expect_eq(any, !unchanged, "%s: the passes %s a change", file,
                any ? "reported" : "did not report");
   bool exact = optspec && strstr(optspec, "exact");
-  check_same_results(file, before, g,
-                     exact ? 0 : o.precision == IR_PRECISION_FP16 ? 1e-2 : 1e-5);
+  const char *at = optspec ? strstr(optspec, "atol=") : NULL;
+  check_same_results(file, before, g, exact ? 0 : o.precision == IR_PRECISION_FP16 ? 1e-2 : 1e-5,
+                     at ? atof(at + 5) : 1e-6);
   free(got);
   free(want);
   free(got_text);
@@ -310,7 +314,7 @@ Test(passes_pipeline, keeps_cpu_results_on_the_ir_corpus) {
     vkml_status s = pass_pipeline_run(g, &o);
     cr_assert(!s, "%s: %s", files[i], vkml_status_message(s));
     if (runs) {
-      check_same_results(files[i], before, g, 1e-5);
+      check_same_results(files[i], before, g, 1e-5, 1e-6);
       checked++;
     }
     ir_graph_destroy(g);
@@ -353,7 +357,8 @@ Test(passes_pipeline, unknown_dump_name_lists_the_passes) {
   const char *m = vkml_status_message(s);
   cr_assert(strstr(m, "unknown pass 'fold_everything'"), "%s", m);
   cr_assert(strstr(m, "fold_constants, remove_identities, dce, fold_batchnorm, merge_pad, "
-                      "fuse_activation, fuse_elementwise, fp16, place, layout, insert_transfers, all"), "%s", m);
+                      "fuse_activation, fuse_elementwise, fp16, split_scan, place, layout, insert_transfers, "
+                      "all"), "%s", m);
   vkml_status_free(s);
   T_OK(pass_check_dump_name("all"));
   T_OK(pass_check_dump_name("dce"));
@@ -384,7 +389,7 @@ Test(passes_pipeline, dumps_after_the_named_pass_and_runs_every_pass) {
   cr_assert(strstr(buf, "# after fuse_activation\n"), "%s", buf);
   cr_assert(!strstr(buf, "# after dce"), "%s", buf);
   cr_assert(strstr(buf, "%y = conv2d %x, %w {act=relu} : f32[1,2,3,3]"), "%s", buf);
-  check_same_results("<pipeline>", before, g, 1e-6);
+  check_same_results("<pipeline>", before, g, 1e-6, 1e-6);
   free(buf);
   ir_graph_destroy(g);
   ir_graph_destroy(before);

@@ -165,6 +165,23 @@ if gpu_vkc run "$EX/model.vkir" --input x="$EX/x.npy" --fallback never --output 
 else
   bad "vkc run --fallback never on the all-GPU example ($(head -c 400 "$TMP/err"))"
 fi
+# cumsum runs on the GPU (the scan kernel): all-GPU under --fallback never,
+# the same outputs as the CPU reference kernels
+"$PY" -c "
+import numpy as np, sys
+np.save(sys.argv[1] + '/cx.npy', np.array([[3, -7, 11], [1 << 20, -5, 2]], dtype=np.int32))
+np.save(sys.argv[1] + '/cf.npy', np.array([0.5, -1.25, 3.0, 7.5], dtype=np.float32))" "$TMP"
+if gpu_vkc run "$ROOT/tests/ir/cumsum.vkir" --fallback never --input x="$TMP/cx.npy" --input f="$TMP/cf.npy" --output "$TMP/cg" >/dev/null 2>"$TMP/err" &&
+   "$VKC" run "$ROOT/tests/ir/cumsum.vkir" --device cpu --input x="$TMP/cx.npy" --input f="$TMP/cf.npy" --output "$TMP/cc" >/dev/null 2>>"$TMP/err" &&
+   cmp -s "$TMP/cg/a.npy" "$TMP/cc/a.npy" && cmp -s "$TMP/cg/b.npy" "$TMP/cc/b.npy" &&
+   "$PY" -c "
+import numpy as np, sys
+a = np.load(sys.argv[1] + '/cg/a.npy')
+sys.exit(0 if a.tolist() == [[4, 11, 0], [-3, 2, 0]] else 1)" "$TMP"; then
+  ok "vkc run: cumsum on the GPU (--fallback never) matches the CPU"
+else
+  bad "vkc run: cumsum on the GPU ($(head -c 400 "$TMP/err"))"
+fi
 expect_fail "vkc run: bad --fallback" "--fallback expects auto or never" "$VKC" run "$EX/model.vkir" --fallback sometimes --input x="$EX/x.npy"
 expect_fail "vkc run --fallback never on the CPU" "not with --device cpu" "$VKC" run "$EX/model.vkir" --device cpu --fallback never --input x="$EX/x.npy"
 # The .vkm artifact: vkc compile writes what vkc run would run, vkrun runs
@@ -194,7 +211,7 @@ if ASAN_OPTIONS=detect_leaks=0 VKML_VALIDATION=1 "$VKRUN" "$TMP/h.vkm" --input x
    cmp -s "$TMP/a3/prob.npy" "$TMP/a4/prob.npy" &&
    "$VKRUN" "$TMP/h.vkm" --input x="$EX/x.npy" --bench 2 --json >"$TMP/d.json" 2>>"$TMP/err" &&
    "$VKRUN" "$TMP/h.vkm" --input x="$EX/x.npy" --bench 2 --inputs staged --json >"$TMP/s.json" 2>>"$TMP/err" &&
-   python3 -c "
+   "$PY" -c "
 import json, sys
 d, s = (json.load(open(sys.argv[k])) for k in (1, 2))
 ok = d['lean'] and s['lean'] and d['direct_inputs'] == 1 and s['direct_inputs'] == 0

@@ -1,0 +1,22 @@
+/* Vision-op kernels: the scan template of the cumsum family
+ * (glsl/scan.comp, cg_vision.c). topk, non_max_suppression and roi_align
+ * have no GPU kernel yet (UNSUPPORTED: they run on the CPU).
+ *
+ * scan knobs:
+ *   WG_SIZE  invocations per workgroup {32..1024}
+ *   R        elements per invocation in a blocked chunk {1,2,4,8,16}
+ *   MODE     0: chosen from the shape; 1: one invocation per row, serial;
+ *            2: one workgroup per row, blocked (register block, then a
+ *            Hillis-Steele scan over the invocations' totals, then the
+ *            add-back)
+ * Default WG_SIZE=128, R=4, MODE=0 (valid on every device). */
+#ifndef CG_VISION_H
+#define CG_VISION_H
+
+#include "codegen/cg_kernel.h"
+
+extern const cg_template cg_scan_template; /* scan.comp */
+
+enum { CG_SCAN_WG = 0, CG_SCAN_R = 1, CG_SCAN_MODE = 2 };
+
+#endif
