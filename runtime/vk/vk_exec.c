@@ -41,6 +41,8 @@ struct rt_vk_exec {
   const ir_value **values; /* by value id */
   rt_vk_buffer **bufs;     /* by value id; NULL: the value stays on the host;
                               the arena for values the memory plan places */
+  rt_vk_buffer **owned;    /* by value id: the buffer made for it (freed with
+                              the executor; bufs may share it) */
   uint64_t *buf_off;       /* by value id: where its bytes start in bufs[id] */
   uint64_t *buf_bytes;     /* by value id: bytes bound */
   rt_vk_buffer *arena;     /* the intermediates' shared buffer (plan->mem) */
@@ -48,6 +50,8 @@ struct rt_vk_exec {
   bool *host_valid;        /* by value id, during a run */
   int *step_pipe;          /* by step: index into pipes, -1 on the CPU */
   int *step_seg;           /* by step: index into segs, -1 on the CPU */
+  bool *step_edge_view;    /* by step: a view at the graph's edge sharing bytes
+                              (alias_edge_views) */
   int *step_disp;          /* by step: dispatch index in its segment, -1: none
                               (CPU, or a view that shares its input's bytes) */
   pipe_entry *pipes;
@@ -275,6 +279,7 @@ static vkml_status make_buffer(rt_vk_exec *e, const ir_value *v) {
     return vkml_status_annotate(st, "%s", d);
   }
   e->buf_bytes[v->id] = bytes;
+  e->owned[v->id] = e->bufs[v->id];
   return VKML_OK;
 }
 
@@ -318,11 +323,71 @@ static vkml_status make_buffers(rt_vk_exec *e) {
 }
 
 /* A GPU step that need not run: a view whose output shares its input's
- * bytes in the arena (the memory plan made it an alias). */
+ * bytes, in the arena (the memory plan made it an alias) or at the graph's
+ * edge (alias_edge_views). */
 static bool elided_view(const rt_vk_exec *e, const ir_plan_step *s) {
   const ir_memplan *m = &e->plan->mem;
   const ir_node *n = e->nodes[s->node];
+  if (e->step_edge_view[s - e->plan->steps]) return true;
   return m->alias && ir_node_is_view(n) && m->alias[n->outputs[0]->id] >= 0;
+}
+
+/* Binds v (and every value the memory plan makes a view of it) to buffer
+ * buf at off. */
+static void rebind(rt_vk_exec *e, const ir_value *v, rt_vk_buffer *buf, uint64_t off,
+                   uint64_t bytes) {
+  const ir_memplan *m = &e->plan->mem;
+  ir_foreach_value(e->g, w) {
+    if (w != v && !(m->alias && m->alias[w->id] == v->id)) continue;
+    e->bufs[w->id] = buf;
+    e->buf_off[w->id] = off;
+    e->buf_bytes[w->id] = bytes < e->buf_bytes[w->id] || w == v ? bytes : e->buf_bytes[w->id];
+  }
+}
+
+/* Views at the graph's edges, which the memory plan (the arena only) leaves
+ * as copies: a view of a value with a buffer of its own (a graph input, a
+ * constant) is read where that value is; a view that is the only reader of
+ * an intermediate and gives a graph output its bytes lets the intermediate's
+ * GPU producer write straight into the output's buffer. Either way the view
+ * records no dispatch (a 64 MB reshape of an input was a 64 MB copy). */
+static vkml_status alias_edge_views(rt_vk_exec *e) {
+  const ir_plan *p = e->plan;
+  const ir_memplan *m = &p->mem;
+  if (!m->offsets || !e->arena) return VKML_OK;
+  int *uses;
+  VKML_RETURN_IF_ERROR(ir_graph_count_uses(e->g, &uses));
+  bool *gpu_made = calloc((size_t)e->g->n_values + 1, sizeof *gpu_made);
+  if (!gpu_made) {
+    free(uses);
+    return ir_oom(NULL);
+  }
+  for (int i = 0; i < p->n_steps; i++) {
+    const ir_node *n = e->nodes[p->steps[i].node];
+    if (p->steps[i].device == IR_DEVICE_GPU && !ir_node_is_view(n))
+      for (int k = 0; k < n->n_outputs; k++) gpu_made[n->outputs[k]->id] = true;
+  }
+  for (int i = 0; i < p->n_steps; i++) {
+    const ir_plan_step *s = &p->steps[i];
+    const ir_node *n = e->nodes[s->node];
+    if (s->device != IR_DEVICE_GPU || !ir_node_is_view(n) || elided_view(e, s)) continue;
+    const ir_value *in = n->inputs[0], *out = n->outputs[0];
+    bool in_own = e->bufs[in->id] && e->bufs[in->id] != e->arena;
+    bool out_own = e->bufs[out->id] && e->bufs[out->id] != e->arena;
+    bool in_root = e->bufs[in->id] == e->arena && m->alias[in->id] < 0;
+    bool aliased = false; /* some arena view shares in's bytes */
+    ir_foreach_value(e->g, w) aliased |= m->alias[w->id] == in->id;
+    if (in_own && e->bufs[out->id] == e->arena) {
+      rebind(e, out, e->bufs[in->id], e->buf_off[in->id], e->buf_bytes[in->id]);
+      e->step_edge_view[i] = true;
+    } else if (out_own && in_root && !aliased && uses[in->id] == 1 && gpu_made[in->id]) {
+      rebind(e, in, e->bufs[out->id], e->buf_off[out->id], e->buf_bytes[out->id]);
+      e->step_edge_view[i] = true;
+    }
+  }
+  free(uses);
+  free(gpu_made);
+  return VKML_OK;
 }
 
 /* Appends the dispatches of steps first..last to *prog (created on the
@@ -480,6 +545,7 @@ static vkml_status exec_init(rt_vk_exec *e) {
   e->nodes = calloc(nn, sizeof *e->nodes);
   e->values = calloc(nv, sizeof *e->values);
   e->bufs = calloc(nv, sizeof *e->bufs);
+  e->owned = calloc(nv, sizeof *e->owned);
   e->buf_off = calloc(nv, sizeof *e->buf_off);
   e->buf_bytes = calloc(nv, sizeof *e->buf_bytes);
   e->host = calloc(nv, sizeof *e->host);
@@ -487,11 +553,13 @@ static vkml_status exec_init(rt_vk_exec *e) {
   e->step_pipe = calloc(ns, sizeof *e->step_pipe);
   e->step_seg = calloc(ns, sizeof *e->step_seg);
   e->step_disp = calloc(ns, sizeof *e->step_disp);
+  e->step_edge_view = calloc(ns, sizeof *e->step_edge_view);
   e->pipes = calloc(ns, sizeof *e->pipes);
   e->segs = calloc(ns, sizeof *e->segs);
   e->seg_ns = calloc(ns, sizeof *e->seg_ns);
-  if (!e->nodes || !e->values || !e->bufs || !e->buf_off || !e->buf_bytes || !e->host ||
-      !e->host_valid || !e->step_pipe || !e->step_seg || !e->step_disp || !e->pipes ||
+  if (!e->nodes || !e->values || !e->bufs || !e->owned || !e->buf_off || !e->buf_bytes || !e->host ||
+      !e->host_valid || !e->step_pipe || !e->step_seg || !e->step_disp ||
+      !e->step_edge_view || !e->pipes ||
       !e->segs || !e->seg_ns)
     return ir_oom(NULL);
   ir_foreach_node(g, n) e->nodes[n->id] = n;
@@ -515,6 +583,7 @@ static vkml_status exec_init(rt_vk_exec *e) {
   e->stats.weight_bytes = rt_vk_weights_bytes(e->weights);
   e->stats.weights_shared = !e->own_weights;
   VKML_RETURN_IF_ERROR(make_buffers(e));
+  VKML_RETURN_IF_ERROR(alias_edge_views(e));
   for (int i = 0; i < p->n_steps; i++) {
     e->step_pipe[i] = -1;
     if (p->steps[i].device != IR_DEVICE_GPU) {
@@ -583,14 +652,13 @@ void rt_vk_exec_destroy(rt_vk_exec *e) {
   for (int i = 0; e->segs && i < e->n_segs; i++) rt_vk_program_destroy(e->ctx, e->segs[i].prog);
   for (int i = 0; e->pipes && i < e->n_pipes; i++) rt_vk_pipeline_destroy(e->ctx, e->pipes[i].pipe);
   for (int i = 0; i < e->g->n_values; i++) {
-    if (e->bufs && e->bufs[i] != e->arena && e->values && e->values[i] &&
-        !ir_value_is_const(e->values[i]))
-      rt_vk_buffer_destroy(e->ctx, e->bufs[i]);
+    if (e->owned) rt_vk_buffer_destroy(e->ctx, e->owned[i]);
     if (e->host) rt_tensor_free(&e->host[i]);
   }
   free(e->nodes);
   free(e->values);
   free(e->bufs);
+  free(e->owned);
   rt_vk_buffer_destroy(e->ctx, e->arena);
   free(e->buf_off);
   free(e->buf_bytes);
@@ -599,6 +667,7 @@ void rt_vk_exec_destroy(rt_vk_exec *e) {
   free(e->step_pipe);
   free(e->step_seg);
   free(e->step_disp);
+  free(e->step_edge_view);
   free(e->pipes);
   free(e->segs);
   free(e->seg_ns);
