@@ -42,6 +42,7 @@ const cg_template *const cg_templates[] = {
     &cg_batchnorm_template,
     &cg_pool2d_template,
     &cg_scan_template,
+    &cg_roi_align_template,
     NULL,
 };
 

@@ -1,5 +1,6 @@
-/* Vision-op kernels: the scan template of the cumsum family
- * (glsl/scan.comp, cg_vision.c). topk, non_max_suppression and roi_align
+/* Vision-op kernels (cg_vision.c): the scan template of the cumsum family
+ * (glsl/scan.comp) and roi_align (glsl/roi_align.comp: one output element
+ * per invocation step, the elementwise space). topk and non_max_suppression
  * have no GPU kernel yet (UNSUPPORTED: they run on the CPU).
  *
  * scan knobs:
@@ -15,7 +16,8 @@
 
 #include "codegen/cg_kernel.h"
 
-extern const cg_template cg_scan_template; /* scan.comp */
+extern const cg_template cg_scan_template;      /* scan.comp */
+extern const cg_template cg_roi_align_template; /* roi_align.comp: WG_SIZE, EPI */
 
 enum { CG_SCAN_WG = 0, CG_SCAN_R = 1, CG_SCAN_MODE = 2 };
 

@@ -2,7 +2,7 @@
  *   onnx_conformance [--device cpu|gpu] [--precision fp32|fp16] [--layout nc4hw4]
  *                    [--expected FILE]
  *                    [--write-expected FILE] [--text-roundtrip] [--via-artifact]
- *                    [--shard K/N] DIR...
+ *                    [--shard K/N] [--fallback never] [--match S,S...] DIR...
  * Each DIR is a test case (model.onnx + test_data_set_N/{input,output}_K.pb)
  * or a directory of them. Prints "PASS name", "FAIL name: reason" or
  * "SKIP name: reason" per case and the summary line "N passed, N failed,
@@ -44,7 +44,12 @@
  *
  * --shard K/N runs every Nth case from the Kth (0 <= K < N, in the sorted
  * order of the cases): a long run split over several processes (meson tests)
- * that each stay short; --expected then checks the cases this shard ran. */
+ * that each stay short; --expected then checks the cases this shard ran.
+ *
+ * --fallback never (with --device gpu): a case whose graph would place a
+ * node on the CPU FAILs, naming the nodes and why (not a SKIP).
+ * --match S,S... runs only the cases whose directory name contains one of
+ * the substrings (e.g. the vision ops). */
 #include <dirent.h>
 #include <errno.h>
 #include <math.h>
@@ -76,6 +81,7 @@ static const tolerance fp16_tol = {1e-2, 1e-3};
 typedef struct run_cfg {
   bool roundtrip;
   bool via_artifact; /* GPU plans through an in-memory .vkm */
+  bool fallback_never; /* a node placed on the CPU fails the case */
   ir_precision precision;
   ir_layout layout;
   rt_vk_context *ctx; /* --device gpu; NULL: the CPU executor */
@@ -296,9 +302,17 @@ static vkml_status run_gpu(run_cfg *cfg, ir_graph **gp, const rt_tensor *in, int
                                     .place_user = &q,
                                     .layout = cfg->layout,
                                     .layout_operands = cg_query_layout_operands,
-                                    .layout_user = &q}};
+                                    .layout_user = &q,
+                                    .fallback_never = cfg->fallback_never}};
   cg_plan_opts po = {.plan_memory = pass_plan_memory, .precision = cfg->precision, .compiler = cfg->cc};
   if (!s) s = pass_pipeline_run(g, &pp);
+  if (s && cfg->fallback_never && vkml_status_code(s) == VKML_CODE_UNSUPPORTED &&
+      strstr(vkml_status_message(s), "(--fallback never)")) {
+    /* a failure, not a SKIP: the case would need a CPU step */
+    vkml_status f = vkml_status_make(VKML_CODE_INVALID_ARGUMENT, "%s", vkml_status_message(s));
+    vkml_status_free(s);
+    s = f;
+  }
   if (!s) s = cg_plan_build(g, t, &po, &plan);
   if (!s) *gp = NULL;
   uint8_t *bytes = NULL; /* the artifact (--via-artifact): the plan borrows its weights */
@@ -561,10 +575,24 @@ static int write_expected(const char *path, const strlist *skips, const char *de
   return 0;
 }
 
+/* Whether name contains one of the comma-separated substrings of match
+ * (NULL: every name). */
+static bool name_matches(const char *name, const char *match) {
+  if (!match) return true;
+  for (const char *p = match; *p;) {
+    size_t len = strcspn(p, ",");
+    for (const char *q = name; len && *q; q++)
+      if (!strncmp(q, p, len)) return true;
+    p += len;
+    if (*p) p++;
+  }
+  return false;
+}
+
 static void usage(FILE *f) {
   fprintf(f, "usage: onnx_conformance [--device cpu|gpu] [--precision fp32|fp16] [--layout nc4hw4] "
              "[--expected FILE] [--write-expected FILE] [--text-roundtrip] [--via-artifact] "
-             "[--shard K/N] DIR...\n"
+             "[--shard K/N] [--fallback never] [--match S,S...] DIR...\n"
              "  DIR: an ONNX test case (model.onnx, test_data_set_*/) or a "
              "directory of them\n");
 }
@@ -575,6 +603,7 @@ int main(int argc, char **argv) {
   strlist dirs = {0}, cases = {0}, names = {0}, skips = {0}, expected = {0};
   int rc = 2, passed = 0, failed = 0, skipped = 0, mismatches = 0;
   int shard = 0, n_shards = 1;
+  const char *match = NULL;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -606,6 +635,14 @@ int main(int argc, char **argv) {
       cfg.roundtrip = true;
     } else if (!strcmp(a, "--via-artifact")) {
       cfg.via_artifact = true;
+    } else if (!strcmp(a, "--fallback") && i + 1 < argc) {
+      if (strcmp(argv[++i], "never") && strcmp(argv[i], "auto")) {
+        fprintf(stderr, "onnx_conformance: --fallback %s: expected auto or never\n", argv[i]);
+        goto out;
+      }
+      cfg.fallback_never = !strcmp(argv[i], "never");
+    } else if (!strcmp(a, "--match") && i + 1 < argc) {
+      match = argv[++i];
     } else if (!strcmp(a, "--expected") && i + 1 < argc) {
       expected_path = argv[++i];
     } else if (!strcmp(a, "--write-expected") && i + 1 < argc) {
@@ -651,7 +688,7 @@ int main(int argc, char **argv) {
       for (int k = 0; k < sub.n; k++) {
         char *cd = path_join(dirs.v[i], sub.v[k]);
         char *m = cd ? path_join(cd, "model.onnx") : NULL;
-        if (m && is_file(m)) strlist_add(&cases, strdup(cd));
+        if (m && is_file(m) && name_matches(sub.v[k], match)) strlist_add(&cases, strdup(cd));
         free(m);
         free(cd);
       }
