@@ -43,6 +43,7 @@ const cg_template *const cg_templates[] = {
     &cg_pool2d_template,
     &cg_scan_template,
     &cg_roi_align_template,
+    &cg_topk_template,
     NULL,
 };
 

@@ -1,7 +1,7 @@
 /* Vision ops: cumsum on the scan template (glsl/scan.comp), roi_align on
- * glsl/roi_align.comp; topk and non_max_suppression get their GPU kernels
- * (segmented argsort, NMS) with their own issue: until then UNSUPPORTED, and
- * the placement puts them on the CPU. */
+ * glsl/roi_align.comp, topk (a static k up to what shared memory holds) on
+ * glsl/topk.comp; non_max_suppression gets its GPU kernel with its own
+ * issue: until then UNSUPPORTED, and the placement puts it on the CPU. */
 #include <stdio.h>
 #include <string.h>
 
@@ -14,6 +14,19 @@ const cg_template cg_roi_align_template = {
     .name = "roi_align",
     .glsl = "roi_align.comp",
     CG_ELEMENTWISE_SPACE,
+};
+
+const cg_template cg_topk_template = {
+    .name = "topk",
+    .glsl = "topk.comp",
+    .n_knobs = 1,
+    .knobs = {{"WG_SIZE", 5, {64, 128, 256, 512, 1024}}},
+    .n_constraints = 3,
+    .constraints = {{CG_LIMIT_WORKGROUP_X, 1u << 0, 1},
+                    {CG_LIMIT_WORKGROUP_INVOCATIONS, 1u << 0, 1},
+                    /* the scan rows; the candidates are checked per workload */
+                    {CG_LIMIT_SHARED_BYTES, 1u << 0, 8}},
+    .dflt = {{128}}, /* the most every Vulkan 1.1 device runs */
 };
 
 const cg_template cg_scan_template = {
@@ -45,7 +58,6 @@ static vkml_status on_cpu(const ir_node *n) {
     (void)st, (void)s, (void)t, (void)out;                                     \
     return on_cpu(n);                                                          \
   }
-VISION(topk)
 VISION(non_max_suppression)
 
 /* ---- cumsum ---------------------------------------------------------------- */
@@ -211,6 +223,83 @@ vkml_status cg_node_roi_align(const ir_node *n, const cg_template *st, const cg_
            "spatial_scale=%.9g,coordinate_transformation_mode=%s}",
            max_mode ? "max" : "avg", (long long)oh, (long long)ow, (long long)ratio,
            (double)scale, coord == IR_COORD_HALF_PIXEL ? "half_pixel" : "output_half_pixel");
+  cg_node_key(n, attrs, out->key, sizeof out->key);
+  return VKML_OK;
+}
+
+/* ---- topk ---------------------------------------------------------------------- */
+
+vkml_status cg_node_topk(const ir_node *n, const cg_template *st, const cg_schedule *s,
+                         const ir_target *t, cg_kernel *out) {
+  memset(out, 0, sizeof *out);
+  VKML_RETURN_IF_ERROR(cg_check_template(n, st, &cg_topk_template));
+  if (n->n_inputs != 1 || n->n_outputs != 2)
+    return vkml_status_make(VKML_CODE_UNSUPPORTED,
+                            "topk: a k given at run time (bounded outputs) runs on the CPU");
+  const ir_value *xv = n->inputs[0], *vv = n->outputs[0], *iv = n->outputs[1];
+  const ir_type *x = &xv->type, *vt = &vv->type, *it = &iv->type;
+  int dt = x->dtype == IR_F32 ? 0 : x->dtype == IR_F16 ? 1 : x->dtype == IR_I32 ? 2 : -1;
+  if (dt < 0)
+    return vkml_status_make(VKML_CODE_UNSUPPORTED, "topk: %s is not f32, f16 or i32 on the GPU",
+                            ir_dtype_name(x->dtype));
+  if (dt == 1 && !t->storage_16bit)
+    return vkml_status_make(VKML_CODE_UNSUPPORTED,
+                            "topk: f16 needs 16-bit storage, which %s lacks", t->name);
+  if (x->bounded || vt->bounded || it->bounded || xv->layout != IR_LAYOUT_DEFAULT ||
+      vv->layout != IR_LAYOUT_DEFAULT || iv->layout != IR_LAYOUT_DEFAULT)
+    return vkml_status_make(VKML_CODE_UNSUPPORTED,
+                            "topk: bounded tensors or packed layouts stay on the CPU");
+  if (x->rank == 0) return vkml_status_make(VKML_CODE_INVALID_ARGUMENT, "topk of a scalar");
+  int axis;
+  VKML_RETURN_IF_ERROR(ir_axis_normalize(ir_node_int(n, IR_A_AXIS, -1), x->rank, &axis));
+  const ir_attr *ka = ir_node_attr(n, IR_A_K);
+  if (!ka) return vkml_status_make(VKML_CODE_INVALID_ARGUMENT, "topk needs k");
+  int64_t k = ka->u.i, len = x->dims[axis];
+  if (k < 0 || k > len)
+    return vkml_status_make(VKML_CODE_INVALID_ARGUMENT, "topk: k = %lld outside [0, %lld]",
+                            (long long)k, (long long)len);
+  bool shape_ok = vt->dtype == x->dtype && it->dtype == IR_I64 && vt->rank == x->rank &&
+                  it->rank == x->rank;
+  for (int i = 0; shape_ok && i < x->rank; i++)
+    shape_ok = vt->dims[i] == (i == axis ? k : x->dims[i]) && it->dims[i] == vt->dims[i];
+  if (!shape_ok)
+    return vkml_status_make(VKML_CODE_INVALID_ARGUMENT, "topk: output types do not match");
+  if (ir_type_numel(x) >= (INT64_C(1) << 31))
+    return vkml_status_make(VKML_CODE_UNSUPPORTED, "topk: 2^31 elements or more");
+  if (!s) s = &cg_topk_template.dflt;
+  int wg = s->v[0];
+  /* the candidates, sorted in shared memory: k up to what it holds (larger
+   * k needs the segmented sort) */
+  int64_t p = 1;
+  while (p < k) p *= 2;
+  uint64_t shared = (uint64_t)p * 8 + 256 * 4 + (uint64_t)wg * 8 + 16;
+  if (shared > t->max_shared_bytes)
+    return vkml_status_make(VKML_CODE_UNSUPPORTED,
+                            "topk: k = %lld needs %llu bytes of shared memory, %s has %u", (long long)k,
+                            (unsigned long long)shared, t->name, (unsigned)t->max_shared_bytes);
+  int64_t outer = 1, inner = 1;
+  for (int i = 0; i < axis; i++) outer *= x->dims[i];
+  for (int i = axis + 1; i < x->rank; i++) inner *= x->dims[i];
+  int64_t rows = outer * inner;
+  VKML_RETURN_IF_ERROR(cg_kernel_begin(out, &cg_topk_template, s, t));
+  VKML_RETURN_IF_ERROR(cg_kernel_define(out, "DTYPE", "%d", dt));
+  VKML_RETURN_IF_ERROR(cg_kernel_define(out, "P", "%lld", (long long)p));
+  bool largest = ir_node_int(n, IR_A_LARGEST, 1) != 0;
+  uint32_t spec[5] = {(uint32_t)rows, (uint32_t)len, (uint32_t)inner, (uint32_t)k, largest};
+  for (uint32_t i = 0; i < 5; i++) VKML_RETURN_IF_ERROR(cg_kernel_spec(out, i, spec[i]));
+  int64_t groups = rows ? rows : 1;
+  int64_t gx = groups < t->max_workgroup_count[0] ? groups : t->max_workgroup_count[0];
+  int64_t gy = (groups + gx - 1) / gx;
+  if (gy > t->max_workgroup_count[1])
+    return vkml_status_make(VKML_CODE_UNSUPPORTED, "topk: %lld workgroups exceed the grid of %s",
+                            (long long)groups, t->name);
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, 5, (uint32_t)gx));
+  out->groups[0] = (uint32_t)gx;
+  out->groups[1] = (uint32_t)gy;
+  out->groups[2] = 1;
+  out->n_buffers = 3;
+  char attrs[96];
+  snprintf(attrs, sizeof attrs, "{k=%lld,axis=%d,largest=%d}", (long long)k, axis, largest);
   cg_node_key(n, attrs, out->key, sizeof out->key);
   return VKML_OK;
 }

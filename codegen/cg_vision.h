@@ -1,7 +1,10 @@
 /* Vision-op kernels (cg_vision.c): the scan template of the cumsum family
  * (glsl/scan.comp) and roi_align (glsl/roi_align.comp: one output element
- * per invocation step, the elementwise space). topk and non_max_suppression
- * have no GPU kernel yet (UNSUPPORTED: they run on the CPU).
+ * per invocation step, the elementwise space) and topk (glsl/topk.comp: a
+ * workgroup per row, radix select, collection, bitonic sort of the k
+ * candidates in shared memory; a static k up to what shared memory holds).
+ * non_max_suppression has no GPU kernel yet (UNSUPPORTED: it runs on the
+ * CPU).
  *
  * scan knobs:
  *   WG_SIZE  invocations per workgroup {32..1024}
@@ -18,6 +21,7 @@
 
 extern const cg_template cg_scan_template;      /* scan.comp */
 extern const cg_template cg_roi_align_template; /* roi_align.comp: WG_SIZE, EPI */
+extern const cg_template cg_topk_template;      /* topk.comp: WG_SIZE */
 
 enum { CG_SCAN_WG = 0, CG_SCAN_R = 1, CG_SCAN_MODE = 2 };
 

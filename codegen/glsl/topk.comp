@@ -1,0 +1,171 @@
+#version 450
+// TopK along one axis by selection (codegen/cg_vision.c): one workgroup per
+// row (the LEN elements along the axis for one (outer, inner) pair).
+//
+// Bindings: 0 = x (DTYPE), 1 = values (DTYPE), 2 = indices (i64 as word
+// pairs), dense C order; outputs [.., K, ..] in sorted order.
+//
+// Order (as the CPU reference): every element gets a 32-bit key that grows
+// with its value (NaN above +inf, every NaN alike; smallest: the key
+// inverted), and ties go to the lower index, so the order is that of the
+// pair (key descending, index ascending), distinct for every element.
+// 1. Radix select: four passes of 8-bit histograms in shared memory over
+//    the elements that share the digits found so far give the K-th
+//    largest key T and how many elements equal to T belong to the top K.
+// 2. Collection: the elements above T go to shared memory in any order;
+//    those equal to T in index order (a Hillis-Steele scan over each chunk
+//    ranks them) until enough are taken. Exactly K candidates.
+// 3. A bitonic sort of the candidates (padded to P, a power of two) in
+//    shared memory; the first K are written, their values copied from x.
+//
+// Knob (#define): WG_SIZE. Baked per workload (#defines): DTYPE (0 f32,
+//   1 f16, 2 i32), P (room for the candidates: it sizes shared memory);
+//   specialization constants ROWS, LEN, INNER, K, LARGEST, GX.
+
+#extension GL_EXT_control_flow_attributes : enable
+// shared-memory atomics at workgroup scope (a plain atomicAdd is device
+// scope, invalid where vulkanMemoryModel is on without its device scope)
+#extension GL_KHR_memory_scope_semantics : require
+#if DTYPE == 1
+#extension GL_EXT_shader_16bit_storage : require
+#define ST float16_t
+#elif DTYPE == 2
+#define ST int
+#else
+#define ST float
+#endif
+#define WG_ADD(m) atomicAdd(m, 1u, gl_ScopeWorkgroup, gl_StorageSemanticsShared, gl_SemanticsRelaxed)
+
+layout(local_size_x = WG_SIZE) in;
+
+layout(constant_id = 0) const uint ROWS = 1;
+layout(constant_id = 1) const uint LEN = 1;
+layout(constant_id = 2) const uint INNER = 1;
+layout(constant_id = 3) const uint K = 1;
+layout(constant_id = 4) const bool LARGEST = true;
+layout(constant_id = 5) const uint GX = 1;
+
+layout(set = 0, binding = 0) readonly buffer Xb { ST X[]; };
+layout(set = 0, binding = 1) writeonly buffer Vb { ST V[]; };
+layout(set = 0, binding = 2) writeonly buffer Ib { uvec2 I[]; };
+
+shared uint s_hist[256];
+shared uint s_key[P];
+shared uint s_idx[P];
+shared uint s_scan[2][WG_SIZE];
+shared uint s_prefix, s_remaining, s_count;
+
+uint src_at(uint o, uint i, uint j) { return (o * LEN + j) * INNER + i; }
+
+uint key_of(uint at) {
+#if DTYPE == 2
+  uint u = uint(X[at]) ^ 0x80000000u;
+#else
+  float v = float(X[at]);
+  uint b = floatBitsToUint(v);
+  uint u = isnan(v) ? 0xffffffffu : ((b & 0x80000000u) != 0u ? ~b : b | 0x80000000u);
+#endif
+  return LARGEST ? u : ~u;
+}
+
+// a comes before b: larger key, then lower index
+bool before(uint ka, uint ia, uint kb, uint ib) { return ka > kb || (ka == kb && ia < ib); }
+
+void main() {
+  uint row = gl_WorkGroupID.y * GX + gl_WorkGroupID.x;
+  if (row >= ROWS || K == 0u) return;
+  uint lid = gl_LocalInvocationID.x;
+  uint o = row / INNER, i = row - o * INNER;
+
+  // 1. radix select of the K-th largest key
+  uint prefix = 0u, mask = 0u, remaining = K;
+  [[unroll]] for (int shift = 24; shift >= 0; shift -= 8) {
+    for (uint b = lid; b < 256u; b += WG_SIZE) s_hist[b] = 0u;
+    barrier();
+    for (uint j = lid; j < LEN; j += WG_SIZE) {
+      uint u = key_of(src_at(o, i, j));
+      if ((u & mask) == prefix) WG_ADD(s_hist[(u >> uint(shift)) & 255u]);
+    }
+    barrier();
+    if (lid == 0u) {
+      uint acc = 0u, b = 255u;
+      while (b > 0u && acc + s_hist[b] < remaining) acc += s_hist[b--];
+      s_prefix = prefix | (b << uint(shift));
+      s_remaining = remaining - acc;
+    }
+    barrier();
+    prefix = s_prefix;
+    remaining = s_remaining;
+    mask |= 255u << uint(shift);
+    barrier();
+  }
+  uint T = prefix, need = remaining; // take `need` elements equal to T
+
+  // 2. collection
+  if (lid == 0u) s_count = 0u;
+  barrier();
+  uint taken = 0u;
+  for (uint base = 0u; base < LEN; base += WG_SIZE) {
+    uint j = base + lid;
+    uint u = j < LEN ? key_of(src_at(o, i, j)) : 0u;
+    bool gt = j < LEN && u > T, eq = j < LEN && u == T;
+    if (gt) {
+      uint slot = WG_ADD(s_count);
+      s_key[slot] = u;
+      s_idx[slot] = j;
+    }
+    if (taken < need) { // uniform: every invocation holds the same count
+      s_scan[0][lid] = eq ? 1u : 0u;
+      barrier();
+      uint src = 0u;
+      for (uint d = 1u; d < WG_SIZE; d <<= 1) {
+        uint x = s_scan[src][lid];
+        if (lid >= d) x += s_scan[src][lid - d];
+        s_scan[1u - src][lid] = x;
+        src = 1u - src;
+        barrier();
+      }
+      uint rank = taken + s_scan[src][lid] - (eq ? 1u : 0u);
+      if (eq && rank < need) {
+        uint slot = WG_ADD(s_count);
+        s_key[slot] = u;
+        s_idx[slot] = j;
+      }
+      taken += s_scan[src][WG_SIZE - 1u];
+      barrier();
+    }
+  }
+  barrier();
+  for (uint t = K + lid; t < P; t += WG_SIZE) {
+    s_key[t] = 0u;
+    s_idx[t] = 0xffffffffu;
+  }
+  barrier();
+
+  // 3. bitonic sort, descending by (key, -index)
+  for (uint size = 2u; size <= P; size <<= 1) {
+    for (uint stride = size >> 1; stride > 0u; stride >>= 1) {
+      for (uint t = lid; t < P; t += WG_SIZE) {
+        uint q = t ^ stride;
+        if (q > t) {
+          bool down = (t & size) == 0u; // this run ends up descending
+          uint ka = s_key[t], ia = s_idx[t], kb = s_key[q], ib = s_idx[q];
+          if (before(kb, ib, ka, ia) == down) {
+            s_key[t] = kb;
+            s_idx[t] = ib;
+            s_key[q] = ka;
+            s_idx[q] = ia;
+          }
+        }
+      }
+      barrier();
+    }
+  }
+
+  for (uint t = lid; t < K; t += WG_SIZE) {
+    uint j = s_idx[t];
+    uint dst = (o * K + t) * INNER + i;
+    V[dst] = X[src_at(o, i, j)];
+    I[dst] = uvec2(j, 0u);
+  }
+}

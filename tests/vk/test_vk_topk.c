@@ -1,0 +1,160 @@
+/* topk on the GPU (glsl/topk.comp, codegen/cg_vision.c) against the CPU
+ * reference, exactly (values bit for bit, indices equal): largest and
+ * smallest, every axis, k from 1 to the axis length, f32 / f16 / i32, ties
+ * (few distinct values: the lower index first), NaN and infinities (NaN
+ * above +inf, as numpy sorts), rows longer than a workgroup's chunk; the
+ * default schedule and every point of the space; what the GPU leaves to
+ * the CPU (a k given at run time, a k beyond shared memory, i64). */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <string.h>
+
+#include "codegen/cg_ops.h"
+#include "codegen/cg_vision.h"
+#include "test_support.h"
+#include "vk_test.h"
+
+typedef struct topk_case {
+  ir_dtype dt;
+  int rank;
+  int64_t dims[4];
+  int axis;
+  int64_t k;
+  bool largest;
+  int distinct; /* 0: random values; n: only n distinct values (ties) */
+} topk_case;
+
+static ir_node *make(const topk_case *c, const rt_tensor *x, ir_graph **g) {
+  ir_type out[2];
+  int64_t d[4];
+  memcpy(d, c->dims, sizeof d);
+  d[c->axis] = c->k;
+  out[0] = ir_type_make(c->dt, c->rank, d);
+  out[1] = ir_type_make(IR_I64, c->rank, d);
+  ir_node *n = t_node_make(g, IR_OP_TOPK, x, 1, out, 2);
+  T_OK(ir_node_set_int(*g, n, IR_A_K, c->k));
+  T_OK(ir_node_set_int(*g, n, IR_A_AXIS, c->axis));
+  T_OK(ir_node_set_int(*g, n, IR_A_LARGEST, c->largest));
+  T_OK(ir_node_set_int(*g, n, IR_A_SORTED, 1));
+  return n;
+}
+
+static rt_tensor input_for(const topk_case *c, uint64_t seed, bool specials) {
+  t_rng r = t_rng_make(seed);
+  rt_tensor x = t_tensor_random(&r, c->dt, c->rank, c->dims, -100, 100);
+  int64_t n = rt_tensor_numel(&x);
+  for (int64_t i = 0; c->distinct && i < n; i++)
+    rt_store_f(&x, i, (double)(t_rng_next(&r) % (uint64_t)c->distinct) - c->distinct / 2);
+  if (specials && ir_dtype_is_float(c->dt))
+    for (int64_t i = 0; i < n; i += 7) {
+      double v[5] = {NAN, INFINITY, -INFINITY, -0.0, -NAN}; /* -NAN: the sign bit set */
+      rt_store_f(&x, i, v[(i / 7) % 5]);
+    }
+  return x;
+}
+
+/* false when the schedule is refused on this device (UNSUPPORTED). */
+static bool run_case(vt_env *e, const topk_case *c, const cg_schedule *s, uint64_t seed,
+                     bool specials) {
+  rt_tensor x = input_for(c, seed, specials);
+  ir_graph *g;
+  ir_node *n = make(c, &x, &g);
+  cg_kernel k;
+  vkml_status st = cg_kernel_for_node(n, s ? &cg_topk_template : NULL, s, e->t, &k);
+  if (st && s && vkml_status_code(st) == VKML_CODE_UNSUPPORTED) {
+    vkml_status_free(st);
+    rt_tensor_free(&x);
+    ir_graph_destroy(g);
+    return false;
+  }
+  T_OK(st);
+  rt_tensor want[2], got[2];
+  for (int i = 0; i < 2; i++) {
+    T_OK(rt_tensor_alloc(&n->outputs[i]->type, &want[i]));
+    vt_poisoned(&n->outputs[i]->type, 0x7f, &got[i]);
+  }
+  T_OK(t_node_run(n, &x, 1, want, 2));
+  const rt_tensor *ins[1] = {&x};
+  vt_run_kernel_n(e->ctx, e->cc, &k, ins, 1, got, 2);
+  for (int i = 0; i < 2; i++)
+    cr_assert_eq(memcmp(got[i].data, want[i].data, rt_tensor_bytes(&want[i])), 0,
+                 "%s: %s differ", k.key, i ? "indices" : "values");
+  for (int i = 0; i < 2; i++) {
+    rt_tensor_free(&want[i]);
+    rt_tensor_free(&got[i]);
+  }
+  rt_tensor_free(&x);
+  ir_graph_destroy(g);
+  return true;
+}
+
+Test(vk_topk, shapes_ks_and_dtypes) {
+  vt_env e;
+  vt_env_open(&e);
+  const topk_case cases[] = {
+      {IR_F32, 1, {1}, 0, 1, 1, 0},           {IR_F32, 1, {10}, 0, 10, 1, 0},
+      {IR_F32, 2, {3, 1000}, 1, 5, 1, 0},     {IR_F32, 2, {3, 1000}, 1, 100, 0, 0},
+      {IR_F32, 2, {700, 6}, 0, 40, 1, 0},     {IR_I32, 3, {2, 50, 3}, 1, 50, 1, 0},
+      {IR_I32, 2, {4, 5000}, 1, 300, 0, 7},   {IR_F32, 2, {5, 3000}, 1, 64, 1, 3},
+      {IR_F32, 4, {2, 3, 17, 5}, 2, 9, 0, 0}, {IR_F32, 2, {2, 10647}, 1, 1000, 1, 0},
+      {IR_F32, 2, {8, 257}, 1, 257, 0, 2},    {IR_F32, 2, {0, 7}, 1, 3, 1, 0},
+  };
+  int n = (int)(sizeof cases / sizeof *cases);
+  for (int i = 0; i < n; i++)
+    for (int v = 0; v < 2; v++) {
+      topk_case c = cases[i];
+      if (v && c.dt == IR_F32) c.dt = e.t->storage_16bit ? IR_F16 : IR_F32;
+      cr_assert(run_case(&e, &c, NULL, 300 + (uint64_t)(2 * i + v), false), "case %d", i);
+    }
+  vt_env_close(&e);
+}
+
+/* NaN (either sign), +-inf and -0.0 among the values: every NaN counts
+ * above +inf, all alike (ties by index). */
+Test(vk_topk, nan_and_infinities) {
+  vt_env e;
+  vt_env_open(&e);
+  for (int largest = 0; largest < 2; largest++) {
+    topk_case c = {IR_F32, 2, {4, 300}, 1, 60, largest, 0};
+    cr_assert(run_case(&e, &c, NULL, 77 + (uint64_t)largest, true));
+    c.dt = e.t->storage_16bit ? IR_F16 : IR_F32;
+    cr_assert(run_case(&e, &c, NULL, 79 + (uint64_t)largest, true));
+  }
+  vt_env_close(&e);
+}
+
+Test(vk_topk, schedule_points) {
+  vt_env e;
+  vt_env_open(&e);
+  topk_case c = {IR_F32, 2, {6, 2500}, 1, 33, 1, 50};
+  int ran = 0;
+  for (int64_t p = 0; p < cg_space_size(&cg_topk_template); p++) {
+    cg_schedule s;
+    cg_space_point(&cg_topk_template, p, &s);
+    ran += run_case(&e, &c, &s, 500 + (uint64_t)p, false);
+  }
+  cr_assert_geq(ran, 3, "%d points ran", ran);
+  vt_env_close(&e);
+}
+
+/* Left to the CPU: i64 values, a k beyond the shared memory of the
+ * weakest device (16 KiB: the candidates' sort). */
+Test(vk_topk, refusals) {
+  ir_target t;
+  ir_target_minimum(&t);
+  topk_case c = {IR_I64, 2, {2, 9}, 1, 3, 1, 0};
+  rt_tensor x = input_for(&c, 1, false);
+  ir_graph *g;
+  ir_node *n = make(&c, &x, &g);
+  cg_kernel k;
+  t_expect_error(cg_kernel_for_node(n, NULL, NULL, &t, &k), VKML_CODE_UNSUPPORTED, "i64");
+  rt_tensor_free(&x);
+  ir_graph_destroy(g);
+  topk_case big = {IR_F32, 2, {1, 5000}, 1, 4000, 1, 0};
+  x = input_for(&big, 2, false);
+  n = make(&big, &x, &g);
+  t_expect_error(cg_kernel_for_node(n, NULL, NULL, &t, &k), VKML_CODE_UNSUPPORTED,
+                 "shared memory");
+  rt_tensor_free(&x);
+  ir_graph_destroy(g);
+}
