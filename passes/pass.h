@@ -71,6 +71,7 @@ vkml_status pass_fuse_activation(ir_graph *g, const pass_opts *opts, bool *chang
 vkml_status pass_fuse_elementwise(ir_graph *g, const pass_opts *opts, bool *changed);
 vkml_status pass_fp16(ir_graph *g, const pass_opts *opts, bool *changed);
 vkml_status pass_split_scan(ir_graph *g, const pass_opts *opts, bool *changed);
+vkml_status pass_split_topk(ir_graph *g, const pass_opts *opts, bool *changed);
 vkml_status pass_layout(ir_graph *g, const pass_opts *opts, bool *changed);
 vkml_status pass_place(ir_graph *g, const pass_opts *opts, bool *changed);
 vkml_status pass_insert_transfers(ir_graph *g, const pass_opts *opts, bool *changed);

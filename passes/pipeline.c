@@ -21,6 +21,7 @@ static const struct {
     {"fuse_elementwise", pass_fuse_elementwise},
     {"fp16", pass_fp16},
     {"split_scan", pass_split_scan},
+    {"split_topk", pass_split_topk},
     {"place", pass_place},
     {"layout", pass_layout},
     {"insert_transfers", pass_insert_transfers},
@@ -110,6 +111,7 @@ vkml_status pass_pipeline_run(ir_graph *g, const pass_pipeline_opts *opts) {
   }
   VKML_RETURN_IF_ERROR(step(&r, pass_fp16));
   VKML_RETURN_IF_ERROR(step(&r, pass_split_scan));
+  VKML_RETURN_IF_ERROR(step(&r, pass_split_topk));
   VKML_RETURN_IF_ERROR(step(&r, pass_place));
   VKML_RETURN_IF_ERROR(step(&r, pass_layout));
   VKML_RETURN_IF_ERROR(step(&r, pass_insert_transfers));

@@ -6,12 +6,15 @@
 # killed by a signal (exit >= 128, e.g. 139 for SIGSEGV) fails the test and
 # its stderr is shown. The meson test runs it on the normal build; the
 # sanitizer pass of .ci/run runs it under ASan too.
-# usage: stress_lavapipe.sh VKC [PROCS] [ROUNDS] [HOGS]
+# usage: stress_lavapipe.sh VKC [PROCS] [ROUNDS] [HOGS] [FIRST_ROUND]
+# (rounds differ in which process runs which model and starts cold; meson
+# runs the rounds as separate tests so that each stays short)
 set -u
 VKC=$1
 PROCS=${2:-4}
 ROUNDS=${3:-2}
 HOGS=${4:-2}
+FIRST=${5:-1}
 ROOT=${VKML_SOURCE_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
 M=$ROOT/tests/models/real
 PY=/usr/bin/python3
@@ -25,7 +28,7 @@ for i in $(seq "$HOGS"); do
 done
 trap 'kill $hogs 2>/dev/null; rm -rf "$TMP"' EXIT
 
-for r in $(seq "$ROUNDS"); do
+for r in $(seq "$FIRST" $((FIRST + ROUNDS - 1))); do
   pids=""
   for p in $(seq "$PROCS"); do
     case $(( (p + r) % 2 )) in

@@ -11,6 +11,9 @@
 
 #include "codegen/cg_ops.h"
 #include "codegen/cg_vision.h"
+#include "ir/text.h"
+#include "runtime/cpu/executor.h"
+#include "runtime/vk/vk_exec.h"
 #include "test_support.h"
 #include "vk_test.h"
 
@@ -157,4 +160,54 @@ Test(vk_topk, refusals) {
                  "shared memory");
   rt_tensor_free(&x);
   ir_graph_destroy(g);
+}
+
+/* Long rows of few, compiled as vkc compiles them: the pass pipeline splits
+ * them (pass_split_topk: blocks' best k, then the best of those, the
+ * indices gathered back), every step on the GPU; the outputs equal the CPU
+ * reference's on the unsplit graph bit for bit, ties across blocks (eleven
+ * distinct values in 100003) included. */
+Test(vk_topk, split_rows_end_to_end) {
+  vt_env e;
+  vt_env_open(&e);
+  const char *text =
+      "vkir 1\n"
+      "graph @long(%x: f32[1,100003], %y: i32[2,32768]) -> (%v: f32[1,50], %i: i64[1,50], "
+      "%w: i32[2,700], %j: i64[2,700]) {\n"
+      "  %v, %i = topk %x {k=50, axis=1} : f32[1,50], i64[1,50]\n"
+      "  %w, %j = topk %y {k=700, axis=1, largest=0} : i32[2,700], i64[2,700]\n"
+      "  return %v, %i, %w, %j\n"
+      "}\n";
+  ir_graph *ref, *g;
+  T_OK(ir_parse(text, strlen(text), "long", &ref));
+  T_OK(ir_parse(text, strlen(text), "long", &g));
+  ir_plan *p = vt_compile(e.t, e.cc, g, NULL, IR_PRECISION_FP32);
+  int n_topk = 0;
+  for (int i = 0; i < p->n_steps; i++) {
+    cr_assert_eq(p->steps[i].device, IR_DEVICE_GPU, "step %d", i);
+    n_topk += strstr(ir_plan_str(p, p->steps[i].key), "topk(") != NULL;
+  }
+  /* 100003: 25 blocks, then 1250 candidates; 32768 with k 700 (blocks of
+   * 8192): 4, then 2800 */
+  cr_assert_eq(n_topk, 4, "%d topk steps", n_topk);
+  t_rng r = t_rng_make(9);
+  rt_tensor in[2] = {t_tensor_random(&r, IR_F32, 2, ref->inputs[0]->type.dims, -1, 1),
+                     t_tensor_random(&r, IR_I32, 2, ref->inputs[1]->type.dims, -5000, 5000)};
+  for (int64_t i = 0; i < rt_tensor_numel(&in[0]); i++)
+    rt_store_f(&in[0], i, (double)(t_rng_next(&r) % 11));
+  rt_tensor want[4], got[4];
+  T_OK(rt_cpu_run_graph(ref, in, 2, want, 4));
+  rt_vk_exec *x;
+  T_OK(rt_vk_exec_create(e.ctx, p, NULL, &x));
+  T_OK(rt_vk_exec_run(x, in, 2, got, 4, NULL));
+  for (int i = 0; i < 4; i++) {
+    cr_assert_eq(memcmp(got[i].data, want[i].data, rt_tensor_bytes(&want[i])), 0, "output %d", i);
+    rt_tensor_free(&want[i]);
+    rt_tensor_free(&got[i]);
+  }
+  for (int i = 0; i < 2; i++) rt_tensor_free(&in[i]);
+  rt_vk_exec_destroy(x);
+  ir_plan_destroy(p);
+  ir_graph_destroy(ref);
+  vt_env_close(&e);
 }

@@ -1,0 +1,206 @@
+/* pass_split_topk: a topk along a long axis over few rows becomes a topk
+ * of blocks, then a topk of their winners. The GPU kernel gives each row one
+ * workgroup, so one row of 850K scores runs on one compute unit; split, the
+ * row is cut into nb blocks of B elements (B a power of two, at least 4096
+ * and 8k):
+ *
+ *   xp  = pad x along the axis to nb * B (with values that lose every
+ *         comparison and every tie: -inf / INT32_MIN for largest, NaN for
+ *         smallest; an integer smallest that needs padding is not split)
+ *   x4  = reshape xp: the axis becomes (nb, B)
+ *   v1, i1 = topk x4 along B (each block's best k, a workgroup each)
+ *   g1  = i1 + the block's first index (indices into the whole row)
+ *   v, j = topk (v1 reshaped to nb * k along the axis)
+ *   idx = gather_elements (g1 reshaped alike), j
+ *
+ * Every element of the answer is among its block's best k, so the second
+ * topk sees it. Ties: the candidates are in block order and, within a
+ * block, in the order of the first topk (equal values by index), so equal
+ * values keep the lowest original index first, as the reference. The
+ * second topk is split again while it is still long.
+ *
+ * Only when the graph is being placed (opts.place) and the callback lets the
+ * node run on the GPU: the CPU reference sorts a row in one call. */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir/util.h"
+#include "passes/pass.h"
+
+#define SPLIT_MIN_LEN 16384 /* longer axes are split ... */
+#define SPLIT_MAX_ROWS 1024 /* ... when fewer rows than this share them */
+
+typedef struct builder {
+  ir_graph *g;
+  ir_node *before;
+  const char *base;
+} builder;
+
+static vkml_status emit(builder *b, ir_op op, ir_value *const *ins, int n_in,
+                        const ir_type *const *types, const char *const *suffixes,
+                        ir_value *const *outs_given, int n_out, ir_node **node) {
+  ir_value *outs[2];
+  for (int i = 0; i < n_out; i++) {
+    outs[i] = outs_given ? outs_given[i] : NULL;
+    if (!outs[i])
+      VKML_RETURN_IF_ERROR(ir_value_create_fresh(b->g, b->base, suffixes[i], types[i], &outs[i]));
+  }
+  VKML_RETURN_IF_ERROR(ir_node_create(b->g, op, ins, n_in, outs, n_out, node));
+  ir_node_remove(b->g, *node); /* created at the end */
+  ir_node_insert_before(b->g, b->before, *node);
+  return VKML_OK;
+}
+
+static vkml_status emit1(builder *b, ir_op op, ir_value *in, ir_value *in2, const ir_type *t,
+                         const char *suffix, ir_node **node) {
+  ir_value *ins[2] = {in, in2};
+  const ir_type *types[1] = {t};
+  const char *sfx[1] = {suffix};
+  return emit(b, op, ins, in2 ? 2 : 1, types, sfx, NULL, 1, node);
+}
+
+static vkml_status emit_reshape(builder *b, ir_value *in, const ir_type *t, const char *suffix,
+                                ir_value **out) {
+  ir_node *n;
+  VKML_RETURN_IF_ERROR(emit1(b, IR_OP_RESHAPE, in, NULL, t, suffix, &n));
+  VKML_RETURN_IF_ERROR(ir_node_set_ints(b->g, n, IR_A_SHAPE, t->dims, t->rank));
+  *out = n->outputs[0];
+  return VKML_OK;
+}
+
+static vkml_status set_topk(ir_graph *g, ir_node *n, int64_t k, int axis, bool largest) {
+  VKML_RETURN_IF_ERROR(ir_node_set_int(g, n, IR_A_K, k));
+  VKML_RETURN_IF_ERROR(ir_node_set_int(g, n, IR_A_AXIS, axis));
+  VKML_RETURN_IF_ERROR(ir_node_set_int(g, n, IR_A_LARGEST, largest));
+  return ir_node_set_int(g, n, IR_A_SORTED, 1);
+}
+
+static int64_t block_of(int64_t k) {
+  int64_t b = 4096;
+  while (b < 8 * k) b *= 2;
+  return b;
+}
+
+static bool wants_split(const ir_node *n, const pass_opts *opts) {
+  if (n->op != IR_OP_TOPK || n->device == IR_DEVICE_CPU || n->n_inputs != 1 ||
+      n->n_outputs != 2)
+    return false;
+  const ir_type *x = &n->inputs[0]->type;
+  if (x->bounded || x->rank == 0 || x->rank >= IR_MAX_RANK) return false;
+  if (x->dtype != IR_F32 && x->dtype != IR_F16 && x->dtype != IR_I32) return false;
+  for (int i = 0; i < 3; i++) {
+    const ir_value *v = i ? n->outputs[i - 1] : n->inputs[0];
+    if (v->layout != IR_LAYOUT_DEFAULT || v->type.bounded) return false;
+  }
+  const ir_attr *ka = ir_node_attr(n, IR_A_K);
+  int64_t axis = ir_node_int(n, IR_A_AXIS, -1);
+  if (axis < 0) axis += x->rank;
+  if (!ka || axis < 0 || axis >= x->rank) return false;
+  int64_t k = ka->u.i, len = x->dims[axis], numel = ir_type_numel(x), B = block_of(k);
+  if (k < 1 || len <= SPLIT_MIN_LEN || len <= 2 * B || numel / len >= SPLIT_MAX_ROWS) return false;
+  bool largest = ir_node_int(n, IR_A_LARGEST, 1) != 0;
+  if (x->dtype == IR_I32 && !largest && len % B) return false; /* no pad value loses */
+  char why[256];
+  return opts->place(opts->place_user, n, why, sizeof why) == NULL;
+}
+
+static vkml_status split(ir_graph *g, ir_node *n) {
+  ir_value *x = n->inputs[0], *v = n->outputs[0], *idx = n->outputs[1];
+  int rank = x->type.rank;
+  int axis = (int)ir_node_int(n, IR_A_AXIS, -1);
+  if (axis < 0) axis += rank;
+  int64_t k = ir_node_attr(n, IR_A_K)->u.i, len = x->type.dims[axis];
+  bool largest = ir_node_int(n, IR_A_LARGEST, 1) != 0;
+  int64_t B = block_of(k), nb = (len + B - 1) / B;
+  builder b = {g, n, v->name};
+
+  ir_value *xp = x;
+  ir_type tp = x->type;
+  tp.dims[axis] = nb * B;
+  if (nb * B != len) {
+    ir_node *pad;
+    VKML_RETURN_IF_ERROR(emit1(&b, IR_OP_PAD, x, NULL, &tp, ".pad", &pad));
+    int64_t pads[2 * IR_MAX_RANK] = {0};
+    pads[rank + axis] = nb * B - len;
+    float lose = x->type.dtype == IR_I32 ? (float)INT32_MIN : largest ? -INFINITY : NAN;
+    VKML_RETURN_IF_ERROR(ir_node_set_ints(g, pad, IR_A_PADS, pads, 2 * rank));
+    VKML_RETURN_IF_ERROR(ir_node_set_enum(g, pad, IR_A_PAD_MODE, IR_PAD_CONSTANT));
+    VKML_RETURN_IF_ERROR(ir_node_set_float(g, pad, IR_A_VALUE, lose));
+    xp = pad->outputs[0];
+  }
+  /* [.., nb, B, ..], its per-block winners [.., nb, k, ..] */
+  ir_type t4 = x->type, w4;
+  t4.rank = rank + 1;
+  for (int i = rank; i > axis + 1; i--) t4.dims[i] = x->type.dims[i - 1];
+  t4.dims[axis] = nb;
+  t4.dims[axis + 1] = B;
+  w4 = t4;
+  w4.dims[axis + 1] = k;
+  ir_type w4i = w4;
+  w4i.dtype = IR_I64;
+  ir_value *x4;
+  VKML_RETURN_IF_ERROR(emit_reshape(&b, xp, &t4, ".blocks", &x4));
+  ir_node *t1;
+  const ir_type *t1types[2] = {&w4, &w4i};
+  const char *t1sfx[2] = {".block_values", ".block_indices"};
+  VKML_RETURN_IF_ERROR(emit(&b, IR_OP_TOPK, &x4, 1, t1types, t1sfx, NULL, 2, &t1));
+  VKML_RETURN_IF_ERROR(set_topk(g, t1, k, axis + 1, largest));
+
+  /* the blocks' first indices, [1.., nb, 1, 1..] */
+  ir_type ot = {.dtype = IR_I64, .rank = t4.rank};
+  for (int i = 0; i < ot.rank; i++) ot.dims[i] = i == axis ? nb : 1;
+  int64_t *firsts = malloc(sizeof *firsts * (size_t)nb);
+  if (!firsts) return ir_oom(NULL);
+  for (int64_t i = 0; i < nb; i++) firsts[i] = i * B;
+  ir_value *offs;
+  vkml_status s = pass_const_create(g, v->name, ".block_first", &ot, firsts, &offs);
+  free(firsts);
+  VKML_RETURN_IF_ERROR(s);
+  ir_node *add;
+  VKML_RETURN_IF_ERROR(emit1(&b, IR_OP_ADD, t1->outputs[1], offs, &w4i, ".row_indices", &add));
+
+  /* the candidates along the axis: nb * k */
+  ir_type tc = x->type;
+  tc.dims[axis] = nb * k;
+  ir_type tci = tc;
+  tci.dtype = IR_I64;
+  ir_value *vc, *gc;
+  VKML_RETURN_IF_ERROR(emit_reshape(&b, t1->outputs[0], &tc, ".candidates", &vc));
+  VKML_RETURN_IF_ERROR(emit_reshape(&b, add->outputs[0], &tci, ".candidate_indices", &gc));
+  ir_node *t2;
+  ir_type jt = idx->type;
+  const ir_type *t2types[2] = {&v->type, &jt};
+  const char *t2sfx[2] = {"", ".pick"};
+  ir_value *t2outs[2] = {v, NULL};
+  VKML_RETURN_IF_ERROR(emit(&b, IR_OP_TOPK, &vc, 1, t2types, t2sfx, t2outs, 2, &t2));
+  VKML_RETURN_IF_ERROR(set_topk(g, t2, k, axis, largest));
+  ir_node *gather;
+  ir_value *gins[2] = {gc, t2->outputs[1]};
+  const ir_type *gtypes[1] = {&idx->type};
+  ir_value *gouts[1] = {idx};
+  VKML_RETURN_IF_ERROR(emit(&b, IR_OP_GATHER_ELEMENTS, gins, 2, gtypes, NULL, gouts, 1, &gather));
+  VKML_RETURN_IF_ERROR(ir_node_set_int(g, gather, IR_A_AXIS, axis));
+  ir_node_remove(g, n);
+  return VKML_OK;
+}
+
+vkml_status pass_split_topk(ir_graph *g, const pass_opts *opts, bool *changed) {
+  if (changed) *changed = false;
+  if (!opts || !opts->place) return VKML_OK;
+  /* the second topk may be long again: until nothing is left */
+  for (bool again = true; again;) {
+    again = false;
+    for (ir_node *n = g->first, *next; n; n = next) {
+      next = n->next;
+      if (!wants_split(n, opts)) continue;
+      VKML_RETURN_IF_ERROR(split(g, n));
+      again = true;
+      if (changed) *changed = true;
+    }
+  }
+  int dropped;
+  return ir_graph_drop_unused_values(g, &dropped);
+}
