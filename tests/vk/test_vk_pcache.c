@@ -93,14 +93,31 @@ Test(vk_pcache, second_process_reads_the_cache_and_is_faster) {
   run_helper(xdg, dir, 12, &b);
   cr_assert_eq(b.loaded, (size_t)(size - 48), "second process read %zu bytes", b.loaded);
   cr_assert_str_eq(b.warnings, "");
-  cr_log_info("first %.1f ms, second %.1f ms", a.ms, b.ms);
+  /* the times on a machine busy with other work are noisy: the faster of
+   * two cold starts (another empty cache) against the fastest of three
+   * warm ones */
+  char *xdg2 = vt_tempdir();
+  char dir2[4200];
+  snprintf(dir2, sizeof dir2, "%s/vkml", xdg2);
+  helper_out c;
+  run_helper(xdg2, dir2, 12, &c);
+  cr_assert_eq(c.loaded, 0);
+  if (c.ms < a.ms) a.ms = c.ms;
+  for (int i = 0; i < 2; i++) {
+    run_helper(xdg, dir, 12, &c);
+    cr_assert_eq(c.loaded, b.loaded);
+    if (c.ms < b.ms) b.ms = c.ms;
+  }
+  vt_rmdir(xdg2);
+  free(xdg2);
+  cr_log_info("cold %.1f ms, warm %.1f ms", a.ms, b.ms);
   const char *no_mesa = getenv("MESA_SHADER_CACHE_DISABLE");
   if (b.loaded <= 32 && no_mesa && strcmp(no_mesa, "false") && strcmp(no_mesa, "0")) {
     /* a header-only driver cache (lavapipe) with Mesa's cache switched off:
      * nothing can make the second start faster */
     cr_log_warn("MESA_SHADER_CACHE_DISABLE is set: speed-up not checked");
   } else {
-    cr_assert_lt(b.ms, a.ms, "second start %.1f ms, first %.1f ms", b.ms, a.ms);
+    cr_assert_lt(b.ms, a.ms, "warm starts %.1f ms at best, cold %.1f ms", b.ms, a.ms);
   }
   free(path);
   vt_rmdir(xdg);
