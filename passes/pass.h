@@ -96,6 +96,15 @@ void pass_node_bypass(ir_graph *g, ir_node *n, int in, bool *removed);
  * later name). */
 void pass_node_absorb(ir_graph *g, ir_node *producer, int k, ir_node *consumer);
 
+/* A node of op on ins, inserted before `before` (NULL: at the end). Output
+ * i is outs[i] when outs and outs[i] are given (a value the node takes over
+ * from its old producer), else a fresh value "<base><suffixes[i]>" of type
+ * types[i]. */
+vkml_status pass_node_insert(ir_graph *g, ir_node *before, ir_op op, ir_value *const *ins,
+                             int n_in, const char *base, const ir_type *const *types,
+                             const char *const *suffixes, ir_value *const *outs, int n_out,
+                             ir_node **node);
+
 /* The f32 elements of a constant as doubles (malloc'd, freed by the
  * caller); UNSUPPORTED for a non-float constant. */
 vkml_status pass_const_read_f64(const ir_graph *g, const ir_value *v, double **out);

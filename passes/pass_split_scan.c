@@ -36,15 +36,13 @@ typedef struct builder {
   const char *base;
 } builder;
 
-/* A node of op on inputs, its output a fresh value of type t (or `out`). */
+/* A node of op on in (and in2) before the cumsum, its output a fresh value
+ * of type t (or `out`). */
 static vkml_status emit(builder *b, ir_op op, ir_value *in, ir_value *in2, const ir_type *t,
                         const char *suffix, ir_value *out, ir_node **node) {
-  if (!out) VKML_RETURN_IF_ERROR(ir_value_create_fresh(b->g, b->base, suffix, t, &out));
   ir_value *ins[2] = {in, in2};
-  VKML_RETURN_IF_ERROR(ir_node_create(b->g, op, ins, in2 ? 2 : 1, &out, 1, node));
-  ir_node_remove(b->g, *node); /* created at the end */
-  ir_node_insert_before(b->g, b->before, *node);
-  return VKML_OK;
+  return pass_node_insert(b->g, b->before, op, ins, in2 ? 2 : 1, b->base, &t, &suffix, &out, 1,
+                          node);
 }
 
 static vkml_status emit_cumsum(builder *b, ir_value *in, int axis, bool exclusive, bool reverse,

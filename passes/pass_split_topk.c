@@ -41,17 +41,9 @@ typedef struct builder {
 
 static vkml_status emit(builder *b, ir_op op, ir_value *const *ins, int n_in,
                         const ir_type *const *types, const char *const *suffixes,
-                        ir_value *const *outs_given, int n_out, ir_node **node) {
-  ir_value *outs[2];
-  for (int i = 0; i < n_out; i++) {
-    outs[i] = outs_given ? outs_given[i] : NULL;
-    if (!outs[i])
-      VKML_RETURN_IF_ERROR(ir_value_create_fresh(b->g, b->base, suffixes[i], types[i], &outs[i]));
-  }
-  VKML_RETURN_IF_ERROR(ir_node_create(b->g, op, ins, n_in, outs, n_out, node));
-  ir_node_remove(b->g, *node); /* created at the end */
-  ir_node_insert_before(b->g, b->before, *node);
-  return VKML_OK;
+                        ir_value *const *outs, int n_out, ir_node **node) {
+  return pass_node_insert(b->g, b->before, op, ins, n_in, b->base, types, suffixes, outs, n_out,
+                          node);
 }
 
 static vkml_status emit1(builder *b, ir_op op, ir_value *in, ir_value *in2, const ir_type *t,

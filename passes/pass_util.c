@@ -69,3 +69,22 @@ vkml_status pass_const_read_f64(const ir_graph *g, const ir_value *v, double **o
   *out = d;
   return VKML_OK;
 }
+
+vkml_status pass_node_insert(ir_graph *g, ir_node *before, ir_op op, ir_value *const *ins,
+                             int n_in, const char *base, const ir_type *const *types,
+                             const char *const *suffixes, ir_value *const *outs, int n_out,
+                             ir_node **node) {
+  ir_value *o[IR_MAX_NODE_OPERANDS];
+  if (n_out < 1 || n_out > IR_MAX_NODE_OPERANDS)
+    return vkml_status_make(VKML_CODE_INTERNAL, "pass_node_insert: %d outputs", n_out);
+  for (int i = 0; i < n_out; i++) {
+    o[i] = outs ? outs[i] : NULL;
+    if (!o[i]) VKML_RETURN_IF_ERROR(ir_value_create_fresh(g, base, suffixes[i], types[i], &o[i]));
+  }
+  VKML_RETURN_IF_ERROR(ir_node_create(g, op, ins, n_in, o, n_out, node));
+  if (before) { /* created at the end */
+    ir_node_remove(g, *node);
+    ir_node_insert_before(g, before, *node);
+  }
+  return VKML_OK;
+}
