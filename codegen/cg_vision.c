@@ -35,7 +35,7 @@ const cg_template cg_scan_template = {
     .n_knobs = 3,
     .knobs = {{"WG_SIZE", 6, {32, 64, 128, 256, 512, 1024}},
               {"R", 5, {1, 2, 4, 8, 16}},
-              {"MODE", 3, {0, 1, 2}}},
+              {"MODE", 4, {0, 1, 2, 3}}},
     .n_constraints = 3,
     .constraints = {{CG_LIMIT_WORKGROUP_X, 1u << CG_SCAN_WG, 1},
                     {CG_LIMIT_WORKGROUP_INVOCATIONS, 1u << CG_SCAN_WG, 1},
@@ -72,13 +72,18 @@ static int scan_dtype(ir_dtype dt) {
   }
 }
 
+enum { MAP_SERIAL, MAP_BLOCKED, MAP_TILED };
+
 /* Serial rows when they are short, or when neighbouring rows are
  * neighbouring in memory (the axis is not innermost) and there are enough
- * of them to fill a large GPU; a workgroup per row otherwise. */
-static bool auto_blocked(int64_t rows, int64_t len, int64_t inner) {
-  if (len <= 32) return false;
-  if (inner == 1) return true;
-  return rows < 16384 && len > 256;
+ * of them to fill a large GPU; a workgroup per row along a contiguous axis;
+ * tiles of neighbouring columns otherwise (a workgroup per strided row
+ * loads one element per row of memory). */
+static int auto_mapping(int64_t rows, int64_t len, int64_t inner) {
+  if (len <= 32) return MAP_SERIAL;
+  if (inner == 1) return MAP_BLOCKED;
+  if (rows >= 16384 || len <= 256) return MAP_SERIAL;
+  return inner >= 16 ? MAP_TILED : MAP_BLOCKED;
 }
 
 vkml_status cg_node_cumsum(const ir_node *n, const cg_template *st, const cg_schedule *s,
@@ -121,15 +126,21 @@ vkml_status cg_node_cumsum(const ir_node *n, const cg_template *st, const cg_sch
   if (!s) s = &cg_scan_template.dflt;
   VKML_RETURN_IF_ERROR(cg_kernel_begin(out, &cg_scan_template, s, t));
   int wg = s->v[CG_SCAN_WG], mode = s->v[CG_SCAN_MODE];
-  bool blocked = mode == 2 || (mode == 0 && auto_blocked(rows, len, inner));
+  int map = mode == 0 ? auto_mapping(rows, len, inner) : mode - 1;
+  if (rows == 0) map = MAP_SERIAL; /* nothing to do (and no tile arithmetic on 0) */
+  /* tiles: 32 neighbouring columns (fewer when the workgroup is small) */
+  int tile_c = wg >= 64 ? 32 : wg;
   VKML_RETURN_IF_ERROR(cg_kernel_define(out, "DTYPE", "%d", dt));
   VKML_RETURN_IF_ERROR(cg_kernel_spec(out, 0, (uint32_t)rows));
   VKML_RETURN_IF_ERROR(cg_kernel_spec(out, 1, (uint32_t)len));
   VKML_RETURN_IF_ERROR(cg_kernel_spec(out, 2, (uint32_t)inner));
   VKML_RETURN_IF_ERROR(cg_kernel_spec(out, 3, exclusive));
   VKML_RETURN_IF_ERROR(cg_kernel_spec(out, 4, reverse));
-  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, 5, blocked));
-  int64_t groups = blocked ? rows : (rows + wg - 1) / wg;
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, 5, (uint32_t)map));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, 7, (uint32_t)tile_c));
+  int64_t groups = map == MAP_BLOCKED ? rows
+                   : map == MAP_TILED ? (inner ? rows / inner * ((inner + tile_c - 1) / tile_c) : 0)
+                                      : (rows + wg - 1) / wg;
   if (groups < 1) groups = 1;
   int64_t gx = groups < t->max_workgroup_count[0] ? groups : t->max_workgroup_count[0];
   int64_t gy = (groups + gx - 1) / gx;

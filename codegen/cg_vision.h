@@ -12,7 +12,8 @@
  *   MODE     0: chosen from the shape; 1: one invocation per row, serial;
  *            2: one workgroup per row, blocked (register block, then a
  *            Hillis-Steele scan over the invocations' totals, then the
- *            add-back)
+ *            add-back); 3: tiled (a workgroup per 32 neighbouring columns of
+ *            a strided axis, segments along it: totals, offsets, rescan)
  * Default WG_SIZE=128, R=4, MODE=0 (valid on every device). */
 #ifndef CG_VISION_H
 #define CG_VISION_H

@@ -11,6 +11,12 @@
 // MODE 0 (serial): one invocation per row walks it in order. Neighbouring
 //   invocations are neighbouring i, so loads coalesce when INNER > 1: the
 //   mapping for short rows and for axes that are not innermost.
+// MODE 3 (tiled; an axis that is not innermost, over few rows): one
+//   workgroup per TILE_C neighbouring columns (i) of one o, WG_SIZE / TILE_C
+//   invocations along the axis per column, each owning a segment: its
+//   segment's total (coalesced across the columns), the totals of the
+//   segments before it from shared memory, then its segment scanned again
+//   from that offset. x is read twice.
 // MODE 1 (blocked, the integrated-GPU TVM paper's three stages): one
 //   workgroup per row, in chunks of WG_SIZE * R elements. The chunk is
 //   loaded coalesced into shared memory; (1) each invocation scans its own
@@ -21,12 +27,12 @@
 //   block, which goes out through shared memory, coalesced.
 //
 // Knobs (#defines): WG_SIZE, R (elements per invocation and chunk), MODE
-//   (0: chosen by the host; 1 serial; 2 blocked; read by the host).
+//   (0: chosen by the host; 1 serial; 2 blocked; 3 tiled; read by the host).
 // Baked per workload (#define): DTYPE 0 f32, 1 f16 (accumulated in fp32),
 //   2 i32 (wrapping), 3 i64 (pairs of words, added with carry: wrapping,
 //   no 64-bit arithmetic needed). Specialization constants: ROWS, LEN,
-//   INNER, EXCLUSIVE, REVERSE, BLOCKED (the host's MODE), GX (workgroups
-//   along x of a grid folded into y).
+//   INNER, EXCLUSIVE, REVERSE, MAPPING (0 serial, 1 blocked, 2 tiled: the
+//   host's MODE), GX (workgroups along x of a grid folded into y), TILE_C.
 
 #extension GL_EXT_control_flow_attributes : enable
 #if DTYPE == 1
@@ -75,8 +81,9 @@ layout(constant_id = 1) const uint LEN = 1;
 layout(constant_id = 2) const uint INNER = 1;
 layout(constant_id = 3) const bool EXCLUSIVE = false;
 layout(constant_id = 4) const bool REVERSE = false;
-layout(constant_id = 5) const bool BLOCKED = false;
+layout(constant_id = 5) const uint MAPPING = 0;
 layout(constant_id = 6) const uint GX = 1;
+layout(constant_id = 7) const uint TILE_C = 32;
 
 layout(set = 0, binding = 0) readonly buffer Xb { ST X[]; };
 layout(set = 0, binding = 1) writeonly buffer Yb { ST Y[]; };
@@ -85,10 +92,14 @@ layout(set = 0, binding = 1) writeonly buffer Yb { ST Y[]; };
 shared A s_blk[CHUNK];
 shared A s_tot[2][WG_SIZE];
 
-uint at(uint r, uint t) {
-  uint o = r / INNER, i = r - o * INNER;
+uint at_oi(uint o, uint i, uint t) {
   uint j = REVERSE ? LEN - 1u - t : t;
   return (o * LEN + j) * INNER + i;
+}
+
+uint at(uint r, uint t) {
+  uint o = r / INNER;
+  return at_oi(o, r - o * INNER, t);
 }
 
 void serial(uint r) {
@@ -146,9 +157,36 @@ void blocked(uint r) {
   }
 }
 
+void tiled(uint w) {
+  const uint S = WG_SIZE / TILE_C;
+  uint tiles = (INNER + TILE_C - 1u) / TILE_C;
+  uint o = w / tiles, i = (w - o * tiles) * TILE_C;
+  uint lid = gl_LocalInvocationID.x, c = lid % TILE_C, s = lid / TILE_C;
+  i += c;
+  bool col = i < INNER;
+  uint seg = (LEN + S - 1u) / S, t0 = min(LEN, s * seg), t1 = min(LEN, t0 + seg);
+  A acc = ZERO;
+  if (col)
+    for (uint t = t0; t < t1; t++) acc = ADD(acc, LOADA(at_oi(o, i, t)));
+  s_blk[s * TILE_C + c] = acc;
+  barrier();
+  A off = ZERO;
+  for (uint q = 0; q < s; q++) off = ADD(off, s_blk[q * TILE_C + c]);
+  if (!col) return;
+  for (uint t = t0; t < t1; t++) {
+    uint k = at_oi(o, i, t);
+    A v = LOADA(k);
+    if (EXCLUSIVE) STOREA(k, off);
+    off = ADD(off, v);
+    if (!EXCLUSIVE) STOREA(k, off);
+  }
+}
+
 void main() {
   uint wg = gl_WorkGroupID.y * GX + gl_WorkGroupID.x;
-  if (BLOCKED) {
+  if (MAPPING == 2u) {
+    if (wg < ROWS / INNER * ((INNER + TILE_C - 1u) / TILE_C)) tiled(wg);
+  } else if (MAPPING == 1u) {
     if (wg < ROWS) blocked(wg);
   } else {
     uint r = wg * WG_SIZE + gl_LocalInvocationID.x;

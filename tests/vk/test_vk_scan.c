@@ -1,8 +1,8 @@
 /* cumsum on the GPU (glsl/scan.comp, codegen/cg_vision.c) against the CPU
  * reference kernel on random non-zero inputs: f32, f16, i32, i64;
  * inclusive and exclusive, forward and reverse; every axis; lengths from 1
- * to 2^24 (non-powers of two, chunk edges, a row of 2^20 + 7); the serial
- * and the blocked mapping; the default schedule and points of the space.
+ * to 2^24 (non-powers of two, chunk edges, a row of 2^20 + 7); the serial,
+ * blocked and tiled mappings; the default schedule and points of the space.
  * Integers match exactly (i64 sums cross 2^32: the kernel adds word pairs
  * with carry); floats within an error bound from the sum of magnitudes. */
 #include <criterion/criterion.h>
@@ -133,6 +133,7 @@ Test(vk_scan, shapes_dtypes_and_flags) {
       {0, 4, {2, 3, 4, 5}, 1, 0, 0}, {0, 4, {2, 3, 40, 5}, 2, 0, 0},
       {0, 4, {2, 3, 4, 65}, 3, 0, 0}, {0, 2, {20000, 6}, 1, 0, 0},
       {0, 2, {64, 129}, 1, 0, 0},    {0, 3, {0, 5, 3}, 1, 0, 0},
+      {0, 2, {3000, 45}, 0, 0, 0},   {0, 3, {2, 700, 40}, 1, 0, 0},
   };
   int n_shapes = (int)(sizeof shapes / sizeof *shapes), run = 0;
   for (int i = 0; i < n_shapes; i++)
@@ -159,7 +160,7 @@ Test(vk_scan, schedule_points) {
       {IR_I64, 3, {4, 700, 3}, 1, 0, 1},
   };
   int64_t n = cg_space_size(&cg_scan_template);
-  cr_assert_eq(n, 6 * 5 * 3);
+  cr_assert_eq(n, 6 * 5 * 4);
   int ran = 0;
   for (int ci = 0; ci < 2; ci++) {
     rt_tensor x = input_for(&cases[ci], 7 + (uint64_t)ci), want, mag;
@@ -183,7 +184,7 @@ Test(vk_scan, i64_carries) {
   vt_env_open(&e);
   double v[600];
   for (int i = 0; i < 600; i++) v[i] = (i % 3 ? 3.0e9 : -1.0e9) + i;
-  for (int blocked = 1; blocked <= 2; blocked++) {
+  for (int blocked = 1; blocked <= 3; blocked++) { /* serial, blocked, tiled */
     scan_case c = {IR_I64, 2, {2, 300}, 1, blocked == 2, 0};
     rt_tensor x = t_tensor_from(IR_I64, 2, c.dims, v), want, mag;
     reference(&c, &x, &want, &mag);
@@ -217,10 +218,10 @@ Test(vk_scan, mapping_and_refusals) {
     int rank;
     int64_t dims[3];
     int axis;
-    uint32_t blocked;
+    uint32_t mapping; /* 0 serial, 1 blocked, 2 tiled */
   } m[] = {{1, {1000}, 0, 1},        /* one long contiguous row: blocked */
            {1, {20}, 0, 0},          /* short: serial */
-           {2, {100000, 300}, 0, 1}, /* 300 long strided rows: a workgroup each */
+           {2, {100000, 300}, 0, 2}, /* 300 long strided rows: tiles of 32 columns */
            {2, {300, 100000}, 0, 0}, /* 100000 strided rows: one invocation each */
            {2, {4, 300}, 0, 0},      /* rows of 4 */
            {2, {2000, 64}, 1, 1}};
@@ -233,7 +234,7 @@ Test(vk_scan, mapping_and_refusals) {
     T_OK(ir_node_set_int(g, n, IR_A_AXIS, m[i].axis));
     cg_kernel k;
     T_OK(cg_kernel_for_node(n, NULL, NULL, &t, &k));
-    cr_assert_eq(vt_spec_of(&k, 5), m[i].blocked, "case %d", i);
+    cr_assert_eq(vt_spec_of(&k, 5), m[i].mapping, "case %d", i);
     ir_graph_destroy(g);
   }
   /* u8 (and i8) stay on the CPU */
