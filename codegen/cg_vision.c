@@ -128,8 +128,12 @@ vkml_status cg_node_cumsum(const ir_node *n, const cg_template *st, const cg_sch
   int wg = s->v[CG_SCAN_WG], mode = s->v[CG_SCAN_MODE];
   int map = mode == 0 ? auto_mapping(rows, len, inner) : mode - 1;
   if (rows == 0) map = MAP_SERIAL; /* nothing to do (and no tile arithmetic on 0) */
-  /* tiles: 32 neighbouring columns (fewer when the workgroup is small) */
-  int tile_c = wg >= 64 ? 32 : wg;
+  /* tiles: 32 neighbouring columns (128 bytes of f32), down to 8 (a 32-byte
+   * sector) while there are too few tiles to fill a large GPU (~512
+   * workgroups): more invocations along the axis instead */
+  int tile_c = wg >= 32 ? 32 : wg;
+  while (map == MAP_TILED && tile_c > 8 && outer * ((inner + tile_c - 1) / tile_c) < 512)
+    tile_c /= 2;
   VKML_RETURN_IF_ERROR(cg_kernel_define(out, "DTYPE", "%d", dt));
   VKML_RETURN_IF_ERROR(cg_kernel_spec(out, 0, (uint32_t)rows));
   VKML_RETURN_IF_ERROR(cg_kernel_spec(out, 1, (uint32_t)len));
