@@ -287,7 +287,7 @@ vkml_status cg_node_topk(const ir_node *n, const cg_template *st, const cg_sched
    * k needs the segmented sort) */
   int64_t p = 1;
   while (p < k) p *= 2;
-  uint64_t shared = (uint64_t)p * 8 + 256 * 4 + (uint64_t)wg * 8 + 16;
+  uint64_t shared = (uint64_t)p * 8 + 3 * 256 * 4 + (uint64_t)wg * 8 + 16;
   if (shared > t->max_shared_bytes)
     return vkml_status_make(VKML_CODE_UNSUPPORTED,
                             "topk: k = %lld needs %llu bytes of shared memory, %s has %u", (long long)k,

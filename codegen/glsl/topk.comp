@@ -10,8 +10,9 @@
 // inverted), and ties go to the lower index, so the order is that of the
 // pair (key descending, index ascending), distinct for every element.
 // 1. Radix select: four passes of 8-bit histograms in shared memory over
-//    the elements that share the digits found so far give the K-th
-//    largest key T and how many elements equal to T belong to the top K.
+//    the elements that share the digits found so far (the digit found by a
+//    scan of the histogram's suffix sums) give the K-th largest key T and
+//    how many elements equal to T belong to the top K.
 // 2. Collection: the elements above T go to shared memory in any order;
 //    those equal to T in index order (a Hillis-Steele scan over each chunk
 //    ranks them) until enough are taken. Exactly K candidates.
@@ -50,6 +51,7 @@ layout(set = 0, binding = 1) writeonly buffer Vb { ST V[]; };
 layout(set = 0, binding = 2) writeonly buffer Ib { uvec2 I[]; };
 
 shared uint s_hist[256];
+shared uint s_suf[2][256];
 shared uint s_key[P];
 shared uint s_idx[P];
 shared uint s_scan[2][WG_SIZE];
@@ -87,11 +89,24 @@ void main() {
       if ((u & mask) == prefix) WG_ADD(s_hist[(u >> uint(shift)) & 255u]);
     }
     barrier();
-    if (lid == 0u) {
-      uint acc = 0u, b = 255u;
-      while (b > 0u && acc + s_hist[b] < remaining) acc += s_hist[b--];
-      s_prefix = prefix | (b << uint(shift));
-      s_remaining = remaining - acc;
+    // suffix sums of the histogram (Hillis-Steele, double-buffered): the
+    // digit is the one bin whose suffix reaches `remaining` while the
+    // next one's does not
+    for (uint b = lid; b < 256u; b += WG_SIZE) s_suf[0][b] = s_hist[b];
+    barrier();
+    uint src = 0u;
+    for (uint d = 1u; d < 256u; d <<= 1) {
+      for (uint b = lid; b < 256u; b += WG_SIZE)
+        s_suf[1u - src][b] = s_suf[src][b] + (b + d < 256u ? s_suf[src][b + d] : 0u);
+      src = 1u - src;
+      barrier();
+    }
+    for (uint b = lid; b < 256u; b += WG_SIZE) {
+      uint above = b < 255u ? s_suf[src][b + 1u] : 0u;
+      if (s_suf[src][b] >= remaining && above < remaining) {
+        s_prefix = prefix | (b << uint(shift));
+        s_remaining = remaining - above;
+      }
     }
     barrier();
     prefix = s_prefix;
