@@ -29,8 +29,8 @@ typedef struct fixture {
 
 /* tinycnn compiled for lavapipe twice, written as .vkm files. */
 static void fixture_open(fixture *f) {
-  rt_vk_context *ctx = vt_context(NULL);
-  cg_compiler *cc = vt_compiler();
+  vt_env e;
+  vt_env_open(&e);
   f->dir = vt_tempdir();
   T_OK(ir_parse_file(TINYCNN, &f->ref));
   bool cpu[IR_OP_COUNT] = {false};
@@ -38,14 +38,13 @@ static void fixture_open(fixture *f) {
   for (int v = 0; v < 2; v++) {
     ir_graph *g;
     T_OK(ir_graph_clone(f->ref, &g));
-    ir_plan *p = vt_compile(rt_vk_context_target(ctx), cc, g, v ? cpu : NULL, IR_PRECISION_FP32);
+    ir_plan *p = vt_compile(e.t, e.cc, g, v ? cpu : NULL, IR_PRECISION_FP32);
     snprintf(f->path[v], sizeof f->path[v], "%s/tinycnn%d.vkm", f->dir, v);
-    ir_artifact_meta m = {.tool = "test", .target = rt_vk_context_target(ctx)};
+    ir_artifact_meta m = {.tool = "test", .target = e.t};
     T_OK(ir_artifact_write_file(p, &m, f->path[v]));
     ir_plan_destroy(p);
   }
-  cg_compiler_destroy(cc);
-  vt_destroy(ctx);
+  vt_env_close(&e);
 }
 
 static void fixture_close(fixture *f) {

@@ -25,14 +25,6 @@ static ir_plan *compile(vt_env *e, const char *text, const bool *cpu_ops, ir_pre
   return vt_compile(e->t, e->cc, g, cpu_ops, prec);
 }
 
-static void run(vt_env *e, const ir_plan *p, const rt_tensor *in, int n_in, rt_tensor *out,
-                int n_out) {
-  rt_vk_exec *x;
-  T_OK(rt_vk_exec_create(e->ctx, p, NULL, &x));
-  T_OK(rt_vk_exec_run(x, in, n_in, out, n_out, NULL));
-  rt_vk_exec_destroy(x);
-}
-
 static const char SMALL[] = "vkir 1\n"
                             "graph @small(%x: f32[2,8], %y: f32[8]) -> (%z: f32[2,8]) {\n"
                             "  %a = add %x, %y {act=relu} : f32[2,8]\n"
@@ -68,8 +60,8 @@ Test(vk_artifact, round_trip_runs_and_reencodes_identically) {
       T_OK(ir_artifact_encode(q2, &m, &again, &n2));
       cr_assert(n == n2 && !memcmp(bytes, again, n), "a decoded artifact encodes to other bytes");
       rt_tensor want, got;
-      run(&e, p, &in, 1, &want, 1);
-      run(&e, q2, &in, 1, &got, 1);
+      vt_exec_once(&e, p, &in, 1, &want, 1);
+      vt_exec_once(&e, q2, &in, 1, &got, 1);
       t_assert_close(&got, &want, 0, 0);
       /* the CPU reference kernels run the artifact's graph too */
       rt_tensor cpu_out;

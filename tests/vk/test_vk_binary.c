@@ -91,20 +91,13 @@ static const opact OPS[] = {
 #define N_OPS ((int)(sizeof OPS / sizeof OPS[0]))
 
 typedef struct env {
-  rt_vk_context *ctx;
-  cg_compiler *cc;
+  vt_env v;
   double max_err[2]; /* worst |got-want| / |want| seen, f32 and f16 */
 } env;
 
 static void env_open(env *e) {
   memset(e, 0, sizeof *e);
-  e->ctx = vt_context(NULL);
-  e->cc = vt_compiler();
-}
-
-static void env_close(env *e) {
-  cg_compiler_destroy(e->cc);
-  vt_destroy(e->ctx);
+  vt_env_open(&e->v);
 }
 
 static void check(env *e, const bcase *c, const opact *o, ir_dtype dt, const cg_schedule *s,
@@ -130,10 +123,10 @@ static void check(env *e, const bcase *c, const opact *o, ir_dtype dt, const cg_
   cg_binary_workload w;
   T_OK(cg_binary_workload_from_node(n, &w));
   cg_kernel k;
-  T_OK(cg_binary_instantiate(&w, s, rt_vk_context_target(e->ctx), &k));
+  T_OK(cg_binary_instantiate(&w, s, e->v.t, &k));
   /* poison the output so that unwritten elements show */
   vt_poisoned(&to, 0x7f, &got);
-  vt_run_kernel(e->ctx, e->cc, &k, ins, 2, &got);
+  vt_run_kernel(e->v.ctx, e->v.cc, &k, ins, 2, &got);
 
   bool f16 = dt == IR_F16;
   bool ill = o->act == IR_ACT_HARD_SIGMOID || o->act == IR_ACT_HARD_SWISH;
@@ -164,17 +157,14 @@ static void check(env *e, const bcase *c, const opact *o, ir_dtype dt, const cg_
 static void default_schedule(ir_dtype dt) {
   env e;
   env_open(&e);
-  if (dt == IR_F16 && !rt_vk_context_target(e.ctx)->storage_16bit) {
-    env_close(&e);
-    cr_skip("no 16-bit storage");
-  }
+  vt_env_skip_unless(&e.v, dt != IR_F16 || e.v.t->storage_16bit, "16-bit storage");
   static const int shift[3] = {0, 5, 9};
   for (int c = 0; c < N_CASES; c++)
     for (int j = 0; j < 3; j++)
       check(&e, &CASES[c], &OPS[(c + shift[j]) % N_OPS], dt, &cg_binary_template.dflt,
             1000u * (uint64_t)c + (uint64_t)j);
   cr_log_info("%s: max relative error %.3g", ir_dtype_name(dt), e.max_err[dt == IR_F16]);
-  env_close(&e);
+  vt_env_close(&e.v);
 }
 
 Test(vk_binary, default_schedule_f32) { default_schedule(IR_F32); }
@@ -188,11 +178,8 @@ Test(vk_binary, default_schedule_f16) { default_schedule(IR_F16); }
 static void every_point(ir_dtype dt, int64_t first, int64_t step) {
   env e;
   env_open(&e);
-  const ir_target *t = rt_vk_context_target(e.ctx);
-  if (dt == IR_F16 && !t->storage_16bit) {
-    env_close(&e);
-    cr_skip("no 16-bit storage");
-  }
+  const ir_target *t = e.v.t;
+  vt_env_skip_unless(&e.v, dt != IR_F16 || t->storage_16bit, "16-bit storage");
   int64_t n = cg_space_size(&cg_binary_template);
   for (int64_t p = first; p < n; p += step) {
     cg_schedule s;
@@ -208,7 +195,7 @@ static void every_point(ir_dtype dt, int64_t first, int64_t step) {
       check(&e, &CASES[c], &OPS[(2 * p + j % 2) % N_OPS], dt, &s, 77u * (uint64_t)p + (uint64_t)c);
     }
   }
-  env_close(&e);
+  vt_env_close(&e.v);
 }
 
 Test(vk_binary, every_point_f32_even) { every_point(IR_F32, 0, 2); }

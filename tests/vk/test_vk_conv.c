@@ -213,23 +213,14 @@ static ir_node *make_node(ir_graph **g, const ccase *c, bool tr, const rt_tensor
 /* ---- the device check ------------------------------------------------------ */
 
 typedef struct env {
-  rt_vk_context *ctx;
-  cg_compiler *cc;
-  const ir_target *t;
+  vt_env v;
   int n_run;
   double max_err[2]; /* worst |got-want| / (rtol|want| + atol) seen, f32 and f16 */
 } env;
 
 static void env_open(env *e) {
   memset(e, 0, sizeof *e);
-  e->ctx = vt_context(NULL);
-  e->cc = vt_compiler();
-  e->t = rt_vk_context_target(e->ctx);
-}
-
-static void env_close(env *e) {
-  cg_compiler_destroy(e->cc);
-  vt_destroy(e->ctx);
+  vt_env_open(&e->v);
 }
 
 /* |t| as an f32 tensor (exact for f16 data). */
@@ -261,7 +252,7 @@ static bool check(env *e, const family *f, const ccase *c, const epi *ep, ir_dty
   cg_conv_workload w;
   T_OK(cg_conv_workload_from_node(n, &w));
   cg_kernel k;
-  vkml_status st = cg_conv_instantiate(&w, f->tmpl, s, e->t, &k);
+  vkml_status st = cg_conv_instantiate(&w, f->tmpl, s, e->v.t, &k);
   if (st && allow_unsupported && vkml_status_code(st) == VKML_CODE_UNSUPPORTED) {
     vkml_status_free(st);
     for (int i = 0; i < 3; i++) rt_tensor_free(&in[i]);
@@ -288,7 +279,7 @@ static bool check(env *e, const family *f, const ccase *c, const epi *ep, ir_dty
   T_OK(rt_cpu_run_node(na, abs_in, n_in, mag_out, 1));
 
   vt_poisoned(&yt, 0x7f, &got); /* unwritten elements show */
-  vt_run_kernel(e->ctx, e->cc, &k, ins, n_in, &got);
+  vt_run_kernel(e->v.ctx, e->v.cc, &k, ins, n_in, &got);
 
   bool f16 = dt == IR_F16;
   double terms = (double)(c->c / c->group) * (double)(c->kh * c->kw) + 1;
@@ -330,14 +321,14 @@ static void default_schedule(int fam) {
   env_open(&e);
   const family *f = &FAMS[fam];
   for (int i = 0; i < f->n_cases; i++) {
-    ir_dtype dt = (i % 2 && e.t->storage_16bit) ? IR_F16 : IR_F32;
+    ir_dtype dt = (i % 2 && e.v.t->storage_16bit) ? IR_F16 : IR_F32;
     check(&e, f, &f->cases[i], &EPIS[(i + 3 * fam) % N_EPIS], dt, NULL,
           1000u * (uint64_t)fam + (uint64_t)i, false);
   }
   cr_assert_eq(e.n_run, f->n_cases);
   cr_log_info("%s: worst error / bound %.3g (f32) %.3g (f16)", f->name, e.max_err[0],
               e.max_err[1]);
-  env_close(&e);
+  vt_env_close(&e.v);
 }
 
 #define POINTS 6
@@ -370,14 +361,14 @@ static void sampled_points(int fam) {
   env_open(&e);
   const family *f = &FAMS[fam];
   cg_schedule pts[POINTS];
-  int np = sample_points(f->tmpl, e.t, pts);
+  int np = sample_points(f->tmpl, e.v.t, pts);
   cr_assert_eq(np, POINTS);
   int skipped = 0;
   /* one dtype and epilogue per point, so that its cases share one module */
   for (int p = 0; p < np; p++)
     for (int j = 0; j < CASES_PER_POINT; j++) {
       int ci = (p * CASES_PER_POINT + j) % f->n_cases;
-      ir_dtype dt = (p % 2 && e.t->storage_16bit) ? IR_F16 : IR_F32;
+      ir_dtype dt = (p % 2 && e.v.t->storage_16bit) ? IR_F16 : IR_F32;
       /* depthwise points that stage too large a tile are refused for the
        * larger kernels: allowed, counted */
       if (!check(&e, f, &f->cases[ci], &EPIS[(5 * p + fam) % N_EPIS], dt, &pts[p],
@@ -388,7 +379,7 @@ static void sampled_points(int fam) {
   cr_assert(skipped <= np * CASES_PER_POINT / 4, "%d cases refused", skipped);
   cr_log_info("%s: %d points, %d runs, %d refused, worst error / bound %.3g (f32) %.3g (f16)",
               f->name, np, e.n_run, skipped, e.max_err[0], e.max_err[1]);
-  env_close(&e);
+  vt_env_close(&e.v);
 }
 
 Test(vk_conv, direct_default) { default_schedule(0); }
@@ -421,16 +412,16 @@ Test(vk_conv, depthwise_staged_tile_too_large) {
   cg_kernel k;
   cg_schedule s = f->tmpl->dflt;
   s.v[cg_knob_index(f->tmpl, "SMEM")] = 1;
-  t_expect_error(cg_conv_instantiate(&w, f->tmpl, &s, e.t, &k), VKML_CODE_UNSUPPORTED,
+  t_expect_error(cg_conv_instantiate(&w, f->tmpl, &s, e.v.t, &k), VKML_CODE_UNSUPPORTED,
                  "shared memory");
-  T_OK(cg_conv_instantiate(&w, NULL, NULL, e.t, &k));
+  T_OK(cg_conv_instantiate(&w, NULL, NULL, e.v.t, &k));
   cr_assert_eq(k.tmpl, f->tmpl);
   cr_assert_eq(k.schedule.v[cg_knob_index(f->tmpl, "SMEM")], 0);
   rt_tensor_free(&in[0]);
   rt_tensor_free(&in[1]);
   ir_graph_destroy(g);
   check(&e, f, &c, &EPIS[1], IR_F32, NULL, 11, false);
-  env_close(&e);
+  vt_env_close(&e.v);
 }
 
 /* ---- without a device ---------------------------------------------------------- */

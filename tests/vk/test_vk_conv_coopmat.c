@@ -435,23 +435,14 @@ Test(conv_coopmat, compiles) {
 /* ---- on the device ----------------------------------------------------------------- */
 
 typedef struct env {
-  rt_vk_context *ctx;
-  cg_compiler *cc;
-  const ir_target *t;
+  vt_env v;
   int n_run;
   double max_err;
 } env;
 
 static void env_open(env *e) {
   memset(e, 0, sizeof *e);
-  e->ctx = vt_context(NULL);
-  e->cc = vt_compiler();
-  e->t = rt_vk_context_target(e->ctx);
-}
-
-static void env_close(env *e) {
-  cg_compiler_destroy(e->cc);
-  vt_destroy(e->ctx);
+  vt_env_open(&e->v);
 }
 
 static rt_tensor abs_f32(const rt_tensor *t) {
@@ -479,7 +470,7 @@ static void check(env *e, const ccase *c, const cg_template *tmpl, const cg_sche
   ir_graph *g, *ga;
   ir_node *n = make_node(&g, c, in, n_in, &yt, true);
   cg_kernel k;
-  T_OK(cg_kernel_for_node(n, tmpl, s, e->t, &k));
+  T_OK(cg_kernel_for_node(n, tmpl, s, e->v.t, &k));
   cr_assert_eq(k.tmpl, want_tmpl, "%s ran on %s", k.key, k.tmpl->name);
   rt_tensor want, got, mag;
   T_OK(rt_tensor_alloc(&yt, &want));
@@ -493,7 +484,7 @@ static void check(env *e, const ccase *c, const cg_template *tmpl, const cg_sche
   rt_tensor *mag_out[1] = {&mag};
   T_OK(rt_cpu_run_node(na, abs_in, n_in, mag_out, 1));
   vt_poisoned(&yt, 0x7f, &got); /* unwritten elements show */
-  vt_run_kernel(e->ctx, e->cc, &k, ins, n_in, &got);
+  vt_run_kernel(e->v.ctx, e->v.cc, &k, ins, n_in, &got);
 
   double terms = (double)(c->c / c->group) * (double)(c->kh * c->kw) + 2;
   double u = acc_bits == 16 ? 1.0 / 2048 : 1.0 / (1 << 24), f16u = 1.0 / (1 << 24);
@@ -527,16 +518,13 @@ static void check(env *e, const ccase *c, const cg_template *tmpl, const cg_sche
 Test(vk_conv_coopmat, fallback_on_device) {
   env e;
   env_open(&e);
-  char name[sizeof e.t->name];
-  snprintf(name, sizeof name, "%s", e.t->name); /* e.t dies with the context */
-  if (cg_conv_coopmat_suits(e.t)) {
-    env_close(&e);
+  char name[sizeof e.v.t->name];
+  snprintf(name, sizeof name, "%s", e.v.t->name); /* e.v.t dies with the context */
+  if (cg_conv_coopmat_suits(e.v.t)) {
+    vt_env_close(&e.v);
     cr_skip("%s has cooperative matrices: coopmat_on_device covers it", name);
   }
-  if (!e.t->storage_16bit) {
-    env_close(&e);
-    cr_skip("%s lacks 16-bit storage", name);
-  }
+  vt_env_skip_unless(&e.v, e.v.t->storage_16bit, "16-bit storage");
   static const int pick[] = {0, 3, 7, 12};
   for (int i = 0; i < 4; i++)
     check(&e, &CASES[pick[i]], NULL, NULL, &cg_conv2d_direct_template, 32, 50u + (uint64_t)i);
@@ -545,12 +533,12 @@ Test(vk_conv_coopmat, fallback_on_device) {
   rt_tensor in[3];
   ir_node *n = case_node(&g, &CASES[0], IR_F16, in);
   cg_kernel k;
-  vkml_status st = cg_node_conv2d(n, &cg_conv2d_coopmat_template, NULL, e.t, &k);
+  vkml_status st = cg_node_conv2d(n, &cg_conv2d_coopmat_template, NULL, e.v.t, &k);
   cr_assert_eq(vkml_status_code(st), VKML_CODE_UNSUPPORTED);
   vkml_status_free(st);
   ir_graph_destroy(g);
   free3(in);
-  env_close(&e);
+  vt_env_close(&e.v);
 }
 
 /* Where the device has cooperative matrices: every case with the family's
@@ -558,14 +546,9 @@ Test(vk_conv_coopmat, fallback_on_device) {
 Test(vk_conv_coopmat, coopmat_on_device) {
   env e;
   env_open(&e);
-  char name[sizeof e.t->name];
-  snprintf(name, sizeof name, "%s", e.t->name); /* e.t dies with the context */
-  if (!cg_conv_coopmat_suits(e.t)) {
-    env_close(&e);
-    cr_skip("%s lacks VK_NV_cooperative_matrix with an f16 shape, fp16 arithmetic, 16-bit "
-            "storage, the Vulkan memory model or basic subgroup operations",
-            name);
-  }
+  vt_env_skip_unless(&e.v, cg_conv_coopmat_suits(e.v.t),
+                     "VK_NV_cooperative_matrix with an f16 shape, fp16 arithmetic, 16-bit "
+                     "storage, the Vulkan memory model or basic subgroup operations");
   const cg_template *cm = &cg_conv2d_coopmat_template;
   for (int c = 0; c < N_CASES; c++) check(&e, &CASES[c], NULL, NULL, cm, 32, 300u + (uint64_t)c);
   static const char *const pts[] = {"WM=2,WN=2,TM=2,TN=2,BK=32,ACC=32",
@@ -573,8 +556,8 @@ Test(vk_conv_coopmat, coopmat_on_device) {
                                     "WM=1,WN=2,TM=2,TN=1,BK=64,ACC=16"};
   for (int p = 0; p < 3; p++) {
     cg_schedule s = sched(pts[p]);
-    if (cg_gemm_coopmat_shape(e.t, s.v[5]) < 0) continue;
-    vkml_status st = cg_schedule_check(cm, &s, e.t);
+    if (cg_gemm_coopmat_shape(e.v.t, s.v[5]) < 0) continue;
+    vkml_status st = cg_schedule_check(cm, &s, e.v.t);
     if (st) {
       vkml_status_free(st);
       continue;
@@ -586,5 +569,5 @@ Test(vk_conv_coopmat, coopmat_on_device) {
     }
   }
   cr_log_info("%d runs, worst error / bound %.3g", e.n_run, e.max_err);
-  env_close(&e);
+  vt_env_close(&e.v);
 }

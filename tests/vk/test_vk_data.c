@@ -41,21 +41,14 @@ typedef struct dcase {
 #define MAXB 32
 
 typedef struct env {
-  rt_vk_context *ctx;
-  cg_compiler *cc;
+  vt_env v;
   int n_checked, n_skipped;
   double max_err;
 } env;
 
 static void env_open(env *e) {
   memset(e, 0, sizeof *e);
-  e->ctx = vt_context(NULL);
-  e->cc = vt_compiler();
-}
-
-static void env_close(env *e) {
-  cg_compiler_destroy(e->cc);
-  vt_destroy(e->ctx);
+  vt_env_open(&e->v);
 }
 
 /* Parses the case into a one-node graph; output types by shape inference. */
@@ -148,7 +141,7 @@ static void check(env *e, const dcase *c, const cg_template *st, const cg_schedu
   }
   T_OK(rt_cpu_run_node(n, ins, n->n_inputs, outs, n->n_outputs));
 
-  const ir_target *t = rt_vk_context_target(e->ctx);
+  const ir_target *t = e->v.t;
   cg_kernel k;
   vkml_status st_ = cg_kernel_for_node(n, st, s, t, &k);
   const char *msg = st_ ? vkml_status_message(st_) : "";
@@ -160,7 +153,7 @@ static void check(env *e, const dcase *c, const cg_template *st, const cg_schedu
     e->n_skipped++;
   } else {
     T_OK(st_);
-    vt_run_kernel_n(e->ctx, e->cc, &k, ins, n->n_inputs, got, n->n_outputs);
+    vt_run_kernel_n(e->v.ctx, e->v.cc, &k, ins, n->n_inputs, got, n->n_outputs);
     char sched[64] = "default";
     if (s) cg_schedule_format(k.tmpl, s, sched, sizeof sched);
     for (int o = 0; o < n->n_outputs; o++) {
@@ -204,7 +197,7 @@ static void run_cases(const dcase *cases, int n, const cg_template *const *tmpls
   if (!sampled) {
     for (int c = 0; c < n; c++) check(&e, &cases[c], NULL, NULL, 100u + (uint64_t)c);
   } else {
-    const ir_target *t = rt_vk_context_target(e.ctx);
+    const ir_target *t = e.v.t;
     for (int m = 0; tmpls[m]; m++) {
       const cg_template *tm = tmpls[m];
       const int *pts = tm == &cg_data_transpose_template ? SAMPLE_TRANSPOSE : SAMPLE;
@@ -225,7 +218,7 @@ static void run_cases(const dcase *cases, int n, const cg_template *const *tmpls
   cr_log_info("%d checked, %d skipped (missing storage feature or not a true transpose), "
               "max rel err %.3g", e.n_checked, e.n_skipped, e.max_err);
   cr_assert(e.n_checked >= n * 3 / 4, "too few cases ran");
-  env_close(&e);
+  vt_env_close(&e.v);
 }
 
 #define N_OF(a) ((int)(sizeof a / sizeof a[0]))
@@ -531,8 +524,8 @@ static void run_values(env *e, const dcase *c, const double *const *values, cons
   }
   vt_poisoned(&n->outputs[0]->type, 0x7f, &got);
   cg_kernel k;
-  T_OK(cg_kernel_for_node(n, NULL, NULL, rt_vk_context_target(e->ctx), &k));
-  vt_run_kernel(e->ctx, e->cc, &k, ins, n->n_inputs, &got);
+  T_OK(cg_kernel_for_node(n, NULL, NULL, e->v.t, &k));
+  vt_run_kernel(e->v.ctx, e->v.cc, &k, ins, n->n_inputs, &got);
   for (int64_t i = 0; i < rt_tensor_numel(&got); i++)
     cr_expect_eq(rt_load_f(&got, i), want[i], "%s element %lld: got %g want %g", k.key,
                  (long long)i, rt_load_f(&got, i), want[i]);
@@ -560,7 +553,7 @@ Test(vk_data, gather_clamps_out_of_range_indices) {
   static const double m[] = {1, 2, 3, 4, 5, 6}, ei[] = {3, -4, -1, 9}, wante[] = {3, 1, 6, 6};
   const double *ve[] = {m, ei};
   run_values(&e, &(dcase){"f32[2,3];i64[2,2]", "gather_elements", "{axis=1}", 0}, ve, wante);
-  env_close(&e);
+  vt_env_close(&e.v);
 }
 
 /* More workgroups than the grid's x limit (65535): the y dimension. */
@@ -573,7 +566,7 @@ Test(vk_data, grids_past_the_x_limit) {
         &cg_data_copy_template, &s, 1);
   T_OK(cg_schedule_parse(&cg_data_transpose_template, "TILE=8,ROWS=4", &s));
   check(&e, &(dcase){"f16[2100,2200]", "transpose", "", 0}, &cg_data_transpose_template, &s, 2);
-  env_close(&e);
+  vt_env_close(&e.v);
 }
 
 /* What the kernels decline or reject, without a device. */

@@ -34,25 +34,20 @@
 /* ---- harness ------------------------------------------------------------- */
 
 typedef struct env {
-  rt_vk_context *ctx;
-  cg_compiler *cc;
-  const ir_target *t;
+  vt_env v;
   int n_run;
   double max_err[2]; /* worst relative error seen, f32 and f16 */
 } env;
 
 static void env_open(env *e) {
   memset(e, 0, sizeof *e);
-  e->ctx = vt_context(NULL);
-  e->cc = vt_compiler();
-  e->t = rt_vk_context_target(e->ctx);
+  vt_env_open(&e->v);
 }
 
 static void env_close(env *e) {
   cr_log_info("%d kernels, max relative error f32 %.3g f16 %.3g", e->n_run, e->max_err[0],
               e->max_err[1]);
-  cg_compiler_destroy(e->cc);
-  vt_destroy(e->ctx);
+  vt_env_close(&e->v);
 }
 
 /* Attributes of a case, set on the node after it is made. */
@@ -101,12 +96,12 @@ static void verify(env *e, ir_op op, rt_tensor *in, int n_in, const ir_type *out
   const rt_tensor *want = &c.out[0];
 
   cg_kernel k;
-  T_OK(cg_kernel_for_node(c.n, st, s, e->t, &k));
+  T_OK(cg_kernel_for_node(c.n, st, s, e->v.t, &k));
   rt_tensor got;
   vt_poisoned(out_type, 0xa5, &got); /* unwritten elements show */
   const rt_tensor *ins[8];
   for (int i = 0; i < n_in; i++) ins[i] = &c.in[i];
-  vt_run_kernel(e->ctx, e->cc, &k, ins, n_in, &got);
+  vt_run_kernel(e->v.ctx, e->v.cc, &k, ins, n_in, &got);
   e->n_run++;
 
   char sched[64];
@@ -556,7 +551,7 @@ static void each_point(env *e, const cg_template *t,
   for (int p = 0; p < N_POINTS; p++) {
     cg_schedule s;
     cg_space_point(t, POINTS[p], &s);
-    vkml_status st = cg_schedule_check(t, &s, e->t);
+    vkml_status st = cg_schedule_check(t, &s, e->v.t);
     if (st) {
       cr_assert_eq(vkml_status_code(st), VKML_CODE_UNSUPPORTED);
       vkml_status_free(st);
@@ -635,10 +630,10 @@ static void expect_values(env *e, ir_op op, int n_in, const ir_dtype *dts, int64
   for (int i = 0; i < a->n_f; i++) T_OK(ir_node_set_float(c.g, c.n, a->f_id[i], a->f[i]));
   for (int i = 0; i < a->n_e; i++) T_OK(ir_node_set_enum(c.g, c.n, a->e_id[i], (int)a->e[i]));
   cg_kernel k;
-  T_OK(cg_kernel_for_node(c.n, NULL, NULL, e->t, &k));
+  T_OK(cg_kernel_for_node(c.n, NULL, NULL, e->v.t, &k));
   const rt_tensor *ins[8];
   for (int i = 0; i < n_in; i++) ins[i] = &c.in[i];
-  vt_run_kernel(e->ctx, e->cc, &k, ins, n_in, &c.out[0]);
+  vt_run_kernel(e->v.ctx, e->v.cc, &k, ins, n_in, &c.out[0]);
   for (int64_t i = 0; i < len; i++) {
     if (ir_dtype_is_float(out_dt)) {
       double g = rt_load_f(&c.out[0], i);

@@ -75,13 +75,6 @@ static void append_values(char *buf, size_t bytes, t_rng *r, int n) {
   snprintf(buf + o, bytes - o, "]");
 }
 
-static ir_graph *parse(const char *text) {
-  ir_graph *g = NULL;
-  T_OK(ir_parse(text, strlen(text), "<test>", &g));
-  T_OK(ir_verify(g, "<test>"));
-  return g;
-}
-
 /* GPU add -> CPU mul (forced) -> GPU sub -> CPU sigmoid (forced) -> GPU max;
  * a constant; outputs: a GPU value, a CPU value, the input, the constant and
  * the first output again. */
@@ -100,7 +93,7 @@ static ir_graph *mix_graph(uint64_t seed) {
                "  %out = max %d, %a : f32[2,3,5]\n"
                "  return %out, %s, %x, %c, %out\n"
                "}\n");
-  return parse(text);
+  return vt_parse(text);
 }
 
 static void random_inputs(const ir_graph *g, uint64_t seed, rt_tensor *in) {
@@ -214,7 +207,7 @@ Test(vk_exec, transitions_and_repeated_runs) {
 Test(vk_exec, modules_and_pipelines_are_shared) {
   vt_env e;
   vt_env_open(&e);
-  ir_graph *g = parse("vkir 1\n"
+  ir_graph *g = vt_parse("vkir 1\n"
                       "graph @share(%x: f32[4,8], %y: f32[4,8], %z: f32[8]) -> (%r: f32[4,8]) {\n"
                       "  %a = add %x, %y : f32[4,8]\n"
                       "  %b = add %a, %y : f32[4,8]\n"
@@ -251,7 +244,7 @@ Test(vk_exec, modules_and_pipelines_are_shared) {
 Test(vk_exec, ir_cpu_placement_is_kept) {
   vt_env e;
   vt_env_open(&e);
-  ir_graph *g = parse("vkir 1\n"
+  ir_graph *g = vt_parse("vkir 1\n"
                       "graph @at(%x: f32[3,7], %y: f32[7]) -> (%c: f32[3,7]) {\n"
                       "  %a = mul %x, %y : f32[3,7]\n"
                       "  %b = add@cpu %a, %x : f32[3,7]\n"
@@ -297,10 +290,7 @@ Test(vk_exec, ir_cpu_placement_is_kept) {
 Test(vk_exec, fp16_precision) {
   vt_env e;
   vt_env_open(&e);
-  if (!e.t->storage_16bit) {
-    vt_env_close(&e);
-    cr_skip("no 16-bit storage");
-  }
+  vt_env_skip_unless(&e, e.t->storage_16bit, "16-bit storage");
   ir_graph *g = mix_graph(2);
   cg_plan_opts o = opts_binary(&e, IR_PRECISION_FP16);
   ir_plan *p;
@@ -352,7 +342,7 @@ Test(vk_exec, fp16_precision) {
 /* The conversion itself, on the CPU: casts to f32 become casts to f16,
  * integer paths are left alone, names and interface are kept. */
 Test(vk_exec, fp16_conversion) {
-  ir_graph *g = parse("vkir 1\n"
+  ir_graph *g = vt_parse("vkir 1\n"
                       "graph @conv(%x: f32[3,4], %k: i32[4]) -> (%y: f32[3,4], %i: i32[3,4], "
                       "%w: f32[4]) {\n"
                       "  %w = const f32[4] [0.5, -1.25, 3.0, 0.1]\n"
@@ -410,7 +400,7 @@ Test(vk_exec, bounded_shapes_stay_on_the_cpu) {
                "iou_threshold=0.3, score_threshold=0.2} : i64[<=6,3]\n"
                "  return %sel, %bb\n"
                "}\n");
-  ir_graph *g = parse(text);
+  ir_graph *g = vt_parse(text);
   cg_plan_opts o = opts_binary(&e, IR_PRECISION_FP32);
   ir_plan *p;
   T_OK(vt_plan_build(g, e.t, &o, IR_LAYOUT_DEFAULT, NULL, &p));
@@ -445,10 +435,7 @@ Test(vk_exec, bounded_shapes_stay_on_the_cpu) {
 Test(vk_exec, timestamps) {
   vt_env e;
   vt_env_open(&e);
-  if (!e.t->timestamp_valid_bits) {
-    vt_env_close(&e);
-    cr_skip("no timestamps");
-  }
+  vt_env_skip_unless(&e, e.t->timestamp_valid_bits, "timestamps");
   ir_graph *g = mix_graph(3);
   cg_plan_opts o = opts_binary(&e, IR_PRECISION_FP32);
   ir_plan *p;
@@ -589,7 +576,7 @@ Test(vk_exec, plan_must_fit_the_graph) {
   vt_env e;
   vt_env_open(&e);
   ir_graph *g = mix_graph(6);
-  ir_graph *other = parse("vkir 1\ngraph @o(%x: f32[2]) -> (%y: f32[2]) {\n"
+  ir_graph *other = vt_parse("vkir 1\ngraph @o(%x: f32[2]) -> (%y: f32[2]) {\n"
                           "  %y = add %x, %x : f32[2]\n  return %y\n}\n");
   cg_plan_opts o = opts_binary(&e, IR_PRECISION_FP32);
   ir_plan *p;
@@ -688,7 +675,7 @@ static ir_graph *gpu_graph(uint64_t seed) {
                "  %out = max %d, %a : f32[2,3,5]\n"
                "  return %out, %x, %c, %d\n"
                "}\n");
-  return parse(text);
+  return vt_parse(text);
 }
 
 Test(vk_exec, lean_path_and_zero_copy) {

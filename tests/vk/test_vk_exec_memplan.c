@@ -18,13 +18,6 @@
 #include "vk_test.h"
 #include "passes/plan_memory.h"
 
-static ir_graph *parse(const char *text) {
-  ir_graph *g = NULL;
-  T_OK(ir_parse(text, strlen(text), "<test>", &g));
-  T_OK(ir_verify(g, "<test>"));
-  return g;
-}
-
 static void run_and_compare(rt_vk_exec *x, const ir_graph *g, uint64_t seed) {
   t_rng r = t_rng_make(seed);
   rt_tensor in[4], got[4], want[4];
@@ -62,7 +55,7 @@ static const char MIX[] =
 Test(vk_exec_memplan, every_planner_matches_the_cpu) {
   vt_env e;
   vt_env_open(&e);
-  ir_graph *g = parse(MIX);
+  ir_graph *g = vt_parse(MIX);
   uint64_t arena[IR_MEMPLAN_COUNT];
   for (int s = 0; s < IR_MEMPLAN_COUNT; s++) {
     cg_plan_opts o = {.plan_memory = pass_plan_memory, .compiler = e.cc,
@@ -122,7 +115,7 @@ static const char WAR[] = "vkir 1\n"
 Test(vk_exec_memplan, reused_range_gets_its_barrier) {
   vt_env e;
   vt_env_open(&e);
-  ir_graph *g = parse(WAR);
+  ir_graph *g = vt_parse(WAR);
   const ir_value *p_v = ir_graph_find_value(g, "p"), *r_v = ir_graph_find_value(g, "r");
   const ir_memplan_strategy which[2] = {IR_MEMPLAN_NAIVE, IR_MEMPLAN_BEST};
   for (int k = 0; k < 2; k++) {
@@ -172,7 +165,7 @@ static const char EDGES[] =
 Test(vk_exec_memplan, views_at_the_edges_share_bytes) {
   vt_env e;
   vt_env_open(&e);
-  ir_graph *g = parse(EDGES);
+  ir_graph *g = vt_parse(EDGES);
   for (int v = 0; v < 2; v++) { /* lean; and with exp on the CPU */
     cg_plan_opts o = {.plan_memory = pass_plan_memory, .compiler = e.cc};
     ir_plan *p;

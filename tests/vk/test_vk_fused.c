@@ -68,8 +68,8 @@ static const shapes SHAPES[] = {
 };
 #define N_SHAPES ((int)(sizeof SHAPES / sizeof SHAPES[0]))
 
-static void check(rt_vk_context *ctx, cg_compiler *cc, const prog *p, const shapes *sh,
-                  ir_dtype dt, const cg_schedule *s, uint64_t seed) {
+static void check(vt_env *e, const prog *p, const shapes *sh, ir_dtype dt, const cg_schedule *s,
+                  uint64_t seed) {
   t_rng r = t_rng_make(seed);
   rt_tensor in[3];
   ir_type to;
@@ -95,9 +95,9 @@ static void check(rt_vk_context *ctx, cg_compiler *cc, const prog *p, const shap
   rt_tensor *outs[1] = {&want};
   T_OK(rt_cpu_run_node(n, ins, p->n_in, outs, 1));
   cg_kernel k;
-  T_OK(cg_kernel_for_node(n, &cg_fused_template, s, rt_vk_context_target(ctx), &k));
+  T_OK(cg_kernel_for_node(n, &cg_fused_template, s, e->t, &k));
   vt_poisoned(&to, 0x7f, &got); /* unwritten elements show */
-  vt_run_kernel(ctx, cc, &k, ins, p->n_in, &got);
+  vt_run_kernel(e->ctx, e->cc, &k, ins, p->n_in, &got);
 
   bool f16 = dt == IR_F16;
   double rtol = f16 ? 1.0 / 256 : 1e-4, atol = f16 ? 1.0 / 128 : 1e-5;
@@ -118,18 +118,13 @@ static void check(rt_vk_context *ctx, cg_compiler *cc, const prog *p, const shap
 }
 
 static void default_schedule(ir_dtype dt) {
-  rt_vk_context *ctx = vt_context(NULL);
-  cg_compiler *cc = vt_compiler();
-  if (dt == IR_F16 && !rt_vk_context_target(ctx)->storage_16bit) {
-    cg_compiler_destroy(cc);
-    vt_destroy(ctx);
-    cr_skip("no 16-bit storage");
-  }
+  vt_env e;
+  vt_env_open(&e);
+  vt_env_skip_unless(&e, dt != IR_F16 || e.t->storage_16bit, "16-bit storage");
   for (int p = 0; p < N_PROGS; p++)
     for (int c = 0; c < N_SHAPES; c++)
-      check(ctx, cc, &PROGS[p], &SHAPES[c], dt, NULL, 100u * (uint64_t)p + (uint64_t)c);
-  cg_compiler_destroy(cc);
-  vt_destroy(ctx);
+      check(&e, &PROGS[p], &SHAPES[c], dt, NULL, 100u * (uint64_t)p + (uint64_t)c);
+  vt_env_close(&e);
 }
 
 Test(vk_fused, default_schedule_f32) { default_schedule(IR_F32); }
@@ -137,9 +132,9 @@ Test(vk_fused, default_schedule_f16) { default_schedule(IR_F16); }
 
 /* Every other point from first (two tests: each stays under 30 s cold). */
 static void every_point(int64_t first) {
-  rt_vk_context *ctx = vt_context(NULL);
-  cg_compiler *cc = vt_compiler();
-  const ir_target *t = rt_vk_context_target(ctx);
+  vt_env e;
+  vt_env_open(&e);
+  const ir_target *t = e.t;
   int64_t n = cg_space_size(&cg_fused_template);
   for (int64_t i = first; i < n; i += 2) {
     cg_schedule s;
@@ -150,10 +145,9 @@ static void every_point(int64_t first) {
       vkml_status_free(st);
       continue;
     }
-    check(ctx, cc, &PROGS[0], &SHAPES[4], IR_F32, &s, 7u * (uint64_t)i);
+    check(&e, &PROGS[0], &SHAPES[4], IR_F32, &s, 7u * (uint64_t)i);
   }
-  cg_compiler_destroy(cc);
-  vt_destroy(ctx);
+  vt_env_close(&e);
 }
 
 Test(vk_fused, every_point_f32_even) { every_point(0); }

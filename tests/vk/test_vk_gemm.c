@@ -146,20 +146,13 @@ static rt_tensor abs_f32(const rt_tensor *t) {
 }
 
 typedef struct env {
-  rt_vk_context *ctx;
-  cg_compiler *cc;
+  vt_env v;
   double max_err[2]; /* worst |got-want| / (rtol|want| + atol) seen, f32 and f16 */
 } env;
 
 static void env_open(env *e) {
   memset(e, 0, sizeof *e);
-  e->ctx = vt_context(NULL);
-  e->cc = vt_compiler();
-}
-
-static void env_close(env *e) {
-  cg_compiler_destroy(e->cc);
-  vt_destroy(e->ctx);
+  vt_env_open(&e->v);
 }
 
 /* Runs case c with template tmpl / schedule s on the device and compares
@@ -188,10 +181,10 @@ static void check(env *e, const gcase *c, ir_dtype dt, const cg_template *tmpl,
   T_OK(rt_cpu_run_node(n_abs, abs_ins, n_in, outs, 1));
 
   cg_kernel k;
-  T_OK(cg_kernel_for_node(n, tmpl, s, rt_vk_context_target(e->ctx), &k));
+  T_OK(cg_kernel_for_node(n, tmpl, s, e->v.t, &k));
   cr_assert_eq(k.tmpl, tmpl, "%s: instantiated %s, not %s", k.key, k.tmpl->name, tmpl->name);
   vt_poisoned(&to, 0x7f, &got); /* unwritten elements show */
-  vt_run_kernel(e->ctx, e->cc, &k, ins, n_in, &got);
+  vt_run_kernel(e->v.ctx, e->v.cc, &k, ins, n_in, &got);
 
   bool f16 = dt == IR_F16;
   double u = acc_bits == 16 ? 1.0 / 2048 : 1.0 / (1 << 24);
@@ -225,15 +218,12 @@ static void check(env *e, const gcase *c, ir_dtype dt, const cg_template *tmpl,
 static void default_schedule(ir_dtype dt) {
   env e;
   env_open(&e);
-  if (dt == IR_F16 && !rt_vk_context_target(e.ctx)->storage_16bit) {
-    env_close(&e);
-    cr_skip("no 16-bit storage");
-  }
+  vt_env_skip_unless(&e.v, dt != IR_F16 || e.v.t->storage_16bit, "16-bit storage");
   for (int c = 0; c < N_CASES; c++)
     check(&e, &CASES[c], dt, &cg_gemm_tiled_template, &cg_gemm_tiled_template.dflt, 32,
           100u * (uint64_t)c + (dt == IR_F16));
   cr_log_info("%s: worst error / bound %.3g", ir_dtype_name(dt), e.max_err[dt == IR_F16]);
-  env_close(&e);
+  vt_env_close(&e.v);
 }
 
 Test(vk_gemm, default_schedule_f32) { default_schedule(IR_F32); }
@@ -265,7 +255,7 @@ static void sample_points(const ir_target *t, cg_schedule *pts) {
 static void points(int first, int step) {
   env e;
   env_open(&e);
-  const ir_target *t = rt_vk_context_target(e.ctx);
+  const ir_target *t = e.v.t;
   cg_schedule pts[N_POINTS];
   sample_points(t, pts);
   for (int p = first; p < N_POINTS; p += step) {
@@ -276,7 +266,7 @@ static void points(int first, int step) {
             7000u + 31u * (uint64_t)p + (uint64_t)j);
     }
   }
-  env_close(&e);
+  vt_env_close(&e.v);
 }
 
 /* Four tests of a quarter of the points each: one test stays short on a
@@ -291,18 +281,17 @@ Test(vk_gemm, points_3) { points(3, 4); }
 Test(vk_gemm, coopmat_on_device) {
   env e;
   env_open(&e);
-  const ir_target *t = rt_vk_context_target(e.ctx);
-  if (!t->coopmat_nv || !t->fp16_arith || !t->storage_16bit || !t->vulkan_memory_model ||
-      cg_gemm_coopmat_shape(t, 32) < 0) {
-    char why[400];
-    snprintf(why, sizeof why,
-             "%s lacks VK_NV_cooperative_matrix with f16 shapes (%d), fp16 arithmetic (%d), "
-             "16-bit storage (%d) or the Vulkan memory model (%d)",
-             t->name, t->coopmat_nv && cg_gemm_coopmat_shape(t, 32) >= 0, t->fp16_arith,
-             t->storage_16bit, t->vulkan_memory_model);
-    env_close(&e);
-    cr_skip("%s", why);
-  }
+  const ir_target *t = e.v.t;
+  char why[400];
+  snprintf(why, sizeof why,
+           "VK_NV_cooperative_matrix with f16 shapes (%d), fp16 arithmetic (%d), "
+           "16-bit storage (%d) or the Vulkan memory model (%d)",
+           t->coopmat_nv && cg_gemm_coopmat_shape(t, 32) >= 0, t->fp16_arith, t->storage_16bit,
+           t->vulkan_memory_model);
+  vt_env_skip_unless(&e.v,
+                     t->coopmat_nv && t->fp16_arith && t->storage_16bit && t->vulkan_memory_model &&
+                         cg_gemm_coopmat_shape(t, 32) >= 0,
+                     why);
   static const char *const pts[] = {
       "WM=2,WN=2,TM=2,TN=2,BK=32,ACC=32", "WM=1,WN=1,TM=1,TN=1,BK=16,ACC=32",
       "WM=2,WN=4,TM=4,TN=2,BK=64,ACC=32", "WM=2,WN=2,TM=2,TN=2,BK=32,ACC=16",
@@ -324,7 +313,7 @@ Test(vk_gemm, coopmat_on_device) {
             900u + 50u * (uint64_t)p + (uint64_t)c);
     }
   }
-  env_close(&e);
+  vt_env_close(&e.v);
 }
 
 /* ---- templates and instantiation without a device --------------------------- */

@@ -146,20 +146,13 @@ static rt_tensor abs_f32(const rt_tensor *t) {
 }
 
 typedef struct env {
-  rt_vk_context *ctx;
-  cg_compiler *cc;
+  vt_env v;
   double max_err[2];
 } env;
 
 static void env_open(env *e) {
   memset(e, 0, sizeof *e);
-  e->ctx = vt_context(NULL);
-  e->cc = vt_compiler();
-}
-
-static void env_close(env *e) {
-  cg_compiler_destroy(e->cc);
-  vt_destroy(e->ctx);
+  vt_env_open(&e->v);
 }
 
 /* Runs case c through the gemm/matmul family (tmpl NULL: the family's own
@@ -189,11 +182,11 @@ static void check(env *e, const gcase *c, ir_dtype dt, const cg_template *tmpl,
   T_OK(rt_cpu_run_node(n_abs, abs_ins, n_in, outs, 1));
 
   cg_kernel k;
-  T_OK(cg_kernel_for_node(n, tmpl, s, t ? t : rt_vk_context_target(e->ctx), &k));
+  T_OK(cg_kernel_for_node(n, tmpl, s, t ? t : e->v.t, &k));
   cr_assert_eq(k.tmpl, &cg_gemm_gemv_template, "%s: instantiated %s, not gemv", k.key,
                k.tmpl->name);
   vt_poisoned(&to, 0x7f, &got); /* unwritten elements show */
-  vt_run_kernel(e->ctx, e->cc, &k, ins, n_in, &got);
+  vt_run_kernel(e->v.ctx, e->v.cc, &k, ins, n_in, &got);
 
   bool f16 = dt == IR_F16;
   double u = 1.0 / (1 << 24);
@@ -228,14 +221,11 @@ static void check(env *e, const gcase *c, ir_dtype dt, const cg_template *tmpl,
 static void default_schedule(ir_dtype dt) {
   env e;
   env_open(&e);
-  if (dt == IR_F16 && !rt_vk_context_target(e.ctx)->storage_16bit) {
-    env_close(&e);
-    cr_skip("no 16-bit storage");
-  }
+  vt_env_skip_unless(&e.v, dt != IR_F16 || e.v.t->storage_16bit, "16-bit storage");
   for (int c = 0; c < N_CASES; c++)
     check(&e, &CASES[c], dt, NULL, NULL, NULL, 300u * (uint64_t)c + (dt == IR_F16));
   cr_log_info("%s: worst error / bound %.3g", ir_dtype_name(dt), e.max_err[dt == IR_F16]);
-  env_close(&e);
+  vt_env_close(&e.v);
 }
 
 Test(vk_gemv, default_schedule_f32) { default_schedule(IR_F32); }
@@ -267,7 +257,7 @@ static void sample_points(const ir_target *t, cg_schedule *pts) {
 static void points(int first, int step) {
   env e;
   env_open(&e);
-  const ir_target *t = rt_vk_context_target(e.ctx);
+  const ir_target *t = e.v.t;
   cg_schedule pts[N_POINTS];
   sample_points(t, pts);
   for (int p = first; p < N_POINTS; p += step) {
@@ -278,7 +268,7 @@ static void points(int first, int step) {
             9000u + 37u * (uint64_t)p + (uint64_t)j);
     }
   }
-  env_close(&e);
+  vt_env_close(&e.v);
 }
 
 /* Four tests of a quarter of the points each: one test stays short on a
@@ -295,13 +285,13 @@ Test(vk_gemv, points_3) { points(3, 4); }
 Test(vk_gemv, reduction_paths) {
   env e;
   env_open(&e);
-  ir_target t = *rt_vk_context_target(e.ctx);
+  ir_target t = *e.v.t;
   static const char *const pts[] = {"WG_N=2,WG_K=64,VEC=4,UNROLL=4,SG=1",
                                     "WG_N=8,WG_K=8,VEC=2,UNROLL=2,SG=1"};
   static const int cases[] = {2, 3, 12, 20};
   for (int v = 0; v < 2; v++) {
     if (v == 0) t.subgroup_ops = 0;
-    else t.subgroup_ops = rt_vk_context_target(e.ctx)->subgroup_ops & ~(uint32_t)IR_SUBGROUP_CLUSTERED;
+    else t.subgroup_ops = e.v.t->subgroup_ops & ~(uint32_t)IR_SUBGROUP_CLUSTERED;
     for (size_t p = 0; p < sizeof pts / sizeof pts[0]; p++) {
       cg_schedule s;
       T_OK(cg_schedule_parse(&cg_gemm_gemv_template, pts[p], &s));
@@ -310,7 +300,7 @@ Test(vk_gemv, reduction_paths) {
               500u + 10u * (uint64_t)p + (uint64_t)c + 100u * (uint64_t)v);
     }
   }
-  env_close(&e);
+  vt_env_close(&e.v);
 }
 
 /* ---- templates and instantiation without a device ---------------------------- */

@@ -57,29 +57,24 @@
 /* ---- harness -------------------------------------------------------------- */
 
 typedef struct env {
-  rt_vk_context *ctx;
-  cg_compiler *cc;
-  const ir_target *t;
+  vt_env v;
   int n_run, n_dw_vec4;
   double max_err[2]; /* worst error / bound, f32 and f16 */
 } env;
 
 static void env_open(env *e) {
   memset(e, 0, sizeof *e);
-  e->ctx = vt_context(NULL);
-  e->cc = vt_compiler();
-  e->t = rt_vk_context_target(e->ctx);
+  vt_env_open(&e->v);
 }
 
 static void env_close(env *e) {
   cr_log_info("%d kernels, worst error / bound f32 %.3g f16 %.3g", e->n_run, e->max_err[0],
               e->max_err[1]);
-  cg_compiler_destroy(e->cc);
-  vt_destroy(e->ctx);
+  vt_env_close(&e->v);
 }
 
 static ir_dtype alt_dtype(const env *e, int i) {
-  return (i % 2 && e->t->storage_16bit) ? IR_F16 : IR_F32;
+  return (i % 2 && e->v.t->storage_16bit) ? IR_F16 : IR_F32;
 }
 
 
@@ -132,7 +127,7 @@ static bool run_packed(env *e, ir_node *n, const rt_tensor *in, int n_in, const 
   set_layouts(n, mask);
   cr_assert_eq(cg_node_layout_operands(n, NC4), mask, "%s: mask %#x", ir_op_name(n->op),
                cg_node_layout_operands(n, NC4));
-  vkml_status st_ = cg_kernel_for_node(n, st, s, e->t, k);
+  vkml_status st_ = cg_kernel_for_node(n, st, s, e->v.t, k);
   if (st_ && allow_refusal && vkml_status_code(st_) == VKML_CODE_UNSUPPORTED) {
     vkml_status_free(st_);
     return false;
@@ -147,7 +142,7 @@ static bool run_packed(env *e, ir_node *n, const rt_tensor *in, int n_in, const 
   }
   const ir_type *yt = &n->outputs[0]->type;
   rt_tensor out = vt_poisoned_packed(yt);
-  vt_run_kernel(e->ctx, e->cc, k, ins, n_in, &out);
+  vt_run_kernel(e->v.ctx, e->v.cc, k, ins, n_in, &out);
   rt_tensor got = vt_unpack(&out, yt, k->key);
   compare(e, k, &got, want, tl);
   e->n_run++;
@@ -338,7 +333,7 @@ Test(vk_layout, conv2d_points) {
   int refused = 0;
   for (int t = 0; t < 3; t++) {
     cg_schedule pts[2];
-    cr_assert_eq(sample_points(tm[t], e.t, 211, 2, pts), 2);
+    cr_assert_eq(sample_points(tm[t], e.v.t, 211, 2, pts), 2);
     for (int p = 0; p < 2; p++)
       for (int j = 0; j < 2; j++) {
         const ccase *c = &CONV[cases[t][j]];
@@ -584,10 +579,10 @@ static void copy_kernel(env *e, ir_node *n, const cg_template *st, const cg_sche
   ir_dtype dt = n->inputs[0]->type.dtype;
   if (dt == IR_F32 || dt == IR_F16) {
     cr_assert_eq(cg_node_layout_operands(n, NC4), XY);
-    T_OK(cg_kernel_for_node(n, st, s, e->t, k));
+    T_OK(cg_kernel_for_node(n, st, s, e->v.t, k));
   } else {
     cr_assert_eq(cg_node_layout_operands(n, NC4), 0u); /* floats only */
-    T_OK(cg_node_copy(n, st, s, e->t, k));
+    T_OK(cg_node_copy(n, st, s, e->v.t, k));
   }
 }
 
@@ -608,7 +603,7 @@ static void round_trip(env *e, ir_op op, ir_dtype dt, const int64_t *d, const cg
   cr_assert_eq(k.tmpl, &cg_data_layout_template);
   rt_tensor packed = vt_poisoned_packed(&ty), want = vt_pack(&x);
   const rt_tensor *ins[1] = {&x};
-  vt_run_kernel(e->ctx, e->cc, &k, ins, 1, &packed);
+  vt_run_kernel(e->v.ctx, e->v.cc, &k, ins, 1, &packed);
   assert_same_bytes(&packed, &want, k.key);
 
   set_layouts(n, 1u);
@@ -617,7 +612,7 @@ static void round_trip(env *e, ir_op op, ir_dtype dt, const int64_t *d, const cg
   rt_tensor back;
   vt_poisoned(&ty, 0x7f, &back);
   ins[0] = &packed;
-  vt_run_kernel(e->ctx, e->cc, &k, ins, 1, &back);
+  vt_run_kernel(e->v.ctx, e->v.cc, &k, ins, 1, &back);
   assert_same_bytes(&back, &x, k.key);
   e->n_run += 2;
   rt_tensor_free(&x);
@@ -635,7 +630,7 @@ Test(vk_layout, conversions) {
   for (int i = 0; i < 5; i++) {
     round_trip(&e, i % 2 ? IR_OP_IDENTITY : IR_OP_REORDER, IR_F32, shapes[i], NULL,
                700 + (uint64_t)i);
-    if (e.t->storage_16bit)
+    if (e.v.t->storage_16bit)
       round_trip(&e, IR_OP_REORDER, IR_F16, shapes[(i + 1) % 5], NULL, 710 + (uint64_t)i);
   }
   round_trip(&e, IR_OP_REORDER, IR_I32, shapes[4], NULL, 720);
@@ -656,7 +651,7 @@ Test(vk_layout, conversions) {
   cr_assert_eq(k.tmpl, &cg_copy_template);
   rt_tensor out = vt_poisoned_packed(&ty);
   const rt_tensor *ins[1] = {&px};
-  vt_run_kernel(e.ctx, e.cc, &k, ins, 1, &out);
+  vt_run_kernel(e.v.ctx, e.v.cc, &k, ins, 1, &out);
   assert_same_bytes(&out, &px, k.key);
   rt_tensor_free(&x);
   rt_tensor_free(&px);

@@ -38,28 +38,23 @@
 /* ---- harness -------------------------------------------------------------- */
 
 typedef struct env {
-  rt_vk_context *ctx;
-  cg_compiler *cc;
-  const ir_target *t;
+  vt_env v;
   int n_run, n_texel, n_gather;
 } env;
 
 static void env_open(env *e) {
   memset(e, 0, sizeof *e);
-  e->ctx = vt_context(NULL);
-  e->cc = vt_compiler();
-  e->t = rt_vk_context_target(e->ctx);
+  vt_env_open(&e->v);
 }
 
 static void env_close(env *e) {
   cr_log_info("%d kernels (%d texel copies, %d lane gathers)", e->n_run, e->n_texel,
               e->n_gather);
-  cg_compiler_destroy(e->cc);
-  vt_destroy(e->ctx);
+  vt_env_close(&e->v);
 }
 
 static ir_dtype alt_dtype(const env *e, int i) {
-  return (i % 2 && e->t->storage_16bit) ? IR_F16 : IR_F32;
+  return (i % 2 && e->v.t->storage_16bit) ? IR_F16 : IR_F32;
 }
 
 
@@ -232,7 +227,7 @@ static void run_case(env *e, bool split, const ccase *c, ir_dtype dt, const cg_s
                ir_op_name(n->op), cg_node_layout_operands(n, NC4));
   cg_kernel k;
   const cg_template *st = s ? (split ? &cg_data_split_template : &cg_data_concat_template) : NULL;
-  T_OK(cg_kernel_for_node(n, st, s, e->t, &k));
+  T_OK(cg_kernel_for_node(n, st, s, e->v.t, &k));
   cr_assert(strstr(k.key, "nc4hw4"), "key %s", k.key);
   bool gather = has_define(&k, "PACKED");
   cr_assert_eq(gather, !texel_aligned(c), "%s: lane gather %d, texel-aligned parts %d", k.key,
@@ -242,7 +237,7 @@ static void run_case(env *e, bool split, const ccase *c, ir_dtype dt, const cg_s
 
   for (int i = 0; i < n_in; i++) dev_in[i] = vt_pack(&in[i]), dev_ins[i] = &dev_in[i];
   for (int i = 0; i < n_out; i++) out[i] = vt_poisoned_packed(&n->outputs[i]->type);
-  vt_run_kernel_n(e->ctx, e->cc, &k, dev_ins, n_in, out, n_out);
+  vt_run_kernel_n(e->v.ctx, e->v.cc, &k, dev_ins, n_in, out, n_out);
   for (int i = 0; i < n_out; i++) {
     char what[600];
     snprintf(what, sizeof what, "%s output %d", k.key, i);
@@ -282,7 +277,7 @@ Test(vk_layout_concat, sampled_points) {
   for (int f = 0; f < 2; f++) {
     const cg_template *tp = f ? &cg_data_split_template : &cg_data_concat_template;
     cg_schedule pts[4];
-    int np = sample_points(tp, e.t, 7, 4, pts);
+    int np = sample_points(tp, e.v.t, 7, 4, pts);
     cr_assert_eq(np, 4);
     for (int p = 0; p < np; p++)
       for (int j = 0; j < 4; j++) {

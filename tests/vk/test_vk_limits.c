@@ -11,7 +11,6 @@
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "codegen/cg_plan.h"
@@ -84,14 +83,13 @@ static rt_tensor expected(bool concat, const int *cs, const rt_tensor *in) {
   return y;
 }
 
-/* Builds the plan for g on t (layout l), checks where the six-input node
- * went, runs the plan on ctx and checks the output. */
-static void plan_and_run(rt_vk_context *ctx, cg_compiler *cc, const ir_target *t,
-                         const char *op, const int *cs, ir_layout l, bool want_gpu,
-                         uint64_t seed) {
+/* Builds the plan for g on t (layout l) with e's compiler, checks where the
+ * six-input node went, runs the plan on e's context and checks the output. */
+static void plan_and_run(const vt_env *e, const ir_target *t, const char *op, const int *cs,
+                         ir_layout l, bool want_gpu, uint64_t seed) {
   ir_graph *g = six_graph(op, cs);
   cg_plan_opts o = {.plan_memory = pass_plan_memory};
-  o.compiler = cc;
+  o.compiler = e->cc;
   ir_plan *p;
   T_OK(vt_plan_build(g, t, &o, l, NULL, &p));
   const ir_plan_step *s = six_step(p);
@@ -124,7 +122,7 @@ static void plan_and_run(rt_vk_context *ctx, cg_compiler *cc, const ir_target *t
     in[i] = t_tensor_random(&r, IR_F32, 4, d, -2, 2);
   }
   rt_vk_exec *x;
-  T_OK(rt_vk_exec_create(ctx, p, NULL, &x));
+  T_OK(rt_vk_exec_create(e->ctx, p, NULL, &x));
   rt_tensor got;
   T_OK(rt_vk_exec_run(x, in, N_PARTS, &got, 1, NULL));
   rt_tensor want = expected(!strcmp(op, "concat"), cs, in);
@@ -146,21 +144,19 @@ Test(vk_limits, minimum_target_allows_four) {
 }
 
 Test(vk_limits, device_reports_its_limit) {
-  rt_vk_context *ctx = vt_context(NULL);
-  const ir_target *t = rt_vk_context_target(ctx);
+  vt_env e;
+  vt_env_open(&e);
+  const ir_target *t = e.t;
   /* Vulkan's minimum; every kernel of up to 32 buffers fits lavapipe */
   cr_assert_geq(t->max_storage_buffers_per_stage, 4u);
   if (t->type == IR_TARGET_CPU) cr_assert_geq(t->max_storage_buffers_per_stage, 32u);
-  vt_destroy(ctx);
+  vt_env_close(&e);
 }
 
 Test(vk_limits, too_many_buffers_run_on_the_cpu) {
-  rt_vk_context *ctx = vt_context(NULL);
-  char *dir = vt_tempdir();
-  cg_compiler_opts co = {.cache_dir = dir};
-  cg_compiler *cc;
-  T_OK(cg_compiler_create(&co, &cc));
-  const ir_target *real = rt_vk_context_target(ctx);
+  vt_env e;
+  vt_env_open(&e);
+  const ir_target *real = e.t;
   cr_assert_geq(real->max_storage_buffers_per_stage, (uint32_t)N_PARTS + 1);
   ir_target four = *real, seven = *real;
   four.max_storage_buffers_per_stage = 4;
@@ -170,22 +166,19 @@ Test(vk_limits, too_many_buffers_run_on_the_cpu) {
 
   static const int concat_cs[N_PARTS] = {4, 8, 3, 5, 2, 6};
   static const int sum_cs[N_PARTS] = {5, 5, 5, 5, 5, 5};
-  plan_and_run(ctx, cc, &four, "concat", concat_cs, IR_LAYOUT_DEFAULT, false, 1);
-  plan_and_run(ctx, cc, &six, "concat", concat_cs, IR_LAYOUT_DEFAULT, false, 2);
-  plan_and_run(ctx, cc, &seven, "concat", concat_cs, IR_LAYOUT_DEFAULT, true, 3);
-  plan_and_run(ctx, cc, real, "concat", concat_cs, IR_LAYOUT_DEFAULT, true, 4);
-  plan_and_run(ctx, cc, &four, "sum", sum_cs, IR_LAYOUT_DEFAULT, false, 5);
-  plan_and_run(ctx, cc, real, "sum", sum_cs, IR_LAYOUT_DEFAULT, true, 6);
+  plan_and_run(&e, &four, "concat", concat_cs, IR_LAYOUT_DEFAULT, false, 1);
+  plan_and_run(&e, &six, "concat", concat_cs, IR_LAYOUT_DEFAULT, false, 2);
+  plan_and_run(&e, &seven, "concat", concat_cs, IR_LAYOUT_DEFAULT, true, 3);
+  plan_and_run(&e, real, "concat", concat_cs, IR_LAYOUT_DEFAULT, true, 4);
+  plan_and_run(&e, &four, "sum", sum_cs, IR_LAYOUT_DEFAULT, false, 5);
+  plan_and_run(&e, real, "sum", sum_cs, IR_LAYOUT_DEFAULT, true, 6);
   /* packed layouts asked for: the node stays row-major on the CPU */
-  plan_and_run(ctx, cc, &four, "concat", concat_cs, IR_LAYOUT_NC4HW4, false, 7);
-  plan_and_run(ctx, cc, real, "concat", concat_cs, IR_LAYOUT_NC4HW4, true, 8);
+  plan_and_run(&e, &four, "concat", concat_cs, IR_LAYOUT_NC4HW4, false, 7);
+  plan_and_run(&e, real, "concat", concat_cs, IR_LAYOUT_NC4HW4, true, 8);
 
   /* a target that does not say (0) is not limited */
   ir_target unknown = *real;
   unknown.max_storage_buffers_per_stage = 0;
-  plan_and_run(ctx, cc, &unknown, "concat", concat_cs, IR_LAYOUT_DEFAULT, true, 9);
-  cg_compiler_destroy(cc);
-  vt_destroy(ctx);
-  vt_rmdir(dir);
-  free(dir);
+  plan_and_run(&e, &unknown, "concat", concat_cs, IR_LAYOUT_DEFAULT, true, 9);
+  vt_env_close(&e);
 }

@@ -62,14 +62,6 @@ static ir_plan *compile(vt_env *e, const ir_graph *g, const char *cpu_ops, ir_la
   return p;
 }
 
-static void run(vt_env *e, const ir_plan *p, const rt_tensor *in, int n_in, rt_tensor *out,
-                int n_out) {
-  rt_vk_exec *x;
-  T_OK(rt_vk_exec_create(e->ctx, p, NULL, &x));
-  T_OK(rt_vk_exec_run(x, in, n_in, out, n_out, NULL));
-  rt_vk_exec_destroy(x);
-}
-
 /* The transfers are exactly the crossings: each has a reader, none copies
  * the same value the same way twice, and no other node reads a value made
  * on the other device (the plan check, which cg_plan_build ran). Returns
@@ -104,7 +96,7 @@ static void check_model(const char *rel, double rtol, double atol) {
   int n_gpu, n_cpu, n_transfer;
   ir_plan_counts(all, &n_gpu, &n_cpu, &n_transfer);
   cr_assert(n_cpu == 0 && n_transfer == 0, "%s: all-GPU has %d CPU steps", rel, n_cpu);
-  run(&e, all, in, g->n_inputs, want, g->n_outputs);
+  vt_exec_once(&e, all, in, g->n_inputs, want, g->n_outputs);
   /* every op type the compiled graph runs, forced onto the CPU alone */
   bool seen[IR_OP_COUNT] = {false};
   ir_foreach_node(all->graph, n) seen[n->op] = true;
@@ -123,7 +115,7 @@ static void check_model(const char *rel, double rtol, double atol) {
     ir_plan_counts(p, NULL, &n_cpu, &n_transfer);
     cr_assert(n_cpu > 0 && nt == n_transfer && nt > 0, "%s: %d CPU steps, %d transfers", what,
               n_cpu, nt);
-    run(&e, p, in, g->n_inputs, got, g->n_outputs);
+    vt_exec_once(&e, p, in, g->n_inputs, got, g->n_outputs);
     for (int k = 0; k < g->n_outputs; k++) {
       t_assert_close(&got[k], &want[k], rtol, atol);
       rt_tensor_free(&got[k]);
@@ -164,8 +156,8 @@ Test(vk_placement, packed_regions_around_a_cpu_node) {
   t_rng r = t_rng_make(5);
   const ir_type *t = &g->inputs[0]->type;
   rt_tensor in = t_tensor_random(&r, t->dtype, t->rank, t->dims, -1, 1), want, got;
-  run(&e, all, &in, 1, &want, 1);
-  run(&e, p, &in, 1, &got, 1);
+  vt_exec_once(&e, all, &in, 1, &want, 1);
+  vt_exec_once(&e, p, &in, 1, &got, 1);
   t_assert_close(&got, &want, 1e-4, 1e-5);
   rt_tensor_free(&got);
   rt_tensor_free(&want);

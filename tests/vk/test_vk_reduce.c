@@ -45,23 +45,13 @@
 #define U (1.0 / 16777216.0)
 
 typedef struct env {
-  rt_vk_context *ctx;
-  cg_compiler *cc;
-  const ir_target *t;
+  vt_env v;
   int n_checked;
 } env;
 
-static bool env_open(env *e, ir_dtype dt) {
+static void env_open(env *e) {
   memset(e, 0, sizeof *e);
-  e->ctx = vt_context(NULL);
-  e->t = rt_vk_context_target(e->ctx);
-  e->cc = vt_compiler();
-  return dt != IR_F16 || e->t->storage_16bit;
-}
-
-static void env_close(env *e) {
-  cg_compiler_destroy(e->cc);
-  vt_destroy(e->ctx);
+  vt_env_open(&e->v);
 }
 
 /* ---- one case: node, inputs, reference output, tolerances ---------------- */
@@ -118,13 +108,13 @@ static rt_tensor tc_magnitude(const tcase *c) {
 
 static void tc_check(env *e, const tcase *c, const cg_template *tm, const cg_schedule *s) {
   cg_kernel k;
-  T_OK(cg_kernel_for_node(c->n, tm, s, e->t, &k));
+  T_OK(cg_kernel_for_node(c->n, tm, s, e->v.t, &k));
   ir_type ty = rt_tensor_type(&c->want);
   rt_tensor got;
   vt_poisoned(&ty, 0x7f, &got); /* unwritten elements show */
   const rt_tensor *ins[6];
   for (int i = 0; i < c->n_in; i++) ins[i] = &c->in[i];
-  vt_run_kernel(e->ctx, e->cc, &k, ins, c->n_in, &got);
+  vt_run_kernel(e->v.ctx, e->v.cc, &k, ins, c->n_in, &got);
   char sched[96] = "default";
   if (s) cg_schedule_format(k.tmpl, s, sched, sizeof sched);
   int64_t cnt = rt_tensor_numel(&c->want);
@@ -571,10 +561,8 @@ static int fam_variants(fam f) { return f == F_REDUCE || f == F_GLOBAL || f == F
 
 static void default_schedule(fam f, ir_dtype dt) {
   env e;
-  if (!env_open(&e, dt)) {
-    env_close(&e);
-    cr_skip("no 16-bit storage");
-  }
+  env_open(&e);
+  vt_env_skip_unless(&e.v, dt != IR_F16 || e.v.t->storage_16bit, "16-bit storage");
   /* f16 runs one variant per case (the ops alternate over the cases) */
   int first = dt == IR_F16 ? fam_variants(f) - 1 : 0;
   for (int i = 0; i < fam_cases(f); i++)
@@ -585,7 +573,7 @@ static void default_schedule(fam f, ir_dtype dt) {
       tc_free(&c);
     }
   cr_assert_geq(e.n_checked, 20);
-  env_close(&e);
+  vt_env_close(&e.v);
 }
 
 #define DEFAULT_TESTS(name, f)                                                 \
@@ -626,11 +614,11 @@ static const cg_schedule POOL_POINTS[] = {
 static void sampled_points_part(fam f, const cg_schedule *pts, int n_pts, int first, int step,
                                 int min_run) {
   env e;
-  env_open(&e, IR_F32);
+  env_open(&e);
   const cg_template *tm = fam_template(f);
   int n_run = 0;
   for (int p = first; p < n_pts; p += step) {
-    vkml_status st = cg_schedule_check(tm, &pts[p], e.t);
+    vkml_status st = cg_schedule_check(tm, &pts[p], e.v.t);
     if (!st && tm->n_knobs == 4 && pts[p].v[CG_ROW_RED] > pts[p].v[CG_ROW_WG])
       cr_assert_fail("point %d: RED exceeds WG_SIZE", p);
     if (st) { /* too large for this device: must be a limit, not a bad value */
@@ -638,7 +626,7 @@ static void sampled_points_part(fam f, const cg_schedule *pts, int n_pts, int fi
       vkml_status_free(st);
       continue;
     }
-    ir_dtype dt = p % 2 && e.t->storage_16bit ? IR_F16 : IR_F32;
+    ir_dtype dt = p % 2 && e.v.t->storage_16bit ? IR_F16 : IR_F32;
     for (int i = p % 5; i < fam_cases(f); i += 5) {
       tcase c = {0};
       fam_build(&c, f, i, p, dt, 77u * (uint64_t)p + (uint64_t)i);
@@ -648,7 +636,7 @@ static void sampled_points_part(fam f, const cg_schedule *pts, int n_pts, int fi
     }
   }
   cr_assert_geq(n_run, min_run);
-  env_close(&e);
+  vt_env_close(&e.v);
 }
 
 static void sampled_points(fam f, const cg_schedule *pts, int n_pts) {
@@ -691,7 +679,7 @@ static void special_input(tcase *c, ir_op op, bool ties) {
 
 Test(vk_reduce, special_values) {
   env e;
-  env_open(&e, IR_F32);
+  env_open(&e);
   static const cg_schedule pts[] = {{{128, 0, 4, 1}}, {{64, 64, 4, 1}}, {{64, 4, 1, 0}}};
   for (int p = 0; p < 3; p++) {
     static const ir_op ops[] = {IR_OP_REDUCE_MAX, IR_OP_REDUCE_MIN, IR_OP_REDUCE_SUM,
@@ -714,5 +702,5 @@ Test(vk_reduce, special_values) {
       }
     }
   }
-  env_close(&e);
+  vt_env_close(&e.v);
 }

@@ -1,8 +1,11 @@
-/* The shared environment, output poisoning and no-device helpers of the
- * Vulkan tests (see vk_test.h). */
+/* The shared environment, graph runs, output poisoning and no-device
+ * helpers of the Vulkan tests (see vk_test.h). */
 #include <criterion/criterion.h>
+#include <stdio.h>
 #include <string.h>
 
+#include "ir/text.h"
+#include "runtime/vk/vk_exec.h"
 #include "test_support.h"
 #include "vk_test.h"
 
@@ -15,6 +18,29 @@ void vt_env_open(vt_env *e) {
 void vt_env_close(vt_env *e) {
   cg_compiler_destroy(e->cc);
   vt_destroy(e->ctx);
+}
+
+void vt_env_skip_unless(vt_env *e, bool cond, const char *what) {
+  if (cond) return;
+  char name[sizeof e->t->name];
+  snprintf(name, sizeof name, "%s", e->t->name);
+  vt_env_close(e);
+  cr_skip("%s lacks %s", name, what);
+}
+
+ir_graph *vt_parse(const char *text) {
+  ir_graph *g = NULL;
+  T_OK(ir_parse(text, strlen(text), "<test>", &g));
+  T_OK(ir_verify(g, "<test>"));
+  return g;
+}
+
+void vt_exec_once(const vt_env *e, const ir_plan *p, const rt_tensor *in, int n_in,
+                  rt_tensor *out, int n_out) {
+  rt_vk_exec *x;
+  T_OK(rt_vk_exec_create(e->ctx, p, NULL, &x));
+  T_OK(rt_vk_exec_run(x, in, n_in, out, n_out, NULL));
+  rt_vk_exec_destroy(x);
 }
 
 void vt_poisoned(const ir_type *t, unsigned char byte, rt_tensor *out) {

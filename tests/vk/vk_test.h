@@ -19,6 +19,17 @@ typedef struct vt_env {
 } vt_env;
 void vt_env_open(vt_env *e);
 void vt_env_close(vt_env *e);
+/* Unless cond: closes e and skips the test with "<device> lacks <what>"
+ * (the device's name is copied first: e->t dies with the context). */
+void vt_env_skip_unless(vt_env *e, bool cond, const char *what);
+
+/* Graph runs (vk_harness.c). vt_parse: text parsed (file name "<test>")
+ * and verified, failing the test on any error. vt_exec_once: an executor
+ * for p on e's context runs once (in[] to out[], allocated by the run) and
+ * is destroyed. */
+ir_graph *vt_parse(const char *text);
+void vt_exec_once(const vt_env *e, const ir_plan *p, const rt_tensor *in, int n_in,
+                  rt_tensor *out, int n_out);
 
 /* A row-major tensor of type t with every byte set to byte (0x7f: f32
  * 3.4e38, f16 NaN), to poison an output so that elements a kernel forgets
