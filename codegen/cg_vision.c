@@ -45,6 +45,24 @@ const cg_template cg_scan_template = {
     .dflt = {{128, 4, 0}},
 };
 
+/* The grid of `groups` workgroups, folded into y beyond the device's x
+ * limit; the kernel recovers its flat index from specialization constant
+ * gx_spec (GX). UNSUPPORTED when y overflows too. */
+static vkml_status fold_grid(cg_kernel *out, const ir_target *t, int64_t groups,
+                             uint32_t gx_spec, const char *op) {
+  if (groups < 1) groups = 1;
+  int64_t gx = groups < t->max_workgroup_count[0] ? groups : t->max_workgroup_count[0];
+  int64_t gy = (groups + gx - 1) / gx;
+  if (gy > t->max_workgroup_count[1])
+    return vkml_status_make(VKML_CODE_UNSUPPORTED, "%s: %lld workgroups exceed the grid of %s",
+                            op, (long long)groups, t->name);
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, gx_spec, (uint32_t)gx));
+  out->groups[0] = (uint32_t)gx;
+  out->groups[1] = (uint32_t)gy;
+  out->groups[2] = 1;
+  return VKML_OK;
+}
+
 static vkml_status on_cpu(const ir_node *n) {
   return vkml_status_make(VKML_CODE_UNSUPPORTED,
                           "%s has no GPU kernel yet (vision ops run on the CPU)",
@@ -145,16 +163,7 @@ vkml_status cg_node_cumsum(const ir_node *n, const cg_template *st, const cg_sch
   int64_t groups = map == MAP_BLOCKED ? rows
                    : map == MAP_TILED ? (inner ? rows / inner * ((inner + tile_c - 1) / tile_c) : 0)
                                       : (rows + wg - 1) / wg;
-  if (groups < 1) groups = 1;
-  int64_t gx = groups < t->max_workgroup_count[0] ? groups : t->max_workgroup_count[0];
-  int64_t gy = (groups + gx - 1) / gx;
-  if (gy > t->max_workgroup_count[1])
-    return vkml_status_make(VKML_CODE_UNSUPPORTED, "cumsum: %lld workgroups exceed the grid of %s",
-                            (long long)groups, t->name);
-  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, 6, (uint32_t)gx));
-  out->groups[0] = (uint32_t)gx;
-  out->groups[1] = (uint32_t)gy;
-  out->groups[2] = 1;
+  VKML_RETURN_IF_ERROR(fold_grid(out, t, groups, 6, "cumsum"));
   out->n_buffers = 2;
   char attrs[80];
   snprintf(attrs, sizeof attrs, "{axis=%d,exclusive=%d,reverse=%d}", axis, exclusive, reverse);
@@ -220,17 +229,7 @@ vkml_status cg_node_roi_align(const ir_node *n, const cg_template *st, const cg_
                        coord == IR_COORD_HALF_PIXEL, scale_bits};
   for (uint32_t i = 0; i < 11; i++) VKML_RETURN_IF_ERROR(cg_kernel_spec(out, i, spec[i]));
   int64_t per_group = (int64_t)s->v[0] * s->v[1];
-  int64_t groups = total ? (total + per_group - 1) / per_group : 1;
-  int64_t gx = groups < t->max_workgroup_count[0] ? groups : t->max_workgroup_count[0];
-  int64_t gy = (groups + gx - 1) / gx;
-  if (gy > t->max_workgroup_count[1])
-    return vkml_status_make(VKML_CODE_UNSUPPORTED,
-                            "roi_align: %lld workgroups exceed the grid of %s", (long long)groups,
-                            t->name);
-  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, 11, (uint32_t)gx));
-  out->groups[0] = (uint32_t)gx;
-  out->groups[1] = (uint32_t)gy;
-  out->groups[2] = 1;
+  VKML_RETURN_IF_ERROR(fold_grid(out, t, (total + per_group - 1) / per_group, 11, "roi_align"));
   out->n_buffers = 4;
   char attrs[320];
   snprintf(attrs, sizeof attrs,
@@ -302,16 +301,7 @@ vkml_status cg_node_topk(const ir_node *n, const cg_template *st, const cg_sched
   bool largest = ir_node_int(n, IR_A_LARGEST, 1) != 0;
   uint32_t spec[5] = {(uint32_t)rows, (uint32_t)len, (uint32_t)inner, (uint32_t)k, largest};
   for (uint32_t i = 0; i < 5; i++) VKML_RETURN_IF_ERROR(cg_kernel_spec(out, i, spec[i]));
-  int64_t groups = rows ? rows : 1;
-  int64_t gx = groups < t->max_workgroup_count[0] ? groups : t->max_workgroup_count[0];
-  int64_t gy = (groups + gx - 1) / gx;
-  if (gy > t->max_workgroup_count[1])
-    return vkml_status_make(VKML_CODE_UNSUPPORTED, "topk: %lld workgroups exceed the grid of %s",
-                            (long long)groups, t->name);
-  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, 5, (uint32_t)gx));
-  out->groups[0] = (uint32_t)gx;
-  out->groups[1] = (uint32_t)gy;
-  out->groups[2] = 1;
+  VKML_RETURN_IF_ERROR(fold_grid(out, t, rows, 5, "topk"));
   out->n_buffers = 3;
   char attrs[96];
   snprintf(attrs, sizeof attrs, "{k=%lld,axis=%d,largest=%d}", (long long)k, axis, largest);

@@ -105,6 +105,16 @@ vkml_status pass_node_insert(ir_graph *g, ir_node *before, ir_op op, ir_value *c
                              const char *const *suffixes, ir_value *const *outs, int n_out,
                              ir_node **node);
 
+/* For the passes that rewrite nodes on their way to the GPU (split_scan,
+ * split_topk): nothing unless the graph is being placed (opts->place);
+ * else every node `wants` accepts is rewritten, again over the whole graph
+ * until no node is left (a rewrite may make nodes that want it too), then
+ * unused values are dropped. */
+vkml_status pass_rewrite_until_done(ir_graph *g, const pass_opts *opts,
+                                    bool (*wants)(const ir_node *, const pass_opts *),
+                                    vkml_status (*rewrite)(ir_graph *, ir_node *),
+                                    bool *changed);
+
 /* The f32 elements of a constant as doubles (malloc'd, freed by the
  * caller); UNSUPPORTED for a non-float constant. */
 vkml_status pass_const_read_f64(const ir_graph *g, const ir_value *v, double **out);

@@ -148,19 +148,6 @@ static vkml_status split(ir_graph *g, ir_node *n) {
 }
 
 vkml_status pass_split_scan(ir_graph *g, const pass_opts *opts, bool *changed) {
-  if (changed) *changed = false;
-  if (!opts || !opts->place) return VKML_OK;
   /* a split's carry scan may be long again: until nothing is left */
-  for (bool again = true; again;) {
-    again = false;
-    for (ir_node *n = g->first, *next; n; n = next) {
-      next = n->next;
-      if (!wants_split(n, opts)) continue;
-      VKML_RETURN_IF_ERROR(split(g, n));
-      again = true;
-      if (changed) *changed = true;
-    }
-  }
-  int dropped;
-  return ir_graph_drop_unused_values(g, &dropped);
+  return pass_rewrite_until_done(g, opts, wants_split, split, changed);
 }

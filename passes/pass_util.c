@@ -88,3 +88,23 @@ vkml_status pass_node_insert(ir_graph *g, ir_node *before, ir_op op, ir_value *c
   }
   return VKML_OK;
 }
+
+vkml_status pass_rewrite_until_done(ir_graph *g, const pass_opts *opts,
+                                    bool (*wants)(const ir_node *, const pass_opts *),
+                                    vkml_status (*rewrite)(ir_graph *, ir_node *),
+                                    bool *changed) {
+  if (changed) *changed = false;
+  if (!opts || !opts->place) return VKML_OK;
+  for (bool again = true; again;) {
+    again = false;
+    for (ir_node *n = g->first, *next; n; n = next) {
+      next = n->next;
+      if (!wants(n, opts)) continue;
+      VKML_RETURN_IF_ERROR(rewrite(g, n));
+      again = true;
+      if (changed) *changed = true;
+    }
+  }
+  int dropped;
+  return ir_graph_drop_unused_values(g, &dropped);
+}
