@@ -9,16 +9,10 @@
 # --profile; torch + cuDNN in a CUDA graph with its copies (bench/peers.py)
 # in the same run. Carry .gl, .bench-bin (bench/stage.sh); tables last.
 set -u
-for f in .gl/*.deb; do dpkg -x "$f" / ; done; ldconfig
-export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
-export LD_LIBRARY_PATH=$PWD/.bench-bin/extra-libs:$PWD/.bench-bin
-B=.bench-bin
-R=$OUT
-nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv | tee $R/device.txt
+. bench/device_env.sh
 nvidia-smi -q -d MEMORY | grep -A3 -i "bar1" | tee -a $R/device.txt
 python3 bench/export_e2e.py $R/e2e >$R/e2e_export.txt 2>&1 || tail -5 $R/e2e_export.txt
 mkdir -p $R/a
-export XDG_CACHE_HOME=/tmp/c
 for m in resnet50 mobilenet_v2 squeezenet1_1; do
   for p in fp32 fp16; do
     a=$R/a/$m.$p

@@ -5,13 +5,7 @@
 # CPU fallback (vkrun --device cpu), torchvision's CUDA roi_align (CUDA
 # events), outputs compared. Carry .gl, .bench-bin (bench/stage.sh).
 set -u
-for f in .gl/*.deb; do dpkg -x "$f" / ; done; ldconfig
-export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
-export LD_LIBRARY_PATH=$PWD/.bench-bin/extra-libs:$PWD/.bench-bin
-B=.bench-bin
-R=$OUT
-export XDG_CACHE_HOME=/tmp/c
-nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv | tee $R/device.txt
+. bench/device_env.sh
 mkdir -p /tmp/r
 python3 bench/roi_cases.py /tmp/r >$R/cases.txt || exit 1
 while read -r name oh ow ratio scale; do

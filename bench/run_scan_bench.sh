@@ -8,13 +8,7 @@
 # bandwidth (torch device-to-device copy) for GB/s. Outputs checked against
 # NumPy (float64). Carry .gl, .bench-bin (bench/stage.sh); table last.
 set -u
-for f in .gl/*.deb; do dpkg -x "$f" / ; done; ldconfig
-export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
-export LD_LIBRARY_PATH=$PWD/.bench-bin/extra-libs:$PWD/.bench-bin
-B=.bench-bin
-R=$OUT
-export XDG_CACHE_HOME=/tmp/c
-nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv | tee $R/device.txt
+. bench/device_env.sh
 mkdir -p /tmp/s
 python3 bench/scan_cases.py /tmp/s >$R/cases.txt || exit 1
 while read -r name dt shape axis; do

@@ -6,13 +6,7 @@
 # cpu), torch.topk on CUDA (CUDA events, resident tensors), same run; values
 # compared with torch's. Carry .gl, .bench-bin (bench/stage.sh).
 set -u
-for f in .gl/*.deb; do dpkg -x "$f" / ; done; ldconfig
-export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
-export LD_LIBRARY_PATH=$PWD/.bench-bin/extra-libs:$PWD/.bench-bin
-B=.bench-bin
-R=$OUT
-export XDG_CACHE_HOME=/tmp/c
-nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv | tee $R/device.txt
+. bench/device_env.sh
 mkdir -p /tmp/t
 python3 bench/topk_cases.py /tmp/t >$R/cases.txt || exit 1
 while read -r name shape k; do
@@ -26,14 +20,9 @@ done <$R/cases.txt
 python3 - "$R" <<'PYEOF'
 import json, statistics, sys
 import numpy as np, torch
+sys.path.insert(0, "bench")
+from cuda_timing import cuda_ms
 R = sys.argv[1]
-def cuda_ms(fn, warmup=5, runs=50):
-    for _ in range(warmup): fn()
-    torch.cuda.synchronize(); ts = []
-    for _ in range(runs):
-        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        a.record(); fn(); b.record(); b.synchronize(); ts.append(a.elapsed_time(b))
-    return statistics.median(ts)
 print(open(f"{R}/device.txt").read().strip())
 print(f"torch {torch.__version__}")
 print("| case | k | vkml GPU ms | torch.topk ms | vkml / torch | vkml CPU ms | GPU vs CPU | values equal torch's | indices equal torch's |")

@@ -7,29 +7,18 @@ the median time). Prints one JSON object.
 usage: scan_peers.py DIR CASES_TXT"""
 import json
 import statistics
+import os
 import sys
 import time
 
 import numpy as np
 import torch
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from cuda_timing import cuda_ms  # noqa: E402
+
 D, CASES = sys.argv[1], sys.argv[2]
 out = {"torch": torch.__version__, "gpu": torch.cuda.get_device_name(0), "cases": {}}
-
-
-def cuda_ms(fn, warmup=5, runs=50):
-    for _ in range(warmup):
-        fn()
-    torch.cuda.synchronize()
-    ts = []
-    for _ in range(runs):
-        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        a.record()
-        fn()
-        b.record()
-        b.synchronize()
-        ts.append(a.elapsed_time(b))
-    return statistics.median(ts)
 
 
 x = torch.empty(1 << 24, device="cuda")
