@@ -45,6 +45,12 @@ vkml_status cg_kernel_define(cg_kernel *k, const char *name, const char *fmt, ..
 #endif
     ;
 vkml_status cg_kernel_spec(cg_kernel *k, uint32_t id, uint32_t value);
+/* The grid of `groups` workgroups, folded into y beyond the device's x
+ * limit; the kernel recovers its flat index as gl_WorkGroupID.y * GX +
+ * gl_WorkGroupID.x, GX being specialization constant gx_spec. UNSUPPORTED
+ * when y overflows too. */
+vkml_status cg_fold_grid(cg_kernel *out, const ir_target *t, int64_t groups, uint32_t gx_spec,
+                         const char *op);
 /* Compiles the kernel's source with its defines. */
 vkml_status cg_kernel_compile(cg_compiler *c, const cg_kernel *k, cg_spirv *out);
 

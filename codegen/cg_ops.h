@@ -22,7 +22,8 @@
   X(layer_norm) X(pool) X(global_pool) X(softmax) X(resize) X(reduce)          \
   X(argminmax) X(transpose) X(concat) X(split) X(slice) X(pad) X(expand)       \
   X(tile) X(gather) X(gather_elements) X(topk) X(cumsum)                       \
-  X(non_max_suppression) X(roi_align)
+  X(non_max_suppression) X(roi_align) X(argsort) X(sort_block) X(sort_merge)      \
+  X(sort_index) X(nms_select) X(nms_compact)
 
 /* sched NULL: the template's default schedule. When a family has several
  * templates (e.g. conv2d direct / 1x1 / depthwise), sched_template names the

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "codegen/cg_ops.h"
+#include "codegen/cg_sort.h"
 #include "ir/text.h"
 #include "ir/util.h"
 
@@ -93,7 +94,9 @@ static const char *cpu_only_reason(const ir_node *n, const ir_target *t, const b
   }
   for (int i = 0; i < n->n_inputs + n->n_outputs; i++) {
     const ir_value *v = i < n->n_inputs ? n->inputs[i] : n->outputs[i - n->n_inputs];
-    if (v->type.bounded) {
+    /* a bounded output is written with its extent word by the few kernels
+     * that can (cg_sort.h) */
+    if (v->type.bounded && !(i >= n->n_inputs && cg_op_writes_extent(n->op))) {
       snprintf(buf, bytes, "%%%s has a data-dependent (bounded) shape", v->name);
       return buf;
     }
@@ -118,6 +121,7 @@ const char *cg_query_place(void *user, const ir_node *n, char *why, size_t bytes
   const cg_query *q = user;
   const char *reason = cpu_only_reason(n, q->t, q->forced, why, bytes);
   if (reason) return reason;
+  if (cg_op_is_staged(n->op)) return cg_staged_reason(n, q->t, why, bytes);
   cg_kernel *k = malloc(sizeof *k);
   if (!k) {
     snprintf(why, bytes, "out of host memory asking for its GPU kernel");
@@ -240,8 +244,7 @@ static vkml_status add_step(ir_plan *p, const ir_node *n, const ir_target *t,
 static uint64_t gpu_bound_bytes(void *user, const ir_value *v) {
   const bool *bound = user;
   if (!bound[v->id]) return 0;
-  uint64_t b = ((uint64_t)ir_type_storage_bytes(&v->type, v->layout) + 15) / 16 * 16;
-  return b ? b : 16;
+  return ir_type_device_bytes(&v->type, v->layout);
 }
 
 /* The memory plan of p over graph pg (p->graph once the plan is built). */

@@ -11,6 +11,7 @@
 #include "codegen/cg_glsl.h"
 #include "codegen/cg_kernel.h"
 #include "codegen/cg_reduce.h"
+#include "codegen/cg_sort.h"
 #include "codegen/cg_vision.h"
 #include "codegen/cg_data.h"
 #include "codegen/cg_elementwise.h"
@@ -44,6 +45,8 @@ const cg_template *const cg_templates[] = {
     &cg_scan_template,
     &cg_roi_align_template,
     &cg_topk_template,
+    &cg_sort_template,
+    &cg_nms_template,
     NULL,
 };
 
@@ -219,4 +222,19 @@ vkml_status cg_kernel_compile(cg_compiler *c, const cg_kernel *k, cg_spirv *out)
     d[i].value = k->def_value[i];
   }
   return cg_compile(c, k->source_name, k->source, d, k->n_defines, k->opt, out);
+}
+
+vkml_status cg_fold_grid(cg_kernel *out, const ir_target *t, int64_t groups, uint32_t gx_spec,
+                         const char *op) {
+  if (groups < 1) groups = 1;
+  int64_t gx = groups < t->max_workgroup_count[0] ? groups : t->max_workgroup_count[0];
+  int64_t gy = (groups + gx - 1) / gx;
+  if (gy > t->max_workgroup_count[1])
+    return vkml_status_make(VKML_CODE_UNSUPPORTED, "%s: %lld workgroups exceed the grid of %s",
+                            op, (long long)groups, t->name);
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, gx_spec, (uint32_t)gx));
+  out->groups[0] = (uint32_t)gx;
+  out->groups[1] = (uint32_t)gy;
+  out->groups[2] = 1;
+  return VKML_OK;
 }

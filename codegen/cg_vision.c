@@ -1,7 +1,6 @@
 /* Vision ops: cumsum on the scan template (glsl/scan.comp), roi_align on
  * glsl/roi_align.comp, topk (a static k up to what shared memory holds) on
- * glsl/topk.comp; non_max_suppression gets its GPU kernel with its own
- * issue: until then UNSUPPORTED, and the placement puts it on the CPU. */
+ * glsl/topk.comp. non_max_suppression runs in stages (cg_sort.c). */
 #include <stdio.h>
 #include <string.h>
 
@@ -44,39 +43,6 @@ const cg_template cg_scan_template = {
                     {CG_LIMIT_SHARED_BYTES, (1u << CG_SCAN_WG) | (1u << CG_SCAN_R), 24}},
     .dflt = {{128, 4, 0}},
 };
-
-/* The grid of `groups` workgroups, folded into y beyond the device's x
- * limit; the kernel recovers its flat index from specialization constant
- * gx_spec (GX). UNSUPPORTED when y overflows too. */
-static vkml_status fold_grid(cg_kernel *out, const ir_target *t, int64_t groups,
-                             uint32_t gx_spec, const char *op) {
-  if (groups < 1) groups = 1;
-  int64_t gx = groups < t->max_workgroup_count[0] ? groups : t->max_workgroup_count[0];
-  int64_t gy = (groups + gx - 1) / gx;
-  if (gy > t->max_workgroup_count[1])
-    return vkml_status_make(VKML_CODE_UNSUPPORTED, "%s: %lld workgroups exceed the grid of %s",
-                            op, (long long)groups, t->name);
-  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, gx_spec, (uint32_t)gx));
-  out->groups[0] = (uint32_t)gx;
-  out->groups[1] = (uint32_t)gy;
-  out->groups[2] = 1;
-  return VKML_OK;
-}
-
-static vkml_status on_cpu(const ir_node *n) {
-  return vkml_status_make(VKML_CODE_UNSUPPORTED,
-                          "%s has no GPU kernel yet (vision ops run on the CPU)",
-                          ir_op_name(n->op));
-}
-
-#define VISION(f)                                                              \
-  vkml_status cg_node_##f(const ir_node *n, const cg_template *st,             \
-                          const cg_schedule *s, const ir_target *t,            \
-                          cg_kernel *out) {                                    \
-    (void)st, (void)s, (void)t, (void)out;                                     \
-    return on_cpu(n);                                                          \
-  }
-VISION(non_max_suppression)
 
 /* ---- cumsum ---------------------------------------------------------------- */
 
@@ -163,7 +129,7 @@ vkml_status cg_node_cumsum(const ir_node *n, const cg_template *st, const cg_sch
   int64_t groups = map == MAP_BLOCKED ? rows
                    : map == MAP_TILED ? (inner ? rows / inner * ((inner + tile_c - 1) / tile_c) : 0)
                                       : (rows + wg - 1) / wg;
-  VKML_RETURN_IF_ERROR(fold_grid(out, t, groups, 6, "cumsum"));
+  VKML_RETURN_IF_ERROR(cg_fold_grid(out, t, groups, 6, "cumsum"));
   out->n_buffers = 2;
   char attrs[80];
   snprintf(attrs, sizeof attrs, "{axis=%d,exclusive=%d,reverse=%d}", axis, exclusive, reverse);
@@ -229,7 +195,7 @@ vkml_status cg_node_roi_align(const ir_node *n, const cg_template *st, const cg_
                        coord == IR_COORD_HALF_PIXEL, scale_bits};
   for (uint32_t i = 0; i < 11; i++) VKML_RETURN_IF_ERROR(cg_kernel_spec(out, i, spec[i]));
   int64_t per_group = (int64_t)s->v[0] * s->v[1];
-  VKML_RETURN_IF_ERROR(fold_grid(out, t, (total + per_group - 1) / per_group, 11, "roi_align"));
+  VKML_RETURN_IF_ERROR(cg_fold_grid(out, t, (total + per_group - 1) / per_group, 11, "roi_align"));
   out->n_buffers = 4;
   char attrs[320];
   snprintf(attrs, sizeof attrs,
@@ -301,7 +267,7 @@ vkml_status cg_node_topk(const ir_node *n, const cg_template *st, const cg_sched
   bool largest = ir_node_int(n, IR_A_LARGEST, 1) != 0;
   uint32_t spec[5] = {(uint32_t)rows, (uint32_t)len, (uint32_t)inner, (uint32_t)k, largest};
   for (uint32_t i = 0; i < 5; i++) VKML_RETURN_IF_ERROR(cg_kernel_spec(out, i, spec[i]));
-  VKML_RETURN_IF_ERROR(fold_grid(out, t, rows, 5, "topk"));
+  VKML_RETURN_IF_ERROR(cg_fold_grid(out, t, rows, 5, "topk"));
   out->n_buffers = 3;
   char attrs[96];
   snprintf(attrs, sizeof attrs, "{k=%lld,axis=%d,largest=%d}", (long long)k, axis, largest);

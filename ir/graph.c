@@ -43,6 +43,15 @@ int64_t ir_type_storage_bytes(const ir_type *t, ir_layout l) {
   return ir_type_bytes(t) / c * ((c + 3) / 4 * 4);
 }
 
+uint64_t ir_type_extent_offset(const ir_type *t, ir_layout l) {
+  return ((uint64_t)ir_type_storage_bytes(t, l) + 15) / 16 * 16;
+}
+
+uint64_t ir_type_device_bytes(const ir_type *t, ir_layout l) {
+  uint64_t b = ir_type_extent_offset(t, l) + (t->bounded ? 16 : 0);
+  return b ? b : 16;
+}
+
 vkml_status ir_type_check(const ir_type *t) {
   if ((unsigned)t->dtype >= IR_DTYPE_COUNT)
     return vkml_status_make(VKML_CODE_INVALID_GRAPH, "invalid element type");

@@ -120,6 +120,13 @@ int64_t ir_type_bytes(const ir_type *t);
 /* Bytes of a tensor of type t stored in layout l (nc4hw4 pads C to a
  * multiple of 4; every other layout: ir_type_bytes). */
 int64_t ir_type_storage_bytes(const ir_type *t, ir_layout l);
+/* A value's bytes on the device: its storage rounded up to 16 (a kernel's
+ * last vector access stays inside), at least 16; a bounded type has 16
+ * more for its extent word: a u32 at ir_type_extent_offset holding the
+ * run-time size along the bounded axis, written by the kernel that makes
+ * the value (its elements are dense at that size). */
+uint64_t ir_type_device_bytes(const ir_type *t, ir_layout l);
+uint64_t ir_type_extent_offset(const ir_type *t, ir_layout l);
 /* Checks rank <= IR_MAX_RANK, dims >= 0, element count <= IR_MAX_ELEMENTS. */
 vkml_status ir_type_check(const ir_type *t);
 /* Writes e.g. "f32[1,3,<=5]" into buf (always NUL-terminated). */

@@ -45,7 +45,13 @@
   X(topk)                                                                      \
   X(cumsum)                                                                    \
   X(non_max_suppression)                                                       \
-  X(roi_align)
+  X(roi_align)                                                                 \
+  X(argsort)                                                                   \
+  X(sort_block)                                                                \
+  X(sort_merge)                                                                \
+  X(sort_index)                                                                \
+  X(nms_select)                                                                \
+  X(nms_compact)
 
 #define X(name)                                                                \
   vkml_status ir_infer_##name(const ir_node *n, const ir_type *in, ir_type *out);
@@ -58,6 +64,9 @@ vkml_status ir_infer_error(const char *fmt, ...)
     __attribute__((format(printf, 1, 2)))
 #endif
     ;
+
+/* An int attribute that must be 0 or 1 (dflt when absent). */
+vkml_status ir_infer_want_bit(const ir_node *n, ir_attr_id id, int64_t dflt);
 
 /* Checked int64 arithmetic for inference: false (and *out untouched) on
  * overflow. */

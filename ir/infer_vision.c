@@ -6,7 +6,7 @@
 #include "infer.h"
 #include "params.h"
 
-static vkml_status want_bit(const ir_node *n, ir_attr_id id, int64_t dflt) {
+vkml_status ir_infer_want_bit(const ir_node *n, ir_attr_id id, int64_t dflt) {
   int64_t v = ir_node_int(n, id, dflt);
   if (v == 0 || v == 1) return VKML_OK;
   return ir_infer_error("%s: %s is %lld, must be 0 or 1", ir_op_name(n->op),
@@ -40,8 +40,8 @@ vkml_status ir_infer_topk(const ir_node *n, const ir_type *in, ir_type *out) {
   int axis;
   vkml_status s = ir_axis_normalize(ir_node_int(n, IR_A_AXIS, -1), x->rank, &axis);
   if (s) return vkml_status_annotate(s, "topk");
-  VKML_RETURN_IF_ERROR(want_bit(n, IR_A_LARGEST, 1));
-  VKML_RETURN_IF_ERROR(want_bit(n, IR_A_SORTED, 1));
+  VKML_RETURN_IF_ERROR(ir_infer_want_bit(n, IR_A_LARGEST, 1));
+  VKML_RETURN_IF_ERROR(ir_infer_want_bit(n, IR_A_SORTED, 1));
   ir_type o = *x;
   if (n->n_inputs == 2) {
     const ir_type *k = &in[1];
@@ -81,53 +81,94 @@ vkml_status ir_infer_cumsum(const ir_node *n, const ir_type *in, ir_type *out) {
   int axis;
   vkml_status s = ir_axis_normalize(ir_node_int(n, IR_A_AXIS, 0), in[0].rank, &axis);
   if (s) return vkml_status_annotate(s, "cumsum");
-  VKML_RETURN_IF_ERROR(want_bit(n, IR_A_EXCLUSIVE, 0));
-  VKML_RETURN_IF_ERROR(want_bit(n, IR_A_REVERSE, 0));
+  VKML_RETURN_IF_ERROR(ir_infer_want_bit(n, IR_A_EXCLUSIVE, 0));
+  VKML_RETURN_IF_ERROR(ir_infer_want_bit(n, IR_A_REVERSE, 0));
   out[0] = in[0];
+  return VKML_OK;
+}
+
+/* boxes [B,N,4] and scores [B,C,N] of one float dtype, and the attributes
+ * of non_max_suppression (nms_select has them too). */
+static vkml_status nms_check(const ir_node *n, const ir_type *boxes, const ir_type *scores) {
+  VKML_RETURN_IF_ERROR(want_float(n, "boxes", boxes->dtype));
+  if (scores->dtype != boxes->dtype)
+    return ir_infer_error("%s: scores are %s, boxes are %s", ir_op_name(n->op),
+                          ir_dtype_name(scores->dtype), ir_dtype_name(boxes->dtype));
+  if (boxes->bounded || scores->bounded)
+    return ir_infer_error("%s: bounded inputs are not supported", ir_op_name(n->op));
+  if (boxes->rank != 3 || boxes->dims[2] != 4) {
+    char sb[200];
+    ir_dims_format(boxes, sb, sizeof sb);
+    return ir_infer_error("%s: boxes must be [B,N,4], got %s", ir_op_name(n->op), sb);
+  }
+  if (scores->rank != 3 || scores->dims[0] != boxes->dims[0] || scores->dims[2] != boxes->dims[1]) {
+    char sb[200], ss[200];
+    ir_dims_format(boxes, sb, sizeof sb);
+    ir_dims_format(scores, ss, sizeof ss);
+    return ir_infer_error("%s: scores %s must be [B,C,N] with boxes %s", ir_op_name(n->op), ss,
+                          sb);
+  }
+  VKML_RETURN_IF_ERROR(ir_infer_want_bit(n, IR_A_CENTER_POINT_BOX, 0));
+  int64_t maxb = ir_node_int(n, IR_A_MAX_OUTPUT_BOXES, 0);
+  if (maxb < 0)
+    return ir_infer_error("%s: max_output_boxes_per_class is %lld, must be >= 0",
+                          ir_op_name(n->op), (long long)maxb);
+  float iou = ir_node_float(n, IR_A_IOU_THRESHOLD, 0.0f);
+  if (!(iou >= 0.0f && iou <= 1.0f))
+    return ir_infer_error("%s: iou_threshold is %g, must be in [0, 1]", ir_op_name(n->op),
+                          (double)iou);
+  if (isnan(ir_node_float(n, IR_A_SCORE_THRESHOLD, 0.0f)))
+    return ir_infer_error("%s: score_threshold is NaN", ir_op_name(n->op));
+  return VKML_OK;
+}
+
+/* The boxes kept per (batch, class): max_output_boxes_per_class, at most N. */
+static int64_t nms_per_class(const ir_node *n, int64_t n_boxes) {
+  int64_t maxb = ir_node_int(n, IR_A_MAX_OUTPUT_BOXES, 0);
+  return maxb < n_boxes ? maxb : n_boxes;
+}
+
+/* [<=cap, 3] i64: (batch, class, box) triples. */
+static vkml_status nms_triples(const char *op, int64_t b, int64_t c, int64_t per, ir_type *out) {
+  int64_t cap;
+  if (!ir_checked_mul(b, c, &cap) || !ir_checked_mul(cap, per, &cap))
+    return ir_infer_error("%s: output capacity overflows", op);
+  int64_t dims[2] = {cap, 3};
+  *out = ir_type_make(IR_I64, 2, dims);
+  out->bounded = true;
+  out->bounded_axis = 0;
   return VKML_OK;
 }
 
 vkml_status ir_infer_non_max_suppression(const ir_node *n, const ir_type *in,
                                          ir_type *out) {
-  const ir_type *boxes = &in[0], *scores = &in[1];
-  VKML_RETURN_IF_ERROR(want_float(n, "boxes", boxes->dtype));
-  if (scores->dtype != boxes->dtype)
-    return ir_infer_error("non_max_suppression: scores are %s, boxes are %s",
-                          ir_dtype_name(scores->dtype), ir_dtype_name(boxes->dtype));
-  if (boxes->bounded || scores->bounded)
-    return ir_infer_error("non_max_suppression: bounded inputs are not supported");
-  if (boxes->rank != 3 || boxes->dims[2] != 4) {
-    char sb[200];
-    ir_dims_format(boxes, sb, sizeof sb);
-    return ir_infer_error("non_max_suppression: boxes must be [B,N,4], got %s", sb);
-  }
-  int64_t b = boxes->dims[0], nb = boxes->dims[1];
-  if (scores->rank != 3 || scores->dims[0] != b || scores->dims[2] != nb) {
-    char sb[200], ss[200];
-    ir_dims_format(boxes, sb, sizeof sb);
-    ir_dims_format(scores, ss, sizeof ss);
-    return ir_infer_error("non_max_suppression: scores %s must be [B,C,N] "
-                          "with boxes %s", ss, sb);
-  }
-  VKML_RETURN_IF_ERROR(want_bit(n, IR_A_CENTER_POINT_BOX, 0));
-  int64_t maxb = ir_node_int(n, IR_A_MAX_OUTPUT_BOXES, 0);
-  if (maxb < 0)
-    return ir_infer_error("non_max_suppression: max_output_boxes_per_class is "
-                          "%lld, must be >= 0", (long long)maxb);
-  float iou = ir_node_float(n, IR_A_IOU_THRESHOLD, 0.0f);
-  if (!(iou >= 0.0f && iou <= 1.0f))
-    return ir_infer_error("non_max_suppression: iou_threshold is %g, must be "
-                          "in [0, 1]", (double)iou);
-  if (isnan(ir_node_float(n, IR_A_SCORE_THRESHOLD, 0.0f)))
-    return ir_infer_error("non_max_suppression: score_threshold is NaN");
-  int64_t per = maxb < nb ? maxb : nb, cap;
-  if (!ir_checked_mul(b, scores->dims[1], &cap) || !ir_checked_mul(cap, per, &cap))
-    return ir_infer_error("non_max_suppression: output capacity overflows");
-  int64_t dims[2] = {cap, 3};
-  out[0] = ir_type_make(IR_I64, 2, dims);
-  out[0].bounded = true;
-  out[0].bounded_axis = 0;
+  VKML_RETURN_IF_ERROR(nms_check(n, &in[0], &in[1]));
+  return nms_triples("non_max_suppression", in[1].dims[0], in[1].dims[1],
+                     nms_per_class(n, in[0].dims[1]), &out[0]);
+}
+
+vkml_status ir_infer_nms_select(const ir_node *n, const ir_type *in, ir_type *out) {
+  VKML_RETURN_IF_ERROR(nms_check(n, &in[0], &in[1]));
+  const ir_type *order = &in[2];
+  if (order->dtype != IR_I64 || order->bounded)
+    return ir_infer_error("nms_select: order must be a static i64 tensor, got %s",
+                          ir_dtype_name(order->dtype));
+  VKML_RETURN_IF_ERROR(want_shape(n, "order", order, 3, in[1].dims, "(the scores' shape)"));
+  int64_t dims[3] = {in[1].dims[0], in[1].dims[1], nms_per_class(n, in[0].dims[1])};
+  out[0] = ir_type_make(IR_I32, 3, dims);
   return VKML_OK;
+}
+
+vkml_status ir_infer_nms_compact(const ir_node *n, const ir_type *in, ir_type *out) {
+  const ir_type *sel = &in[0];
+  if (sel->dtype != IR_I32 || sel->rank != 3 || sel->bounded) {
+    char ss[200];
+    ir_dims_format(sel, ss, sizeof ss);
+    return ir_infer_error("nms_compact: input must be i32[B,C,M], got %s%s",
+                          ir_dtype_name(sel->dtype), ss);
+  }
+  (void)n;
+  return nms_triples("nms_compact", sel->dims[0], sel->dims[1], sel->dims[2], &out[0]);
 }
 
 vkml_status ir_infer_roi_align(const ir_node *n, const ir_type *in, ir_type *out) {

@@ -141,6 +141,24 @@ static const ir_op_info op_rows[IR_OP_COUNT] = {
         ATTRS(IR_A_ROI_MODE, IR_A_OUTPUT_HEIGHT, IR_A_OUTPUT_WIDTH,
               IR_A_SAMPLING_RATIO, IR_A_SPATIAL_SCALE, IR_A_COORD_MODE),
         roi_align, 0),
+
+    /* argsort: x along its last axis, or a 1-D x cut into segments by
+     * i64 offsets [S+1]; i64 indices within each segment (stable; NaN above
+     * every number). Its GPU stages work on a sort state i32[3,n] (segment,
+     * order key, position): blocks of `width` sorted, runs of `width`
+     * merged in pairs, the state turned into indices. */
+    ROW(ARGSORT, 1, 2, 1, 1, ATTRS(IR_A_LARGEST), argsort, 0),
+    ROW(SORT_BLOCK, 1, 2, 1, 1, ATTRS(IR_A_LARGEST, IR_A_WIDTH), sort_block, 0),
+    ROW(SORT_MERGE, 1, 1, 1, 1, ATTRS(IR_A_WIDTH), sort_merge, 0),
+    ROW(SORT_INDEX, 1, 2, 1, 1, ATTRS(IR_A_SHAPE), sort_index, 0),
+    /* nms_select: boxes, scores, their argsort (descending) -> the kept
+     * boxes per (batch, class), i32[B,C,M] padded with -1; nms_compact:
+     * those -> non_max_suppression's bounded i64[<=B*C*M,3]. */
+    ROW(NMS_SELECT, 3, 3, 1, 1,
+        ATTRS(IR_A_CENTER_POINT_BOX, IR_A_MAX_OUTPUT_BOXES, IR_A_IOU_THRESHOLD,
+              IR_A_SCORE_THRESHOLD),
+        nms_select, 0),
+    ROW(NMS_COMPACT, 1, 1, 1, 1, NO_ATTRS, nms_compact, IR_OPF_BOUNDED_OUT),
 };
 
 static const char *const op_names[IR_OP_COUNT] = {

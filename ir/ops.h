@@ -108,7 +108,15 @@
   X(TOPK, "topk", topk)                                                        \
   X(CUMSUM, "cumsum", cumsum)                                                  \
   X(NON_MAX_SUPPRESSION, "non_max_suppression", non_max_suppression)           \
-  X(ROI_ALIGN, "roi_align", roi_align)
+  X(ROI_ALIGN, "roi_align", roi_align)                                         \
+  /* segmented argsort and its GPU stages (passes/pass_split_sort.c) */        \
+  X(ARGSORT, "argsort", argsort)                                               \
+  X(SORT_BLOCK, "sort_block", sort_block)                                      \
+  X(SORT_MERGE, "sort_merge", sort_merge)                                      \
+  X(SORT_INDEX, "sort_index", sort_index)                                      \
+  /* non_max_suppression's GPU stages (passes/pass_split_nms.c) */             \
+  X(NMS_SELECT, "nms_select", nms_select)                                      \
+  X(NMS_COMPACT, "nms_compact", nms_compact)
 
 typedef enum ir_op {
 #define X(id, name, family) IR_OP_##id,
@@ -201,6 +209,7 @@ typedef enum ir_enum {
   X(OUTPUT_WIDTH, "output_width", INT, NONE)                                   \
   X(SAMPLING_RATIO, "sampling_ratio", INT, NONE)                               \
   X(SPATIAL_SCALE, "spatial_scale", FLOAT, NONE)                               \
+  X(WIDTH, "width", INT, NONE)                                                 \
   /* fused_elementwise's program (ir/params.h ir_fused_program_get) */         \
   X(OPS, "ops", STRING, NONE)                                                  \
   X(REGS, "regs", INTS, NONE)                                                  \

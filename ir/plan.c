@@ -273,7 +273,7 @@ static vkml_status step_error(int i, const ir_node *n, const char *what) {
 
 static uint64_t bound_bytes(void *user, const ir_value *v) {
   const bool *bound = user;
-  return bound[v->id] ? (uint64_t)ir_type_storage_bytes(&v->type, v->layout) : 0;
+  return bound[v->id] ? ir_type_device_bytes(&v->type, v->layout) : 0;
 }
 
 /* The memory plan, when there is one: every intermediate a GPU step binds has

@@ -72,6 +72,8 @@ vkml_status pass_fuse_elementwise(ir_graph *g, const pass_opts *opts, bool *chan
 vkml_status pass_fp16(ir_graph *g, const pass_opts *opts, bool *changed);
 vkml_status pass_split_scan(ir_graph *g, const pass_opts *opts, bool *changed);
 vkml_status pass_split_topk(ir_graph *g, const pass_opts *opts, bool *changed);
+vkml_status pass_split_nms(ir_graph *g, const pass_opts *opts, bool *changed);
+vkml_status pass_split_sort(ir_graph *g, const pass_opts *opts, bool *changed);
 vkml_status pass_layout(ir_graph *g, const pass_opts *opts, bool *changed);
 vkml_status pass_place(ir_graph *g, const pass_opts *opts, bool *changed);
 vkml_status pass_insert_transfers(ir_graph *g, const pass_opts *opts, bool *changed);
@@ -106,7 +108,7 @@ vkml_status pass_node_insert(ir_graph *g, ir_node *before, ir_op op, ir_value *c
                              ir_node **node);
 
 /* For the passes that rewrite nodes on their way to the GPU (split_scan,
- * split_topk): nothing unless the graph is being placed (opts->place);
+ * split_topk, split_nms, split_sort): nothing unless the graph is being placed (opts->place);
  * else every node `wants` accepts is rewritten, again over the whole graph
  * until no node is left (a rewrite may make nodes that want it too), then
  * unused values are dropped. */

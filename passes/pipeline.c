@@ -22,6 +22,8 @@ static const struct {
     {"fp16", pass_fp16},
     {"split_scan", pass_split_scan},
     {"split_topk", pass_split_topk},
+    {"split_nms", pass_split_nms},
+    {"split_sort", pass_split_sort},
     {"place", pass_place},
     {"layout", pass_layout},
     {"insert_transfers", pass_insert_transfers},
@@ -112,6 +114,8 @@ vkml_status pass_pipeline_run(ir_graph *g, const pass_pipeline_opts *opts) {
   VKML_RETURN_IF_ERROR(step(&r, pass_fp16));
   VKML_RETURN_IF_ERROR(step(&r, pass_split_scan));
   VKML_RETURN_IF_ERROR(step(&r, pass_split_topk));
+  VKML_RETURN_IF_ERROR(step(&r, pass_split_nms));
+  VKML_RETURN_IF_ERROR(step(&r, pass_split_sort));
   VKML_RETURN_IF_ERROR(step(&r, pass_place));
   VKML_RETURN_IF_ERROR(step(&r, pass_layout));
   VKML_RETURN_IF_ERROR(step(&r, pass_insert_transfers));

@@ -30,7 +30,8 @@ typedef vkml_status (*rt_cpu_kernel)(const rt_cpu_args *a);
   X(layer_norm) X(pool) X(global_pool) X(softmax) X(resize) X(reduce)          \
   X(argminmax) X(transpose) X(concat) X(split) X(slice) X(pad) X(expand)       \
   X(tile) X(gather) X(gather_elements) X(topk) X(cumsum)                       \
-  X(non_max_suppression) X(roi_align)
+  X(non_max_suppression) X(roi_align) X(argsort) X(sort_block) X(sort_merge)      \
+  X(sort_index) X(nms_select) X(nms_compact)
 
 #define X(f) vkml_status rt_cpu_##f(const rt_cpu_args *a);
 RT_CPU_FAMILIES(X)

@@ -112,3 +112,26 @@ vkml_status rt_cpu_check_same_dtype(const ir_node *n, const rt_tensor *a,
                       "input %d is %s, expected %s like input 0", index_b,
                       ir_dtype_name(b->dtype), ir_dtype_name(a->dtype));
 }
+
+/* ---- sort order (topk, argsort) ------------------------------------------- */
+
+static int order_value_cmp(const rt_order_item *a, const rt_order_item *b) {
+  if (a->is_float) {
+    bool na = isnan(a->f), nb = isnan(b->f);
+    if (na || nb) return na == nb ? 0 : (na ? 1 : -1);
+    return a->f < b->f ? -1 : (a->f > b->f ? 1 : 0);
+  }
+  return a->v < b->v ? -1 : (a->v > b->v ? 1 : 0);
+}
+
+int rt_order_cmp_largest(const void *pa, const void *pb) {
+  const rt_order_item *a = pa, *b = pb;
+  int c = order_value_cmp(b, a);
+  return c ? c : (a->index < b->index ? -1 : (a->index > b->index));
+}
+
+int rt_order_cmp_smallest(const void *pa, const void *pb) {
+  const rt_order_item *a = pa, *b = pb;
+  int c = order_value_cmp(a, b);
+  return c ? c : (a->index < b->index ? -1 : (a->index > b->index));
+}

@@ -73,6 +73,19 @@ static inline int64_t rt_cpu_dims_prod(const int64_t *dims, int lo, int hi) {
   return p;
 }
 
+/* One element of a row being sorted (topk, argsort): its value and its
+ * index. qsort comparators: values ascending (smallest) or descending
+ * (largest), NaN above every number (numpy's order, so largest puts NaN
+ * first), -0 equal to +0, equal values by lower index in both directions. */
+typedef struct rt_order_item {
+  bool is_float;
+  double f;
+  int64_t v;
+  int64_t index;
+} rt_order_item;
+int rt_order_cmp_largest(const void *pa, const void *pb);
+int rt_order_cmp_smallest(const void *pa, const void *pb);
+
 /* Same dtype check for inputs a kernel copies as raw bytes. */
 vkml_status rt_cpu_check_same_dtype(const ir_node *n, const rt_tensor *a,
                                     const rt_tensor *b, int index_b);

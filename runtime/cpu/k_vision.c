@@ -12,37 +12,6 @@
 
 /* ---- topk ---------------------------------------------------------------- */
 
-typedef struct topk_item {
-  bool is_float;
-  double f;
-  int64_t v;
-  int64_t index; /* along the axis */
-} topk_item;
-
-/* Ascending order of values; NaN counts as larger than every number (numpy's
- * sort order), so largest=1 puts NaNs first. */
-static int value_cmp(const topk_item *a, const topk_item *b) {
-  if (a->is_float) {
-    bool na = isnan(a->f), nb = isnan(b->f);
-    if (na || nb) return na == nb ? 0 : (na ? 1 : -1);
-    return a->f < b->f ? -1 : (a->f > b->f ? 1 : 0);
-  }
-  return a->v < b->v ? -1 : (a->v > b->v ? 1 : 0);
-}
-
-/* Ties keep the lower index first in both directions. */
-static int cmp_largest(const void *pa, const void *pb) {
-  const topk_item *a = pa, *b = pb;
-  int c = value_cmp(b, a);
-  return c ? c : (a->index < b->index ? -1 : 1);
-}
-
-static int cmp_smallest(const void *pa, const void *pb) {
-  const topk_item *a = pa, *b = pb;
-  int c = value_cmp(a, b);
-  return c ? c : (a->index < b->index ? -1 : 1);
-}
-
 /* Checks an output whose `axis` may be a capacity >= count, then sets the
  * actual size. */
 static vkml_status bounded_out(const ir_node *n, int which, rt_tensor *out, ir_dtype dtype,
@@ -96,7 +65,7 @@ vkml_status rt_cpu_topk(const rt_cpu_args *a) {
   int64_t outer = rt_cpu_dims_prod(x->dims, 0, axis);
   int64_t inner = rt_cpu_dims_prod(x->dims, axis + 1, rank);
   if (dim == 0 || k == 0 || outer * inner == 0) return VKML_OK;
-  topk_item *items = malloc(sizeof *items * (size_t)dim);
+  rt_order_item *items = malloc(sizeof *items * (size_t)dim);
   if (!items) return ir_oom(NULL);
   bool fl = ir_dtype_is_float(x->dtype);
   size_t es = ir_dtype_size(x->dtype);
@@ -109,7 +78,7 @@ vkml_status rt_cpu_topk(const rt_cpu_args *a) {
         items[j].v = fl ? 0 : rt_load_i(x, src);
         items[j].index = j;
       }
-      qsort(items, (size_t)dim, sizeof *items, largest ? cmp_largest : cmp_smallest);
+      qsort(items, (size_t)dim, sizeof *items, largest ? rt_order_cmp_largest : rt_order_cmp_smallest);
       for (int64_t j = 0; j < k; j++) {
         int64_t dst = (o * k + j) * inner + in;
         int64_t src = (o * dim + items[j].index) * inner + in;
@@ -216,74 +185,183 @@ static bool nms_suppress(const nms_box *a, const nms_box *b, float iou_threshold
   return inter / uni > iou_threshold;
 }
 
-vkml_status rt_cpu_non_max_suppression(const rt_cpu_args *a) {
+/* The boxes kept from candidates cand[0..n_cand) (in score order) into
+ * sel: each is kept unless it overlaps one kept before it by more than the
+ * threshold; at most max_out. Returns how many. */
+static int64_t nms_select_row(const nms_box *bx, const nms_cand *cand, int64_t n_cand,
+                              int64_t max_out, float iou_threshold, int64_t *sel) {
+  int64_t n_sel = 0;
+  for (int64_t j = 0; j < n_cand && n_sel < max_out; j++) {
+    bool keep = true;
+    for (int64_t q = 0; q < n_sel && keep; q++)
+      keep = !nms_suppress(&bx[sel[q]], &bx[cand[j].index], iou_threshold);
+    if (keep) sel[n_sel++] = cand[j].index;
+  }
+  return n_sel;
+}
+
+/* A candidate: not NaN (never selected) and above score_threshold. */
+static bool nms_candidate(const ir_attr *st, float sc) {
+  return !isnan(sc) && !(st && !(sc > st->u.f));
+}
+
+typedef struct nms_args {
+  const rt_tensor *boxes, *scores;
+  int64_t n_batch, n_box, n_class, max_out;
+  float iou_threshold;
+  const ir_attr *st;
+  bool center;
+} nms_args;
+
+static vkml_status nms_args_get(const rt_cpu_args *a, nms_args *m) {
   const ir_node *n = a->node;
   const rt_tensor *boxes = a->in[0], *scores = a->in[1];
-  rt_tensor *out = a->out[0];
   if (!ir_dtype_is_float(boxes->dtype) || !ir_dtype_is_float(scores->dtype) ||
       boxes->rank != 3 || boxes->dims[2] != 4 || scores->rank != 3 ||
       scores->dims[0] != boxes->dims[0] || scores->dims[2] != boxes->dims[1])
     return rt_cpu_error(n, VKML_CODE_INVALID_ARGUMENT,
                         "needs float boxes [B,N,4] and scores [B,C,N]");
-  if (out->dtype != IR_I64 || out->rank != 2 || out->dims[1] != 3)
-    return rt_cpu_error(n, VKML_CODE_INTERNAL, "output must be i64[<=K,3]");
-  int64_t capacity = out->dims[0];
-  VKML_RETURN_IF_ERROR(rt_cpu_check_out(n, 0, out, IR_I64, 2, out->dims));
+  *m = (nms_args){.boxes = boxes, .scores = scores, .n_batch = boxes->dims[0],
+                  .n_box = boxes->dims[1], .n_class = scores->dims[1],
+                  .max_out = ir_node_int(n, IR_A_MAX_OUTPUT_BOXES, 0),
+                  .iou_threshold = ir_node_float(n, IR_A_IOU_THRESHOLD, 0.0f),
+                  .st = ir_node_attr(n, IR_A_SCORE_THRESHOLD),
+                  .center = ir_node_int(n, IR_A_CENTER_POINT_BOX, 0) != 0};
+  if (m->max_out > m->n_box) m->max_out = m->n_box;
+  if (m->max_out < 0) m->max_out = 0;
+  return VKML_OK;
+}
 
-  int64_t n_batch = boxes->dims[0], n_box = boxes->dims[1], n_class = scores->dims[1];
-  int64_t max_out = ir_node_int(n, IR_A_MAX_OUTPUT_BOXES, 0);
-  if (max_out > n_box) max_out = n_box;
-  float iou_threshold = ir_node_float(n, IR_A_IOU_THRESHOLD, 0.0f);
-  const ir_attr *st = ir_node_attr(n, IR_A_SCORE_THRESHOLD);
-  bool center = ir_node_int(n, IR_A_CENTER_POINT_BOX, 0) != 0;
-  int64_t count = 0;
-  if (max_out <= 0 || n_box == 0) {
-    out->dims[0] = 0;
-    return VKML_OK;
-  }
+/* Runs NMS over every (batch, class): candidates in score order (from the
+ * order tensor when given, else sorted here), then per row `emit`. */
+typedef vkml_status (*nms_emit_fn)(void *user, int64_t b, int64_t c, const int64_t *sel,
+                                   int64_t n_sel);
 
-  nms_box *bx = malloc(sizeof *bx * (size_t)n_box);
-  nms_cand *cand = malloc(sizeof *cand * (size_t)n_box);
-  int64_t *sel = malloc(sizeof *sel * (size_t)max_out);
+static vkml_status nms_run(const nms_args *m, const rt_tensor *order, nms_emit_fn emit,
+                           void *user) {
+  if (m->max_out <= 0 || m->n_box == 0) return VKML_OK;
+  nms_box *bx = malloc(sizeof *bx * (size_t)m->n_box);
+  nms_cand *cand = malloc(sizeof *cand * (size_t)m->n_box);
+  int64_t *sel = malloc(sizeof *sel * (size_t)m->max_out);
   vkml_status s = VKML_OK;
-  if (!bx || !cand || !sel) {
-    s = ir_oom(NULL);
-    goto done;
-  }
-  for (int64_t b = 0; b < n_batch; b++) {
-    for (int64_t i = 0; i < n_box; i++) bx[i] = nms_load_box(boxes, (b * n_box + i) * 4, center);
-    for (int64_t c = 0; c < n_class; c++) {
-      int64_t n_cand = 0, n_sel = 0;
-      for (int64_t i = 0; i < n_box; i++) {
-        float sc = (float)rt_load_f(scores, (b * n_class + c) * n_box + i);
-        if (isnan(sc) || (st && !(sc > st->u.f))) continue; /* NaN: never selected */
-        cand[n_cand++] = (nms_cand){sc, i};
+  if (!bx || !cand || !sel) s = ir_oom(NULL);
+  for (int64_t b = 0; !s && b < m->n_batch; b++) {
+    for (int64_t i = 0; i < m->n_box; i++)
+      bx[i] = nms_load_box(m->boxes, (b * m->n_box + i) * 4, m->center);
+    for (int64_t c = 0; !s && c < m->n_class; c++) {
+      int64_t n_cand = 0, row = (b * m->n_class + c) * m->n_box;
+      for (int64_t j = 0; j < m->n_box; j++) {
+        int64_t i = order ? rt_load_i(order, row + j) : j;
+        if (i < 0 || i >= m->n_box) {
+          s = vkml_status_make(VKML_CODE_INVALID_ARGUMENT, "order holds box %lld of %lld",
+                               (long long)i, (long long)m->n_box);
+          break;
+        }
+        float sc = (float)rt_load_f(m->scores, row + i);
+        if (nms_candidate(m->st, sc)) cand[n_cand++] = (nms_cand){sc, i};
       }
-      qsort(cand, (size_t)n_cand, sizeof *cand, cmp_cand);
-      for (int64_t j = 0; j < n_cand && n_sel < max_out; j++) {
-        bool keep = true;
-        for (int64_t q = 0; q < n_sel && keep; q++)
-          keep = !nms_suppress(&bx[sel[q]], &bx[cand[j].index], iou_threshold);
-        if (keep) sel[n_sel++] = cand[j].index;
-      }
-      if (count + n_sel > capacity) {
-        s = rt_cpu_error(n, VKML_CODE_INTERNAL, "more than %lld selected boxes",
-                         (long long)capacity);
-        goto done;
-      }
-      for (int64_t q = 0; q < n_sel; q++, count++) {
-        rt_store_i(out, count * 3 + 0, b);
-        rt_store_i(out, count * 3 + 1, c);
-        rt_store_i(out, count * 3 + 2, sel[q]);
-      }
+      if (!order) qsort(cand, (size_t)n_cand, sizeof *cand, cmp_cand);
+      if (!s) s = emit(user, b, c, sel,
+                       nms_select_row(bx, cand, n_cand, m->max_out, m->iou_threshold, sel));
     }
   }
-  out->dims[0] = count;
-done:
   free(bx);
   free(cand);
   free(sel);
   return s;
+}
+
+typedef struct nms_triples {
+  const ir_node *n;
+  rt_tensor *out;
+  int64_t count, capacity;
+} nms_triples;
+
+static vkml_status emit_triples(void *user, int64_t b, int64_t c, const int64_t *sel,
+                                int64_t n_sel) {
+  nms_triples *t = user;
+  if (t->count + n_sel > t->capacity)
+    return rt_cpu_error(t->n, VKML_CODE_INTERNAL, "more than %lld selected boxes",
+                        (long long)t->capacity);
+  for (int64_t q = 0; q < n_sel; q++, t->count++) {
+    rt_store_i(t->out, t->count * 3 + 0, b);
+    rt_store_i(t->out, t->count * 3 + 1, c);
+    rt_store_i(t->out, t->count * 3 + 2, sel[q]);
+  }
+  return VKML_OK;
+}
+
+static vkml_status triples_out(const ir_node *n, rt_tensor *out, nms_triples *t) {
+  if (out->dtype != IR_I64 || out->rank != 2 || out->dims[1] != 3)
+    return rt_cpu_error(n, VKML_CODE_INTERNAL, "output must be i64[<=K,3]");
+  VKML_RETURN_IF_ERROR(rt_cpu_check_out(n, 0, out, IR_I64, 2, out->dims));
+  *t = (nms_triples){.n = n, .out = out, .capacity = out->dims[0]};
+  return VKML_OK;
+}
+
+vkml_status rt_cpu_non_max_suppression(const rt_cpu_args *a) {
+  nms_args m;
+  nms_triples t;
+  VKML_RETURN_IF_ERROR(nms_args_get(a, &m));
+  VKML_RETURN_IF_ERROR(triples_out(a->node, a->out[0], &t));
+  vkml_status s = nms_run(&m, NULL, emit_triples, &t);
+  if (s) return rt_cpu_at_node(a->node, s);
+  a->out[0]->dims[0] = t.count;
+  return VKML_OK;
+}
+
+typedef struct nms_rows {
+  rt_tensor *out;
+  int64_t n_class, per;
+} nms_rows;
+
+static vkml_status emit_row(void *user, int64_t b, int64_t c, const int64_t *sel,
+                            int64_t n_sel) {
+  nms_rows *r = user;
+  for (int64_t q = 0; q < r->per; q++)
+    rt_store_i(r->out, (b * r->n_class + c) * r->per + q, q < n_sel ? sel[q] : -1);
+  return VKML_OK;
+}
+
+vkml_status rt_cpu_nms_select(const rt_cpu_args *a) {
+  nms_args m;
+  VKML_RETURN_IF_ERROR(nms_args_get(a, &m));
+  const rt_tensor *order = a->in[2];
+  if (order->dtype != IR_I64 || rt_tensor_numel(order) != rt_tensor_numel(m.scores))
+    return rt_cpu_error(a->node, VKML_CODE_INVALID_ARGUMENT,
+                        "order must be i64 of the scores' shape");
+  int64_t dims[3] = {m.n_batch, m.n_class, m.max_out};
+  rt_tensor *out = a->out[0];
+  VKML_RETURN_IF_ERROR(rt_cpu_check_out(a->node, 0, out, IR_I32, 3, dims));
+  nms_rows r = {out, m.n_class, m.max_out};
+  vkml_status s = nms_run(&m, order, emit_row, &r);
+  return s ? rt_cpu_at_node(a->node, s) : VKML_OK;
+}
+
+vkml_status rt_cpu_nms_compact(const rt_cpu_args *a) {
+  const rt_tensor *sel = a->in[0];
+  nms_triples t;
+  if (sel->dtype != IR_I32 || sel->rank != 3)
+    return rt_cpu_error(a->node, VKML_CODE_INVALID_ARGUMENT, "input must be i32[B,C,M]");
+  VKML_RETURN_IF_ERROR(triples_out(a->node, a->out[0], &t));
+  int64_t nc = sel->dims[1], per = sel->dims[2];
+  int64_t *row = malloc(sizeof *row * (size_t)(per ? per : 1));
+  if (!row) return ir_oom(NULL);
+  vkml_status s = VKML_OK;
+  for (int64_t b = 0; !s && b < sel->dims[0]; b++) {
+    for (int64_t c = 0; !s && c < nc; c++) {
+      int64_t k = 0;
+      while (k < per && rt_load_i(sel, (b * nc + c) * per + k) >= 0) {
+        row[k] = rt_load_i(sel, (b * nc + c) * per + k);
+        k++;
+      }
+      s = emit_triples(&t, b, c, row, k);
+    }
+  }
+  free(row);
+  if (s) return s;
+  a->out[0]->dims[0] = t.count;
+  return VKML_OK;
 }
 
 /* ---- roi_align ------------------------------------------------------------ */

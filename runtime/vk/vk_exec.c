@@ -260,9 +260,7 @@ static vkml_status make_buffer(rt_vk_exec *e, const ir_value *v) {
       return VKML_OK;
     return vkml_status_make(VKML_CODE_INTERNAL, "constant %%%s is not in the weights", v->name);
   }
-  /* rounded up to 16 bytes: a kernel's last vector access stays inside */
-  uint64_t bytes = ((uint64_t)ir_type_storage_bytes(&v->type, v->layout) + 15) / 16 * 16;
-  if (!bytes) bytes = 16;
+  uint64_t bytes = ir_type_device_bytes(&v->type, v->layout);
   vkml_status st = VKML_OK;
   bool direct = false;
   if (direct_input(e, v)) {
@@ -314,7 +312,7 @@ static vkml_status make_buffers(rt_vk_exec *e) {
     e->buf_off[v->id] = (uint64_t)m->offsets[v->id];
     /* its own bytes, rounded as make_buffer does, not the alignment padding
      * of its slot (which could pass maxStorageBufferRange) */
-    uint64_t own = ((uint64_t)ir_type_storage_bytes(&v->type, v->layout) + 15) / 16 * 16;
+    uint64_t own = ir_type_device_bytes(&v->type, v->layout);
     e->buf_bytes[v->id] = own && own < m->bytes[v->id] ? own : m->bytes[v->id];
     e->stats.n_arena_values++;
   }
@@ -683,16 +681,38 @@ bool rt_vk_exec_step_dispatches(const rt_vk_exec *e, int step) {
 
 /* ---- running ---------------------------------------------------------------------- */
 
-/* A download step: host[out] receives the device bytes of its input. */
+/* The type of bounded value v this run: its extent word (ir/graph.h) read
+ * back from the device; a word past the capacity is a kernel's bug. */
+static vkml_status run_type(rt_vk_exec *e, const ir_value *v, ir_type *out) {
+  *out = v->type;
+  out->bounded = false;
+  if (!v->type.bounded) return VKML_OK;
+  uint32_t extent;
+  VKML_RETURN_IF_ERROR(rt_vk_buffer_download(
+      e->ctx, e->bufs[v->id], e->buf_off[v->id] + ir_type_extent_offset(&v->type, v->layout),
+      &extent, sizeof extent));
+  int axis = v->type.bounded_axis;
+  if (extent > v->type.dims[axis])
+    return vkml_status_make(VKML_CODE_INTERNAL,
+                            "%%%s: the device wrote a size of %u along axis %d, past its "
+                            "capacity %lld",
+                            v->name, extent, axis, (long long)v->type.dims[axis]);
+  out->dims[axis] = extent;
+  return VKML_OK;
+}
+
+/* A download step: host[out] receives the device bytes of its input (of a
+ * bounded input, the elements its extent word counts). */
 static vkml_status run_download(rt_vk_exec *e, const ir_node *n) {
   const ir_value *v = n->inputs[0], *w = n->outputs[0];
   rt_tensor *t = &e->host[w->id];
   if (!e->bufs[v->id])
     return vkml_status_make(VKML_CODE_INTERNAL, "%%%s has no device buffer", v->name);
-  ir_type have = rt_tensor_type(t);
-  if (!t->owns_data || !ir_type_equal(&w->type, &have)) {
+  ir_type want, have = rt_tensor_type(t);
+  VKML_RETURN_IF_ERROR(run_type(e, v, &want));
+  if (!t->owns_data || !ir_type_equal(&want, &have)) {
     rt_tensor_free(t);
-    VKML_RETURN_IF_ERROR(rt_tensor_alloc(&w->type, t));
+    VKML_RETURN_IF_ERROR(rt_tensor_alloc(&want, t));
   }
   uint64_t bytes = rt_tensor_bytes(t);
   if (bytes)
@@ -858,7 +878,9 @@ static vkml_status read_output(rt_vk_exec *e, const ir_value *v, rt_tensor *out)
   }
   if (!e->bufs[v->id])
     return vkml_status_make(VKML_CODE_INTERNAL, "output %%%s was never computed", v->name);
-  VKML_RETURN_IF_ERROR(rt_tensor_alloc(&v->type, out));
+  ir_type t;
+  VKML_RETURN_IF_ERROR(run_type(e, v, &t));
+  VKML_RETURN_IF_ERROR(rt_tensor_alloc(&t, out));
   uint64_t n = rt_tensor_bytes(out);
   e->stats.n_downloads++;
   return n ? rt_vk_buffer_download(e->ctx, e->bufs[v->id], e->buf_off[v->id], out->data, n) : VKML_OK;

@@ -59,8 +59,7 @@ static vkml_status collect(rt_vk_weights *w, uint64_t align) {
       break;
     }
     /* rounded up to 16 bytes, as every bound value */
-    uint64_t bytes = ((uint64_t)ir_type_storage_bytes(&v->type, v->layout) + 15) / 16 * 16;
-    if (!bytes) bytes = 16;
+    uint64_t bytes = ir_type_device_bytes(&v->type, v->layout);
     uint64_t at = align_up(slab_used, align);
     if (slab < 0 || (at + bytes > SLAB_BYTES && slab_used)) {
       slab++;

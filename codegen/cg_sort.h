@@ -1,0 +1,35 @@
+/* The segmented argsort's stages and non_max_suppression's (cg_sort.c).
+ *
+ * sort template (glsl/sort.comp), knob WG_SIZE {64..1024} (default 128):
+ * sort_block (a block of `width` triples per workgroup, bitonic in shared
+ * memory: width / WG_SIZE per invocation), sort_merge (one triple per
+ * invocation), sort_index (one element per invocation).
+ * nms template (glsl/nms.comp), knob WG_SIZE {64, 128} (default 64):
+ * nms_select (a workgroup per (batch, class)), nms_compact (one workgroup;
+ * writes the bounded output's extent word).
+ *
+ * argsort and non_max_suppression have no kernel of their own (their
+ * cg_node_* return UNSUPPORTED): cg_op_is_staged says so, and the
+ * placement asks cg_staged_reason whether their stages can run on t. */
+#ifndef CG_SORT_H
+#define CG_SORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "codegen/cg_kernel.h"
+#include "ir/graph.h"
+#include "ir/target.h"
+
+extern const cg_template cg_sort_template; /* sort.comp: WG_SIZE */
+extern const cg_template cg_nms_template;  /* nms.comp: WG_SIZE */
+
+/* argsort, non_max_suppression: run on the GPU only as stages. */
+bool cg_op_is_staged(ir_op op);
+/* Ops whose GPU form writes a bounded output with its extent word. */
+bool cg_op_writes_extent(ir_op op);
+/* Why the stages of staged op n cannot run on t (why: room for the
+ * message), or NULL. */
+const char *cg_staged_reason(const ir_node *n, const ir_target *t, char *why, size_t bytes);
+
+#endif

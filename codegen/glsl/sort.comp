@@ -1,0 +1,196 @@
+#version 450
+// Segmented argsort, the stages of the integrated-GPU TVM paper's sort
+// (codegen/cg_sort.c instantiates them; passes/pass_split_sort.c chains
+// them). Every element becomes a triple (segment, order key, position) and
+// the triples are sorted ascending, which sorts each segment by key and
+// keeps equal keys in position order (stable). The state between stages is
+// i32[3,N]: plane 0 the segments, plane 1 the keys, plane 2 the positions.
+//
+// STAGE 0, block: one workgroup sorts a block of WIDTH = WG_SIZE * R
+//   triples in shared memory (bitonic; the tail past N padded with triples
+//   above every other). Bindings: 0 = x (DTYPE), [1 = offsets (i64 as word
+//   pairs) when OFFSETS], then the state.
+// STAGE 1, merge: runs of WIDTH become runs of 2 WIDTH. A triple's place in
+//   the merged run is its index in its own run plus the number of triples
+//   of the other run below it (a binary search). Segments that lie on one
+//   side of the boundary between the two runs do not interleave: their
+//   triples stay where they are and need no search; only the segment that
+//   spans the boundary is merged. Bindings: 0 = state in, 1 = state out.
+// STAGE 2, index: the positions as i64 indices within their segments.
+//   Bindings: 0 = state, [1 = offsets when OFFSETS], then y (i64 as word
+//   pairs).
+//
+// The order key (as runtime/cpu/k_sort.c): grows with the value, NaN above
+// +inf (every NaN alike), -0 as +0; inverted for LARGEST. Segments: rows of
+// LEN along the last axis, or offsets[S+1] (the segment of position p is
+// the last one starting at or before p: empty segments hold nothing).
+//
+// Knobs (#defines): WG_SIZE, R (block stage). Baked per workload: STAGE,
+//   DTYPE (0 f32, 1 f16, 2 i32), OFFSETS (#defines); N, LEN, NSEG, WIDTH,
+//   LARGEST, GX (specialization constants).
+
+#extension GL_EXT_control_flow_attributes : enable
+#if DTYPE == 1
+#extension GL_EXT_shader_16bit_storage : require
+#define ST float16_t
+#elif DTYPE == 2
+#define ST int
+#else
+#define ST float
+#endif
+
+layout(local_size_x = WG_SIZE) in;
+
+layout(constant_id = 0) const uint N = 1;
+layout(constant_id = 1) const uint LEN = 1;
+layout(constant_id = 2) const uint NSEG = 1;
+layout(constant_id = 3) const uint WIDTH = 1;
+layout(constant_id = 4) const bool LARGEST = false;
+layout(constant_id = 5) const uint GX = 1;
+
+#if STAGE == 0
+layout(set = 0, binding = 0) readonly buffer Xb { ST X[]; };
+#if OFFSETS
+layout(set = 0, binding = 1) readonly buffer Ob { uvec2 O[]; };
+layout(set = 0, binding = 2) writeonly buffer Sb { uint S[]; };
+#else
+layout(set = 0, binding = 1) writeonly buffer Sb { uint S[]; };
+#endif
+#elif STAGE == 1
+layout(set = 0, binding = 0) readonly buffer Ib { uint I[]; };
+layout(set = 0, binding = 1) writeonly buffer Sb { uint S[]; };
+#else
+layout(set = 0, binding = 0) readonly buffer Ib { uint I[]; };
+#if OFFSETS
+layout(set = 0, binding = 1) readonly buffer Ob { uvec2 O[]; };
+layout(set = 0, binding = 2) writeonly buffer Yb { uvec2 Y[]; };
+#else
+layout(set = 0, binding = 1) writeonly buffer Yb { uvec2 Y[]; };
+#endif
+#endif
+
+// a before b, the triples compared in order
+bool before(uvec3 a, uvec3 b) {
+  return a.x != b.x ? a.x < b.x : a.y != b.y ? a.y < b.y : a.z < b.z;
+}
+
+uint group_index() { return gl_WorkGroupID.y * GX + gl_WorkGroupID.x; }
+
+#if STAGE == 0
+#define BLOCK (WG_SIZE * R)
+shared uint s_seg[BLOCK];
+shared uint s_key[BLOCK];
+shared uint s_pos[BLOCK];
+
+uint key_of(uint p) {
+#if DTYPE == 2
+  uint u = uint(X[p]) ^ 0x80000000u;
+#else
+  float v = float(X[p]);
+  uint b = floatBitsToUint(v);
+  uint u = isnan(v) ? 0xffffffffu
+                    : v == 0.0 ? 0x80000000u : ((b & 0x80000000u) != 0u ? ~b : b | 0x80000000u);
+#endif
+  return LARGEST ? ~u : u;
+}
+
+uint segment_of(uint p) {
+#if OFFSETS
+  uint lo = 0u, hi = NSEG; // offsets[lo] <= p < offsets[hi]
+  while (hi - lo > 1u) {
+    uint mid = (lo + hi) >> 1;
+    if (O[mid].x <= p) lo = mid;
+    else hi = mid;
+  }
+  return lo;
+#else
+  return p / LEN;
+#endif
+}
+
+void main() {
+  uint lid = gl_LocalInvocationID.x, base = group_index() * BLOCK;
+  if (base >= N) return;
+  [[unroll]] for (uint r = 0u; r < R; r++) {
+    uint t = r * WG_SIZE + lid, p = base + t;
+    bool in_range = p < N;
+    s_seg[t] = in_range ? segment_of(p) : 0xffffffffu;
+    s_key[t] = in_range ? key_of(p) : 0xffffffffu;
+    s_pos[t] = in_range ? p : 0xffffffffu;
+  }
+  barrier();
+  for (uint k = 2u; k <= BLOCK; k <<= 1) {
+    for (uint j = k >> 1; j > 0u; j >>= 1) {
+      [[unroll]] for (uint r = 0u; r < R; r++) {
+        uint t = r * WG_SIZE + lid, q = t ^ j;
+        if (q > t) {
+          uvec3 a = uvec3(s_seg[t], s_key[t], s_pos[t]), b = uvec3(s_seg[q], s_key[q], s_pos[q]);
+          bool up = (t & k) == 0u;
+          if (before(b, a) == up) {
+            s_seg[t] = b.x, s_key[t] = b.y, s_pos[t] = b.z;
+            s_seg[q] = a.x, s_key[q] = a.y, s_pos[q] = a.z;
+          }
+        }
+      }
+      barrier();
+    }
+  }
+  [[unroll]] for (uint r = 0u; r < R; r++) {
+    uint t = r * WG_SIZE + lid, p = base + t;
+    if (p < N) {
+      S[p] = s_seg[t];
+      S[N + p] = s_key[t];
+      S[2u * N + p] = s_pos[t];
+    }
+  }
+}
+
+#elif STAGE == 1
+uvec3 at(uint p) { return uvec3(I[p], I[N + p], I[2u * N + p]); }
+
+// how many triples of [lo, hi) come before e (the runs are sorted)
+uint rank_in(uint lo, uint hi, uvec3 e) {
+  uint a = lo, b = hi;
+  while (a < b) {
+    uint mid = (a + b) >> 1;
+    if (before(at(mid), e)) a = mid + 1u;
+    else b = mid;
+  }
+  return a - lo;
+}
+
+void main() {
+  uint p = group_index() * WG_SIZE + gl_LocalInvocationID.x;
+  if (p >= N) return;
+  uvec3 e = at(p);
+  uint lo = p & ~(2u * WIDTH - 1u), mid = lo + WIDTH;
+  uint dest = p;
+  if (mid < N) {
+    uint hi = min(lo + 2u * WIDTH, N);
+    if (p < mid) {
+      // in the first run: after the second run's triples below it
+      if (!before(e, at(mid))) dest = p + rank_in(mid, hi, e);
+    } else {
+      // in the second run: after the first run's triples below it
+      uint r = before(at(mid - 1u), e) ? WIDTH : rank_in(lo, mid, e);
+      dest = lo + (p - mid) + r;
+    }
+  }
+  S[dest] = e.x;
+  S[N + dest] = e.y;
+  S[2u * N + dest] = e.z;
+}
+
+#else
+void main() {
+  uint p = group_index() * WG_SIZE + gl_LocalInvocationID.x;
+  if (p >= N) return;
+  uint seg = I[p], pos = I[2u * N + p];
+#if OFFSETS
+  uint start = O[min(seg, NSEG)].x;
+#else
+  uint start = seg * LEN;
+#endif
+  Y[p] = uvec2(pos - start, 0u);
+}
+#endif

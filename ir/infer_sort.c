@@ -1,0 +1,96 @@
+/* Shape inference for argsort and its GPU stages (sort_block, sort_merge,
+ * sort_index). The stages pass a sort state i32[3,n] along: per element its
+ * segment, its order key and its position in x (ir/op_table.c). */
+#include "infer.h"
+#include "params.h"
+
+/* x (and offsets): a numeric x; with offsets, x is 1-D and offsets i64[S+1]. */
+static vkml_status sort_input(const ir_node *n, const ir_type *in) {
+  const ir_type *x = &in[0];
+  const char *op = ir_op_name(n->op);
+  if (x->dtype == IR_BOOL) return ir_infer_error("%s: input must be numeric, got bool", op);
+  if (x->rank == 0) return ir_infer_error("%s: input is a scalar", op);
+  if (x->bounded) return ir_infer_error("%s: bounded inputs are not supported", op);
+  if (ir_type_numel(x) >= (INT64_C(1) << 31))
+    return ir_infer_error("%s: 2^31 elements or more", op);
+  if (n->n_inputs == 2 && n->op != IR_OP_SORT_INDEX) {
+    const ir_type *o = &in[1];
+    if (x->rank != 1)
+      return ir_infer_error("%s: with segment offsets the input must be 1-D, got rank %d", op,
+                            x->rank);
+    if (o->dtype != IR_I64 || o->rank != 1 || o->dims[0] < 1 || o->bounded)
+      return ir_infer_error("%s: segment offsets must be i64[S+1], S >= 0", op);
+  }
+  return VKML_OK;
+}
+
+static ir_type state_type(int64_t numel) {
+  int64_t dims[2] = {3, numel};
+  return ir_type_make(IR_I32, 2, dims);
+}
+
+static vkml_status want_state(const ir_node *n, const ir_type *st) {
+  if (st->dtype != IR_I32 || st->rank != 2 || st->dims[0] != 3 || st->bounded)
+    return ir_infer_error("%s: the sort state must be i32[3,n]", ir_op_name(n->op));
+  return VKML_OK;
+}
+
+static vkml_status want_width(const ir_node *n) {
+  int64_t w = ir_node_int(n, IR_A_WIDTH, 0);
+  if (w < 1 || (w & (w - 1)) || w > (INT64_C(1) << 30))
+    return ir_infer_error("%s: width is %lld, must be a power of two in [1, 2^30]",
+                          ir_op_name(n->op), (long long)w);
+  return VKML_OK;
+}
+
+vkml_status ir_infer_argsort(const ir_node *n, const ir_type *in, ir_type *out) {
+  VKML_RETURN_IF_ERROR(sort_input(n, in));
+  VKML_RETURN_IF_ERROR(ir_infer_want_bit(n, IR_A_LARGEST, 0));
+  out[0] = in[0];
+  out[0].dtype = IR_I64;
+  return VKML_OK;
+}
+
+vkml_status ir_infer_sort_block(const ir_node *n, const ir_type *in, ir_type *out) {
+  VKML_RETURN_IF_ERROR(sort_input(n, in));
+  VKML_RETURN_IF_ERROR(ir_infer_want_bit(n, IR_A_LARGEST, 0));
+  VKML_RETURN_IF_ERROR(want_width(n));
+  ir_dtype d = in[0].dtype;
+  if (d != IR_F32 && d != IR_F16 && d != IR_I32)
+    return ir_infer_error("sort_block: the 32-bit order key takes f32, f16 or i32, got %s",
+                          ir_dtype_name(d));
+  out[0] = state_type(ir_type_numel(&in[0]));
+  return VKML_OK;
+}
+
+vkml_status ir_infer_sort_merge(const ir_node *n, const ir_type *in, ir_type *out) {
+  VKML_RETURN_IF_ERROR(want_state(n, &in[0]));
+  VKML_RETURN_IF_ERROR(want_width(n));
+  out[0] = in[0];
+  return VKML_OK;
+}
+
+vkml_status ir_infer_sort_index(const ir_node *n, const ir_type *in, ir_type *out) {
+  VKML_RETURN_IF_ERROR(want_state(n, &in[0]));
+  const int64_t *sh;
+  int rank = ir_node_ints(n, IR_A_SHAPE, &sh);
+  if (rank < 1 || rank > IR_MAX_RANK)
+    return ir_infer_error("sort_index: shape (of the sorted input) is required");
+  ir_type t = {.dtype = IR_I64, .rank = rank};
+  int64_t numel = 1;
+  for (int i = 0; i < t.rank; i++) {
+    t.dims[i] = sh[i];
+    if (t.dims[i] < 0 || !ir_checked_mul(numel, t.dims[i], &numel))
+      return ir_infer_error("sort_index: invalid shape");
+  }
+  if (numel != in[0].dims[1])
+    return ir_infer_error("sort_index: shape has %lld elements, the state %lld",
+                          (long long)numel, (long long)in[0].dims[1]);
+  if (n->n_inputs == 2) {
+    const ir_type *o = &in[1];
+    if (t.rank != 1 || o->dtype != IR_I64 || o->rank != 1 || o->dims[0] < 1 || o->bounded)
+      return ir_infer_error("sort_index: with segment offsets i64[S+1] the shape is 1-D");
+  }
+  out[0] = t;
+  return VKML_OK;
+}

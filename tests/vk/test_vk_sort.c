@@ -1,0 +1,303 @@
+/* The segmented argsort (glsl/sort.comp, codegen/cg_sort.c,
+ * passes/pass_split_sort.c) and non_max_suppression's GPU stages
+ * (glsl/nms.comp, passes/pass_split_nms.c), compiled as vkc compiles them,
+ * every step on the GPU, against the CPU reference on the unsplit graph:
+ * sort order and NMS indices exactly. Ragged segments (empty, length 1,
+ * one spanning many blocks), all-equal keys, sorted and reversed input,
+ * NaN, infinities and -0; f32, f16, i32; rows of a power-of-two length
+ * (no merge rounds past the row) and not; each stage at every point of
+ * its schedule space; NMS with heavy overlap, ties in score, 1 to 100
+ * classes, center boxes, thresholds; the bounded output read back directly
+ * and through a download into a CPU step; what stays on the CPU. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <string.h>
+
+#include "codegen/cg_ops.h"
+#include "codegen/cg_sort.h"
+#include "ir/text.h"
+#include "runtime/cpu/executor.h"
+#include "runtime/vk/vk_exec.h"
+#include "test_support.h"
+#include "vk_test.h"
+
+/* text compiled for e's device (every step on the GPU, checked), run on
+ * in[], its outputs equal to the CPU reference's on the unsplit graph. */
+static void check_graph(vt_env *e, const char *text, const rt_tensor *in, int n_in, int n_out,
+                        int *n_steps) {
+  ir_graph *ref = vt_parse(text), *g = vt_parse(text);
+  ir_plan *p = vt_compile(e->t, e->cc, g, NULL, IR_PRECISION_FP32);
+  for (int i = 0; i < p->n_steps; i++)
+    cr_assert_eq(p->steps[i].device, IR_DEVICE_GPU, "step %d: %s", i,
+                 ir_plan_str(p, p->steps[i].key));
+  if (n_steps) *n_steps = p->n_steps;
+  rt_tensor want[4], got[4];
+  T_OK(rt_cpu_run_graph(ref, in, n_in, want, n_out));
+  vt_exec_once(e, p, in, n_in, got, n_out);
+  for (int i = 0; i < n_out; i++) {
+    cr_assert_eq(got[i].rank, want[i].rank);
+    cr_assert_eq(memcmp(got[i].dims, want[i].dims, sizeof(int64_t) * (size_t)want[i].rank), 0,
+                 "output %d: dims differ (%lld vs %lld)", i, (long long)got[i].dims[0],
+                 (long long)want[i].dims[0]);
+    cr_assert_eq(memcmp(got[i].data, want[i].data, rt_tensor_bytes(&want[i])), 0,
+                 "output %d differs", i);
+    rt_tensor_free(&want[i]);
+    rt_tensor_free(&got[i]);
+  }
+  ir_plan_destroy(p);
+  ir_graph_destroy(ref);
+}
+
+enum { FILL_RANDOM, FILL_EQUAL, FILL_SORTED, FILL_REVERSED, FILL_SPECIALS, FILL_FEW };
+
+static void fill(rt_tensor *x, int how, t_rng *r) {
+  int64_t n = rt_tensor_numel(x);
+  for (int64_t i = 0; i < n; i++) {
+    double v = t_rng_uniform(r, -1000, 1000);
+    if (how == FILL_EQUAL) v = 3;
+    if (how == FILL_SORTED) v = (double)(i % 5000);
+    if (how == FILL_REVERSED) v = (double)(5000 - i % 5000);
+    if (how == FILL_FEW) v = (double)(t_rng_next(r) % 5);
+    if (how == FILL_SPECIALS && i % 5 == 0) {
+      double s[5] = {NAN, INFINITY, -INFINITY, -0.0, 0.0};
+      v = s[(i / 5) % 5];
+    }
+    if (x->dtype == IR_I32) v = isnan(v) ? 7 : isinf(v) ? (v > 0 ? 2147483647 : -2147483647 - 1) : v;
+    rt_store_f(x, i, v);
+  }
+}
+
+/* Rows along the last axis: lengths past a block (merge rounds to the
+ * whole array), a power of two past a block (rounds until the row), a row
+ * of one, every fill, both directions. */
+Test(vk_sort, rows) {
+  vt_env e;
+  vt_env_open(&e);
+  static const struct {
+    const char *type;
+    ir_dtype dt;
+    int64_t rows, len;
+  } shapes[] = {{"f32", IR_F32, 3, 5000}, {"i32", IR_I32, 2, 4096}, {"f32", IR_F32, 7, 1},
+                {"f16", IR_F16, 5, 300},  {"f32", IR_F32, 1, 20011}};
+  t_rng r = t_rng_make(41);
+  int k = 0;
+  for (unsigned s = 0; s < sizeof shapes / sizeof *shapes; s++) {
+    if (shapes[s].dt == IR_F16 && !e.t->storage_16bit) continue;
+    for (int how = FILL_RANDOM; how <= FILL_FEW; how++, k++) {
+      char text[512];
+      int largest = k % 2;
+      snprintf(text, sizeof text,
+               "vkir 1\ngraph @rows(%%x: %s[%lld,%lld]) -> (%%y: i64[%lld,%lld]) {\n"
+               "  %%y = argsort %%x {largest=%d} : i64[%lld,%lld]\n  return %%y\n}\n",
+               shapes[s].type, (long long)shapes[s].rows, (long long)shapes[s].len,
+               (long long)shapes[s].rows, (long long)shapes[s].len, largest,
+               (long long)shapes[s].rows, (long long)shapes[s].len);
+      int64_t dims[2] = {shapes[s].rows, shapes[s].len};
+      rt_tensor x = t_tensor_random(&r, shapes[s].dt, 2, dims, -1, 1);
+      fill(&x, how, &r);
+      int steps;
+      check_graph(&e, text, &x, 1, 1, &steps);
+      if (shapes[s].len == 4096) cr_assert_eq(steps, 4, "4096: block, 2 rounds, index");
+      rt_tensor_free(&x);
+    }
+  }
+  vt_env_close(&e);
+}
+
+/* Ragged segments given at run time: lengths 0, 1 and random, one of 30000
+ * (many blocks); 60000 elements in 5000 segments. */
+Test(vk_sort, ragged_segments) {
+  vt_env e;
+  vt_env_open(&e);
+  enum { N = 60000, S = 5000 };
+  t_rng r = t_rng_make(7);
+  int64_t od = S + 1, xd = N;
+  rt_tensor offs = t_tensor_zeros(IR_I64, 1, &od);
+  int64_t at = 0;
+  for (int s = 0; s < S; s++) {
+    rt_store_i(&offs, s, at);
+    int64_t len = s == 2500 ? 30000 : s % 7 == 0 ? 0 : s % 7 == 1 ? 1 : (int64_t)(t_rng_next(&r) % 11);
+    at = at + len < N ? at + len : N;
+  }
+  rt_store_i(&offs, S, N);
+  char text[512];
+  for (int how = FILL_RANDOM; how <= FILL_FEW; how++) {
+    snprintf(text, sizeof text,
+             "vkir 1\ngraph @ragged(%%x: f32[%d], %%o: i64[%d]) -> (%%y: i64[%d]) {\n"
+             "  %%y = argsort %%x, %%o {largest=%d} : i64[%d]\n  return %%y\n}\n",
+             N, S + 1, N, how % 2, N);
+    rt_tensor in[2] = {t_tensor_random(&r, IR_F32, 1, &xd, -1, 1), offs};
+    fill(&in[0], how, &r);
+    check_graph(&e, text, in, 2, 1, NULL);
+    rt_tensor_free(&in[0]);
+  }
+  rt_tensor_free(&offs);
+  vt_env_close(&e);
+}
+
+/* Each stage alone at every point of the sort space against its CPU
+ * kernel: a block sort of ragged rows, a merge of runs of 1024, the index. */
+Test(vk_sort, schedule_points) {
+  vt_env e;
+  vt_env_open(&e);
+  const char *text = "vkir 1\n"
+                     "graph @stages(%x: f32[3,1500]) -> (%y: i64[3,1500]) {\n"
+                     "  %b = sort_block %x {largest=0, width=1024} : i32[3,4500]\n"
+                     "  %m = sort_merge %b {width=1024} : i32[3,4500]\n"
+                     "  %m2 = sort_merge %m {width=2048} : i32[3,4500]\n"
+                     "  %y = sort_index %m2 {shape=[3,1500]} : i64[3,1500]\n"
+                     "  return %y\n}\n";
+  ir_graph *g = vt_parse(text);
+  t_rng r = t_rng_make(3);
+  int64_t dims[2] = {3, 1500};
+  rt_tensor x = t_tensor_random(&r, IR_F32, 2, dims, -1, 1);
+  fill(&x, FILL_FEW, &r);
+  int ran = 0;
+  for (int64_t pt = 0; pt < cg_space_size(&cg_sort_template); pt++) {
+    cg_schedule s;
+    cg_space_point(&cg_sort_template, pt, &s);
+    rt_tensor cur = x;
+    bool owned = false;
+    ir_foreach_node(g, n) {
+      cg_kernel k;
+      vkml_status st = cg_kernel_for_node(n, &cg_sort_template, &s, e.t, &k);
+      if (st && vkml_status_code(st) == VKML_CODE_UNSUPPORTED) {
+        vkml_status_free(st);
+        break;
+      }
+      T_OK(st);
+      rt_tensor want, got;
+      T_OK(rt_tensor_alloc(&n->outputs[0]->type, &want));
+      vt_poisoned(&n->outputs[0]->type, 0x7f, &got);
+      T_OK(t_node_run(n, &cur, 1, &want, 1));
+      const rt_tensor *ins[1] = {&cur};
+      vt_run_kernel_n(e.ctx, e.cc, &k, ins, 1, &got, 1);
+      cr_assert_eq(memcmp(got.data, want.data, rt_tensor_bytes(&want)), 0, "%s", k.key);
+      rt_tensor_free(&got);
+      if (owned) rt_tensor_free(&cur);
+      cur = want;
+      owned = true;
+      ran += n->op == IR_OP_SORT_INDEX;
+    }
+    if (owned) rt_tensor_free(&cur);
+  }
+  cr_assert_geq(ran, 3, "%d points ran every stage", ran);
+  rt_tensor_free(&x);
+  ir_graph_destroy(g);
+  vt_env_close(&e);
+}
+
+/* Boxes in clusters (heavy overlap), scores with ties. */
+static void nms_inputs(t_rng *r, int64_t b, int64_t c, int64_t n, bool center, int distinct,
+                       rt_tensor *in) {
+  int64_t bd[3] = {b, n, 4}, sd[3] = {b, c, n};
+  in[0] = t_tensor_zeros(IR_F32, 3, bd);
+  in[1] = t_tensor_zeros(IR_F32, 3, sd);
+  for (int64_t i = 0; i < b * n; i++) {
+    double cx = (double)(t_rng_next(r) % 20) * 25 + t_rng_uniform(r, -4, 4);
+    double cy = (double)(t_rng_next(r) % 20) * 25 + t_rng_uniform(r, -4, 4);
+    double w = t_rng_uniform(r, 8, 30), h = t_rng_uniform(r, 8, 30);
+    double v[4] = {cy - h / 2, cx - w / 2, cy + h / 2, cx + w / 2};
+    if (center) v[0] = cx, v[1] = cy, v[2] = w, v[3] = h;
+    else if (i % 3 == 0) v[0] = cy + h / 2, v[2] = cy - h / 2; /* flipped corners */
+    for (int k = 0; k < 4; k++) rt_store_f(&in[0], i * 4 + k, v[k]);
+  }
+  for (int64_t i = 0; i < b * c * n; i++) {
+    double s = distinct ? (double)(t_rng_next(r) % (uint64_t)distinct) / distinct
+                        : t_rng_uniform(r, 0, 1);
+    rt_store_f(&in[1], i, i % 97 == 5 ? NAN : s);
+  }
+}
+
+static void check_nms(vt_env *e, int64_t b, int64_t c, int64_t n, int64_t max_out, float iou,
+                      const char *score_threshold, bool center, int distinct, uint64_t seed) {
+  char text[768], st[64] = "";
+  if (score_threshold) snprintf(st, sizeof st, ", score_threshold=%s", score_threshold);
+  int64_t per = max_out < n ? max_out : n;
+  snprintf(text, sizeof text,
+           "vkir 1\ngraph @nms(%%b: f32[%lld,%lld,4], %%s: f32[%lld,%lld,%lld]) -> "
+           "(%%o: i64[<=%lld,3]) {\n"
+           "  %%o = non_max_suppression %%b, %%s {center_point_box=%d, "
+           "max_output_boxes_per_class=%lld, iou_threshold=%.9g%s} : i64[<=%lld,3]\n"
+           "  return %%o\n}\n",
+           (long long)b, (long long)n, (long long)b, (long long)c, (long long)n,
+           (long long)(b * c * per), center, (long long)max_out, (double)iou, st,
+           (long long)(b * c * per));
+  t_rng r = t_rng_make(seed);
+  rt_tensor in[2];
+  nms_inputs(&r, b, c, n, center, distinct, in);
+  check_graph(e, text, in, 2, 1, NULL);
+  rt_tensor_free(&in[0]);
+  rt_tensor_free(&in[1]);
+}
+
+Test(vk_nms, heavy_overlap) {
+  vt_env e;
+  vt_env_open(&e);
+  check_nms(&e, 2, 20, 10000, 100, 0.5f, "0.2", false, 0, 1);
+  check_nms(&e, 1, 1, 100000, 300, 0.45f, NULL, false, 0, 2);
+  check_nms(&e, 1, 100, 2000, 50, 0.6f, "0.05", true, 0, 3);
+  vt_env_close(&e);
+}
+
+/* Ties in score (the lower box index first), thresholds at their ends, a
+ * limit above the boxes, no boxes kept at all. */
+Test(vk_nms, ties_and_edges) {
+  vt_env e;
+  vt_env_open(&e);
+  check_nms(&e, 2, 3, 3000, 5000, 0.5f, NULL, false, 4, 4);
+  check_nms(&e, 1, 2, 700, 40, 0.0f, "0.5", true, 8, 5);
+  check_nms(&e, 1, 2, 700, 40, 1.0f, NULL, false, 0, 6);
+  check_nms(&e, 1, 3, 500, 10, 0.5f, "2.0", false, 0, 7);
+  check_nms(&e, 1, 3, 65, 0, 0.5f, NULL, false, 0, 8);
+  vt_env_close(&e);
+}
+
+/* The bounded output through a download into a CPU step (a cast of a
+ * bounded tensor stays on the CPU), and the placement of what the GPU
+ * leaves: --cpu-ops non_max_suppression, i64 keys. */
+Test(vk_nms, bounded_output_downloaded) {
+  vt_env e;
+  vt_env_open(&e);
+  const char *text =
+      "vkir 1\n"
+      "graph @down(%b: f32[1,900,4], %s: f32[1,4,900]) -> (%f: f32[<=400,3]) {\n"
+      "  %o = non_max_suppression %b, %s {max_output_boxes_per_class=100, iou_threshold=0.3} "
+      ": i64[<=400,3]\n"
+      "  %f = cast %o {to=f32} : f32[<=400,3]\n"
+      "  return %f\n}\n";
+  ir_graph *ref = vt_parse(text), *g = vt_parse(text);
+  ir_plan *p = vt_compile(e.t, e.cc, g, NULL, IR_PRECISION_FP32);
+  int downloads = 0;
+  for (int i = 0; i < p->n_steps; i++) downloads += p->steps[i].transfer == IR_TRANSFER_DOWNLOAD;
+  cr_assert_eq(downloads, 1);
+  t_rng r = t_rng_make(11);
+  rt_tensor in[2], want, got;
+  nms_inputs(&r, 1, 4, 900, false, 0, in);
+  T_OK(rt_cpu_run_graph(ref, in, 2, &want, 1));
+  vt_exec_once(&e, p, in, 2, &got, 1);
+  cr_assert_eq(got.dims[0], want.dims[0]);
+  cr_assert_gt(want.dims[0], 10);
+  cr_assert_eq(memcmp(got.data, want.data, rt_tensor_bytes(&want)), 0);
+  rt_tensor_free(&want);
+  rt_tensor_free(&got);
+  rt_tensor_free(&in[0]);
+  rt_tensor_free(&in[1]);
+  ir_plan_destroy(p);
+  ir_graph_destroy(ref);
+
+  bool cpu[IR_OP_COUNT] = {false};
+  cpu[IR_OP_NON_MAX_SUPPRESSION] = true;
+  p = vt_compile(e.t, e.cc, vt_parse(text), cpu, IR_PRECISION_FP32);
+  for (int i = 0; i < p->n_steps; i++)
+    cr_assert_eq(p->steps[i].device, IR_DEVICE_CPU, "step %d", i);
+  ir_plan_destroy(p);
+  const char *i64 = "vkir 1\ngraph @k(%x: i64[2,50]) -> (%y: i64[2,50]) {\n"
+                    "  %y = argsort %x : i64[2,50]\n  return %y\n}\n";
+  p = vt_compile(e.t, e.cc, vt_parse(i64), NULL, IR_PRECISION_FP32);
+  cr_assert_eq(p->n_steps, 1);
+  cr_assert_eq(p->steps[0].device, IR_DEVICE_CPU);
+  cr_assert(strstr(ir_plan_str(p, p->steps[0].reason), "32-bit"));
+  ir_plan_destroy(p);
+  vt_env_close(&e);
+}
