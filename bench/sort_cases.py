@@ -69,7 +69,9 @@ def nms_case(name, nb, nc, scores, thr, iou, per):
         [helper.make_tensor_value_info("b", TensorProto.FLOAT, [1, nb, 4]),
          helper.make_tensor_value_info("s", TensorProto.FLOAT, [1, nc, nb])],
         [helper.make_tensor_value_info("o", TensorProto.INT64, [None, 3])], consts)
-    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 11)]), f"{D}/{name}.onnx")
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 11)])
+    m.ir_version = 8  # what the device's onnxruntime reads
+    onnx.save(m, f"{D}/{name}.onnx")
     print("nms", name, f"{nb}x{nc}", f"{thr},{iou},{per}")
 
 

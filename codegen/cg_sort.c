@@ -28,11 +28,11 @@ const cg_template cg_nms_template = {
     .name = "nms",
     .glsl = "nms.comp",
     .n_knobs = 1,
-    .knobs = {{"WG_SIZE", 2, {64, 128}}},
+    .knobs = {{"WG_SIZE", 3, {64, 128, 256}}},
     .n_constraints = 2,
     .constraints = {{CG_LIMIT_WORKGROUP_X, 1u << 0, 1},
                     {CG_LIMIT_WORKGROUP_INVOCATIONS, 1u << 0, 1}},
-    .dflt = {{64}},
+    .dflt = {{128}}, /* the most every Vulkan 1.1 device runs */
 };
 
 enum { SORT_BLOCK, SORT_MERGE, SORT_INDEX };
@@ -78,9 +78,10 @@ static vkml_status sort_stage(const ir_node *n, int stage, const cg_template *st
                               "sort_block: f16 needs 16-bit storage, which %s lacks", t->name);
   }
   int64_t numel = stage == SORT_BLOCK ? ir_type_numel(x) : x->dims[1];
-  int64_t len = 1, nseg = 1, width = ir_node_int(n, IR_A_WIDTH, 1);
+  int64_t len = 1, nseg = 1, width = ir_node_int(n, IR_A_WIDTH, 1), groups;
   if (offsets) nseg = n->inputs[1]->type.dims[0] - 1;
   if (stage == SORT_BLOCK) len = x->dims[x->rank - 1];
+  if (stage == SORT_MERGE) len = ir_node_int(n, IR_A_ROW, 0);
   if (stage == SORT_INDEX && !offsets) {
     const int64_t *shape;
     int rank = ir_node_ints(n, IR_A_SHAPE, &shape);
@@ -109,14 +110,18 @@ static vkml_status sort_stage(const ir_node *n, int stage, const cg_template *st
   if (stage == SORT_BLOCK)
     VKML_RETURN_IF_ERROR(cg_kernel_define(out, "R", "%lld", (long long)(width / wg)));
   bool largest = ir_node_int(n, IR_A_LARGEST, 0) != 0;
-  uint32_t spec[5] = {(uint32_t)numel, (uint32_t)(len ? len : 1), (uint32_t)nseg,
-                      (uint32_t)width, largest};
+  if (stage != SORT_MERGE && !len) len = 1; /* an empty row: nothing to do */
+  uint32_t spec[5] = {(uint32_t)numel, (uint32_t)len, (uint32_t)nseg, (uint32_t)width, largest};
   for (uint32_t i = 0; i < 5; i++) VKML_RETURN_IF_ERROR(cg_kernel_spec(out, i, spec[i]));
-  int64_t per_group = stage == SORT_BLOCK ? width : wg;
-  VKML_RETURN_IF_ERROR(fold(out, t, (numel + per_group - 1) / per_group, ir_op_name(n->op)));
+  if (stage == SORT_BLOCK && !offsets) /* blocks from each row's start */
+    groups = numel / len * ((len + width - 1) / width);
+  else
+    groups = (numel + (stage == SORT_BLOCK ? width : wg) - 1) / (stage == SORT_BLOCK ? width : wg);
+  VKML_RETURN_IF_ERROR(fold(out, t, groups, ir_op_name(n->op)));
   out->n_buffers = n->n_inputs + 1;
   char attrs[96];
-  snprintf(attrs, sizeof attrs, "{width=%lld,largest=%d}", (long long)width, largest);
+  snprintf(attrs, sizeof attrs, "{width=%lld,row=%lld,largest=%d}", (long long)width,
+           (long long)(stage == SORT_MERGE ? len : 0), largest);
   cg_node_key(n, attrs, out->key, sizeof out->key);
   return VKML_OK;
 }
@@ -200,7 +205,7 @@ static vkml_status nms_stage(const ir_node *n, int stage, const cg_template *st,
                        ir_node_int(n, IR_A_CENTER_POINT_BOX, 0) != 0, mm, (uint32_t)me,
                        tie_up, sa != NULL, sth_bits};
   for (uint32_t i = 0; i < 10; i++) VKML_RETURN_IF_ERROR(cg_kernel_spec(out, i, spec[i]));
-  VKML_RETURN_IF_ERROR(cg_fold_grid(out, t, stage ? 1 : b * c, 10, ir_op_name(n->op)));
+  VKML_RETURN_IF_ERROR(cg_fold_grid(out, t, b * c, 10, ir_op_name(n->op)));
   out->n_buffers = n->n_inputs + 1;
   char attrs[160];
   snprintf(attrs, sizeof attrs,

@@ -4,9 +4,9 @@
  * sort_block (a block of `width` triples per workgroup, bitonic in shared
  * memory: width / WG_SIZE per invocation), sort_merge (one triple per
  * invocation), sort_index (one element per invocation).
- * nms template (glsl/nms.comp), knob WG_SIZE {64, 128} (default 64):
- * nms_select (a workgroup per (batch, class)), nms_compact (one workgroup;
- * writes the bounded output's extent word).
+ * nms template (glsl/nms.comp), knob WG_SIZE {64, 128, 256} (default 128):
+ * nms_select and nms_compact, a workgroup per (batch, class); nms_compact
+ * writes the bounded output's extent word.
  *
  * argsort and non_max_suppression have no kernel of their own (their
  * cg_node_* return UNSUPPORTED): cg_op_is_staged says so, and the

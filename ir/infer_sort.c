@@ -66,6 +66,10 @@ vkml_status ir_infer_sort_block(const ir_node *n, const ir_type *in, ir_type *ou
 vkml_status ir_infer_sort_merge(const ir_node *n, const ir_type *in, ir_type *out) {
   VKML_RETURN_IF_ERROR(want_state(n, &in[0]));
   VKML_RETURN_IF_ERROR(want_width(n));
+  int64_t row = ir_node_int(n, IR_A_ROW, 0);
+  if (row < 0 || (row > 0 && in[0].dims[1] % row))
+    return ir_infer_error("sort_merge: row is %lld, must divide the %lld elements",
+                          (long long)row, (long long)in[0].dims[1]);
   out[0] = in[0];
   return VKML_OK;
 }

@@ -145,11 +145,12 @@ static const ir_op_info op_rows[IR_OP_COUNT] = {
     /* argsort: x along its last axis, or a 1-D x cut into segments by
      * i64 offsets [S+1]; i64 indices within each segment (stable; NaN above
      * every number). Its GPU stages work on a sort state i32[3,n] (segment,
-     * order key, position): blocks of `width` sorted, runs of `width`
-     * merged in pairs, the state turned into indices. */
+     * order key, position): blocks of `width` sorted (rows: from each
+     * row's start), runs of `width` merged in pairs (within rows of `row`
+     * elements when given), the state turned into indices. */
     ROW(ARGSORT, 1, 2, 1, 1, ATTRS(IR_A_LARGEST), argsort, 0),
     ROW(SORT_BLOCK, 1, 2, 1, 1, ATTRS(IR_A_LARGEST, IR_A_WIDTH), sort_block, 0),
-    ROW(SORT_MERGE, 1, 1, 1, 1, ATTRS(IR_A_WIDTH), sort_merge, 0),
+    ROW(SORT_MERGE, 1, 1, 1, 1, ATTRS(IR_A_WIDTH, IR_A_ROW), sort_merge, 0),
     ROW(SORT_INDEX, 1, 2, 1, 1, ATTRS(IR_A_SHAPE), sort_index, 0),
     /* nms_select: boxes, scores, their argsort (descending) -> the kept
      * boxes per (batch, class), i32[B,C,M] padded with -1; nms_compact:

@@ -210,6 +210,7 @@ typedef enum ir_enum {
   X(SAMPLING_RATIO, "sampling_ratio", INT, NONE)                               \
   X(SPATIAL_SCALE, "spatial_scale", FLOAT, NONE)                               \
   X(WIDTH, "width", INT, NONE)                                                 \
+  X(ROW, "row", INT, NONE)                                                     \
   /* fused_elementwise's program (ir/params.h ir_fused_program_get) */         \
   X(OPS, "ops", STRING, NONE)                                                  \
   X(REGS, "regs", INTS, NONE)                                                  \

@@ -19,12 +19,14 @@
 //   i32[B,C,M] in kept (score) order, the rest -1.
 //   Bindings: 0 = boxes [B,N,4] (DTYPE), 1 = scores [B,C,N] (DTYPE),
 //   2 = order [B,C,N] (i64 as word pairs), 3 = selected.
-// STAGE 1, compact: one workgroup turns the rows into (batch, class, box)
-//   triples i64[<=B*C*M,3] in row order: each invocation counts a block of
-//   rows sequentially (a binary search for the first -1 of each), a
-//   Hillis-Steele scan over the invocations' totals gives each block its
-//   first output row, and the triples are written; the count goes after
-//   the capacity (the bounded output's extent word, ir/graph.h).
+// STAGE 1, compact: the rows become (batch, class, box) triples
+//   i64[<=B*C*M,3] in row order, a workgroup per row: its first output row
+//   is the exclusive prefix sum of the rows' kept counts (each count a
+//   binary search for the row's first -1; the counts before the row summed
+//   across the invocations, then a tree in shared memory), and its triples
+//   are written an element per invocation. The last row's workgroup writes
+//   the total after the capacity (the bounded output's extent word,
+//   ir/graph.h).
 //   Bindings: 0 = selected, 1 = output (i64 as word pairs, then the count).
 //
 // Overlap (onnxruntime's SuppressByIOU in fp32): IoU rounded to fp32 above
@@ -34,7 +36,8 @@
 // tie from the host, the products exact in 64-bit integers made of two
 // words. Subtractions and products are `precise` (no contraction), as C.
 //
-// Knobs (#defines): WG_SIZE (64 or 128). Baked per workload: STAGE,
+// Knobs (#defines): WG_SIZE (64, 128 or 256: the kept-vs-candidate tests of
+// a chunk spread over all of them). Baked per workload: STAGE,
 // DTYPE_F16, KEPT_SHARED (kept boxes held in shared memory; the rest are
 // read back by index), EXTENT_AT (the extent word's place in word pairs) (#defines); the sizes and attributes (specialization
 // constants).
@@ -166,8 +169,8 @@ void main() {
     // 2. against the boxes kept before this chunk
     uint nk = s_nkept;
     for (uint p = lid; p < 64u * nk; p += WG_SIZE) {
-      uint t = p & 63u;
-      if (s_cand[t] && overlaps(kept_box(b, row, p >> 6), s_box[t])) s_out[t] = true;
+      uint t = p & 63u; // s_out[t] only ever turns true: reading it early is safe
+      if (s_cand[t] && !s_out[t] && overlaps(kept_box(b, row, p >> 6), s_box[t])) s_out[t] = true;
     }
     // 3. inside the chunk: bit u of candidate t's mask, u > t
     for (uint p = lid; p < 128u; p += WG_SIZE) {
@@ -210,8 +213,7 @@ void main() {
 layout(set = 0, binding = 0) readonly buffer Kb { int SEL[]; };
 layout(set = 0, binding = 1) writeonly buffer Yb { uvec2 Y[]; };
 
-#define ROWS_PER ((B * C + WG_SIZE - 1u) / WG_SIZE)
-shared uint s_tot[2][WG_SIZE];
+shared uint s_part[WG_SIZE];
 
 // kept boxes in a row: the first -1 (kept ones come first)
 uint row_count(uint row) {
@@ -225,29 +227,25 @@ uint row_count(uint row) {
 }
 
 void main() {
-  uint lid = gl_LocalInvocationID.x, rows = B * C, first = lid * ROWS_PER;
-  uint last = min(first + ROWS_PER, rows), total = 0u;
-  for (uint r = first; r < last; r++) total += row_count(r);
-  s_tot[0][lid] = total;
+  uint row = gl_WorkGroupID.y * GX + gl_WorkGroupID.x, lid = gl_LocalInvocationID.x;
+  if (B * C == 0u && row == 0u && lid == 0u) Y[EXTENT_AT] = uvec2(0u); // no rows, no boxes
+  if (row >= B * C) return;
+  // the row's first output: the kept boxes of the rows before it
+  uint before = 0u;
+  for (uint q = lid; q < row; q += WG_SIZE) before += row_count(q);
+  s_part[lid] = before;
   barrier();
-  // Hillis-Steele inclusive scan of the invocations' totals
-  uint src = 0u;
-  for (uint d = 1u; d < WG_SIZE; d <<= 1) {
-    uint v = s_tot[src][lid];
-    if (lid >= d) v += s_tot[src][lid - d];
-    s_tot[src ^ 1u][lid] = v;
-    src ^= 1u;
+  for (uint d = WG_SIZE >> 1; d > 0u; d >>= 1) {
+    if (lid < d) s_part[lid] += s_part[lid + d];
     barrier();
   }
-  uint out_row = s_tot[src][lid] - total;
-  for (uint r = first; r < last; r++) {
-    uint n = row_count(r), bb = r / C, cc = r - bb * C;
-    for (uint q = 0u; q < n; q++, out_row++) {
-      Y[out_row * 3u] = uvec2(bb, 0u);
-      Y[out_row * 3u + 1u] = uvec2(cc, 0u);
-      Y[out_row * 3u + 2u] = uvec2(uint(SEL[r * M + q]), 0u);
-    }
+  uint first = s_part[0], n = row_count(row), bb = row / C, cc = row - bb * C;
+  for (uint q = lid; q < n; q += WG_SIZE) {
+    uint o = (first + q) * 3u;
+    Y[o] = uvec2(bb, 0u);
+    Y[o + 1u] = uvec2(cc, 0u);
+    Y[o + 2u] = uvec2(uint(SEL[row * M + q]), 0u);
   }
-  if (lid == WG_SIZE - 1u) Y[EXTENT_AT] = uvec2(s_tot[src][lid], 0u);
+  if (row == B * C - 1u && lid == 0u) Y[EXTENT_AT] = uvec2(first + n, 0u);
 }
 #endif

@@ -7,15 +7,18 @@
 // i32[3,N]: plane 0 the segments, plane 1 the keys, plane 2 the positions.
 //
 // STAGE 0, block: one workgroup sorts a block of WIDTH = WG_SIZE * R
-//   triples in shared memory (bitonic; the tail past N padded with triples
-//   above every other). Bindings: 0 = x (DTYPE), [1 = offsets (i64 as word
-//   pairs) when OFFSETS], then the state.
-// STAGE 1, merge: runs of WIDTH become runs of 2 WIDTH. A triple's place in
-//   the merged run is its index in its own run plus the number of triples
-//   of the other run below it (a binary search). Segments that lie on one
-//   side of the boundary between the two runs do not interleave: their
-//   triples stay where they are and need no search; only the segment that
-//   spans the boundary is merged. Bindings: 0 = state in, 1 = state out.
+//   triples in shared memory (bitonic; the tail padded with triples above
+//   every other). Blocks start at the array's start (offsets) or at each
+//   row's (rows: a row never shares a block). Bindings: 0 = x (DTYPE),
+//   [1 = offsets (i64 as word pairs) when OFFSETS], then the state.
+// STAGE 1, merge: runs of WIDTH become runs of 2 WIDTH, from the array's
+//   start or, with LEN > 0, each row's (the rounds stop once a run holds
+//   a row). A triple's place in the merged run is its index in its own run
+//   plus the number of triples of the other run below it (a binary
+//   search). Segments that lie on one side of the boundary between the two
+//   runs do not interleave: their triples stay where they are and need no
+//   search; only the segment that spans the boundary is merged.
+//   Bindings: 0 = state in, 1 = state out.
 // STAGE 2, index: the positions as i64 indices within their segments.
 //   Bindings: 0 = state, [1 = offsets when OFFSETS], then y (i64 as word
 //   pairs).
@@ -26,8 +29,9 @@
 // the last one starting at or before p: empty segments hold nothing).
 //
 // Knobs (#defines): WG_SIZE, R (block stage). Baked per workload: STAGE,
-//   DTYPE (0 f32, 1 f16, 2 i32), OFFSETS (#defines); N, LEN, NSEG, WIDTH,
-//   LARGEST, GX (specialization constants).
+//   DTYPE (0 f32, 1 f16, 2 i32), OFFSETS (#defines); N, LEN (the row
+//   length; merge: 0 for the whole array), NSEG, WIDTH, LARGEST, GX
+//   (specialization constants).
 
 #extension GL_EXT_control_flow_attributes : enable
 #if DTYPE == 1
@@ -109,11 +113,17 @@ uint segment_of(uint p) {
 }
 
 void main() {
-  uint lid = gl_LocalInvocationID.x, base = group_index() * BLOCK;
+  uint lid = gl_LocalInvocationID.x, g = group_index();
+#if OFFSETS
+  uint base = g * BLOCK, end = N;
+#else
+  uint per_row = (LEN + BLOCK - 1u) / BLOCK, row = g / per_row;
+  uint base = row * LEN + (g - row * per_row) * BLOCK, end = row * LEN + LEN;
+#endif
   if (base >= N) return;
   [[unroll]] for (uint r = 0u; r < R; r++) {
     uint t = r * WG_SIZE + lid, p = base + t;
-    bool in_range = p < N;
+    bool in_range = p < end;
     s_seg[t] = in_range ? segment_of(p) : 0xffffffffu;
     s_key[t] = in_range ? key_of(p) : 0xffffffffu;
     s_pos[t] = in_range ? p : 0xffffffffu;
@@ -137,7 +147,7 @@ void main() {
   }
   [[unroll]] for (uint r = 0u; r < R; r++) {
     uint t = r * WG_SIZE + lid, p = base + t;
-    if (p < N) {
+    if (p < end) {
       S[p] = s_seg[t];
       S[N + p] = s_key[t];
       S[2u * N + p] = s_pos[t];
@@ -163,10 +173,11 @@ void main() {
   uint p = group_index() * WG_SIZE + gl_LocalInvocationID.x;
   if (p >= N) return;
   uvec3 e = at(p);
-  uint lo = p & ~(2u * WIDTH - 1u), mid = lo + WIDTH;
+  uint start = LEN > 0u ? p - p % LEN : 0u, end = LEN > 0u ? start + LEN : N;
+  uint lo = start + ((p - start) & ~(2u * WIDTH - 1u)), mid = lo + WIDTH;
   uint dest = p;
-  if (mid < N) {
-    uint hi = min(lo + 2u * WIDTH, N);
+  if (mid < end) {
+    uint hi = min(lo + 2u * WIDTH, end);
     if (p < mid) {
       // in the first run: after the second run's triples below it
       if (!before(e, at(mid))) dest = p + rank_in(mid, hi, e);

@@ -147,8 +147,11 @@ vkml_status rt_cpu_sort_block(const rt_cpu_args *a) {
   bool largest = ir_node_int(n, IR_A_LARGEST, 0) != 0;
   triple *t = malloc(sizeof *t * (size_t)(width > 0 ? width : 1));
   if (!t) return ir_oom(NULL);
-  for (int64_t lo = 0; lo < sg.n; lo += width) {
-    int64_t cnt = sg.n - lo < width ? sg.n - lo : width;
+  /* blocks from the start of the array (offsets) or of each row */
+  int64_t row = sg.offs || !sg.len ? sg.n : sg.len;
+  for (int64_t lo = 0; lo < sg.n; lo = lo % row + width < row ? lo + width : lo - lo % row + row) {
+    int64_t end = lo - lo % row + row;
+    int64_t cnt = end - lo < width ? end - lo : width;
     for (int64_t j = 0; j < cnt; j++)
       t[j] = (triple){(uint32_t)seg_of(&sg, lo + j), order_key(x, lo + j, largest),
                       (uint32_t)(lo + j)};
@@ -166,8 +169,12 @@ vkml_status rt_cpu_sort_merge(const rt_cpu_args *a) {
   VKML_RETURN_IF_ERROR(want_state(n, in, "input"));
   VKML_RETURN_IF_ERROR(rt_cpu_check_out(n, 0, out, IR_I32, 2, in->dims));
   int64_t len = in->dims[1], w = ir_node_int(n, IR_A_WIDTH, 1);
-  for (int64_t lo = 0; lo < len; lo += 2 * w) {
-    int64_t mid = lo + w < len ? lo + w : len, hi = lo + 2 * w < len ? lo + 2 * w : len;
+  int64_t row = ir_node_int(n, IR_A_ROW, 0);
+  if (row <= 0) row = len;
+  /* pairs of runs from the start of the array, or of each row */
+  for (int64_t lo = 0; lo < len; lo = lo % row + 2 * w < row ? lo + 2 * w : lo - lo % row + row) {
+    int64_t end = lo - lo % row + row;
+    int64_t mid = lo + w < end ? lo + w : end, hi = lo + 2 * w < end ? lo + 2 * w : end;
     int64_t i = lo, j = mid, o = lo;
     while (i < mid || j < hi) {
       bool take_a = j >= hi;

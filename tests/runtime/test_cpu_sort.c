@@ -123,6 +123,41 @@ Test(argsort, stages_equal_argsort) {
   rt_tensor_free(&offs);
 }
 
+/* Rows: blocks and runs from each row's start (merge attribute row), the
+ * rounds until a run holds a row, equal argsort along the last axis. */
+Test(argsort, row_stages_equal_argsort) {
+  t_rng r = t_rng_make(6);
+  int64_t d[2] = {3, 700}, sd[2] = {3, 2100};
+  rt_tensor x = t_tensor_random(&r, IR_I32, 2, d, -4, 4);
+  ir_type it = ir_type_make(IR_I64, 2, d), st = ir_type_make(IR_I32, 2, sd);
+  rt_tensor in1[1] = {copy_of(&x)};
+  rt_tensor want = run1(IR_OP_ARGSORT, in1, 1, &it, 0, 1, NULL, 0);
+  rt_tensor_free(&in1[0]);
+  for (int64_t w = 64; w <= 1024; w *= 4) {
+    rt_tensor bin[1] = {copy_of(&x)};
+    rt_tensor cur = run1(IR_OP_SORT_BLOCK, bin, 1, &st, w, 1, NULL, 0);
+    rt_tensor_free(&bin[0]);
+    for (int64_t m = w; m < 700; m *= 2) {
+      t_case c = {0};
+      c.in[0] = cur;
+      t_case_make(&c, IR_OP_SORT_MERGE, 1, &st, 1);
+      T_OK(ir_node_set_int(c.g, c.n, IR_A_WIDTH, m));
+      T_OK(ir_node_set_int(c.g, c.n, IR_A_ROW, 700));
+      T_OK(t_case_run(&c));
+      cur = c.out[0];
+      c.out[0] = (rt_tensor){0};
+      t_case_free(&c);
+    }
+    rt_tensor got = run1(IR_OP_SORT_INDEX, &cur, 1, &it, 0, -1, d, 2);
+    cr_assert_eq(memcmp(got.data, want.data, rt_tensor_bytes(&want)), 0, "width %lld",
+                 (long long)w);
+    rt_tensor_free(&cur);
+    rt_tensor_free(&got);
+  }
+  rt_tensor_free(&want);
+  rt_tensor_free(&x);
+}
+
 /* nms_select on the argsort of the scores, then nms_compact, equal
  * non_max_suppression: boxes in clusters, scores with ties and NaN. */
 Test(nms_stages, equal_the_op) {

@@ -136,15 +136,17 @@ Test(vk_sort, ragged_segments) {
 }
 
 /* Each stage alone at every point of the sort space against its CPU
- * kernel: a block sort of ragged rows, a merge of runs of 1024, the index. */
+ * kernel: a block sort of rows of 1500 (two blocks each), a merge within
+ * the rows, a merge over the whole array (runs of 512 across the rows'
+ * boundaries), the index. */
 Test(vk_sort, schedule_points) {
   vt_env e;
   vt_env_open(&e);
   const char *text = "vkir 1\n"
                      "graph @stages(%x: f32[3,1500]) -> (%y: i64[3,1500]) {\n"
                      "  %b = sort_block %x {largest=0, width=1024} : i32[3,4500]\n"
-                     "  %m = sort_merge %b {width=1024} : i32[3,4500]\n"
-                     "  %m2 = sort_merge %m {width=2048} : i32[3,4500]\n"
+                     "  %m = sort_merge %b {width=1024, row=1500} : i32[3,4500]\n"
+                     "  %m2 = sort_merge %m {width=512} : i32[3,4500]\n"
                      "  %y = sort_index %m2 {shape=[3,1500]} : i64[3,1500]\n"
                      "  return %y\n}\n";
   ir_graph *g = vt_parse(text);
@@ -241,7 +243,7 @@ Test(vk_nms, heavy_overlap) {
 }
 
 /* Ties in score (the lower box index first), thresholds at their ends, a
- * limit above the boxes, no boxes kept at all. */
+ * limit above the boxes, no boxes kept at all, no classes, no boxes. */
 Test(vk_nms, ties_and_edges) {
   vt_env e;
   vt_env_open(&e);
@@ -250,6 +252,8 @@ Test(vk_nms, ties_and_edges) {
   check_nms(&e, 1, 2, 700, 40, 1.0f, NULL, false, 0, 6);
   check_nms(&e, 1, 3, 500, 10, 0.5f, "2.0", false, 0, 7);
   check_nms(&e, 1, 3, 65, 0, 0.5f, NULL, false, 0, 8);
+  check_nms(&e, 1, 0, 65, 10, 0.5f, NULL, false, 0, 9); /* no classes */
+  check_nms(&e, 2, 3, 0, 10, 0.5f, NULL, false, 0, 10); /* no boxes */
   vt_env_close(&e);
 }
 
