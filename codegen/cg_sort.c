@@ -103,32 +103,20 @@ static vkml_status sort_stage(const ir_node *n, int stage, const cg_template *st
                               (long long)width, (unsigned long long)shared, t->name,
                               (unsigned)t->max_shared_bytes);
   }
-  int64_t mr = 1; /* merge: outputs per invocation, the tile within a pair */
-  if (stage == SORT_MERGE) {
-    if (2 * width < wg)
-      return vkml_status_make(VKML_CODE_UNSUPPORTED,
-                              "sort_merge: runs of %lld are too short for WG_SIZE %d",
-                              (long long)width, wg);
-    while (mr < 4 && (int64_t)wg * mr * 2 <= 2 * width) mr *= 2;
-  }
   VKML_RETURN_IF_ERROR(cg_kernel_begin(out, &cg_sort_template, s, t));
   VKML_RETURN_IF_ERROR(cg_kernel_define(out, "STAGE", "%d", stage));
   VKML_RETURN_IF_ERROR(cg_kernel_define(out, "DTYPE", "%d", dt));
   VKML_RETURN_IF_ERROR(cg_kernel_define(out, "OFFSETS", "%d", offsets));
   if (stage == SORT_BLOCK)
     VKML_RETURN_IF_ERROR(cg_kernel_define(out, "R", "%lld", (long long)(width / wg)));
-  if (stage == SORT_MERGE) VKML_RETURN_IF_ERROR(cg_kernel_define(out, "MR", "%lld", (long long)mr));
   bool largest = ir_node_int(n, IR_A_LARGEST, 0) != 0;
   if (stage != SORT_MERGE && !len) len = 1; /* an empty row: nothing to do */
   uint32_t spec[5] = {(uint32_t)numel, (uint32_t)len, (uint32_t)nseg, (uint32_t)width, largest};
   for (uint32_t i = 0; i < 5; i++) VKML_RETURN_IF_ERROR(cg_kernel_spec(out, i, spec[i]));
-  /* the elements of a workgroup: a block, a merge tile, or WG_SIZE */
-  int64_t per = stage == SORT_BLOCK ? width : stage == SORT_MERGE ? wg * mr : wg;
-  bool rows = (stage == SORT_BLOCK && !offsets) || (stage == SORT_MERGE && len > 0);
-  if (rows) /* from each row's start */
-    groups = numel / len * ((len + per - 1) / per);
+  if (stage == SORT_BLOCK && !offsets) /* blocks from each row's start */
+    groups = numel / len * ((len + width - 1) / width);
   else
-    groups = (numel + per - 1) / per;
+    groups = (numel + (stage == SORT_BLOCK ? width : wg) - 1) / (stage == SORT_BLOCK ? width : wg);
   VKML_RETURN_IF_ERROR(fold(out, t, groups, ir_op_name(n->op)));
   out->n_buffers = n->n_inputs + 1;
   char attrs[96];

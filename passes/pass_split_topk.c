@@ -20,7 +20,12 @@
  * second topk is split again while it is still long.
  *
  * Only when the graph is being placed (opts.place) and the callback lets the
- * node run on the GPU: the CPU reference sorts a row in one call. */
+ * node run on the GPU: the CPU reference sorts a row in one call.
+ *
+ * A k beyond what the selection kernel holds (its candidates are sorted in
+ * shared memory), along the last axis, goes through the segmented argsort
+ * instead (split again by split_sort): the first k indices of the row's
+ * argsort, the values gathered there. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -30,6 +35,7 @@
 #include "ir/util.h"
 #include "passes/pass.h"
 
+#define SORT_MIN_K 1024     /* larger k: through the argsort (below) */
 #define SPLIT_MIN_LEN 16384 /* longer axes are split ... */
 #define SPLIT_MAX_ROWS 1024 /* ... when fewer rows than this share them */
 
@@ -179,7 +185,70 @@ static vkml_status split(ir_graph *g, ir_node *n) {
   return VKML_OK;
 }
 
+/* ---- a large k: through the sort ------------------------------------------ */
+
+/* A topk along the last axis whose k is beyond the selection kernel
+ * (its candidates are sorted in shared memory) and that could otherwise
+ * run on the GPU: the placement is asked about the same node with k = 1,
+ * so that --cpu-ops topk and every other reason still keep it on the CPU. */
+static bool wants_sort(const ir_node *n, const pass_opts *opts) {
+  if (n->op != IR_OP_TOPK || n->device == IR_DEVICE_CPU || n->n_inputs != 1 ||
+      n->n_outputs != 2)
+    return false;
+  const ir_type *x = &n->inputs[0]->type;
+  const ir_attr *ka = ir_node_attr(n, IR_A_K);
+  int64_t axis = ir_node_int(n, IR_A_AXIS, -1);
+  if (axis < 0) axis += x->rank;
+  if (!ka || ka->u.i <= SORT_MIN_K || axis != x->rank - 1 || x->bounded ||
+      (x->dtype != IR_F32 && x->dtype != IR_F16 && x->dtype != IR_I32))
+    return false;
+  char why[256];
+  if (opts->place(opts->place_user, n, why, sizeof why) == NULL) return false; /* fits */
+  ir_node probe = *n;
+  ir_attr attrs[16];
+  if (n->n_attrs > 16) return false;
+  for (int i = 0; i < n->n_attrs; i++) {
+    attrs[i] = n->attrs[i];
+    if (attrs[i].id == IR_A_K) attrs[i].u.i = 1;
+  }
+  probe.attrs = attrs;
+  return opts->place(opts->place_user, &probe, why, sizeof why) == NULL;
+}
+
+/* idx = slice (argsort x) to the first k along the axis; v = x's values
+ * there (gather_elements). The argsort is stable and orders NaN as topk's
+ * reference does, so ties keep the lower index first. */
+static vkml_status through_sort(ir_graph *g, ir_node *n) {
+  ir_value *x = n->inputs[0], *v = n->outputs[0], *idx = n->outputs[1];
+  int rank = x->type.rank;
+  int64_t k = ir_node_attr(n, IR_A_K)->u.i;
+  builder b = {g, n, v->name};
+  ir_type order = x->type;
+  order.dtype = IR_I64;
+  ir_node *sort, *slice, *gather;
+  VKML_RETURN_IF_ERROR(emit1(&b, IR_OP_ARGSORT, x, NULL, &order, ".order", &sort));
+  VKML_RETURN_IF_ERROR(
+      ir_node_set_int(g, sort, IR_A_LARGEST, ir_node_int(n, IR_A_LARGEST, 1) != 0));
+  ir_value *sins[1] = {sort->outputs[0]}, *souts[1] = {idx};
+  const ir_type *stypes[1] = {&idx->type};
+  VKML_RETURN_IF_ERROR(emit(&b, IR_OP_SLICE, sins, 1, stypes, NULL, souts, 1, &slice));
+  int64_t starts[1] = {0}, ends[1] = {k}, axes[1] = {rank - 1};
+  VKML_RETURN_IF_ERROR(ir_node_set_ints(g, slice, IR_A_STARTS, starts, 1));
+  VKML_RETURN_IF_ERROR(ir_node_set_ints(g, slice, IR_A_ENDS, ends, 1));
+  VKML_RETURN_IF_ERROR(ir_node_set_ints(g, slice, IR_A_AXES, axes, 1));
+  ir_value *gins[2] = {x, idx}, *gouts[1] = {v};
+  const ir_type *gtypes[1] = {&v->type};
+  VKML_RETURN_IF_ERROR(emit(&b, IR_OP_GATHER_ELEMENTS, gins, 2, gtypes, NULL, gouts, 1, &gather));
+  VKML_RETURN_IF_ERROR(ir_node_set_int(g, gather, IR_A_AXIS, rank - 1));
+  ir_node_remove(g, n);
+  return VKML_OK;
+}
+
 vkml_status pass_split_topk(ir_graph *g, const pass_opts *opts, bool *changed) {
   /* the second topk may be long again: until nothing is left */
-  return pass_rewrite_until_done(g, opts, wants_split, split, changed);
+  bool split_any = false, sorted_any = false;
+  VKML_RETURN_IF_ERROR(pass_rewrite_until_done(g, opts, wants_split, split, &split_any));
+  VKML_RETURN_IF_ERROR(pass_rewrite_until_done(g, opts, wants_sort, through_sort, &sorted_any));
+  if (changed) *changed = split_any || sorted_any;
+  return VKML_OK;
 }

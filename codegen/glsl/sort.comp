@@ -13,14 +13,12 @@
 //   [1 = offsets (i64 as word pairs) when OFFSETS], then the state.
 // STAGE 1, merge: runs of WIDTH become runs of 2 WIDTH, from the array's
 //   start or, with LEN > 0, each row's (the rounds stop once a run holds
-//   a row). Merge path: a workgroup makes TILE = WG_SIZE * MR outputs of
-//   one pair of runs; two binary searches along the tile's first and last
-//   diagonals find the parts of both runs it takes, which are read into
-//   shared memory in order (coalesced), and each invocation merges MR
-//   outputs from its own split of the tile. Segments on one side of the
-//   runs' boundary come out where they were (their triples compare below
-//   or above the other run's): only a segment spanning the boundary
-//   interleaves. Bindings: 0 = state in, 1 = state out.
+//   a row). A triple's place in the merged run is its index in its own run
+//   plus the number of triples of the other run below it (a binary
+//   search). Segments that lie on one side of the boundary between the two
+//   runs do not interleave: their triples stay where they are and need no
+//   search; only the segment that spans the boundary is merged.
+//   Bindings: 0 = state in, 1 = state out.
 // STAGE 2, index: the positions as i64 indices within their segments.
 //   Bindings: 0 = state, [1 = offsets when OFFSETS], then y (i64 as word
 //   pairs).
@@ -30,8 +28,7 @@
 // LEN along the last axis, or offsets[S+1] (the segment of position p is
 // the last one starting at or before p: empty segments hold nothing).
 //
-// Knobs (#defines): WG_SIZE; R (block stage: WIDTH / WG_SIZE), MR (merge
-//   stage: outputs per invocation, a tile within 2 WIDTH). Baked per workload: STAGE,
+// Knobs (#defines): WG_SIZE; R (block stage: WIDTH / WG_SIZE). Baked per workload: STAGE,
 //   DTYPE (0 f32, 1 f16, 2 i32), OFFSETS (#defines); N, LEN (the row
 //   length; merge: 0 for the whole array), NSEG, WIDTH, LARGEST, GX
 //   (specialization constants).
@@ -172,72 +169,49 @@ void main() {
 }
 
 #elif STAGE == 1
-#define TILE (WG_SIZE * MR)
-shared uvec3 s_in[TILE];
-shared uint s_split[2];
-
 uvec3 at(uint p) { return uvec3(I[p], I[N + p], I[2u * N + p]); }
 
-// Merge path: of the first d outputs of merging a[0..na) and b[0..nb),
-// how many come from a (the triples are distinct: no ties)
-uint split_global(uint a, uint na, uint b, uint nb, uint d) {
-  uint lo = d > nb ? d - nb : 0u, hi = min(d, na);
-  while (lo < hi) {
-    uint m = (lo + hi) >> 1;
-    if (before(at(a + m), at(b + d - 1u - m))) lo = m + 1u;
-    else hi = m;
-  }
-  return lo;
+// the triple at p before e, its planes read only as far as they decide
+bool at_before(uint p, uvec3 e) {
+  uint s = I[p];
+  if (s != e.x) return s < e.x;
+  uint k = I[N + p];
+  if (k != e.y) return k < e.y;
+  return I[2u * N + p] < e.z;
 }
 
-uint split_shared(uint na, uint nb, uint d) {
-  uint lo = d > nb ? d - nb : 0u, hi = min(d, na);
-  while (lo < hi) {
-    uint m = (lo + hi) >> 1;
-    if (before(s_in[m], s_in[na + d - 1u - m])) lo = m + 1u;
-    else hi = m;
+// how many triples of [lo, hi) come before e (the runs are sorted)
+uint rank_in(uint lo, uint hi, uvec3 e) {
+  uint a = lo, b = hi;
+  while (a < b) {
+    uint mid = (a + b) >> 1;
+    if (at_before(mid, e)) a = mid + 1u;
+    else b = mid;
   }
-  return lo;
+  return a - lo;
 }
 
 void main() {
-  // the tile: TILE outputs of one pair of runs (2 WIDTH is a multiple of
-  // TILE), from the array's start or, with LEN > 0, from its row's
-  uint g = group_index(), lid = gl_LocalInvocationID.x, start = 0u, end = N, t0 = g * TILE;
-  if (LEN > 0u) {
-    uint per_row = (LEN + TILE - 1u) / TILE, row = g / per_row;
-    start = row * LEN;
-    end = start + LEN;
-    t0 = start + (g - row * per_row) * TILE;
+  uint p = group_index() * WG_SIZE + gl_LocalInvocationID.x;
+  if (p >= N) return;
+  uvec3 e = at(p);
+  uint start = LEN > 0u ? p - p % LEN : 0u, end = LEN > 0u ? start + LEN : N;
+  uint lo = start + ((p - start) & ~(2u * WIDTH - 1u)), mid = lo + WIDTH;
+  uint dest = p;
+  if (mid < end) {
+    uint hi = min(lo + 2u * WIDTH, end);
+    if (p < mid) {
+      // in the first run: after the second run's triples below it
+      if (at_before(mid, e)) dest = p + rank_in(mid, hi, e);
+    } else {
+      // in the second run: after the first run's triples below it
+      uint r = at_before(mid - 1u, e) ? WIDTH : rank_in(lo, mid, e);
+      dest = lo + (p - mid) + r;
+    }
   }
-  if (t0 >= end) return;
-  uint t1 = min(t0 + TILE, end);
-  uint lo = start + ((t0 - start) & ~(2u * WIDTH - 1u)), mid = min(lo + WIDTH, end);
-  uint hi = min(lo + 2u * WIDTH, end), na = mid - lo, nb = hi - mid;
-  // 1. where the tile's first and last outputs split the two runs
-  if (lid < 2u) s_split[lid] = split_global(lo, na, mid, nb, (lid == 0u ? t0 : t1) - lo);
-  barrier();
-  uint a0 = s_split[0], a1 = s_split[1], b0 = t0 - lo - a0, b1 = t1 - lo - a1;
-  uint ta = a1 - a0, n = t1 - t0;
-  // 2. the tile's share of both runs into shared memory, read in order
-  for (uint k = lid; k < n; k += WG_SIZE) s_in[k] = at(k < ta ? lo + a0 + k : mid + b0 + k - ta);
-  barrier();
-  // 3. each invocation merges MR outputs from its own split of the tile
-  uint d = lid * MR;
-  if (d >= n) return;
-  uint i = split_shared(ta, n - ta, d), j = ta + d - i;
-  [[unroll]] for (uint r = 0u; r < MR; r++) {
-    uint o = d + r;
-    if (o >= n) break;
-    bool from_a = j >= n || (i < ta && before(s_in[i], s_in[j]));
-    uvec3 e = from_a ? s_in[i] : s_in[j];
-    if (from_a) i++;
-    else j++;
-    uint q = t0 + o;
-    S[q] = e.x;
-    S[N + q] = e.y;
-    S[2u * N + q] = e.z;
-  }
+  S[dest] = e.x;
+  S[N + dest] = e.y;
+  S[2u * N + dest] = e.z;
 }
 
 #else

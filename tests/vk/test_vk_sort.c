@@ -190,11 +190,11 @@ Test(vk_sort, schedule_points) {
 }
 
 /* Boxes in clusters (heavy overlap), scores with ties. */
-static void nms_inputs(t_rng *r, int64_t b, int64_t c, int64_t n, bool center, int distinct,
-                       rt_tensor *in) {
+static void nms_inputs(t_rng *r, ir_dtype dt, int64_t b, int64_t c, int64_t n, bool center,
+                       int distinct, rt_tensor *in) {
   int64_t bd[3] = {b, n, 4}, sd[3] = {b, c, n};
-  in[0] = t_tensor_zeros(IR_F32, 3, bd);
-  in[1] = t_tensor_zeros(IR_F32, 3, sd);
+  in[0] = t_tensor_zeros(dt, 3, bd);
+  in[1] = t_tensor_zeros(dt, 3, sd);
   for (int64_t i = 0; i < b * n; i++) {
     double cx = (double)(t_rng_next(r) % 20) * 25 + t_rng_uniform(r, -4, 4);
     double cy = (double)(t_rng_next(r) % 20) * 25 + t_rng_uniform(r, -4, 4);
@@ -211,26 +211,33 @@ static void nms_inputs(t_rng *r, int64_t b, int64_t c, int64_t n, bool center, i
   }
 }
 
-static void check_nms(vt_env *e, int64_t b, int64_t c, int64_t n, int64_t max_out, float iou,
-                      const char *score_threshold, bool center, int distinct, uint64_t seed) {
+static void check_nms_dt(vt_env *e, ir_dtype dt, int64_t b, int64_t c, int64_t n,
+                         int64_t max_out, float iou, const char *score_threshold, bool center,
+                         int distinct, uint64_t seed) {
+  const char *tn = ir_dtype_name(dt);
   char text[768], st[64] = "";
   if (score_threshold) snprintf(st, sizeof st, ", score_threshold=%s", score_threshold);
   int64_t per = max_out < n ? max_out : n;
   snprintf(text, sizeof text,
-           "vkir 1\ngraph @nms(%%b: f32[%lld,%lld,4], %%s: f32[%lld,%lld,%lld]) -> "
+           "vkir 1\ngraph @nms(%%b: %s[%lld,%lld,4], %%s: %s[%lld,%lld,%lld]) -> "
            "(%%o: i64[<=%lld,3]) {\n"
            "  %%o = non_max_suppression %%b, %%s {center_point_box=%d, "
            "max_output_boxes_per_class=%lld, iou_threshold=%.9g%s} : i64[<=%lld,3]\n"
            "  return %%o\n}\n",
-           (long long)b, (long long)n, (long long)b, (long long)c, (long long)n,
+           tn, (long long)b, (long long)n, tn, (long long)b, (long long)c, (long long)n,
            (long long)(b * c * per), center, (long long)max_out, (double)iou, st,
            (long long)(b * c * per));
   t_rng r = t_rng_make(seed);
   rt_tensor in[2];
-  nms_inputs(&r, b, c, n, center, distinct, in);
+  nms_inputs(&r, dt, b, c, n, center, distinct, in);
   check_graph(e, text, in, 2, 1, NULL);
   rt_tensor_free(&in[0]);
   rt_tensor_free(&in[1]);
+}
+
+static void check_nms(vt_env *e, int64_t b, int64_t c, int64_t n, int64_t max_out, float iou,
+                      const char *score_threshold, bool center, int distinct, uint64_t seed) {
+  check_nms_dt(e, IR_F32, b, c, n, max_out, iou, score_threshold, center, distinct, seed);
 }
 
 Test(vk_nms, heavy_overlap) {
@@ -243,7 +250,7 @@ Test(vk_nms, heavy_overlap) {
 }
 
 /* Ties in score (the lower box index first), thresholds at their ends, a
- * limit above the boxes, no boxes kept at all, no classes, no boxes. */
+ * limit above the boxes, no boxes kept at all, no classes, no boxes; f16. */
 Test(vk_nms, ties_and_edges) {
   vt_env e;
   vt_env_open(&e);
@@ -254,6 +261,8 @@ Test(vk_nms, ties_and_edges) {
   check_nms(&e, 1, 3, 65, 0, 0.5f, NULL, false, 0, 8);
   check_nms(&e, 1, 0, 65, 10, 0.5f, NULL, false, 0, 9); /* no classes */
   check_nms(&e, 2, 3, 0, 10, 0.5f, NULL, false, 0, 10); /* no boxes */
+  if (e.t->storage_16bit) /* f16 boxes and scores, as the CPU reads them */
+    check_nms_dt(&e, IR_F16, 1, 4, 3000, 100, 0.5f, "0.1", false, 0, 11);
   vt_env_close(&e);
 }
 
@@ -277,7 +286,7 @@ Test(vk_nms, bounded_output_downloaded) {
   cr_assert_eq(downloads, 1);
   t_rng r = t_rng_make(11);
   rt_tensor in[2], want, got;
-  nms_inputs(&r, 1, 4, 900, false, 0, in);
+  nms_inputs(&r, IR_F32, 1, 4, 900, false, 0, in);
   T_OK(rt_cpu_run_graph(ref, in, 2, &want, 1));
   vt_exec_once(&e, p, in, 2, &got, 1);
   cr_assert_eq(got.dims[0], want.dims[0]);

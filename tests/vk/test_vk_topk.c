@@ -211,3 +211,45 @@ Test(vk_topk, split_rows_end_to_end) {
   ir_graph_destroy(ref);
   vt_env_close(&e);
 }
+
+/* A k beyond the selection kernel (3000 and 3500 of rows of 5000 and
+ * 4000): pass_split_topk takes it through the segmented argsort (the first
+ * k indices, the values gathered), every step on the GPU; values and
+ * indices equal the CPU reference's on the unsplit graph, ties (seven
+ * distinct values), NaN and infinities included. */
+Test(vk_topk, large_k_through_the_sort) {
+  vt_env e;
+  vt_env_open(&e);
+  const char *text =
+      "vkir 1\n"
+      "graph @big(%x: f32[3,5000], %y: i32[2,4000]) -> (%v: f32[3,3000], %i: i64[3,3000], "
+      "%w: i32[2,3500], %j: i64[2,3500]) {\n"
+      "  %v, %i = topk %x {k=3000, axis=1} : f32[3,3000], i64[3,3000]\n"
+      "  %w, %j = topk %y {k=3500, axis=-1, largest=0} : i32[2,3500], i64[2,3500]\n"
+      "  return %v, %i, %w, %j\n"
+      "}\n";
+  ir_graph *ref = vt_parse(text), *g = vt_parse(text);
+  ir_plan *p = vt_compile(e.t, e.cc, g, NULL, IR_PRECISION_FP32);
+  int n_sort = 0;
+  for (int i = 0; i < p->n_steps; i++) {
+    cr_assert_eq(p->steps[i].device, IR_DEVICE_GPU, "step %d", i);
+    n_sort += strstr(ir_plan_str(p, p->steps[i].key), "sort_index(") != NULL;
+  }
+  cr_assert_eq(n_sort, 2, "%d argsorts", n_sort);
+  t_rng r = t_rng_make(17);
+  topk_case cx = {IR_F32, 2, {3, 5000}, 1, 3000, 1, 7};
+  rt_tensor in[2] = {input_for(&cx, 18, true),
+                     t_tensor_random(&r, IR_I32, 2, ref->inputs[1]->type.dims, -3, 3)};
+  rt_tensor want[4], got[4];
+  T_OK(rt_cpu_run_graph(ref, in, 2, want, 4));
+  vt_exec_once(&e, p, in, 2, got, 4);
+  for (int i = 0; i < 4; i++) {
+    cr_assert_eq(memcmp(got[i].data, want[i].data, rt_tensor_bytes(&want[i])), 0, "output %d", i);
+    rt_tensor_free(&want[i]);
+    rt_tensor_free(&got[i]);
+  }
+  for (int i = 0; i < 2; i++) rt_tensor_free(&in[i]);
+  ir_plan_destroy(p);
+  ir_graph_destroy(ref);
+  vt_env_close(&e);
+}
