@@ -26,3 +26,28 @@ while read -r kind name shape extra; do
   [ -s $R/$name.err ] && echo "$name: $(head -c 300 $R/$name.err)"
 done <$R/cases.txt
 python3 bench/sort_peers.py "$R" /tmp/t
+# With TUNE=1: the NMS and rows cases tuned on the device (vktune
+# --search exhaustive over every stage's space), their stages' times again.
+if [ "${TUNE:-0}" = 1 ]; then
+  for name in ssd rows; do
+    $B/tools/vktune /tmp/t/$name.vkir --db /tmp/t/tune.db --search exhaustive --runs 10 -o /tmp/t/$name.tuned.vkm 2>$R/$name.tune.err >/dev/null || { echo "$name tune: $(tail -c 300 $R/$name.tune.err)"; continue; }
+    if [ $name = ssd ]; then in="--input b=/tmp/t/ssd.b.npy --input s=/tmp/t/ssd.s.npy"; else in="--input x=/tmp/t/rows.x.npy"; fi
+    $B/tools/vkrun /tmp/t/$name.tuned.vkm $in --bench 30 --warmup 5 --warmup-ms 300 --replay --profile --json >$R/$name.tuned.json 2>>$R/$name.tune.err
+  done
+  python3 - "$R" <<'PYEOF'
+import json, sys
+R = sys.argv[1]
+print("\ntuned (vktune --search exhaustive), ms per op kind, and the schedules:")
+for name in ("ssd", "rows"):
+    try:
+        d = json.load(open(f"{R}/{name}.tuned.json"))
+        tot, sch = {}, {}
+        for st in d["profile"]:
+            tot[st["op"]] = tot.get(st["op"], 0) + st["ms"]
+            sch.setdefault(st["op"], set()).add(st.get("schedule", ""))
+        print(f"- {name}: total {d['bench']['gpu_median_ms']:.3f}: " +
+              ", ".join(f"{k} {v:.3f} [{' '.join(sorted(sch[k]))}]" for k, v in tot.items()))
+    except Exception as e:
+        print(f"- {name}: {e}")
+PYEOF
+fi

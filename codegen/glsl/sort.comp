@@ -171,21 +171,12 @@ void main() {
 #elif STAGE == 1
 uvec3 at(uint p) { return uvec3(I[p], I[N + p], I[2u * N + p]); }
 
-// the triple at p before e, its planes read only as far as they decide
-bool at_before(uint p, uvec3 e) {
-  uint s = I[p];
-  if (s != e.x) return s < e.x;
-  uint k = I[N + p];
-  if (k != e.y) return k < e.y;
-  return I[2u * N + p] < e.z;
-}
-
 // how many triples of [lo, hi) come before e (the runs are sorted)
 uint rank_in(uint lo, uint hi, uvec3 e) {
   uint a = lo, b = hi;
   while (a < b) {
     uint mid = (a + b) >> 1;
-    if (at_before(mid, e)) a = mid + 1u;
+    if (before(at(mid), e)) a = mid + 1u;
     else b = mid;
   }
   return a - lo;
@@ -202,10 +193,10 @@ void main() {
     uint hi = min(lo + 2u * WIDTH, end);
     if (p < mid) {
       // in the first run: after the second run's triples below it
-      if (at_before(mid, e)) dest = p + rank_in(mid, hi, e);
+      if (before(at(mid), e)) dest = p + rank_in(mid, hi, e);
     } else {
       // in the second run: after the first run's triples below it
-      uint r = at_before(mid - 1u, e) ? WIDTH : rank_in(lo, mid, e);
+      uint r = before(at(mid - 1u), e) ? WIDTH : rank_in(lo, mid, e);
       dest = lo + (p - mid) + r;
     }
   }
