@@ -57,7 +57,7 @@ static vkml_status want_plain(const ir_node *n) {
 }
 
 static int key_dtype(ir_dtype d) {
-  return d == IR_F32 ? 0 : d == IR_F16 ? 1 : d == IR_I32 ? 2 : -1;
+  return d == IR_F32 ? 0 : d == IR_F16 ? 1 : d == IR_I32 ? 2 : d == IR_I64 ? 3 : -1;
 }
 
 static vkml_status sort_stage(const ir_node *n, int stage, const cg_template *st,
@@ -91,7 +91,7 @@ static vkml_status sort_stage(const ir_node *n, int stage, const cg_template *st
   if (!s) s = &cg_sort_template.dflt;
   int wg = s->v[0];
   if (stage == SORT_BLOCK) {
-    uint64_t shared = (uint64_t)width * 12;
+    uint64_t shared = (uint64_t)width * (dt == 3 ? 16 : 12);
     if (width < wg || width % wg)
       return vkml_status_make(VKML_CODE_UNSUPPORTED,
                               "sort_block: a block of %lld is not a multiple of WG_SIZE %d",
@@ -107,6 +107,9 @@ static vkml_status sort_stage(const ir_node *n, int stage, const cg_template *st
   VKML_RETURN_IF_ERROR(cg_kernel_define(out, "STAGE", "%d", stage));
   VKML_RETURN_IF_ERROR(cg_kernel_define(out, "DTYPE", "%d", dt));
   VKML_RETURN_IF_ERROR(cg_kernel_define(out, "OFFSETS", "%d", offsets));
+  /* key words: two for i64 (the state's planes, less segment and position) */
+  int keyw = stage == SORT_BLOCK ? (dt == 3 ? 2 : 1) : (int)x->dims[0] - 2;
+  VKML_RETURN_IF_ERROR(cg_kernel_define(out, "KEYW", "%d", keyw));
   if (stage == SORT_BLOCK)
     VKML_RETURN_IF_ERROR(cg_kernel_define(out, "R", "%lld", (long long)(width / wg)));
   bool largest = ir_node_int(n, IR_A_LARGEST, 0) != 0;
@@ -263,7 +266,7 @@ const char *cg_staged_reason(const ir_node *n, const ir_target *t, char *why, si
       return "too many elements for 32-bit indices";
   }
   if (n->op == IR_OP_ARGSORT && key_dtype(x->dtype) < 0) {
-    snprintf(why, bytes, "%s keys sort on the CPU (the GPU's order key is 32-bit)",
+    snprintf(why, bytes, "%s keys sort on the CPU (the GPU's order keys: f32, f16, i32, i64)",
              ir_dtype_name(x->dtype));
     return why;
   }

@@ -1,6 +1,7 @@
 /* Shape inference for argsort and its GPU stages (sort_block, sort_merge,
- * sort_index). The stages pass a sort state i32[3,n] along: per element its
- * segment, its order key and its position in x (ir/op_table.c). */
+ * sort_index). The stages pass a sort state i32[P,n] along: per element its
+ * segment, its order key (one plane; two for i64) and its position in x
+ * (ir/op_table.c): P = 3, or 4 for i64 keys. */
 #include "infer.h"
 #include "params.h"
 
@@ -24,14 +25,16 @@ static vkml_status sort_input(const ir_node *n, const ir_type *in) {
   return VKML_OK;
 }
 
-static ir_type state_type(int64_t numel) {
-  int64_t dims[2] = {3, numel};
+static ir_type state_type(int64_t numel, ir_dtype key) {
+  int64_t dims[2] = {key == IR_I64 ? 4 : 3, numel};
   return ir_type_make(IR_I32, 2, dims);
 }
 
 static vkml_status want_state(const ir_node *n, const ir_type *st) {
-  if (st->dtype != IR_I32 || st->rank != 2 || st->dims[0] != 3 || st->bounded)
-    return ir_infer_error("%s: the sort state must be i32[3,n]", ir_op_name(n->op));
+  if (st->dtype != IR_I32 || st->rank != 2 || (st->dims[0] != 3 && st->dims[0] != 4) ||
+      st->bounded)
+    return ir_infer_error("%s: the sort state must be i32[3,n] (i32[4,n]: 64-bit keys)",
+                          ir_op_name(n->op));
   return VKML_OK;
 }
 
@@ -56,10 +59,10 @@ vkml_status ir_infer_sort_block(const ir_node *n, const ir_type *in, ir_type *ou
   VKML_RETURN_IF_ERROR(ir_infer_want_bit(n, IR_A_LARGEST, 0));
   VKML_RETURN_IF_ERROR(want_width(n));
   ir_dtype d = in[0].dtype;
-  if (d != IR_F32 && d != IR_F16 && d != IR_I32)
-    return ir_infer_error("sort_block: the 32-bit order key takes f32, f16 or i32, got %s",
+  if (d != IR_F32 && d != IR_F16 && d != IR_I32 && d != IR_I64)
+    return ir_infer_error("sort_block: the order key takes f32, f16, i32 or i64, got %s",
                           ir_dtype_name(d));
-  out[0] = state_type(ir_type_numel(&in[0]));
+  out[0] = state_type(ir_type_numel(&in[0]), d);
   return VKML_OK;
 }
 

@@ -144,8 +144,8 @@ static const ir_op_info op_rows[IR_OP_COUNT] = {
 
     /* argsort: x along its last axis, or a 1-D x cut into segments by
      * i64 offsets [S+1]; i64 indices within each segment (stable; NaN above
-     * every number). Its GPU stages work on a sort state i32[3,n] (segment,
-     * order key, position): blocks of `width` sorted (rows: from each
+     * every number). Its GPU stages work on a sort state i32[P,n] (segment,
+     * order key: one plane, two for i64, position): blocks of `width` sorted (rows: from each
      * row's start), runs of `width` merged in pairs (within rows of `row`
      * elements when given), the state turned into indices. */
     ROW(ARGSORT, 1, 2, 1, 1, ATTRS(IR_A_LARGEST), argsort, 0),

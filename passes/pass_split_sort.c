@@ -1,6 +1,7 @@
 /* pass_split_sort: an argsort on its way to the GPU becomes the segmented
  * sort of the integrated-GPU TVM paper, in stages over a sort state
- * i32[3,n] (segment, order key, position of every element):
+ * i32[3,n] (segment, order key, position of every element; i32[4,n] with the
+ * two words of an i64 key):
  *
  *   st0 = sort_block x [offsets]   blocks of W elements sorted, a workgroup each
  *   st1 = sort_merge st0 width=W   runs of W merged in pairs into runs of 2W
@@ -25,8 +26,8 @@
 
 static bool wants_split(const ir_node *n, const pass_opts *opts) {
   if (n->op != IR_OP_ARGSORT || n->device == IR_DEVICE_CPU) return false;
-  ir_dtype d = n->inputs[0]->type.dtype; /* the stages' 32-bit order key */
-  if (d != IR_F32 && d != IR_F16 && d != IR_I32) return false;
+  ir_dtype d = n->inputs[0]->type.dtype; /* the stages' order keys */
+  if (d != IR_F32 && d != IR_F16 && d != IR_I32 && d != IR_I64) return false;
   char why[256];
   return opts->place(opts->place_user, n, why, sizeof why) == NULL;
 }
@@ -45,7 +46,7 @@ static vkml_status split(ir_graph *g, ir_node *n) {
   ir_value *y = n->outputs[0];
   int64_t numel = ir_type_numel(&x->type), len = x->type.dims[x->type.rank - 1];
   int64_t row = offs ? 0 : len, w = block_of(offs ? numel : len);
-  int64_t sdims[2] = {3, numel};
+  int64_t sdims[2] = {x->type.dtype == IR_I64 ? 4 : 3, numel}; /* i64: two key planes */
   ir_type st = ir_type_make(IR_I32, 2, sdims);
   const ir_type *types[1] = {&st};
   char sfx[32];

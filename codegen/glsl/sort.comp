@@ -4,7 +4,8 @@
 // them). Every element becomes a triple (segment, order key, position) and
 // the triples are sorted ascending, which sorts each segment by key and
 // keeps equal keys in position order (stable). The state between stages is
-// i32[3,N]: plane 0 the segments, plane 1 the keys, plane 2 the positions.
+// i32[KEYW + 2, N]: plane 0 the segments, then the keys (KEYW words: 1, or
+// 2 for i64, high word first), then the positions.
 //
 // STAGE 0, block: one workgroup sorts a block of WIDTH = WG_SIZE * R
 //   triples in shared memory (bitonic; the tail padded with triples above
@@ -29,7 +30,7 @@
 // the last one starting at or before p: empty segments hold nothing).
 //
 // Knobs (#defines): WG_SIZE; R (block stage: WIDTH / WG_SIZE). Baked per workload: STAGE,
-//   DTYPE (0 f32, 1 f16, 2 i32), OFFSETS (#defines); N, LEN (the row
+//   DTYPE (0 f32, 1 f16, 2 i32, 3 i64), KEYW, OFFSETS (#defines); N, LEN (the row
 //   length; merge: 0 for the whole array), NSEG, WIDTH, LARGEST, GX
 //   (specialization constants).
 
@@ -39,9 +40,13 @@
 #define ST float16_t
 #elif DTYPE == 2
 #define ST int
+#elif DTYPE == 3
+#define ST uvec2 // i64 as word pairs (low, high)
 #else
 #define ST float
 #endif
+// the state's planes: segment, KEYW key words (high first), position
+#define POSP ((uint(KEYW) + 1u) * N) // the position plane's first element
 
 layout(local_size_x = WG_SIZE) in;
 
@@ -73,9 +78,10 @@ layout(set = 0, binding = 1) writeonly buffer Yb { uvec2 Y[]; };
 #endif
 #endif
 
-// a before b, the triples compared in order
-bool before(uvec3 a, uvec3 b) {
-  return a.x != b.x ? a.x < b.x : a.y != b.y ? a.y < b.y : a.z < b.z;
+// a before b: (segment, key high, key low, position) compared in order
+// (a 32-bit key has its high word 0)
+bool before(uvec4 a, uvec4 b) {
+  return a.x != b.x ? a.x < b.x : a.y != b.y ? a.y < b.y : a.z != b.z ? a.z < b.z : a.w < b.w;
 }
 
 uint group_index() { return gl_WorkGroupID.y * GX + gl_WorkGroupID.x; }
@@ -88,19 +94,29 @@ shared uint s_seg[BLOCK];
 #else
 #define SEG_AT(t) 0u // a block lies in one row: the segment is the row's
 #endif
+#if KEYW == 2
+shared uint s_khi[BLOCK];
+#define KHI_AT(t) s_khi[t]
+#else
+#define KHI_AT(t) 0u
+#endif
 shared uint s_key[BLOCK];
 shared uint s_pos[BLOCK];
 
-uint key_of(uint p) {
-#if DTYPE == 2
-  uint u = uint(X[p]) ^ 0x80000000u;
+// (high, low) words of the order key
+uvec2 key_of(uint p) {
+#if DTYPE == 3
+  uvec2 u = uvec2(X[p].y ^ 0x80000000u, X[p].x);
+#elif DTYPE == 2
+  uvec2 u = uvec2(0u, uint(X[p]) ^ 0x80000000u);
 #else
   float v = float(X[p]);
   uint b = floatBitsToUint(v);
-  uint u = isnan(v) ? 0xffffffffu
-                    : v == 0.0 ? 0x80000000u : ((b & 0x80000000u) != 0u ? ~b : b | 0x80000000u);
+  uvec2 u = uvec2(0u, isnan(v) ? 0xffffffffu
+                               : v == 0.0 ? 0x80000000u
+                                          : ((b & 0x80000000u) != 0u ? ~b : b | 0x80000000u));
 #endif
-  return LARGEST ? ~u : u;
+  return LARGEST ? uvec2(KEYW == 2u ? ~u.x : 0u, ~u.y) : u;
 }
 
 uint segment_of(uint p) {
@@ -132,7 +148,11 @@ void main() {
 #if OFFSETS
     s_seg[t] = in_range ? segment_of(p) : 0xffffffffu;
 #endif
-    s_key[t] = in_range ? key_of(p) : 0xffffffffu;
+    uvec2 key = in_range ? key_of(p) : uvec2(0xffffffffu);
+#if KEYW == 2
+    s_khi[t] = key.x;
+#endif
+    s_key[t] = key.y;
     s_pos[t] = in_range ? p : 0xffffffffu;
   }
   barrier();
@@ -142,13 +162,17 @@ void main() {
     for (uint j = k >> 1; j > 0u; j >>= 1) {
       for (uint i = lid; i < BLOCK / 2u; i += WG_SIZE) {
         uint low = i & (j - 1u), t = ((i - low) << 1) | low, q = t | j;
-        uvec3 a = uvec3(SEG_AT(t), s_key[t], s_pos[t]), b = uvec3(SEG_AT(q), s_key[q], s_pos[q]);
+        uvec4 a = uvec4(SEG_AT(t), KHI_AT(t), s_key[t], s_pos[t]);
+        uvec4 b = uvec4(SEG_AT(q), KHI_AT(q), s_key[q], s_pos[q]);
         if (before(b, a) == ((t & k) == 0u)) {
 #if OFFSETS
           s_seg[t] = b.x, s_seg[q] = a.x;
 #endif
-          s_key[t] = b.y, s_pos[t] = b.z;
-          s_key[q] = a.y, s_pos[q] = a.z;
+#if KEYW == 2
+          s_khi[t] = b.y, s_khi[q] = a.y;
+#endif
+          s_key[t] = b.z, s_pos[t] = b.w;
+          s_key[q] = a.z, s_pos[q] = a.w;
         }
       }
       barrier();
@@ -162,17 +186,22 @@ void main() {
 #else
       S[p] = row;
 #endif
-      S[N + p] = s_key[t];
-      S[2u * N + p] = s_pos[t];
+#if KEYW == 2
+      S[N + p] = s_khi[t];
+#endif
+      S[KEYW * N + p] = s_key[t];
+      S[POSP + p] = s_pos[t];
     }
   }
 }
 
 #elif STAGE == 1
-uvec3 at(uint p) { return uvec3(I[p], I[N + p], I[2u * N + p]); }
+uvec4 at(uint p) {
+  return uvec4(I[p], KEYW == 2u ? I[N + p] : 0u, I[KEYW * N + p], I[POSP + p]);
+}
 
 // how many triples of [lo, hi) come before e (the runs are sorted)
-uint rank_in(uint lo, uint hi, uvec3 e) {
+uint rank_in(uint lo, uint hi, uvec4 e) {
   uint a = lo, b = hi;
   while (a < b) {
     uint mid = (a + b) >> 1;
@@ -185,7 +214,7 @@ uint rank_in(uint lo, uint hi, uvec3 e) {
 void main() {
   uint p = group_index() * WG_SIZE + gl_LocalInvocationID.x;
   if (p >= N) return;
-  uvec3 e = at(p);
+  uvec4 e = at(p);
   uint start = LEN > 0u ? p - p % LEN : 0u, end = LEN > 0u ? start + LEN : N;
   uint lo = start + ((p - start) & ~(2u * WIDTH - 1u)), mid = lo + WIDTH;
   uint dest = p;
@@ -201,15 +230,16 @@ void main() {
     }
   }
   S[dest] = e.x;
-  S[N + dest] = e.y;
-  S[2u * N + dest] = e.z;
+  if (KEYW == 2u) S[N + dest] = e.y;
+  S[KEYW * N + dest] = e.z;
+  S[POSP + dest] = e.w;
 }
 
 #else
 void main() {
   uint p = group_index() * WG_SIZE + gl_LocalInvocationID.x;
   if (p >= N) return;
-  uint seg = I[p], pos = I[2u * N + p];
+  uint seg = I[p], pos = I[POSP + p];
 #if OFFSETS
   uint start = O[min(seg, NSEG)].x;
 #else

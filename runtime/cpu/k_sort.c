@@ -1,9 +1,10 @@
 /* CPU reference kernels: argsort, and its GPU stages sort_block, sort_merge
- * and sort_index, which work on the sort state i32[3,n] (ir/op_table.c):
- * plane 0 the segment of each element, plane 1 its 32-bit order key,
- * plane 2 its position in x. Sorting the triples ascending is the argsort:
- * by segment, then key, then position (stable). The stages exist on the
- * CPU so that a split graph runs anywhere and its tests have an oracle. */
+ * and sort_index, which work on the sort state i32[P,n] (ir/op_table.c):
+ * plane 0 the segment of each element, then its order key (one plane for
+ * f32/f16/i32, two for i64: high word first), then its position in x.
+ * Sorting these tuples ascending is the argsort: by segment, then key,
+ * then position (stable). The stages exist on the CPU so that a split
+ * graph runs anywhere and its tests have an oracle. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -90,9 +91,13 @@ vkml_status rt_cpu_argsort(const rt_cpu_args *a) {
 
 /* ---- the GPU stages --------------------------------------------------------- */
 
-/* The 32-bit order key of a value (as glsl/sort.comp): grows with the
- * value, NaN above +inf, -0 as +0; inverted for largest. */
-static uint32_t order_key(const rt_tensor *x, int64_t i, bool largest) {
+/* The order key of a value (as glsl/sort.comp): grows with the value,
+ * NaN above +inf, -0 as +0; inverted for largest. 32 bits, 64 for i64. */
+static uint64_t order_key(const rt_tensor *x, int64_t i, bool largest) {
+  if (x->dtype == IR_I64) {
+    uint64_t u = (uint64_t)rt_load_i(x, i) ^ (UINT64_C(1) << 63);
+    return largest ? ~u : u;
+  }
   uint32_t u;
   if (x->dtype == IR_I32) {
     u = (uint32_t)rt_load_i(x, i) ^ 0x80000000u;
@@ -105,8 +110,11 @@ static uint32_t order_key(const rt_tensor *x, int64_t i, bool largest) {
   return largest ? ~u : u;
 }
 
+/* One element of the state: a 32-bit key has key_hi 0 and no plane of
+ * its own. */
 typedef struct triple {
-  uint32_t seg, key, pos;
+  uint32_t seg, pos;
+  uint64_t key;
 } triple;
 
 static int triple_cmp(const void *pa, const void *pb) {
@@ -116,21 +124,32 @@ static int triple_cmp(const void *pa, const void *pb) {
   return a->pos < b->pos ? -1 : (a->pos > b->pos);
 }
 
+/* planes: 3 (32-bit key) or 4 (64-bit key) */
 static triple state_get(const rt_tensor *st, int64_t n, int64_t p) {
   const int32_t *d = st->data;
-  return (triple){(uint32_t)d[p], (uint32_t)d[n + p], (uint32_t)d[2 * n + p]};
+  int64_t planes = st->dims[0];
+  uint64_t key = (uint32_t)d[n + p];
+  if (planes == 4) key = key << 32 | (uint32_t)d[2 * n + p];
+  return (triple){(uint32_t)d[p], (uint32_t)d[(planes - 1) * n + p], key};
 }
 
 static void state_put(rt_tensor *st, int64_t n, int64_t p, triple t) {
   int32_t *d = st->data;
+  int64_t planes = st->dims[0];
   d[p] = (int32_t)t.seg;
-  d[n + p] = (int32_t)t.key;
-  d[2 * n + p] = (int32_t)t.pos;
+  if (planes == 4) {
+    d[n + p] = (int32_t)(uint32_t)(t.key >> 32);
+    d[2 * n + p] = (int32_t)(uint32_t)t.key;
+  } else {
+    d[n + p] = (int32_t)(uint32_t)t.key;
+  }
+  d[(planes - 1) * n + p] = (int32_t)t.pos;
 }
 
 static vkml_status want_state(const ir_node *n, const rt_tensor *st, const char *what) {
-  if (st->dtype != IR_I32 || st->rank != 2 || st->dims[0] != 3)
-    return rt_cpu_error(n, VKML_CODE_INVALID_ARGUMENT, "%s must be a sort state i32[3,n]", what);
+  if (st->dtype != IR_I32 || st->rank != 2 || (st->dims[0] != 3 && st->dims[0] != 4))
+    return rt_cpu_error(n, VKML_CODE_INVALID_ARGUMENT, "%s must be a sort state i32[3 or 4,n]",
+                        what);
   return VKML_OK;
 }
 
@@ -138,11 +157,12 @@ vkml_status rt_cpu_sort_block(const rt_cpu_args *a) {
   const ir_node *n = a->node;
   const rt_tensor *x = a->in[0];
   rt_tensor *st = a->out[0];
-  if (x->dtype != IR_F32 && x->dtype != IR_F16 && x->dtype != IR_I32)
-    return rt_cpu_error(n, VKML_CODE_INVALID_ARGUMENT, "sort_block takes f32, f16 or i32 keys");
+  if (x->dtype != IR_F32 && x->dtype != IR_F16 && x->dtype != IR_I32 && x->dtype != IR_I64)
+    return rt_cpu_error(n, VKML_CODE_INVALID_ARGUMENT,
+                        "sort_block takes f32, f16, i32 or i64 keys");
   segs sg;
   VKML_RETURN_IF_ERROR(segs_get(n, x, a->n_in == 2 ? a->in[1] : NULL, &sg));
-  int64_t dims[2] = {3, sg.n}, width = ir_node_int(n, IR_A_WIDTH, 1);
+  int64_t dims[2] = {x->dtype == IR_I64 ? 4 : 3, sg.n}, width = ir_node_int(n, IR_A_WIDTH, 1);
   VKML_RETURN_IF_ERROR(rt_cpu_check_out(n, 0, st, IR_I32, 2, dims));
   bool largest = ir_node_int(n, IR_A_LARGEST, 0) != 0;
   triple *t = malloc(sizeof *t * (size_t)(width > 0 ? width : 1));
@@ -153,8 +173,8 @@ vkml_status rt_cpu_sort_block(const rt_cpu_args *a) {
     int64_t end = lo - lo % row + row;
     int64_t cnt = end - lo < width ? end - lo : width;
     for (int64_t j = 0; j < cnt; j++)
-      t[j] = (triple){(uint32_t)seg_of(&sg, lo + j), order_key(x, lo + j, largest),
-                      (uint32_t)(lo + j)};
+      t[j] = (triple){(uint32_t)seg_of(&sg, lo + j), (uint32_t)(lo + j),
+                      order_key(x, lo + j, largest)};
     qsort(t, (size_t)cnt, sizeof *t, triple_cmp);
     for (int64_t j = 0; j < cnt; j++) state_put(st, sg.n, lo + j, t[j]);
   }

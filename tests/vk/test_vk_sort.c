@@ -63,13 +63,24 @@ static void fill(rt_tensor *x, int how, t_rng *r) {
       v = s[(i / 5) % 5];
     }
     if (x->dtype == IR_I32) v = isnan(v) ? 7 : isinf(v) ? (v > 0 ? 2147483647 : -2147483647 - 1) : v;
+    if (x->dtype == IR_I64) { /* the whole range: keys that differ in either word */
+      int64_t w = how == FILL_RANDOM ? (int64_t)t_rng_next(r)
+                  : how == FILL_FEW  ? (int64_t)(t_rng_next(r) % 5 - 2) * (INT64_C(1) << 33) + 1
+                                     : (int64_t)v;
+      if (how == FILL_SPECIALS && i % 5 == 0) {
+        int64_t s[5] = {INT64_MIN, INT64_MAX, -1, 0, INT64_C(1) << 32};
+        w = s[(i / 5) % 5];
+      }
+      rt_store_i(x, i, w);
+      continue;
+    }
     rt_store_f(x, i, v);
   }
 }
 
-/* Rows along the last axis: lengths past a block (merge rounds to the
- * whole array), a power of two past a block (rounds until the row), a row
- * of one, every fill, both directions. */
+/* Rows along the last axis: lengths past a block, a power of two past a
+ * block, a row of one, i64 keys over the whole range (two key words),
+ * every fill, both directions. */
 Test(vk_sort, rows) {
   vt_env e;
   vt_env_open(&e);
@@ -78,7 +89,7 @@ Test(vk_sort, rows) {
     ir_dtype dt;
     int64_t rows, len;
   } shapes[] = {{"f32", IR_F32, 3, 5000}, {"i32", IR_I32, 2, 4096}, {"f32", IR_F32, 7, 1},
-                {"f16", IR_F16, 5, 300},  {"f32", IR_F32, 1, 20011}};
+                {"f16", IR_F16, 5, 300},  {"f32", IR_F32, 1, 20011}, {"i64", IR_I64, 3, 3000}};
   t_rng r = t_rng_make(41);
   int k = 0;
   for (unsigned s = 0; s < sizeof shapes / sizeof *shapes; s++) {
@@ -268,7 +279,7 @@ Test(vk_nms, ties_and_edges) {
 
 /* The bounded output through a download into a CPU step (a cast of a
  * bounded tensor stays on the CPU), and the placement of what the GPU
- * leaves: --cpu-ops non_max_suppression, i64 keys. */
+ * leaves: --cpu-ops non_max_suppression, u8 keys. */
 Test(vk_nms, bounded_output_downloaded) {
   vt_env e;
   vt_env_open(&e);
@@ -305,12 +316,13 @@ Test(vk_nms, bounded_output_downloaded) {
   for (int i = 0; i < p->n_steps; i++)
     cr_assert_eq(p->steps[i].device, IR_DEVICE_CPU, "step %d", i);
   ir_plan_destroy(p);
-  const char *i64 = "vkir 1\ngraph @k(%x: i64[2,50]) -> (%y: i64[2,50]) {\n"
-                    "  %y = argsort %x : i64[2,50]\n  return %y\n}\n";
-  p = vt_compile(e.t, e.cc, vt_parse(i64), NULL, IR_PRECISION_FP32);
+  const char *u8 = "vkir 1\ngraph @k(%x: u8[2,50]) -> (%y: i64[2,50]) {\n"
+                   "  %y = argsort %x : i64[2,50]\n  return %y\n}\n";
+  p = vt_compile(e.t, e.cc, vt_parse(u8), NULL, IR_PRECISION_FP32);
   cr_assert_eq(p->n_steps, 1);
   cr_assert_eq(p->steps[0].device, IR_DEVICE_CPU);
-  cr_assert(strstr(ir_plan_str(p, p->steps[0].reason), "32-bit"));
+  cr_assert(strstr(ir_plan_str(p, p->steps[0].reason), "u8 keys sort on the CPU"), "%s",
+            ir_plan_str(p, p->steps[0].reason));
   ir_plan_destroy(p);
   vt_env_close(&e);
 }
