@@ -187,10 +187,10 @@ static vkml_status split(ir_graph *g, ir_node *n) {
 
 /* ---- a large k: through the sort ------------------------------------------ */
 
-/* A topk along the last axis whose k is beyond the selection kernel
- * (its candidates are sorted in shared memory) and that could otherwise
- * run on the GPU: the placement is asked about the same node with k = 1,
- * so that --cpu-ops topk and every other reason still keep it on the CPU. */
+/* A topk whose k is beyond the selection kernel (its candidates are
+ * sorted in shared memory) and that could otherwise run on the GPU: the
+ * placement is asked about the same node with k = 1, so that --cpu-ops
+ * topk and every other reason still keep it on the CPU. */
 static bool wants_sort(const ir_node *n, const pass_opts *opts) {
   if (n->op != IR_OP_TOPK || n->device == IR_DEVICE_CPU || n->n_inputs != 1 ||
       n->n_outputs != 2)
@@ -199,7 +199,7 @@ static bool wants_sort(const ir_node *n, const pass_opts *opts) {
   const ir_attr *ka = ir_node_attr(n, IR_A_K);
   int64_t axis = ir_node_int(n, IR_A_AXIS, -1);
   if (axis < 0) axis += x->rank;
-  if (!ka || ka->u.i <= SORT_MIN_K || axis != x->rank - 1 || x->bounded ||
+  if (!ka || ka->u.i <= SORT_MIN_K || axis < 0 || axis >= x->rank || x->bounded ||
       (x->dtype != IR_F32 && x->dtype != IR_F16 && x->dtype != IR_I32))
     return false;
   char why[256];
@@ -215,31 +215,75 @@ static bool wants_sort(const ir_node *n, const pass_opts *opts) {
   return opts->place(opts->place_user, &probe, why, sizeof why) == NULL;
 }
 
+/* A transpose of in by perm into out (a fresh value of type t when out is
+ * NULL). */
+static vkml_status emit_transpose(builder *b, ir_value *in, const int64_t *perm, int rank,
+                                  const ir_type *t, const char *suffix, ir_value *out,
+                                  ir_value **res) {
+  ir_node *tr;
+  ir_value *outs[1] = {out};
+  const ir_type *types[1] = {t};
+  const char *sfx[1] = {suffix};
+  VKML_RETURN_IF_ERROR(emit(b, IR_OP_TRANSPOSE, &in, 1, types, sfx, out ? outs : NULL, 1, &tr));
+  VKML_RETURN_IF_ERROR(ir_node_set_ints(b->g, tr, IR_A_PERM, perm, rank));
+  *res = tr->outputs[0];
+  return VKML_OK;
+}
+
 /* idx = slice (argsort x) to the first k along the axis; v = x's values
  * there (gather_elements). The argsort is stable and orders NaN as topk's
- * reference does, so ties keep the lower index first. */
+ * reference does, so ties keep the lower index first. The argsort sorts
+ * the last axis: another axis is moved last by a transpose, and both
+ * outputs transposed back. */
 static vkml_status through_sort(ir_graph *g, ir_node *n) {
   ir_value *x = n->inputs[0], *v = n->outputs[0], *idx = n->outputs[1];
-  int rank = x->type.rank;
+  int rank = x->type.rank, axis = (int)ir_node_int(n, IR_A_AXIS, -1);
+  if (axis < 0) axis += rank;
   int64_t k = ir_node_attr(n, IR_A_K)->u.i;
   builder b = {g, n, v->name};
-  ir_type order = x->type;
+  bool moved = axis != rank - 1;
+  int64_t perm[IR_MAX_RANK], back[IR_MAX_RANK];
+  for (int i = 0, j = 0; i < rank; i++)
+    if (i != axis) perm[j++] = i;
+  perm[rank - 1] = axis;
+  for (int i = 0; i < rank; i++) back[perm[i]] = i;
+  ir_type xt = x->type, vt = v->type, it = idx->type;
+  for (int i = 0; i < rank; i++) {
+    xt.dims[i] = x->type.dims[perm[i]];
+    vt.dims[i] = v->type.dims[perm[i]];
+    it.dims[i] = idx->type.dims[perm[i]];
+  }
+  ir_value *xs = x, *vs = v, *is = idx;
+  if (moved) {
+    VKML_RETURN_IF_ERROR(emit_transpose(&b, x, perm, rank, &xt, ".moved", NULL, &xs));
+    vs = is = NULL;
+  }
+  ir_type order = xt;
   order.dtype = IR_I64;
   ir_node *sort, *slice, *gather;
-  VKML_RETURN_IF_ERROR(emit1(&b, IR_OP_ARGSORT, x, NULL, &order, ".order", &sort));
+  VKML_RETURN_IF_ERROR(emit1(&b, IR_OP_ARGSORT, xs, NULL, &order, ".order", &sort));
   VKML_RETURN_IF_ERROR(
       ir_node_set_int(g, sort, IR_A_LARGEST, ir_node_int(n, IR_A_LARGEST, 1) != 0));
-  ir_value *sins[1] = {sort->outputs[0]}, *souts[1] = {idx};
-  const ir_type *stypes[1] = {&idx->type};
-  VKML_RETURN_IF_ERROR(emit(&b, IR_OP_SLICE, sins, 1, stypes, NULL, souts, 1, &slice));
+  ir_value *sins[1] = {sort->outputs[0]}, *souts[1] = {is};
+  const ir_type *stypes[1] = {&it};
+  const char *ssfx[1] = {".indices_moved"};
+  VKML_RETURN_IF_ERROR(emit(&b, IR_OP_SLICE, sins, 1, stypes, ssfx, is ? souts : NULL, 1, &slice));
   int64_t starts[1] = {0}, ends[1] = {k}, axes[1] = {rank - 1};
   VKML_RETURN_IF_ERROR(ir_node_set_ints(g, slice, IR_A_STARTS, starts, 1));
   VKML_RETURN_IF_ERROR(ir_node_set_ints(g, slice, IR_A_ENDS, ends, 1));
   VKML_RETURN_IF_ERROR(ir_node_set_ints(g, slice, IR_A_AXES, axes, 1));
-  ir_value *gins[2] = {x, idx}, *gouts[1] = {v};
-  const ir_type *gtypes[1] = {&v->type};
-  VKML_RETURN_IF_ERROR(emit(&b, IR_OP_GATHER_ELEMENTS, gins, 2, gtypes, NULL, gouts, 1, &gather));
+  ir_value *gins[2] = {xs, slice->outputs[0]}, *gouts[1] = {vs};
+  const ir_type *gtypes[1] = {&vt};
+  const char *gsfx[1] = {".values_moved"};
+  VKML_RETURN_IF_ERROR(
+      emit(&b, IR_OP_GATHER_ELEMENTS, gins, 2, gtypes, gsfx, vs ? gouts : NULL, 1, &gather));
   VKML_RETURN_IF_ERROR(ir_node_set_int(g, gather, IR_A_AXIS, rank - 1));
+  if (moved) {
+    ir_value *r;
+    VKML_RETURN_IF_ERROR(emit_transpose(&b, gather->outputs[0], back, rank, &v->type, "", v, &r));
+    VKML_RETURN_IF_ERROR(
+        emit_transpose(&b, slice->outputs[0], back, rank, &idx->type, "", idx, &r));
+  }
   ir_node_remove(g, n);
   return VKML_OK;
 }

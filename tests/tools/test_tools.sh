@@ -2,21 +2,29 @@
 # End-to-end tests of the command-line tools: vkc check, vkrun on the bundled
 # example (output compared with an independent NumPy computation), and the
 # error contract (non-zero exit, one-line reason, nothing half-written).
-# usage: test_tools.sh VKC VKRUN [all|cli|gpu|models]
+# usage: test_tools.sh VKC VKRUN [all|cli|gpu|gpu2|models]
 # (cli: the bundled example on the CPU and the error contract; gpu: vkc run on
-# the default Vulkan device; models: the real exported CNNs; meson runs them
-# as separate tests so that each stays short on a cold shader cache)
+# the default Vulkan device; gpu2: its memory planners and fusion; models:
+# the real exported CNNs; meson runs them as separate tests so that each
+# stays short on a cold shader cache)
 set -u
 VKC=$1
 VKRUN=$2
 PART=${3:-all}
-case $PART in all|cli|gpu|models) ;; *) echo "test_tools.sh: unknown part '$PART'" >&2; exit 2;; esac
+case $PART in all|cli|gpu|gpu2|models) ;; *) echo "test_tools.sh: unknown part '$PART'" >&2; exit 2;; esac
 ROOT=${VKML_SOURCE_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
 PY=/usr/bin/python3
 EX=$ROOT/tests/models/tinycnn
 . "$(dirname "$0")/tap.sh"
 
 gpu_vkc() { ASAN_OPTIONS=detect_leaks=0 VKML_VALIDATION=1 "$VKC" "$@"; }
+# FILE matches the example's NumPy output within RTOL, ATOL
+matches() { # FILE RTOL ATOL
+  $PY -c "
+import numpy as np, sys
+got = np.load('$1'); want = np.load('$EX/expected.npy')
+sys.exit(0 if got.dtype == want.dtype and got.shape == want.shape and np.allclose(got, want, rtol=$2, atol=$3) else 1)"
+}
 
 if [ "$PART" = all ] || [ "$PART" = cli ]; then
 "$VKC" --help >/dev/null && ok "vkc --help" || bad "vkc --help"
@@ -74,12 +82,6 @@ if [ "$PART" = all ] || [ "$PART" = gpu ]; then
 # these runs: the loader unloads lavapipe and the layer, whose own leaks then
 # show as "<unknown module>" (tests/vk/vk_lsan.c; vkml's leaks are checked by
 # tests/vk).
-matches() { # FILE RTOL ATOL
-  $PY -c "
-import numpy as np, sys
-got = np.load('$1'); want = np.load('$EX/expected.npy')
-sys.exit(0 if got.dtype == want.dtype and got.shape == want.shape and np.allclose(got, want, rtol=$2, atol=$3) else 1)"
-}
 if gpu_vkc run "$EX/model.vkir" --device 0 --input x="$EX/x.npy" --output "$TMP/gpu1" >/dev/null 2>"$TMP/err" &&
    matches "$TMP/gpu1/prob.npy" 1e-4 1e-6; then
   ok "vkc run --device 0: example output matches NumPy"
@@ -248,7 +250,9 @@ if grep -q "gather %y: gather %y" "$TMP/err"; then bad "the node named twice: $(
 expect_fail "vkc run: unknown --cpu-ops name" "--cpu-ops: unknown op 'Frobnicate'" "$VKC" run "$EX/model.vkir" --cpu-ops conv2d,Frobnicate --input x="$EX/x.npy"
 expect_fail "vkc run: bad --precision" "--precision expects fp32 or fp16" "$VKC" run "$EX/model.vkir" --precision fp8 --input x="$EX/x.npy"
 expect_fail "vkc run: no such device" "device index 99 out of range" gpu_vkc run "$EX/model.vkir" --device 99 --input x="$EX/x.npy"
+fi
 
+if [ "$PART" = all ] || [ "$PART" = gpu2 ]; then
 # Memory planners: each one gives the NumPy output; --stats reports every
 # planner's intermediate bytes and the lower bound (tinycnn by hand, 16-byte
 # sizes: c1 9248, p1 2048, c2 576, g 48 (flatten %f aliases it), logits 32;

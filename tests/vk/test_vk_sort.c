@@ -21,31 +21,15 @@
 #include "test_support.h"
 #include "vk_test.h"
 
-/* text compiled for e's device (every step on the GPU, checked), run on
- * in[], its outputs equal to the CPU reference's on the unsplit graph. */
+/* text compiled for e's device (every step on the GPU), run on in[], its
+ * outputs equal to the CPU reference's on the unsplit graph; *n_steps: the
+ * plan's steps whose key names a sort stage. */
 static void check_graph(vt_env *e, const char *text, const rt_tensor *in, int n_in, int n_out,
                         int *n_steps) {
-  ir_graph *ref = vt_parse(text), *g = vt_parse(text);
-  ir_plan *p = vt_compile(e->t, e->cc, g, NULL, IR_PRECISION_FP32);
-  for (int i = 0; i < p->n_steps; i++)
-    cr_assert_eq(p->steps[i].device, IR_DEVICE_GPU, "step %d: %s", i,
-                 ir_plan_str(p, p->steps[i].key));
-  if (n_steps) *n_steps = p->n_steps;
-  rt_tensor want[4], got[4];
-  T_OK(rt_cpu_run_graph(ref, in, n_in, want, n_out));
-  vt_exec_once(e, p, in, n_in, got, n_out);
-  for (int i = 0; i < n_out; i++) {
-    cr_assert_eq(got[i].rank, want[i].rank);
-    cr_assert_eq(memcmp(got[i].dims, want[i].dims, sizeof(int64_t) * (size_t)want[i].rank), 0,
-                 "output %d: dims differ (%lld vs %lld)", i, (long long)got[i].dims[0],
-                 (long long)want[i].dims[0]);
-    cr_assert_eq(memcmp(got[i].data, want[i].data, rt_tensor_bytes(&want[i])), 0,
-                 "output %d differs", i);
-    rt_tensor_free(&want[i]);
-    rt_tensor_free(&got[i]);
-  }
-  ir_plan_destroy(p);
-  ir_graph_destroy(ref);
+  rt_tensor got[4], want[4];
+  int n = vt_run_all_gpu(e, text, "sort_", in, n_in, got, want, n_out);
+  if (n_steps) *n_steps = n;
+  vt_assert_equal(got, want, n_out);
 }
 
 enum { FILL_RANDOM, FILL_EQUAL, FILL_SORTED, FILL_REVERSED, FILL_SPECIALS, FILL_FEW };
@@ -324,5 +308,66 @@ Test(vk_nms, bounded_output_downloaded) {
   cr_assert(strstr(ir_plan_str(p, p->steps[0].reason), "u8 keys sort on the CPU"), "%s",
             ir_plan_str(p, p->steps[0].reason));
   ir_plan_destroy(p);
+  vt_env_close(&e);
+}
+
+/* nms_select and nms_compact alone at every point of the nms space against
+ * their CPU kernels (the compact's triples up to the CPU's count). */
+Test(vk_nms, schedule_points) {
+  vt_env e;
+  vt_env_open(&e);
+  const char *text =
+      "vkir 1\n"
+      "graph @stages(%b: f32[2,700,4], %s: f32[2,3,700]) -> (%o: i64[<=180,3]) {\n"
+      "  %ord = argsort %s {largest=1} : i64[2,3,700]\n"
+      "  %sel = nms_select %b, %s, %ord {max_output_boxes_per_class=30, iou_threshold=0.4, "
+      "score_threshold=0.1} : i32[2,3,30]\n"
+      "  %o = nms_compact %sel : i64[<=180,3]\n"
+      "  return %o\n}\n";
+  ir_graph *g = vt_parse(text);
+  ir_node *sort = g->first, *sel = sort->next, *compact = sel->next;
+  t_rng r = t_rng_make(21);
+  rt_tensor in[2], ord, want_sel, want;
+  nms_inputs(&r, IR_F32, 2, 3, 700, false, 0, in);
+  T_OK(rt_tensor_alloc(&sort->outputs[0]->type, &ord));
+  T_OK(t_node_run(sort, &in[1], 1, &ord, 1));
+  rt_tensor sin[3] = {in[0], in[1], ord};
+  T_OK(rt_tensor_alloc(&sel->outputs[0]->type, &want_sel));
+  T_OK(t_node_run(sel, sin, 3, &want_sel, 1));
+  T_OK(rt_tensor_alloc(&compact->outputs[0]->type, &want));
+  T_OK(t_node_run(compact, &want_sel, 1, &want, 1));
+  cr_assert_gt(want.dims[0], 20);
+  int ran = 0;
+  for (int64_t pt = 0; pt < cg_space_size(&cg_nms_template); pt++) {
+    cg_schedule s;
+    cg_space_point(&cg_nms_template, pt, &s);
+    cg_kernel ks, kc;
+    vkml_status st = cg_kernel_for_node(sel, &cg_nms_template, &s, e.t, &ks);
+    if (st && vkml_status_code(st) == VKML_CODE_UNSUPPORTED) {
+      vkml_status_free(st);
+      continue;
+    }
+    T_OK(st);
+    T_OK(cg_kernel_for_node(compact, &cg_nms_template, &s, e.t, &kc));
+    rt_tensor got_sel, got;
+    vt_poisoned(&sel->outputs[0]->type, 0x7f, &got_sel);
+    const rt_tensor *sins[3] = {&in[0], &in[1], &ord};
+    vt_run_kernel_n(e.ctx, e.cc, &ks, sins, 3, &got_sel, 1);
+    cr_assert_eq(memcmp(got_sel.data, want_sel.data, rt_tensor_bytes(&want_sel)), 0, "%s", ks.key);
+    vt_poisoned(&compact->outputs[0]->type, 0x7f, &got);
+    const rt_tensor *cins[1] = {&want_sel};
+    vt_run_kernel_n(e.ctx, e.cc, &kc, cins, 1, &got, 1);
+    cr_assert_eq(memcmp(got.data, want.data, rt_tensor_bytes(&want)), 0, "%s", kc.key);
+    rt_tensor_free(&got_sel);
+    rt_tensor_free(&got);
+    ran++;
+  }
+  cr_assert_geq(ran, 2, "%d points ran", ran);
+  rt_tensor_free(&in[0]);
+  rt_tensor_free(&in[1]);
+  rt_tensor_free(&ord);
+  rt_tensor_free(&want_sel);
+  rt_tensor_free(&want);
+  ir_graph_destroy(g);
   vt_env_close(&e);
 }

@@ -178,43 +178,25 @@ Test(vk_topk, split_rows_end_to_end) {
       "  %w, %j = topk %y {k=700, axis=1, largest=0} : i32[2,700], i64[2,700]\n"
       "  return %v, %i, %w, %j\n"
       "}\n";
-  ir_graph *ref, *g;
-  T_OK(ir_parse(text, strlen(text), "long", &ref));
-  T_OK(ir_parse(text, strlen(text), "long", &g));
-  ir_plan *p = vt_compile(e.t, e.cc, g, NULL, IR_PRECISION_FP32);
-  int n_topk = 0;
-  for (int i = 0; i < p->n_steps; i++) {
-    cr_assert_eq(p->steps[i].device, IR_DEVICE_GPU, "step %d", i);
-    n_topk += strstr(ir_plan_str(p, p->steps[i].key), "topk(") != NULL;
-  }
-  /* 100003: 25 blocks, then 1250 candidates; 32768 with k 700 (blocks of
-   * 8192): 4, then 2800 */
-  cr_assert_eq(n_topk, 4, "%d topk steps", n_topk);
   t_rng r = t_rng_make(9);
-  rt_tensor in[2] = {t_tensor_random(&r, IR_F32, 2, ref->inputs[0]->type.dims, -1, 1),
-                     t_tensor_random(&r, IR_I32, 2, ref->inputs[1]->type.dims, -5000, 5000)};
+  rt_tensor in[2] = {t_tensor_random(&r, IR_F32, 2, (int64_t[]){1, 100003}, -1, 1),
+                     t_tensor_random(&r, IR_I32, 2, (int64_t[]){2, 32768}, -5000, 5000)};
   for (int64_t i = 0; i < rt_tensor_numel(&in[0]); i++)
     rt_store_f(&in[0], i, (double)(t_rng_next(&r) % 11));
   rt_tensor want[4], got[4];
-  T_OK(rt_cpu_run_graph(ref, in, 2, want, 4));
-  rt_vk_exec *x;
-  T_OK(rt_vk_exec_create(e.ctx, p, NULL, &x));
-  T_OK(rt_vk_exec_run(x, in, 2, got, 4, NULL));
-  for (int i = 0; i < 4; i++) {
-    cr_assert_eq(memcmp(got[i].data, want[i].data, rt_tensor_bytes(&want[i])), 0, "output %d", i);
-    rt_tensor_free(&want[i]);
-    rt_tensor_free(&got[i]);
-  }
+  int n_topk = vt_run_all_gpu(&e, text, "topk(", in, 2, got, want, 4);
+  /* 100003: 25 blocks, then 1250 candidates; 32768 with k 700 (blocks of
+   * 8192): 4, then 2800 */
+  cr_assert_eq(n_topk, 4, "%d topk steps", n_topk);
+  vt_assert_equal(got, want, 4);
   for (int i = 0; i < 2; i++) rt_tensor_free(&in[i]);
-  rt_vk_exec_destroy(x);
-  ir_plan_destroy(p);
-  ir_graph_destroy(ref);
   vt_env_close(&e);
 }
 
 /* A k beyond the selection kernel (3000 and 3500 of rows of 5000 and
- * 4000): pass_split_topk takes it through the segmented argsort (the first
- * k indices, the values gathered), every step on the GPU; values and
+ * 4000, 2500 of 4000 along axis 0): pass_split_topk takes it through the
+ * segmented argsort (the first k indices, the values gathered; axis 0
+ * moved last and back by transposes), every step on the GPU; values and
  * indices equal the CPU reference's on the unsplit graph, ties (seven
  * distinct values), NaN and infinities included. */
 Test(vk_topk, large_k_through_the_sort) {
@@ -222,34 +204,22 @@ Test(vk_topk, large_k_through_the_sort) {
   vt_env_open(&e);
   const char *text =
       "vkir 1\n"
-      "graph @big(%x: f32[3,5000], %y: i32[2,4000]) -> (%v: f32[3,3000], %i: i64[3,3000], "
-      "%w: i32[2,3500], %j: i64[2,3500]) {\n"
+      "graph @big(%x: f32[3,5000], %y: i32[2,4000], %z: f32[4000,3]) -> (%v: f32[3,3000], "
+      "%i: i64[3,3000], %w: i32[2,3500], %j: i64[2,3500], %a: f32[2500,3], %ai: i64[2500,3]) {\n"
       "  %v, %i = topk %x {k=3000, axis=1} : f32[3,3000], i64[3,3000]\n"
       "  %w, %j = topk %y {k=3500, axis=-1, largest=0} : i32[2,3500], i64[2,3500]\n"
-      "  return %v, %i, %w, %j\n"
+      "  %a, %ai = topk %z {k=2500, axis=0} : f32[2500,3], i64[2500,3]\n"
+      "  return %v, %i, %w, %j, %a, %ai\n"
       "}\n";
-  ir_graph *ref = vt_parse(text), *g = vt_parse(text);
-  ir_plan *p = vt_compile(e.t, e.cc, g, NULL, IR_PRECISION_FP32);
-  int n_sort = 0;
-  for (int i = 0; i < p->n_steps; i++) {
-    cr_assert_eq(p->steps[i].device, IR_DEVICE_GPU, "step %d", i);
-    n_sort += strstr(ir_plan_str(p, p->steps[i].key), "sort_index(") != NULL;
-  }
-  cr_assert_eq(n_sort, 2, "%d argsorts", n_sort);
   t_rng r = t_rng_make(17);
   topk_case cx = {IR_F32, 2, {3, 5000}, 1, 3000, 1, 7};
-  rt_tensor in[2] = {input_for(&cx, 18, true),
-                     t_tensor_random(&r, IR_I32, 2, ref->inputs[1]->type.dims, -3, 3)};
-  rt_tensor want[4], got[4];
-  T_OK(rt_cpu_run_graph(ref, in, 2, want, 4));
-  vt_exec_once(&e, p, in, 2, got, 4);
-  for (int i = 0; i < 4; i++) {
-    cr_assert_eq(memcmp(got[i].data, want[i].data, rt_tensor_bytes(&want[i])), 0, "output %d", i);
-    rt_tensor_free(&want[i]);
-    rt_tensor_free(&got[i]);
-  }
-  for (int i = 0; i < 2; i++) rt_tensor_free(&in[i]);
-  ir_plan_destroy(p);
-  ir_graph_destroy(ref);
+  rt_tensor in[3] = {input_for(&cx, 18, true),
+                     t_tensor_random(&r, IR_I32, 2, (int64_t[]){2, 4000}, -3, 3),
+                     t_tensor_random(&r, IR_F32, 2, (int64_t[]){4000, 3}, -1, 1)};
+  rt_tensor want[6], got[6];
+  int n_sort = vt_run_all_gpu(&e, text, "sort_index(", in, 3, got, want, 6);
+  cr_assert_eq(n_sort, 3, "%d argsorts", n_sort);
+  vt_assert_equal(got, want, 6);
+  for (int i = 0; i < 3; i++) rt_tensor_free(&in[i]);
   vt_env_close(&e);
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "ir/text.h"
+#include "runtime/cpu/executor.h"
 #include "runtime/vk/vk_exec.h"
 #include "test_support.h"
 #include "vk_test.h"
@@ -41,6 +42,35 @@ void vt_exec_once(const vt_env *e, const ir_plan *p, const rt_tensor *in, int n_
   T_OK(rt_vk_exec_create(e->ctx, p, NULL, &x));
   T_OK(rt_vk_exec_run(x, in, n_in, out, n_out, NULL));
   rt_vk_exec_destroy(x);
+}
+
+int vt_run_all_gpu(const vt_env *e, const char *text, const char *key_part, const rt_tensor *in,
+                   int n_in, rt_tensor *got, rt_tensor *want, int n_out) {
+  ir_graph *ref = vt_parse(text), *g = vt_parse(text);
+  ir_plan *p = vt_compile(e->t, e->cc, g, NULL, IR_PRECISION_FP32);
+  int n = 0;
+  for (int i = 0; i < p->n_steps; i++) {
+    const char *key = ir_plan_str(p, p->steps[i].key);
+    cr_assert_eq(p->steps[i].device, IR_DEVICE_GPU, "step %d (%s) is not on the GPU", i, key);
+    n += key_part && strstr(key, key_part) != NULL;
+  }
+  T_OK(rt_cpu_run_graph(ref, in, n_in, want, n_out));
+  vt_exec_once(e, p, in, n_in, got, n_out);
+  ir_plan_destroy(p);
+  ir_graph_destroy(ref);
+  return n;
+}
+
+void vt_assert_equal(rt_tensor *got, rt_tensor *want, int n) {
+  for (int i = 0; i < n; i++) {
+    cr_assert_eq(got[i].rank, want[i].rank, "output %d: rank", i);
+    cr_assert_eq(memcmp(got[i].dims, want[i].dims, sizeof(int64_t) * (size_t)want[i].rank), 0,
+                 "output %d: dims differ", i);
+    cr_assert_eq(memcmp(got[i].data, want[i].data, rt_tensor_bytes(&want[i])), 0,
+                 "output %d differs", i);
+    rt_tensor_free(&got[i]);
+    rt_tensor_free(&want[i]);
+  }
 }
 
 void vt_poisoned(const ir_type *t, unsigned char byte, rt_tensor *out) {

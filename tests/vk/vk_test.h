@@ -31,6 +31,16 @@ ir_graph *vt_parse(const char *text);
 void vt_exec_once(const vt_env *e, const ir_plan *p, const rt_tensor *in, int n_in,
                   rt_tensor *out, int n_out);
 
+/* The end-to-end check of a graph that passes rewrite on its way to the
+ * GPU (vk_harness.c): text compiled as vkc compiles it (vt_compile, fp32),
+ * every step asserted to be on the GPU; one run on e into got[] and the CPU
+ * reference on the unrewritten graph into want[] (both allocated, n_out).
+ * Returns how many steps' kernel keys contain key_part (NULL: 0).
+ * vt_assert_equal: got[i] and want[i] the same dims and bytes, then freed. */
+int vt_run_all_gpu(const vt_env *e, const char *text, const char *key_part, const rt_tensor *in,
+                   int n_in, rt_tensor *got, rt_tensor *want, int n_out);
+void vt_assert_equal(rt_tensor *got, rt_tensor *want, int n);
+
 /* A row-major tensor of type t with every byte set to byte (0x7f: f32
  * 3.4e38, f16 NaN), to poison an output so that elements a kernel forgets
  * to write show (vk_harness.c). */
