@@ -23,7 +23,8 @@
   X(argminmax) X(transpose) X(concat) X(split) X(slice) X(pad) X(expand)       \
   X(tile) X(gather) X(gather_elements) X(topk) X(cumsum)                       \
   X(non_max_suppression) X(roi_align) X(argsort) X(sort_block) X(sort_merge)      \
-  X(sort_index) X(nms_select) X(nms_compact)
+  X(sort_index) X(nms_select) X(nms_compact) X(non_zero) X(nonzero_flags)        \
+  X(nonzero_write)
 
 /* sched NULL: the template's default schedule. When a family has several
  * templates (e.g. conv2d direct / 1x1 / depthwise), sched_template names the

@@ -233,12 +233,18 @@ vkml_status cg_node_nms_compact(const ir_node *n, const cg_template *st, const c
 static vkml_status staged(const ir_node *n) {
   return vkml_status_make(VKML_CODE_UNSUPPORTED,
                           "%s has no kernel of its own: on the GPU it runs in stages "
-                          "(passes split_sort / split_nms)",
+                          "(passes split_sort / split_nms / split_nonzero)",
                           ir_op_name(n->op));
 }
 
 vkml_status cg_node_argsort(const ir_node *n, const cg_template *st, const cg_schedule *s,
                             const ir_target *t, cg_kernel *out) {
+  (void)st, (void)s, (void)t, (void)out;
+  return staged(n);
+}
+
+vkml_status cg_node_non_zero(const ir_node *n, const cg_template *st, const cg_schedule *s,
+                             const ir_target *t, cg_kernel *out) {
   (void)st, (void)s, (void)t, (void)out;
   return staged(n);
 }
@@ -251,11 +257,12 @@ vkml_status cg_node_non_max_suppression(const ir_node *n, const cg_template *st,
 }
 
 bool cg_op_is_staged(ir_op op) {
-  return op == IR_OP_ARGSORT || op == IR_OP_NON_MAX_SUPPRESSION;
+  return op == IR_OP_ARGSORT || op == IR_OP_NON_MAX_SUPPRESSION || op == IR_OP_NON_ZERO;
 }
 
 bool cg_op_writes_extent(ir_op op) {
-  return op == IR_OP_NMS_COMPACT || op == IR_OP_NON_MAX_SUPPRESSION;
+  return op == IR_OP_NMS_COMPACT || op == IR_OP_NON_MAX_SUPPRESSION ||
+         op == IR_OP_NONZERO_WRITE || op == IR_OP_NON_ZERO;
 }
 
 const char *cg_staged_reason(const ir_node *n, const ir_target *t, char *why, size_t bytes) {
@@ -268,6 +275,10 @@ const char *cg_staged_reason(const ir_node *n, const ir_target *t, char *why, si
   if (n->op == IR_OP_ARGSORT && key_dtype(x->dtype) < 0) {
     snprintf(why, bytes, "%s keys sort on the CPU (the GPU's order keys: f32, f16, i32, i64)",
              ir_dtype_name(x->dtype));
+    return why;
+  }
+  if (n->op == IR_OP_NON_ZERO && (cg_nonzero_dtype(x->dtype) < 0 || x->rank > 8)) {
+    snprintf(why, bytes, "non_zero of %s stays on the CPU", ir_dtype_name(x->dtype));
     return why;
   }
   if (n->op == IR_OP_NON_MAX_SUPPRESSION && x->dtype != IR_F32 && x->dtype != IR_F16) {

@@ -23,8 +23,13 @@
 
 extern const cg_template cg_sort_template; /* sort.comp: WG_SIZE */
 extern const cg_template cg_nms_template;  /* nms.comp: WG_SIZE */
+/* nonzero.comp (cg_nonzero.c): nonzero_flags and nonzero_write, an
+ * element per invocation; knob WG_SIZE */
+extern const cg_template cg_nonzero_template;
+/* glsl/nonzero.comp's DTYPE for x, or -1 (the CPU keeps it) */
+int cg_nonzero_dtype(ir_dtype d);
 
-/* argsort, non_max_suppression: run on the GPU only as stages. */
+/* argsort, non_max_suppression, non_zero: run on the GPU only as stages. */
 bool cg_op_is_staged(ir_op op);
 /* Ops whose GPU form writes a bounded output with its extent word. */
 bool cg_op_writes_extent(ir_op op);

@@ -1,5 +1,5 @@
 /* Converters for ONNX Resize/Upsample and the vision ops: TopK, CumSum,
- * NonMaxSuppression, RoiAlign. */
+ * NonMaxSuppression, RoiAlign, NonZero. */
 #include <math.h>
 #include <string.h>
 
@@ -232,5 +232,15 @@ vkml_status onnx_convert_roi_align(onnx_ctx *c, onnx_node *n) {
   VKML_RETURN_IF_ERROR(ir_node_set_float(c->g, nd, IR_A_SPATIAL_SCALE,
                                          onnx_attr_f(n, "spatial_scale", 1.0f)));
   VKML_RETURN_IF_ERROR(ir_node_set_enum(c->g, nd, IR_A_COORD_MODE, coord));
+  return onnx_done(c, n, nd);
+}
+
+/* NonZero: the positions of the non-zero elements, i64[rank, <=numel]. */
+vkml_status onnx_convert_nonzero(onnx_ctx *c, onnx_node *n) {
+  VKML_RETURN_IF_ERROR(onnx_check_arity(n, 1, 1));
+  if (n->in[0]->type.rank == 0)
+    return onnx_error(VKML_CODE_UNSUPPORTED, "NonZero of a scalar is not supported");
+  ir_node *nd;
+  VKML_RETURN_IF_ERROR(onnx_emit_inputs(c, n, IR_OP_NON_ZERO, 1, &nd));
   return onnx_done(c, n, nd);
 }

@@ -99,6 +99,7 @@ static const onnx_op_entry ops[] = {
     {"CumSum", onnx_convert_cumsum, NULL, P(1), 11},
     {"NonMaxSuppression", onnx_convert_nms, NULL, P(2) | P(3) | P(4), 10},
     {"RoiAlign", onnx_convert_roi_align, NULL, 0, 10},
+    {"NonZero", onnx_convert_nonzero, NULL, 0, 9},
     /* constants and shape computations (always folded) */
     {"Constant", onnx_convert_constant, NULL, 0, 1},
     {"Shape", onnx_convert_shape, NULL, 0, 1},

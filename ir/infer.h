@@ -51,7 +51,10 @@
   X(sort_merge)                                                                \
   X(sort_index)                                                                \
   X(nms_select)                                                                \
-  X(nms_compact)
+  X(nms_compact)                                                               \
+  X(non_zero)                                                                  \
+  X(nonzero_flags)                                                             \
+  X(nonzero_write)
 
 #define X(name)                                                                \
   vkml_status ir_infer_##name(const ir_node *n, const ir_type *in, ir_type *out);

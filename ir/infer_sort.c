@@ -1,5 +1,7 @@
 /* Shape inference for argsort and its GPU stages (sort_block, sort_merge,
- * sort_index). The stages pass a sort state i32[P,n] along: per element its
+ * sort_index), and for non_zero and its stages (nonzero_flags,
+ * nonzero_write). Sort:
+ * the stages pass a sort state i32[P,n] along: per element its
  * segment, its order key (one plane; two for i64) and its position in x
  * (ir/op_table.c): P = 3, or 4 for i64 keys. */
 #include "infer.h"
@@ -99,5 +101,48 @@ vkml_status ir_infer_sort_index(const ir_node *n, const ir_type *in, ir_type *ou
       return ir_infer_error("sort_index: with segment offsets i64[S+1] the shape is 1-D");
   }
   out[0] = t;
+  return VKML_OK;
+}
+
+/* ---- non_zero and its stages -------------------------------------------- */
+
+static vkml_status nonzero_input(const ir_node *n, const ir_type *x) {
+  if (x->rank == 0)
+    return ir_infer_error("%s: the input is a scalar (rank 1 or more)", ir_op_name(n->op));
+  if (x->bounded) return ir_infer_error("%s: bounded inputs are not supported", ir_op_name(n->op));
+  if (ir_type_numel(x) >= (INT64_C(1) << 31))
+    return ir_infer_error("%s: 2^31 elements or more", ir_op_name(n->op));
+  return VKML_OK;
+}
+
+/* i64[rank, <=numel]: the positions, a column each */
+static ir_type positions_type(const ir_type *x) {
+  int64_t dims[2] = {x->rank, ir_type_numel(x)};
+  ir_type t = ir_type_make(IR_I64, 2, dims);
+  t.bounded = true;
+  t.bounded_axis = 1;
+  return t;
+}
+
+vkml_status ir_infer_non_zero(const ir_node *n, const ir_type *in, ir_type *out) {
+  VKML_RETURN_IF_ERROR(nonzero_input(n, &in[0]));
+  out[0] = positions_type(&in[0]);
+  return VKML_OK;
+}
+
+vkml_status ir_infer_nonzero_flags(const ir_node *n, const ir_type *in, ir_type *out) {
+  VKML_RETURN_IF_ERROR(nonzero_input(n, &in[0]));
+  int64_t numel = ir_type_numel(&in[0]);
+  out[0] = ir_type_make(IR_I32, 1, &numel);
+  return VKML_OK;
+}
+
+vkml_status ir_infer_nonzero_write(const ir_node *n, const ir_type *in, ir_type *out) {
+  VKML_RETURN_IF_ERROR(nonzero_input(n, &in[0]));
+  const ir_type *o = &in[1];
+  if (o->dtype != IR_I32 || o->rank != 1 || o->dims[0] != ir_type_numel(&in[0]) || o->bounded)
+    return ir_infer_error("nonzero_write: offsets must be i32[%lld] (an exclusive cumsum of "
+                          "the flags)", (long long)ir_type_numel(&in[0]));
+  out[0] = positions_type(&in[0]);
   return VKML_OK;
 }

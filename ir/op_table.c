@@ -160,6 +160,13 @@ static const ir_op_info op_rows[IR_OP_COUNT] = {
               IR_A_SCORE_THRESHOLD),
         nms_select, 0),
     ROW(NMS_COMPACT, 1, 1, 1, 1, NO_ATTRS, nms_compact, IR_OPF_BOUNDED_OUT),
+    /* non_zero: the positions of x's non-zero elements (NaN counts), row
+     * major, as i64[rank, <=numel]; on the GPU nonzero_flags (i32 0/1 per
+     * element, flattened), an exclusive cumsum of them, nonzero_write (x,
+     * the offsets -> the positions, their count from the last offset). */
+    ROW(NON_ZERO, 1, 1, 1, 1, NO_ATTRS, non_zero, IR_OPF_BOUNDED_OUT),
+    ROW(NONZERO_FLAGS, 1, 1, 1, 1, NO_ATTRS, nonzero_flags, 0),
+    ROW(NONZERO_WRITE, 2, 2, 1, 1, NO_ATTRS, nonzero_write, IR_OPF_BOUNDED_OUT),
 };
 
 static const char *const op_names[IR_OP_COUNT] = {

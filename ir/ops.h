@@ -116,7 +116,11 @@
   X(SORT_INDEX, "sort_index", sort_index)                                      \
   /* non_max_suppression's GPU stages (passes/pass_split_nms.c) */             \
   X(NMS_SELECT, "nms_select", nms_select)                                      \
-  X(NMS_COMPACT, "nms_compact", nms_compact)
+  X(NMS_COMPACT, "nms_compact", nms_compact)                                   \
+  /* non_zero and its GPU stages (passes/pass_split_nonzero.c) */              \
+  X(NON_ZERO, "non_zero", non_zero)                                            \
+  X(NONZERO_FLAGS, "nonzero_flags", nonzero_flags)                             \
+  X(NONZERO_WRITE, "nonzero_write", nonzero_write)
 
 typedef enum ir_op {
 #define X(id, name, family) IR_OP_##id,

@@ -70,6 +70,7 @@ vkml_status pass_merge_pad(ir_graph *g, const pass_opts *opts, bool *changed);
 vkml_status pass_fuse_activation(ir_graph *g, const pass_opts *opts, bool *changed);
 vkml_status pass_fuse_elementwise(ir_graph *g, const pass_opts *opts, bool *changed);
 vkml_status pass_fp16(ir_graph *g, const pass_opts *opts, bool *changed);
+vkml_status pass_split_nonzero(ir_graph *g, const pass_opts *opts, bool *changed);
 vkml_status pass_split_scan(ir_graph *g, const pass_opts *opts, bool *changed);
 vkml_status pass_split_topk(ir_graph *g, const pass_opts *opts, bool *changed);
 vkml_status pass_split_nms(ir_graph *g, const pass_opts *opts, bool *changed);
@@ -108,7 +109,7 @@ vkml_status pass_node_insert(ir_graph *g, ir_node *before, ir_op op, ir_value *c
                              ir_node **node);
 
 /* For the passes that rewrite nodes on their way to the GPU (split_scan,
- * split_topk, split_nms, split_sort): nothing unless the graph is being placed (opts->place);
+ * split_topk, split_nms, split_sort, split_nonzero): nothing unless the graph is being placed (opts->place);
  * else every node `wants` accepts is rewritten, again over the whole graph
  * until no node is left (a rewrite may make nodes that want it too), then
  * unused values are dropped. */

@@ -20,6 +20,7 @@ static const struct {
     {"fuse_activation", pass_fuse_activation},
     {"fuse_elementwise", pass_fuse_elementwise},
     {"fp16", pass_fp16},
+    {"split_nonzero", pass_split_nonzero},
     {"split_scan", pass_split_scan},
     {"split_topk", pass_split_topk},
     {"split_nms", pass_split_nms},
@@ -112,6 +113,7 @@ vkml_status pass_pipeline_run(ir_graph *g, const pass_pipeline_opts *opts) {
     VKML_RETURN_IF_ERROR(step(&r, pass_fuse_elementwise));
   }
   VKML_RETURN_IF_ERROR(step(&r, pass_fp16));
+  VKML_RETURN_IF_ERROR(step(&r, pass_split_nonzero));
   VKML_RETURN_IF_ERROR(step(&r, pass_split_scan));
   VKML_RETURN_IF_ERROR(step(&r, pass_split_topk));
   VKML_RETURN_IF_ERROR(step(&r, pass_split_nms));

@@ -31,7 +31,8 @@ typedef vkml_status (*rt_cpu_kernel)(const rt_cpu_args *a);
   X(argminmax) X(transpose) X(concat) X(split) X(slice) X(pad) X(expand)       \
   X(tile) X(gather) X(gather_elements) X(topk) X(cumsum)                       \
   X(non_max_suppression) X(roi_align) X(argsort) X(sort_block) X(sort_merge)      \
-  X(sort_index) X(nms_select) X(nms_compact)
+  X(sort_index) X(nms_select) X(nms_compact) X(non_zero) X(nonzero_flags)        \
+  X(nonzero_write)
 
 #define X(f) vkml_status rt_cpu_##f(const rt_cpu_args *a);
 RT_CPU_FAMILIES(X)

@@ -210,3 +210,36 @@ Test(nms_stages, equal_the_op) {
   rt_tensor_free(&got);
   t_case_free(&c);
 }
+
+/* non_zero: numpy's positions (NaN counts, -0 does not), row-major; its
+ * stages (flags, an exclusive cumsum, the write) give the same. */
+Test(non_zero, hand_worked_and_stages) {
+  int64_t d[2] = {2, 3};
+  const double v[6] = {0, NAN, -0.0, 3, 0, -2};
+  int64_t cap[2] = {2, 6};
+  ir_type ot = ir_type_make(IR_I64, 2, cap);
+  ot.bounded = true;
+  ot.bounded_axis = 1;
+  rt_tensor in1[1] = {t_tensor_from(IR_F32, 2, d, v)};
+  rt_tensor want = run1(IR_OP_NON_ZERO, in1, 1, &ot, 0, -1, NULL, 0);
+  cr_assert_eq(want.dims[1], 3);
+  check_indices(&want, (const int64_t[]){0, 1, 1, 1, 0, 2}, 6);
+  int64_t n = 6;
+  ir_type ft = ir_type_make(IR_I32, 1, &n);
+  rt_tensor fin[1] = {copy_of(&in1[0])};
+  rt_tensor flags = run1(IR_OP_NONZERO_FLAGS, fin, 1, &ft, 0, -1, NULL, 0);
+  rt_tensor_free(&fin[0]);
+  t_case c = {0};
+  c.in[0] = flags;
+  t_case_make(&c, IR_OP_CUMSUM, 1, &ft, 1);
+  T_OK(ir_node_set_int(c.g, c.n, IR_A_EXCLUSIVE, 1));
+  T_OK(t_case_run(&c));
+  rt_tensor win[2] = {in1[0], c.out[0]};
+  rt_tensor got = run1(IR_OP_NONZERO_WRITE, win, 2, &ot, 0, -1, NULL, 0);
+  cr_assert_eq(got.dims[1], 3);
+  cr_assert_eq(memcmp(got.data, want.data, rt_tensor_bytes(&want)), 0);
+  t_case_free(&c);
+  rt_tensor_free(&in1[0]);
+  rt_tensor_free(&got);
+  rt_tensor_free(&want);
+}

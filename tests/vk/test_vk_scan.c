@@ -282,3 +282,54 @@ Test(vk_scan, split_rows_end_to_end) {
   for (int i = 0; i < 2; i++) rt_tensor_free(&in[i]);
   vt_env_close(&e);
 }
+
+/* non_zero on the GPU: flags, the exclusive cumsum (split across
+ * workgroups for 70000 elements), the write with the count read on the
+ * device and the extent word; every dtype the kernel takes (NaN counts,
+ * -0 does not; i64 non-zero in its high word only; bool, u8 and i8 read as
+ * bytes), an empty tensor and one of all zeros; the positions equal the CPU
+ * reference's on the unsplit graph. */
+Test(vk_scan, nonzero_end_to_end) {
+  vt_env e;
+  vt_env_open(&e);
+  static const struct {
+    const char *type;
+    ir_dtype dt;
+    int rank;
+    int64_t dims[3];
+  } cases[] = {{"f32", IR_F32, 2, {3, 5000}}, {"i32", IR_I32, 1, {70000}},
+               {"i64", IR_I64, 3, {2, 3, 4}}, {"bool", IR_BOOL, 2, {7, 9}},
+               {"u8", IR_U8, 1, {13}},        {"i8", IR_I8, 2, {3, 3}},
+               {"f16", IR_F16, 2, {4, 300}},  {"f32", IR_F32, 2, {5, 0}},
+               {"i32", IR_I32, 1, {1}}};
+  t_rng r = t_rng_make(31);
+  for (unsigned c = 0; c < sizeof cases / sizeof *cases; c++) {
+    if (cases[c].dt == IR_F16 && !e.t->storage_16bit) continue;
+    char dims[64] = "", text[512];
+    int64_t numel = 1;
+    for (int d = 0; d < cases[c].rank; d++) {
+      numel *= cases[c].dims[d];
+      snprintf(dims + strlen(dims), sizeof dims - strlen(dims), "%s%lld", d ? "," : "",
+               (long long)cases[c].dims[d]);
+    }
+    snprintf(text, sizeof text,
+             "vkir 1\ngraph @nz(%%x: %s[%s]) -> (%%y: i64[%d,<=%lld]) {\n"
+             "  %%y = non_zero %%x : i64[%d,<=%lld]\n  return %%y\n}\n",
+             cases[c].type, dims, cases[c].rank, (long long)numel, cases[c].rank,
+             (long long)numel);
+    rt_tensor x = t_tensor_zeros(cases[c].dt, cases[c].rank, cases[c].dims);
+    for (int64_t i = 0; i < numel && c != 8; i++) {
+      uint64_t k = t_rng_next(&r) % 4;
+      if (cases[c].dt == IR_I64) rt_store_i(&x, i, k ? (int64_t)k << 40 : 0);
+      else if (ir_dtype_is_float(cases[c].dt))
+        rt_store_f(&x, i, i % 11 == 3 ? NAN : i % 11 == 5 ? -0.0 : (double)k - 1.5 * (k == 3));
+      else rt_store_i(&x, i, k == 0 ? 0 : (int64_t)k);
+    }
+    rt_tensor got, want;
+    vt_run_all_gpu(&e, text, NULL, &x, 1, &got, &want, 1);
+    cr_assert(numel == 0 || c == 8 || want.dims[1] > 0, "case %u has non-zeros", c);
+    vt_assert_equal(&got, &want, 1);
+    rt_tensor_free(&x);
+  }
+  vt_env_close(&e);
+}

@@ -104,6 +104,7 @@ vkml_status vt_plan_build(const ir_graph *g, const ir_target *t, const cg_plan_o
                   .layout_user = &q};
   if (!s) s = ir_graph_clone(g, &h);
   if (!s) s = pass_run_by_name(h, "fp16", &po, NULL);
+  if (!s) s = pass_run_by_name(h, "split_nonzero", &po, NULL);
   if (!s) s = pass_run_by_name(h, "split_nms", &po, NULL);
   if (!s) s = pass_run_by_name(h, "split_sort", &po, NULL);
   if (!s) s = pass_run_by_name(h, "place", &po, NULL);

@@ -102,7 +102,7 @@ ir_plan *vt_compile(const ir_target *t, cg_compiler *cc, ir_graph *g, const bool
                     ir_precision prec);
 
 /* A copy of g through the passes a plan needs (fp16 when o->precision asks,
- * the staged ops split (split_nms, split_sort), placement with cpu_ops
+ * the staged ops split (split_nonzero, split_nms, split_sort), placement with cpu_ops
  * forced onto the CPU, layout, transfers), which the
  * plan then owns (ir_plan_graph); then cg_plan_build. The optimizing passes
  * stay out so that these tests keep the nodes they place. g stays the
