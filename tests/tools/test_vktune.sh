@@ -4,7 +4,8 @@
 # that measures nothing again, `vkc run --db` giving the untuned outputs,
 # kill -9 in the middle then a rerun (every trial stored once), four tuners
 # writing one database at once (no record lost), and the error contract.
-# usage: test_vktune.sh VKTUNE VKC VKDB PART   (PART: basic | resume | exhaustive)
+# usage: test_vktune.sh VKTUNE VKC VKDB PART
+# (PART: basic | exhaustive | resume | concurrent: separate meson tests, each short cold)
 set -u
 VKTUNE=$1 VKC=$2 VKDB=$3 PART=$4
 PY=/usr/bin/python3
@@ -170,7 +171,9 @@ assert len(set(rec)) == len(rec), "a point measured twice"
 assert len(rec) == int(sys.argv[3]) + d["measured"], (len(rec), sys.argv[3], d["measured"])
 assert d["stored"] >= int(sys.argv[3]), d
 PY
+fi
 
+if [ "$PART" = concurrent ]; then
   # four tuners into one database at once: no record lost
   for s in 1 2 3 4; do
     tune --db "$TMP/c.db" --ops Conv,Gemm --budget-trials 3 --seed $s --json >"$TMP/c$s.json" 2>"$TMP/c$s.err" &

@@ -224,15 +224,6 @@ static void env_open(env *e) {
 }
 
 /* |t| as an f32 tensor (exact for f16 data). */
-static rt_tensor abs_f32(const rt_tensor *t) {
-  ir_type ty = rt_tensor_type(t);
-  ty.dtype = IR_F32;
-  rt_tensor a;
-  T_OK(rt_tensor_alloc(&ty, &a));
-  for (int64_t i = 0; i < rt_tensor_numel(t); i++) rt_store_f(&a, i, fabs(rt_load_f(t, i)));
-  return a;
-}
-
 /* Runs case c through template t with schedule s (NULL: the default) on
  * the device and compares with the reference. Returns false (and checks
  * nothing) when the instantiation is refused with UNSUPPORTED and
@@ -269,7 +260,7 @@ static bool check(env *e, const family *f, const ccase *c, const epi *ep, ir_dty
   T_OK(rt_cpu_run_node(n, ins, n_in, outs, 1));
 
   /* S: the same convolution of absolute values, no activation */
-  rt_tensor ab[3] = {abs_f32(&in[0]), abs_f32(&in[1]), abs_f32(&in[2])};
+  rt_tensor ab[3] = {vt_abs_f32(&in[0]), vt_abs_f32(&in[1]), vt_abs_f32(&in[2])};
   ir_type mt = yt;
   mt.dtype = IR_F32;
   T_OK(rt_tensor_alloc(&mt, &mag));
@@ -285,16 +276,12 @@ static bool check(env *e, const family *f, const ccase *c, const epi *ep, ir_dty
   double terms = (double)(c->c / c->group) * (double)(c->kh * c->kw) + 1;
   double rtol = f16 ? 1.0001 / 1024 : 1e-4;
   double u = 1.0 / (1 << 24);
-  int64_t cnt = rt_tensor_numel(&want), bad = -1;
-  double bad_tol = 0;
-  for (int64_t i = 0; i < cnt; i++) {
-    double a = rt_load_f(&got, i), b = rt_load_f(&want, i);
-    double tol = rtol * fabs(b) + 2 * terms * u * rt_load_f(&mag, i) + (f16 ? u : 0);
-    double err = fabs(a - b);
-    if (err / tol > e->max_err[f16]) e->max_err[f16] = err / tol;
-    if (!(err <= tol) && bad < 0) bad = i, bad_tol = tol;
-  }
+  int64_t cnt = rt_tensor_numel(&want), bad;
+  double worst = vt_check_bound(&got, &want, &mag, rtol, 2 * terms * u, f16 ? u : 0, &bad);
+  if (worst > e->max_err[f16]) e->max_err[f16] = worst;
   if (bad >= 0) {
+    double bad_tol = rtol * fabs(rt_load_f(&want, bad)) + 2 * terms * u * rt_load_f(&mag, bad) +
+                     (f16 ? u : 0);
     char sched[128];
     cg_schedule_format(k.tmpl, &k.schedule, sched, sizeof sched);
     cr_assert_fail("%s [%s %s] element %lld of %lld: got %.9g want %.9g (tolerance %.3g)", k.key,
@@ -334,34 +321,13 @@ static void default_schedule(int fam) {
 #define POINTS 6
 #define CASES_PER_POINT 2
 
-/* A deterministic sample of the space: the all-smallest point, then points
- * spread by a stride coprime with the space's size, the default excluded;
- * points invalid on the device are skipped (and must be refused as
- * UNSUPPORTED by the constraint check). */
-static int sample_points(const cg_template *t, const ir_target *target, cg_schedule *out) {
-  int64_t size = cg_space_size(t), idx = 0;
-  int n = 0;
-  for (int64_t tries = 0; tries < size && n < POINTS; tries++, idx = (idx + 379) % size) {
-    cg_schedule s;
-    cg_space_point(t, idx, &s);
-    if (!memcmp(s.v, t->dflt.v, sizeof s.v)) continue;
-    vkml_status st = cg_schedule_check(t, &s, target);
-    if (st) {
-      cr_assert_eq(vkml_status_code(st), VKML_CODE_UNSUPPORTED);
-      vkml_status_free(st);
-      continue;
-    }
-    out[n++] = s;
-  }
-  return n;
-}
-
 static void sampled_points(int fam) {
   env e;
   env_open(&e);
   const family *f = &FAMS[fam];
   cg_schedule pts[POINTS];
-  int np = sample_points(f->tmpl, e.v.t, pts);
+  /* the all-smallest point, then a stride coprime with the space size */
+  int np = vt_sample_points(f->tmpl, e.v.t, 0, 379, POINTS, pts);
   cr_assert_eq(np, POINTS);
   int skipped = 0;
   /* one dtype and epilogue per point, so that its cases share one module */

@@ -445,15 +445,6 @@ static void env_open(env *e) {
   vt_env_open(&e->v);
 }
 
-static rt_tensor abs_f32(const rt_tensor *t) {
-  ir_type ty = rt_tensor_type(t);
-  ty.dtype = IR_F32;
-  rt_tensor a;
-  T_OK(rt_tensor_alloc(&ty, &a));
-  for (int64_t i = 0; i < rt_tensor_numel(t); i++) rt_store_f(&a, i, fabs(rt_load_f(t, i)));
-  return a;
-}
-
 /* Runs f16 case c through the family's choice (tmpl NULL) or tmpl with s,
  * checks the template it ran (want) and the values against the reference;
  * acc_bits: the accumulation precision. */
@@ -478,7 +469,7 @@ static void check(env *e, const ccase *c, const cg_template *tmpl, const cg_sche
   const rt_tensor *ins[3] = {&in[0], &in[1], &in[2]};
   rt_tensor *outs[1] = {&want};
   T_OK(rt_cpu_run_node(n, ins, n_in, outs, 1));
-  rt_tensor ab[3] = {abs_f32(&in[0]), abs_f32(&in[1]), abs_f32(&in[2])};
+  rt_tensor ab[3] = {vt_abs_f32(&in[0]), vt_abs_f32(&in[1]), vt_abs_f32(&in[2])};
   ir_node *na = make_node(&ga, c, ab, n_in, &mt, false);
   const rt_tensor *abs_in[3] = {&ab[0], &ab[1], &ab[2]};
   rt_tensor *mag_out[1] = {&mag};
@@ -489,14 +480,9 @@ static void check(env *e, const ccase *c, const cg_template *tmpl, const cg_sche
   double terms = (double)(c->c / c->group) * (double)(c->kh * c->kw) + 2;
   double u = acc_bits == 16 ? 1.0 / 2048 : 1.0 / (1 << 24), f16u = 1.0 / (1 << 24);
   double lip = c->e.act == IR_ACT_NONE ? 1 : 2, rtol = 1.0 / 1024;
-  int64_t cnt = rt_tensor_numel(&want), bad = -1;
-  for (int64_t i = 0; i < cnt; i++) {
-    double a = rt_load_f(&got, i), b = rt_load_f(&want, i);
-    double tol = rtol * fabs(b) + lip * terms * u * rt_load_f(&mag, i) + f16u;
-    double err = fabs(a - b);
-    if (err / tol > e->max_err) e->max_err = err / tol;
-    if (!(err <= tol) && bad < 0) bad = i;
-  }
+  int64_t cnt = rt_tensor_numel(&want), bad;
+  double worst = vt_check_bound(&got, &want, &mag, rtol, lip * terms * u, f16u, &bad);
+  if (worst > e->max_err) e->max_err = worst;
   if (bad >= 0) {
     char sc[128];
     cg_schedule_format(k.tmpl, &k.schedule, sc, sizeof sc);

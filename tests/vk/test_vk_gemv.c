@@ -138,13 +138,6 @@ static ir_node *make_node(ir_graph **g, const gcase *c, const rt_tensor *in, int
   return n;
 }
 
-static rt_tensor abs_f32(const rt_tensor *t) {
-  rt_tensor r;
-  T_OK(rt_tensor_alloc_dims(IR_F32, t->rank, t->dims, &r));
-  for (int64_t i = 0; i < rt_tensor_numel(t); i++) rt_store_f(&r, i, fabs(rt_load_f(t, i)));
-  return r;
-}
-
 typedef struct env {
   vt_env v;
   double max_err[2];
@@ -175,7 +168,7 @@ static void check(env *e, const gcase *c, ir_dtype dt, const cg_template *tmpl,
   const rt_tensor *ins[3] = {&in[0], &in[1], &in[2]};
   rt_tensor *outs[1] = {&want};
   T_OK(rt_cpu_run_node(n, ins, n_in, outs, 1));
-  for (int i = 0; i < n_in; i++) ab[i] = abs_f32(&in[i]);
+  for (int i = 0; i < n_in; i++) ab[i] = vt_abs_f32(&in[i]);
   ir_node *n_abs = make_node(&g_abs, c, ab, n_in, &to32, true);
   const rt_tensor *abs_ins[3] = {&ab[0], &ab[1], &ab[2]};
   outs[0] = &scale;
@@ -195,14 +188,10 @@ static void check(env *e, const gcase *c, ir_dtype dt, const cg_template *tmpl,
   double kk = (double)inner_k(c) + 4;
   char sched[96];
   cg_schedule_format(&cg_gemm_gemv_template, &k.schedule, sched, sizeof sched);
-  int64_t cnt = rt_tensor_numel(&want), bad = -1;
-  for (int64_t i = 0; i < cnt; i++) {
-    double a = rt_load_f(&got, i), b = rt_load_f(&want, i);
-    double tol = rtol * fabs(b) + lip * kk * u * rt_load_f(&scale, i) + (f16 ? 1.0 / (1 << 24) : 0);
-    double err = fabs(a - b);
-    if (err / tol > e->max_err[f16]) e->max_err[f16] = err / tol;
-    if (!(err <= tol) && bad < 0) bad = i;
-  }
+  int64_t cnt = rt_tensor_numel(&want), bad;
+  double worst =
+      vt_check_bound(&got, &want, &scale, rtol, lip * kk * u, f16 ? 1.0 / (1 << 24) : 0, &bad);
+  if (worst > e->max_err[f16]) e->max_err[f16] = worst;
   if (bad >= 0)
     cr_assert_fail("%s [gemv %s] element %lld of %lld: got %.9g want %.9g", k.key, sched,
                    (long long)bad, (long long)cnt, rt_load_f(&got, bad), rt_load_f(&want, bad));
@@ -240,18 +229,7 @@ static void sample_points(const ir_target *t, cg_schedule *pts) {
   T_OK(cg_schedule_parse(tp, "WG_N=64,WG_K=2,VEC=4,UNROLL=8,SG=1", &pts[1]));
   T_OK(cg_schedule_parse(tp, "WG_N=1,WG_K=128,VEC=2,UNROLL=2,SG=1", &pts[2]));
   T_OK(cg_schedule_parse(tp, "WG_N=4,WG_K=32,VEC=4,UNROLL=1,SG=0", &pts[3]));
-  t_rng r = t_rng_make(777);
-  int64_t size = cg_space_size(tp);
-  for (int i = 4; i < N_POINTS;) {
-    cg_space_point(tp, (int64_t)(t_rng_next(&r) % (uint64_t)size), &pts[i]);
-    vkml_status st = cg_schedule_check(tp, &pts[i], t);
-    if (st) {
-      cr_assert_eq(vkml_status_code(st), VKML_CODE_UNSUPPORTED);
-      vkml_status_free(st);
-      continue;
-    }
-    i++;
-  }
+  vt_sample_random(tp, t, 777, 4, N_POINTS, pts);
 }
 
 static void points(int first, int step) {

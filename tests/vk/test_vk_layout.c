@@ -163,35 +163,6 @@ static rt_tensor reference(const ir_node *n, const rt_tensor *in, int n_in) {
   return want;
 }
 
-static rt_tensor abs_f32(const rt_tensor *t) {
-  ir_type ty = rt_tensor_type(t);
-  ty.dtype = IR_F32;
-  rt_tensor a;
-  T_OK(rt_tensor_alloc(&ty, &a));
-  for (int64_t i = 0; i < rt_tensor_numel(t); i++) rt_store_f(&a, i, fabs(rt_load_f(t, i)));
-  return a;
-}
-
-/* A deterministic sample of t's space (the default excluded, points that do
- * not fit the device skipped), stride coprime with typical space sizes. */
-static int sample_points(const cg_template *t, const ir_target *target, int stride, int want,
-                         cg_schedule *out) {
-  int64_t size = cg_space_size(t), idx = 1;
-  int n = 0;
-  for (int64_t tries = 0; tries < size && n < want; tries++, idx = (idx + stride) % size) {
-    cg_schedule s;
-    cg_space_point(t, idx, &s);
-    if (!memcmp(s.v, t->dflt.v, sizeof s.v)) continue;
-    vkml_status st = cg_schedule_check(t, &s, target);
-    if (st) {
-      vkml_status_free(st);
-      continue;
-    }
-    out[n++] = s;
-  }
-  return n;
-}
-
 /* ---- conv2d ------------------------------------------------------------------ */
 
 typedef struct ccase {
@@ -282,7 +253,7 @@ static bool conv_case(env *e, const ccase *c, const epi *ep, ir_dtype dt, const 
   ir_graph *g, *ga;
   ir_node *n = conv_node(&g, c, in, n_in, &yt, ep);
   rt_tensor want = reference(n, in, n_in);
-  rt_tensor ab[3] = {abs_f32(&in[0]), abs_f32(&in[1]), abs_f32(&in[2])};
+  rt_tensor ab[3] = {vt_abs_f32(&in[0]), vt_abs_f32(&in[1]), vt_abs_f32(&in[2])};
   ir_node *na = conv_node(&ga, c, ab, n_in, &mt, NULL);
   rt_tensor mag = reference(na, ab, n_in);
   double terms = (double)(c->c / c->group * c->kh * c->kw) + 1;
@@ -333,7 +304,7 @@ Test(vk_layout, conv2d_points) {
   int refused = 0;
   for (int t = 0; t < 3; t++) {
     cg_schedule pts[2];
-    cr_assert_eq(sample_points(tm[t], e.v.t, 211, 2, pts), 2);
+    cr_assert_eq(vt_sample_points(tm[t], e.v.t, 1, 211, 2, pts), 2);
     for (int p = 0; p < 2; p++)
       for (int j = 0; j < 2; j++) {
         const ccase *c = &CONV[cases[t][j]];
@@ -399,7 +370,7 @@ static ir_node *pool_node(ir_graph **g, const pcase *p, const rt_tensor *x, ir_d
 
 static void pool_case(env *e, const pcase *p, ir_dtype dt, const cg_schedule *s, uint64_t seed) {
   t_rng r = t_rng_make(seed);
-  rt_tensor x = t_tensor_random(&r, dt, 4, p->d, -4, 4), ax = abs_f32(&x);
+  rt_tensor x = t_tensor_random(&r, dt, 4, p->d, -4, 4), ax = vt_abs_f32(&x);
   ir_graph *g, *ga;
   ir_node *n = pool_node(&g, p, &x, dt);
   ir_node *na = pool_node(&ga, p, &ax, IR_F32);

@@ -86,26 +86,6 @@ static uint32_t all_bits(const ir_node *n) {
   return m;
 }
 
-/* A deterministic sample of t's space (the default excluded, points the
- * device refuses skipped). */
-static int sample_points(const cg_template *t, const ir_target *target, int stride, int want,
-                         cg_schedule *out) {
-  int64_t size = cg_space_size(t), idx = 1;
-  int n = 0;
-  for (int64_t tries = 0; tries < size && n < want; tries++, idx = (idx + stride) % size) {
-    cg_schedule s;
-    cg_space_point(t, idx, &s);
-    if (!memcmp(s.v, t->dflt.v, sizeof s.v)) continue;
-    vkml_status st = cg_schedule_check(t, &s, target);
-    if (st) {
-      vkml_status_free(st);
-      continue;
-    }
-    out[n++] = s;
-  }
-  return n;
-}
-
 /* ---- cases -------------------------------------------------------------------- */
 
 typedef struct ccase {
@@ -277,7 +257,7 @@ Test(vk_layout_concat, sampled_points) {
   for (int f = 0; f < 2; f++) {
     const cg_template *tp = f ? &cg_data_split_template : &cg_data_concat_template;
     cg_schedule pts[4];
-    int np = sample_points(tp, e.v.t, 7, 4, pts);
+    int np = vt_sample_points(tp, e.v.t, 1, 7, 4, pts);
     cr_assert_eq(np, 4);
     for (int p = 0; p < np; p++)
       for (int j = 0; j < 4; j++) {

@@ -1,6 +1,7 @@
 /* The shared environment, graph runs, output poisoning and no-device
  * helpers of the Vulkan tests (see vk_test.h). */
 #include <criterion/criterion.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -70,6 +71,58 @@ void vt_assert_equal(rt_tensor *got, rt_tensor *want, int n) {
                  "output %d differs", i);
     rt_tensor_free(&got[i]);
     rt_tensor_free(&want[i]);
+  }
+}
+
+rt_tensor vt_abs_f32(const rt_tensor *t) {
+  rt_tensor a;
+  T_OK(rt_tensor_alloc_dims(IR_F32, t->rank, t->dims, &a));
+  for (int64_t i = 0; i < rt_tensor_numel(t); i++) rt_store_f(&a, i, fabs(rt_load_f(t, i)));
+  return a;
+}
+
+double vt_check_bound(const rt_tensor *got, const rt_tensor *want, const rt_tensor *scale,
+                      double rtol, double scale_coef, double atol, int64_t *bad) {
+  double worst = 0;
+  *bad = -1;
+  for (int64_t i = 0; i < rt_tensor_numel(want); i++) {
+    double a = rt_load_f(got, i), b = rt_load_f(want, i);
+    double tol = rtol * fabs(b) + scale_coef * rt_load_f(scale, i) + atol;
+    double err = fabs(a - b);
+    if (err / tol > worst) worst = err / tol;
+    if (!(err <= tol) && *bad < 0) *bad = i;
+  }
+  return worst;
+}
+
+/* Whether s is valid on target; an invalid point must be refused as
+ * UNSUPPORTED by the constraint check. */
+static bool point_valid(const cg_template *t, const cg_schedule *s, const ir_target *target) {
+  vkml_status st = cg_schedule_check(t, s, target);
+  if (!st) return true;
+  cr_assert_eq(vkml_status_code(st), VKML_CODE_UNSUPPORTED, "%s", vkml_status_message(st));
+  vkml_status_free(st);
+  return false;
+}
+
+int vt_sample_points(const cg_template *t, const ir_target *target, int64_t first,
+                     int64_t stride, int want, cg_schedule *out) {
+  int64_t size = cg_space_size(t), idx = first % size;
+  int n = 0;
+  for (int64_t tries = 0; tries < size && n < want; tries++, idx = (idx + stride) % size) {
+    cg_space_point(t, idx, &out[n]);
+    if (memcmp(out[n].v, t->dflt.v, sizeof out[n].v) && point_valid(t, &out[n], target)) n++;
+  }
+  return n;
+}
+
+void vt_sample_random(const cg_template *t, const ir_target *target, uint64_t seed, int from,
+                      int want, cg_schedule *out) {
+  t_rng r = t_rng_make(seed);
+  int64_t size = cg_space_size(t);
+  for (int i = from; i < want;) {
+    cg_space_point(t, (int64_t)(t_rng_next(&r) % (uint64_t)size), &out[i]);
+    i += point_valid(t, &out[i], target);
   }
 }
 

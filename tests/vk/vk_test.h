@@ -41,6 +41,25 @@ int vt_run_all_gpu(const vt_env *e, const char *text, const char *key_part, cons
                    int n_in, rt_tensor *got, rt_tensor *want, int n_out);
 void vt_assert_equal(rt_tensor *got, rt_tensor *want, int n);
 
+/* Error bounds and schedule points (vk_harness.c). vt_abs_f32: |t| as f32
+ * (the reference run on absolute values bounds a kernel's rounding error;
+ * vt_check_bound compares with it).
+ * vt_sample_points: up to want points of t's space from index first by
+ * stride (coprime with the space's size), the default excluded, points
+ * invalid on target skipped (and asserted to be refused as UNSUPPORTED);
+ * returns how many. vt_sample_random: out[from..want) drawn with seed among
+ * the points valid on target (out[0..from) are the caller's hand-picked). */
+rt_tensor vt_abs_f32(const rt_tensor *t);
+/* Every element of got within rtol |want| + scale_coef * scale + atol of
+ * want (scale: the reference on absolute values): returns the worst
+ * error / bound, *bad the first element over its bound (-1: none). */
+double vt_check_bound(const rt_tensor *got, const rt_tensor *want, const rt_tensor *scale,
+                      double rtol, double scale_coef, double atol, int64_t *bad);
+int vt_sample_points(const cg_template *t, const ir_target *target, int64_t first,
+                     int64_t stride, int want, cg_schedule *out);
+void vt_sample_random(const cg_template *t, const ir_target *target, uint64_t seed, int from,
+                      int want, cg_schedule *out);
+
 /* A row-major tensor of type t with every byte set to byte (0x7f: f32
  * 3.4e38, f16 NaN), to poison an output so that elements a kernel forgets
  * to write show (vk_harness.c). */
