@@ -13,7 +13,7 @@ mkdir -p /tmp/t
 python3 bench/sort_cases.py /tmp/t >$R/cases.txt || exit 1
 while read -r kind name shape extra; do
   $B/tools/vkc compile /tmp/t/$name.vkir --fallback never -o /tmp/t/$name.vkm 2>$R/$name.err || { echo "$name compile: $(head -c 300 $R/$name.err)"; continue; }
-  if [ $kind = sort ]; then
+  if [ $kind = sort ] || [ $kind = nonzero ]; then
     in="--input x=/tmp/t/$name.x.npy"
     [ -f /tmp/t/$name.o.npy ] && in="$in --input o=/tmp/t/$name.o.npy"
   else

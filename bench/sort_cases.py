@@ -5,6 +5,8 @@ prints "kind name shape extra" per case.
   sort cases: argsort of one 16M row, of 16M elements in 1M ragged
     segments (offsets an input), and of SSD's per-class scores (91 x 8732,
     descending);
+  nonzero cases: NonZero of 16M f32 (half zeros) and of the SSD score
+    tensor thresholded to bool (91 x 8732, 1 % true);
   nms cases: SSD300 (8732 boxes x 91 classes, softmax scores, threshold
     0.01, IoU 0.45, 200 per class) and YOLOv3-416 (10647 x 80, sigmoid
     scores, threshold 0.05, IoU 0.45, 100 per class); boxes in clusters.
@@ -82,3 +84,16 @@ ssd[..., 0] = 0  # the background class is no detection
 nms_case("ssd", 8732, 91, ssd.transpose(0, 2, 1), 0.01, 0.45, 200)
 yolo = 1 / (1 + np.exp(-(rng.standard_normal((1, 80, 10647)) * 1.5 - 6)))
 nms_case("yolo", 10647, 80, yolo, 0.05, 0.45, 100)
+
+
+# ---- nonzero
+x = rng.standard_normal(1 << 24).astype(np.float32)
+x[rng.random(1 << 24) < 0.5] = 0
+np.save(f"{D}/nz16m.x.npy", x)
+write("nz16m", f"vkir 1\ngraph @z(%x: f32[{1 << 24}]) -> (%y: i64[1,<={1 << 24}]) {{\n"
+      f"  %y = non_zero %x : i64[1,<={1 << 24}]\n  return %y\n}}\n")
+print("nonzero nz16m", 1 << 24, "-")
+np.save(f"{D}/nzssd.x.npy", rng.random((91, 8732)) < 0.01)
+write("nzssd", "vkir 1\ngraph @z(%x: bool[91,8732]) -> (%y: i64[2,<=794612]) {\n"
+      "  %y = non_zero %x : i64[2,<=794612]\n  return %y\n}\n")
+print("nonzero nzssd 91x8732 -")

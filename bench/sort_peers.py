@@ -64,6 +64,23 @@ for kind, name, shape, extra in cases:
     except Exception as e:  # a failed case still prints its row
         print(f"| {name} | error {e} |")
 
+print("\n| nonzero case | count | vkml GPU ms (stages) | vkml whole run ms | torch.nonzero ms (its host sync included) | vkml / torch | vkml CPU ms | GPU vs CPU | equal torch |")
+print("|---|---|---|---|---|---|---|---|---|")
+for kind, name, shape, extra in cases:
+    if kind != "nonzero":
+        continue
+    try:
+        g, whole, c = vk(name)
+        xs = torch.from_numpy(np.load(f"{D}/{name}.x.npy")).cuda()
+        t = cuda_ms(lambda: torch.nonzero(xs))
+        ref = torch.nonzero(xs).t().cpu().numpy()
+        got = np.load(f"{D}/{name}.gpu/y.npy")
+        same = got.shape == ref.shape and bool((got == ref).all())
+        print(f"| {name} {shape} | {ref.shape[1]} | {g:.3f} | {whole:.3f} | {t:.3f} | {g / t:.2f} | "
+              f"{c:.0f} | {c / g:.0f}x | {same} |")
+    except Exception as e:
+        print(f"| {name} | error {e} |")
+
 print("\n| nms case | candidates | kept | vkml GPU ms (stages) | vkml whole run ms | torchvision batched_nms ms | + score filter ms | one nms kernel (offset trick) + filter ms | vkml / batched_nms | vkml / one kernel | vkml CPU ms | GPU vs CPU | onnxruntime CPU ms | equal torchvision | equal onnxruntime |")
 print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 import onnxruntime as ort  # noqa: E402
