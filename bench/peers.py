@@ -103,19 +103,10 @@ def kernel_case(torch, node):
 
 
 def cuda_ms(torch, fn, warmup, runs):
-    """Median of CUDA-event times around fn (ms)."""
-    for _ in range(warmup):
-        fn()
-    torch.cuda.synchronize()
-    ts = []
-    for _ in range(runs):
-        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        s.record()
-        fn()
-        e.record()
-        e.synchronize()
-        ts.append(s.elapsed_time(e))
-    return statistics.median(ts)
+    """Median of CUDA-event times around fn (ms): bench/cuda_timing.py's,
+    imported here because torch is only imported once it is needed."""
+    from cuda_timing import cuda_ms as timed
+    return timed(fn, warmup, runs)
 
 
 def wall_ms(fn, warmup, runs):
