@@ -1,13 +1,14 @@
 /* GPU data movement, part 3: gather and gather_elements
- * (glsl/data_gather.comp) with i32 or i64 indices. Out-of-range indices
- * (after one wrap of negatives) are clamped on the GPU, where the CPU
- * reference reports an error: the kernel must never read out of bounds. */
+ * (glsl/data_gather.comp) with i32 or i64 indices. An index out of range
+ * (after one wrap of negatives) is reported through the step's error slot,
+ * as the CPU reference reports it, and clamped: the kernel never reads out
+ * of bounds. */
 #include <string.h>
 
 #include "codegen/cg_data.h"
 #include "ir/params.h"
 
-enum { SPEC_N = 0, SPEC_INNER = 1, SPEC_NIDX = 2, SPEC_DIM = 3, SPEC_AXS = 4, SPEC_RANK = 5,
+enum { SPEC_N = 0, SPEC_INNER = 1, SPEC_NIDX = 2, SPEC_DIM = 3, SPEC_AXS = 4, SPEC_RANK = 5, SPEC_AXIS = 6,
        SPEC_D = 8, SPEC_S = 16 };
 
 static vkml_status check_io(const ir_node *n, const ir_type **x, const ir_type **ind,
@@ -81,7 +82,9 @@ vkml_status cg_node_gather(const ir_node *n, const cg_template *st, const cg_sch
   VKML_RETURN_IF_ERROR(cg_kernel_spec(out, SPEC_INNER, (uint32_t)(inner ? inner / g : 1)));
   VKML_RETURN_IF_ERROR(cg_kernel_spec(out, SPEC_NIDX, (uint32_t)(n_idx ? n_idx : 1)));
   VKML_RETURN_IF_ERROR(cg_kernel_spec(out, SPEC_DIM, (uint32_t)dim));
-  out->n_buffers = 3;
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, SPEC_AXIS, (uint32_t)axis));
+  out->n_buffers = 4;
+  out->error_slot = true;
   return cg_data_grid(out, units, t);
 }
 
@@ -133,10 +136,12 @@ vkml_status cg_node_gather_elements(const ir_node *n, const cg_template *st,
   VKML_RETURN_IF_ERROR(cg_kernel_spec(out, SPEC_DIM, (uint32_t)dim));
   VKML_RETURN_IF_ERROR(cg_kernel_spec(out, SPEC_AXS, (uint32_t)xs[axis]));
   VKML_RETURN_IF_ERROR(cg_kernel_spec(out, SPEC_RANK, (uint32_t)m));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, SPEC_AXIS, (uint32_t)axis));
   for (int i = 0; i < m; i++) {
     VKML_RETURN_IF_ERROR(cg_kernel_spec(out, SPEC_D + (uint32_t)i, (uint32_t)md[i]));
     VKML_RETURN_IF_ERROR(cg_kernel_spec(out, SPEC_S + (uint32_t)i, (uint32_t)ms[i]));
   }
-  out->n_buffers = 3;
+  out->n_buffers = 4;
+  out->error_slot = true;
   return cg_data_grid(out, n_out, t);
 }

@@ -4,7 +4,8 @@
  * its #defines (knobs and baked choices), specialization constants (shapes
  * and constants baked at pipeline creation), the binding count and the grid.
  * Buffers are bound at set 0, bindings 0..n_buffers-1, in the order the
- * template documents. */
+ * template documents: the node's inputs, its outputs, then (error_slot)
+ * the step's error slot. */
 #ifndef CG_KERNEL_H
 #define CG_KERNEL_H
 
@@ -28,6 +29,10 @@ typedef struct cg_kernel {
   uint32_t spec_id[CG_MAX_SPEC];
   uint32_t spec_value[CG_MAX_SPEC];
   int n_buffers;
+  /* the kernel can meet bad data: its last binding (n_buffers - 1) is the
+   * step's error slot (ir/plan.h IR_PLAN_ERROR_BINDING,
+   * glsl/device_error.glsl) */
+  bool error_slot;
   uint32_t push_bytes;
   uint32_t groups[3];
   cg_opt_level opt; /* shaderc optimisation; zero-initialized: CG_OPT_PERFORMANCE */

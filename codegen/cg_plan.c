@@ -182,19 +182,20 @@ static vkml_status gpu_step(ir_plan *p, const ir_node *n, const ir_target *t,
     s = vkml_status_annotate(s, "unplaced; the placement pass (pass_place) puts such a node on "
                                 "the CPU");
   VKML_RETURN_IF_ERROR(s);
-  if (k->n_buffers != n->n_inputs + n->n_outputs || !k->tmpl || !k->source)
-    return vkml_status_make(VKML_CODE_INTERNAL, "kernel %s binds %d buffers, the node %d",
-                            k->key, k->n_buffers, n->n_inputs + n->n_outputs);
+  int n_io = n->n_inputs + n->n_outputs;
+  if (k->n_buffers != n_io + (k->error_slot ? 1 : 0) || !k->tmpl || !k->source)
+    return vkml_status_make(VKML_CODE_INTERNAL, "kernel %s binds %d buffers, the node %d%s",
+                            k->key, k->n_buffers, n_io, k->error_slot ? " and an error slot" : "");
   if (!k->groups[0] || !k->groups[1] || !k->groups[2])
     return vkml_status_make(VKML_CODE_INTERNAL, "kernel %s: empty grid on the GPU", k->key);
   int32_t module;
   VKML_RETURN_IF_ERROR(module_for(p, cc, memo, k, &module));
   int32_t bind[128];
   ir_plan_spec spec[CG_MAX_SPEC];
-  if (n->n_inputs + n->n_outputs > 128)
-    return vkml_status_make(VKML_CODE_UNSUPPORTED, "more than 128 operands");
+  if (n_io >= 128) return vkml_status_make(VKML_CODE_UNSUPPORTED, "more than 127 operands");
   for (int i = 0; i < n->n_inputs; i++) bind[i] = n->inputs[i]->id;
   for (int i = 0; i < n->n_outputs; i++) bind[n->n_inputs + i] = n->outputs[i]->id;
+  if (k->error_slot) bind[n_io] = IR_PLAN_ERROR_BINDING;
   for (int i = 0; i < k->n_spec; i++) spec[i] = (ir_plan_spec){k->spec_id[i], k->spec_value[i]};
   char sched[256];
   cg_schedule_format(k->tmpl, &k->schedule, sched, sizeof sched);
@@ -202,7 +203,7 @@ static vkml_status gpu_step(ir_plan *p, const ir_node *n, const ir_target *t,
       .node = n->id,
       .module = module,
       .bindings = bind,
-      .n_bindings = n->n_inputs + n->n_outputs,
+      .n_bindings = k->n_buffers,
       .specs = spec,
       .n_specs = k->n_spec,
       .push = NULL, /* cg_kernel carries no push-constant data yet */
@@ -255,11 +256,7 @@ static vkml_status plan_memory(const ir_plan *p, const ir_graph *pg, const ir_ta
   if (!planner) return VKML_OK;
   bool *bound = calloc((size_t)pg->n_values + 1, sizeof *bound);
   if (!bound) return ir_oom(NULL);
-  for (int i = 0; i < p->n_steps; i++) {
-    const ir_plan_step *s = &p->steps[i];
-    if (s->device != IR_DEVICE_GPU) continue;
-    for (int k = 0; k < s->n_bindings; k++) bound[ir_plan_step_bindings(p, s)[k]] = true;
-  }
+  ir_plan_mark_bound(p, bound);
   uint64_t align = t->min_storage_buffer_offset_alignment ? t->min_storage_buffer_offset_alignment : 1;
   ir_memplan_opts mo = {
       .strategy = strategy, .alignment = align, .size = gpu_bound_bytes, .user = bound};

@@ -276,17 +276,24 @@ static uint64_t bound_bytes(void *user, const ir_value *v) {
   return bound[v->id] ? ir_type_device_bytes(&v->type, v->layout) : 0;
 }
 
+void ir_plan_mark_bound(const ir_plan *p, bool *bound) {
+  for (int i = 0; i < p->n_steps; i++) {
+    const ir_plan_step *s = &p->steps[i];
+    if (s->device != IR_DEVICE_GPU) continue;
+    for (int k = 0; k < s->n_bindings; k++) {
+      int32_t id = ir_plan_step_bindings(p, s)[k];
+      if (id >= 0) bound[id] = true;
+    }
+  }
+}
+
 /* The memory plan, when there is one: every intermediate a GPU step binds has
  * its bytes, nothing overlaps while live (ir_memplan_check). */
 static vkml_status check_memory(const ir_plan *p, const ir_graph *g) {
   if (!p->mem.offsets) return VKML_OK;
   bool *bound = calloc((size_t)g->n_values + 1, sizeof *bound);
   if (!bound) return ir_oom(NULL);
-  for (int i = 0; i < p->n_steps; i++) {
-    const ir_plan_step *s = &p->steps[i];
-    if (s->device != IR_DEVICE_GPU) continue;
-    for (int k = 0; k < s->n_bindings; k++) bound[ir_plan_step_bindings(p, s)[k]] = true;
-  }
+  ir_plan_mark_bound(p, bound);
   vkml_status s = ir_memplan_check(&p->mem, g, bound_bytes, bound);
   free(bound);
   return s;
@@ -352,11 +359,14 @@ vkml_status ir_plan_check(const ir_plan *p, const ir_graph *g) {
     if (s->device == IR_DEVICE_GPU) {
       if (s->module < 0 || s->module >= p->n_modules)
         return step_error(i, n, "module index out of range");
-      if (s->n_bindings != n->n_inputs + n->n_outputs || s->bindings < 0 ||
+      int n_io = n->n_inputs + n->n_outputs;
+      if ((s->n_bindings != n_io && s->n_bindings != n_io + 1) || s->bindings < 0 ||
           s->bindings > p->n_bindings - s->n_bindings)
         return step_error(i, n, "bindings do not match the node");
       const int32_t *b = ir_plan_step_bindings(p, s);
-      for (int k = 0; k < s->n_bindings; k++) {
+      if (s->n_bindings > n_io && b[n_io] != IR_PLAN_ERROR_BINDING)
+        return step_error(i, n, "bindings do not match the node");
+      for (int k = 0; k < n_io; k++) {
         const ir_value *v = k < n->n_inputs ? n->inputs[k] : n->outputs[k - n->n_inputs];
         if (b[k] != v->id) return step_error(i, n, "bindings do not match the node");
       }

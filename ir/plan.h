@@ -24,6 +24,7 @@
 #ifndef IR_PLAN_H
 #define IR_PLAN_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "graph.h"
@@ -52,13 +53,25 @@ typedef enum ir_transfer {
   IR_TRANSFER_UPLOAD,   /* host tensor -> device buffer */
 } ir_transfer;
 
+/* A GPU step whose kernel can meet bad data (an index out of range) binds
+ * one buffer more, after its outputs: IR_PLAN_ERROR_BINDING, the step's
+ * error slot (IR_PLAN_ERROR_SLOT_WORDS u32 words the executor gives it,
+ * zero before each run). The kernel records the first bad element there
+ * (codegen/glsl/device_error.glsl: word 0 the kind, then the element, the
+ * bad value as two words, the axis and its size); the run checks every slot
+ * once at its end and reports the first like the CPU kernel would
+ * (runtime/vk/vk_errors.c). */
+#define IR_PLAN_ERROR_BINDING (-1)
+#define IR_PLAN_ERROR_SLOT_WORDS 8
+enum { IR_DEVICE_ERROR_NONE = 0, IR_DEVICE_ERROR_INDEX = 1 };
+
 typedef struct ir_plan_step {
   int32_t node;     /* node id in the plan's graph */
   ir_device device; /* IR_DEVICE_GPU; IR_DEVICE_CPU for CPU and transfer steps */
   ir_transfer transfer; /* a transfer step (the host drives the copy) */
   /* GPU steps (zero / -1 on the CPU) */
   int32_t module;     /* index into modules */
-  int32_t n_bindings; /* node inputs, then outputs */
+  int32_t n_bindings; /* node inputs, then outputs (then the error slot) */
   int32_t bindings;   /* first index in plan->bindings */
   int32_t n_spec, spec; /* count, first index in plan->specs */
   uint32_t push_bytes;
@@ -150,8 +163,17 @@ static inline const int32_t *ir_plan_step_bindings(const ir_plan *p, const ir_pl
   return p->bindings + s->bindings;
 }
 
+/* Whether GPU step s binds an error slot (its last binding). */
+static inline bool ir_plan_step_checks(const ir_plan *p, const ir_plan_step *s) {
+  return s->n_bindings > 0 && ir_plan_step_bindings(p, s)[s->n_bindings - 1] == IR_PLAN_ERROR_BINDING;
+}
+/* Sets bound[id] for every value a GPU step binds (bound has n_values
+ * entries, cleared by the caller). */
+void ir_plan_mark_bound(const ir_plan *p, bool *bound);
+
 /* Checks that p fits g (its own graph, or one read from a file with it): one step per node in
- * graph order, bindings equal to each GPU node's inputs then outputs, pool
+ * graph order, bindings equal to each GPU node's inputs then outputs (and an error
+ * slot), pool
  * ranges and module indices in bounds, non-empty grids, transfer steps for
  * download/upload nodes only, and no value crossing between devices except
  * through a transfer step. A plan that came from

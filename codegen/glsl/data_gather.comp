@@ -6,12 +6,14 @@
 //     out[c] = data[sum_k c_k * S_k + idx[c] * AXS] with S = 0 on the axis.
 // Indices are i32 (IDX64 0) or i64 (IDX64 1, read as two 32-bit words, so
 // no shaderInt64 is needed). A negative index wraps once (+ DIM). An index
-// still outside [0, DIM) is clamped into it: the CPU reference reports an
-// error there, the GPU cannot, and must not read out of bounds.
+// still outside [0, DIM) is an error, as on the CPU: the kernel records it
+// in the step's error slot (device_error.glsl; the run reports it naming the
+// node) and reads the clamped index instead, never out of bounds.
 // Units are ELEM_BYTES bytes (gather may group neighbouring elements of the
 // inner block into one word); bits are copied, so every dtype works.
 //
-// Bindings: 0 = data, 1 = indices, 2 = out (dense C order).
+// Bindings: 0 = data, 1 = indices, 2 = out (dense C order), 3 = the error
+// slot.
 // Knobs (#defines): WG_SIZE, EPI (outputs per invocation, WG_SIZE apart),
 //   UNIT_BYTES (host only: the widest unit elements may be grouped into).
 // Baked: #defines ELEM_BYTES, MODE, IDX64; specialization constants below
@@ -40,6 +42,7 @@ layout(constant_id = 2) const uint NIDX = 1;  // gather: index count
 layout(constant_id = 3) const int DIM = 1;    // data's size along the axis
 layout(constant_id = 4) const int AXS = 0;    // gather_elements: axis stride
 layout(constant_id = 5) const uint RANK = 0;  // gather_elements: merged axes
+layout(constant_id = 6) const uint AXIS = 0;  // the axis (for error reports)
 layout(constant_id = 8) const uint D0 = 1;
 layout(constant_id = 9) const uint D1 = 1;
 layout(constant_id = 10) const uint D2 = 1;
@@ -64,19 +67,30 @@ layout(binding = 1, std430) readonly buffer Idx { uvec2 ind[]; };
 layout(binding = 1, std430) readonly buffer Idx { int ind[]; };
 #endif
 layout(binding = 2, std430) writeonly buffer Out { U y[]; };
+#define ERROR_BINDING 3
+#include "device_error.glsl"
 
-// Index j wrapped once and clamped into [0, DIM).
+// Index j wrapped once; out of range: reported, and clamped into [0, DIM).
 int fix_index(uint j) {
 #if IDX64
   uvec2 v = ind[j]; // (low word, high word), two's complement
   int k;
-  if (v.y == 0u) k = v.x < uint(DIM) ? int(v.x) : DIM - 1;
-  else if (v.y == 0xffffffffu && v.x >= 0x80000000u) k = int(v.x) + DIM; // in [-2^31, 0)
-  else k = int(v.y) < 0 ? 0 : DIM - 1;
+  bool ok;
+  if (v.y == 0u) {
+    ok = v.x < uint(DIM);
+    k = ok ? int(v.x) : DIM - 1;
+  } else if (v.y == 0xffffffffu && v.x >= 0x80000000u) { // in [-2^31, 0)
+    k = int(v.x) + DIM;
+    ok = k >= 0;
+  } else {
+    ok = false;
+    k = int(v.y) < 0 ? 0 : DIM - 1;
+  }
+  if (!ok) report_index_error(j, v.x, v.y, AXIS, uint(DIM));
   return clamp(k, 0, DIM - 1);
 #else
-  int k = ind[j];
-  if (k < 0) k += DIM;
+  int raw = ind[j], k = raw < 0 ? raw + DIM : raw;
+  if (k < 0 || k >= DIM) report_index_error(j, uint(raw), raw < 0 ? 0xffffffffu : 0u, AXIS, uint(DIM));
   return clamp(k, 0, DIM - 1);
 #endif
 }

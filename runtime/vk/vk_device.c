@@ -102,7 +102,9 @@ static vkml_status query_device(rt_vk_context *ctx, VkPhysicalDevice pd, dev_inf
   d->f2.pNext = chain;
   ctx->fn.vkGetPhysicalDeviceFeatures2(pd, &d->f2);
   d->has_cm = d->has_cm && d->fcm.cooperativeMatrix;
-  d->has_vmm = d->has_vmm && d->fvmm.vulkanMemoryModel;
+  /* with the memory model on, Device-scope atomics (a kernel's error slot,
+   * glsl/device_error.glsl) need its device scope too: both, or neither */
+  d->has_vmm = d->has_vmm && d->fvmm.vulkanMemoryModel && d->fvmm.vulkanMemoryModelDeviceScope;
   return VKML_OK;
 }
 
@@ -331,6 +333,7 @@ static vkml_status create_device(rt_vk_context *ctx, dev_info *d, bool push) {
   VkPhysicalDeviceVulkanMemoryModelFeatures fvmm = {
       .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_MEMORY_MODEL_FEATURES,
       .vulkanMemoryModel = t->vulkan_memory_model,
+      .vulkanMemoryModelDeviceScope = t->vulkan_memory_model,
   };
   if (d->has_vmm) {
     *tail = &fvmm;

@@ -14,6 +14,7 @@
 #include "ir/memplan.h"
 #include "ir/text.h"
 #include "runtime/cpu/cpu_kernels.h"
+#include "vk_errors.h"
 #include "vk_memory.h"
 #include "vk_pipeline.h"
 #include "vk_weights.h"
@@ -70,6 +71,7 @@ struct rt_vk_exec {
                       (UPLOAD memory, no copy in; not owned here) */
   int io_first;                         /* io_prog command of the first dispatch */
   double *io_ns;                        /* scratch for its timings */
+  rt_vk_errors *errors;  /* the checking steps' error slots; NULL: none */
   uint32_t seen_errors; /* validation errors already reported */
   rt_vk_exec_stats stats;
 };
@@ -285,13 +287,12 @@ static vkml_status make_buffers(rt_vk_exec *e) {
   const ir_plan *p = e->plan;
   bool *need = calloc((size_t)e->g->n_values + 1, sizeof *need);
   if (!need) return ir_oom(NULL);
+  ir_plan_mark_bound(p, need);
   for (int i = 0; i < p->n_steps; i++) {
     const ir_plan_step *s = &p->steps[i];
     const ir_node *n = e->nodes[s->node];
     if (s->transfer == IR_TRANSFER_DOWNLOAD) need[n->inputs[0]->id] = true;
     if (s->transfer == IR_TRANSFER_UPLOAD) need[n->outputs[0]->id] = true;
-    if (s->device != IR_DEVICE_GPU) continue;
-    for (int k = 0; k < s->n_bindings; k++) need[ir_plan_step_bindings(p, s)[k]] = true;
   }
   /* values of their own first (inputs, outputs, constants), then the
    * memory plan's intermediates: one arena, each at its offset */
@@ -410,8 +411,10 @@ static vkml_status record_dispatches(rt_vk_exec *e, int first, int last, rt_vk_p
       return at_node(vkml_status_make(VKML_CODE_UNSUPPORTED, "more than 64 bindings"), n);
     const int32_t *ids = ir_plan_step_bindings(p, s);
     for (int k = 0; k < s->n_bindings; k++)
-      b[k] = (rt_vk_binding){e->bufs[ids[k]], e->buf_off[ids[k]], e->buf_bytes[ids[k]],
-                             k < n->n_inputs ? RT_VK_READ : RT_VK_WRITE};
+      b[k] = ids[k] == IR_PLAN_ERROR_BINDING
+                 ? rt_vk_errors_binding(e->errors, i)
+                 : (rt_vk_binding){e->bufs[ids[k]], e->buf_off[ids[k]], e->buf_bytes[ids[k]],
+                                   k < n->n_inputs ? RT_VK_READ : RT_VK_WRITE};
     VKML_RETURN_IF_ERROR(at_node(
         rt_vk_program_dispatch(*prog, e->pipes[e->step_pipe[i]].pipe, b, s->n_bindings,
                                s->push_bytes ? p->push + s->push : NULL, s->push_bytes,
@@ -596,6 +599,7 @@ static vkml_status exec_init(rt_vk_exec *e) {
   VKML_RETURN_IF_ERROR(create_pipelines(e));
   VKML_RETURN_IF_ERROR(check_validation(e, NULL, "pipeline creation"));
   e->stats.n_pipelines = e->n_pipes;
+  VKML_RETURN_IF_ERROR(rt_vk_errors_create(e->ctx, p, &e->errors));
   VKML_RETURN_IF_ERROR(make_segments(e));
   e->stats.n_segments = e->n_segs;
   if (!e->opts.no_lean && lean_possible(e)) VKML_RETURN_IF_ERROR(make_io_program(e));
@@ -670,6 +674,7 @@ void rt_vk_exec_destroy(rt_vk_exec *e) {
   free(e->segs);
   free(e->seg_ns);
   rt_vk_weights_destroy(e->ctx, e->own_weights);
+  rt_vk_errors_destroy(e->ctx, e->errors);
   free(e);
 }
 
@@ -795,6 +800,7 @@ static vkml_status run_segment(rt_vk_exec *e, const segment *sg, double *step_ns
   }
   e->stats.n_segment_runs++;
   VKML_RETURN_IF_ERROR(check_validation(e, first, "GPU run of the segment starting at"));
+  VKML_RETURN_IF_ERROR(rt_vk_errors_check(e->ctx, e->errors, e->nodes, sg->first, sg->last));
   int n = sg->last - sg->first + 1;
   if (step_ns && e->opts.timestamps) {
     double total;
@@ -848,6 +854,7 @@ static vkml_status run_steps(rt_vk_exec *e, const rt_tensor *inputs, double *ste
   const ir_plan *p = e->plan;
   const ir_graph *g = e->g;
   ir_foreach_value(g, v) e->host_valid[v->id] = ir_value_is_const(v);
+  VKML_RETURN_IF_ERROR(rt_vk_errors_reset(e->ctx, e->errors));
   VKML_RETURN_IF_ERROR(bind_inputs(e, inputs));
   for (int i = 0; i < p->n_steps;) {
     const ir_plan_step *s = &p->steps[i];
@@ -893,6 +900,7 @@ static vkml_status read_output(rt_vk_exec *e, const ir_value *v, rt_tensor *out)
 static vkml_status run_io(rt_vk_exec *e, double *step_ns) {
   const ir_graph *g = e->g;
   double t0 = now_ns();
+  VKML_RETURN_IF_ERROR(rt_vk_errors_reset(e->ctx, e->errors));
   for (int i = 0; i < g->n_inputs; i++)
     VKML_RETURN_IF_ERROR(rt_vk_buffer_flush(e->ctx, e->in_stage[i], 0,
                                             rt_vk_buffer_bytes(e->in_stage[i])));
@@ -903,6 +911,7 @@ static vkml_status run_io(rt_vk_exec *e, double *step_ns) {
   e->stats.n_uploads += g->n_inputs;
   e->stats.n_downloads += g->n_outputs;
   VKML_RETURN_IF_ERROR(check_validation(e, NULL, "GPU run"));
+  VKML_RETURN_IF_ERROR(rt_vk_errors_check(e->ctx, e->errors, e->nodes, 0, e->plan->n_steps - 1));
   for (int i = 0; i < g->n_outputs; i++)
     VKML_RETURN_IF_ERROR(rt_vk_buffer_invalidate(e->ctx, e->out_stage[i], 0,
                                                  rt_vk_buffer_bytes(e->out_stage[i])));
@@ -998,6 +1007,7 @@ vkml_status rt_vk_exec_replay(rt_vk_exec *e, double *step_ns) {
                             "replay needs a complete run first (the device buffers hold its data)");
   for (int i = 0; i < p->n_steps; i++)
     if (step_ns) step_ns[i] = 0;
+  VKML_RETURN_IF_ERROR(rt_vk_errors_reset(e->ctx, e->errors));
   for (int k = 0; k < e->n_segs; k++) VKML_RETURN_IF_ERROR(run_segment(e, &e->segs[k], step_ns));
   e->stats.n_replays++;
   return VKML_OK;

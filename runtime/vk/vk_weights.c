@@ -42,11 +42,7 @@ static vkml_status collect(rt_vk_weights *w, uint64_t align) {
   for (int i = 0; i <= g->n_values; i++) w->slot_of[i] = -1;
   bool *need = calloc((size_t)g->n_values + 1, sizeof *need);
   if (!need) return ir_oom(NULL);
-  for (int i = 0; i < p->n_steps; i++) {
-    const ir_plan_step *s = &p->steps[i];
-    if (s->device != IR_DEVICE_GPU) continue;
-    for (int k = 0; k < s->n_bindings; k++) need[ir_plan_step_bindings(p, s)[k]] = true;
-  }
+  ir_plan_mark_bound(p, need);
   vkml_status st = VKML_OK;
   uint64_t slab_used = 0;
   int slab = -1;

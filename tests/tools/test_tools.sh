@@ -184,6 +184,22 @@ sys.exit(0 if a.tolist() == [[4, 11, 0], [-3, 2, 0]] else 1)" "$TMP"; then
 else
   bad "vkc run: cumsum on the GPU ($(head -c 400 "$TMP/err"))"
 fi
+# an index out of range is an error on the GPU too (the kernel's error slot,
+# checked once at the end of the run), worded as on the CPU, naming the node
+"$PY" -c "
+import numpy as np, sys
+np.save(sys.argv[1] + '/gx.npy', np.arange(20, dtype=np.float32).reshape(5, 4))
+np.save(sys.argv[1] + '/gi.npy', np.array([100, -100], dtype=np.int64))" "$TMP"
+printf '%s\n' 'vkir 1' 'graph @g(%x: f32[5,4], %i: i64[2]) -> (%y: f32[2,4]) {' \
+  '  %y = gather %x, %i {name="/Gather"} : f32[2,4]' '  return %y' '}' >"$TMP/gather.vkir"
+expect_fail "vkc run: gather index out of range on the CPU" \
+  "gather %y (/Gather): index 100 (indices element 0) out of range for axis 0 of size 5" \
+  "$VKC" run "$TMP/gather.vkir" --device cpu --input x="$TMP/gx.npy" --input i="$TMP/gi.npy" --output "$TMP/go_cpu"
+expect_fail "vkc run: gather index out of range on the GPU" \
+  "out of range for axis 0 of size 5 (found on the GPU)" \
+  gpu_vkc run "$TMP/gather.vkir" --fallback never --input x="$TMP/gx.npy" --input i="$TMP/gi.npy" --output "$TMP/go_gpu"
+if [ ! -e "$TMP/go_gpu" ] && [ ! -e "$TMP/go_cpu" ]; then ok "vkc run: nothing written after a device error"
+else bad "vkc run: outputs written after an index error"; fi
 expect_fail "vkc run: bad --fallback" "--fallback expects auto or never" "$VKC" run "$EX/model.vkir" --fallback sometimes --input x="$EX/x.npy"
 expect_fail "vkc run --fallback never on the CPU" "not with --device cpu" "$VKC" run "$EX/model.vkir" --device cpu --fallback never --input x="$EX/x.npy"
 # The .vkm artifact: vkc compile writes what vkc run would run, vkrun runs

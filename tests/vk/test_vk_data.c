@@ -512,7 +512,11 @@ static const dcase RESIZE[] = {
 
 /* Builds case c, sets its inputs from values, runs the family's default
  * kernel on the device and compares with hand-worked results. */
-static void run_values(env *e, const dcase *c, const double *const *values, const double *want) {
+/* c on the given values, expecting want; the indices (input 1) hold
+ * indices out of range for axis `axis` of size dim: the error slot names one
+ * of them (any: the first invocation to see one wins). */
+static void run_bad_indices(env *e, const dcase *c, const double *const *values,
+                            const double *want, int axis, int64_t dim) {
   ir_graph *g;
   ir_node *n = build(c, &g);
   rt_tensor in[MAXB], got;
@@ -525,7 +529,17 @@ static void run_values(env *e, const dcase *c, const double *const *values, cons
   vt_poisoned(&n->outputs[0]->type, 0x7f, &got);
   cg_kernel k;
   T_OK(cg_kernel_for_node(n, NULL, NULL, e->v.t, &k));
-  vt_run_kernel(e->v.ctx, e->v.cc, &k, ins, n->n_inputs, &got);
+  cr_assert(k.error_slot, "%s: gather kernels check their indices", k.key);
+  uint32_t slot[IR_PLAN_ERROR_SLOT_WORDS];
+  vt_run_kernel_slot(e->v.ctx, e->v.cc, &k, ins, n->n_inputs, &got, 1, slot);
+  cr_assert_eq(slot[0], IR_DEVICE_ERROR_INDEX, "%s: error kind %u", k.key, slot[0]);
+  int64_t el = slot[1], bad = (int64_t)((uint64_t)slot[3] << 32 | slot[2]);
+  cr_assert_lt(el, rt_tensor_numel(&in[1]), "%s: element %lld", k.key, (long long)el);
+  cr_assert_eq(bad, rt_load_i(&in[1], el), "%s: element %lld is %lld, reported %lld", k.key,
+               (long long)el, (long long)rt_load_i(&in[1], el), (long long)bad);
+  cr_assert(bad >= dim || bad < -dim, "%s: %lld is in range", k.key, (long long)bad);
+  cr_assert_eq(slot[4], (uint32_t)axis, "%s: axis %u", k.key, slot[4]);
+  cr_assert_eq(slot[5], (uint32_t)dim, "%s: size %u", k.key, slot[5]);
   for (int64_t i = 0; i < rt_tensor_numel(&got); i++)
     cr_expect_eq(rt_load_f(&got, i), want[i], "%s element %lld: got %g want %g", k.key,
                  (long long)i, rt_load_f(&got, i), want[i]);
@@ -534,9 +548,10 @@ static void run_values(env *e, const dcase *c, const double *const *values, cons
   ir_graph_destroy(g);
 }
 
-/* Indices out of range after one wrap are clamped into the axis (the CPU
- * reference reports an error instead): 64-bit ones by both words. */
-Test(vk_data, gather_clamps_out_of_range_indices) {
+/* Indices out of range after one wrap are reported in the error slot, as
+ * the CPU reference reports them, and read clamped into the axis (never out
+ * of bounds): 64-bit ones by both words. */
+Test(vk_data, gather_reports_and_clamps_out_of_range_indices) {
   env e;
   env_open(&e);
   static const double data[] = {10, 20, 30, 40, 50};
@@ -544,15 +559,16 @@ Test(vk_data, gather_clamps_out_of_range_indices) {
                                4294967296.0, -2147483649.0};
   static const double want64[] = {50, 10, 50, 50, 10, 50, 10, 10, 50, 10};
   const double *v64[] = {data, i64};
-  run_values(&e, &(dcase){"f32[5];i64[10]", "gather", "", 0}, v64, want64);
+  run_bad_indices(&e, &(dcase){"f32[5];i64[10]", "gather", "", 0}, v64, want64, 0, 5);
   static const double i32[] = {5, -6, -1, 100, -2147483647.0, 3};
   static const double want32[] = {50, 10, 50, 50, 10, 40};
   const double *v32[] = {data, i32};
-  run_values(&e, &(dcase){"f32[5];i32[6]", "gather", "", 0}, v32, want32);
+  run_bad_indices(&e, &(dcase){"f32[5];i32[6]", "gather", "", 0}, v32, want32, 0, 5);
   /* [[1,2,3],[4,5,6]] along axis 1 with [[3,-4],[-1,9]] -> [[3,1],[6,6]] */
   static const double m[] = {1, 2, 3, 4, 5, 6}, ei[] = {3, -4, -1, 9}, wante[] = {3, 1, 6, 6};
   const double *ve[] = {m, ei};
-  run_values(&e, &(dcase){"f32[2,3];i64[2,2]", "gather_elements", "{axis=1}", 0}, ve, wante);
+  run_bad_indices(&e, &(dcase){"f32[2,3];i64[2,2]", "gather_elements", "{axis=1}", 0}, ve, wante,
+                  1, 3);
   vt_env_close(&e.v);
 }
 

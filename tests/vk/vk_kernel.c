@@ -3,16 +3,18 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
+#include "ir/plan.h"
 #include "runtime/vk/vk_memory.h"
 #include "runtime/vk/vk_pipeline.h"
 #include "runtime/vk/vk_program.h"
 #include "test_support.h"
 #include "vk_test.h"
 
-void vt_run_kernel_n(rt_vk_context *ctx, cg_compiler *cc, const cg_kernel *k,
-                     const rt_tensor *const *in, int n_in, rt_tensor *out, int n_out) {
+void vt_run_kernel_slot(rt_vk_context *ctx, cg_compiler *cc, const cg_kernel *k,
+                        const rt_tensor *const *in, int n_in, rt_tensor *out, int n_out,
+                        uint32_t *slot_out) {
   enum { MAX_BUFFERS = 64 };
-  int nb = n_in + n_out;
+  int nb = n_in + n_out + (k->error_slot ? 1 : 0);
   cr_assert_eq(k->n_buffers, nb, "kernel %s takes %d buffers", k->key, k->n_buffers);
   cr_assert(nb <= MAX_BUFFERS, "kernel %s: %d buffers", k->key, nb);
   cg_spirv spv;
@@ -34,8 +36,12 @@ void vt_run_kernel_n(rt_vk_context *ctx, cg_compiler *cc, const cg_kernel *k,
 
   rt_vk_buffer *bufs[MAX_BUFFERS];
   rt_vk_binding b[MAX_BUFFERS];
+  uint32_t slot[IR_PLAN_ERROR_SLOT_WORDS] = {0};
   for (int i = 0; i < nb; i++) {
-    const rt_tensor *t = i < n_in ? in[i] : &out[i - n_in];
+    /* the error slot (k->error_slot): zeros, like the executor's */
+    rt_tensor err_slot = rt_tensor_view(&(ir_type){.dtype = IR_I32, .rank = 1,
+                                                   .dims = {IR_PLAN_ERROR_SLOT_WORDS}}, slot);
+    const rt_tensor *t = i < n_in ? in[i] : i < n_in + n_out ? &out[i - n_in] : &err_slot;
     uint64_t bytes = rt_tensor_bytes(t);
     T_OK(rt_vk_buffer_create(ctx, RT_VK_MEM_DEVICE, bytes ? bytes : 16, &bufs[i]));
     /* The outputs too: whatever pattern the caller poisoned them with
@@ -52,10 +58,21 @@ void vt_run_kernel_n(rt_vk_context *ctx, cg_compiler *cc, const cg_kernel *k,
     uint64_t bytes = rt_tensor_bytes(&out[i]);
     if (bytes) T_OK(rt_vk_buffer_download(ctx, bufs[n_in + i], 0, out[i].data, bytes));
   }
+  if (k->error_slot) T_OK(rt_vk_buffer_download(ctx, bufs[nb - 1], 0, slot, sizeof slot));
+  if (slot_out) memcpy(slot_out, slot, sizeof slot);
+  /* without slot_out the data is in range: a kernel reporting an error is wrong */
+  else
+    cr_assert_eq(slot[0], 0, "kernel %s reported error kind %u (element %u)", k->key, slot[0],
+                 slot[1]);
   rt_vk_program_destroy(ctx, p);
   for (int i = 0; i < nb; i++) rt_vk_buffer_destroy(ctx, bufs[i]);
   rt_vk_pipeline_destroy(ctx, pipe);
   vt_assert_clean(ctx);
+}
+
+void vt_run_kernel_n(rt_vk_context *ctx, cg_compiler *cc, const cg_kernel *k,
+                     const rt_tensor *const *in, int n_in, rt_tensor *out, int n_out) {
+  vt_run_kernel_slot(ctx, cc, k, in, n_in, out, n_out, NULL);
 }
 
 void vt_run_kernel(rt_vk_context *ctx, cg_compiler *cc, const cg_kernel *k,

@@ -114,6 +114,12 @@ void vt_run_kernel(rt_vk_context *ctx, cg_compiler *cc, const cg_kernel *k,
  * dummy buffer. */
 void vt_run_kernel_n(rt_vk_context *ctx, cg_compiler *cc, const cg_kernel *k,
                      const rt_tensor *const *in, int n_in, rt_tensor *out, int n_out);
+/* The same; a kernel with an error slot (k->error_slot) runs with it
+ * zeroed, and slot_out (IR_PLAN_ERROR_SLOT_WORDS words) receives it after
+ * the dispatch. vt_run_kernel_n asserts it is still zero. */
+void vt_run_kernel_slot(rt_vk_context *ctx, cg_compiler *cc, const cg_kernel *k,
+                        const rt_tensor *const *in, int n_in, rt_tensor *out, int n_out,
+                        uint32_t *slot_out);
 
 /* g (taken) compiled as vkc compile does: the pass pipeline (cpu_ops, by
  * ir_op, forced onto the CPU when given), then cg_plan_build with cc. */
