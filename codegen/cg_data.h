@@ -28,8 +28,11 @@ extern const cg_template cg_data_transpose_template;
 extern const cg_template cg_data_concat_template;
 /* glsl/data_concat.comp: split (every output written by one dispatch). */
 extern const cg_template cg_data_split_template;
-/* glsl/data_gather.comp: gather, gather_elements. */
+/* glsl/data_gather.comp: gather, gather_elements, gather_nd. */
 extern const cg_template cg_data_gather_template;
+/* glsl/scatter.comp: scatter_elements, scatter_nd (cg_data_scatter.c; knobs
+ * WG_SIZE and EPI). */
+extern const cg_template cg_data_scatter_template;
 /* glsl/data_resize.comp: resize nearest and linear. */
 extern const cg_template cg_data_resize_template;
 

@@ -8,7 +8,7 @@
 #include "codegen/cg_data.h"
 #include "ir/params.h"
 
-enum { SPEC_N = 0, SPEC_INNER = 1, SPEC_NIDX = 2, SPEC_DIM = 3, SPEC_AXS = 4, SPEC_RANK = 5, SPEC_AXIS = 6,
+enum { SPEC_N = 0, SPEC_INNER = 1, SPEC_NIDX = 2, SPEC_DIM = 3, SPEC_AXS = 4, SPEC_RANK = 5, SPEC_AXIS = 6, SPEC_BSL = 7,
        SPEC_D = 8, SPEC_S = 16 };
 
 static vkml_status check_io(const ir_node *n, const ir_type **x, const ir_type **ind,
@@ -144,4 +144,46 @@ vkml_status cg_node_gather_elements(const ir_node *n, const cg_template *st,
   out->n_buffers = 4;
   out->error_slot = true;
   return cg_data_grid(out, n_out, t);
+}
+
+vkml_status cg_node_gather_nd(const ir_node *n, const cg_template *st, const cg_schedule *s,
+                              const ir_target *t, cg_kernel *out) {
+  memset(out, 0, sizeof *out);
+  const ir_type *x = NULL, *ind = NULL, *y = NULL;
+  VKML_RETURN_IF_ERROR(check_io(n, &x, &ind, &y));
+  if (ind->bounded)
+    return vkml_status_make(VKML_CODE_UNSUPPORTED,
+                            "gather_nd: bounded indices (a run-time count) on the GPU");
+  ir_nd_params p;
+  vkml_status ps = ir_nd_params_get(x, ind, ir_node_int(n, IR_A_BATCH_DIMS, 0), &p);
+  if (ps) return vkml_status_annotate(ps, "gather_nd");
+  int64_t dims[IR_MAX_RANK];
+  int r = 0;
+  for (int d = 0; d < ind->rank - 1; d++) dims[r++] = ind->dims[d];
+  for (int d = p.batch_dims + p.k; d < x->rank && r < IR_MAX_RANK; d++) dims[r++] = x->dims[d];
+  VKML_RETURN_IF_ERROR(check_out(n, y, x->dtype, r, dims));
+  int64_t n_out = p.batch * p.tuples * p.slice;
+  for (int j = 0; j < p.k; j++) VKML_RETURN_IF_ERROR(check_dim(n, p.dims[j], n_out));
+
+  VKML_RETURN_IF_ERROR(cg_data_begin(out, &cg_data_gather_template, n, st, s, t));
+  VKML_RETURN_IF_ERROR(cg_data_check_values(n, t));
+  int64_t es = (int64_t)ir_dtype_size(x->dtype), inner = p.slice;
+  int64_t g = cg_data_group(es, out->schedule.v[CG_DATA_KNOB_UNIT], &inner, 1);
+  VKML_RETURN_IF_ERROR(cg_data_define_unit(out, es * g, t));
+  VKML_RETURN_IF_ERROR(cg_kernel_define(out, "MODE", "2"));
+  VKML_RETURN_IF_ERROR(cg_kernel_define(out, "IDX64", "%d", ind->dtype == IR_I64));
+  int64_t units = n_out / g;
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, SPEC_N, (uint32_t)units));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, SPEC_INNER, (uint32_t)(inner ? inner / g : 1)));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, SPEC_NIDX, (uint32_t)(p.tuples ? p.tuples : 1)));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, SPEC_RANK, (uint32_t)p.k));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, SPEC_AXIS, (uint32_t)p.batch_dims));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, SPEC_BSL, (uint32_t)p.batch_slices));
+  for (int j = 0; j < p.k; j++) {
+    VKML_RETURN_IF_ERROR(cg_kernel_spec(out, SPEC_D + (uint32_t)j, (uint32_t)p.dims[j]));
+    VKML_RETURN_IF_ERROR(cg_kernel_spec(out, SPEC_S + (uint32_t)j, (uint32_t)p.strides[j]));
+  }
+  out->n_buffers = 4;
+  out->error_slot = true;
+  return cg_data_grid(out, units, t);
 }

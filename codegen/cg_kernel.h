@@ -33,6 +33,9 @@ typedef struct cg_kernel {
    * step's error slot (ir/plan.h IR_PLAN_ERROR_BINDING,
    * glsl/device_error.glsl) */
   bool error_slot;
+  /* output 0 starts as a copy of input 0 (the executor copies before the
+   * dispatch: ir/plan.h IR_STEP_COPY_IN0); the kernel writes in place */
+  bool copy_input0;
   uint32_t push_bytes;
   uint32_t groups[3];
   cg_opt_level opt; /* shaderc optimisation; zero-initialized: CG_OPT_PERFORMANCE */

@@ -209,6 +209,7 @@ static vkml_status gpu_step(ir_plan *p, const ir_node *n, const ir_target *t,
       .push = NULL, /* cg_kernel carries no push-constant data yet */
       .push_bytes = k->push_bytes,
       .groups = {k->groups[0], k->groups[1], k->groups[2]},
+      .flags = k->copy_input0 ? IR_STEP_COPY_IN0 : 0,
       .key = k->key,
       .tmpl = k->tmpl->name,
       .schedule = sched,

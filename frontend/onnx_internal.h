@@ -219,7 +219,8 @@ const onnx_op_entry *onnx_op_find(const char *op_type);
   X(upsample) X(reduce) X(argminmax) X(reshape) X(flatten) X(squeeze)          \
   X(unsqueeze) X(transpose) X(concat) X(split) X(slice) X(pad) X(expand)       \
   X(tile) X(gather) X(gather_elements) X(topk) X(cumsum) X(nms) X(roi_align)   \
-  X(nonzero) X(constant) X(shape) X(size) X(constant_of_shape) X(range)
+  X(nonzero) X(constant) X(shape) X(size) X(constant_of_shape) X(range)        \
+  X(gather_nd) X(scatter_elements) X(scatter_nd)
 
 #define X(name) vkml_status onnx_convert_##name(onnx_ctx *c, onnx_node *n);
 ONNX_CONVERTERS(X)

@@ -94,6 +94,10 @@ static const onnx_op_entry ops[] = {
     {"Tile", onnx_convert_tile, NULL, P(1), 6},
     {"Gather", onnx_convert_gather, F, 0, 1},
     {"GatherElements", onnx_convert_gather_elements, NULL, 0, 11},
+    {"GatherND", onnx_convert_gather_nd, NULL, 0, 11},
+    {"Scatter", onnx_convert_scatter_elements, NULL, 0, 9},
+    {"ScatterElements", onnx_convert_scatter_elements, NULL, 0, 11},
+    {"ScatterND", onnx_convert_scatter_nd, NULL, 0, 11},
     /* vision ops */
     {"TopK", onnx_convert_topk, NULL, P(1), 1},
     {"CumSum", onnx_convert_cumsum, NULL, P(1), 11},

@@ -14,7 +14,7 @@
 #include "ir/util.h"
 
 static const uint8_t MAGIC[8] = {0x89, 'V', 'K', 'M', '\r', '\n', 0x1a, '\n'};
-enum { HEADER = 64, ENTRY = 48, ALIGN = 64, MAX_SECTIONS = 16, STEP_WORDS = 17 };
+enum { HEADER = 64, ENTRY = 48, ALIGN = 64, MAX_SECTIONS = 16, STEP_WORDS = 18 };
 
 /* ---- a growing little-endian buffer ------------------------------------------ */
 
@@ -140,7 +140,7 @@ static void steps_section(wbuf *b, const ir_plan *p, const idmap *ids) {
         (uint32_t)s->n_spec,    (uint32_t)s->spec,   s->push_bytes,
         (uint32_t)s->push,      s->groups[0],        s->groups[1],
         s->groups[2],           (uint32_t)s->key,    (uint32_t)s->tmpl,
-        (uint32_t)s->schedule,  (uint32_t)s->reason};
+        (uint32_t)s->schedule,  (uint32_t)s->reason,     s->flags};
     for (int k = 0; k < STEP_WORDS; k++) w_u32(b, w[k]);
   }
 }
@@ -429,6 +429,7 @@ static vkml_status decode_steps(ir_plan *p, rsec s, const char *name) {
     st->tmpl = (int32_t)w[14];
     st->schedule = (int32_t)w[15];
     st->reason = (int32_t)w[16];
+    st->flags = w[17];
     if (w[2] > IR_TRANSFER_UPLOAD) return corrupt(name, "section steps: bad transfer kind", NULL);
   }
   p->n_steps = (int)n;

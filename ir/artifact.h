@@ -36,8 +36,9 @@
 #include "plan.h"
 #include "target.h"
 
-/* 2: section checksums by ir_checksum64 (version 1: FNV-1a) */
-#define IR_ARTIFACT_VERSION 2
+/* 3: step flags (IR_STEP_*); 2: section checksums by ir_checksum64
+ * (version 1: FNV-1a) */
+#define IR_ARTIFACT_VERSION 3
 
 /* Who made the artifact, for its provenance section. */
 typedef struct ir_artifact_meta {

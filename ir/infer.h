@@ -42,6 +42,9 @@
   X(tile)                                                                      \
   X(gather)                                                                    \
   X(gather_elements)                                                           \
+  X(gather_nd)                                                                 \
+  X(scatter_elements)                                                          \
+  X(scatter_nd)                                                                \
   X(topk)                                                                      \
   X(cumsum)                                                                    \
   X(non_max_suppression)                                                       \

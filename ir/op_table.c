@@ -126,6 +126,14 @@ static const ir_op_info op_rows[IR_OP_COUNT] = {
     ROW(TILE, 1, 1, 1, 1, ATTRS(IR_A_REPEATS), tile, 0),
     ROW(GATHER, 2, 2, 1, 1, ATTRS(IR_A_AXIS), gather, 0),
     ROW(GATHER_ELEMENTS, 2, 2, 1, 1, ATTRS(IR_A_AXIS), gather_elements, 0),
+    /* gather_nd: data, indices [..., k] -> data's slices at the index
+     * tuples; the first batch_dims axes of both are shared */
+    ROW(GATHER_ND, 2, 2, 1, 1, ATTRS(IR_A_BATCH_DIMS), gather_nd, 0),
+    /* scatter_elements: data, indices, updates (indices' shape) -> data
+     * with each update at its index along axis; scatter_nd: data, indices
+     * [..., k], updates [indices' dims but the last, data dims from k] */
+    ROW(SCATTER_ELEMENTS, 3, 3, 1, 1, ATTRS(IR_A_AXIS, IR_A_REDUCTION), scatter_elements, 0),
+    ROW(SCATTER_ND, 3, 3, 1, 1, ATTRS(IR_A_REDUCTION), scatter_nd, 0),
 
     /* topk: k from the attribute, or from a runtime i64[1] second input
      * (then the output is bounded along axis). */
@@ -201,6 +209,7 @@ static const char *const coord_mode_names[] = {
 static const char *const nearest_mode_names[] = {
     "round_prefer_floor", "round_prefer_ceil", "floor", "ceil", NULL};
 static const char *const roi_mode_names[] = {"avg", "max", NULL};
+static const char *const reduction_names[] = {"none", "add", "mul", "max", "min", NULL};
 
 static const char *const *enum_table(ir_enum e) {
   switch (e) {
@@ -210,6 +219,7 @@ static const char *const *enum_table(ir_enum e) {
   case IR_ENUM_COORD_MODE: return coord_mode_names;
   case IR_ENUM_NEAREST_MODE: return nearest_mode_names;
   case IR_ENUM_ROI_MODE: return roi_mode_names;
+  case IR_ENUM_REDUCTION: return reduction_names;
   default: return NULL;
   }
 }

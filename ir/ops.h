@@ -104,6 +104,11 @@
   X(TILE, "tile", tile)                                                        \
   X(GATHER, "gather", gather)                                                  \
   X(GATHER_ELEMENTS, "gather_elements", gather_elements)                       \
+  X(GATHER_ND, "gather_nd", gather_nd)                                         \
+  /* data with updates written at indices (ONNX ScatterElements, ScatterND;  \
+   * reduction none add mul max min) */                                        \
+  X(SCATTER_ELEMENTS, "scatter_elements", scatter_elements)                    \
+  X(SCATTER_ND, "scatter_nd", scatter_nd)                                      \
   /* vision ops */                                                             \
   X(TOPK, "topk", topk)                                                        \
   X(CUMSUM, "cumsum", cumsum)                                                  \
@@ -150,6 +155,7 @@ typedef enum ir_enum {
   IR_ENUM_NEAREST_MODE, /* ir_nearest_mode */
   IR_ENUM_ROI_MODE,     /* avg max */
   IR_ENUM_DTYPE,        /* ir_dtype names */
+  IR_ENUM_REDUCTION,    /* ir_scatter_reduction: none add mul max min */
   IR_ENUM_COUNT
 } ir_enum;
 
@@ -215,6 +221,8 @@ typedef enum ir_enum {
   X(SPATIAL_SCALE, "spatial_scale", FLOAT, NONE)                               \
   X(WIDTH, "width", INT, NONE)                                                 \
   X(ROW, "row", INT, NONE)                                                     \
+  X(BATCH_DIMS, "batch_dims", INT, NONE)                                       \
+  X(REDUCTION, "reduction", ENUM, REDUCTION)                                   \
   /* fused_elementwise's program (ir/params.h ir_fused_program_get) */         \
   X(OPS, "ops", STRING, NONE)                                                  \
   X(REGS, "regs", INTS, NONE)                                                  \
@@ -265,6 +273,16 @@ typedef enum ir_nearest_mode {
   IR_NEAREST_CEIL,
 } ir_nearest_mode;
 typedef enum ir_roi_mode { IR_ROI_AVG, IR_ROI_MAX } ir_roi_mode;
+/* How scatter_elements / scatter_nd combine an update with the element
+ * there: replace it (duplicates: the last in the indices' order on the
+ * CPU, any one of them on the GPU, as ONNX leaves it), or reduce. */
+typedef enum ir_scatter_reduction {
+  IR_SCATTER_NONE,
+  IR_SCATTER_ADD,
+  IR_SCATTER_MUL,
+  IR_SCATTER_MAX,
+  IR_SCATTER_MIN,
+} ir_scatter_reduction;
 
 struct ir_node;
 struct ir_type;

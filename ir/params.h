@@ -144,6 +144,24 @@ vkml_status ir_perm_get(const ir_node *n, int rank, int *perm);
 
 /* Maps axis in [-rank, rank) to [0, rank). */
 vkml_status ir_axis_normalize(int64_t axis, int rank, int *out);
+
+/* gather_nd / scatter_nd addressing (ir/infer_scatter.c): the data seen as
+ * [batch][slices of `slice` elements], indices as [batch][tuples][k]; the
+ * tuple (i_0..i_k-1), each wrapped once if negative and in [0, dims[j]),
+ * picks slice sum i_j * strides[j] of its batch. */
+typedef struct ir_nd_params {
+  int batch_dims, k;
+  int64_t batch;         /* product of the shared leading axes */
+  int64_t tuples;        /* index tuples per batch */
+  int64_t slice;         /* elements per slice: data dims from batch_dims + k */
+  int64_t batch_slices;  /* slices per batch of the data */
+  int64_t dims[IR_MAX_RANK], strides[IR_MAX_RANK]; /* the indexed axes */
+} ir_nd_params;
+/* Checks data and indices against each other (ONNX GatherND / ScatterND
+ * rules; batch_dims 0 for scatter); an INVALID_GRAPH status names the
+ * mismatch. */
+vkml_status ir_nd_params_get(const ir_type *data, const ir_type *indices, int64_t batch_dims,
+                             ir_nd_params *out);
 /* NumPy broadcast of two shapes into out (dtype taken from a). */
 vkml_status ir_broadcast(const ir_type *a, const ir_type *b, ir_type *out);
 

@@ -130,6 +130,7 @@ vkml_status ir_plan_add_gpu_step(ir_plan *p, const ir_plan_gpu_desc *d) {
     else memset(p->push + p->push_bytes, 0, d->push_bytes);
   }
   memcpy(s->groups, d->groups, sizeof s->groups);
+  s->flags = d->flags;
   /* strings last: a failure leaves the step uncounted */
   VKML_RETURN_IF_ERROR(add_string(p, d->key, &s->key));
   VKML_RETURN_IF_ERROR(add_string(p, d->tmpl, &s->tmpl));
@@ -376,6 +377,12 @@ vkml_status ir_plan_check(const ir_plan *p, const ir_graph *g) {
         return step_error(i, n, "push constants out of range");
       if (!s->groups[0] || !s->groups[1] || !s->groups[2])
         return step_error(i, n, "empty workgroup grid");
+      if (s->flags & ~(uint32_t)IR_STEP_FLAGS_ALL) return step_error(i, n, "unknown flags");
+      if ((s->flags & IR_STEP_COPY_IN0) &&
+          (n->n_inputs < 1 || n->n_outputs < 1 ||
+           !ir_type_equal(&n->inputs[0]->type, &n->outputs[0]->type) ||
+           n->inputs[0]->layout != n->outputs[0]->layout))
+        return step_error(i, n, "copies input 0 into an output of another type");
     } else if (s->device != IR_DEVICE_CPU) {
       return step_error(i, n, "unknown device");
     } else if (s->transfer != IR_TRANSFER_NONE &&

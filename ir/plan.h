@@ -65,6 +65,11 @@ typedef enum ir_transfer {
 #define IR_PLAN_ERROR_SLOT_WORDS 8
 enum { IR_DEVICE_ERROR_NONE = 0, IR_DEVICE_ERROR_INDEX = 1 };
 
+/* GPU step flags. IR_STEP_COPY_IN0: before the dispatch, the executor
+ * copies input 0's bytes into output 0 (same type): a scatter's kernel then
+ * writes only the updates, in place. */
+enum { IR_STEP_COPY_IN0 = 1u << 0, IR_STEP_FLAGS_ALL = IR_STEP_COPY_IN0 };
+
 typedef struct ir_plan_step {
   int32_t node;     /* node id in the plan's graph */
   ir_device device; /* IR_DEVICE_GPU; IR_DEVICE_CPU for CPU and transfer steps */
@@ -77,6 +82,7 @@ typedef struct ir_plan_step {
   uint32_t push_bytes;
   int32_t push;       /* first byte in plan->push */
   uint32_t groups[3];
+  uint32_t flags; /* IR_STEP_* */
   int32_t key, tmpl, schedule; /* provenance: offsets into strings */
   /* CPU steps */
   int32_t reason; /* why not on the GPU (offset into strings) */
@@ -141,6 +147,7 @@ typedef struct ir_plan_gpu_desc {
   const void *push; /* push_bytes bytes, NULL: zeros */
   uint32_t push_bytes;
   uint32_t groups[3];
+  uint32_t flags; /* IR_STEP_* */
   const char *key, *tmpl, *schedule;
 } ir_plan_gpu_desc;
 

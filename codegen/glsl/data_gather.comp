@@ -1,9 +1,13 @@
 #version 450
-// gather and gather_elements (codegen/cg_data_gather.c).
+// gather, gather_elements and gather_nd (codegen/cg_data_gather.c).
 //   gather (MODE 0): data seen as [outer][DIM][INNER units], out as
 //     [outer][NIDX][INNER]: out[o][j][i] = data[o][idx[j]][i];
 //   gather_elements (MODE 1): out has the indices' shape;
-//     out[c] = data[sum_k c_k * S_k + idx[c] * AXS] with S = 0 on the axis.
+//     out[c] = data[sum_k c_k * S_k + idx[c] * AXS] with S = 0 on the axis;
+//   gather_nd (MODE 2): data seen as [batch][BSL slices of INNER units],
+//     indices as [batch][NIDX tuples][RANK], out as [batch][NIDX][INNER]:
+//     out[b][t][i] = data[b][sum_j idx[b][t][j] * S_j][i], coordinate j
+//     checked against D_j (axis AXIS + j).
 // Indices are i32 (IDX64 0) or i64 (IDX64 1, read as two 32-bit words, so
 // no shaderInt64 is needed). A negative index wraps once (+ DIM). An index
 // still outside [0, DIM) is an error, as on the CPU: the kernel records it
@@ -43,6 +47,7 @@ layout(constant_id = 3) const int DIM = 1;    // data's size along the axis
 layout(constant_id = 4) const int AXS = 0;    // gather_elements: axis stride
 layout(constant_id = 5) const uint RANK = 0;  // gather_elements: merged axes
 layout(constant_id = 6) const uint AXIS = 0;  // the axis (for error reports)
+layout(constant_id = 7) const uint BSL = 1;   // gather_nd: slices per batch
 layout(constant_id = 8) const uint D0 = 1;
 layout(constant_id = 9) const uint D1 = 1;
 layout(constant_id = 10) const uint D2 = 1;
@@ -70,30 +75,9 @@ layout(binding = 2, std430) writeonly buffer Out { U y[]; };
 #define ERROR_BINDING 3
 #include "device_error.glsl"
 
-// Index j wrapped once; out of range: reported, and clamped into [0, DIM).
-int fix_index(uint j) {
-#if IDX64
-  uvec2 v = ind[j]; // (low word, high word), two's complement
-  int k;
-  bool ok;
-  if (v.y == 0u) {
-    ok = v.x < uint(DIM);
-    k = ok ? int(v.x) : DIM - 1;
-  } else if (v.y == 0xffffffffu && v.x >= 0x80000000u) { // in [-2^31, 0)
-    k = int(v.x) + DIM;
-    ok = k >= 0;
-  } else {
-    ok = false;
-    k = int(v.y) < 0 ? 0 : DIM - 1;
-  }
-  if (!ok) report_index_error(j, v.x, v.y, AXIS, uint(DIM));
-  return clamp(k, 0, DIM - 1);
-#else
-  int raw = ind[j], k = raw < 0 ? raw + DIM : raw;
-  if (k < 0 || k >= DIM) report_index_error(j, uint(raw), raw < 0 ? 0xffffffffu : 0u, AXIS, uint(DIM));
-  return clamp(k, 0, DIM - 1);
-#endif
-}
+#include "index.glsl" // fix_index_at: one index wrapped once, checked, clamped
+
+int fix_index(uint j) { return fix_index_at(j, DIM, AXIS); }
 
 void main() {
   uint group = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
@@ -104,6 +88,13 @@ void main() {
     uint t = u / INNER, i = u - t * INNER;
     uint o = t / NIDX, j = t - o * NIDX;
     y[u] = x[(o * uint(DIM) + uint(fix_index(j))) * INNER + i];
+#elif MODE == 2
+    uint t = u / INNER, i = u - t * INNER, b = t / NIDX;
+    uint first = t * RANK, slice = b * BSL;
+#define COORD(k) if (RANK > k) slice += uint(fix_index_at(first + k, int(D##k), AXIS + k) * S##k);
+    COORD(0) COORD(1) COORD(2) COORD(3) COORD(4) COORD(5) COORD(6) COORD(7)
+#undef COORD
+    y[u] = x[slice * INNER + i];
 #else
     uint r = u;
     int off = fix_index(u) * AXS, c;

@@ -1,14 +1,14 @@
-/* CPU reference kernels: gather and gather_elements. Negative indices wrap
- * once; an index still out of range is an INVALID_ARGUMENT naming it. */
+/* CPU reference kernels: gather and gather_elements (gather_nd and the
+ * scatters: k_scatter.c). Negative indices wrap once; an index still out
+ * of range is an INVALID_ARGUMENT naming it (rt_cpu_fix_index). */
 #include <string.h>
 
 #include "cpu_kernels.h"
 #include "ir/params.h"
 #include "k_util.h"
 
-/* Wraps a negative index; error if it stays outside [0, dim). */
-static vkml_status fix_index(const ir_node *n, int64_t raw, int64_t at, int axis,
-                             int64_t dim, int64_t *out) {
+vkml_status rt_cpu_fix_index(const ir_node *n, int64_t raw, int64_t at, int axis, int64_t dim,
+                             int64_t *out) {
   int64_t v = raw < 0 ? raw + dim : raw;
   if (v < 0 || v >= dim)
     return rt_cpu_error(n, VKML_CODE_INVALID_ARGUMENT,
@@ -18,7 +18,7 @@ static vkml_status fix_index(const ir_node *n, int64_t raw, int64_t at, int axis
   return VKML_OK;
 }
 
-static vkml_status check_indices(const ir_node *n, const rt_tensor *ind) {
+vkml_status rt_cpu_check_indices(const ir_node *n, const rt_tensor *ind) {
   if (ind->dtype != IR_I32 && ind->dtype != IR_I64)
     return rt_cpu_error(n, VKML_CODE_INVALID_ARGUMENT, "indices must be i32 or i64, got %s",
                         ir_dtype_name(ind->dtype));
@@ -29,7 +29,7 @@ vkml_status rt_cpu_gather(const rt_cpu_args *a) {
   const ir_node *n = a->node;
   const rt_tensor *x = a->in[0], *ind = a->in[1];
   rt_tensor *y = a->out[0];
-  VKML_RETURN_IF_ERROR(check_indices(n, ind));
+  VKML_RETURN_IF_ERROR(rt_cpu_check_indices(n, ind));
   int axis;
   if (x->rank == 0) return rt_cpu_error(n, VKML_CODE_INVALID_ARGUMENT, "cannot gather from a scalar");
   VKML_RETURN_IF_ERROR(ir_axis_normalize(ir_node_int(n, IR_A_AXIS, 0), x->rank, &axis));
@@ -49,7 +49,7 @@ vkml_status rt_cpu_gather(const rt_cpu_args *a) {
   size_t block = (size_t)inner * ir_dtype_size(x->dtype);
   for (int64_t j = 0; j < n_idx; j++) {
     int64_t k = 0;
-    VKML_RETURN_IF_ERROR(fix_index(n, rt_load_i(ind, j), j, axis, dim, &k));
+    VKML_RETURN_IF_ERROR(rt_cpu_fix_index(n, rt_load_i(ind, j), j, axis, dim, &k));
     if (!block) continue;
     for (int64_t o = 0; o < outer; o++)
       memcpy((char *)y->data + (size_t)(o * n_idx + j) * block,
@@ -62,7 +62,7 @@ vkml_status rt_cpu_gather_elements(const rt_cpu_args *a) {
   const ir_node *n = a->node;
   const rt_tensor *x = a->in[0], *ind = a->in[1];
   rt_tensor *y = a->out[0];
-  VKML_RETURN_IF_ERROR(check_indices(n, ind));
+  VKML_RETURN_IF_ERROR(rt_cpu_check_indices(n, ind));
   int rank = x->rank, axis;
   if (rank == 0) return rt_cpu_error(n, VKML_CODE_INVALID_ARGUMENT, "cannot gather from a scalar");
   VKML_RETURN_IF_ERROR(ir_axis_normalize(ir_node_int(n, IR_A_AXIS, 0), rank, &axis));
@@ -81,7 +81,7 @@ vkml_status rt_cpu_gather_elements(const rt_cpu_args *a) {
   size_t es = ir_dtype_size(x->dtype);
   for (int64_t i = 0; i < count; i++, rt_cpu_index_next(rank, ind->dims, idx)) {
     int64_t k = 0;
-    VKML_RETURN_IF_ERROR(fix_index(n, rt_load_i(ind, i), i, axis, x->dims[axis], &k));
+    VKML_RETURN_IF_ERROR(rt_cpu_fix_index(n, rt_load_i(ind, i), i, axis, x->dims[axis], &k));
     int64_t off = (k - idx[axis]) * xs[axis] + rt_cpu_index_offset(rank, idx, xs);
     memcpy((char *)y->data + (size_t)i * es, (const char *)x->data + (size_t)off * es, es);
   }

@@ -35,6 +35,13 @@ vkml_status rt_cpu_check_out_dims(const ir_node *n, const rt_tensor *y, int rank
 
 /* The node's axis attribute (default dflt) normalised for rank into *axis;
  * INVALID_ARGUMENT "axis out of range for rank R" naming the node. */
+/* An index along an axis of size dim: wrapped once if negative; outside
+ * [0, dim) an INVALID_ARGUMENT naming the value, its element `at` in the
+ * indices, the axis and its size (k_gather.c). */
+vkml_status rt_cpu_fix_index(const ir_node *n, int64_t raw, int64_t at, int axis, int64_t dim,
+                             int64_t *out);
+/* INVALID_ARGUMENT unless ind is i32 or i64. */
+vkml_status rt_cpu_check_indices(const ir_node *n, const rt_tensor *ind);
 vkml_status rt_cpu_axis_get(const ir_node *n, int64_t dflt, int rank, int *axis);
 
 /* NumPy broadcast of the dims of ts[0..n_t); INVALID_ARGUMENT naming the

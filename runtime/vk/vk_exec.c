@@ -405,8 +405,18 @@ static vkml_status record_dispatches(rt_vk_exec *e, int first, int last, rt_vk_p
       if (count) e->stats.n_views_elided++;
       continue;
     }
-    e->step_disp[i] = n_disp++;
     if (!*prog) VKML_RETURN_IF_ERROR(rt_vk_program_create(e->ctx, e->opts.timestamps, prog));
+    if (s->flags & IR_STEP_COPY_IN0) {
+      /* output 0 starts as input 0 (a scatter writes its updates in place) */
+      const ir_value *a = n->inputs[0], *y = n->outputs[0];
+      uint64_t bytes = (uint64_t)ir_type_bytes(&a->type);
+      if (bytes)
+        VKML_RETURN_IF_ERROR(at_node(rt_vk_program_copy(*prog, e->bufs[a->id], e->buf_off[a->id],
+                                                        e->bufs[y->id], e->buf_off[y->id], bytes),
+                                     n));
+      if (bytes) n_disp++;
+    }
+    e->step_disp[i] = n_disp++;
     if (s->n_bindings > 64)
       return at_node(vkml_status_make(VKML_CODE_UNSUPPORTED, "more than 64 bindings"), n);
     const int32_t *ids = ir_plan_step_bindings(p, s);
@@ -557,7 +567,7 @@ static vkml_status exec_init(rt_vk_exec *e) {
   e->step_edge_view = calloc(ns, sizeof *e->step_edge_view);
   e->pipes = calloc(ns, sizeof *e->pipes);
   e->segs = calloc(ns, sizeof *e->segs);
-  e->seg_ns = calloc(ns, sizeof *e->seg_ns);
+  e->seg_ns = calloc(2 * ns, sizeof *e->seg_ns); /* a step: a dispatch, maybe a copy */
   if (!e->nodes || !e->values || !e->bufs || !e->owned || !e->buf_off || !e->buf_bytes || !e->host ||
       !e->host_valid || !e->step_pipe || !e->step_seg || !e->step_disp ||
       !e->step_edge_view || !e->pipes ||
@@ -686,6 +696,15 @@ bool rt_vk_exec_step_dispatches(const rt_vk_exec *e, int step) {
 
 /* ---- running ---------------------------------------------------------------------- */
 
+/* A step's copy command before its dispatch (IR_STEP_COPY_IN0), whose time
+ * counts as the step's: the entry before the dispatch's (t). */
+static double copy_ns(const rt_vk_exec *e, int step, const double *t) {
+  const ir_plan_step *s = &e->plan->steps[step];
+  if (!(s->flags & IR_STEP_COPY_IN0)) return 0;
+  const ir_value *a = e->nodes[s->node]->inputs[0];
+  return ir_type_bytes(&a->type) ? t[-1] : 0;
+}
+
 /* The type of bounded value v this run: its extent word (ir/graph.h) read
  * back from the device; a word past the capacity is a kernel's bug. */
 static vkml_status run_type(rt_vk_exec *e, const ir_value *v, ir_type *out) {
@@ -804,10 +823,12 @@ static vkml_status run_segment(rt_vk_exec *e, const segment *sg, double *step_ns
   int n = sg->last - sg->first + 1;
   if (step_ns && e->opts.timestamps) {
     double total;
-    VKML_RETURN_IF_ERROR(rt_vk_program_timings(sg->prog, e->seg_ns, n, &total));
+    rt_vk_program_stats ps;
+    rt_vk_program_stats_get(sg->prog, &ps);
+    VKML_RETURN_IF_ERROR(rt_vk_program_timings(sg->prog, e->seg_ns, ps.n_dispatches, &total));
     for (int k = 0; k < n; k++) {
       int d = e->step_disp[sg->first + k];
-      step_ns[sg->first + k] = d >= 0 ? e->seg_ns[d] : 0;
+      step_ns[sg->first + k] = d >= 0 ? e->seg_ns[d] + copy_ns(e, sg->first + k, e->seg_ns + d) : 0;
     }
   } else if (step_ns) {
     for (int k = 0; k < n; k++) step_ns[sg->first + k] = 0;
@@ -923,7 +944,10 @@ static vkml_status run_io(rt_vk_exec *e, double *step_ns) {
   double total;
   VKML_RETURN_IF_ERROR(rt_vk_program_timings(e->io_prog, e->io_ns, ps.n_dispatches, &total));
   for (int k = 0; k < e->plan->n_steps; k++)
-    if (e->step_disp[k] >= 0) step_ns[k] = e->io_ns[e->io_first + e->step_disp[k]];
+    if (e->step_disp[k] >= 0) {
+      const double *t = e->io_ns + e->io_first + e->step_disp[k];
+      step_ns[k] = *t + copy_ns(e, k, t);
+    }
   return VKML_OK;
 }
 

@@ -121,15 +121,16 @@ Test(vk_artifact, every_flipped_byte_and_truncation_is_refused) {
   for (int k = 0; k < 8; k++) copy[56 + k] = (uint8_t)(h >> (8 * k));
   ir_plan *q = NULL;
   t_expect_error(ir_artifact_decode(copy, n, "new.vkm", &q), VKML_CODE_UNSUPPORTED,
-                 "new.vkm: artifact format version 3; this vkml reads version 2 (made by a "
+                 "new.vkm: artifact format version 4; this vkml reads version 3 (made by a "
                  "newer vkml)");
-  /* an older one too (version 1 had FNV-1a section checksums) */
+  /* an older one too (version 2 had no step flags, version 1 FNV-1a section
+   * checksums) */
   memcpy(copy, bytes, n);
-  copy[8] = 1;
+  copy[8] = 2;
   h = ir_fnv64(copy, 56, IR_FNV64_SEED);
   for (int k = 0; k < 8; k++) copy[56 + k] = (uint8_t)(h >> (8 * k));
   t_expect_error(ir_artifact_decode(copy, n, "old.vkm", &q), VKML_CODE_UNSUPPORTED,
-                 "old.vkm: artifact format version 1; this vkml reads version 2");
+                 "old.vkm: artifact format version 2; this vkml reads version 3");
   free(copy);
   free(bytes);
   ir_plan_destroy(p);

@@ -95,3 +95,47 @@ Test(vk_device_errors, cpu_words_match) {
   for (int i = 0; i < 2; i++) rt_tensor_free(&in[i]);
   ir_graph_destroy(g);
 }
+
+/* gather_nd and the scatters check their indices on the GPU too: element
+ * and value of one bad index, its axis (gather_nd's coordinate j: axis
+ * batch_dims + j) and size. */
+static void expect_bad(const vt_env *e, const char *text, const double *idx, int64_t n_idx,
+                       const char *want) {
+  ir_graph *g = vt_parse(text);
+  rt_tensor in[3];
+  t_rng r = t_rng_make(3);
+  for (int i = 0; i < g->n_inputs; i++) {
+    const ir_type *t = &g->inputs[i]->type;
+    in[i] = i == 1 ? t_tensor_from(t->dtype, t->rank, t->dims, idx)
+                   : t_tensor_random(&r, t->dtype, t->rank, t->dims, -1, 1);
+  }
+  cr_assert_eq(rt_tensor_numel(&in[1]), n_idx);
+  ir_plan *p = vt_compile(e->t, e->cc, g, NULL, IR_PRECISION_FP32);
+  rt_vk_exec *x;
+  T_OK(rt_vk_exec_create(e->ctx, p, NULL, &x));
+  rt_tensor out[1];
+  t_expect_error(rt_vk_exec_run(x, in, p->graph->n_inputs, out, 1, NULL),
+                 VKML_CODE_INVALID_ARGUMENT, want);
+  for (int i = 0; i < p->graph->n_inputs; i++) rt_tensor_free(&in[i]);
+  rt_vk_exec_destroy(x);
+  ir_plan_destroy(p);
+}
+
+Test(vk_device_errors, gather_nd_and_scatters_check_their_indices) {
+  vt_env e;
+  vt_env_open(&e);
+  expect_bad(&e,
+             "vkir 1\ngraph @g(%x: f32[5,4], %i: i64[2,2]) -> (%y: f32[2]) {\n"
+             "  %y = gather_nd %x, %i {name=\"/GatherND\"} : f32[2]\n  return %y\n}\n",
+             (double[]){1, 2, 3, -9}, 4,
+             "(/GatherND): index -9 (indices element 3) out of range for axis 1 of size 4");
+  expect_bad(&e,
+             "vkir 1\ngraph @g(%x: f32[5], %i: i32[2], %u: f32[2]) -> (%y: f32[5]) {\n"
+             "  %y = scatter_elements %x, %i, %u {reduction=add} : f32[5]\n  return %y\n}\n",
+             (double[]){0, 7}, 2, "index 7 (indices element 1) out of range for axis 0 of size 5");
+  expect_bad(&e,
+             "vkir 1\ngraph @g(%x: f32[3,2], %i: i64[1,1], %u: f32[1,2]) -> (%y: f32[3,2]) {\n"
+             "  %y = scatter_nd %x, %i, %u : f32[3,2]\n  return %y\n}\n",
+             (double[]){3}, 1, "index 3 (indices element 0) out of range for axis 0 of size 3");
+  vt_env_close(&e);
+}

@@ -1,0 +1,124 @@
+/* GPU data movement, part 4: scatter_elements and scatter_nd
+ * (glsl/scatter.comp). The step copies the data into the output first
+ * (cg_kernel.copy_input0), then one invocation per update element writes it
+ * in place, reductions by a compare-and-swap loop on the 32-bit word that
+ * holds the element. Declined (the node goes to the CPU): reductions on
+ * 8-byte elements (i64: no 64-bit atomics asked of the device). */
+#include <string.h>
+
+#include "codegen/cg_data.h"
+#include "ir/params.h"
+
+const cg_template cg_data_scatter_template = {
+    "data_scatter", "scatter.comp", .n_knobs = 2,
+    .knobs = {{"WG_SIZE", 6, {32, 64, 128, 256, 512, 1024}}, {"EPI", 4, {1, 2, 4, 8}}},
+    .n_constraints = 2,
+    .constraints = {{CG_LIMIT_WORKGROUP_X, 1u << 0, 1}, {CG_LIMIT_WORKGROUP_INVOCATIONS, 1u << 0, 1}},
+    .dflt = {{128, 1}}};
+
+enum { SPEC_N = 0, SPEC_SLICE = 1, SPEC_DIM = 3, SPEC_AXS = 4, SPEC_RANK = 5, SPEC_AXIS = 6,
+       SPEC_D = 8, SPEC_S = 16 };
+
+/* Checks shared by both ops; the element's defines. */
+static vkml_status begin(const ir_node *n, const cg_template *st, const cg_schedule *s,
+                         const ir_target *t, cg_kernel *out, ir_scatter_reduction *red) {
+  memset(out, 0, sizeof *out);
+  const char *op = ir_op_name(n->op);
+  if (n->n_inputs != 3 || n->n_outputs != 1)
+    return vkml_status_make(VKML_CODE_INVALID_ARGUMENT, "%s: expects 3 inputs and 1 output",
+                            op);
+  const ir_type *x = &n->inputs[0]->type, *ind = &n->inputs[1]->type, *y = &n->outputs[0]->type;
+  if (ind->dtype != IR_I32 && ind->dtype != IR_I64)
+    return vkml_status_make(VKML_CODE_INVALID_ARGUMENT, "%s: indices must be i32 or i64, got %s",
+                            op, ir_dtype_name(ind->dtype));
+  if (!ir_type_equal(x, y) || n->inputs[2]->type.dtype != x->dtype)
+    return vkml_status_make(VKML_CODE_INVALID_ARGUMENT, "%s: output and updates must match data",
+                            op);
+  for (int i = 0; i < 3; i++)
+    if (n->inputs[i]->type.bounded)
+      return vkml_status_make(VKML_CODE_UNSUPPORTED, "%s: bounded input %d on the GPU", op, i);
+  *red = (ir_scatter_reduction)ir_node_int(n, IR_A_REDUCTION, IR_SCATTER_NONE);
+  size_t es = ir_dtype_size(x->dtype);
+  if (es == 8 && *red != IR_SCATTER_NONE)
+    return vkml_status_make(VKML_CODE_UNSUPPORTED,
+                            "%s: reduction on %s data (needs 64-bit atomics) on the GPU", op,
+                            ir_dtype_name(x->dtype));
+  VKML_RETURN_IF_ERROR(cg_data_begin(out, &cg_data_scatter_template, n, st, s, t));
+  VKML_RETURN_IF_ERROR(cg_data_check_values(n, t));
+  int dt = x->dtype == IR_F32 ? 0 : x->dtype == IR_F16 ? 1 : x->dtype == IR_I32 || x->dtype == IR_I8 ? 2 : 3;
+  VKML_RETURN_IF_ERROR(cg_kernel_define(out, "ES", "%d", (int)es));
+  VKML_RETURN_IF_ERROR(cg_kernel_define(out, "DT", "%d", dt));
+  VKML_RETURN_IF_ERROR(cg_kernel_define(out, "RED", "%d", (int)*red));
+  VKML_RETURN_IF_ERROR(cg_kernel_define(out, "IDX64", "%d", ind->dtype == IR_I64));
+  out->n_buffers = 5;
+  out->error_slot = true;
+  out->copy_input0 = true;
+  return VKML_OK;
+}
+
+vkml_status cg_node_scatter_elements(const ir_node *n, const cg_template *st,
+                                     const cg_schedule *s, const ir_target *t, cg_kernel *out) {
+  ir_scatter_reduction red;
+  VKML_RETURN_IF_ERROR(begin(n, st, s, t, out, &red));
+  const ir_type *x = &n->inputs[0]->type, *ind = &n->inputs[1]->type;
+  int rank = x->rank, axis;
+  VKML_RETURN_IF_ERROR(cg_data_axis(n, rank, 0, &axis));
+  if (ind->rank != rank || n->inputs[2]->type.rank != rank ||
+      memcmp(ind->dims, n->inputs[2]->type.dims, sizeof(int64_t) * (size_t)rank))
+    return vkml_status_make(VKML_CODE_INVALID_ARGUMENT,
+                            "scatter_elements: indices and updates must have data's rank and "
+                            "one shape");
+  int64_t n_upd = ir_type_numel(ind);
+  /* the indices' axes (innermost first) walking the output; the axis itself
+   * contributes through the index (stride 0 here) */
+  int64_t xs[IR_MAX_RANK], run = 1, md[IR_MAX_RANK], ms[IR_MAX_RANK];
+  for (int d = rank - 1; d >= 0; d--) {
+    xs[d] = run;
+    run *= x->dims[d];
+  }
+  int m = 0;
+  for (int d = rank - 1; d >= 0 && n_upd > 0; d--) {
+    int64_t sd = d == axis ? 0 : xs[d];
+    if (ind->dims[d] == 1) continue;
+    if (m > 0 && sd == ms[m - 1] * md[m - 1] && sd != 0) {
+      md[m - 1] *= ind->dims[d];
+      continue;
+    }
+    md[m] = ind->dims[d];
+    ms[m++] = sd;
+  }
+  VKML_RETURN_IF_ERROR(cg_kernel_define(out, "MODE", "0"));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, SPEC_N, (uint32_t)n_upd));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, SPEC_DIM, (uint32_t)x->dims[axis]));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, SPEC_AXS, (uint32_t)xs[axis]));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, SPEC_RANK, (uint32_t)m));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, SPEC_AXIS, (uint32_t)axis));
+  for (int i = 0; i < m; i++) {
+    VKML_RETURN_IF_ERROR(cg_kernel_spec(out, SPEC_D + (uint32_t)i, (uint32_t)md[i]));
+    VKML_RETURN_IF_ERROR(cg_kernel_spec(out, SPEC_S + (uint32_t)i, (uint32_t)ms[i]));
+  }
+  return cg_data_grid(out, n_upd, t);
+}
+
+vkml_status cg_node_scatter_nd(const ir_node *n, const cg_template *st, const cg_schedule *s,
+                               const ir_target *t, cg_kernel *out) {
+  ir_scatter_reduction red;
+  VKML_RETURN_IF_ERROR(begin(n, st, s, t, out, &red));
+  ir_nd_params p;
+  vkml_status ps = ir_nd_params_get(&n->inputs[0]->type, &n->inputs[1]->type, 0, &p);
+  if (ps) return vkml_status_annotate(ps, "scatter_nd");
+  int64_t n_upd = p.tuples * p.slice;
+  if (ir_type_numel(&n->inputs[2]->type) != n_upd)
+    return vkml_status_make(VKML_CODE_INVALID_ARGUMENT, "scatter_nd: updates have %lld elements, "
+                            "expected %lld", (long long)ir_type_numel(&n->inputs[2]->type),
+                            (long long)n_upd);
+  VKML_RETURN_IF_ERROR(cg_kernel_define(out, "MODE", "1"));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, SPEC_N, (uint32_t)n_upd));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, SPEC_SLICE, (uint32_t)(p.slice ? p.slice : 1)));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, SPEC_RANK, (uint32_t)p.k));
+  for (int j = 0; j < p.k; j++) {
+    VKML_RETURN_IF_ERROR(cg_kernel_spec(out, SPEC_D + (uint32_t)j, (uint32_t)p.dims[j]));
+    VKML_RETURN_IF_ERROR(cg_kernel_spec(out, SPEC_S + (uint32_t)j, (uint32_t)p.strides[j]));
+  }
+  return cg_data_grid(out, n_upd, t);
+}
