@@ -196,7 +196,8 @@ vkml_status cg_node_roi_align(const ir_node *n, const cg_template *st, const cg_
   for (uint32_t i = 0; i < 11; i++) VKML_RETURN_IF_ERROR(cg_kernel_spec(out, i, spec[i]));
   int64_t per_group = (int64_t)s->v[0] * s->v[1];
   VKML_RETURN_IF_ERROR(cg_fold_grid(out, t, (total + per_group - 1) / per_group, 11, "roi_align"));
-  out->n_buffers = 4;
+  out->n_buffers = 5;
+  out->error_slot = true;
   char attrs[320];
   snprintf(attrs, sizeof attrs,
            "{mode=%s,output_height=%lld,output_width=%lld,sampling_ratio=%lld,"

@@ -196,20 +196,46 @@ static vkml_status add_initializers(onnx_ctx *c, const Onnx__GraphProto *gp) {
 
 /* ---- node checks and order ----------------------------------------------- */
 
-/* One error listing each unsupported op type once, with a node each. */
-static vkml_status check_ops(const Onnx__GraphProto *gp, int64_t opset) {
-  size_t cap = 256, len = 0;
-  char *msg = NULL;
-  vkml_status s = VKML_OK;
+/* The nodes of gp and of the graphs in its nodes' attributes (If's
+ * branches), depth first, appended to *list (grown); depth bounds nesting. */
+static vkml_status collect_nodes(const Onnx__GraphProto *gp, int depth,
+                                 const Onnx__NodeProto ***list, size_t *n, size_t *cap) {
+  if (depth > ONNX_MAX_NESTING)
+    return onnx_error(VKML_CODE_INVALID_GRAPH, "subgraphs nested deeper than %d",
+                      ONNX_MAX_NESTING);
   for (size_t i = 0; i < gp->n_node; i++) {
     const Onnx__NodeProto *p = gp->node[i];
+    if (*n == *cap) {
+      size_t nc = *cap ? 2 * *cap : 64;
+      const Onnx__NodeProto **nl = realloc((void *)*list, nc * sizeof *nl);
+      if (!nl) return ir_oom(NULL);
+      *list = nl;
+      *cap = nc;
+    }
+    (*list)[(*n)++] = p;
+    for (size_t a = 0; a < p->n_attribute; a++)
+      if (p->attribute[a]->g)
+        VKML_RETURN_IF_ERROR(collect_nodes(p->attribute[a]->g, depth + 1, list, n, cap));
+  }
+  return VKML_OK;
+}
+
+/* One error listing each unsupported op type once, with a node each (the
+ * nodes of subgraphs too). */
+static vkml_status check_ops(const Onnx__GraphProto *gp, int64_t opset) {
+  size_t cap = 256, len = 0, n_nodes = 0, cap_nodes = 0;
+  char *msg = NULL;
+  const Onnx__NodeProto **nodes = NULL;
+  vkml_status s = collect_nodes(gp, 0, &nodes, &n_nodes, &cap_nodes);
+  for (size_t i = 0; !s && i < n_nodes; i++) {
+    const Onnx__NodeProto *p = nodes[i];
     const char *op = onnx_str(p->op_type), *dom = onnx_str(p->domain);
     bool std_domain = !dom[0] || strcmp(dom, "ai.onnx") == 0;
     const onnx_op_entry *e = std_domain ? onnx_op_find(op) : NULL;
     if (e && opset >= e->min_opset) continue;
     bool seen = false;
     for (size_t j = 0; j < i && !seen; j++) {
-      const Onnx__NodeProto *q = gp->node[j];
+      const Onnx__NodeProto *q = nodes[j];
       seen = strcmp(onnx_str(q->op_type), op) == 0 &&
              strcmp(onnx_str(q->domain), dom) == 0;
     }
@@ -234,6 +260,7 @@ static vkml_status check_ops(const Onnx__GraphProto *gp, int64_t opset) {
       char *nm = realloc(msg, cap);
       if (!nm) {
         free(msg);
+        free((void *)nodes);
         return ir_oom(NULL);
       }
       msg = nm;
@@ -241,8 +268,9 @@ static vkml_status check_ops(const Onnx__GraphProto *gp, int64_t opset) {
     memcpy(msg + len, item, il + 1);
     len += il;
   }
-  if (msg) s = onnx_error(VKML_CODE_UNSUPPORTED, "unsupported ops: %s", msg);
+  if (msg && !s) s = onnx_error(VKML_CODE_UNSUPPORTED, "unsupported ops: %s", msg);
   free(msg);
+  free((void *)nodes);
   return s;
 }
 
@@ -408,6 +436,22 @@ static vkml_status convert_node(onnx_ctx *c, const Onnx__NodeProto *p, int index
       s = onnx_error(VKML_CODE_UNSUPPORTED, "output %zu ('%s') is not supported",
                      i, p->output[i]);
   return s ? vkml_status_annotate(s, "%s", n.label) : VKML_OK;
+}
+
+vkml_status onnx_convert_subgraph(onnx_ctx *c, const Onnx__GraphProto *gp) {
+  if (gp->n_input)
+    return onnx_error(VKML_CODE_UNSUPPORTED, "a subgraph with inputs (a Loop body)");
+  VKML_RETURN_IF_ERROR(add_initializers(c, gp));
+  int *order = onnx_alloc(c, sizeof *order * (gp->n_node + 1));
+  if (!order) return ir_oom(NULL);
+  VKML_RETURN_IF_ERROR(order_nodes(c, gp, order));
+  for (size_t i = 0; i < gp->n_node; i++)
+    VKML_RETURN_IF_ERROR(convert_node(c, gp->node[order[i]], order[i]));
+  for (size_t i = 0; i < gp->n_output; i++)
+    if (!onnx_sym_get(c, onnx_str(gp->output[i]->name)))
+      return onnx_error(VKML_CODE_INVALID_GRAPH, "subgraph output '%s' is not defined",
+                        onnx_str(gp->output[i]->name));
+  return VKML_OK;
 }
 
 /* ---- outputs and blob ---------------------------------------------------------- */

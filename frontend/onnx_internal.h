@@ -220,11 +220,16 @@ const onnx_op_entry *onnx_op_find(const char *op_type);
   X(unsqueeze) X(transpose) X(concat) X(split) X(slice) X(pad) X(expand)       \
   X(tile) X(gather) X(gather_elements) X(topk) X(cumsum) X(nms) X(roi_align)   \
   X(nonzero) X(constant) X(shape) X(size) X(constant_of_shape) X(range)        \
-  X(gather_nd) X(scatter_elements) X(scatter_nd)
+  X(gather_nd) X(scatter_elements) X(scatter_nd) X(if)
 
 #define X(name) vkml_status onnx_convert_##name(onnx_ctx *c, onnx_node *n);
 ONNX_CONVERTERS(X)
 #undef X
+
+/* Converts a subgraph's initializers and nodes into c's graph (If's
+ * branches: no inputs; outer names are visible, ONNX keeps every name
+ * unique); its outputs are then symbols (onnx_import.c). */
+vkml_status onnx_convert_subgraph(onnx_ctx *c, const Onnx__GraphProto *gp);
 
 /* The IR op an ONNX elementwise op maps to (unary, binary, variadic). */
 bool onnx_elementwise_op(const char *op_type, ir_op *out);

@@ -98,6 +98,8 @@ static const onnx_op_entry ops[] = {
     {"Scatter", onnx_convert_scatter_elements, NULL, 0, 9},
     {"ScatterElements", onnx_convert_scatter_elements, NULL, 0, 11},
     {"ScatterND", onnx_convert_scatter_nd, NULL, 0, 11},
+    /* control flow */
+    {"If", onnx_convert_if, NULL, 0, 1},
     /* vision ops */
     {"TopK", onnx_convert_topk, NULL, P(1), 1},
     {"CumSum", onnx_convert_cumsum, NULL, P(1), 11},

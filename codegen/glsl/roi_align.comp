@@ -6,16 +6,17 @@
 //
 // Bindings: 0 = x [N,C,H,W] (DTYPE), 1 = rois [R,4] (DTYPE, x1 y1 x2 y2),
 // 2 = batch_indices [R] (i64 as word pairs, or i32: BI_I64), 3 = y
-// [R,C,OH,OW] (DTYPE), dense C order.
+// [R,C,OH,OW] (DTYPE), dense C order, 4 = the error slot.
 //
 // One output element per invocation step, pw fastest, then ph, c, r: the
 // invocations of a workgroup share a roi and read neighbouring parts of
 // one plane. Each computes its bin's sampling points and bilinear taps
 // (the reference's pre_calc, in fp32) and accumulates in fp32.
-// A roi the reference refuses (batch index outside [0, N), a coordinate
-// that is not finite, a sampling grid beyond 65536 per axis or 2^20 per
-// bin) gives NaN: a kernel cannot fail, and must neither read outside x
-// nor run for ever.
+// A batch index outside [0, N) is reported in the error slot (the run fails
+// naming the node, as the CPU reference does; device_error.glsl) and its
+// roi gives NaN. Other rois the reference refuses (a coordinate that is not
+// finite, a sampling grid beyond 65536 per axis or 2^20 per bin) give NaN:
+// the kernel must neither read outside x nor run for ever.
 //
 // Knobs (#defines): WG_SIZE, EPI (outputs per invocation, WG_SIZE * GX
 //   apart). Baked per workload: DTYPE_F16, BI_I64 (#defines); the shape,
@@ -53,6 +54,8 @@ layout(set = 0, binding = 2) readonly buffer Bb { uvec2 BI[]; };
 layout(set = 0, binding = 2) readonly buffer Bb { int BI[]; };
 #endif
 layout(set = 0, binding = 3) writeonly buffer Yb { T Y[]; };
+#define ERROR_BINDING 4
+#include "device_error.glsl"
 
 #define QNAN uintBitsToFloat(0x7fc00000u)
 
@@ -81,7 +84,15 @@ float bin_value(uint u) {
   t /= OH;
   uint c = t % C, r = t / C;
   int b = batch_of(r);
-  if (b < 0 || uint(b) >= N) return QNAN;
+  if (b < 0 || uint(b) >= N) {
+#if BI_I64
+    uvec2 w = BI[r];
+#else
+    uvec2 w = uvec2(uint(BI[r]), BI[r] < 0 ? 0xffffffffu : 0u);
+#endif
+    report_error(2u, r, w.x, w.y, 0u, N);
+    return QNAN;
+  }
   float scale = uintBitsToFloat(SCALE_BITS);
   float off = HALF_PIXEL ? 0.5 : 0.0;
   float x1 = float(ROIS[4 * r + 0]) * scale - off, y1 = float(ROIS[4 * r + 1]) * scale - off;

@@ -74,6 +74,12 @@ static vkml_status slot_error(const uint32_t *w) {
                             "%u (found on the GPU)",
                             v, w[1], w[4], w[5]);
   }
+  if (w[0] == IR_DEVICE_ERROR_ROI_BATCH) {
+    long long v = (long long)(int64_t)((uint64_t)w[3] << 32 | w[2]);
+    return vkml_status_make(VKML_CODE_INVALID_ARGUMENT,
+                            "batch index %lld of roi %u outside [0, %u) (found on the GPU)", v,
+                            w[1], w[5]);
+  }
   return vkml_status_make(VKML_CODE_INTERNAL, "the device reported error kind %u", w[0]);
 }
 

@@ -396,6 +396,26 @@ def gen_valid():
     # Reshape's shape computed at run time: an error naming the node.
     save("reshape_runtime_shape", m)
 
+    # If: a run-time condition (both branches, outputs selected on the
+    # device; the branches read x from the outer scope), and a constant one
+    # (folded to its branch at import).
+    x = rand(2, 3)
+    one = init("one", np.ones((2, 3), np.float32))
+    then_g = h.make_graph([h.make_node("Add", ["x", "one"], ["t"], name="then_add")], "then", [],
+                          [vi("t", T.FLOAT, [2, 3])])
+    else_g = h.make_graph([h.make_node("Mul", ["x", "x"], ["e"], name="else_mul")], "else", [],
+                          [vi("e", T.FLOAT, [2, 3])])
+    m = model([h.make_node("If", ["c"], ["y"], name="if0", then_branch=then_g,
+                           else_branch=else_g)],
+              [vi("x", T.FLOAT, [2, 3]), vi("c", T.BOOL, [])], [vi("y", T.FLOAT, [2, 3])],
+              [one], opset=11)
+    save_case("if_runtime", m, [x, np.array(False)], [x * x])
+    m = model([h.make_node("If", ["c"], ["y"], name="if0", then_branch=then_g,
+                           else_branch=else_g)],
+              [vi("x", T.FLOAT, [2, 3])], [vi("y", T.FLOAT, [2, 3])],
+              [one, nh.from_array(np.array([True]), "c")], opset=11)
+    save_case("if_const", m, [x], [x + 1])
+
     gen_cnn()
 
 
@@ -511,6 +531,23 @@ def gen_bad():
         h.make_node("Relu", ["a"], ["b"], name="r"),
         h.make_node("Einsum", ["b"], ["c"], name="e2", equation="ij->ij"),
         h.make_node("LSTM", ["c"], ["y"], name="lstm_2")]))
+    # an unsupported op inside a branch is listed like any other; branches
+    # whose outputs differ in shape need one static type at run time
+    br = h.make_graph([h.make_node("Einsum", ["x"], ["t"], name="e_in_then", equation="ij->ij")],
+                      "then", [], [vi("t", T.FLOAT, [2, 3])])
+    el = h.make_graph([h.make_node("Relu", ["x"], ["e"], name="r_in_else")], "else", [],
+                      [vi("e", T.FLOAT, [2, 3])])
+    save("bad_if_branch_op", simple(nodes=[h.make_node("If", ["c"], ["y"], name="if1",
+                                                       then_branch=br, else_branch=el)],
+                                    inputs=[vi("x", T.FLOAT, [2, 3]), vi("c", T.BOOL, [])]))
+    br = h.make_graph([h.make_node("Relu", ["x"], ["t"], name="r_then")], "then", [],
+                      [vi("t", T.FLOAT, [2, 3])])
+    el = h.make_graph([h.make_node("Transpose", ["x"], ["e"], name="t_else")], "else", [],
+                      [vi("e", T.FLOAT, [3, 2])])
+    save("bad_if_shapes", simple(nodes=[h.make_node("If", ["c"], ["y"], name="if2",
+                                                    then_branch=br, else_branch=el)],
+                                 inputs=[vi("x", T.FLOAT, [2, 3]), vi("c", T.BOOL, [])],
+                                 outputs=[vi("y", T.FLOAT, None)]))
     save("bad_domain", simple(nodes=[h.make_node("Foo", ["x"], ["y"], name="f",
                                                  domain="com.example")]))
     t = nh.from_array(rand(4), "w")

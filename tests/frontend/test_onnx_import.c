@@ -312,6 +312,21 @@ Test(onnx_import, gemm_batchnorm_layernorm_values) {
   ir_graph_destroy(g);
 }
 
+/* If: a run-time condition keeps both branches and selects with where; a
+ * constant one imports only its branch. */
+Test(onnx_import, if_branches) {
+  ir_graph *g = import_model("if_runtime", NULL);
+  cr_assert(nth_node(g, IR_OP_WHERE, 0));
+  cr_assert(nth_node(g, IR_OP_ADD, 0) && nth_node(g, IR_OP_MUL, 0));
+  run_compare(g, "if_runtime", 2, 1);
+  ir_graph_destroy(g);
+  g = import_model("if_const", NULL);
+  cr_assert_null(nth_node(g, IR_OP_WHERE, 0));
+  cr_assert_null(nth_node(g, IR_OP_MUL, 0), "the else branch is not imported");
+  run_compare(g, "if_const", 1, 1);
+  ir_graph_destroy(g);
+}
+
 Test(onnx_import, topk_runtime_k_is_bounded) {
   ir_graph *g = import_model("topk_runtime_k", NULL);
   ir_node *t = nth_node(g, IR_OP_TOPK, 0);

@@ -5,8 +5,8 @@
  * ones, f32 and f16, i64 and i32 batch indices; the default schedule and
  * every point of the space. fp32 arithmetic against the reference's double:
  * within 5e-5 of the largest |x| (f16: plus the output's rounding). A
- * batch index outside the batch (the reference refuses it) gives NaN, never
- * a read outside x. */
+ * batch index outside the batch (the reference refuses it) is reported in
+ * the error slot and gives NaN, never a read outside x. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <string.h>
@@ -134,9 +134,10 @@ Test(vk_roi_align, schedule_points) {
   vt_env_close(&e);
 }
 
-/* A batch index outside [0, N) (the CPU reference refuses it): that roi's
- * outputs are NaN, the others are right, and nothing outside x is read. */
-Test(vk_roi_align, bad_batch_index_gives_nan) {
+/* A batch index outside [0, N) (the CPU reference refuses it): reported in
+ * the error slot (roi 1, value 5, size 2), that roi's outputs are NaN, the
+ * others are right, and nothing outside x is read. */
+Test(vk_roi_align, bad_batch_index_is_reported) {
   vt_env e;
   vt_env_open(&e);
   roi_case rc = {IR_F32, IR_I64, 2, 2, 8, 8, 3, 2, 2, 0, 1.0f, 0, 1};
@@ -151,7 +152,11 @@ Test(vk_roi_align, bad_batch_index_gives_nan) {
   rt_tensor got;
   vt_poisoned(&yt, 0, &got);
   const rt_tensor *ins[3] = {&in[0], &in[1], &in[2]};
-  vt_run_kernel(e.ctx, e.cc, &k, ins, 3, &got);
+  uint32_t slot[IR_PLAN_ERROR_SLOT_WORDS];
+  vt_run_kernel_slot(e.ctx, e.cc, &k, ins, 3, &got, 1, slot);
+  cr_assert_eq(slot[0], IR_DEVICE_ERROR_ROI_BATCH);
+  cr_assert(slot[1] == 1 && slot[2] == 5 && slot[3] == 0 && slot[5] == 2, "%u %u %u %u", slot[1],
+            slot[2], slot[3], slot[5]);
   int64_t per_roi = rc.c * rc.oh * rc.ow;
   for (int64_t i = 0; i < 3 * per_roi; i++) {
     double v = rt_load_f(&got, i);
