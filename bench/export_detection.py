@@ -28,7 +28,7 @@ for name in names:
     x = torch.rand(1, 3, size, size)
     path = os.path.join(out, name + ".onnx")
     t0 = time.time()
-    torch.onnx.export(model, [x[0]], path, opset_version=11, input_names=["image"],
+    torch.onnx.export(model, ([x[0]],), path, opset_version=11, input_names=["image"],
                       output_names=["boxes", "scores", "labels"], dynamo=False)
     sess = ort.InferenceSession(path, providers=["CPUExecutionProvider"])
     feeds = {sess.get_inputs()[0].name: x[0].numpy()}

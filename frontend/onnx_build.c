@@ -68,11 +68,25 @@ const char *onnx_fresh_name(onnx_ctx *c, const char *base) {
 }
 
 onnx_sym *onnx_sym_get(onnx_ctx *c, const char *name) {
-  return ir_strmap_get(&c->syms, name);
+  onnx_sym *s = ir_strmap_get(&c->syms, name);
+  return s == &c->forgotten ? NULL : s;
+}
+
+vkml_status onnx_sym_forget(onnx_ctx *c, const char *name) {
+  if (!name || !name[0] || !ir_strmap_get(&c->syms, name)) return VKML_OK;
+  return ir_strmap_put(&c->syms, name, &c->forgotten);
+}
+
+vkml_status onnx_sym_alias(onnx_ctx *c, const char *name, const onnx_sym *sym) {
+  if (onnx_sym_get(c, name))
+    return onnx_error(VKML_CODE_INVALID_GRAPH, "value '%s' is defined twice", name);
+  const char *key = ir_arena_strdup(c->scratch, name);
+  if (!key) return ir_oom(NULL);
+  return ir_strmap_put(&c->syms, key, (void *)sym);
 }
 
 vkml_status onnx_sym_add(onnx_ctx *c, const char *name, onnx_sym **out) {
-  if (ir_strmap_get(&c->syms, name))
+  if (onnx_sym_get(c, name))
     return onnx_error(VKML_CODE_INVALID_GRAPH, "value '%s' is defined twice", name);
   onnx_sym *s = ir_arena_alloc(c->scratch, sizeof *s);
   if (!s) return ir_oom(NULL);
@@ -257,14 +271,8 @@ vkml_status onnx_bind(onnx_ctx *c, onnx_node *n, int i, ir_value *v) {
 
 vkml_status onnx_bind_sym(onnx_ctx *c, onnx_node *n, int i, const onnx_sym *sym) {
   if (!onnx_output_used(n, i)) return VKML_OK;
-  const char *name = n->p->output[i];
-  if (ir_strmap_get(&c->syms, name))
-    return onnx_error(VKML_CODE_INVALID_GRAPH, "value '%s' is defined twice", name);
   /* The alias shares the symbol, so a constant is materialised once. */
-  const char *key = ir_arena_strdup(c->scratch, name);
-  if (!key) return ir_oom(NULL);
-  VKML_RETURN_IF_ERROR(ir_strmap_put(&c->syms, key, (void *)sym));
-  return VKML_OK;
+  return onnx_sym_alias(c, n->p->output[i], sym);
 }
 
 vkml_status onnx_bind_const(onnx_ctx *c, onnx_node *n, int i,

@@ -439,8 +439,10 @@ static vkml_status convert_node(onnx_ctx *c, const Onnx__NodeProto *p, int index
 }
 
 vkml_status onnx_convert_subgraph(onnx_ctx *c, const Onnx__GraphProto *gp) {
-  if (gp->n_input)
-    return onnx_error(VKML_CODE_UNSUPPORTED, "a subgraph with inputs (a Loop body)");
+  for (size_t i = 0; i < gp->n_input; i++)
+    if (!onnx_sym_get(c, onnx_str(gp->input[i]->name)))
+      return onnx_error(VKML_CODE_INTERNAL, "subgraph input '%s' is not bound",
+                        onnx_str(gp->input[i]->name));
   VKML_RETURN_IF_ERROR(add_initializers(c, gp));
   int *order = onnx_alloc(c, sizeof *order * (gp->n_node + 1));
   if (!order) return ir_oom(NULL);

@@ -67,6 +67,7 @@ typedef struct onnx_ctx {
   const void **blob_data;
   int n_blob, cap_blob;
   int n_fresh;
+  onnx_sym forgotten; /* marks a name undefined again (onnx_sym_forget) */
 } onnx_ctx;
 
 /* One ONNX node being converted. */
@@ -98,6 +99,10 @@ vkml_status onnx_tensor_decode(onnx_ctx *c, const Onnx__TensorProto *t,
 /* ---- symbols and nodes (onnx_build.c) -------------------------------- */
 
 onnx_sym *onnx_sym_get(onnx_ctx *c, const char *name);
+/* name undefined again (a Loop body's names before its next iteration). */
+vkml_status onnx_sym_forget(onnx_ctx *c, const char *name);
+/* name stands for what sym stands for (an alias sharing the symbol). */
+vkml_status onnx_sym_alias(onnx_ctx *c, const char *name, const onnx_sym *sym);
 /* A new symbol; error if the name is already defined. */
 vkml_status onnx_sym_add(onnx_ctx *c, const char *name, onnx_sym **out);
 /* The IR value of a symbol, materialising a constant on first use. */
@@ -220,15 +225,16 @@ const onnx_op_entry *onnx_op_find(const char *op_type);
   X(unsqueeze) X(transpose) X(concat) X(split) X(slice) X(pad) X(expand)       \
   X(tile) X(gather) X(gather_elements) X(topk) X(cumsum) X(nms) X(roi_align)   \
   X(nonzero) X(constant) X(shape) X(size) X(constant_of_shape) X(range)        \
-  X(gather_nd) X(scatter_elements) X(scatter_nd) X(if)
+  X(gather_nd) X(scatter_elements) X(scatter_nd) X(if) X(loop)
 
 #define X(name) vkml_status onnx_convert_##name(onnx_ctx *c, onnx_node *n);
 ONNX_CONVERTERS(X)
 #undef X
 
 /* Converts a subgraph's initializers and nodes into c's graph (If's
- * branches: no inputs; outer names are visible, ONNX keeps every name
- * unique); its outputs are then symbols (onnx_import.c). */
+ * branches; a Loop body, whose inputs the caller has bound); outer names
+ * are visible, ONNX keeps every name unique; its outputs are then symbols
+ * (onnx_import.c). Inputs that are not bound are an error. */
 vkml_status onnx_convert_subgraph(onnx_ctx *c, const Onnx__GraphProto *gp);
 
 /* The IR op an ONNX elementwise op maps to (unary, binary, variadic). */

@@ -416,6 +416,27 @@ def gen_valid():
               [one, nh.from_array(np.array([True]), "c")], opset=11)
     save_case("if_const", m, [x], [x + 1])
 
+    # Loop with a trip count known at import (unrolled): y doubles each
+    # iteration, the scan output stacks y + i; the body's condition
+    # (i < 2) stops it after 3 of the 5 iterations M allows.
+    x = rand(2, 3)
+    body = h.make_graph(
+        [h.make_node("Mul", ["y_in", "two"], ["y_out"], name="dbl"),
+         h.make_node("Cast", ["i"], ["fi"], to=T.FLOAT, name="cast_i"),
+         h.make_node("Add", ["y_in", "fi"], ["scan"], name="plus_i"),
+         h.make_node("Less", ["i", "lim"], ["c_out"], name="stop")],
+        "body", [vi("i", T.INT64, []), vi("c_in", T.BOOL, []), vi("y_in", T.FLOAT, [2, 3])],
+        [vi("c_out", T.BOOL, []), vi("y_out", T.FLOAT, [2, 3]), vi("scan", T.FLOAT, [2, 3])],
+        [init("two", np.full((2, 3), 2, np.float32)), nh.from_array(np.array(2, np.int64), "lim")])
+    m = model([h.make_node("Loop", ["M", "", "x"], ["y", "ys"], name="loop0", body=body)],
+              [vi("x", T.FLOAT, [2, 3])], [vi("y", T.FLOAT, [2, 3]), vi("ys", T.FLOAT, [3, 2, 3])],
+              [nh.from_array(np.array(5, np.int64), "M")], opset=11)
+    save_case("loop_unrolled", m, [x], [x * 8, np.stack([x, 2 * x + 1, 4 * x + 2])])
+    m = model([h.make_node("Loop", ["M", "", "x"], ["y", "ys"], name="loop1", body=body)],
+              [vi("x", T.FLOAT, [2, 3]), vi("M", T.INT64, [])],
+              [vi("y", T.FLOAT, [2, 3]), vi("ys", T.FLOAT, [3, 2, 3])], opset=11)
+    save("loop_runtime", m)
+
     gen_cnn()
 
 

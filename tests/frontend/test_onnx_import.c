@@ -327,6 +327,18 @@ Test(onnx_import, if_branches) {
   ir_graph_destroy(g);
 }
 
+/* Loop: unrolled at import, the body's condition folding per iteration;
+ * a trip count computed at run time is refused, saying so. */
+Test(onnx_import, loop_unrolled) {
+  ir_graph *g = import_model("loop_unrolled", NULL);
+  cr_assert(nth_node(g, IR_OP_CONCAT, 0), "the scan output stacks the iterations");
+  cr_assert(nth_node(g, IR_OP_MUL, 2) && !nth_node(g, IR_OP_MUL, 3), "three iterations");
+  run_compare(g, "loop_unrolled", 1, 2);
+  ir_graph_destroy(g);
+  import_fails("loop_runtime.onnx", NULL, VKML_CODE_UNSUPPORTED,
+               "Loop node 'loop1': a Loop whose trip count is computed at run time");
+}
+
 Test(onnx_import, topk_runtime_k_is_bounded) {
   ir_graph *g = import_model("topk_runtime_k", NULL);
   ir_node *t = nth_node(g, IR_OP_TOPK, 0);
