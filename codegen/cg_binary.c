@@ -312,6 +312,7 @@ int cg_nary_code(ir_op op) {
   case IR_OP_SUM: return 15;
   case IR_OP_MEAN: return 16;
   case IR_OP_WHERE: return 17;
+  case IR_OP_XOR: return 18;
   default: return -1;
   }
 }
@@ -361,7 +362,9 @@ static vkml_status nary_check_dtypes(const cg_nary_workload *w, const ir_target 
   ir_op op = w->op;
   ir_dtype a = w->in[0].dtype, b = w->n_in > 1 ? w->in[1].dtype : a, o = w->out.dtype;
   bool cmp = op >= IR_OP_EQUAL && op <= IR_OP_LESS_OR_EQUAL;
-  int want_in = op == IR_OP_WHERE ? 3 : (cg_nary_code(op) <= cg_nary_code(IR_OP_OR) ? 2 : 0);
+  int want_in = op == IR_OP_WHERE ? 3
+                : cg_nary_code(op) <= cg_nary_code(IR_OP_OR) || op == IR_OP_XOR ? 2
+                                                                                : 0;
   *wide = false;
   if (want_in && w->n_in != want_in) return nary_unsupported(w, "with a wrong input count");
   for (int i = 2; i < w->n_in; i++)
@@ -371,7 +374,7 @@ static vkml_status nary_check_dtypes(const cg_nary_workload *w, const ir_target 
     return VKML_OK;
   }
   if (op != IR_OP_POW && a != b) return nary_unsupported(w, "with mixed input dtypes");
-  if (op == IR_OP_AND || op == IR_OP_OR) {
+  if (op == IR_OP_AND || op == IR_OP_OR || op == IR_OP_XOR) {
     if (a != IR_BOOL || o != IR_BOOL) return nary_unsupported(w, "needs bool inputs and output");
     return VKML_OK;
   }

@@ -27,6 +27,7 @@ static const struct {
     {"GreaterOrEqual", IR_OP_GREATER_OR_EQUAL},
     {"LessOrEqual", IR_OP_LESS_OR_EQUAL},
     {"And", IR_OP_AND},           {"Or", IR_OP_OR},
+    {"Xor", IR_OP_XOR},           {"Mod", IR_OP_MOD},
     {"Min", IR_OP_MIN},           {"Max", IR_OP_MAX},
     {"Sum", IR_OP_SUM},           {"Mean", IR_OP_MEAN},
     {"Where", IR_OP_WHERE},
@@ -49,6 +50,12 @@ static vkml_status direct(onnx_ctx *c, onnx_node *n, int k) {
   VKML_RETURN_IF_ERROR(onnx_check_arity(n, k, k));
   ir_node *nd;
   VKML_RETURN_IF_ERROR(onnx_emit_inputs(c, n, op, k, &nd));
+  if (op == IR_OP_MOD) {
+    int64_t fmod = onnx_attr_i(n, "fmod", 0);
+    if (!fmod && ir_dtype_is_float(n->in[0]->type.dtype))
+      return onnx_error(VKML_CODE_INVALID_GRAPH, "Mod of floats needs fmod=1");
+    if (fmod) VKML_RETURN_IF_ERROR(ir_node_set_int(c->g, nd, IR_A_FMOD, 1));
+  }
   return onnx_done(c, n, nd);
 }
 

@@ -225,10 +225,23 @@ vkml_status onnx_convert_reduce(onnx_ctx *c, onnx_node *n) {
   } map[] = {{"ReduceMean", IR_OP_REDUCE_MEAN}, {"ReduceSum", IR_OP_REDUCE_SUM},
              {"ReduceMax", IR_OP_REDUCE_MAX},   {"ReduceMin", IR_OP_REDUCE_MIN},
              {"ReduceProd", IR_OP_REDUCE_PROD}};
-  ir_op op = IR_OP_REDUCE_MEAN;
+  /* the composite reductions: an elementwise op before a sum, one after */
+  static const struct {
+    const char *name;
+    ir_op pre, post; /* IR_OP_COUNT: none; IR_OP_MUL: x * x */
+  } comp[] = {{"ReduceL1", IR_OP_ABS, IR_OP_COUNT},       {"ReduceL2", IR_OP_MUL, IR_OP_SQRT},
+              {"ReduceSumSquare", IR_OP_MUL, IR_OP_COUNT}, {"ReduceLogSum", IR_OP_COUNT, IR_OP_LOG},
+              {"ReduceLogSumExp", IR_OP_EXP, IR_OP_LOG}};
+  ir_op op = IR_OP_REDUCE_MEAN, pre = IR_OP_COUNT, post = IR_OP_COUNT;
   for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
     if (strcmp(map[i].name, n->op->name) == 0) op = map[i].op;
-  bool axes_input = op == IR_OP_REDUCE_SUM;
+  for (size_t i = 0; i < sizeof comp / sizeof comp[0]; i++)
+    if (strcmp(comp[i].name, n->op->name) == 0) {
+      op = IR_OP_REDUCE_SUM;
+      pre = comp[i].pre;
+      post = comp[i].post;
+    }
+  bool axes_input = op == IR_OP_REDUCE_SUM && pre == IR_OP_COUNT && post == IR_OP_COUNT;
   VKML_RETURN_IF_ERROR(onnx_check_arity(n, 1, axes_input && c->opset >= 13 ? 2 : 1));
   int64_t *axes;
   int cnt;
@@ -238,11 +251,28 @@ vkml_status onnx_convert_reduce(onnx_ctx *c, onnx_node *n) {
   if (cnt <= 0 && onnx_attr_i(n, "noop_with_empty_axes", 0) != 0)
     return onnx_bind_sym(c, n, 0, n->in[0]);
   ir_node *nd;
-  VKML_RETURN_IF_ERROR(onnx_emit_inputs(c, n, op, 1, &nd));
+  if (pre == IR_OP_COUNT && post == IR_OP_COUNT) {
+    VKML_RETURN_IF_ERROR(onnx_emit_inputs(c, n, op, 1, &nd));
+  } else {
+    ir_value *x, *ins[2];
+    VKML_RETURN_IF_ERROR(onnx_input(c, n, 0, &x));
+    if (!ir_dtype_is_float(x->type.dtype) && (pre == IR_OP_EXP || post != IR_OP_COUNT))
+      return onnx_error(VKML_CODE_UNSUPPORTED, "%s of %s", n->op->name,
+                        ir_dtype_name(x->type.dtype));
+    if (pre != IR_OP_COUNT) {
+      ins[0] = ins[1] = x;
+      VKML_RETURN_IF_ERROR(onnx_emit1(c, n, pre, ins, pre == IR_OP_MUL ? 2 : 1, false, &x));
+    }
+    VKML_RETURN_IF_ERROR(onnx_emit(c, n, op, &x, 1, 1, post == IR_OP_COUNT, &nd));
+  }
   if (cnt > 0) VKML_RETURN_IF_ERROR(ir_node_set_ints(c->g, nd, IR_A_AXES, axes, cnt));
   VKML_RETURN_IF_ERROR(ir_node_set_int(c->g, nd, IR_A_KEEPDIMS,
                                        onnx_attr_i(n, "keepdims", 1) != 0));
-  return onnx_done(c, n, nd);
+  if (post == IR_OP_COUNT) return onnx_done(c, n, nd);
+  VKML_RETURN_IF_ERROR(onnx_finish(c, nd));
+  ir_value *s = nd->outputs[0], *y;
+  VKML_RETURN_IF_ERROR(onnx_emit1(c, n, post, &s, 1, true, &y));
+  return onnx_bind(c, n, 0, y);
 }
 
 vkml_status onnx_convert_argminmax(onnx_ctx *c, onnx_node *n) {

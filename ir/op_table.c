@@ -63,6 +63,8 @@ static const ir_op_info op_rows[IR_OP_COUNT] = {
     BIN(LESS_OR_EQUAL, compare, 0),
     BIN(AND, logic, 0),
     BIN(OR, logic, 0),
+    BIN(XOR, logic, 0),
+    ROW(MOD, 2, 2, 1, 1, ATTRS(IR_A_FMOD), binary, IR_OPF_ELEMENTWISE),
     VAR(MIN),
     VAR(MAX),
     VAR(SUM),

@@ -58,6 +58,10 @@
   X(LESS_OR_EQUAL, "less_or_equal", binary)                                    \
   X(AND, "and", binary)                                                        \
   X(OR, "or", binary)                                                          \
+  X(XOR, "xor", binary)                                                        \
+  /* remainder: fmod=1 C's fmod (sign of x; floats need it), fmod=0 the      \
+   * sign of y (Python's %); integer / 0 is 0 */                               \
+  X(MOD, "mod", binary)                                                        \
   /* elementwise variadic (>= 1 input), NumPy broadcasting */                  \
   X(MIN, "min", variadic)                                                      \
   X(MAX, "max", variadic)                                                      \
@@ -195,6 +199,7 @@ typedef enum ir_enum {
   X(ENDS, "ends", INTS, NONE)                                                  \
   X(STEPS, "steps", INTS, NONE)                                                \
   X(REPEATS, "repeats", INTS, NONE)                                            \
+  X(FMOD, "fmod", INT, NONE)                                                   \
   X(PAD_MODE, "mode", ENUM, PAD_MODE)                                          \
   X(VALUE, "value", FLOAT, NONE)                                               \
   X(RESIZE_MODE, "mode", ENUM, RESIZE_MODE)                                    \

@@ -59,6 +59,7 @@
 #define OP_SUM 15
 #define OP_MEAN 16
 #define OP_WHERE 17
+#define OP_XOR 18
 
 // where moves bool bytes unchanged, as the reference's memcpy
 #if OP == OP_WHERE && DTB == DT_BOOL
@@ -433,6 +434,8 @@ CA mm(CA acc, CA v) {
 #define COMPUTE(E0, E1, E2, E3, E4, E5, E6) ((E0 != 0 || E1 != 0) ? 1 : 0)
 #elif OP == OP_WHERE
 #define COMPUTE(E0, E1, E2, E3, E4, E5, E6) (E0 != 0 ? E1 : E2)
+#elif OP == OP_XOR
+#define COMPUTE(E0, E1, E2, E3, E4, E5, E6) (((E0 != 0) != (E1 != 0)) ? 1 : 0)
 #endif
 
 // ---- main -------------------------------------------------------------------

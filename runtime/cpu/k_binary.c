@@ -120,10 +120,26 @@ static int64_t arith_i(ir_op op, int64_t x, int64_t y) {
   }
 }
 
+/* Remainders: C's fmod (the sign of x), or with the sign of y (Python's
+ * %, ONNX Mod's fmod=0); integer / 0 gives 0, as int_div does. */
+static double mod_f(double x, double y, bool fmod_sign) {
+  double r = fmod(x, y);
+  if (!fmod_sign && r != 0 && (r < 0) != (y < 0)) r += y;
+  return r;
+}
+
+static int64_t mod_i(int64_t x, int64_t y, bool fmod_sign) {
+  if (y == 0) return 0;
+  if (y == -1) return 0; /* INT64_MIN % -1 overflows in C */
+  int64_t r = x % y;
+  if (!fmod_sign && r != 0 && (r < 0) != (y < 0)) r += y;
+  return r;
+}
+
 static vkml_status check_binary_dtypes(const ir_node *n, const rt_tensor *x,
                                        const rt_tensor *y) {
   ir_op op = n->op;
-  if (op == IR_OP_AND || op == IR_OP_OR) {
+  if (op == IR_OP_AND || op == IR_OP_OR || op == IR_OP_XOR) {
     if (x->dtype != IR_BOOL || y->dtype != IR_BOOL)
       return rt_cpu_error(n, VKML_CODE_INVALID_ARGUMENT, "%s needs bool inputs, got %s and %s",
                           ir_op_name(op), ir_dtype_name(x->dtype), ir_dtype_name(y->dtype));
@@ -158,7 +174,8 @@ vkml_status rt_cpu_binary(const rt_cpu_args *a) {
     if (!same)
       return rt_cpu_error(n, VKML_CODE_INVALID_ARGUMENT, "slope does not broadcast to x's shape");
   }
-  bool to_bool = is_compare(op) || op == IR_OP_AND || op == IR_OP_OR;
+  bool to_bool = is_compare(op) || op == IR_OP_AND || op == IR_OP_OR || op == IR_OP_XOR;
+  bool fmod_sign = ir_node_int(n, IR_A_FMOD, 0) != 0; /* mod: the sign of x */
   VKML_RETURN_IF_ERROR(rt_cpu_check_out(n, 0, z, to_bool ? IR_BOOL : x->dtype, rank, dims));
 
   ir_act_params act = {IR_ACT_NONE, 0, 0};
@@ -177,6 +194,12 @@ vkml_status rt_cpu_binary(const rt_cpu_args *a) {
       rt_store_i(z, i, rt_load_i(x, ix) && rt_load_i(y, iy));
     } else if (op == IR_OP_OR) {
       rt_store_i(z, i, rt_load_i(x, ix) || rt_load_i(y, iy));
+    } else if (op == IR_OP_XOR) {
+      rt_store_i(z, i, !rt_load_i(x, ix) != !rt_load_i(y, iy));
+    } else if (op == IR_OP_MOD && fx) {
+      rt_store_f(z, i, mod_f(rt_load_f(x, ix), rt_load_f(y, iy), fmod_sign));
+    } else if (op == IR_OP_MOD) {
+      rt_store_i(z, i, mod_i(rt_load_i(x, ix), rt_load_i(y, iy), fmod_sign));
     } else if (is_compare(op)) {
       rt_store_i(z, i, fx ? compare_f(op, rt_load_f(x, ix), rt_load_f(y, iy))
                           : compare_i(op, rt_load_i(x, ix), rt_load_i(y, iy)));
