@@ -33,6 +33,8 @@ extern const cg_template cg_data_gather_template;
 /* glsl/scatter.comp: scatter_elements, scatter_nd (cg_data_scatter.c; knobs
  * WG_SIZE and EPI). */
 extern const cg_template cg_data_scatter_template;
+/* glsl/shape.comp: shape (cg_shape.c; no knobs). */
+extern const cg_template cg_shape_template;
 /* glsl/data_resize.comp: resize nearest and linear. */
 extern const cg_template cg_data_resize_template;
 

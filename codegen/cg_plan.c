@@ -96,7 +96,8 @@ static const char *cpu_only_reason(const ir_node *n, const ir_target *t, const b
     const ir_value *v = i < n->n_inputs ? n->inputs[i] : n->outputs[i - n->n_inputs];
     /* a bounded output is written with its extent word by the few kernels
      * that can (cg_sort.h) */
-    if (v->type.bounded && !(i >= n->n_inputs && cg_op_writes_extent(n->op))) {
+    if (v->type.bounded && !(i >= n->n_inputs ? cg_op_writes_extent(n->op)
+                                              : cg_op_reads_extent(n->op))) {
       snprintf(buf, bytes, "%%%s has a data-dependent (bounded) shape", v->name);
       return buf;
     }

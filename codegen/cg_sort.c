@@ -260,6 +260,8 @@ bool cg_op_is_staged(ir_op op) {
   return op == IR_OP_ARGSORT || op == IR_OP_NON_MAX_SUPPRESSION || op == IR_OP_NON_ZERO;
 }
 
+bool cg_op_reads_extent(ir_op op) { return op == IR_OP_SHAPE; }
+
 bool cg_op_writes_extent(ir_op op) {
   return op == IR_OP_NMS_COMPACT || op == IR_OP_NON_MAX_SUPPRESSION ||
          op == IR_OP_NONZERO_WRITE || op == IR_OP_NON_ZERO;

@@ -33,6 +33,8 @@ int cg_nonzero_dtype(ir_dtype d);
 bool cg_op_is_staged(ir_op op);
 /* Ops whose GPU form writes a bounded output with its extent word. */
 bool cg_op_writes_extent(ir_op op);
+/* Ops whose kernel reads a bounded input's extent word (shape). */
+bool cg_op_reads_extent(ir_op op);
 /* Why the stages of staged op n cannot run on t (why: room for the
  * message), or NULL. */
 const char *cg_staged_reason(const ir_node *n, const ir_target *t, char *why, size_t bytes);

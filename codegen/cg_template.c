@@ -28,6 +28,8 @@ const cg_template *const cg_templates[] = {
     &cg_data_split_template,
     &cg_data_transpose_template,
     &cg_data_gather_template,
+    &cg_data_scatter_template,
+    &cg_shape_template,
     &cg_data_resize_template,
     &cg_conv2d_direct_template,
     &cg_conv2d_1x1_template,

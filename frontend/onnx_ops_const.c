@@ -67,15 +67,24 @@ vkml_status onnx_convert_constant(onnx_ctx *c, onnx_node *n) {
 vkml_status onnx_convert_shape(onnx_ctx *c, onnx_node *n) {
   VKML_RETURN_IF_ERROR(onnx_check_arity(n, 1, 1));
   const ir_type *in = &n->in[0]->type;
-  if (in->bounded)
-    return onnx_error(VKML_CODE_UNSUPPORTED, "Shape of a tensor whose size is "
-                      "known at run time only");
   int64_t r = in->rank, b = onnx_attr_i(n, "start", 0), e = onnx_attr_i(n, "end", r);
   if (b < 0) b += r;
   if (e < 0) e += r;
   b = b < 0 ? 0 : (b > r ? r : b);
   e = e < 0 ? 0 : (e > r ? r : e);
   int64_t cnt = e > b ? e - b : 0, dims[IR_MAX_RANK + 1];
+  if (in->bounded && in->bounded_axis >= b && in->bounded_axis < e) {
+    /* a size known at run time only: the shape op reads it on the device */
+    ir_value *x, *s;
+    VKML_RETURN_IF_ERROR(onnx_input(c, n, 0, &x));
+    VKML_RETURN_IF_ERROR(onnx_emit1(c, n, IR_OP_SHAPE, &x, 1, cnt == r, &s));
+    if (cnt == r) return onnx_bind(c, n, 0, s);
+    ir_node *sl;
+    VKML_RETURN_IF_ERROR(onnx_emit(c, n, IR_OP_SLICE, &s, 1, 1, true, &sl));
+    VKML_RETURN_IF_ERROR(ir_node_set_ints(c->g, sl, IR_A_STARTS, &b, 1));
+    VKML_RETURN_IF_ERROR(ir_node_set_ints(c->g, sl, IR_A_ENDS, &e, 1));
+    return onnx_done(c, n, sl);
+  }
   for (int64_t i = 0; i < cnt; i++) dims[i] = in->dims[b + i];
   ir_type t = ir_type_make(IR_I64, 1, &cnt);
   return onnx_bind_const(c, n, 0, &t, dims, false);
@@ -83,9 +92,16 @@ vkml_status onnx_convert_shape(onnx_ctx *c, onnx_node *n) {
 
 vkml_status onnx_convert_size(onnx_ctx *c, onnx_node *n) {
   VKML_RETURN_IF_ERROR(onnx_check_arity(n, 1, 1));
-  if (n->in[0]->type.bounded)
-    return onnx_error(VKML_CODE_UNSUPPORTED, "Size of a tensor whose size is "
-                      "known at run time only");
+  if (n->in[0]->type.bounded) {
+    /* the product of the run-time shape */
+    ir_value *x, *s;
+    VKML_RETURN_IF_ERROR(onnx_input(c, n, 0, &x));
+    VKML_RETURN_IF_ERROR(onnx_emit1(c, n, IR_OP_SHAPE, &x, 1, false, &s));
+    ir_node *p;
+    VKML_RETURN_IF_ERROR(onnx_emit(c, n, IR_OP_REDUCE_PROD, &s, 1, 1, true, &p));
+    VKML_RETURN_IF_ERROR(ir_node_set_int(c->g, p, IR_A_KEEPDIMS, 0));
+    return onnx_done(c, n, p);
+  }
   int64_t v = ir_type_numel(&n->in[0]->type);
   ir_type t = ir_type_make(IR_I64, 0, NULL);
   return onnx_bind_const(c, n, 0, &t, &v, false);

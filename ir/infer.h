@@ -43,6 +43,7 @@
   X(gather)                                                                    \
   X(gather_elements)                                                           \
   X(gather_nd)                                                                 \
+  X(shape)                                                                     \
   X(scatter_elements)                                                          \
   X(scatter_nd)                                                                \
   X(topk)                                                                      \

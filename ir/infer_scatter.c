@@ -1,4 +1,4 @@
-/* Shape inference for gather_nd, scatter_elements and scatter_nd, and the
+/* Shape inference for gather_nd, scatter_elements, scatter_nd and shape, and the
  * nd addressing they share with the kernels (ir_nd_params). */
 #include <string.h>
 
@@ -136,5 +136,12 @@ vkml_status ir_infer_scatter_nd(const ir_node *n, const ir_type *in, ir_type *ou
     if (p.dims[j] == 0 && p.tuples > 0)
       return ir_infer_error("scatter_nd: cannot scatter into empty axis %d", j);
   out[0] = *x;
+  return VKML_OK;
+}
+
+vkml_status ir_infer_shape(const ir_node *n, const ir_type *in, ir_type *out) {
+  (void)n;
+  int64_t r = in[0].rank;
+  out[0] = ir_type_make(IR_I64, 1, &r);
   return VKML_OK;
 }

@@ -131,6 +131,7 @@ static const ir_op_info op_rows[IR_OP_COUNT] = {
     /* gather_nd: data, indices [..., k] -> data's slices at the index
      * tuples; the first batch_dims axes of both are shared */
     ROW(GATHER_ND, 2, 2, 1, 1, ATTRS(IR_A_BATCH_DIMS), gather_nd, 0),
+    ROW(SHAPE, 1, 1, 1, 1, NO_ATTRS, shape, 0),
     /* scatter_elements: data, indices, updates (indices' shape) -> data
      * with each update at its index along axis; scatter_nd: data, indices
      * [..., k], updates [indices' dims but the last, data dims from k] */

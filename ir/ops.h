@@ -109,6 +109,8 @@
   X(GATHER, "gather", gather)                                                  \
   X(GATHER_ELEMENTS, "gather_elements", gather_elements)                       \
   X(GATHER_ND, "gather_nd", gather_nd)                                         \
+  /* x's dims as i64[rank] at run time (a bounded axis: its actual size) */    \
+  X(SHAPE, "shape", shape)                                                     \
   /* data with updates written at indices (ONNX ScatterElements, ScatterND;  \
    * reduction none add mul max min) */                                        \
   X(SCATTER_ELEMENTS, "scatter_elements", scatter_elements)                    \

@@ -1,4 +1,4 @@
-/* CPU reference kernels: gather_nd, scatter_elements and scatter_nd. The
+/* CPU reference kernels: gather_nd, scatter_elements, scatter_nd and shape. The
  * scatters copy data, then apply the updates in the indices' order (with
  * reduction none a later duplicate wins). Indices wrap once if negative;
  * out of range is an error naming the value (rt_cpu_fix_index). */
@@ -144,5 +144,14 @@ vkml_status rt_cpu_scatter_nd(const rt_cpu_args *a) {
     VKML_RETURN_IF_ERROR(nd_slice(n, &p, ind, 0, t, &off));
     for (int64_t e = 0; e < p.slice; e++) apply(y, off * p.slice + e, upd, t * p.slice + e, r);
   }
+  return VKML_OK;
+}
+
+vkml_status rt_cpu_shape(const rt_cpu_args *a) {
+  const rt_tensor *x = a->in[0];
+  rt_tensor *y = a->out[0];
+  int64_t r = x->rank;
+  VKML_RETURN_IF_ERROR(rt_cpu_check_out(a->node, 0, y, IR_I64, 1, &r));
+  for (int d = 0; d < x->rank; d++) rt_store_i(y, d, x->dims[d]);
   return VKML_OK;
 }

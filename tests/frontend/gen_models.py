@@ -377,6 +377,14 @@ def gen_valid():
               [vi("v", T.FLOAT, [3, None]), vi("i", T.INT64, [3, None])], opset=11)
     save_case("topk_runtime_k", m, [x, k], [np.take_along_axis(x, idx, 1), idx])
 
+    # Shape and Size of TopK's bounded output: run-time sizes (shape op).
+    m = model([h.make_node("TopK", ["x", "k"], ["v", "i"]), h.make_node("Shape", ["v"], ["s"]),
+               h.make_node("Shape", ["v"], ["s1"], start=1), h.make_node("Size", ["i"], ["n"])],
+              [vi("x", T.FLOAT, [3, 5]), vi("k", T.INT64, [1])],
+              [vi("s", T.INT64, [2]), vi("s1", T.INT64, [1]), vi("n", T.INT64, [])], opset=15)
+    save_case("shape_runtime", m, [x, k], [np.array([3, 2], np.int64), np.array([2], np.int64),
+                                           np.array(6, np.int64)])
+
     # A large initializer goes to the blob (64-byte aligned), small ones inline.
     x = rand(3, 40)
     w = rand(40, 40)

@@ -339,6 +339,14 @@ Test(onnx_import, loop_unrolled) {
                "Loop node 'loop1': a Loop whose trip count is computed at run time");
 }
 
+/* Shape and Size of a bounded value: the shape op, at run time. */
+Test(onnx_import, shape_of_a_bounded_value) {
+  ir_graph *g = import_model("shape_runtime", NULL);
+  cr_assert(nth_node(g, IR_OP_SHAPE, 0));
+  run_compare(g, "shape_runtime", 2, 3);
+  ir_graph_destroy(g);
+}
+
 Test(onnx_import, topk_runtime_k_is_bounded) {
   ir_graph *g = import_model("topk_runtime_k", NULL);
   ir_node *t = nth_node(g, IR_OP_TOPK, 0);

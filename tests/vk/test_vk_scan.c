@@ -333,3 +333,31 @@ Test(vk_scan, nonzero_end_to_end) {
   }
   vt_env_close(&e);
 }
+
+/* shape of non_zero's bounded output on the GPU: the count from the extent
+ * word, the static axis baked; the same as the CPU's, and a product of it
+ * (the importer's Size) computed on the device as well. Every step runs on
+ * the GPU. */
+Test(vk_scan, shape_of_a_bounded_value) {
+  vt_env e;
+  vt_env_open(&e);
+  const char *text = "vkir 1\n"
+                     "graph @s(%x: f32[3,50]) -> (%s: i64[2], %n: i64[2,<=150]) {\n"
+                     "  %n = non_zero %x : i64[2,<=150]\n"
+                     "  %s = shape %n : i64[2]\n"
+                     "  return %s, %n\n}\n";
+  t_rng r = t_rng_make(5);
+  int64_t d[2] = {3, 50};
+  for (int round = 0; round < 2; round++) {
+    rt_tensor x = t_tensor_zeros(IR_F32, 2, d);
+    for (int64_t i = 0; i < 150; i++)
+      rt_store_f(&x, i, round == 1 ? 0 : (double)(t_rng_next(&r) % 3));
+    rt_tensor got[2], want[2];
+    cr_assert_eq(vt_run_all_gpu(&e, text, "shape", &x, 1, got, want, 2), 1);
+    cr_assert_eq(rt_load_i(&want[0], 0), 2);
+    cr_assert_eq(rt_load_i(&want[0], 1), want[1].dims[1]);
+    vt_assert_equal(got, want, 2);
+    rt_tensor_free(&x);
+  }
+  vt_env_close(&e);
+}
