@@ -313,6 +313,7 @@ int cg_nary_code(ir_op op) {
   case IR_OP_MEAN: return 16;
   case IR_OP_WHERE: return 17;
   case IR_OP_XOR: return 18;
+  case IR_OP_MOD: return 19;
   default: return -1;
   }
 }
@@ -333,6 +334,7 @@ vkml_status cg_nary_workload_from_node(const ir_node *n, cg_nary_workload *out) 
   out->op = n->op;
   out->act.kind = IR_ACT_NONE;
   if (is_arith(n->op)) ir_act_params_get(n, &out->act);
+  out->fmod = n->op == IR_OP_MOD && ir_node_int(n, IR_A_FMOD, 0) != 0;
   out->n_in = n->n_inputs;
   for (int i = 0; i < n->n_inputs; i++) out->in[i] = n->inputs[i]->type;
   out->out = n->outputs[0]->type;
@@ -348,7 +350,9 @@ void cg_nary_workload_key(const cg_nary_workload *w, char *buf, int buf_bytes) {
   }
   ir_type_format(&w->out, t, sizeof t);
   act_format(&w->act, act, sizeof act);
-  if (len < buf_bytes) snprintf(buf + len, (size_t)(buf_bytes - len), ")->%s%s", t, act);
+  if (len < buf_bytes)
+    snprintf(buf + len, (size_t)(buf_bytes - len), ")->%s%s%s", t, act,
+             w->fmod ? "{fmod=1}" : "");
 }
 
 static vkml_status nary_unsupported(const cg_nary_workload *w, const char *why) {
@@ -363,7 +367,9 @@ static vkml_status nary_check_dtypes(const cg_nary_workload *w, const ir_target 
   ir_dtype a = w->in[0].dtype, b = w->n_in > 1 ? w->in[1].dtype : a, o = w->out.dtype;
   bool cmp = op >= IR_OP_EQUAL && op <= IR_OP_LESS_OR_EQUAL;
   int want_in = op == IR_OP_WHERE ? 3
-                : cg_nary_code(op) <= cg_nary_code(IR_OP_OR) || op == IR_OP_XOR ? 2
+                : cg_nary_code(op) <= cg_nary_code(IR_OP_OR) || op == IR_OP_XOR ||
+                          op == IR_OP_MOD
+                      ? 2
                                                                                 : 0;
   *wide = false;
   if (want_in && w->n_in != want_in) return nary_unsupported(w, "with a wrong input count");
@@ -385,6 +391,8 @@ static vkml_status nary_check_dtypes(const cg_nary_workload *w, const ir_target 
   if (a == IR_BOOL || b == IR_BOOL || o != a) return nary_unsupported(w, "needs numeric inputs");
   bool fa = ir_dtype_is_float(a);
   if (op == IR_OP_MEAN && !fa) return nary_unsupported(w, "takes floats only");
+  /* C's fmod is exact; a float remainder from a rounded quotient is not */
+  if (op == IR_OP_MOD && fa) return nary_unsupported(w, "of floats runs on the CPU");
   /* the reference truncates pow(int, float) from double: fp32 would differ
      wherever the exact result is an integer */
   if (op == IR_OP_POW && !fa && ir_dtype_is_float(b))
@@ -476,6 +484,7 @@ vkml_status cg_nary_instantiate(const cg_nary_workload *w, const cg_schedule *s,
   VKML_RETURN_IF_ERROR(cg_kernel_define(k, "OP", "%d", cg_nary_code(w->op)));
   VKML_RETURN_IF_ERROR(cg_kernel_define(k, "ACT", "%d", (int)w->act.kind));
   VKML_RETURN_IF_ERROR(cg_kernel_define(k, "NIN", "%d", w->n_in));
+  VKML_RETURN_IF_ERROR(cg_kernel_define(k, "FMOD", "%d", w->fmod));
   VKML_RETURN_IF_ERROR(cg_kernel_define(k, "DTA", "%d", cg_elt_dtype_code(da)));
   VKML_RETURN_IF_ERROR(cg_kernel_define(
       k, "DTB", "%d", cg_elt_dtype_code(w->n_in > 1 ? w->in[1].dtype : da)));

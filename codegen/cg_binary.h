@@ -50,6 +50,7 @@ extern const cg_template cg_nary_template;
 typedef struct cg_nary_workload {
   ir_op op;
   ir_act_params act; /* add sub mul div only */
+  bool fmod;         /* mod: the remainder takes x's sign */
   int n_in;
   ir_type in[CG_NARY_MAX_INPUTS], out;
 } cg_nary_workload;

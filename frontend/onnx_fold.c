@@ -20,9 +20,7 @@
 #include "ir/arena.h"
 #include "onnx_internal.h"
 
-/* The bytes of constant v, which the import made (inline, or a blob
- * constant whose bytes wait in c->blob_data until the blob is laid out). */
-static const void *const_bytes(const onnx_ctx *c, const ir_value *v) {
+const void *onnx_const_bytes(const onnx_ctx *c, const ir_value *v) {
   if (v->storage == IR_CONST_INLINE) return v->inline_data;
   for (int i = c->n_blob - 1; i >= 0; i--)
     if (c->blob_vals[i] == v) return c->blob_data[i];
@@ -101,7 +99,7 @@ static vkml_status eval_node(onnx_ctx *c, ir_node *nd, folded *f, bool *ok) {
     return VKML_OK;
   for (int i = 0; i < nd->n_inputs; i++) {
     const ir_value *v = nd->inputs[i];
-    ins[i] = ir_value_is_const(v) ? const_bytes(c, v) : folded_bytes(f, v);
+    ins[i] = ir_value_is_const(v) ? onnx_const_bytes(c, v) : folded_bytes(f, v);
     if (!ins[i] && ir_type_bytes(&v->type)) return VKML_OK;
   }
   for (int i = 0; i < nd->n_outputs; i++) {

@@ -231,6 +231,23 @@ const onnx_op_entry *onnx_op_find(const char *op_type);
 ONNX_CONVERTERS(X)
 #undef X
 
+/* The bytes of constant v, which the import made (inline, or a blob
+ * constant whose bytes wait until the blob is laid out) (onnx_fold.c). */
+const void *onnx_const_bytes(const onnx_ctx *c, const ir_value *v);
+
+/* What is known at import time of a small 1-D (or scalar) integer input i
+ * that is computed at run time, e.g. Concat(Gather(Shape(x), 0), [-1, 4])
+ * with x bounded: *count elements, vals[k] valid where known[k]; the walk
+ * follows shape, concat, gather / slice of constants, unsqueeze, squeeze,
+ * reshape, identity and integer casts back to constants and static dims
+ * (onnx_partial.c). A constant input is all known. Error when the input is
+ * not a list of at most IR_MAX_RANK integers. */
+vkml_status onnx_partial_ints(onnx_ctx *c, onnx_node *n, int i, const char *what, int64_t *vals,
+                              bool *known, int *count);
+/* The value x when v is x's shape computed at run time (shape op, through
+ * identities and integer casts), else NULL. */
+const ir_value *onnx_shape_source(const ir_value *v);
+
 /* Converts a subgraph's initializers and nodes into c's graph (If's
  * branches; a Loop body, whose inputs the caller has bound); outer names
  * are visible, ONNX keeps every name unique; its outputs are then symbols

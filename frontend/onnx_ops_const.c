@@ -107,10 +107,39 @@ vkml_status onnx_convert_size(onnx_ctx *c, onnx_node *n) {
   return onnx_bind_const(c, n, 0, &t, &v, false);
 }
 
+/* ConstantOfShape(Shape(x)) of a bounded x (full_like): x's shape at run
+ * time, every element the value: where(x as bool, value, value). */
+static vkml_status fill_like(onnx_ctx *c, onnx_node *n, const ir_value *x, const ir_type *vt,
+                             const void *vd) {
+  ir_value *xv = (ir_value *)x, *b, *v, *ins[3];
+  ir_node *cast;
+  VKML_RETURN_IF_ERROR(onnx_emit(c, n, IR_OP_CAST, &xv, 1, 1, false, &cast));
+  VKML_RETURN_IF_ERROR(ir_node_set_enum(c->g, cast, IR_A_TO, IR_BOOL));
+  VKML_RETURN_IF_ERROR(onnx_finish(c, cast));
+  b = cast->outputs[0];
+  VKML_RETURN_IF_ERROR(onnx_const_value(c, "fill", vt, vd, &v));
+  ins[0] = b;
+  ins[1] = ins[2] = v;
+  ir_node *nd;
+  VKML_RETURN_IF_ERROR(onnx_emit(c, n, IR_OP_WHERE, ins, 3, 1, true, &nd));
+  return onnx_done(c, n, nd);
+}
+
 vkml_status onnx_convert_constant_of_shape(onnx_ctx *c, onnx_node *n) {
   VKML_RETURN_IF_ERROR(onnx_check_arity(n, 1, 1));
   int64_t *dims;
   int cnt;
+  if (!n->in[0]->is_const && n->in[0]->v && onnx_shape_source(n->in[0]->v)) {
+    ir_type vt = ir_type_make(IR_F32, 0, NULL);
+    float zero = 0;
+    const void *vd = &zero;
+    const Onnx__AttributeProto *a = onnx_attr(n, "value");
+    if (a && a->t) VKML_RETURN_IF_ERROR(onnx_tensor_decode(c, a->t, &vt, &vd));
+    if (ir_type_numel(&vt) != 1)
+      return onnx_error(VKML_CODE_INVALID_GRAPH, "value must hold one element");
+    vt = ir_type_make(vt.dtype, 0, NULL);
+    return fill_like(c, n, onnx_shape_source(n->in[0]->v), &vt, vd);
+  }
   VKML_RETURN_IF_ERROR(onnx_param_ints(c, n, 0, "shape", &dims, &cnt));
   if (cnt > IR_MAX_RANK)
     return onnx_error(VKML_CODE_UNSUPPORTED, "ConstantOfShape of rank %d", cnt);

@@ -50,19 +50,29 @@ vkml_status onnx_convert_if(onnx_ctx *c, onnx_node *n) {
   for (int i = 0; i < n_out; i++) {
     if (!onnx_output_used(n, i)) continue;
     onnx_sym *st = onnx_sym_get(c, gt->output[i]->name), *se = onnx_sym_get(c, ge->output[i]->name);
-    if (!ir_type_equal(&st->type, &se->type) || st->type.bounded) {
+    ir_value *ins[3] = {cv, NULL, NULL}, *y;
+    VKML_RETURN_IF_ERROR(onnx_sym_value(c, st, &ins[1]));
+    VKML_RETURN_IF_ERROR(onnx_sym_value(c, se, &ins[2]));
+    ir_node *nd;
+    bool same = ir_type_equal(&st->type, &se->type) && !st->type.bounded;
+    if (!same) {
+      /* sizes that differ along one axis (an empty then-branch): select,
+       * its output bounded there */
+      VKML_RETURN_IF_ERROR(onnx_emit(c, n, IR_OP_SELECT, ins, 3, 1, false, &nd));
+      vkml_status fs = onnx_finish(c, nd);
+      if (!fs) {
+        VKML_RETURN_IF_ERROR(onnx_bind_named(c, n, i, nd->outputs[0]));
+        continue;
+      }
+      vkml_status_free(fs);
       char a[128], b[128];
       ir_type_format(&st->type, a, sizeof a);
       ir_type_format(&se->type, b, sizeof b);
       return onnx_error(VKML_CODE_UNSUPPORTED,
                         "a run-time condition selecting output %d of %s (then_branch) or %s "
-                        "(else_branch): only one static type is supported",
+                        "(else_branch): they may differ in size along one axis only",
                         i, a, b);
     }
-    ir_value *ins[3] = {cv, NULL, NULL}, *y;
-    VKML_RETURN_IF_ERROR(onnx_sym_value(c, st, &ins[1]));
-    VKML_RETURN_IF_ERROR(onnx_sym_value(c, se, &ins[2]));
-    ir_node *nd;
     VKML_RETURN_IF_ERROR(onnx_emit(c, n, IR_OP_WHERE, ins, 3, 1, false, &nd));
     VKML_RETURN_IF_ERROR(onnx_finish(c, nd));
     y = nd->outputs[0];

@@ -101,6 +101,53 @@ vkml_status onnx_reshape_resolve(const ir_type *in, const int64_t *shape,
   return VKML_OK;
 }
 
+/* Reshape of a bounded x, or to a shape computed at run time: the known
+ * entries and at most one run-time size, which becomes -1 (the rest of the
+ * elements); x's own dims where ONNX copies them (0), its bounded one a
+ * run-time size too. Static x: the -1 resolved at once. */
+static vkml_status reshape_runtime(onnx_ctx *c, onnx_node *n, const ir_type *in, ir_type *out) {
+  int64_t shape[IR_MAX_RANK];
+  bool known[IR_MAX_RANK];
+  int cnt;
+  VKML_RETURN_IF_ERROR(onnx_partial_ints(c, n, 1, "shape", shape, known, &cnt));
+  bool allowzero = onnx_attr_i(n, "allowzero", 0) != 0;
+  int runtime = -1;
+  for (int k = 0; k < cnt; k++) {
+    if (known[k] && shape[k] == 0 && !allowzero) {
+      if (k >= in->rank)
+        return onnx_error(VKML_CODE_INVALID_GRAPH, "shape[%d] = 0 copies a dim x lacks", k);
+      shape[k] = in->dims[k];
+      known[k] = !(in->bounded && in->bounded_axis == k);
+    }
+    if (!known[k] || shape[k] == -1) {
+      if (runtime >= 0)
+        return onnx_error(VKML_CODE_UNSUPPORTED,
+                          "shape has entries %d and %d computed at run time (or -1): only one "
+                          "run-time size is supported",
+                          runtime, k);
+      runtime = k;
+      shape[k] = -1;
+    } else if (shape[k] < 0) {
+      return onnx_error(VKML_CODE_INVALID_GRAPH, "shape[%d] = %lld", k, (long long)shape[k]);
+    }
+  }
+  if (runtime < 0 && in->bounded)
+    return onnx_error(VKML_CODE_UNSUPPORTED,
+                      "a reshape of a bounded value to a fixed shape (its size varies)");
+  out->rank = cnt;
+  memcpy(out->dims, shape, sizeof *shape * (size_t)cnt);
+  if (!in->bounded && runtime >= 0) {
+    int64_t numel = ir_type_numel(in), rest = 1;
+    for (int k = 0; k < cnt; k++)
+      if (k != runtime) rest *= shape[k];
+    if (!rest || numel % rest)
+      return onnx_error(VKML_CODE_INVALID_GRAPH, "%lld elements do not fit the shape",
+                        (long long)numel);
+    out->dims[runtime] = numel / rest;
+  }
+  return VKML_OK;
+}
+
 vkml_status onnx_movement_type(onnx_ctx *c, onnx_node *n, const ir_type *in,
                                ir_type *out, int64_t *axes_out, int *n_axes) {
   const char *op = n->op->name;
@@ -109,6 +156,7 @@ vkml_status onnx_movement_type(onnx_ctx *c, onnx_node *n, const ir_type *in,
   *n_axes = 0;
   if (strcmp(op, "Reshape") == 0) {
     VKML_RETURN_IF_ERROR(onnx_check_arity(n, 2, 2));
+    if (in->bounded || !n->in[1] || !n->in[1]->is_const) return reshape_runtime(c, n, in, out);
     int64_t *shape;
     int cnt;
     VKML_RETURN_IF_ERROR(onnx_param_ints(c, n, 1, "shape", &shape, &cnt));
@@ -191,7 +239,11 @@ vkml_status onnx_convert_reshape(onnx_ctx *c, onnx_node *n) {
   ir_value *x;
   VKML_RETURN_IF_ERROR(onnx_input(c, n, 0, &x));
   ir_node *nd;
-  if (strcmp(op, "Reshape") == 0) {
+  if (strcmp(op, "Reshape") == 0 && x->type.bounded) {
+    /* a run-time size: the IR keeps -1 where it goes (ir_infer_reshape) */
+    VKML_RETURN_IF_ERROR(onnx_emit(c, n, IR_OP_RESHAPE, &x, 1, 1, true, &nd));
+    VKML_RETURN_IF_ERROR(ir_node_set_ints(c->g, nd, IR_A_SHAPE, t.dims, t.rank));
+  } else if (strcmp(op, "Reshape") == 0) {
     VKML_RETURN_IF_ERROR(onnx_emit(c, n, IR_OP_RESHAPE, &x, 1, 1, true, &nd));
     VKML_RETURN_IF_ERROR(ir_node_set_ints(c->g, nd, IR_A_SHAPE, t.dims, t.rank));
   } else if (strcmp(op, "Flatten") == 0) {
@@ -302,6 +354,9 @@ vkml_status onnx_convert_transpose(onnx_ctx *c, onnx_node *n) {
   return onnx_done(c, n, nd);
 }
 
+/* Parts of one IR concat (a node has at most IR_MAX_NODE_OPERANDS operands, one the output). */
+enum { CONCAT_MAX_PARTS = IR_MAX_NODE_OPERANDS - 1 };
+
 vkml_status onnx_convert_concat(onnx_ctx *c, onnx_node *n) {
   VKML_RETURN_IF_ERROR(onnx_check_arity(n, 1, -1));
   if (!onnx_attr(n, "axis"))
@@ -309,7 +364,28 @@ vkml_status onnx_convert_concat(onnx_ctx *c, onnx_node *n) {
   int64_t axis = 0;
   VKML_RETURN_IF_ERROR(norm_axis(onnx_attr_i(n, "axis", 0), n->in[0]->type.rank, &axis));
   ir_node *nd;
-  VKML_RETURN_IF_ERROR(onnx_emit_inputs(c, n, IR_OP_CONCAT, n->n_in, &nd));
+  if (n->n_in <= CONCAT_MAX_PARTS) {
+    VKML_RETURN_IF_ERROR(onnx_emit_inputs(c, n, IR_OP_CONCAT, n->n_in, &nd));
+    VKML_RETURN_IF_ERROR(ir_node_set_int(c->g, nd, IR_A_AXIS, axis));
+    return onnx_done(c, n, nd);
+  }
+  /* more parts than a node's operands (ir/graph.h): concats of groups, then
+   * of the groups' results (an exported model concatenates 90 per-class
+   * results) */
+  int n_groups = (n->n_in + CONCAT_MAX_PARTS - 1) / CONCAT_MAX_PARTS;
+  if (n_groups > CONCAT_MAX_PARTS)
+    return onnx_error(VKML_CODE_UNSUPPORTED, "Concat of %d inputs", n->n_in);
+  ir_value *parts[CONCAT_MAX_PARTS], *groups[CONCAT_MAX_PARTS];
+  for (int g = 0; g < n_groups; g++) {
+    int first = g * CONCAT_MAX_PARTS, cnt = n->n_in - first;
+    if (cnt > CONCAT_MAX_PARTS) cnt = CONCAT_MAX_PARTS;
+    for (int k = 0; k < cnt; k++) VKML_RETURN_IF_ERROR(onnx_input(c, n, first + k, &parts[k]));
+    VKML_RETURN_IF_ERROR(onnx_emit(c, n, IR_OP_CONCAT, parts, cnt, 1, false, &nd));
+    VKML_RETURN_IF_ERROR(ir_node_set_int(c->g, nd, IR_A_AXIS, axis));
+    VKML_RETURN_IF_ERROR(onnx_finish(c, nd));
+    groups[g] = nd->outputs[0];
+  }
+  VKML_RETURN_IF_ERROR(onnx_emit(c, n, IR_OP_CONCAT, groups, n_groups, 1, true, &nd));
   VKML_RETURN_IF_ERROR(ir_node_set_int(c->g, nd, IR_A_AXIS, axis));
   return onnx_done(c, n, nd);
 }

@@ -44,6 +44,7 @@
   X(gather_elements)                                                           \
   X(gather_nd)                                                                 \
   X(shape)                                                                     \
+  X(select)                                                                    \
   X(scatter_elements)                                                          \
   X(scatter_nd)                                                                \
   X(topk)                                                                      \

@@ -145,3 +145,34 @@ vkml_status ir_infer_shape(const ir_node *n, const ir_type *in, ir_type *out) {
   out[0] = ir_type_make(IR_I64, 1, &r);
   return VKML_OK;
 }
+
+vkml_status ir_infer_select(const ir_node *n, const ir_type *in, ir_type *out) {
+  (void)n;
+  const ir_type *c = &in[0], *a = &in[1], *b = &in[2];
+  if (c->dtype != IR_BOOL || ir_type_numel(c) != 1 || c->bounded)
+    return ir_infer_error("select: the condition must be one bool");
+  char sa[200], sb[200];
+  ir_dims_format(a, sa, sizeof sa);
+  ir_dims_format(b, sb, sizeof sb);
+  if (a->dtype != b->dtype || a->rank != b->rank)
+    return ir_infer_error("select: %s%s and %s%s differ in dtype or rank", ir_dtype_name(a->dtype),
+                          sa, ir_dtype_name(b->dtype), sb);
+  int axis = a->bounded ? a->bounded_axis : b->bounded ? b->bounded_axis : -1;
+  if (a->bounded && b->bounded && a->bounded_axis != b->bounded_axis)
+    return ir_infer_error("select: %s and %s are bounded along different axes", sa, sb);
+  ir_type o = *a;
+  o.bounded = false;
+  for (int d = 0; d < a->rank; d++) {
+    if (a->dims[d] == b->dims[d]) continue;
+    if (axis >= 0 && axis != d)
+      return ir_infer_error("select: %s and %s differ along more than one axis", sa, sb);
+    axis = d;
+    o.dims[d] = a->dims[d] > b->dims[d] ? a->dims[d] : b->dims[d];
+  }
+  if (axis >= 0) {
+    o.bounded = true;
+    o.bounded_axis = axis;
+  }
+  out[0] = o;
+  return VKML_OK;
+}

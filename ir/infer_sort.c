@@ -109,7 +109,10 @@ vkml_status ir_infer_sort_index(const ir_node *n, const ir_type *in, ir_type *ou
 static vkml_status nonzero_input(const ir_node *n, const ir_type *x) {
   if (x->rank == 0)
     return ir_infer_error("%s: the input is a scalar (rank 1 or more)", ir_op_name(n->op));
-  if (x->bounded) return ir_infer_error("%s: bounded inputs are not supported", ir_op_name(n->op));
+  /* non_zero of a bounded x: the capacity's positions at most (its GPU
+   * stages take static inputs only) */
+  if (x->bounded && n->op != IR_OP_NON_ZERO)
+    return ir_infer_error("%s: bounded inputs are not supported", ir_op_name(n->op));
   if (ir_type_numel(x) >= (INT64_C(1) << 31))
     return ir_infer_error("%s: 2^31 elements or more", ir_op_name(n->op));
   return VKML_OK;

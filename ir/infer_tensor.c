@@ -44,20 +44,38 @@ vkml_status ir_infer_reshape(const ir_node *n, const ir_type *in, ir_type *out) 
   if (ns > IR_MAX_RANK)
     return ir_infer_error("reshape: shape has %d entries, more than %d", ns,
                           IR_MAX_RANK);
-  VKML_RETURN_IF_ERROR(unbounded(n, &in[0]));
-  for (int i = 0; i < ns; i++)
+  /* one -1: the rest of the elements; the run-time size of a bounded x
+   * goes there (the output is bounded along that axis) */
+  int rest = -1;
+  int64_t dims[IR_MAX_RANK];
+  for (int i = 0; i < ns; i++) {
+    dims[i] = shape[i];
+    if (shape[i] == -1 && rest < 0) {
+      rest = i;
+      continue;
+    }
     if (shape[i] < 0)
-      return ir_infer_error("reshape: shape[%d] is %lld; every dim must be "
-                            "explicit and >= 0", i, (long long)shape[i]);
+      return ir_infer_error("reshape: shape[%d] is %lld; every dim is explicit and >= 0, "
+                            "but for one -1", i, (long long)shape[i]);
+  }
+  if (in[0].bounded && rest < 0)
+    return ir_infer_error("reshape: a bounded input needs a -1 in the shape (its size varies)");
   int64_t numel, want;
   if (!dims_product(in[0].dims, 0, in[0].rank, &numel))
     return ir_infer_error("reshape: input size overflows");
   char s[200];
   list_format(shape, ns, s, sizeof s);
-  if (!dims_product(shape, 0, ns, &want) || want != numel)
+  if (rest >= 0) {
+    dims[rest] = 1;
+    if (!dims_product(dims, 0, ns, &want) || !want || numel % want)
+      return ir_infer_error("reshape: %lld elements cannot become %s", (long long)numel, s);
+    dims[rest] = numel / want;
+  } else if (!dims_product(shape, 0, ns, &want) || want != numel) {
     return ir_infer_error("reshape: %lld elements cannot become %s",
                           (long long)numel, s);
-  out[0] = ir_type_make(in[0].dtype, ns, shape);
+  }
+  out[0] = ir_type_make(in[0].dtype, ns, dims);
+  if (in[0].bounded) set_bounded(&out[0], rest);
   return VKML_OK;
 }
 

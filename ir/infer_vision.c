@@ -94,8 +94,13 @@ static vkml_status nms_check(const ir_node *n, const ir_type *boxes, const ir_ty
   if (scores->dtype != boxes->dtype)
     return ir_infer_error("%s: scores are %s, boxes are %s", ir_op_name(n->op),
                           ir_dtype_name(scores->dtype), ir_dtype_name(boxes->dtype));
-  if (boxes->bounded || scores->bounded)
-    return ir_infer_error("%s: bounded inputs are not supported", ir_op_name(n->op));
+  /* non_max_suppression takes boxes bounded along N (a run-time count of
+   * candidates; the output's capacity from N's); its GPU stages do not */
+  bool along_n = (!boxes->bounded || boxes->bounded_axis == 1) &&
+                 (!scores->bounded || scores->bounded_axis == 2);
+  if ((boxes->bounded || scores->bounded) && (n->op != IR_OP_NON_MAX_SUPPRESSION || !along_n))
+    return ir_infer_error("%s: bounded inputs are not supported%s", ir_op_name(n->op),
+                          n->op == IR_OP_NON_MAX_SUPPRESSION ? " (but along N)" : "");
   if (boxes->rank != 3 || boxes->dims[2] != 4) {
     char sb[200];
     ir_dims_format(boxes, sb, sizeof sb);

@@ -68,6 +68,9 @@
   X(SUM, "sum", variadic)                                                      \
   X(MEAN, "mean", variadic)                                                    \
   X(WHERE, "where", where)                                                     \
+  /* cond (one bool), a, b -> a if cond else b; sizes may differ along one   \
+   * axis (the output is bounded there: ONNX If's branches) */                 \
+  X(SELECT, "select", select)                                                  \
   /* a chain or small DAG of float elementwise ops as one program           \
    * (pass_fuse_elementwise; ir/params.h ir_fused_program) */                  \
   X(FUSED_ELEMENTWISE, "fused_elementwise", fused_elementwise)                 \

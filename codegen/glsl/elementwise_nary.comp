@@ -60,6 +60,7 @@
 #define OP_MEAN 16
 #define OP_WHERE 17
 #define OP_XOR 18
+#define OP_MOD 19 // integers only (FMOD: the sign of x, else of y)
 
 // where moves bool bytes unchanged, as the reference's memcpy
 #if OP == OP_WHERE && DTB == DT_BOOL
@@ -350,10 +351,10 @@ CA ipow(CA base, CB e) {
 }
 #endif
 
-#if OP <= OP_LESS_OR_EQUAL
+#if OP <= OP_LESS_OR_EQUAL || OP == OP_MOD
 // two inputs: x of DTA, y of DTB
 CO binop(CA x, CB y) {
-#if OP >= OP_EQUAL
+#if OP >= OP_EQUAL && OP <= OP_LESS_OR_EQUAL
 #if OP == OP_EQUAL
   return x == y ? 1 : 0;
 #elif OP == OP_GREATER
@@ -391,6 +392,13 @@ CO binop(CA x, CB y) {
   return iact(y == CB(0) ? CA(0) : (y == CB(-1) ? CA(0) - x : x / y));
 #elif OP == OP_POW
   return ipow(x, y);
+#elif OP == OP_MOD
+  // % 0 is 0, as the reference; the truncating quotient (OpSDiv) gives the
+  // remainder with x's sign, moved to y's unless FMOD
+  if (y == CB(0) || y == CB(-1)) return CA(0);
+  CA r = x - (x / y) * y;
+  if (FMOD == 0 && r != CA(0) && (r < CA(0)) != (y < CB(0))) r += y;
+  return r;
 #else
   return x < CA(0) ? y * x : x;
 #endif
@@ -426,7 +434,7 @@ CA mm(CA acc, CA v) {
 #endif
 
 // Value of output element i from the element loaders E0..E6 (E0 of DTA).
-#if OP <= OP_LESS_OR_EQUAL
+#if OP <= OP_LESS_OR_EQUAL || OP == OP_MOD
 #define COMPUTE(E0, E1, E2, E3, E4, E5, E6) binop(E0, E1)
 #elif OP == OP_AND
 #define COMPUTE(E0, E1, E2, E3, E4, E5, E6) ((E0 != 0 && E1 != 0) ? 1 : 0)

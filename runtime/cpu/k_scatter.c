@@ -155,3 +155,19 @@ vkml_status rt_cpu_shape(const rt_cpu_args *a) {
   for (int d = 0; d < x->rank; d++) rt_store_i(y, d, x->dims[d]);
   return VKML_OK;
 }
+
+/* select: the chosen input copied; the output, allocated at the capacity,
+ * takes its dims. */
+vkml_status rt_cpu_select(const rt_cpu_args *a) {
+  const rt_tensor *c = a->in[0], *x = rt_load_i(a->in[0], 0) ? a->in[1] : a->in[2];
+  rt_tensor *y = a->out[0];
+  (void)c;
+  if (y->dtype != x->dtype || y->rank != x->rank)
+    return rt_cpu_error(a->node, VKML_CODE_INTERNAL, "select: the output does not fit");
+  for (int d = 0; d < x->rank; d++)
+    if (x->dims[d] > y->dims[d])
+      return rt_cpu_error(a->node, VKML_CODE_INTERNAL, "select: the output has no room");
+  memcpy(y->dims, x->dims, sizeof(int64_t) * (size_t)x->rank);
+  memcpy(y->data, x->data, rt_tensor_bytes(x));
+  return VKML_OK;
+}

@@ -760,6 +760,20 @@ static vkml_status run_upload(rt_vk_exec *e, const ir_node *n) {
   if (bytes)
     VKML_RETURN_IF_ERROR(rt_vk_buffer_upload(e->ctx, e->bufs[w->id], e->buf_off[w->id],
                                              e->host[v->id].data, bytes));
+  if (w->type.bounded) {
+    /* the kernels that read a bounded value find its size in the extent
+     * word (ir/graph.h), which the host writes for what it made */
+    const rt_tensor *t = &e->host[v->id];
+    int axis = w->type.bounded_axis;
+    if (t->rank != w->type.rank || t->dims[axis] > w->type.dims[axis])
+      return vkml_status_make(VKML_CODE_INTERNAL, "upload of %%%s: %lld past its capacity %lld",
+                              v->name, (long long)(t->rank == w->type.rank ? t->dims[axis] : -1),
+                              (long long)w->type.dims[axis]);
+    uint32_t extent = (uint32_t)t->dims[axis];
+    VKML_RETURN_IF_ERROR(rt_vk_buffer_upload(
+        e->ctx, e->bufs[w->id],
+        e->buf_off[w->id] + ir_type_extent_offset(&w->type, w->layout), &extent, sizeof extent));
+  }
   e->stats.n_uploads++;
   return VKML_OK;
 }

@@ -385,6 +385,38 @@ def gen_valid():
     save_case("shape_runtime", m, [x, k], [np.array([3, 2], np.int64), np.array([2], np.int64),
                                            np.array(6, np.int64)])
 
+    # Shape arithmetic on TopK's run-time count (the detection models'
+    # post-processing): Reshape to [n, 1] with n from Shape, full_like
+    # (ConstantOfShape of the Shape), and an If whose then-branch is empty
+    # (select, bounded); 70 parts concatenated (more than an IR node's).
+    xs = rand(6)
+    kk = np.array([4], np.int64)
+    top = np.sort(xs)[::-1][:4]
+    empty = h.make_graph([h.make_node("Constant", [], ["e0"], name="e0",
+                                      value=nh.from_array(np.zeros(0, np.float32)))],
+                         "then", [], [vi("e0", T.FLOAT, [0])])
+    full = h.make_graph([h.make_node("Identity", ["v"], ["f0"], name="f0")], "else", [],
+                        [vi("f0", T.FLOAT, [None])])
+    m = model([h.make_node("TopK", ["x", "k"], ["v", "i"], name="top"),
+               h.make_node("Shape", ["v"], ["s"], name="sh"),
+               h.make_node("Gather", ["s", "zero"], ["n0"], name="g", axis=0),
+               h.make_node("Unsqueeze", ["n0", "ax0"], ["n1"], name="u"),
+               h.make_node("Concat", ["n1", "one"], ["shp"], name="cat", axis=0),
+               h.make_node("Reshape", ["v", "shp"], ["col"], name="rs"),
+               h.make_node("ConstantOfShape", ["s"], ["fill"], name="cos",
+                           value=nh.from_array(np.array([7], np.int64))),
+               h.make_node("If", ["c"], ["sel"], name="if_b", then_branch=empty,
+                           else_branch=full),
+               h.make_node("Concat", ["x"] * 70, ["big"], name="cat70", axis=0)],
+              [vi("x", T.FLOAT, [6]), vi("k", T.INT64, [1]), vi("c", T.BOOL, [])],
+              [vi("col", T.FLOAT, [None, 1]), vi("fill", T.INT64, [None]),
+               vi("sel", T.FLOAT, [None]), vi("big", T.FLOAT, [420])],
+              [nh.from_array(np.array(0, np.int64), "zero"), nh.from_array(np.array([0], np.int64), "ax0"),
+               nh.from_array(np.array([1], np.int64), "one")], opset=13)
+    save_case("runtime_shapes", m, [xs, kk, np.array(False)],
+              [top.reshape(4, 1), np.full(4, 7, np.int64), top, np.tile(xs, 70)])
+
+
     # A large initializer goes to the blob (64-byte aligned), small ones inline.
     x = rand(3, 40)
     w = rand(40, 40)

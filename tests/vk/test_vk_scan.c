@@ -361,3 +361,39 @@ Test(vk_scan, shape_of_a_bounded_value) {
   }
   vt_env_close(&e);
 }
+
+/* A bounded value made on the CPU (topk with a run-time k) and uploaded:
+ * the upload writes its extent word, so shape on the GPU reads the size the
+ * CPU produced (k = 3, then 7). */
+Test(vk_scan, shape_after_an_upload) {
+  vt_env e;
+  vt_env_open(&e);
+  const char *text = "vkir 1\n"
+                     "graph @s(%x: f32[3,10], %k: i64[1]) -> (%s: i64[2]) {\n"
+                     "  %v, %i = topk %x, %k {axis=1} : f32[3,<=10], i64[3,<=10]\n"
+                     "  %s = shape %v : i64[2]\n"
+                     "  return %s\n}\n";
+  ir_plan *p = vt_compile(e.t, e.cc, vt_parse(text), NULL, IR_PRECISION_FP32);
+  int shape_on_gpu = 0;
+  for (int i = 0; i < p->n_steps; i++)
+    shape_on_gpu += p->steps[i].device == IR_DEVICE_GPU &&
+                    strstr(ir_plan_str(p, p->steps[i].key), "shape") != NULL;
+  cr_assert_eq(shape_on_gpu, 1, "shape runs on the GPU");
+  rt_vk_exec *x;
+  T_OK(rt_vk_exec_create(e.ctx, p, NULL, &x));
+  t_rng r = t_rng_make(9);
+  int64_t xd[2] = {3, 10}, one = 1;
+  rt_tensor in[2] = {t_tensor_random(&r, IR_F32, 2, xd, -1, 1), t_tensor_zeros(IR_I64, 1, &one)};
+  for (int k = 3; k <= 7; k += 4) {
+    rt_store_i(&in[1], 0, k);
+    rt_tensor out;
+    T_OK(rt_vk_exec_run(x, in, 2, &out, 1, NULL));
+    cr_assert(rt_load_i(&out, 0) == 3 && rt_load_i(&out, 1) == k, "k %d: [%lld,%lld]", k,
+              (long long)rt_load_i(&out, 0), (long long)rt_load_i(&out, 1));
+    rt_tensor_free(&out);
+  }
+  for (int i = 0; i < 2; i++) rt_tensor_free(&in[i]);
+  rt_vk_exec_destroy(x);
+  ir_plan_destroy(p);
+  vt_env_close(&e);
+}

@@ -1,0 +1,140 @@
+/* Partial evaluation of small integer lists computed at run time: what the
+ * importer still knows of a Reshape's or ConstantOfShape's shape when part
+ * of it is a size known at run time only (a bounded value's). */
+#include <string.h>
+
+#include "ir/params.h"
+#include "onnx_internal.h"
+
+enum { MAX_ELEMS = IR_MAX_RANK };
+
+static bool is_int_list(const ir_type *t) {
+  return ir_dtype_is_int(t->dtype) && t->rank <= 1 && !t->bounded &&
+         ir_type_numel(t) <= MAX_ELEMS;
+}
+
+/* Elements of v: known[k] and vals[k]; *count = numel (v a short list). */
+static void walk(const onnx_ctx *c, const ir_value *v, int64_t *vals, bool *known, int *count,
+                 int depth) {
+  int cnt = (int)ir_type_numel(&v->type);
+  *count = cnt;
+  for (int k = 0; k < cnt; k++) known[k] = false;
+  if (depth > 64) return;
+  if (ir_value_is_const(v)) {
+    const void *d = onnx_const_bytes(c, v);
+    for (int k = 0; d && k < cnt; k++) {
+      vals[k] = ir_dtype_load_i64(v->type.dtype, d, k);
+      known[k] = true;
+    }
+    return;
+  }
+  const ir_node *p = v->producer;
+  if (!p) return;
+  int64_t iv[MAX_ELEMS];
+  bool ik[MAX_ELEMS];
+  int ic = 0;
+  switch (p->op) {
+  case IR_OP_SHAPE: {
+    const ir_type *x = &p->inputs[0]->type;
+    for (int k = 0; k < cnt && k < x->rank; k++) {
+      known[k] = !(x->bounded && x->bounded_axis == k);
+      vals[k] = x->dims[k];
+    }
+    return;
+  }
+  case IR_OP_IDENTITY:
+  case IR_OP_RESHAPE:
+  case IR_OP_SQUEEZE:
+  case IR_OP_UNSQUEEZE:
+  case IR_OP_FLATTEN:
+  case IR_OP_CAST:
+    if (!is_int_list(&p->inputs[0]->type)) return;
+    walk(c, p->inputs[0], iv, ik, &ic, depth + 1);
+    for (int k = 0; k < cnt && k < ic; k++) {
+      known[k] = ik[k];
+      vals[k] = iv[k];
+    }
+    return;
+  case IR_OP_CONCAT: {
+    int at = 0;
+    for (int i = 0; i < p->n_inputs; i++) {
+      if (!is_int_list(&p->inputs[i]->type)) return;
+      walk(c, p->inputs[i], iv, ik, &ic, depth + 1);
+      for (int k = 0; k < ic && at < cnt; k++, at++) {
+        known[at] = ik[k];
+        vals[at] = iv[k];
+      }
+    }
+    return;
+  }
+  case IR_OP_GATHER: {
+    const ir_value *data = p->inputs[0], *idx = p->inputs[1];
+    if (!is_int_list(&data->type) || data->type.rank != 1 || !ir_value_is_const(idx)) return;
+    const void *id = onnx_const_bytes(c, idx);
+    if (!id) return;
+    walk(c, data, iv, ik, &ic, depth + 1);
+    for (int k = 0; k < cnt; k++) {
+      int64_t j = ir_dtype_load_i64(idx->type.dtype, id, k);
+      if (j < 0) j += ic;
+      if (j < 0 || j >= ic) return;
+      known[k] = ik[j];
+      vals[k] = iv[j];
+    }
+    return;
+  }
+  case IR_OP_SLICE: {
+    const ir_value *data = p->inputs[0];
+    ir_slice_params sp;
+    if (!is_int_list(&data->type) || data->type.rank != 1) return;
+    vkml_status st = ir_slice_params_get(p, &data->type, &sp);
+    if (st) {
+      vkml_status_free(st);
+      return;
+    }
+    walk(c, data, iv, ik, &ic, depth + 1);
+    for (int k = 0; k < cnt; k++) {
+      int64_t j = sp.start[0] + k * sp.step[0];
+      if (j < 0 || j >= ic) return;
+      known[k] = ik[j];
+      vals[k] = iv[j];
+    }
+    return;
+  }
+  default:
+    return;
+  }
+}
+
+vkml_status onnx_partial_ints(onnx_ctx *c, onnx_node *n, int i, const char *what, int64_t *vals,
+                              bool *known, int *count) {
+  if (!onnx_has_input(n, i))
+    return onnx_error(VKML_CODE_INVALID_GRAPH, "input %d ('%s') is missing", i, what);
+  onnx_sym *s = n->in[i];
+  if (!is_int_list(&s->type))
+    return onnx_error(VKML_CODE_UNSUPPORTED,
+                      "input %d ('%s') must be a list of at most %d integers", i, what,
+                      MAX_ELEMS);
+  if (s->is_const) {
+    *count = (int)ir_type_numel(&s->type);
+    for (int k = 0; k < *count; k++) {
+      vals[k] = ir_dtype_load_i64(s->type.dtype, s->data, k);
+      known[k] = true;
+    }
+    return VKML_OK;
+  }
+  ir_value *v;
+  VKML_RETURN_IF_ERROR(onnx_sym_value(c, s, &v));
+  walk(c, v, vals, known, count, 0);
+  return VKML_OK;
+}
+
+const ir_value *onnx_shape_source(const ir_value *v) {
+  for (int depth = 0; v && v->producer && depth < 64; depth++) {
+    const ir_node *p = v->producer;
+    if (p->op == IR_OP_SHAPE) return p->inputs[0];
+    if (p->op != IR_OP_IDENTITY && !(p->op == IR_OP_CAST && ir_dtype_is_int(v->type.dtype)))
+      return NULL;
+    v = p->inputs[0];
+  }
+  return NULL;
+}
