@@ -244,6 +244,11 @@ const void *onnx_const_bytes(const onnx_ctx *c, const ir_value *v);
  * not a list of at most IR_MAX_RANK integers. */
 vkml_status onnx_partial_ints(onnx_ctx *c, onnx_node *n, int i, const char *what, int64_t *vals,
                               bool *known, int *count);
+/* The same, and where a run-time element comes from: the bounded axis
+ * axis[k] of value src[k] (NULL: not known). */
+vkml_status onnx_partial_sizes(onnx_ctx *c, onnx_node *n, int i, const char *what,
+                               int64_t *vals, bool *known, const ir_value **src, int *axis,
+                               int *count);
 /* The value x when v is x's shape computed at run time (shape op, through
  * identities and integer casts), else NULL. */
 const ir_value *onnx_shape_source(const ir_value *v);

@@ -107,8 +107,9 @@ vkml_status onnx_convert_size(onnx_ctx *c, onnx_node *n) {
   return onnx_bind_const(c, n, 0, &t, &v, false);
 }
 
-/* ConstantOfShape(Shape(x)) of a bounded x (full_like): x's shape at run
- * time, every element the value: where(x as bool, value, value). */
+/* A tensor of x's run-time shape broadcast with the value tensor vt, every
+ * element the value: where(x as bool, value, value). ConstantOfShape(Shape(x))
+ * of a bounded x (full_like) with a one-element value. */
 static vkml_status fill_like(onnx_ctx *c, onnx_node *n, const ir_value *x, const ir_type *vt,
                              const void *vd) {
   ir_value *xv = (ir_value *)x, *b, *v, *ins[3];
@@ -125,11 +126,74 @@ static vkml_status fill_like(onnx_ctx *c, onnx_node *n, const ir_value *x, const
   return onnx_done(c, n, nd);
 }
 
+/* ConstantOfShape whose shape holds one size known at run time only, a
+ * bounded axis of some value src (Concat(Shape(rois)[0], [C, 7, 7])): src
+ * narrowed to that axis ([<=n] laid along the output's axis k, 1 elsewhere)
+ * decides the size, where() broadcasts the value over the known dims. */
+static vkml_status fill_runtime(onnx_ctx *c, onnx_node *n, const ir_type *vt, const void *vd) {
+  int64_t dims[IR_MAX_RANK];
+  bool known[IR_MAX_RANK];
+  const ir_value *src[IR_MAX_RANK];
+  int axis[IR_MAX_RANK], cnt, k = -1;
+  VKML_RETURN_IF_ERROR(onnx_partial_sizes(c, n, 0, "shape", dims, known, src, axis, &cnt));
+  for (int i = 0; i < cnt; i++) {
+    if (known[i]) {
+      if (dims[i] < 0)
+        return onnx_error(VKML_CODE_INVALID_GRAPH, "shape[%d] = %lld is negative", i,
+                          (long long)dims[i]);
+      continue;
+    }
+    if (k >= 0 || !src[i])
+      return onnx_error(VKML_CODE_UNSUPPORTED,
+                        "input 0 ('shape') is computed at run time%s",
+                        k >= 0 ? " in more than one entry" : " from values the importer cannot follow");
+    k = i;
+  }
+  if (k < 0) return onnx_error(VKML_CODE_INTERNAL, "a run-time shape with every entry known");
+  /* src narrowed to its bounded axis: [<=n], then laid along axis k */
+  ir_value *x = (ir_value *)src[k];
+  int a = axis[k], r = x->type.rank;
+  if (r > 1) {
+    int64_t starts[IR_MAX_RANK], ends[IR_MAX_RANK], axes[IR_MAX_RANK];
+    int m = 0;
+    for (int d = 0; d < r; d++)
+      if (d != a) {
+        starts[m] = 0;
+        ends[m] = 1;
+        axes[m++] = d;
+      }
+    ir_node *sl;
+    VKML_RETURN_IF_ERROR(onnx_emit(c, n, IR_OP_SLICE, &x, 1, 1, false, &sl));
+    VKML_RETURN_IF_ERROR(ir_node_set_ints(c->g, sl, IR_A_STARTS, starts, m));
+    VKML_RETURN_IF_ERROR(ir_node_set_ints(c->g, sl, IR_A_ENDS, ends, m));
+    VKML_RETURN_IF_ERROR(ir_node_set_ints(c->g, sl, IR_A_AXES, axes, m));
+    VKML_RETURN_IF_ERROR(onnx_finish(c, sl));
+    x = sl->outputs[0];
+  }
+  int64_t lay[IR_MAX_RANK], full[IR_MAX_RANK];
+  for (int d = 0; d < cnt; d++) {
+    lay[d] = d == k ? -1 : 1;
+    full[d] = d == k ? 1 : dims[d];
+  }
+  ir_node *rs;
+  VKML_RETURN_IF_ERROR(onnx_emit(c, n, IR_OP_RESHAPE, &x, 1, 1, false, &rs));
+  VKML_RETURN_IF_ERROR(ir_node_set_ints(c->g, rs, IR_A_SHAPE, lay, cnt));
+  VKML_RETURN_IF_ERROR(onnx_finish(c, rs));
+  ir_type ft = ir_type_make(vt->dtype, cnt, full);
+  if (!type_ok(&ft) || ir_type_numel(&ft) > CONST_MAX_ELEMENTS)
+    return onnx_error(VKML_CODE_UNSUPPORTED, "ConstantOfShape output too large");
+  char *o = out_alloc(c, &ft);
+  if (!o) return ir_oom(NULL);
+  size_t es = ir_dtype_size(ft.dtype);
+  for (int64_t i = 0, m = ir_type_numel(&ft); i < m; i++) memcpy(o + (size_t)i * es, vd, es);
+  return fill_like(c, n, rs->outputs[0], &ft, o);
+}
+
 vkml_status onnx_convert_constant_of_shape(onnx_ctx *c, onnx_node *n) {
   VKML_RETURN_IF_ERROR(onnx_check_arity(n, 1, 1));
   int64_t *dims;
   int cnt;
-  if (!n->in[0]->is_const && n->in[0]->v && onnx_shape_source(n->in[0]->v)) {
+  if (!n->in[0]->is_const) {
     ir_type vt = ir_type_make(IR_F32, 0, NULL);
     float zero = 0;
     const void *vd = &zero;
@@ -138,7 +202,9 @@ vkml_status onnx_convert_constant_of_shape(onnx_ctx *c, onnx_node *n) {
     if (ir_type_numel(&vt) != 1)
       return onnx_error(VKML_CODE_INVALID_GRAPH, "value must hold one element");
     vt = ir_type_make(vt.dtype, 0, NULL);
-    return fill_like(c, n, onnx_shape_source(n->in[0]->v), &vt, vd);
+    if (n->in[0]->v && onnx_shape_source(n->in[0]->v))
+      return fill_like(c, n, onnx_shape_source(n->in[0]->v), &vt, vd);
+    return fill_runtime(c, n, &vt, vd);
   }
   VKML_RETURN_IF_ERROR(onnx_param_ints(c, n, 0, "shape", &dims, &cnt));
   if (cnt > IR_MAX_RANK)

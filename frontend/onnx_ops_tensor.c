@@ -120,6 +120,12 @@ static vkml_status reshape_runtime(onnx_ctx *c, onnx_node *n, const ir_type *in,
       known[k] = !(in->bounded && in->bounded_axis == k);
     }
     if (!known[k] || shape[k] == -1) {
+      if (runtime >= 0 && !known[k] && !known[runtime]) {
+        /* the parameter's own message: a graph input, or computed at run time */
+        int64_t *vals;
+        int nv;
+        VKML_RETURN_IF_ERROR(onnx_param_ints(c, n, 1, "shape", &vals, &nv));
+      }
       if (runtime >= 0)
         return onnx_error(VKML_CODE_UNSUPPORTED,
                           "shape has entries %d and %d computed at run time (or -1): only one "

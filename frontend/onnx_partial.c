@@ -8,37 +8,41 @@
 
 enum { MAX_ELEMS = IR_MAX_RANK };
 
+/* One element: known (val), or a run-time size: the bounded axis of src
+ * (src NULL: unknown origin). */
+typedef struct elem {
+  bool known;
+  int64_t val;
+  const ir_value *src;
+  int axis;
+} elem;
+
 static bool is_int_list(const ir_type *t) {
   return ir_dtype_is_int(t->dtype) && t->rank <= 1 && !t->bounded &&
          ir_type_numel(t) <= MAX_ELEMS;
 }
 
-/* Elements of v: known[k] and vals[k]; *count = numel (v a short list). */
-static void walk(const onnx_ctx *c, const ir_value *v, int64_t *vals, bool *known, int *count,
-                 int depth) {
+/* Elements of v (a short list): e[0..*count). */
+static void walk(const onnx_ctx *c, const ir_value *v, elem *e, int *count, int depth) {
   int cnt = (int)ir_type_numel(&v->type);
   *count = cnt;
-  for (int k = 0; k < cnt; k++) known[k] = false;
+  for (int k = 0; k < cnt; k++) e[k] = (elem){0};
   if (depth > 64) return;
   if (ir_value_is_const(v)) {
     const void *d = onnx_const_bytes(c, v);
-    for (int k = 0; d && k < cnt; k++) {
-      vals[k] = ir_dtype_load_i64(v->type.dtype, d, k);
-      known[k] = true;
-    }
+    for (int k = 0; d && k < cnt; k++) e[k] = (elem){true, ir_dtype_load_i64(v->type.dtype, d, k), NULL, 0};
     return;
   }
   const ir_node *p = v->producer;
   if (!p) return;
-  int64_t iv[MAX_ELEMS];
-  bool ik[MAX_ELEMS];
+  elem in[MAX_ELEMS];
   int ic = 0;
   switch (p->op) {
   case IR_OP_SHAPE: {
-    const ir_type *x = &p->inputs[0]->type;
-    for (int k = 0; k < cnt && k < x->rank; k++) {
-      known[k] = !(x->bounded && x->bounded_axis == k);
-      vals[k] = x->dims[k];
+    const ir_value *x = p->inputs[0];
+    for (int k = 0; k < cnt && k < x->type.rank; k++) {
+      bool rt = x->type.bounded && x->type.bounded_axis == k;
+      e[k] = (elem){!rt, x->type.dims[k], rt ? x : NULL, k};
     }
     return;
   }
@@ -49,21 +53,15 @@ static void walk(const onnx_ctx *c, const ir_value *v, int64_t *vals, bool *know
   case IR_OP_FLATTEN:
   case IR_OP_CAST:
     if (!is_int_list(&p->inputs[0]->type)) return;
-    walk(c, p->inputs[0], iv, ik, &ic, depth + 1);
-    for (int k = 0; k < cnt && k < ic; k++) {
-      known[k] = ik[k];
-      vals[k] = iv[k];
-    }
+    walk(c, p->inputs[0], in, &ic, depth + 1);
+    for (int k = 0; k < cnt && k < ic; k++) e[k] = in[k];
     return;
   case IR_OP_CONCAT: {
     int at = 0;
     for (int i = 0; i < p->n_inputs; i++) {
       if (!is_int_list(&p->inputs[i]->type)) return;
-      walk(c, p->inputs[i], iv, ik, &ic, depth + 1);
-      for (int k = 0; k < ic && at < cnt; k++, at++) {
-        known[at] = ik[k];
-        vals[at] = iv[k];
-      }
+      walk(c, p->inputs[i], in, &ic, depth + 1);
+      for (int k = 0; k < ic && at < cnt; k++, at++) e[at] = in[k];
     }
     return;
   }
@@ -72,13 +70,12 @@ static void walk(const onnx_ctx *c, const ir_value *v, int64_t *vals, bool *know
     if (!is_int_list(&data->type) || data->type.rank != 1 || !ir_value_is_const(idx)) return;
     const void *id = onnx_const_bytes(c, idx);
     if (!id) return;
-    walk(c, data, iv, ik, &ic, depth + 1);
+    walk(c, data, in, &ic, depth + 1);
     for (int k = 0; k < cnt; k++) {
       int64_t j = ir_dtype_load_i64(idx->type.dtype, id, k);
       if (j < 0) j += ic;
       if (j < 0 || j >= ic) return;
-      known[k] = ik[j];
-      vals[k] = iv[j];
+      e[k] = in[j];
     }
     return;
   }
@@ -91,12 +88,11 @@ static void walk(const onnx_ctx *c, const ir_value *v, int64_t *vals, bool *know
       vkml_status_free(st);
       return;
     }
-    walk(c, data, iv, ik, &ic, depth + 1);
+    walk(c, data, in, &ic, depth + 1);
     for (int k = 0; k < cnt; k++) {
       int64_t j = sp.start[0] + k * sp.step[0];
       if (j < 0 || j >= ic) return;
-      known[k] = ik[j];
-      vals[k] = iv[j];
+      e[k] = in[j];
     }
     return;
   }
@@ -107,6 +103,12 @@ static void walk(const onnx_ctx *c, const ir_value *v, int64_t *vals, bool *know
 
 vkml_status onnx_partial_ints(onnx_ctx *c, onnx_node *n, int i, const char *what, int64_t *vals,
                               bool *known, int *count) {
+  return onnx_partial_sizes(c, n, i, what, vals, known, NULL, NULL, count);
+}
+
+vkml_status onnx_partial_sizes(onnx_ctx *c, onnx_node *n, int i, const char *what,
+                               int64_t *vals, bool *known, const ir_value **src, int *axis,
+                               int *count) {
   if (!onnx_has_input(n, i))
     return onnx_error(VKML_CODE_INVALID_GRAPH, "input %d ('%s') is missing", i, what);
   onnx_sym *s = n->in[i];
@@ -119,12 +121,20 @@ vkml_status onnx_partial_ints(onnx_ctx *c, onnx_node *n, int i, const char *what
     for (int k = 0; k < *count; k++) {
       vals[k] = ir_dtype_load_i64(s->type.dtype, s->data, k);
       known[k] = true;
+      if (src) src[k] = NULL;
     }
     return VKML_OK;
   }
   ir_value *v;
   VKML_RETURN_IF_ERROR(onnx_sym_value(c, s, &v));
-  walk(c, v, vals, known, count, 0);
+  elem e[MAX_ELEMS];
+  walk(c, v, e, count, 0);
+  for (int k = 0; k < *count; k++) {
+    vals[k] = e[k].val;
+    known[k] = e[k].known;
+    if (src) src[k] = e[k].src;
+    if (axis) axis[k] = e[k].axis;
+  }
   return VKML_OK;
 }
 

@@ -407,14 +407,20 @@ def gen_valid():
                            value=nh.from_array(np.array([7], np.int64))),
                h.make_node("If", ["c"], ["sel"], name="if_b", then_branch=empty,
                            else_branch=full),
-               h.make_node("Concat", ["x"] * 70, ["big"], name="cat70", axis=0)],
+               h.make_node("Concat", ["x"] * 70, ["big"], name="cat70", axis=0),
+               h.make_node("Concat", ["n1", "two_l"], ["shp2"], name="cat2", axis=0),
+               h.make_node("ConstantOfShape", ["shp2"], ["fill2"], name="cos2",
+                           value=nh.from_array(np.array([1.5], np.float32)))],
               [vi("x", T.FLOAT, [6]), vi("k", T.INT64, [1]), vi("c", T.BOOL, [])],
               [vi("col", T.FLOAT, [None, 1]), vi("fill", T.INT64, [None]),
-               vi("sel", T.FLOAT, [None]), vi("big", T.FLOAT, [420])],
+               vi("sel", T.FLOAT, [None]), vi("big", T.FLOAT, [420]),
+               vi("fill2", T.FLOAT, [None, 2])],
               [nh.from_array(np.array(0, np.int64), "zero"), nh.from_array(np.array([0], np.int64), "ax0"),
-               nh.from_array(np.array([1], np.int64), "one")], opset=13)
+               nh.from_array(np.array([1], np.int64), "one"),
+               nh.from_array(np.array([2], np.int64), "two_l")], opset=13)
     save_case("runtime_shapes", m, [xs, kk, np.array(False)],
-              [top.reshape(4, 1), np.full(4, 7, np.int64), top, np.tile(xs, 70)])
+              [top.reshape(4, 1), np.full(4, 7, np.int64), top, np.tile(xs, 70),
+               np.full((4, 2), 1.5, np.float32)])
 
 
     # A large initializer goes to the blob (64-byte aligned), small ones inline.

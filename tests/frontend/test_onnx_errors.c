@@ -36,7 +36,7 @@ static bad_case cases[] = {
     {"bad_if_branch_op.onnx", E_UNSUP, "unsupported ops: Einsum (node e_in_then)"},
     {"bad_if_shapes.onnx", E_UNSUP,
      "If node 'if2': a run-time condition selecting output 0 of f32[2,3] (then_branch) or "
-     "f32[3,2] (else_branch): only one static type is supported"},
+     "f32[3,2] (else_branch): they may differ in size along one axis only"},
     {"bad_raw_size.onnx", E_PARSE,
      "initializer 'w': tensor 'w': raw_data has 12 bytes, but f32 with 4 elements "
      "needs 16"},

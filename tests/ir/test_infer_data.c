@@ -20,9 +20,16 @@ Test(tensor, reshape_flatten) {
   t = MK(IR_OP_RESHAPE, 1, F32(3, 4));
   INTS(t, IR_A_SHAPE, 5, 3);
   expect_err(t, "reshape: 12 elements cannot become [5,3]");
+  /* one -1: the rest of the elements; a second one, or -2, is an error */
   t = MK(IR_OP_RESHAPE, 1, F32(3, 4));
   INTS(t, IR_A_SHAPE, -1, 3);
-  expect_err(t, "reshape: shape[0] is -1; every dim must be explicit");
+  expect(t, F32(4, 3));
+  t = MK(IR_OP_RESHAPE, 1, F32(3, 4));
+  INTS(t, IR_A_SHAPE, -1, -1);
+  expect_err(t, "reshape: shape[1] is -1; every dim is explicit and >= 0, but for one -1");
+  t = MK(IR_OP_RESHAPE, 1, F32(3, 4));
+  INTS(t, IR_A_SHAPE, -1, 5);
+  expect_err(t, "reshape: 12 elements cannot become [-1,5]");
   expect_err(MK(IR_OP_RESHAPE, 1, F32(3, 4)), "reshape: shape is required");
   t = MK(IR_OP_RESHAPE, 1, F32(3, 4));
   INTS(t, IR_A_SHAPE, INT64_MAX, INT64_MAX, 2);
@@ -30,9 +37,13 @@ Test(tensor, reshape_flatten) {
   t = MK(IR_OP_RESHAPE, 1, F32(0));
   INTS(t, IR_A_SHAPE, 0, INT64_MAX);
   expect_err(t, "too large");
+  /* a bounded input: its size goes to the -1 (bounded there) */
   t = MK(IR_OP_RESHAPE, 1, bnd(F32(5, 3), 0));
   INTS(t, IR_A_SHAPE, 15);
-  expect_err(t, "reshape: input is bounded along axis 0");
+  expect_err(t, "reshape: a bounded input needs a -1 in the shape");
+  t = MK(IR_OP_RESHAPE, 1, bnd(F32(5, 3), 0));
+  INTS(t, IR_A_SHAPE, 3, -1);
+  expect(t, bnd(F32(3, 5), 1));
 
   expect(MK(IR_OP_FLATTEN, 1, F32(2, 3, 4, 5)), F32(2, 60));
   t = MK(IR_OP_FLATTEN, 1, F32(2, 3, 4, 5));
