@@ -10,12 +10,12 @@ set -u
 D=/tmp/det; mkdir -p $D
 MODELS=${MODELS:-ssdlite ssd300 retinanet}
 VISION=NonMaxSuppression,TopK,NonZero,GatherND,GatherElements,RoiAlign,ScatterElements,Gather,argsort,select,shape,non_zero,top_k
-python3 bench/export_detection.py $D $MODELS 2>&1 | grep -v -i warn | tail -6
+[ -n "${SKIP_EXPORT:-}" ] || python3 bench/export_detection.py $D $MODELS 2>&1 | grep -v -i warn | tail -6
 for m in $MODELS; do
   [ -f $D/$m.onnx ] || continue
   for mode in gpu cpuvision; do
     extra=""; [ $mode = cpuvision ] && extra="--cpu-ops $VISION"
-    rm -rf $D/o_$m_$mode
+    rm -rf $D/o_${m}_$mode
     timeout 240 $B/tools/vkc run $D/$m.onnx --input image=$D/$m.input.npy $extra \
       --output $D/o_${m}_$mode --bench 20 --json > $D/b_${m}_$mode.json 2> $D/e_${m}_$mode.txt
     echo "$m $mode rc=$? $(tail -c 300 $D/e_${m}_$mode.txt)"
