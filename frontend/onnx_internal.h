@@ -249,6 +249,12 @@ vkml_status onnx_partial_ints(onnx_ctx *c, onnx_node *n, int i, const char *what
 vkml_status onnx_partial_sizes(onnx_ctx *c, onnx_node *n, int i, const char *what,
                                int64_t *vals, bool *known, const ir_value **src, int *axis,
                                int *count);
+/* A tensor of the run-time shape input in holds (one size known at run time
+ * only, the rest known: onnx_partial_sizes), every element vd (a scalar of
+ * type vt): the value *out, named after ONNX output 0 when final
+ * (onnx_ops_const.c; ConstantOfShape, Expand). */
+vkml_status onnx_fill_runtime(onnx_ctx *c, onnx_node *n, int in, const ir_type *vt,
+                              const void *vd, bool final, ir_value **out);
 /* The value x when v is x's shape computed at run time (shape op, through
  * identities and integer casts), else NULL. */
 const ir_value *onnx_shape_source(const ir_value *v);

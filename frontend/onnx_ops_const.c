@@ -111,7 +111,7 @@ vkml_status onnx_convert_size(onnx_ctx *c, onnx_node *n) {
  * element the value: where(x as bool, value, value). ConstantOfShape(Shape(x))
  * of a bounded x (full_like) with a one-element value. */
 static vkml_status fill_like(onnx_ctx *c, onnx_node *n, const ir_value *x, const ir_type *vt,
-                             const void *vd) {
+                             const void *vd, bool final, ir_value **out) {
   ir_value *xv = (ir_value *)x, *b, *v, *ins[3];
   ir_node *cast;
   VKML_RETURN_IF_ERROR(onnx_emit(c, n, IR_OP_CAST, &xv, 1, 1, false, &cast));
@@ -122,20 +122,23 @@ static vkml_status fill_like(onnx_ctx *c, onnx_node *n, const ir_value *x, const
   ins[0] = b;
   ins[1] = ins[2] = v;
   ir_node *nd;
-  VKML_RETURN_IF_ERROR(onnx_emit(c, n, IR_OP_WHERE, ins, 3, 1, true, &nd));
-  return onnx_done(c, n, nd);
+  VKML_RETURN_IF_ERROR(onnx_emit(c, n, IR_OP_WHERE, ins, 3, 1, final, &nd));
+  VKML_RETURN_IF_ERROR(onnx_finish(c, nd));
+  *out = nd->outputs[0];
+  return VKML_OK;
 }
 
 /* ConstantOfShape whose shape holds one size known at run time only, a
  * bounded axis of some value src (Concat(Shape(rois)[0], [C, 7, 7])): src
  * narrowed to that axis ([<=n] laid along the output's axis k, 1 elsewhere)
  * decides the size, where() broadcasts the value over the known dims. */
-static vkml_status fill_runtime(onnx_ctx *c, onnx_node *n, const ir_type *vt, const void *vd) {
+static vkml_status fill_runtime(onnx_ctx *c, onnx_node *n, int in, const ir_type *vt,
+                                const void *vd, bool final, ir_value **out) {
   int64_t dims[IR_MAX_RANK];
   bool known[IR_MAX_RANK];
   const ir_value *src[IR_MAX_RANK];
   int axis[IR_MAX_RANK], cnt, k = -1;
-  VKML_RETURN_IF_ERROR(onnx_partial_sizes(c, n, 0, "shape", dims, known, src, axis, &cnt));
+  VKML_RETURN_IF_ERROR(onnx_partial_sizes(c, n, in, "shape", dims, known, src, axis, &cnt));
   for (int i = 0; i < cnt; i++) {
     if (known[i]) {
       if (dims[i] < 0)
@@ -145,7 +148,7 @@ static vkml_status fill_runtime(onnx_ctx *c, onnx_node *n, const ir_type *vt, co
     }
     if (k >= 0 || !src[i])
       return onnx_error(VKML_CODE_UNSUPPORTED,
-                        "input 0 ('shape') is computed at run time%s",
+                        "input %d ('shape') is computed at run time%s", in,
                         k >= 0 ? " in more than one entry" : " from values the importer cannot follow");
     k = i;
   }
@@ -186,7 +189,14 @@ static vkml_status fill_runtime(onnx_ctx *c, onnx_node *n, const ir_type *vt, co
   if (!o) return ir_oom(NULL);
   size_t es = ir_dtype_size(ft.dtype);
   for (int64_t i = 0, m = ir_type_numel(&ft); i < m; i++) memcpy(o + (size_t)i * es, vd, es);
-  return fill_like(c, n, rs->outputs[0], &ft, o);
+  return fill_like(c, n, rs->outputs[0], &ft, o, final, out);
+}
+
+vkml_status onnx_fill_runtime(onnx_ctx *c, onnx_node *n, int in, const ir_type *vt,
+                              const void *vd, bool final, ir_value **out) {
+  if (n->in[in]->v && onnx_shape_source(n->in[in]->v))
+    return fill_like(c, n, onnx_shape_source(n->in[in]->v), vt, vd, final, out);
+  return fill_runtime(c, n, in, vt, vd, final, out);
 }
 
 vkml_status onnx_convert_constant_of_shape(onnx_ctx *c, onnx_node *n) {
@@ -202,9 +212,9 @@ vkml_status onnx_convert_constant_of_shape(onnx_ctx *c, onnx_node *n) {
     if (ir_type_numel(&vt) != 1)
       return onnx_error(VKML_CODE_INVALID_GRAPH, "value must hold one element");
     vt = ir_type_make(vt.dtype, 0, NULL);
-    if (n->in[0]->v && onnx_shape_source(n->in[0]->v))
-      return fill_like(c, n, onnx_shape_source(n->in[0]->v), &vt, vd);
-    return fill_runtime(c, n, &vt, vd);
+    ir_value *y;
+    VKML_RETURN_IF_ERROR(onnx_fill_runtime(c, n, 0, &vt, vd, true, &y));
+    return onnx_bind(c, n, 0, y);
   }
   VKML_RETURN_IF_ERROR(onnx_param_ints(c, n, 0, "shape", &dims, &cnt));
   if (cnt > IR_MAX_RANK)

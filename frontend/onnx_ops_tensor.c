@@ -108,48 +108,75 @@ vkml_status onnx_reshape_resolve(const ir_type *in, const int64_t *shape,
 static vkml_status reshape_runtime(onnx_ctx *c, onnx_node *n, const ir_type *in, ir_type *out) {
   int64_t shape[IR_MAX_RANK];
   bool known[IR_MAX_RANK];
-  int cnt;
-  VKML_RETURN_IF_ERROR(onnx_partial_ints(c, n, 1, "shape", shape, known, &cnt));
+  const ir_value *src[IR_MAX_RANK];
+  int axis[IR_MAX_RANK], cnt;
+  VKML_RETURN_IF_ERROR(onnx_partial_sizes(c, n, 1, "shape", shape, known, src, axis, &cnt));
   bool allowzero = onnx_attr_i(n, "allowzero", 0) != 0;
-  int runtime = -1;
+  int runtime = -1, minus = -1;
+  bool own = false; /* the run-time entry copies x's own bounded dim (0) */
   for (int k = 0; k < cnt; k++) {
     if (known[k] && shape[k] == 0 && !allowzero) {
       if (k >= in->rank)
         return onnx_error(VKML_CODE_INVALID_GRAPH, "shape[%d] = 0 copies a dim x lacks", k);
       shape[k] = in->dims[k];
       known[k] = !(in->bounded && in->bounded_axis == k);
+      own = own || !known[k];
     }
-    if (!known[k] || shape[k] == -1) {
-      if (runtime >= 0 && !known[k] && !known[runtime]) {
+    if (!known[k]) {
+      if (runtime >= 0) {
         /* the parameter's own message: a graph input, or computed at run time */
         int64_t *vals;
         int nv;
         VKML_RETURN_IF_ERROR(onnx_param_ints(c, n, 1, "shape", &vals, &nv));
-      }
-      if (runtime >= 0)
         return onnx_error(VKML_CODE_UNSUPPORTED,
-                          "shape has entries %d and %d computed at run time (or -1): only one "
-                          "run-time size is supported",
+                          "shape has entries %d and %d computed at run time: only one run-time "
+                          "size is supported",
                           runtime, k);
+      }
       runtime = k;
-      shape[k] = -1;
+    } else if (shape[k] == -1) {
+      if (minus >= 0) return onnx_error(VKML_CODE_INVALID_GRAPH, "shape has two -1");
+      minus = k;
     } else if (shape[k] < 0) {
       return onnx_error(VKML_CODE_INVALID_GRAPH, "shape[%d] = %lld", k, (long long)shape[k]);
     }
   }
-  if (runtime < 0 && in->bounded)
+  if (runtime >= 0 && minus >= 0) {
+    /* [n, -1, 4] with n a run-time size and x bounded: n is x's own count
+     * (a consistent model; the capacities must agree), so the -1 is static:
+     * x's other dims over the known entries */
+    int64_t cap_src = own              ? in->dims[in->bounded_axis]
+                      : src[runtime] ? src[runtime]->type.dims[axis[runtime]]
+                                     : -1;
+    if (!in->bounded || cap_src != in->dims[in->bounded_axis])
+      return onnx_error(VKML_CODE_UNSUPPORTED,
+                        "shape has a run-time size (entry %d) and a -1 (entry %d)", runtime,
+                        minus);
+    int64_t other = 1, known_prod = 1;
+    for (int d = 0; d < in->rank; d++)
+      if (d != in->bounded_axis) other *= in->dims[d];
+    for (int k = 0; k < cnt; k++)
+      if (k != runtime && k != minus) known_prod *= shape[k];
+    if (!known_prod || other % known_prod)
+      return onnx_error(VKML_CODE_INVALID_GRAPH, "the shape does not fit x's elements");
+    shape[minus] = other / known_prod;
+    minus = -1;
+  }
+  int rest_at = runtime >= 0 ? runtime : minus;
+  if (rest_at >= 0) shape[rest_at] = -1;
+  if (rest_at < 0 && in->bounded)
     return onnx_error(VKML_CODE_UNSUPPORTED,
                       "a reshape of a bounded value to a fixed shape (its size varies)");
   out->rank = cnt;
   memcpy(out->dims, shape, sizeof *shape * (size_t)cnt);
-  if (!in->bounded && runtime >= 0) {
+  if (!in->bounded && rest_at >= 0) {
     int64_t numel = ir_type_numel(in), rest = 1;
     for (int k = 0; k < cnt; k++)
-      if (k != runtime) rest *= shape[k];
+      if (k != rest_at) rest *= shape[k];
     if (!rest || numel % rest)
       return onnx_error(VKML_CODE_INVALID_GRAPH, "%lld elements do not fit the shape",
                         (long long)numel);
-    out->dims[runtime] = numel / rest;
+    out->dims[rest_at] = numel / rest;
   }
   return VKML_OK;
 }
@@ -566,6 +593,20 @@ static vkml_status list_param_op(onnx_ctx *c, onnx_node *n, ir_op op,
 }
 
 vkml_status onnx_convert_expand(onnx_ctx *c, onnx_node *n) {
+  if (onnx_has_input(n, 1) && !n->in[1]->is_const) {
+    /* a shape with a size known at run time only: x broadcast against a
+     * bool tensor of that shape, where(b, x, x) */
+    VKML_RETURN_IF_ERROR(onnx_check_arity(n, 2, 2));
+    ir_type bt = ir_type_make(IR_BOOL, 0, NULL);
+    const uint8_t yes = 1;
+    ir_value *ins[3];
+    VKML_RETURN_IF_ERROR(onnx_fill_runtime(c, n, 1, &bt, &yes, false, &ins[0]));
+    VKML_RETURN_IF_ERROR(onnx_input(c, n, 0, &ins[1]));
+    ins[2] = ins[1];
+    ir_node *nd;
+    VKML_RETURN_IF_ERROR(onnx_emit(c, n, IR_OP_WHERE, ins, 3, 1, true, &nd));
+    return onnx_done(c, n, nd);
+  }
   return list_param_op(c, n, IR_OP_EXPAND, "shape", IR_A_SHAPE);
 }
 

@@ -96,6 +96,43 @@ static void walk(const onnx_ctx *c, const ir_value *v, elem *e, int *count, int 
     }
     return;
   }
+  case IR_OP_EQUAL: {
+    /* a run-time size is never negative: equal to a negative constant is
+     * false (exported Expand shapes: Where(Equal(shape, -1), 1, shape)) */
+    elem a[MAX_ELEMS], b[MAX_ELEMS];
+    int na = 0, nb = 0;
+    if (!is_int_list(&p->inputs[0]->type) || !is_int_list(&p->inputs[1]->type)) return;
+    walk(c, p->inputs[0], a, &na, depth + 1);
+    walk(c, p->inputs[1], b, &nb, depth + 1);
+    for (int k = 0; k < cnt; k++) {
+      const elem *x = &a[na == 1 ? 0 : k], *y = &b[nb == 1 ? 0 : k];
+      if ((na != 1 && k >= na) || (nb != 1 && k >= nb)) return;
+      if (x->known && y->known) e[k] = (elem){true, x->val == y->val, NULL, 0};
+      else if ((x->src && y->known && y->val < 0) || (y->src && x->known && x->val < 0))
+        e[k] = (elem){true, 0, NULL, 0};
+    }
+    return;
+  }
+  case IR_OP_WHERE: {
+    elem w[3][MAX_ELEMS];
+    int nw[3];
+    for (int i = 0; i < 3; i++) {
+      const ir_type *t = &p->inputs[i]->type;
+      if (!(ir_dtype_is_int(t->dtype) || t->dtype == IR_BOOL) || t->rank > 1 || t->bounded ||
+          ir_type_numel(t) > MAX_ELEMS)
+        return;
+      walk(c, p->inputs[i], w[i], &nw[i], depth + 1);
+    }
+    for (int k = 0; k < cnt; k++) {
+      const elem *e3[3];
+      for (int i = 0; i < 3; i++) {
+        if (nw[i] != 1 && k >= nw[i]) return;
+        e3[i] = &w[i][nw[i] == 1 ? 0 : k];
+      }
+      if (e3[0]->known) e[k] = *e3[e3[0]->val ? 1 : 2];
+    }
+    return;
+  }
   default:
     return;
   }

@@ -71,11 +71,19 @@ vkml_status ir_infer_gather_nd(const ir_node *n, const ir_type *in, ir_type *out
   return VKML_OK;
 }
 
+/* scatter_elements takes run-time sizes (MultiScaleRoIAlign's results put
+ * back in order: data [<=R,C,H,W], indices and updates [<=r,C,H,W]): data
+ * bounded along one axis, indices and updates (alike) along one axis; the
+ * output is the data's type. scatter_nd needs static sizes. */
 static vkml_status want_static(const ir_node *n, const ir_type *in) {
+  bool elements = n->op == IR_OP_SCATTER_ELEMENTS;
   for (int i = 0; i < 3; i++)
-    if (in[i].bounded)
-      return ir_infer_error("%s: input %d is bounded; scatters need static sizes",
+    if (in[i].bounded && !elements)
+      return ir_infer_error("%s: input %d is bounded; scatter_nd needs static sizes",
                             ir_op_name(n->op), i);
+  if (elements && (in[1].bounded != in[2].bounded ||
+                   (in[1].bounded && in[1].bounded_axis != in[2].bounded_axis)))
+    return ir_infer_error("%s: indices and updates must be bounded alike", ir_op_name(n->op));
   if (in[2].dtype != in[0].dtype)
     return ir_infer_error("%s: updates are %s, data %s", ir_op_name(n->op),
                           ir_dtype_name(in[2].dtype), ir_dtype_name(in[0].dtype));

@@ -410,17 +410,41 @@ def gen_valid():
                h.make_node("Concat", ["x"] * 70, ["big"], name="cat70", axis=0),
                h.make_node("Concat", ["n1", "two_l"], ["shp2"], name="cat2", axis=0),
                h.make_node("ConstantOfShape", ["shp2"], ["fill2"], name="cos2",
-                           value=nh.from_array(np.array([1.5], np.float32)))],
+                           value=nh.from_array(np.array([1.5], np.float32))),
+               # Expand to Where(Equal(shape, -1), 1, shape) (an exported
+               # expand), Reshape to [n, -1, 1] of a bounded value,
+               # ScatterElements on bounded data
+               h.make_node("Concat", ["n1", "three_l"], ["shp3"], name="cat3", axis=0),
+               h.make_node("Equal", ["shp3", "minus1"], ["eqm"], name="eqm"),
+               h.make_node("Where", ["eqm", "ones2", "shp3"], ["shp4"], name="wh"),
+               h.make_node("Expand", ["c11", "shp4"], ["exp"], name="exp"),
+               h.make_node("Concat", ["n1", "minus1_l", "one"], ["shp5"], name="cat5", axis=0),
+               h.make_node("Reshape", ["fill2", "shp5"], ["col3"], name="rs3"),
+               h.make_node("Shape", ["fill2"], ["s2"], name="sh2"),
+               h.make_node("ConstantOfShape", ["s2"], ["zidx"], name="zidx",
+                           value=nh.from_array(np.array([0], np.int64))),
+               h.make_node("Mul", ["fill2", "twof"], ["upd"], name="upd"),
+               h.make_node("ScatterElements", ["fill2", "zidx", "upd"], ["sc"], name="sc",
+                           axis=0)],
               [vi("x", T.FLOAT, [6]), vi("k", T.INT64, [1]), vi("c", T.BOOL, [])],
               [vi("col", T.FLOAT, [None, 1]), vi("fill", T.INT64, [None]),
                vi("sel", T.FLOAT, [None]), vi("big", T.FLOAT, [420]),
-               vi("fill2", T.FLOAT, [None, 2])],
+               vi("fill2", T.FLOAT, [None, 2]), vi("exp", T.FLOAT, [None, 3]),
+               vi("col3", T.FLOAT, [None, 2, 1]), vi("sc", T.FLOAT, [None, 2])],
               [nh.from_array(np.array(0, np.int64), "zero"), nh.from_array(np.array([0], np.int64), "ax0"),
                nh.from_array(np.array([1], np.int64), "one"),
-               nh.from_array(np.array([2], np.int64), "two_l")], opset=13)
+               nh.from_array(np.array([2], np.int64), "two_l"),
+               nh.from_array(np.array([3], np.int64), "three_l"),
+               nh.from_array(np.array(-1, np.int64), "minus1"),
+               nh.from_array(np.array([-1], np.int64), "minus1_l"),
+               nh.from_array(np.array([1, 1], np.int64), "ones2"),
+               nh.from_array(np.array([[2.5]], np.float32), "c11"),
+               nh.from_array(np.array(2, np.float32), "twof")], opset=13)
     save_case("runtime_shapes", m, [xs, kk, np.array(False)],
               [top.reshape(4, 1), np.full(4, 7, np.int64), top, np.tile(xs, 70),
-               np.full((4, 2), 1.5, np.float32)])
+               np.full((4, 2), 1.5, np.float32), np.full((4, 3), 2.5, np.float32),
+               np.full((4, 2, 1), 1.5, np.float32),
+               np.array([[3, 3], [1.5, 1.5], [1.5, 1.5], [1.5, 1.5]], np.float32)])
 
 
     # A large initializer goes to the blob (64-byte aligned), small ones inline.
