@@ -589,3 +589,27 @@ vkml_status cg_node_pad(const ir_node *n, const cg_template *st, const cg_schedu
   c.n_out = cnt;
   return copy_instantiate(n, &c, st, s, t, out);
 }
+
+int cg_data_index_walk(const ir_type *x, const ir_type *ind, int axis, int64_t *axis_stride,
+                       int64_t *md, int64_t *ms) {
+  int64_t xs[IR_MAX_RANK] = {0}, run = 1;
+  *axis_stride = 0;
+  if (axis < 0 || axis >= x->rank) return 0;
+  for (int d = x->rank - 1; d >= 0; d--) {
+    xs[d] = run;
+    run *= x->dims[d];
+  }
+  *axis_stride = xs[axis];
+  int m = 0;
+  for (int d = x->rank - 1; d >= 0; d--) {
+    int64_t sd = d == axis ? 0 : xs[d];
+    if (ind->dims[d] == 1) continue;
+    if (m > 0 && sd == ms[m - 1] * md[m - 1] && sd != 0) {
+      md[m - 1] *= ind->dims[d];
+      continue;
+    }
+    md[m] = ind->dims[d];
+    ms[m++] = sd;
+  }
+  return m;
+}

@@ -87,5 +87,11 @@ vkml_status cg_data_transpose_tiled(const ir_node *n, const cg_data_axes *a, ir_
                                     const ir_target *t, cg_kernel *k);
 /* The axis of n's `axis` attribute (default dflt) normalised for rank. */
 vkml_status cg_data_axis(const ir_node *n, int rank, int64_t dflt, int *axis);
+/* gather_elements / scatter_elements addressing: the indices' axes
+ * (innermost first; size-1 ones dropped, contiguous ones merged) walking x
+ * (C order): dims md, strides ms, the axis's stride 0 (it contributes
+ * through the index, *axis_stride apart). Returns the count. */
+int cg_data_index_walk(const ir_type *x, const ir_type *ind, int axis, int64_t *axis_stride,
+                       int64_t *md, int64_t *ms);
 
 #endif

@@ -110,31 +110,15 @@ vkml_status cg_node_gather_elements(const ir_node *n, const cg_template *st,
 
   VKML_RETURN_IF_ERROR(cg_data_begin(out, &cg_data_gather_template, n, st, s, t));
   VKML_RETURN_IF_ERROR(cg_data_check_values(n, t));
-  /* the indices' axes (innermost first) walking the data; the axis itself
-   * contributes through the index, so its walking stride is 0 */
-  int64_t xs[IR_MAX_RANK], run = 1, md[IR_MAX_RANK], ms[IR_MAX_RANK];
-  for (int d = rank - 1; d >= 0; d--) {
-    xs[d] = run;
-    run *= x->dims[d];
-  }
-  int m = 0;
-  for (int d = rank - 1; d >= 0 && n_out > 0; d--) {
-    int64_t sd = d == axis ? 0 : xs[d];
-    if (ind->dims[d] == 1) continue;
-    if (m > 0 && sd == ms[m - 1] * md[m - 1] && sd != 0) {
-      md[m - 1] *= ind->dims[d];
-      continue;
-    }
-    md[m] = ind->dims[d];
-    ms[m++] = sd;
-  }
+  int64_t axs, md[IR_MAX_RANK], ms[IR_MAX_RANK];
+  int m = n_out > 0 ? cg_data_index_walk(x, ind, axis, &axs, md, ms) : 0;
   int64_t es = (int64_t)ir_dtype_size(x->dtype);
   VKML_RETURN_IF_ERROR(cg_data_define_unit(out, es, t));
   VKML_RETURN_IF_ERROR(cg_kernel_define(out, "MODE", "1"));
   VKML_RETURN_IF_ERROR(cg_kernel_define(out, "IDX64", "%d", ind->dtype == IR_I64));
   VKML_RETURN_IF_ERROR(cg_kernel_spec(out, SPEC_N, (uint32_t)n_out));
   VKML_RETURN_IF_ERROR(cg_kernel_spec(out, SPEC_DIM, (uint32_t)dim));
-  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, SPEC_AXS, (uint32_t)xs[axis]));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, SPEC_AXS, (uint32_t)axs));
   VKML_RETURN_IF_ERROR(cg_kernel_spec(out, SPEC_RANK, (uint32_t)m));
   VKML_RETURN_IF_ERROR(cg_kernel_spec(out, SPEC_AXIS, (uint32_t)axis));
   for (int i = 0; i < m; i++) {

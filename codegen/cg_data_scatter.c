@@ -69,28 +69,12 @@ vkml_status cg_node_scatter_elements(const ir_node *n, const cg_template *st,
                             "scatter_elements: indices and updates must have data's rank and "
                             "one shape");
   int64_t n_upd = ir_type_numel(ind);
-  /* the indices' axes (innermost first) walking the output; the axis itself
-   * contributes through the index (stride 0 here) */
-  int64_t xs[IR_MAX_RANK], run = 1, md[IR_MAX_RANK], ms[IR_MAX_RANK];
-  for (int d = rank - 1; d >= 0; d--) {
-    xs[d] = run;
-    run *= x->dims[d];
-  }
-  int m = 0;
-  for (int d = rank - 1; d >= 0 && n_upd > 0; d--) {
-    int64_t sd = d == axis ? 0 : xs[d];
-    if (ind->dims[d] == 1) continue;
-    if (m > 0 && sd == ms[m - 1] * md[m - 1] && sd != 0) {
-      md[m - 1] *= ind->dims[d];
-      continue;
-    }
-    md[m] = ind->dims[d];
-    ms[m++] = sd;
-  }
+  int64_t axs, md[IR_MAX_RANK], ms[IR_MAX_RANK];
+  int m = n_upd > 0 ? cg_data_index_walk(x, ind, axis, &axs, md, ms) : 0;
   VKML_RETURN_IF_ERROR(cg_kernel_define(out, "MODE", "0"));
   VKML_RETURN_IF_ERROR(cg_kernel_spec(out, SPEC_N, (uint32_t)n_upd));
   VKML_RETURN_IF_ERROR(cg_kernel_spec(out, SPEC_DIM, (uint32_t)x->dims[axis]));
-  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, SPEC_AXS, (uint32_t)xs[axis]));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, SPEC_AXS, (uint32_t)axs));
   VKML_RETURN_IF_ERROR(cg_kernel_spec(out, SPEC_RANK, (uint32_t)m));
   VKML_RETURN_IF_ERROR(cg_kernel_spec(out, SPEC_AXIS, (uint32_t)axis));
   for (int i = 0; i < m; i++) {

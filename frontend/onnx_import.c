@@ -438,17 +438,23 @@ static vkml_status convert_node(onnx_ctx *c, const Onnx__NodeProto *p, int index
   return s ? vkml_status_annotate(s, "%s", n.label) : VKML_OK;
 }
 
+/* gp's nodes in a topological order, converted. */
+static vkml_status convert_nodes(onnx_ctx *c, const Onnx__GraphProto *gp) {
+  int *order = onnx_alloc(c, sizeof *order * (gp->n_node + 1));
+  if (!order) return ir_oom(NULL);
+  VKML_RETURN_IF_ERROR(order_nodes(c, gp, order));
+  for (size_t i = 0; i < gp->n_node; i++)
+    VKML_RETURN_IF_ERROR(convert_node(c, gp->node[order[i]], order[i]));
+  return VKML_OK;
+}
+
 vkml_status onnx_convert_subgraph(onnx_ctx *c, const Onnx__GraphProto *gp) {
   for (size_t i = 0; i < gp->n_input; i++)
     if (!onnx_sym_get(c, onnx_str(gp->input[i]->name)))
       return onnx_error(VKML_CODE_INTERNAL, "subgraph input '%s' is not bound",
                         onnx_str(gp->input[i]->name));
   VKML_RETURN_IF_ERROR(add_initializers(c, gp));
-  int *order = onnx_alloc(c, sizeof *order * (gp->n_node + 1));
-  if (!order) return ir_oom(NULL);
-  VKML_RETURN_IF_ERROR(order_nodes(c, gp, order));
-  for (size_t i = 0; i < gp->n_node; i++)
-    VKML_RETURN_IF_ERROR(convert_node(c, gp->node[order[i]], order[i]));
+  VKML_RETURN_IF_ERROR(convert_nodes(c, gp));
   for (size_t i = 0; i < gp->n_output; i++)
     if (!onnx_sym_get(c, onnx_str(gp->output[i]->name)))
       return onnx_error(VKML_CODE_INVALID_GRAPH, "subgraph output '%s' is not defined",
@@ -555,11 +561,7 @@ static vkml_status import_graph(onnx_ctx *c, const Onnx__ModelProto *m) {
   VKML_RETURN_IF_ERROR(ir_graph_create(onnx_ir_name(c, onnx_str(gp->name)), &c->g));
   VKML_RETURN_IF_ERROR(add_initializers(c, gp));
   VKML_RETURN_IF_ERROR(add_inputs(c, gp));
-  int *order = onnx_alloc(c, sizeof *order * (gp->n_node + 1));
-  if (!order) return ir_oom(NULL);
-  VKML_RETURN_IF_ERROR(order_nodes(c, gp, order));
-  for (size_t i = 0; i < gp->n_node; i++)
-    VKML_RETURN_IF_ERROR(convert_node(c, gp->node[order[i]], order[i]));
+  VKML_RETURN_IF_ERROR(convert_nodes(c, gp));
   VKML_RETURN_IF_ERROR(add_outputs(c, gp));
   /* what folding left unused (evaluated nodes' outputs, their constants) */
   VKML_RETURN_IF_ERROR(ir_graph_drop_unused_values(c->g, NULL));

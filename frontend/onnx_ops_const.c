@@ -107,6 +107,18 @@ vkml_status onnx_convert_size(onnx_ctx *c, onnx_node *n) {
   return onnx_bind_const(c, n, 0, &t, &v, false);
 }
 
+/* Constant bytes of type t, every element the one at vd. */
+static vkml_status filled(onnx_ctx *c, const ir_type *t, const void *vd, char **out) {
+  if (!type_ok(t) || ir_type_numel(t) > CONST_MAX_ELEMENTS)
+    return onnx_error(VKML_CODE_UNSUPPORTED, "ConstantOfShape output too large");
+  char *o = out_alloc(c, t);
+  if (!o) return ir_oom(NULL);
+  size_t es = ir_dtype_size(t->dtype);
+  for (int64_t i = 0, m = ir_type_numel(t); i < m; i++) memcpy(o + (size_t)i * es, vd, es);
+  *out = o;
+  return VKML_OK;
+}
+
 /* A tensor of x's run-time shape broadcast with the value tensor vt, every
  * element the value: where(x as bool, value, value). ConstantOfShape(Shape(x))
  * of a bounded x (full_like) with a one-element value. */
@@ -183,12 +195,8 @@ static vkml_status fill_runtime(onnx_ctx *c, onnx_node *n, int in, const ir_type
   VKML_RETURN_IF_ERROR(ir_node_set_ints(c->g, rs, IR_A_SHAPE, lay, cnt));
   VKML_RETURN_IF_ERROR(onnx_finish(c, rs));
   ir_type ft = ir_type_make(vt->dtype, cnt, full);
-  if (!type_ok(&ft) || ir_type_numel(&ft) > CONST_MAX_ELEMENTS)
-    return onnx_error(VKML_CODE_UNSUPPORTED, "ConstantOfShape output too large");
-  char *o = out_alloc(c, &ft);
-  if (!o) return ir_oom(NULL);
-  size_t es = ir_dtype_size(ft.dtype);
-  for (int64_t i = 0, m = ir_type_numel(&ft); i < m; i++) memcpy(o + (size_t)i * es, vd, es);
+  char *o;
+  VKML_RETURN_IF_ERROR(filled(c, &ft, vd, &o));
   return fill_like(c, n, rs->outputs[0], &ft, o, final, out);
 }
 
@@ -234,12 +242,8 @@ vkml_status onnx_convert_constant_of_shape(onnx_ctx *c, onnx_node *n) {
       return onnx_error(VKML_CODE_INVALID_GRAPH, "value must hold one element");
   }
   ir_type t = ir_type_make(vt.dtype, cnt, dims);
-  if (!type_ok(&t) || ir_type_numel(&t) > CONST_MAX_ELEMENTS)
-    return onnx_error(VKML_CODE_UNSUPPORTED, "ConstantOfShape output too large");
-  char *o = out_alloc(c, &t);
-  if (!o) return ir_oom(NULL);
-  size_t es = ir_dtype_size(t.dtype);
-  for (int64_t i = 0, m = ir_type_numel(&t); i < m; i++) memcpy(o + (size_t)i * es, vd, es);
+  char *o;
+  VKML_RETURN_IF_ERROR(filled(c, &t, vd, &o));
   return onnx_bind_const(c, n, 0, &t, o, true);
 }
 
