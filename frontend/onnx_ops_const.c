@@ -247,9 +247,56 @@ vkml_status onnx_convert_constant_of_shape(onnx_ctx *c, onnx_node *n) {
   return onnx_bind_const(c, n, 0, &t, o, true);
 }
 
+/* Range(0, n, 1) with n a size known at run time only (arange of a count):
+ * the exclusive cumsum of ones of that run-time shape, bounded. */
+static vkml_status range_runtime(onnx_ctx *c, onnx_node *n) {
+  const onnx_sym *b = n->in[0], *st = n->in[2];
+  ir_dtype d = n->in[1]->type.dtype;
+  if (!b->is_const || !st->is_const || !ir_dtype_is_int(d) || b->type.dtype != d ||
+      st->type.dtype != d || ir_type_numel(&b->type) != 1 || ir_type_numel(&st->type) != 1 ||
+      ir_dtype_load_i64(d, b->data, 0) != 0 || ir_dtype_load_i64(d, st->data, 0) != 1) {
+    onnx_sym *s;
+    VKML_RETURN_IF_ERROR(onnx_param(c, n, 1, "limit", &s));
+    return onnx_error(VKML_CODE_INTERNAL, "Range: a run-time limit");
+  }
+  ir_type vt = ir_type_make(d, 0, NULL);
+  uint8_t one[8] = {0};
+  ir_dtype_store_i64(d, one, 0, 1);
+  ir_value *ones;
+  VKML_RETURN_IF_ERROR(onnx_fill_runtime(c, n, 1, &vt, one, false, &ones));
+  ir_node *cs;
+  VKML_RETURN_IF_ERROR(onnx_emit(c, n, IR_OP_CUMSUM, &ones, 1, 1, true, &cs));
+  VKML_RETURN_IF_ERROR(ir_node_set_int(c->g, cs, IR_A_AXIS, 0));
+  VKML_RETURN_IF_ERROR(ir_node_set_int(c->g, cs, IR_A_EXCLUSIVE, 1));
+  return onnx_done(c, n, cs);
+}
+
 vkml_status onnx_convert_range(onnx_ctx *c, onnx_node *n) {
   VKML_RETURN_IF_ERROR(onnx_check_arity(n, 3, 3));
-  onnx_sym *s[3];
+  onnx_sym *s[3], lim;
+  if (n->in[1] && !n->in[1]->is_const && n->in[0] && n->in[2]) {
+    /* a limit the importer can still work out is a constant one */
+    int64_t v[IR_MAX_RANK];
+    bool known[IR_MAX_RANK];
+    const ir_value *src[IR_MAX_RANK];
+    int axis[IR_MAX_RANK], cnt = 0;
+    vkml_status ps = onnx_partial_sizes(c, n, 1, "limit", v, known, src, axis, &cnt);
+    bool runtime = !ps && cnt == 1 && !known[0] && src[0];
+    vkml_status_free(ps);
+    if (runtime) return range_runtime(c, n);
+    if (cnt != 1 || !known[0]) {
+      onnx_sym *p;
+      VKML_RETURN_IF_ERROR(onnx_param(c, n, 1, "limit", &p)); /* its message */
+      return onnx_error(VKML_CODE_INTERNAL, "Range: a run-time limit");
+    }
+    lim = *n->in[1];
+    void *d = onnx_alloc(c, 8);
+    if (!d) return ir_oom(NULL);
+    ir_dtype_store_i64(lim.type.dtype, d, 0, v[0]);
+    lim.data = d;
+    lim.is_const = true;
+    n->in[1] = &lim;
+  }
   static const char *const what[3] = {"start", "limit", "delta"};
   for (int i = 0; i < 3; i++) {
     VKML_RETURN_IF_ERROR(onnx_param(c, n, i, what[i], &s[i]));

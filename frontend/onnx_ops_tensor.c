@@ -452,6 +452,39 @@ vkml_status onnx_convert_split(onnx_ctx *c, onnx_node *n) {
 }
 
 /* Slice parameters as attributes (before opset 10) or inputs 1..4. */
+/* Slice ends computed at run time: x[0:n] along x's bounded axis, with n
+ * a run-time size of the same capacity (x's own count, in a consistent
+ * model), is the whole axis. Anything else stays UNSUPPORTED. */
+static vkml_status runtime_ends(onnx_ctx *c, onnx_node *n, const int64_t *starts, int cnt,
+                                const int64_t *axes, const int64_t *steps, int64_t **ends,
+                                int *n_ends) {
+  int64_t vals[IR_MAX_RANK];
+  bool known[IR_MAX_RANK];
+  const ir_value *src[IR_MAX_RANK];
+  int axis[IR_MAX_RANK];
+  VKML_RETURN_IF_ERROR(onnx_partial_sizes(c, n, 2, "ends", vals, known, src, axis, n_ends));
+  const ir_type *x = &n->in[0]->type;
+  for (int k = 0; k < *n_ends; k++) {
+    if (known[k]) continue;
+    int64_t a = axes ? axes[k] : k;
+    if (a < 0) a += x->rank;
+    bool whole = k < cnt && src[k] && x->bounded && a == x->bounded_axis && starts[k] == 0 &&
+                 (!steps || steps[k] == 1) &&
+                 src[k]->type.dims[axis[k]] == x->dims[x->bounded_axis];
+    if (!whole) {
+      int64_t *v;
+      int nv;
+      VKML_RETURN_IF_ERROR(onnx_param_ints(c, n, 2, "ends", &v, &nv));
+      return onnx_error(VKML_CODE_INTERNAL, "ends: a run-time entry");
+    }
+    vals[k] = INT64_MAX;
+  }
+  *ends = onnx_alloc(c, sizeof(int64_t) * (size_t)(*n_ends ? *n_ends : 1));
+  if (!*ends) return ir_oom(NULL);
+  memcpy(*ends, vals, sizeof(int64_t) * (size_t)*n_ends);
+  return VKML_OK;
+}
+
 static vkml_status slice_params(onnx_ctx *c, onnx_node *n, int64_t **starts,
                                 int64_t **ends, int64_t **axes, int64_t **steps,
                                 int *cnt) {
@@ -483,11 +516,14 @@ static vkml_status slice_params(onnx_ctx *c, onnx_node *n, int64_t **starts,
   } else {
     VKML_RETURN_IF_ERROR(onnx_check_arity(n, 3, 5));
     VKML_RETURN_IF_ERROR(onnx_param_ints(c, n, 1, "starts", starts, cnt));
-    VKML_RETURN_IF_ERROR(onnx_param_ints(c, n, 2, "ends", ends, &n_ends));
     if (onnx_has_input(n, 3))
       VKML_RETURN_IF_ERROR(onnx_param_ints(c, n, 3, "axes", axes, &n_axes));
     if (onnx_has_input(n, 4))
       VKML_RETURN_IF_ERROR(onnx_param_ints(c, n, 4, "steps", steps, &n_steps));
+    if (onnx_has_input(n, 2) && !n->in[2]->is_const)
+      VKML_RETURN_IF_ERROR(runtime_ends(c, n, *starts, *cnt, *axes, *steps, ends, &n_ends));
+    else
+      VKML_RETURN_IF_ERROR(onnx_param_ints(c, n, 2, "ends", ends, &n_ends));
   }
   if (n_ends != *cnt || (n_axes >= 0 && n_axes != *cnt) ||
       (n_steps >= 0 && n_steps != *cnt))

@@ -96,6 +96,26 @@ static void walk(const onnx_ctx *c, const ir_value *v, elem *e, int *count, int 
     }
     return;
   }
+  case IR_OP_ADD:
+  case IR_OP_SUB: {
+    /* a run-time size plus (minus) a known 0 is that size */
+    elem a[MAX_ELEMS], b[MAX_ELEMS];
+    int na = 0, nb = 0;
+    if (!is_int_list(&p->inputs[0]->type) || !is_int_list(&p->inputs[1]->type)) return;
+    walk(c, p->inputs[0], a, &na, depth + 1);
+    walk(c, p->inputs[1], b, &nb, depth + 1);
+    for (int k = 0; k < cnt; k++) {
+      if ((na != 1 && k >= na) || (nb != 1 && k >= nb)) return;
+      const elem *x = &a[na == 1 ? 0 : k], *y = &b[nb == 1 ? 0 : k];
+      if (x->known && y->known)
+        e[k] = (elem){true, p->op == IR_OP_ADD ? x->val + y->val : x->val - y->val, NULL, 0};
+      else if (y->known && y->val == 0)
+        e[k] = *x;
+      else if (p->op == IR_OP_ADD && x->known && x->val == 0)
+        e[k] = *y;
+    }
+    return;
+  }
   case IR_OP_EQUAL: {
     /* a run-time size is never negative: equal to a negative constant is
      * false (exported Expand shapes: Where(Equal(shape, -1), 1, shape)) */

@@ -425,12 +425,17 @@ def gen_valid():
                            value=nh.from_array(np.array([0], np.int64))),
                h.make_node("Mul", ["fill2", "twof"], ["upd"], name="upd"),
                h.make_node("ScatterElements", ["fill2", "zidx", "upd"], ["sc"], name="sc",
-                           axis=0)],
+                           axis=0),
+               # Slice to [0, 0 + n) of the same count, arange(n)
+               h.make_node("Add", ["zero_l", "n1"], ["endn"], name="endn"),
+               h.make_node("Slice", ["sc", "zero_l", "endn", "zero_l"], ["slc"], name="slc"),
+               h.make_node("Range", ["zero", "n0", "one_s"], ["rng"], name="rng")],
               [vi("x", T.FLOAT, [6]), vi("k", T.INT64, [1]), vi("c", T.BOOL, [])],
               [vi("col", T.FLOAT, [None, 1]), vi("fill", T.INT64, [None]),
                vi("sel", T.FLOAT, [None]), vi("big", T.FLOAT, [420]),
                vi("fill2", T.FLOAT, [None, 2]), vi("exp", T.FLOAT, [None, 3]),
-               vi("col3", T.FLOAT, [None, 2, 1]), vi("sc", T.FLOAT, [None, 2])],
+               vi("col3", T.FLOAT, [None, 2, 1]), vi("sc", T.FLOAT, [None, 2]),
+               vi("slc", T.FLOAT, [None, 2]), vi("rng", T.INT64, [None])],
               [nh.from_array(np.array(0, np.int64), "zero"), nh.from_array(np.array([0], np.int64), "ax0"),
                nh.from_array(np.array([1], np.int64), "one"),
                nh.from_array(np.array([2], np.int64), "two_l"),
@@ -439,12 +444,16 @@ def gen_valid():
                nh.from_array(np.array([-1], np.int64), "minus1_l"),
                nh.from_array(np.array([1, 1], np.int64), "ones2"),
                nh.from_array(np.array([[2.5]], np.float32), "c11"),
-               nh.from_array(np.array(2, np.float32), "twof")], opset=13)
+               nh.from_array(np.array(2, np.float32), "twof"),
+               nh.from_array(np.array([0], np.int64), "zero_l"),
+               nh.from_array(np.array(1, np.int64), "one_s")], opset=13)
     save_case("runtime_shapes", m, [xs, kk, np.array(False)],
               [top.reshape(4, 1), np.full(4, 7, np.int64), top, np.tile(xs, 70),
                np.full((4, 2), 1.5, np.float32), np.full((4, 3), 2.5, np.float32),
                np.full((4, 2, 1), 1.5, np.float32),
-               np.array([[3, 3], [1.5, 1.5], [1.5, 1.5], [1.5, 1.5]], np.float32)])
+               np.array([[3, 3], [1.5, 1.5], [1.5, 1.5], [1.5, 1.5]], np.float32),
+               np.array([[3, 3], [1.5, 1.5], [1.5, 1.5], [1.5, 1.5]], np.float32),
+               np.arange(4, dtype=np.int64)])
 
 
     # A large initializer goes to the blob (64-byte aligned), small ones inline.

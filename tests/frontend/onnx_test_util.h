@@ -78,8 +78,8 @@ static inline rt_tensor read_pb(const char *name, const char *kind, int i) {
  * n_out outputs with NAME.out<k>.pb. */
 static inline void run_compare_feed(ir_graph *g, const char *name, const int *feed,
                                     int n_feed, int n_out) {
-  rt_tensor ins[8], outs[8], wants[8];
-  cr_assert(n_feed <= 8 && n_out <= 8);
+  rt_tensor ins[16], outs[16], wants[16];
+  cr_assert(n_feed <= 16 && n_out <= 16);
   cr_assert_eq(g->n_inputs, n_feed, "graph has %d inputs, %d fed", g->n_inputs, n_feed);
   cr_assert_eq(g->n_outputs, n_out);
   for (int i = 0; i < n_feed; i++) ins[i] = read_pb(name, "in", feed[i]);
