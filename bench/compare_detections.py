@@ -2,15 +2,18 @@
 """vkml's detections (OUT/NAME.npy for boxes, scores, labels) against
 onnxruntime's (DIR/MODEL.ort.NAME.npy): count, labels and order equal,
 boxes and scores within tolerance. Rows whose order differs only between
-detections with scores within a relative 1e-5 of each other (fp32 rounding
+detections with scores within score_rtol of each other (fp32 rounding
 of the convolutions reorders near-ties) are reported as swapped near-ties,
 not as a mismatch. Prints one line; exit 1 on a mismatch.
-usage: compare_detections.py DIR MODEL OUT [box_atol]"""
+usage: compare_detections.py DIR MODEL OUT [box_atol [score_rtol]]
+(box_atol relative to the largest coordinate, default 1e-3; score_rtol
+default 1e-5; fp16 runs state theirs)"""
 import sys
 import numpy as np
 
 d, m, out = sys.argv[1:4]
 atol = float(sys.argv[4]) if len(sys.argv) > 4 else 1e-3
+srtol = float(sys.argv[5]) if len(sys.argv) > 5 else 1e-5
 ref = {k: np.load(f"{d}/{m}.ort.{k}.npy") for k in ("boxes", "scores", "labels")}
 got = {k: np.load(f"{out}/{k}.npy") for k in ("boxes", "scores", "labels")}
 parts, ok = [], True
@@ -28,7 +31,7 @@ def same(i, j):
     return (ref["labels"][i] == got["labels"][j] and
             np.abs(ref["boxes"][i].astype(np.float64) - got["boxes"][j]).max() <= atol * scale and
             abs(float(ref["scores"][i]) - float(got["scores"][j])) <=
-            1e-5 * max(abs(float(ref["scores"][i])), 1e-30))
+            srtol * max(abs(float(ref["scores"][i])), 1e-30))
 
 
 swapped, bad = 0, []

@@ -9,17 +9,21 @@ set -u
 . bench/device_env.sh
 D=/tmp/det; mkdir -p $D
 MODELS=${MODELS:-ssdlite ssd300 retinanet}
+PRECISION=${PRECISION:-fp32}   # fp16: f16 tensors inside the graph
+ATOL=${ATOL:-1e-3}             # boxes: relative to the largest coordinate
+SRTOL=${SRTOL:-1e-5}           # scores: relative
+MODES=${MODES:-gpu cpuvision}
 VISION=NonMaxSuppression,TopK,NonZero,GatherND,GatherElements,RoiAlign,ScatterElements,Gather,argsort,select,shape,non_zero,top_k
 [ -n "${SKIP_EXPORT:-}" ] || python3 bench/export_detection.py $D $MODELS 2>&1 | grep -v -i warn | tail -6
 for m in $MODELS; do
   [ -f $D/$m.onnx ] || continue
-  for mode in gpu cpuvision; do
-    extra=""; [ $mode = cpuvision ] && extra="--cpu-ops $VISION"
+  for mode in $MODES; do
+    extra="--precision $PRECISION"; [ $mode = cpuvision ] && extra="$extra --cpu-ops $VISION"
     rm -rf $D/o_${m}_$mode
     timeout 240 $B/tools/vkc run $D/$m.onnx --input image=$D/$m.input.npy $extra \
       --output $D/o_${m}_$mode --bench 20 --json > $D/b_${m}_$mode.json 2> $D/e_${m}_$mode.txt
     echo "$m $mode rc=$? $(tail -c 300 $D/e_${m}_$mode.txt)"
-    python3 bench/compare_detections.py $D $m $D/o_${m}_$mode 1e-3
+    python3 bench/compare_detections.py $D $m $D/o_${m}_$mode $ATOL $SRTOL
     python3 - $D/b_${m}_$mode.json $mode <<'PY'
 import json, sys
 try:
@@ -38,4 +42,4 @@ print("  vkml", sys.argv[2], keep)
 PY
   done
 done
-python3 bench/detection_peers.py $D $MODELS 2>&1 | tail -1
+[ -n "${SKIP_PEERS:-}" ] || python3 bench/detection_peers.py $D $MODELS 2>&1 | tail -1
