@@ -1,17 +1,14 @@
+#!/bin/bash
+# Per-op profile of one detection model on the device machine (vkc run
+# --profile): the slowest ops, and the CPU and GPU totals. Exports the model
+# first unless /tmp/det has it. usage: MODEL=frcnn bash bench/profile_detection.sh
+set -u
 . bench/device_env.sh
-D=/tmp/det
-timeout 200 $B/tools/vkc run $D/ssdlite.onnx --input image=$D/ssdlite.input.npy --bench 5 --profile > $D/prof.txt 2>&1
-head -5 $D/prof.txt; grep -E '^[a-z_]+ ' $D/prof.txt | sort -k5 -g -r | head -25
-awk '$4=="cpu"{c+=$5} $4=="gpu"{g+=$5} END{print "cpu ms", c, "gpu ms", g}' $D/prof.txt
-grep -c ' cpu ' $D/prof.txt; grep -c ' gpu ' $D/prof.txt
-tail -4 $D/prof.txt
-python3 - <<'PY'
-import numpy as np
-d="/tmp/det"
-a=np.load(d+"/retinanet.ort.boxes.npy"); b=np.load(d+"/o_retinanet_gpu/boxes.npy")
-sa=np.load(d+"/retinanet.ort.scores.npy"); sb=np.load(d+"/o_retinanet_gpu/scores.npy")
-la=np.load(d+"/retinanet.ort.labels.npy"); lb=np.load(d+"/o_retinanet_gpu/labels.npy")
-bad=np.where(np.abs(a-b).max(1)>1e-2)[0]
-print("rows differing:", bad)
-for i in bad[:6]: print(i, a[i], sa[i], la[i], "|", b[i], sb[i], lb[i])
-PY
+D=/tmp/det; M=${MODEL:-ssdlite}
+mkdir -p $D
+[ -f $D/$M.onnx ] || python3 bench/export_detection.py $D $M 2>&1 | grep -v -i warn | tail -2
+timeout 300 $B/tools/vkc run $D/$M.onnx --input image=$D/$M.input.npy --bench 3 --profile > $D/prof.txt 2>&1
+grep -E '^bench' $D/prof.txt
+grep -E '^[a-z_0-9]+ +%' $D/prof.txt | sort -k5 -g -r | head -${TOP:-15}
+awk '$4=="cpu"{c+=$5; nc++} $4=="gpu"{g+=$5; ng++} $4=="copy"{t+=$5; nt++} END{printf "cpu %.1f ms in %d steps, gpu %.1f ms in %d, transfers %.1f ms in %d\n", c, nc, g, ng, t, nt}' $D/prof.txt
+awk '$4=="cpu"{by[$1]+=$5} END{for (k in by) printf "%s %.1f\n", k, by[k]}' $D/prof.txt | sort -k2 -g -r | head -8
