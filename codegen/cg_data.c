@@ -613,3 +613,11 @@ int cg_data_index_walk(const ir_type *x, const ir_type *ind, int axis, int64_t *
   }
   return m;
 }
+
+vkml_status cg_data_spec_axes(cg_kernel *k, int n, const int64_t *dims, const int64_t *strides) {
+  for (int i = 0; i < n; i++) {
+    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, 8 + (uint32_t)i, (uint32_t)dims[i]));
+    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, 16 + (uint32_t)i, (uint32_t)strides[i]));
+  }
+  return VKML_OK;
+}

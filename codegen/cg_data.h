@@ -91,6 +91,9 @@ vkml_status cg_data_axis(const ir_node *n, int rank, int64_t dflt, int *axis);
  * (innermost first; size-1 ones dropped, contiguous ones merged) walking x
  * (C order): dims md, strides ms, the axis's stride 0 (it contributes
  * through the index, *axis_stride apart). Returns the count. */
+/* Specialization constants 8 + i and 16 + i: the dims and strides of the
+ * axes a gather or scatter template walks (data_gather.comp, scatter.comp). */
+vkml_status cg_data_spec_axes(cg_kernel *k, int n, const int64_t *dims, const int64_t *strides);
 int cg_data_index_walk(const ir_type *x, const ir_type *ind, int axis, int64_t *axis_stride,
                        int64_t *md, int64_t *ms);
 

@@ -8,8 +8,9 @@
 #include "codegen/cg_data.h"
 #include "ir/params.h"
 
-enum { SPEC_N = 0, SPEC_INNER = 1, SPEC_NIDX = 2, SPEC_DIM = 3, SPEC_AXS = 4, SPEC_RANK = 5, SPEC_AXIS = 6, SPEC_BSL = 7,
-       SPEC_D = 8, SPEC_S = 16 };
+/* ids 8.. and 16..: the walked axes' dims and strides (cg_data_spec_axes) */
+enum { SPEC_N = 0, SPEC_INNER = 1, SPEC_NIDX = 2, SPEC_DIM = 3, SPEC_AXS = 4, SPEC_RANK = 5,
+       SPEC_AXIS = 6, SPEC_BSL = 7 };
 
 static vkml_status check_io(const ir_node *n, const ir_type **x, const ir_type **ind,
                             const ir_type **y) {
@@ -121,10 +122,7 @@ vkml_status cg_node_gather_elements(const ir_node *n, const cg_template *st,
   VKML_RETURN_IF_ERROR(cg_kernel_spec(out, SPEC_AXS, (uint32_t)axs));
   VKML_RETURN_IF_ERROR(cg_kernel_spec(out, SPEC_RANK, (uint32_t)m));
   VKML_RETURN_IF_ERROR(cg_kernel_spec(out, SPEC_AXIS, (uint32_t)axis));
-  for (int i = 0; i < m; i++) {
-    VKML_RETURN_IF_ERROR(cg_kernel_spec(out, SPEC_D + (uint32_t)i, (uint32_t)md[i]));
-    VKML_RETURN_IF_ERROR(cg_kernel_spec(out, SPEC_S + (uint32_t)i, (uint32_t)ms[i]));
-  }
+  VKML_RETURN_IF_ERROR(cg_data_spec_axes(out, m, md, ms));
   out->n_buffers = 4;
   out->error_slot = true;
   return cg_data_grid(out, n_out, t);
@@ -163,10 +161,7 @@ vkml_status cg_node_gather_nd(const ir_node *n, const cg_template *st, const cg_
   VKML_RETURN_IF_ERROR(cg_kernel_spec(out, SPEC_RANK, (uint32_t)p.k));
   VKML_RETURN_IF_ERROR(cg_kernel_spec(out, SPEC_AXIS, (uint32_t)p.batch_dims));
   VKML_RETURN_IF_ERROR(cg_kernel_spec(out, SPEC_BSL, (uint32_t)p.batch_slices));
-  for (int j = 0; j < p.k; j++) {
-    VKML_RETURN_IF_ERROR(cg_kernel_spec(out, SPEC_D + (uint32_t)j, (uint32_t)p.dims[j]));
-    VKML_RETURN_IF_ERROR(cg_kernel_spec(out, SPEC_S + (uint32_t)j, (uint32_t)p.strides[j]));
-  }
+  VKML_RETURN_IF_ERROR(cg_data_spec_axes(out, p.k, p.dims, p.strides));
   out->n_buffers = 4;
   out->error_slot = true;
   return cg_data_grid(out, units, t);

@@ -16,8 +16,8 @@ const cg_template cg_data_scatter_template = {
     .constraints = {{CG_LIMIT_WORKGROUP_X, 1u << 0, 1}, {CG_LIMIT_WORKGROUP_INVOCATIONS, 1u << 0, 1}},
     .dflt = {{128, 1}}};
 
-enum { SPEC_N = 0, SPEC_SLICE = 1, SPEC_DIM = 3, SPEC_AXS = 4, SPEC_RANK = 5, SPEC_AXIS = 6,
-       SPEC_D = 8, SPEC_S = 16 };
+/* ids 8.. and 16..: the walked axes' dims and strides (cg_data_spec_axes) */
+enum { SPEC_N = 0, SPEC_SLICE = 1, SPEC_DIM = 3, SPEC_AXS = 4, SPEC_RANK = 5, SPEC_AXIS = 6 };
 
 /* Checks shared by both ops; the element's defines. */
 static vkml_status begin(const ir_node *n, const cg_template *st, const cg_schedule *s,
@@ -77,10 +77,7 @@ vkml_status cg_node_scatter_elements(const ir_node *n, const cg_template *st,
   VKML_RETURN_IF_ERROR(cg_kernel_spec(out, SPEC_AXS, (uint32_t)axs));
   VKML_RETURN_IF_ERROR(cg_kernel_spec(out, SPEC_RANK, (uint32_t)m));
   VKML_RETURN_IF_ERROR(cg_kernel_spec(out, SPEC_AXIS, (uint32_t)axis));
-  for (int i = 0; i < m; i++) {
-    VKML_RETURN_IF_ERROR(cg_kernel_spec(out, SPEC_D + (uint32_t)i, (uint32_t)md[i]));
-    VKML_RETURN_IF_ERROR(cg_kernel_spec(out, SPEC_S + (uint32_t)i, (uint32_t)ms[i]));
-  }
+  VKML_RETURN_IF_ERROR(cg_data_spec_axes(out, m, md, ms));
   return cg_data_grid(out, n_upd, t);
 }
 
@@ -100,9 +97,6 @@ vkml_status cg_node_scatter_nd(const ir_node *n, const cg_template *st, const cg
   VKML_RETURN_IF_ERROR(cg_kernel_spec(out, SPEC_N, (uint32_t)n_upd));
   VKML_RETURN_IF_ERROR(cg_kernel_spec(out, SPEC_SLICE, (uint32_t)(p.slice ? p.slice : 1)));
   VKML_RETURN_IF_ERROR(cg_kernel_spec(out, SPEC_RANK, (uint32_t)p.k));
-  for (int j = 0; j < p.k; j++) {
-    VKML_RETURN_IF_ERROR(cg_kernel_spec(out, SPEC_D + (uint32_t)j, (uint32_t)p.dims[j]));
-    VKML_RETURN_IF_ERROR(cg_kernel_spec(out, SPEC_S + (uint32_t)j, (uint32_t)p.strides[j]));
-  }
+  VKML_RETURN_IF_ERROR(cg_data_spec_axes(out, p.k, p.dims, p.strides));
   return cg_data_grid(out, n_upd, t);
 }

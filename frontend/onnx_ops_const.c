@@ -209,28 +209,6 @@ vkml_status onnx_fill_runtime(onnx_ctx *c, onnx_node *n, int in, const ir_type *
 
 vkml_status onnx_convert_constant_of_shape(onnx_ctx *c, onnx_node *n) {
   VKML_RETURN_IF_ERROR(onnx_check_arity(n, 1, 1));
-  int64_t *dims;
-  int cnt;
-  if (!n->in[0]->is_const) {
-    ir_type vt = ir_type_make(IR_F32, 0, NULL);
-    float zero = 0;
-    const void *vd = &zero;
-    const Onnx__AttributeProto *a = onnx_attr(n, "value");
-    if (a && a->t) VKML_RETURN_IF_ERROR(onnx_tensor_decode(c, a->t, &vt, &vd));
-    if (ir_type_numel(&vt) != 1)
-      return onnx_error(VKML_CODE_INVALID_GRAPH, "value must hold one element");
-    vt = ir_type_make(vt.dtype, 0, NULL);
-    ir_value *y;
-    VKML_RETURN_IF_ERROR(onnx_fill_runtime(c, n, 0, &vt, vd, true, &y));
-    return onnx_bind(c, n, 0, y);
-  }
-  VKML_RETURN_IF_ERROR(onnx_param_ints(c, n, 0, "shape", &dims, &cnt));
-  if (cnt > IR_MAX_RANK)
-    return onnx_error(VKML_CODE_UNSUPPORTED, "ConstantOfShape of rank %d", cnt);
-  for (int i = 0; i < cnt; i++)
-    if (dims[i] < 0)
-      return onnx_error(VKML_CODE_INVALID_GRAPH, "shape[%d] = %lld is negative", i,
-                        (long long)dims[i]);
   ir_type vt = ir_type_make(IR_F32, 0, NULL);
   float zero = 0;
   const void *vd = &zero;
@@ -241,6 +219,21 @@ vkml_status onnx_convert_constant_of_shape(onnx_ctx *c, onnx_node *n) {
     if (ir_type_numel(&vt) != 1)
       return onnx_error(VKML_CODE_INVALID_GRAPH, "value must hold one element");
   }
+  if (!n->in[0]->is_const) {
+    ir_type st = ir_type_make(vt.dtype, 0, NULL);
+    ir_value *y;
+    VKML_RETURN_IF_ERROR(onnx_fill_runtime(c, n, 0, &st, vd, true, &y));
+    return onnx_bind(c, n, 0, y);
+  }
+  int64_t *dims;
+  int cnt;
+  VKML_RETURN_IF_ERROR(onnx_param_ints(c, n, 0, "shape", &dims, &cnt));
+  if (cnt > IR_MAX_RANK)
+    return onnx_error(VKML_CODE_UNSUPPORTED, "ConstantOfShape of rank %d", cnt);
+  for (int i = 0; i < cnt; i++)
+    if (dims[i] < 0)
+      return onnx_error(VKML_CODE_INVALID_GRAPH, "shape[%d] = %lld is negative", i,
+                        (long long)dims[i]);
   ir_type t = ir_type_make(vt.dtype, cnt, dims);
   char *o;
   VKML_RETURN_IF_ERROR(filled(c, &t, vd, &o));
@@ -273,7 +266,7 @@ static vkml_status range_runtime(onnx_ctx *c, onnx_node *n) {
 
 vkml_status onnx_convert_range(onnx_ctx *c, onnx_node *n) {
   VKML_RETURN_IF_ERROR(onnx_check_arity(n, 3, 3));
-  onnx_sym *s[3], lim;
+  onnx_sym *s[3];
   if (n->in[1] && !n->in[1]->is_const && n->in[0] && n->in[2]) {
     /* a limit the importer can still work out is a constant one */
     int64_t v[IR_MAX_RANK];
@@ -289,13 +282,16 @@ vkml_status onnx_convert_range(onnx_ctx *c, onnx_node *n) {
       VKML_RETURN_IF_ERROR(onnx_param(c, n, 1, "limit", &p)); /* its message */
       return onnx_error(VKML_CODE_INTERNAL, "Range: a run-time limit");
     }
-    lim = *n->in[1];
+    /* this node's view of the limit: a constant symbol (import-owned) */
+    onnx_sym *lim = onnx_alloc(c, sizeof *lim);
     void *d = onnx_alloc(c, 8);
-    if (!d) return ir_oom(NULL);
-    ir_dtype_store_i64(lim.type.dtype, d, 0, v[0]);
-    lim.data = d;
-    lim.is_const = true;
-    n->in[1] = &lim;
+    if (!lim || !d) return ir_oom(NULL);
+    *lim = *n->in[1];
+    ir_dtype_store_i64(lim->type.dtype, d, 0, v[0]);
+    lim->data = d;
+    lim->is_const = true;
+    lim->v = NULL;
+    n->in[1] = lim;
   }
   static const char *const what[3] = {"start", "limit", "delta"};
   for (int i = 0; i < 3; i++) {

@@ -22,6 +22,27 @@ static bool is_int_list(const ir_type *t) {
          ir_type_numel(t) <= MAX_ELEMS;
 }
 
+static void walk(const onnx_ctx *c, const ir_value *v, elem *e, int *count, int depth);
+
+/* Element k of a list of n (one element broadcasts), NULL past its end. */
+static const elem *at(const elem *e, int n, int k) {
+  return n == 1 ? &e[0] : k < n ? &e[k] : NULL;
+}
+
+/* The elements of p's inputs (short integer or bool lists), false if one
+ * is not. */
+static bool operands(const onnx_ctx *c, const ir_node *p, elem (*w)[MAX_ELEMS], int *nw,
+                     int depth) {
+  for (int i = 0; i < p->n_inputs && i < 3; i++) {
+    const ir_type *t = &p->inputs[i]->type;
+    if (!(ir_dtype_is_int(t->dtype) || t->dtype == IR_BOOL) || t->rank > 1 || t->bounded ||
+        ir_type_numel(t) > MAX_ELEMS)
+      return false;
+    walk(c, p->inputs[i], w[i], &nw[i], depth + 1);
+  }
+  return true;
+}
+
 /* Elements of v (a short list): e[0..*count). */
 static void walk(const onnx_ctx *c, const ir_value *v, elem *e, int *count, int depth) {
   int cnt = (int)ir_type_numel(&v->type);
@@ -97,59 +118,35 @@ static void walk(const onnx_ctx *c, const ir_value *v, elem *e, int *count, int 
     return;
   }
   case IR_OP_ADD:
-  case IR_OP_SUB: {
-    /* a run-time size plus (minus) a known 0 is that size */
-    elem a[MAX_ELEMS], b[MAX_ELEMS];
-    int na = 0, nb = 0;
-    if (!is_int_list(&p->inputs[0]->type) || !is_int_list(&p->inputs[1]->type)) return;
-    walk(c, p->inputs[0], a, &na, depth + 1);
-    walk(c, p->inputs[1], b, &nb, depth + 1);
-    for (int k = 0; k < cnt; k++) {
-      if ((na != 1 && k >= na) || (nb != 1 && k >= nb)) return;
-      const elem *x = &a[na == 1 ? 0 : k], *y = &b[nb == 1 ? 0 : k];
-      if (x->known && y->known)
-        e[k] = (elem){true, p->op == IR_OP_ADD ? x->val + y->val : x->val - y->val, NULL, 0};
-      else if (y->known && y->val == 0)
-        e[k] = *x;
-      else if (p->op == IR_OP_ADD && x->known && x->val == 0)
-        e[k] = *y;
-    }
-    return;
-  }
-  case IR_OP_EQUAL: {
-    /* a run-time size is never negative: equal to a negative constant is
-     * false (exported Expand shapes: Where(Equal(shape, -1), 1, shape)) */
-    elem a[MAX_ELEMS], b[MAX_ELEMS];
-    int na = 0, nb = 0;
-    if (!is_int_list(&p->inputs[0]->type) || !is_int_list(&p->inputs[1]->type)) return;
-    walk(c, p->inputs[0], a, &na, depth + 1);
-    walk(c, p->inputs[1], b, &nb, depth + 1);
-    for (int k = 0; k < cnt; k++) {
-      const elem *x = &a[na == 1 ? 0 : k], *y = &b[nb == 1 ? 0 : k];
-      if ((na != 1 && k >= na) || (nb != 1 && k >= nb)) return;
-      if (x->known && y->known) e[k] = (elem){true, x->val == y->val, NULL, 0};
-      else if ((x->src && y->known && y->val < 0) || (y->src && x->known && x->val < 0))
-        e[k] = (elem){true, 0, NULL, 0};
-    }
-    return;
-  }
+  case IR_OP_SUB:
+  case IR_OP_EQUAL:
   case IR_OP_WHERE: {
+    /* elementwise on short lists (a one-element operand broadcasts) */
     elem w[3][MAX_ELEMS];
     int nw[3];
-    for (int i = 0; i < 3; i++) {
-      const ir_type *t = &p->inputs[i]->type;
-      if (!(ir_dtype_is_int(t->dtype) || t->dtype == IR_BOOL) || t->rank > 1 || t->bounded ||
-          ir_type_numel(t) > MAX_ELEMS)
-        return;
-      walk(c, p->inputs[i], w[i], &nw[i], depth + 1);
-    }
+    if (!operands(c, p, w, nw, depth)) return;
     for (int k = 0; k < cnt; k++) {
-      const elem *e3[3];
-      for (int i = 0; i < 3; i++) {
-        if (nw[i] != 1 && k >= nw[i]) return;
-        e3[i] = &w[i][nw[i] == 1 ? 0 : k];
+      const elem *x = at(w[0], nw[0], k), *y = at(w[1], nw[1], k);
+      if (!x || !y) return;
+      if (p->op == IR_OP_WHERE) {
+        const elem *z = at(w[2], nw[2], k);
+        if (!z) return;
+        if (x->known) e[k] = x->val ? *y : *z;
+      } else if (x->known && y->known) {
+        int64_t r = p->op == IR_OP_ADD   ? x->val + y->val
+                    : p->op == IR_OP_SUB ? x->val - y->val
+                                         : x->val == y->val;
+        e[k] = (elem){true, r, NULL, 0};
+      } else if (p->op == IR_OP_EQUAL) {
+        /* a run-time size is never negative: equal to a negative constant
+         * is false (exported Expand shapes: Where(Equal(shape, -1), 1, shape)) */
+        if ((x->src && y->known && y->val < 0) || (y->src && x->known && x->val < 0))
+          e[k] = (elem){true, 0, NULL, 0};
+      } else if (y->known && y->val == 0) {
+        e[k] = *x; /* a run-time size plus (minus) a known 0 is that size */
+      } else if (p->op == IR_OP_ADD && x->known && x->val == 0) {
+        e[k] = *y;
       }
-      if (e3[0]->known) e[k] = *e3[e3[0]->val ? 1 : 2];
     }
     return;
   }

@@ -159,9 +159,8 @@ vkml_status rt_cpu_shape(const rt_cpu_args *a) {
 /* select: the chosen input copied; the output, allocated at the capacity,
  * takes its dims. */
 vkml_status rt_cpu_select(const rt_cpu_args *a) {
-  const rt_tensor *c = a->in[0], *x = rt_load_i(a->in[0], 0) ? a->in[1] : a->in[2];
+  const rt_tensor *x = rt_load_i(a->in[0], 0) ? a->in[1] : a->in[2];
   rt_tensor *y = a->out[0];
-  (void)c;
   if (y->dtype != x->dtype || y->rank != x->rank)
     return rt_cpu_error(a->node, VKML_CODE_INTERNAL, "select: the output does not fit");
   for (int d = 0; d < x->rank; d++)

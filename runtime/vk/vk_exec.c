@@ -410,11 +410,12 @@ static vkml_status record_dispatches(rt_vk_exec *e, int first, int last, rt_vk_p
       /* output 0 starts as input 0 (a scatter writes its updates in place) */
       const ir_value *a = n->inputs[0], *y = n->outputs[0];
       uint64_t bytes = (uint64_t)ir_type_bytes(&a->type);
-      if (bytes)
+      if (bytes) {
         VKML_RETURN_IF_ERROR(at_node(rt_vk_program_copy(*prog, e->bufs[a->id], e->buf_off[a->id],
                                                         e->bufs[y->id], e->buf_off[y->id], bytes),
                                      n));
-      if (bytes) n_disp++;
+        n_disp++; /* the copy is a command of its own (copy_ns) */
+      }
     }
     e->step_disp[i] = n_disp++;
     if (s->n_bindings > 64)
