@@ -4,6 +4,10 @@
  * without packed paths never see a packed operand. */
 #include "codegen/cg_ops.h"
 
+#include <stdlib.h>
+
+#include "codegen/cg_rows.h"
+
 typedef vkml_status (*cg_node_fn)(const ir_node *, const cg_template *,
                                   const cg_schedule *, const ir_target *, cg_kernel *);
 
@@ -41,6 +45,34 @@ static vkml_status check_layouts(const ir_node *n) {
   return VKML_OK;
 }
 
+/* n over bounded rows (cg_rows.h): its unbounded twin's kernel at the
+ * capacity, the outputs' extent taken from input `from`. */
+static vkml_status rows_kernel(const ir_node *n, int from, const cg_template *sched_template,
+                               const cg_schedule *sched, const ir_target *t, cg_kernel *out) {
+  int nv = n->n_inputs + n->n_outputs;
+  ir_value *vals = malloc(sizeof *vals * (size_t)nv);
+  ir_value **ptrs = malloc(sizeof *ptrs * (size_t)nv);
+  if (!vals || !ptrs) {
+    free(vals);
+    free(ptrs);
+    return vkml_status_make(VKML_CODE_OUT_OF_MEMORY, "out of host memory");
+  }
+  ir_node twin = *n;
+  for (int i = 0; i < nv; i++) {
+    const ir_value *v = i < n->n_inputs ? n->inputs[i] : n->outputs[i - n->n_inputs];
+    vals[i] = *v;
+    vals[i].type.bounded = false;
+    ptrs[i] = &vals[i];
+  }
+  twin.inputs = ptrs;
+  twin.outputs = ptrs + n->n_inputs;
+  vkml_status s = node_fns[n->op](&twin, sched_template, sched, t, out);
+  free(vals);
+  free(ptrs);
+  if (!s) out->extent_from = 1 + from;
+  return s;
+}
+
 vkml_status cg_kernel_for_node(const ir_node *n, const cg_template *sched_template,
                                const cg_schedule *sched, const ir_target *t,
                                cg_kernel *out) {
@@ -50,6 +82,8 @@ vkml_status cg_kernel_for_node(const ir_node *n, const cg_template *sched_templa
   if (n->op == IR_OP_DOWNLOAD || n->op == IR_OP_UPLOAD)
     return vkml_status_make(VKML_CODE_UNSUPPORTED, "%s is a transfer, not a kernel",
                             ir_op_name(n->op));
+  int rows = cg_rows_extent_input(n);
+  if (rows >= 0) return rows_kernel(n, rows, sched_template, sched, t, out);
   if (!ir_node_any_packed(n)) return node_fns[n->op](n, sched_template, sched, t, out);
   VKML_RETURN_IF_ERROR(check_layouts(n));
   /* the reduction template of the global pools reads rows only: packed,

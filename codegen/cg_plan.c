@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "codegen/cg_ops.h"
+#include "codegen/cg_rows.h"
 #include "codegen/cg_sort.h"
 #include "ir/text.h"
 #include "ir/util.h"
@@ -92,12 +93,15 @@ static const char *cpu_only_reason(const ir_node *n, const ir_target *t, const b
              n->n_inputs + n->n_outputs, t->max_storage_buffers_per_stage);
     return buf;
   }
+  /* bounded operands: a node over bounded rows (cg_rows.h), or one of the
+   * few kernels that write or read extent words (cg_sort.h) */
+  int rows = cg_rows_extent_input(n);
   for (int i = 0; i < n->n_inputs + n->n_outputs; i++) {
     const ir_value *v = i < n->n_inputs ? n->inputs[i] : n->outputs[i - n->n_inputs];
     /* a bounded output is written with its extent word by the few kernels
      * that can (cg_sort.h) */
-    if (v->type.bounded && !(i >= n->n_inputs ? cg_op_writes_extent(n->op)
-                                              : cg_op_reads_extent(n->op))) {
+    if (v->type.bounded && rows < 0 &&
+        !(i >= n->n_inputs ? cg_op_writes_extent(n->op) : cg_op_reads_extent(n->op))) {
       snprintf(buf, bytes, "%%%s has a data-dependent (bounded) shape", v->name);
       return buf;
     }
@@ -210,7 +214,8 @@ static vkml_status gpu_step(ir_plan *p, const ir_node *n, const ir_target *t,
       .push = NULL, /* cg_kernel carries no push-constant data yet */
       .push_bytes = k->push_bytes,
       .groups = {k->groups[0], k->groups[1], k->groups[2]},
-      .flags = k->copy_input0 ? IR_STEP_COPY_IN0 : 0,
+      .flags = (k->copy_input0 ? IR_STEP_COPY_IN0 : 0) |
+               (k->extent_from ? IR_STEP_EXTENT_FROM(k->extent_from - 1) : 0),
       .key = k->key,
       .tmpl = k->tmpl->name,
       .schedule = sched,

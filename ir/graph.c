@@ -26,6 +26,15 @@ bool ir_type_equal(const ir_type *a, const ir_type *b) {
   return true;
 }
 
+bool ir_type_holds(const ir_type *t, const ir_type *actual) {
+  if (actual->bounded || t->dtype != actual->dtype || t->rank != actual->rank) return false;
+  for (int i = 0; i < t->rank; i++)
+    if (t->bounded && i == t->bounded_axis ? actual->dims[i] > t->dims[i]
+                                           : actual->dims[i] != t->dims[i])
+      return false;
+  return true;
+}
+
 int64_t ir_type_numel(const ir_type *t) {
   int64_t n = 1;
   for (int i = 0; i < t->rank; i++) n *= t->dims[i];

@@ -114,6 +114,9 @@ typedef struct ir_graph {
 
 ir_type ir_type_make(ir_dtype dtype, int rank, const int64_t *dims);
 bool ir_type_equal(const ir_type *a, const ir_type *b);
+/* A tensor of (unbounded) type actual is a value of type t: the same
+ * dtype and dims, but at most the capacity along t's bounded axis. */
+bool ir_type_holds(const ir_type *t, const ir_type *actual);
 /* Element count (capacity for bounded types). */
 int64_t ir_type_numel(const ir_type *t);
 int64_t ir_type_bytes(const ir_type *t);

@@ -383,6 +383,18 @@ vkml_status ir_plan_check(const ir_plan *p, const ir_graph *g) {
            !ir_type_equal(&n->inputs[0]->type, &n->outputs[0]->type) ||
            n->inputs[0]->layout != n->outputs[0]->layout))
         return step_error(i, n, "copies input 0 into an output of another type");
+      int from = IR_STEP_EXTENT_INPUT(s->flags);
+      if (from >= 0) {
+        const ir_type *x = from < n->n_inputs ? &n->inputs[from]->type : NULL;
+        bool ok = x && x->bounded && n->n_outputs > 0;
+        for (int k = 0; ok && k < n->n_outputs; k++) {
+          const ir_type *y = &n->outputs[k]->type;
+          ok = y->bounded && y->dims[y->bounded_axis] == x->dims[x->bounded_axis];
+        }
+        if (!ok)
+          return step_error(i, n, "takes an extent word from an input that is no bounded one "
+                                  "of its outputs' capacity");
+      }
     } else if (s->device != IR_DEVICE_CPU) {
       return step_error(i, n, "unknown device");
     } else if (s->transfer != IR_TRANSFER_NONE &&

@@ -67,8 +67,20 @@ enum { IR_DEVICE_ERROR_NONE = 0, IR_DEVICE_ERROR_INDEX = 1, IR_DEVICE_ERROR_ROI_
 
 /* GPU step flags. IR_STEP_COPY_IN0: before the dispatch, the executor
  * copies input 0's bytes into output 0 (same type): a scatter's kernel then
- * writes only the updates, in place. */
-enum { IR_STEP_COPY_IN0 = 1u << 0, IR_STEP_FLAGS_ALL = IR_STEP_COPY_IN0 };
+ * writes only the updates, in place. IR_STEP_EXTENT_FROM(i): the kernel
+ * runs over bounded input i's capacity (codegen/cg_rows.h); before the
+ * dispatch the executor copies that input's extent word (ir/graph.h) into
+ * every output's, all bounded with the same capacity. */
+enum {
+  IR_STEP_COPY_IN0 = 1u << 0,
+  IR_STEP_EXTENT_SHIFT = 8,
+  IR_STEP_EXTENT_MASK = 0xffu << IR_STEP_EXTENT_SHIFT,
+  IR_STEP_FLAGS_ALL = IR_STEP_COPY_IN0 | IR_STEP_EXTENT_MASK
+};
+#define IR_STEP_EXTENT_FROM(i) ((uint32_t)((i) + 1) << IR_STEP_EXTENT_SHIFT)
+/* The input index of an IR_STEP_EXTENT_FROM flag, or -1. */
+#define IR_STEP_EXTENT_INPUT(flags) \
+  ((int)(((flags) & IR_STEP_EXTENT_MASK) >> IR_STEP_EXTENT_SHIFT) - 1)
 
 typedef struct ir_plan_step {
   int32_t node;     /* node id in the plan's graph */

@@ -17,9 +17,8 @@ typedef struct exec_state {
 } exec_state;
 
 static vkml_status bind_input(const ir_value *v, const rt_tensor *t, rt_tensor *slot) {
-  ir_type want = v->type, got = rt_tensor_type(t);
-  if (want.bounded) want.bounded = false;
-  if (!ir_type_equal(&want, &got)) {
+  ir_type got = rt_tensor_type(t);
+  if (!ir_type_holds(&v->type, &got)) {
     char a[128], b[128];
     ir_type_format(&v->type, a, sizeof a);
     ir_type_format(&got, b, sizeof b);

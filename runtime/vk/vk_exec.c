@@ -417,6 +417,22 @@ static vkml_status record_dispatches(rt_vk_exec *e, int first, int last, rt_vk_p
         n_disp++; /* the copy is a command of its own (copy_ns) */
       }
     }
+    int from = IR_STEP_EXTENT_INPUT(s->flags);
+    if (from >= 0) {
+      /* a kernel over bounded rows (codegen/cg_rows.h): its outputs have
+       * its bounded input's actual size */
+      const ir_value *x = n->inputs[from];
+      uint64_t xo = e->buf_off[x->id] + ir_type_extent_offset(&x->type, x->layout);
+      for (int k = 0; k < n->n_outputs; k++) {
+        const ir_value *y = n->outputs[k];
+        VKML_RETURN_IF_ERROR(at_node(
+            rt_vk_program_copy(*prog, e->bufs[x->id], xo, e->bufs[y->id],
+                               e->buf_off[y->id] + ir_type_extent_offset(&y->type, y->layout),
+                               sizeof(uint32_t)),
+            n));
+        n_disp++;
+      }
+    }
     e->step_disp[i] = n_disp++;
     if (s->n_bindings > 64)
       return at_node(vkml_status_make(VKML_CODE_UNSUPPORTED, "more than 64 bindings"), n);
@@ -697,13 +713,17 @@ bool rt_vk_exec_step_dispatches(const rt_vk_exec *e, int step) {
 
 /* ---- running ---------------------------------------------------------------------- */
 
-/* A step's copy command before its dispatch (IR_STEP_COPY_IN0), whose time
- * counts as the step's: the entry before the dispatch's (t). */
+/* A step's copy commands before its dispatch (IR_STEP_COPY_IN0, then one
+ * per output for IR_STEP_EXTENT_FROM), whose time counts as the step's:
+ * the entries before the dispatch's (t). */
 static double copy_ns(const rt_vk_exec *e, int step, const double *t) {
   const ir_plan_step *s = &e->plan->steps[step];
-  if (!(s->flags & IR_STEP_COPY_IN0)) return 0;
-  const ir_value *a = e->nodes[s->node]->inputs[0];
-  return ir_type_bytes(&a->type) ? t[-1] : 0;
+  const ir_node *n = e->nodes[s->node];
+  int k = IR_STEP_EXTENT_INPUT(s->flags) >= 0 ? n->n_outputs : 0;
+  if ((s->flags & IR_STEP_COPY_IN0) && ir_type_bytes(&n->inputs[0]->type)) k++;
+  double ns = 0;
+  for (int i = 1; i <= k; i++) ns += t[-i];
+  return ns;
 }
 
 /* The type of bounded value v this run: its extent word (ir/graph.h) read
@@ -856,9 +876,8 @@ static vkml_status check_inputs(const rt_vk_exec *e, const rt_tensor *inputs) {
   const ir_graph *g = e->g;
   for (int i = 0; i < g->n_inputs; i++) {
     const ir_value *v = g->inputs[i];
-    ir_type want = v->type, got = rt_tensor_type(&inputs[i]);
-    want.bounded = false;
-    if (!ir_type_equal(&want, &got)) {
+    ir_type got = rt_tensor_type(&inputs[i]);
+    if (!ir_type_holds(&v->type, &got)) {
       char a[128], b[128];
       ir_type_format(&v->type, a, sizeof a);
       ir_type_format(&got, b, sizeof b);
@@ -879,7 +898,15 @@ static vkml_status bind_inputs(rt_vk_exec *e, const rt_tensor *inputs) {
     e->host[v->id] = rt_tensor_view(&t, inputs[i].data);
     e->host_valid[v->id] = true;
     uint64_t bytes = rt_tensor_bytes(&inputs[i]);
-    if (!e->bufs[v->id] || !bytes) continue;
+    if (!e->bufs[v->id]) continue;
+    if (v->type.bounded) {
+      /* its actual size, for the kernels that read it (ir/graph.h) */
+      uint32_t extent = (uint32_t)t.dims[v->type.bounded_axis];
+      VKML_RETURN_IF_ERROR(rt_vk_buffer_upload(
+          e->ctx, e->bufs[v->id], e->buf_off[v->id] + ir_type_extent_offset(&v->type, v->layout),
+          &extent, sizeof extent));
+    }
+    if (!bytes) continue;
     VKML_RETURN_IF_ERROR(rt_vk_buffer_upload(e->ctx, e->bufs[v->id], e->buf_off[v->id], inputs[i].data, bytes));
     e->stats.n_uploads++;
   }

@@ -1,0 +1,103 @@
+/* Bounded rows (cg_rows.h): which nodes run over a bounded value's
+ * capacity, and which input's extent word their outputs take. */
+#include "codegen/cg_rows.h"
+
+#include <string.h>
+
+#include "ir/params.h"
+
+/* v is bounded with its actual elements a prefix of its capacity. */
+static bool leading(const ir_value *v) {
+  const ir_type *t = &v->type;
+  if (!t->bounded || v->layout != IR_LAYOUT_DEFAULT) return false;
+  for (int d = 0; d < t->bounded_axis; d++)
+    if (t->dims[d] != 1) return false;
+  return true;
+}
+
+static int64_t row_elems(const ir_type *t) {
+  int64_t r = 1;
+  for (int d = t->bounded_axis + 1; d < t->rank; d++) r *= t->dims[d];
+  return r;
+}
+
+/* An unbounded input u of a broadcasting op leaves output axis `axis` (of
+ * rank `rank`) alone: it is absent there or 1. */
+static bool broadcast_free(const ir_type *u, int rank, int axis) {
+  int d = axis - (rank - u->rank);
+  return d < 0 || u->dims[d] == 1;
+}
+
+/* n's op keeps the rows: output row i depends on input row i only. */
+static bool op_keeps_rows(const ir_node *n, int bi) {
+  const ir_type *x = &n->inputs[bi]->type, *y = &n->outputs[0]->type;
+  int xa = x->bounded_axis, ya = y->bounded_axis, axis;
+  const char *fam = ir_op_family(n->op);
+  if (!strcmp(fam, "unary") || n->op == IR_OP_CAST || n->op == IR_OP_IDENTITY ||
+      n->op == IR_OP_RESHAPE || n->op == IR_OP_FLATTEN || n->op == IR_OP_SQUEEZE ||
+      n->op == IR_OP_UNSQUEEZE)
+    return row_elems(x) == row_elems(y);
+  if (!strcmp(fam, "binary") || !strcmp(fam, "variadic") || !strcmp(fam, "where")) {
+    if (xa + (y->rank - x->rank) != ya) return false;
+    for (int i = 0; i < n->n_inputs; i++)
+      if (i != bi && !broadcast_free(&n->inputs[i]->type, y->rank, ya)) return false;
+    return true;
+  }
+  switch (n->op) {
+  case IR_OP_GEMM:
+    /* A's rows (not transposed); C broadcast along them */
+    if (bi != 0 || xa != 0 || ya != 0 || ir_node_int(n, IR_A_TRANS_A, 0)) return false;
+    return n->n_inputs < 3 || broadcast_free(&n->inputs[2]->type, 2, 0);
+  case IR_OP_MATMUL:
+    /* A's rows or a batch axis of A that B does not have */
+    if (bi != 0 || xa == x->rank - 1 || x->rank < 2) return false;
+    if (xa == x->rank - 2) return ya == y->rank - 2;
+    return xa + (y->rank - x->rank) == ya &&
+           broadcast_free(&n->inputs[1]->type, y->rank, ya);
+  case IR_OP_SOFTMAX:
+  case IR_OP_LOG_SOFTMAX:
+    return !ir_axis_normalize(ir_node_int(n, IR_A_AXIS, -1), x->rank, &axis) && axis != xa &&
+           xa == ya;
+  case IR_OP_SPLIT:
+    if (ir_axis_normalize(ir_node_int(n, IR_A_AXIS, 0), x->rank, &axis) || axis == xa)
+      return false;
+    for (int i = 0; i < n->n_outputs; i++)
+      if (n->outputs[i]->type.bounded_axis != xa) return false;
+    return true;
+  case IR_OP_GATHER:
+    /* data's rows; the indices address another axis */
+    if (bi != 0 || ir_axis_normalize(ir_node_int(n, IR_A_AXIS, 0), x->rank, &axis) ||
+        axis <= xa)
+      return false;
+    return xa == ya;
+  case IR_OP_SLICE: {
+    ir_slice_params sp;
+    vkml_status s = ir_slice_params_get(n, x, &sp);
+    if (s) {
+      vkml_status_free(s);
+      return false;
+    }
+    return xa == ya && sp.start[xa] == 0 && sp.step[xa] == 1 && sp.count[xa] == x->dims[xa];
+  }
+  default:
+    return false;
+  }
+}
+
+int cg_rows_extent_input(const ir_node *n) {
+  int bi = -1;
+  for (int i = 0; i < n->n_inputs; i++) {
+    if (!n->inputs[i] || !n->inputs[i]->type.bounded) continue;
+    if (bi >= 0 || !leading(n->inputs[i])) return -1;
+    bi = i;
+  }
+  if (bi < 0 || n->n_outputs < 1) return -1;
+  int64_t cap = n->inputs[bi]->type.dims[n->inputs[bi]->type.bounded_axis];
+  for (int i = 0; i < n->n_outputs; i++) {
+    const ir_value *y = n->outputs[i];
+    if (!leading(y) || y->type.dims[y->type.bounded_axis] != cap) return -1;
+  }
+  for (int i = 0; i < n->n_inputs; i++)
+    if (n->inputs[i] && n->inputs[i]->layout != IR_LAYOUT_DEFAULT) return -1;
+  return op_keeps_rows(n, bi) ? bi : -1;
+}

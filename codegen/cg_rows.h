@@ -1,0 +1,26 @@
+/* Bounded rows: GPU kernels over a bounded (run-time sized) value's
+ * capacity.
+ *
+ * A bounded value whose every dim before its bounded axis is 1 (in the
+ * default layout) keeps its actual elements as a prefix of its capacity
+ * (ir/graph.h: dense at the actual size). A node that works independently
+ * per index along that axis — elementwise ops, a gemm or matmul over
+ * bounded rows, softmax along another axis, reshapes that keep the rows,
+ * a slice, gather or split along another axis — then runs on the GPU as its
+ * unbounded twin at the capacity: the executor first copies the bounded
+ * input's extent word into every output's (ir/plan.h IR_STEP_EXTENT_FROM),
+ * and the rows past the actual size compute values nobody reads.
+ *
+ * One bounded input per node: two would need their run-time sizes checked
+ * against each other, which no kernel does yet (such nodes stay on the
+ * CPU, which checks). */
+#ifndef CG_ROWS_H
+#define CG_ROWS_H
+
+#include "ir/graph.h"
+
+/* The input whose extent word n's outputs take when n runs over bounded
+ * rows as above, or -1 (no bounded operand, or not such a node). */
+int cg_rows_extent_input(const ir_node *n);
+
+#endif

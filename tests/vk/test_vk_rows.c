@@ -1,0 +1,111 @@
+/* Bounded rows on the GPU (codegen/cg_rows.h): a chain over a bounded
+ * input f32[<=40,8] — gemm, relu, softmax, a broadcast add, slice, reshape,
+ * gather and split along other axes, a matmul — runs every step on the GPU
+ * at the capacity, the outputs' extent words copied from the input's, and
+ * agrees with the CPU executor at 23, 40 and 0 actual rows (one executor,
+ * three runs: the extent word is rewritten per run). A node with two bounded
+ * inputs, a transpose and a softmax along the bounded
+ * axis stay on the CPU.
+ *
+ * Bounds: fp32 gemm/matmul/softmax against the CPU reference's double
+ * accumulation, inputs in [-1, 1], K = 8: rtol 1e-5, atol 1e-6. */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "codegen/cg_rows.h"
+#include "runtime/cpu/executor.h"
+#include "runtime/vk/vk_exec.h"
+#include "test_support.h"
+#include "vk_test.h"
+
+static const char *k_chain =
+    "vkir 1\n"
+    "graph @rows(%x: f32[<=40,8], %w: f32[16,8], %b: f32[16], %v: f32[8,5]) -> "
+    "(%s: f32[<=40,16], %f: f32[<=40,6], %p: f32[<=40,2], %q: f32[<=40,4], %m: f32[<=40,5]) {\n"
+    "  %h = gemm %x, %w, %b {trans_b=1} : f32[<=40,16]\n"
+    "  %r = relu %h : f32[<=40,16]\n"
+    "  %s = softmax %r {axis=1} : f32[<=40,16]\n"
+    "  %a = add %s, %b : f32[<=40,16]\n"
+    "  %t = slice %a {starts=[2], ends=[10], axes=[1]} : f32[<=40,8]\n"
+    "  %u = reshape %t {shape=[-1,2,4]} : f32[<=40,2,4]\n"
+    "  %i = const i64[3] [3, 0, 1]\n"
+    "  %g = gather %u, %i {axis=2} : f32[<=40,2,3]\n"
+    "  %f = flatten %g {axis=1} : f32[<=40,6]\n"
+    "  %p, %q = split %f {axis=1, split=[2,4]} : f32[<=40,2], f32[<=40,4]\n"
+    "  %m = matmul %x, %v : f32[<=40,5]\n"
+    "  return %s, %f, %p, %q, %m\n"
+    "}\n";
+
+static void check_rows(const vt_env *e, rt_vk_exec *x, const ir_graph *ref, int64_t rows,
+                       t_rng *r) {
+  int64_t xd[2] = {rows, 8}, wd[2] = {16, 8}, bd[1] = {16}, vd[2] = {8, 5};
+  rt_tensor in[4] = {t_tensor_random(r, IR_F32, 2, xd, -1, 1),
+                     t_tensor_random(r, IR_F32, 2, wd, -1, 1),
+                     t_tensor_random(r, IR_F32, 1, bd, -1, 1),
+                     t_tensor_random(r, IR_F32, 2, vd, -1, 1)};
+  (void)e;
+  rt_tensor got[5], want[5];
+  T_OK(rt_vk_exec_run(x, in, 4, got, 5, NULL));
+  T_OK(rt_cpu_run_graph(ref, in, 4, want, 5));
+  for (int i = 0; i < 5; i++) {
+    cr_assert_eq(want[i].dims[0], rows, "output %d: %lld rows", i, (long long)want[i].dims[0]);
+    t_assert_close(&got[i], &want[i], 1e-5, 1e-6);
+    rt_tensor_free(&got[i]);
+    rt_tensor_free(&want[i]);
+  }
+  for (int i = 0; i < 4; i++) rt_tensor_free(&in[i]);
+}
+
+Test(vk_rows, a_chain_over_bounded_rows_runs_on_the_gpu) {
+  vt_env e;
+  vt_env_open(&e);
+  ir_graph *ref = vt_parse(k_chain);
+  ir_plan *p = vt_compile(e.t, e.cc, vt_parse(k_chain), NULL, IR_PRECISION_FP32);
+  int extent_steps = 0;
+  for (int i = 0; i < p->n_steps; i++) {
+    cr_assert_eq(p->steps[i].device, IR_DEVICE_GPU, "step %d (%s) is not on the GPU", i,
+                 ir_plan_str(p, p->steps[i].reason));
+    extent_steps += IR_STEP_EXTENT_INPUT(p->steps[i].flags) >= 0;
+  }
+  cr_assert_geq(extent_steps, 8, "%d steps take an extent word", extent_steps);
+  rt_vk_exec *x;
+  T_OK(rt_vk_exec_create(e.ctx, p, NULL, &x));
+  t_rng r = t_rng_make(21);
+  check_rows(&e, x, ref, 23, &r);
+  check_rows(&e, x, ref, 40, &r);
+  check_rows(&e, x, ref, 0, &r);
+  rt_vk_exec_destroy(x);
+  ir_plan_destroy(p);
+  ir_graph_destroy(ref);
+  vt_env_close(&e);
+}
+
+/* Which nodes run over bounded rows, without a device. */
+Test(vk_rows, what_keeps_the_rows) {
+  ir_graph *g = vt_parse(
+      "vkir 1\n"
+      "graph @g(%x: f32[<=40,8], %y: f32[<=40,8], %c: f32[2,<=5], %w: f32[8,8], %z: f32[40,8]) "
+      "-> (%a: f32[<=40,8], %t: f32[8,<=40], %s: f32[<=40,8], %e: f32[<=40,8], %o: f32[<=40,8], "
+      "%k: f32[2,<=5], %l: f32[<=40,8], %n: f32[<=40,8]) {\n"
+      "  %a = add %x, %y : f32[<=40,8]\n"           /* two bounded inputs */
+      "  %t = transpose %x {perm=[1,0]} : f32[8,<=40]\n" /* rows become columns */
+      "  %s = softmax %x {axis=0} : f32[<=40,8]\n"   /* along the bounded axis */
+      "  %e = exp %x : f32[<=40,8]\n"                /* yes */
+      "  %o = gemm %x, %w : f32[<=40,8]\n"           /* yes */
+      "  %k = relu %c : f32[2,<=5]\n"                /* not leading */
+      "  %l = slice %x {starts=[-1], ends=[-41], axes=[0], steps=[-1]} : f32[<=40,8]\n" /* reversed */
+      "  %n = mul %x, %z : f32[<=40,8]\n"            /* z broadcast along the rows */
+      "  return %a, %t, %s, %e, %o, %k, %l, %n\n"
+      "}\n");
+  const char *want[] = {"a", "-", "t", "-", "s", "-", "e", "0", "o", "0", "k", "-", "l", "-",
+                        "n", "-"};
+  int i = 0;
+  ir_foreach_node(g, n) {
+    cr_assert_str_eq(n->outputs[0]->name, want[2 * i]);
+    int got = cg_rows_extent_input(n);
+    cr_assert_eq(got, want[2 * i + 1][0] == '-' ? -1 : want[2 * i + 1][0] - '0', "%%%s: %d",
+                 n->outputs[0]->name, got);
+    i++;
+  }
+  ir_graph_destroy(g);
+}
