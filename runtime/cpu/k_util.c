@@ -135,3 +135,47 @@ int rt_order_cmp_smallest(const void *pa, const void *pb) {
   int c = order_value_cmp(a, b);
   return c ? c : (a->index < b->index ? -1 : (a->index > b->index));
 }
+
+static void order_swap(rt_order_item *a, rt_order_item *b) {
+  rt_order_item t = *a;
+  *a = *b;
+  *b = t;
+}
+
+void rt_order_select(rt_order_item *items, int64_t n, int64_t k,
+                     int (*cmp)(const void *, const void *)) {
+  if (k <= 0) return;
+  if (k * 4 >= n) {
+    qsort(items, (size_t)n, sizeof *items, cmp);
+    return;
+  }
+  /* quickselect on [lo, hi): the k-th item of the order ends at its place,
+   * everything before it ahead in the order (a total order: no ties) */
+  int64_t lo = 0, hi = n;
+  int depth = 0;
+  while (hi - lo > 16) {
+    if (++depth > 64) { /* adversarial pivots: sort what is left */
+      qsort(items + lo, (size_t)(hi - lo), sizeof *items, cmp);
+      lo = hi;
+      break;
+    }
+    int64_t mid = lo + (hi - lo) / 2;
+    /* median of three at hi - 1 as the pivot */
+    if (cmp(&items[mid], &items[lo]) < 0) order_swap(&items[mid], &items[lo]);
+    if (cmp(&items[hi - 1], &items[lo]) < 0) order_swap(&items[hi - 1], &items[lo]);
+    if (cmp(&items[mid], &items[hi - 1]) < 0) order_swap(&items[mid], &items[hi - 1]);
+    rt_order_item pivot = items[hi - 1];
+    int64_t store = lo;
+    for (int64_t i = lo; i < hi - 1; i++)
+      if (cmp(&items[i], &pivot) < 0) order_swap(&items[i], &items[store++]);
+    order_swap(&items[store], &items[hi - 1]);
+    if (store == k - 1 || store == k) {
+      lo = hi = store;
+      break;
+    }
+    if (store < k) lo = store + 1;
+    else hi = store;
+  }
+  if (hi > lo) qsort(items + lo, (size_t)(hi - lo), sizeof *items, cmp);
+  qsort(items, (size_t)k, sizeof *items, cmp);
+}

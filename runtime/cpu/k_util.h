@@ -92,6 +92,11 @@ typedef struct rt_order_item {
 } rt_order_item;
 int rt_order_cmp_largest(const void *pa, const void *pb);
 int rt_order_cmp_smallest(const void *pa, const void *pb);
+/* Puts the first k items of order cmp (one of the above: a total order)
+ * at items[0..k), sorted: the same as sorting all n, in O(n + k log k)
+ * expected (quickselect; a full sort past a depth limit). */
+void rt_order_select(rt_order_item *items, int64_t n, int64_t k,
+                     int (*cmp)(const void *, const void *));
 
 /* Same dtype check for inputs a kernel copies as raw bytes. */
 vkml_status rt_cpu_check_same_dtype(const ir_node *n, const rt_tensor *a,

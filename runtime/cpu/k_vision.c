@@ -78,7 +78,7 @@ vkml_status rt_cpu_topk(const rt_cpu_args *a) {
         items[j].v = fl ? 0 : rt_load_i(x, src);
         items[j].index = j;
       }
-      qsort(items, (size_t)dim, sizeof *items, largest ? rt_order_cmp_largest : rt_order_cmp_smallest);
+      rt_order_select(items, dim, k, largest ? rt_order_cmp_largest : rt_order_cmp_smallest);
       for (int64_t j = 0; j < k; j++) {
         int64_t dst = (o * k + j) * inner + in;
         int64_t src = (o * dim + items[j].index) * inner + in;

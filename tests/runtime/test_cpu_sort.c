@@ -2,13 +2,15 @@
  * and against a naive stable selection), its GPU stages sort_block,
  * sort_merge and sort_index (chained, equal to argsort for every block
  * width), and non_max_suppression's stages nms_select and nms_compact
- * (equal to the op itself). Bad segment offsets are errors naming the node. */
+ * (equal to the op itself), and topk's selection against a full sort. Bad
+ * segment offsets are errors naming the node. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "runtime/cpu/cpu_kernels.h"
+#include "runtime/cpu/k_util.h"
 #include "tests/support/test_support.h"
 
 static void check_indices(const rt_tensor *got, const int64_t *want, int64_t n) {
@@ -242,4 +244,43 @@ Test(non_zero, hand_worked_and_stages) {
   rt_tensor_free(&in1[0]);
   rt_tensor_free(&got);
   rt_tensor_free(&want);
+}
+
+/* rt_order_select (topk's selection) against a full sort: every k of rows
+ * with many ties, NaN and -0, both orders, sizes around the quickselect's
+ * cut-offs, and an already sorted row (the pivots' worst case). */
+Test(order_select, equals_a_full_sort) {
+  t_rng r = t_rng_make(17);
+  const int64_t sizes[] = {1, 5, 17, 40, 257, 1000};
+  for (int si = 0; si < 6; si++) {
+    int64_t n = sizes[si];
+    rt_order_item *a = malloc(sizeof *a * (size_t)n), *b = malloc(sizeof *b * (size_t)n),
+                  *c = malloc(sizeof *c * (size_t)n);
+    cr_assert(a && b && c);
+    for (int pattern = 0; pattern < 3; pattern++) {
+      for (int64_t i = 0; i < n; i++) {
+        uint64_t u = t_rng_next(&r);
+        double f = pattern == 2 ? (double)i : (double)(u % 7) - 3; /* ties */
+        if (pattern == 1 && u % 11 == 0) f = NAN;
+        if (pattern == 1 && u % 13 == 0) f = -0.0;
+        a[i] = (rt_order_item){.is_float = true, .f = f, .index = i};
+      }
+      for (int largest = 0; largest < 2; largest++) {
+        int (*cmp)(const void *, const void *) =
+            largest ? rt_order_cmp_largest : rt_order_cmp_smallest;
+        memcpy(b, a, sizeof *a * (size_t)n);
+        qsort(b, (size_t)n, sizeof *b, cmp);
+        for (int64_t k = 0; k <= n; k += k < 20 ? 1 : n / 7 + 1) {
+          memcpy(c, a, sizeof *a * (size_t)n);
+          rt_order_select(c, n, k, cmp);
+          for (int64_t i = 0; i < k; i++)
+            cr_assert_eq(c[i].index, b[i].index, "n %lld k %lld pattern %d largest %d at %lld",
+                         (long long)n, (long long)k, pattern, largest, (long long)i);
+        }
+      }
+    }
+    free(a);
+    free(b);
+    free(c);
+  }
 }
