@@ -40,7 +40,8 @@ static bool op_keeps_rows(const ir_node *n, int bi) {
   if (!strcmp(fam, "binary") || !strcmp(fam, "variadic") || !strcmp(fam, "where")) {
     if (xa + (y->rank - x->rank) != ya) return false;
     for (int i = 0; i < n->n_inputs; i++)
-      if (i != bi && !broadcast_free(&n->inputs[i]->type, y->rank, ya)) return false;
+      if (n->inputs[i] != n->inputs[bi] && !broadcast_free(&n->inputs[i]->type, y->rank, ya))
+        return false;
     return true;
   }
   switch (n->op) {
@@ -88,8 +89,9 @@ int cg_rows_extent_input(const ir_node *n) {
   int bi = -1;
   for (int i = 0; i < n->n_inputs; i++) {
     if (!n->inputs[i] || !n->inputs[i]->type.bounded) continue;
-    if (bi >= 0 || !leading(n->inputs[i])) return -1;
-    bi = i;
+    /* one bounded value (it may be several operands: the same size) */
+    if ((bi >= 0 && n->inputs[i] != n->inputs[bi]) || !leading(n->inputs[i])) return -1;
+    if (bi < 0) bi = i;
   }
   if (bi < 0 || n->n_outputs < 1) return -1;
   int64_t cap = n->inputs[bi]->type.dims[n->inputs[bi]->type.bounded_axis];

@@ -11,9 +11,9 @@
  * input's extent word into every output's (ir/plan.h IR_STEP_EXTENT_FROM),
  * and the rows past the actual size compute values nobody reads.
  *
- * One bounded input per node: two would need their run-time sizes checked
- * against each other, which no kernel does yet (such nodes stay on the
- * CPU, which checks). */
+ * One bounded value per node (as one or several operands): two would need
+ * their run-time sizes checked against each other, which only roi_align's
+ * kernel does so far (such nodes stay on the CPU, which checks). */
 #ifndef CG_ROWS_H
 #define CG_ROWS_H
 

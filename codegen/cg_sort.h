@@ -31,9 +31,11 @@ int cg_nonzero_dtype(ir_dtype d);
 
 /* argsort, non_max_suppression, non_zero: run on the GPU only as stages. */
 bool cg_op_is_staged(ir_op op);
-/* Ops whose GPU form writes a bounded output with its extent word. */
+/* Ops whose GPU form writes a bounded output with its extent word (the
+ * kernel, or the executor's copy: IR_STEP_EXTENT_FROM). */
 bool cg_op_writes_extent(ir_op op);
-/* Ops whose kernel reads a bounded input's extent word (shape). */
+/* Ops whose kernel reads a bounded input's extent word (shape, roi_align);
+ * their codegen refuses (UNSUPPORTED) the bounded operands it cannot take. */
 bool cg_op_reads_extent(ir_op op);
 /* Why the stages of staged op n cannot run on t (why: room for the
  * message), or NULL. */

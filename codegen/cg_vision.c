@@ -148,11 +148,18 @@ vkml_status cg_node_roi_align(const ir_node *n, const cg_template *st, const cg_
                             n->n_inputs, n->n_outputs);
   const ir_type *x = &n->inputs[0]->type, *rois = &n->inputs[1]->type;
   const ir_type *bi = &n->inputs[2]->type, *y = &n->outputs[0]->type;
+  /* bounded: rois, batch indices and the output along R, the same
+   * capacity; the kernel reads both counts and checks they agree */
+  bool bounded = rois->bounded;
   for (int i = 0; i < 4; i++) {
     const ir_value *v = i < 3 ? n->inputs[i] : n->outputs[0];
-    if (v->type.bounded || v->layout != IR_LAYOUT_DEFAULT)
+    if (v->layout != IR_LAYOUT_DEFAULT)
       return vkml_status_make(VKML_CODE_UNSUPPORTED,
-                              "roi_align: bounded tensors or packed layouts stay on the CPU");
+                              "roi_align: packed layouts stay on the CPU");
+    if (v->type.bounded != (bounded && i > 0) || (v->type.bounded && v->type.bounded_axis != 0))
+      return vkml_status_make(VKML_CODE_UNSUPPORTED,
+                              "roi_align: the GPU kernel takes a run-time count of rois only "
+                              "with rois, batch indices and output all bounded along R");
   }
   if (x->dtype != IR_F32 && x->dtype != IR_F16)
     return vkml_status_make(VKML_CODE_UNSUPPORTED, "roi_align: %s is not f32 or f16 on the GPU",
@@ -189,6 +196,12 @@ vkml_status cg_node_roi_align(const ir_node *n, const cg_template *st, const cg_
   VKML_RETURN_IF_ERROR(cg_kernel_begin(out, &cg_roi_align_template, s, t));
   VKML_RETURN_IF_ERROR(cg_kernel_define(out, "DTYPE_F16", "%d", x->dtype == IR_F16));
   VKML_RETURN_IF_ERROR(cg_kernel_define(out, "BI_I64", "%d", bi->dtype == IR_I64));
+  VKML_RETURN_IF_ERROR(cg_kernel_define(out, "BOUNDED", "%d", bounded));
+  if (bounded) {
+    VKML_RETURN_IF_ERROR(cg_kernel_spec(out, 12, (uint32_t)(ir_type_extent_offset(rois, IR_LAYOUT_DEFAULT) / 4)));
+    VKML_RETURN_IF_ERROR(cg_kernel_spec(out, 13, (uint32_t)(ir_type_extent_offset(bi, IR_LAYOUT_DEFAULT) / 4)));
+    out->extent_from = 2; /* the output's extent is the rois' */
+  }
   uint32_t spec[11] = {(uint32_t)x->dims[0], (uint32_t)x->dims[1], (uint32_t)x->dims[2],
                        (uint32_t)x->dims[3], (uint32_t)rois->dims[0], (uint32_t)oh, (uint32_t)ow,
                        (uint32_t)(ratio < 0 ? 0 : ratio > 65537 ? 65537 : ratio), max_mode,

@@ -63,7 +63,14 @@ typedef enum ir_transfer {
  * (runtime/vk/vk_errors.c). */
 #define IR_PLAN_ERROR_BINDING (-1)
 #define IR_PLAN_ERROR_SLOT_WORDS 8
-enum { IR_DEVICE_ERROR_NONE = 0, IR_DEVICE_ERROR_INDEX = 1, IR_DEVICE_ERROR_ROI_BATCH = 2 };
+enum {
+  IR_DEVICE_ERROR_NONE = 0,
+  IR_DEVICE_ERROR_INDEX = 1,
+  IR_DEVICE_ERROR_ROI_BATCH = 2,
+  /* two bounded inputs of different run-time sizes (words: 1 and 4 the
+   * inputs, 2 and 5 their sizes) */
+  IR_DEVICE_ERROR_EXTENTS = 3
+};
 
 /* GPU step flags. IR_STEP_COPY_IN0: before the dispatch, the executor
  * copies input 0's bytes into output 0 (same type): a scatter's kernel then

@@ -5,9 +5,11 @@
 // binding after the outputs) before including this file.
 //
 // Words: 0 the kind (IR_DEVICE_ERROR_*: 1 index out of range, 2 RoiAlign
-// batch index out of range), 1 the element (its flat index in the indices;
-// the roi), 2-3 the bad value (low word, high word: an i64), 4 the axis,
-// 5 the axis's size. The first invocation to claim word 0 writes the rest;
+// batch index out of range, 3 two bounded inputs' run-time sizes differ),
+// 1 the element (its flat index in the indices; the roi; kind 3: the first
+// input), 2-3 the bad value (low word, high word: an i64; kind 3: the first
+// input's size), 4 the axis (kind 3: the second input), 5 the axis's size
+// (kind 3: the second input's size). The first invocation to claim word 0 writes the rest;
 // others leave it.
 
 layout(binding = ERROR_BINDING, std430) buffer DeviceError { uint err_word[8]; };

@@ -4,8 +4,9 @@
  * at the capacity, the outputs' extent words copied from the input's, and
  * agrees with the CPU executor at 23, 40 and 0 actual rows (one executor,
  * three runs: the extent word is rewritten per run). A node with two bounded
- * inputs, a transpose and a softmax along the bounded
- * axis stay on the CPU.
+ * values, a transpose and a softmax along the bounded axis stay on the CPU;
+ * one bounded value as two operands does not. roi_align over a run-time
+ * count of rois reads its counts on the device and checks they agree.
  *
  * Bounds: fp32 gemm/matmul/softmax against the CPU reference's double
  * accumulation, inputs in [-1, 1], K = 8: rtol 1e-5, atol 1e-6. */
@@ -86,7 +87,7 @@ Test(vk_rows, what_keeps_the_rows) {
       "vkir 1\n"
       "graph @g(%x: f32[<=40,8], %y: f32[<=40,8], %c: f32[2,<=5], %w: f32[8,8], %z: f32[40,8]) "
       "-> (%a: f32[<=40,8], %t: f32[8,<=40], %s: f32[<=40,8], %e: f32[<=40,8], %o: f32[<=40,8], "
-      "%k: f32[2,<=5], %l: f32[<=40,8], %n: f32[<=40,8]) {\n"
+      "%k: f32[2,<=5], %l: f32[<=40,8], %n: f32[<=40,8], %q: f32[<=40,8]) {\n"
       "  %a = add %x, %y : f32[<=40,8]\n"           /* two bounded inputs */
       "  %t = transpose %x {perm=[1,0]} : f32[8,<=40]\n" /* rows become columns */
       "  %s = softmax %x {axis=0} : f32[<=40,8]\n"   /* along the bounded axis */
@@ -95,10 +96,11 @@ Test(vk_rows, what_keeps_the_rows) {
       "  %k = relu %c : f32[2,<=5]\n"                /* not leading */
       "  %l = slice %x {starts=[-1], ends=[-41], axes=[0], steps=[-1]} : f32[<=40,8]\n" /* reversed */
       "  %n = mul %x, %z : f32[<=40,8]\n"            /* z broadcast along the rows */
-      "  return %a, %t, %s, %e, %o, %k, %l, %n\n"
+      "  %q = mul %x, %x : f32[<=40,8]\n"            /* one bounded value twice */
+      "  return %a, %t, %s, %e, %o, %k, %l, %n, %q\n"
       "}\n");
   const char *want[] = {"a", "-", "t", "-", "s", "-", "e", "0", "o", "0", "k", "-", "l", "-",
-                        "n", "-"};
+                        "n", "-", "q", "0"};
   int i = 0;
   ir_foreach_node(g, n) {
     cr_assert_str_eq(n->outputs[0]->name, want[2 * i]);
@@ -108,4 +110,59 @@ Test(vk_rows, what_keeps_the_rows) {
     i++;
   }
   ir_graph_destroy(g);
+}
+
+/* roi_align over a run-time count of rois (rois, batch indices and output
+ * bounded along R): the kernel reads both counts from their extent words,
+ * the output takes the rois' (a relu after it runs over the rows too);
+ * 7 of 12 rois, then 12, agree with the CPU (fp32 against the reference's
+ * double: within 5e-5 of the largest |x|, test_vk_roi_align.c's bound).
+ * Counts that differ (7 rois, 5 batch indices) fail the run on the GPU. */
+Test(vk_rows, roi_align_over_a_run_time_count) {
+  vt_env e;
+  vt_env_open(&e);
+  const char *text =
+      "vkir 1\n"
+      "graph @ra(%x: f32[2,3,9,11], %r: f32[<=12,4], %b: i64[<=12]) -> (%z: f32[<=12,3,2,2]) {\n"
+      "  %y = roi_align %x, %r, %b {output_height=2, output_width=2, sampling_ratio=2, "
+      "spatial_scale=0.5} : f32[<=12,3,2,2]\n"
+      "  %z = relu %y : f32[<=12,3,2,2]\n"
+      "  return %z\n}\n";
+  ir_graph *ref = vt_parse(text);
+  ir_plan *p = vt_compile(e.t, e.cc, vt_parse(text), NULL, IR_PRECISION_FP32);
+  for (int i = 0; i < p->n_steps; i++)
+    cr_assert_eq(p->steps[i].device, IR_DEVICE_GPU, "step %d: %s", i,
+                 ir_plan_str(p, p->steps[i].reason));
+  rt_vk_exec *x;
+  T_OK(rt_vk_exec_create(e.ctx, p, NULL, &x));
+  t_rng r = t_rng_make(4);
+  int64_t xd[4] = {2, 3, 9, 11};
+  const int64_t rows[3][2] = {{7, 7}, {12, 12}, {7, 5}};
+  for (int k = 0; k < 3; k++) {
+    int64_t rd[2] = {rows[k][0], 4}, bd[1] = {rows[k][1]};
+    rt_tensor in[3] = {t_tensor_random(&r, IR_F32, 4, xd, -1, 1),
+                       t_tensor_random(&r, IR_F32, 2, rd, 0, 20), t_tensor_zeros(IR_I64, 1, bd)};
+    for (int64_t i = 0; i < bd[0]; i++) rt_store_i(&in[2], i, i % 2);
+    rt_tensor got, want;
+    vkml_status s = rt_vk_exec_run(x, in, 3, &got, 1, NULL);
+    if (k == 2) {
+      cr_assert(s, "rois and batch indices of different counts must fail");
+      cr_assert(strstr(vkml_status_message(s), "have 7 and 5 rows at run time") &&
+                    strstr(vkml_status_message(s), "on the GPU"),
+                "%s", vkml_status_message(s));
+      vkml_status_free(s);
+    } else {
+      T_OK(s);
+      T_OK(rt_cpu_run_graph(ref, in, 3, &want, 1));
+      cr_assert_eq(want.dims[0], rows[k][0]);
+      t_assert_close(&got, &want, 0, 5e-5);
+      rt_tensor_free(&got);
+      rt_tensor_free(&want);
+    }
+    for (int i = 0; i < 3; i++) rt_tensor_free(&in[i]);
+  }
+  rt_vk_exec_destroy(x);
+  ir_plan_destroy(p);
+  ir_graph_destroy(ref);
+  vt_env_close(&e);
 }
