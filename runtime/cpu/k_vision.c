@@ -1,6 +1,7 @@
 /* CPU reference kernels: topk, cumsum, non_max_suppression, roi_align.
  * NMS and roi_align follow onnxruntime / the ONNX reference implementation
  * step by step, so that the GPU kernels have an exact oracle. */
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -185,11 +186,120 @@ static bool nms_suppress(const nms_box *a, const nms_box *b, float iou_threshold
   return inter / uni > iou_threshold;
 }
 
+/* A uniform grid over the candidates' extent, its cells at least as large
+ * as the largest box, holding the kept boxes: a candidate is tested only
+ * against the kept boxes of the cells it spans. Exact: nms_suppress needs
+ * a positive overlap along both axes, so two boxes that can suppress share
+ * a point, and the cell of that point is in both spans (cell_of is
+ * monotone). */
+typedef struct nms_grid {
+  float x0, y0, cw, ch;
+  int gx, gy;
+  int32_t *head;       /* per cell: first entry, -1 none */
+  int32_t *next, *box; /* entries: next in the cell, the kept box (index into sel) */
+  int64_t n, cap;
+} nms_grid;
+
+enum { NMS_GRID_MIN = 256, NMS_GRID_AXIS = 256 };
+
+static int cell_of(float v, float v0, float c, int g) {
+  float f = (v - v0) / c;
+  if (!(f > 0)) return 0;
+  if (f >= (float)(g - 1)) return g - 1;
+  return (int)f;
+}
+
+/* The grid for cand's boxes, or false: few candidates, a coordinate that is
+ * not finite (the plain loop decides those), or no memory. */
+static bool nms_grid_make(nms_grid *g, const nms_box *bx, const nms_cand *cand, int64_t n_cand) {
+  memset(g, 0, sizeof *g);
+  if (n_cand < NMS_GRID_MIN || n_cand > INT32_MAX / 4) return false;
+  float x0 = INFINITY, y0 = INFINITY, x1 = -INFINITY, y1 = -INFINITY, w = 0, h = 0;
+  for (int64_t j = 0; j < n_cand; j++) {
+    const nms_box *b = &bx[cand[j].index];
+    if (!isfinite(b->x_min) || !isfinite(b->x_max) || !isfinite(b->y_min) ||
+        !isfinite(b->y_max) || !isfinite(b->x_max - b->x_min) || !isfinite(b->y_max - b->y_min))
+      return false;
+    x0 = fminf(x0, b->x_min), x1 = fmaxf(x1, b->x_max);
+    y0 = fminf(y0, b->y_min), y1 = fmaxf(y1, b->y_max);
+    w = fmaxf(w, b->x_max - b->x_min), h = fmaxf(h, b->y_max - b->y_min);
+  }
+  if (!isfinite(x1 - x0) || !isfinite(y1 - y0)) return false;
+  g->cw = fmaxf(fmaxf(w, (x1 - x0) / NMS_GRID_AXIS), FLT_MIN);
+  g->ch = fmaxf(fmaxf(h, (y1 - y0) / NMS_GRID_AXIS), FLT_MIN);
+  g->x0 = x0, g->y0 = y0;
+  g->gx = (int)fminf((x1 - x0) / g->cw + 1, NMS_GRID_AXIS);
+  g->gy = (int)fminf((y1 - y0) / g->ch + 1, NMS_GRID_AXIS);
+  if (g->gx < 1) g->gx = 1;
+  if (g->gy < 1) g->gy = 1;
+  g->head = malloc(sizeof *g->head * (size_t)g->gx * (size_t)g->gy);
+  if (!g->head) return false;
+  memset(g->head, 0xff, sizeof *g->head * (size_t)g->gx * (size_t)g->gy);
+  return true;
+}
+
+static void nms_grid_free(nms_grid *g) {
+  free(g->head);
+  free(g->next);
+  free(g->box);
+}
+
+static bool nms_grid_add(nms_grid *g, const nms_box *b, int32_t kept) {
+  int cx0 = cell_of(b->x_min, g->x0, g->cw, g->gx), cx1 = cell_of(b->x_max, g->x0, g->cw, g->gx);
+  int cy0 = cell_of(b->y_min, g->y0, g->ch, g->gy), cy1 = cell_of(b->y_max, g->y0, g->ch, g->gy);
+  for (int cy = cy0; cy <= cy1; cy++)
+    for (int cx = cx0; cx <= cx1; cx++) {
+      if (g->n == g->cap) {
+        int64_t cap = g->cap ? 2 * g->cap : 1024;
+        int32_t *nx = realloc(g->next, sizeof *nx * (size_t)cap);
+        if (nx) g->next = nx;
+        int32_t *bo = nx ? realloc(g->box, sizeof *bo * (size_t)cap) : NULL;
+        if (!bo) return false;
+        g->box = bo;
+        g->cap = cap;
+      }
+      int64_t cell = (int64_t)cy * g->gx + cx;
+      g->next[g->n] = g->head[cell];
+      g->box[g->n] = kept;
+      g->head[cell] = (int32_t)g->n++;
+    }
+  return true;
+}
+
+/* Whether a kept box in the cells b spans suppresses b. */
+static bool nms_grid_hit(const nms_grid *g, const nms_box *bx, const int64_t *sel,
+                         const nms_box *b, float iou_threshold) {
+  int cx0 = cell_of(b->x_min, g->x0, g->cw, g->gx), cx1 = cell_of(b->x_max, g->x0, g->cw, g->gx);
+  int cy0 = cell_of(b->y_min, g->y0, g->ch, g->gy), cy1 = cell_of(b->y_max, g->y0, g->ch, g->gy);
+  for (int cy = cy0; cy <= cy1; cy++)
+    for (int cx = cx0; cx <= cx1; cx++)
+      for (int32_t e = g->head[(int64_t)cy * g->gx + cx]; e >= 0; e = g->next[e])
+        if (nms_suppress(&bx[sel[g->box[e]]], b, iou_threshold)) return true;
+  return false;
+}
+
 /* The boxes kept from candidates cand[0..n_cand) (in score order) into
  * sel: each is kept unless it overlaps one kept before it by more than the
- * threshold; at most max_out. Returns how many. */
+ * threshold; at most max_out. Returns how many. Many candidates go through
+ * the grid above (the same boxes kept, far fewer tests when boxes are
+ * spread out, as class-offset batched NMS makes them), the rest through
+ * the plain loop. */
 static int64_t nms_select_row(const nms_box *bx, const nms_cand *cand, int64_t n_cand,
                               int64_t max_out, float iou_threshold, int64_t *sel) {
+  nms_grid g;
+  if (nms_grid_make(&g, bx, cand, n_cand)) {
+    int64_t n_sel = 0;
+    bool ok = true;
+    for (int64_t j = 0; ok && j < n_cand && n_sel < max_out; j++) {
+      const nms_box *b = &bx[cand[j].index];
+      if (nms_grid_hit(&g, bx, sel, b, iou_threshold)) continue;
+      ok = nms_grid_add(&g, b, (int32_t)n_sel);
+      sel[n_sel++] = cand[j].index;
+    }
+    nms_grid_free(&g);
+    if (ok) return n_sel;
+    /* out of memory for the grid's entries: the plain loop */
+  }
   int64_t n_sel = 0;
   for (int64_t j = 0; j < n_cand && n_sel < max_out; j++) {
     bool keep = true;

@@ -1,4 +1,5 @@
-/* CPU reference kernels, vision ops: topk, cumsum, non_max_suppression,
+/* CPU reference kernels, vision ops: topk, cumsum, non_max_suppression (also
+ * against a plain greedy on many candidates),
  * roi_align. Expectations are naive loops written here or hand-worked values
  * (NMS cases follow the ONNX backend tests; roi_align values were worked out
  * from the ONNX reference algorithm by hand for linear data). */
@@ -361,6 +362,83 @@ Test(nms, capacity_is_checked) {
   T_OK(ir_node_set_float(c.g, c.n, IR_A_IOU_THRESHOLD, 0.5f));
   t_expect_error(t_case_run(&c), VKML_CODE_INTERNAL, "more than 1");
   t_case_free(&c);
+}
+
+/* Many candidates (the kernel's grid path) against a plain greedy NMS
+ * written here from the spec (score order, ties by index; suppressed by a
+ * kept box when IoU > threshold, in float as onnxruntime): boxes spread in
+ * class-offset groups (torchvision's batched NMS), clustered in one small
+ * region, with zero-area and corner-flipped boxes, sparse over a large
+ * region; thresholds 0, 0.3 and
+ * 0.7; max_output_boxes_per_class limiting or not. */
+static bool plain_suppress(const float *a, const float *b, float thr) {
+  float ax0 = fminf(a[1], a[3]), ax1 = fmaxf(a[1], a[3]), ay0 = fminf(a[0], a[2]),
+        ay1 = fmaxf(a[0], a[2]);
+  float bx0 = fminf(b[1], b[3]), bx1 = fmaxf(b[1], b[3]), by0 = fminf(b[0], b[2]),
+        by1 = fmaxf(b[0], b[2]);
+  float iw = fminf(ax1, bx1) - fmaxf(ax0, bx0), ih = fminf(ay1, by1) - fmaxf(ay0, by0);
+  if (iw <= 0 || ih <= 0) return false;
+  float inter = iw * ih, aa = (ax1 - ax0) * (ay1 - ay0), ab = (bx1 - bx0) * (by1 - by0);
+  float uni = aa + ab - inter;
+  if (aa <= 0 || ab <= 0 || uni <= 0) return false;
+  return inter / uni > thr;
+}
+
+Test(nms, many_candidates_equal_a_plain_greedy) {
+  enum { N = 1500 };
+  static double bx[N * 4], sc[N];
+  static float fb[N * 4];
+  static int64_t want[N][3];
+  t_rng r = t_rng_make(33);
+  for (int layout = 0; layout < 4; layout++) {
+    /* 0 class-offset groups, 1 one cluster, 2 a cluster with zero-area and
+     * flipped boxes, 3 small boxes sparse over a large region (most cells
+     * hold a few boxes: every span of cells matters) */
+    double span = layout == 0 ? 300 : layout == 3 ? 1200 : 100;
+    double size = layout == 0 ? 150 : layout == 3 ? 30 : 40;
+    for (int i = 0; i < N; i++) {
+      double u[6];
+      for (int k = 0; k < 6; k++) u[k] = (double)(t_rng_next(&r) % 1000000) / 1e6;
+      double x = (layout == 0 ? (i % 12) * 1000.0 : 0) + u[0] * span;
+      double y = u[1] * span;
+      double w = layout == 2 && i % 7 == 0 ? 0 : 5 + u[2] * size;
+      double h = 5 + u[3] * size;
+      bool flip = layout == 2 && i % 5 == 0;
+      bx[i * 4 + 0] = flip ? y + h : y, bx[i * 4 + 1] = flip ? x + w : x;
+      bx[i * 4 + 2] = flip ? y : y + h, bx[i * 4 + 3] = flip ? x : x + w;
+      sc[i] = (double)(t_rng_next(&r) % 5000) / 5000.0; /* ties */
+      for (int k = 0; k < 4; k++) fb[i * 4 + k] = (float)bx[i * 4 + k];
+    }
+    const float thr[3] = {0.0f, 0.3f, 0.7f};
+    for (int t = 0; t < 3; t++) {
+      for (int lim = 0; lim < 2; lim++) {
+        int64_t max_out = lim ? 50 : N;
+        /* the plain greedy: candidates in score order (ties by index) */
+        int order[N], kept[N], n_kept = 0;
+        for (int i = 0; i < N; i++) order[i] = i;
+        for (int i = 1; i < N; i++) /* insertion sort: stable, score descending */
+          for (int j = i; j > 0 && (float)sc[order[j]] > (float)sc[order[j - 1]]; j--) {
+            int tmp = order[j];
+            order[j] = order[j - 1];
+            order[j - 1] = tmp;
+          }
+        for (int j = 0; j < N && n_kept < max_out; j++) {
+          bool keep = true;
+          for (int q = 0; q < n_kept && keep; q++)
+            keep = !plain_suppress(&fb[kept[q] * 4], &fb[order[j] * 4], thr[t]);
+          if (keep) kept[n_kept++] = order[j];
+        }
+        for (int q = 0; q < n_kept; q++) {
+          want[q][0] = 0;
+          want[q][1] = 0;
+          want[q][2] = kept[q];
+        }
+        cr_assert_gt(n_kept, 10);
+        nms_spec s = {1, 1, N, bx, sc, 0, max_out, thr[t], false, 0};
+        nms_check(&s, n_kept, (const int64_t(*)[3])want);
+      }
+    }
+  }
 }
 
 /* ---- roi_align -------------------------------------------------------------------- */
