@@ -28,6 +28,23 @@ static bool broadcast_free(const ir_type *u, int rank, int axis) {
   return d < 0 || u->dims[d] == 1;
 }
 
+/* A transpose that only moves axes of size 1 (the bounded axis counts as
+ * large): the elements keep their order, a reshape. */
+static bool transpose_is_reshape(const ir_node *n, const ir_type *x) {
+  const int64_t *perm;
+  int np = ir_node_ints(n, IR_A_PERM, &perm);
+  if (np != x->rank) return false; /* the default (reversed) perm: not worth the case */
+  int last = -1;
+  for (int d = 0; d < np; d++) {
+    int a = (int)perm[d];
+    if (a < 0 || a >= x->rank) return false;
+    if (x->dims[a] == 1 && a != x->bounded_axis) continue;
+    if (a < last) return false;
+    last = a;
+  }
+  return true;
+}
+
 /* n's op keeps the rows: output row i depends on input row i only. */
 static bool op_keeps_rows(const ir_node *n, int bi) {
   const ir_type *x = &n->inputs[bi]->type, *y = &n->outputs[0]->type;
@@ -37,6 +54,7 @@ static bool op_keeps_rows(const ir_node *n, int bi) {
       n->op == IR_OP_RESHAPE || n->op == IR_OP_FLATTEN || n->op == IR_OP_SQUEEZE ||
       n->op == IR_OP_UNSQUEEZE)
     return row_elems(x) == row_elems(y);
+  if (n->op == IR_OP_TRANSPOSE) return transpose_is_reshape(n, x) && row_elems(x) == row_elems(y);
   if (!strcmp(fam, "binary") || !strcmp(fam, "variadic") || !strcmp(fam, "where")) {
     if (xa + (y->rank - x->rank) != ya) return false;
     for (int i = 0; i < n->n_inputs; i++)

@@ -6,7 +6,8 @@
  * (ir/graph.h: dense at the actual size). A node that works independently
  * per index along that axis — elementwise ops, a gemm or matmul over
  * bounded rows, softmax along another axis, reshapes that keep the rows,
- * a slice, gather or split along another axis — then runs on the GPU as its
+ * a slice, gather or split along another axis, a transpose that moves only
+ * axes of size 1 — then runs on the GPU as its
  * unbounded twin at the capacity: the executor first copies the bounded
  * input's extent word into every output's (ir/plan.h IR_STEP_EXTENT_FROM),
  * and the rows past the actual size compute values nobody reads.
