@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "codegen/cg_data.h"
+#include "codegen/cg_rows.h"
 #include "ir/params.h"
 
 /* ids 8.. and 16..: the walked axes' dims and strides (cg_data_spec_axes) */
@@ -42,6 +43,69 @@ static vkml_status check_out(const ir_node *n, const ir_type *y, ir_dtype dt, in
   return VKML_OK;
 }
 
+/* Bounded indices, a run-time count of index rows: indices and output
+ * bounded along a leading axis (codegen/cg_rows.h) of the same capacity,
+ * data not bounded. The kernel is n's unbounded twin at the capacity; it
+ * reads the count from the indices' extent word and invocations past
+ * count x the output units per row return before reading an index
+ * (ROWS_LIMIT); the output takes the indices' extent (IR_STEP_EXTENT_FROM). */
+typedef struct gather_rows {
+  bool on;
+  ir_node twin;
+  ir_value v[3];
+  ir_value *p[3];
+  uint32_t word; /* the indices' extent word (32-bit words into binding 1) */
+  int64_t cap;
+} gather_rows;
+
+static vkml_status rows_begin(const ir_node **n, gather_rows *r) {
+  const ir_node *m = *n;
+  r->on = false;
+  bool any = false;
+  for (int i = 0; i < m->n_inputs + m->n_outputs; i++) {
+    const ir_value *v = i < m->n_inputs ? m->inputs[i] : m->outputs[i - m->n_inputs];
+    any |= v && v->type.bounded;
+  }
+  if (!any) return VKML_OK;
+  if (m->n_inputs != 2 || m->n_outputs != 1 || m->inputs[0]->type.bounded ||
+      !cg_rows_leading(m->inputs[1]) || !cg_rows_leading(m->outputs[0]) ||
+      m->inputs[1]->type.bounded_axis == m->inputs[1]->type.rank - (m->op == IR_OP_GATHER_ND) ||
+      (m->op == IR_OP_GATHER_ND && ir_node_int(m, IR_A_BATCH_DIMS, 0) != 0))
+    return vkml_status_make(VKML_CODE_UNSUPPORTED,
+                            "%s: a bounded (run-time sized) operand runs on the GPU only as "
+                            "indices with a run-time count of leading rows",
+                            ir_op_name(m->op));
+  const ir_type *it = &m->inputs[1]->type, *yt = &m->outputs[0]->type;
+  r->cap = it->dims[it->bounded_axis];
+  if (yt->dims[yt->bounded_axis] != r->cap)
+    return vkml_status_make(VKML_CODE_UNSUPPORTED, "%s: output and indices differ in capacity",
+                            ir_op_name(m->op));
+  r->word = (uint32_t)(ir_type_extent_offset(it, IR_LAYOUT_DEFAULT) / 4);
+  r->twin = *m;
+  for (int i = 0; i < 3; i++) {
+    r->v[i] = *(i < 2 ? m->inputs[i] : m->outputs[0]);
+    r->v[i].type.bounded = false;
+    r->p[i] = &r->v[i];
+  }
+  r->twin.inputs = r->p;
+  r->twin.outputs = r->p + 2;
+  r->on = true;
+  *n = &r->twin;
+  return VKML_OK;
+}
+
+enum { SPEC_LIMIT_WORD = 24, SPEC_ROW_UNITS = 25 };
+
+static vkml_status rows_end(const gather_rows *r, int64_t units, cg_kernel *out) {
+  if (!r->on) return VKML_OK;
+  VKML_RETURN_IF_ERROR(cg_kernel_define(out, "ROWS_LIMIT", "1"));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, SPEC_LIMIT_WORD, r->word));
+  VKML_RETURN_IF_ERROR(
+      cg_kernel_spec(out, SPEC_ROW_UNITS, (uint32_t)(r->cap ? units / r->cap : 0)));
+  out->extent_from = 2; /* input 1, the indices */
+  return VKML_OK;
+}
+
 /* An empty axis has no index to clamp to: the reference rejects any index. */
 static vkml_status check_dim(const ir_node *n, int64_t dim, int64_t n_out) {
   if (dim == 0 && n_out > 0)
@@ -54,6 +118,8 @@ static vkml_status check_dim(const ir_node *n, int64_t dim, int64_t n_out) {
 vkml_status cg_node_gather(const ir_node *n, const cg_template *st, const cg_schedule *s,
                            const ir_target *t, cg_kernel *out) {
   memset(out, 0, sizeof *out);
+  gather_rows rows;
+  VKML_RETURN_IF_ERROR(rows_begin(&n, &rows));
   const ir_type *x = NULL, *ind = NULL, *y = NULL;
   VKML_RETURN_IF_ERROR(check_io(n, &x, &ind, &y));
   int axis;
@@ -84,6 +150,7 @@ vkml_status cg_node_gather(const ir_node *n, const cg_template *st, const cg_sch
   VKML_RETURN_IF_ERROR(cg_kernel_spec(out, SPEC_NIDX, (uint32_t)(n_idx ? n_idx : 1)));
   VKML_RETURN_IF_ERROR(cg_kernel_spec(out, SPEC_DIM, (uint32_t)dim));
   VKML_RETURN_IF_ERROR(cg_kernel_spec(out, SPEC_AXIS, (uint32_t)axis));
+  VKML_RETURN_IF_ERROR(rows_end(&rows, units, out));
   out->n_buffers = 4;
   out->error_slot = true;
   return cg_data_grid(out, units, t);
@@ -131,11 +198,10 @@ vkml_status cg_node_gather_elements(const ir_node *n, const cg_template *st,
 vkml_status cg_node_gather_nd(const ir_node *n, const cg_template *st, const cg_schedule *s,
                               const ir_target *t, cg_kernel *out) {
   memset(out, 0, sizeof *out);
+  gather_rows rows;
+  VKML_RETURN_IF_ERROR(rows_begin(&n, &rows));
   const ir_type *x = NULL, *ind = NULL, *y = NULL;
   VKML_RETURN_IF_ERROR(check_io(n, &x, &ind, &y));
-  if (ind->bounded)
-    return vkml_status_make(VKML_CODE_UNSUPPORTED,
-                            "gather_nd: bounded indices (a run-time count) on the GPU");
   ir_nd_params p;
   vkml_status ps = ir_nd_params_get(x, ind, ir_node_int(n, IR_A_BATCH_DIMS, 0), &p);
   if (ps) return vkml_status_annotate(ps, "gather_nd");
@@ -162,6 +228,7 @@ vkml_status cg_node_gather_nd(const ir_node *n, const cg_template *st, const cg_
   VKML_RETURN_IF_ERROR(cg_kernel_spec(out, SPEC_AXIS, (uint32_t)p.batch_dims));
   VKML_RETURN_IF_ERROR(cg_kernel_spec(out, SPEC_BSL, (uint32_t)p.batch_slices));
   VKML_RETURN_IF_ERROR(cg_data_spec_axes(out, p.k, p.dims, p.strides));
+  VKML_RETURN_IF_ERROR(rows_end(&rows, units, out));
   out->n_buffers = 4;
   out->error_slot = true;
   return cg_data_grid(out, units, t);

@@ -6,8 +6,7 @@
 
 #include "ir/params.h"
 
-/* v is bounded with its actual elements a prefix of its capacity. */
-static bool leading(const ir_value *v) {
+bool cg_rows_leading(const ir_value *v) {
   const ir_type *t = &v->type;
   if (!t->bounded || v->layout != IR_LAYOUT_DEFAULT) return false;
   for (int d = 0; d < t->bounded_axis; d++)
@@ -108,14 +107,14 @@ int cg_rows_extent_input(const ir_node *n) {
   for (int i = 0; i < n->n_inputs; i++) {
     if (!n->inputs[i] || !n->inputs[i]->type.bounded) continue;
     /* one bounded value (it may be several operands: the same size) */
-    if ((bi >= 0 && n->inputs[i] != n->inputs[bi]) || !leading(n->inputs[i])) return -1;
+    if ((bi >= 0 && n->inputs[i] != n->inputs[bi]) || !cg_rows_leading(n->inputs[i])) return -1;
     if (bi < 0) bi = i;
   }
   if (bi < 0 || n->n_outputs < 1) return -1;
   int64_t cap = n->inputs[bi]->type.dims[n->inputs[bi]->type.bounded_axis];
   for (int i = 0; i < n->n_outputs; i++) {
     const ir_value *y = n->outputs[i];
-    if (!leading(y) || y->type.dims[y->type.bounded_axis] != cap) return -1;
+    if (!cg_rows_leading(y) || y->type.dims[y->type.bounded_axis] != cap) return -1;
   }
   for (int i = 0; i < n->n_inputs; i++)
     if (n->inputs[i] && n->inputs[i]->layout != IR_LAYOUT_DEFAULT) return -1;

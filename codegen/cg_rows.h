@@ -20,6 +20,10 @@
 
 #include "ir/graph.h"
 
+/* v is bounded, in the default layout, every dim before its bounded axis
+ * 1: its actual elements are a prefix of its capacity. */
+bool cg_rows_leading(const ir_value *v);
+
 /* The input whose extent word n's outputs take when n runs over bounded
  * rows as above, or -1 (no bounded operand, or not such a node). */
 int cg_rows_extent_input(const ir_node *n);

@@ -260,12 +260,17 @@ bool cg_op_is_staged(ir_op op) {
   return op == IR_OP_ARGSORT || op == IR_OP_NON_MAX_SUPPRESSION || op == IR_OP_NON_ZERO;
 }
 
-bool cg_op_reads_extent(ir_op op) { return op == IR_OP_SHAPE || op == IR_OP_ROI_ALIGN; }
+bool cg_op_reads_extent(ir_op op) {
+  return op == IR_OP_SHAPE || op == IR_OP_ROI_ALIGN || op == IR_OP_GATHER ||
+         op == IR_OP_GATHER_ND;
+}
 
 bool cg_op_writes_extent(ir_op op) {
-  /* roi_align's output takes its rois' extent (IR_STEP_EXTENT_FROM) */
+  /* roi_align's output takes its rois' extent, a gather's its indices'
+   * (IR_STEP_EXTENT_FROM) */
   return op == IR_OP_NMS_COMPACT || op == IR_OP_NON_MAX_SUPPRESSION ||
-         op == IR_OP_NONZERO_WRITE || op == IR_OP_NON_ZERO || op == IR_OP_ROI_ALIGN;
+         op == IR_OP_NONZERO_WRITE || op == IR_OP_NON_ZERO || op == IR_OP_ROI_ALIGN ||
+         op == IR_OP_GATHER || op == IR_OP_GATHER_ND;
 }
 
 const char *cg_staged_reason(const ir_node *n, const ir_target *t, char *why, size_t bytes) {

@@ -16,6 +16,11 @@
 // Units are ELEM_BYTES bytes (gather may group neighbouring elements of the
 // inner block into one word); bits are copied, so every dtype works.
 //
+// ROWS_LIMIT: the indices have a run-time count of leading rows (bounded,
+// codegen/cg_data_gather.c): the count is word LIMIT_WORD of binding 1 (the
+// indices' extent word) and outputs past count x ROW_UNITS are not written
+// (their indices are not read: past the count they are not data).
+//
 // Bindings: 0 = data, 1 = indices, 2 = out (dense C order), 3 = the error
 // slot.
 // Knobs (#defines): WG_SIZE, EPI (outputs per invocation, WG_SIZE apart),
@@ -64,6 +69,11 @@ layout(constant_id = 20) const int S4 = 0;
 layout(constant_id = 21) const int S5 = 0;
 layout(constant_id = 22) const int S6 = 0;
 layout(constant_id = 23) const int S7 = 0;
+layout(constant_id = 24) const uint LIMIT_WORD = 0;
+layout(constant_id = 25) const uint ROW_UNITS = 0;
+#ifndef ROWS_LIMIT
+#define ROWS_LIMIT 0
+#endif
 
 layout(binding = 0, std430) readonly buffer Data { U x[]; };
 #if IDX64
@@ -72,6 +82,9 @@ layout(binding = 1, std430) readonly buffer Idx { uvec2 ind[]; };
 layout(binding = 1, std430) readonly buffer Idx { int ind[]; };
 #endif
 layout(binding = 2, std430) writeonly buffer Out { U y[]; };
+#if ROWS_LIMIT
+layout(binding = 1, std430) readonly buffer IdxWords { uint ind_words[]; };
+#endif
 #define ERROR_BINDING 3
 #include "device_error.glsl"
 
@@ -81,9 +94,14 @@ int fix_index(uint j) { return fix_index_at(j, DIM, AXIS); }
 
 void main() {
   uint group = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
+#if ROWS_LIMIT
+  uint n_active = min(N, min(ind_words[LIMIT_WORD], 0xffffffffu / max(ROW_UNITS, 1u)) * ROW_UNITS);
+#else
+  uint n_active = N;
+#endif
   for (uint e = 0; e < EPI; e++) {
     uint u = (group * EPI + e) * WG_SIZE + gl_LocalInvocationID.x;
-    if (u >= N) return;
+    if (u >= n_active) return;
 #if MODE == 0
     uint t = u / INNER, i = u - t * INNER;
     uint o = t / NIDX, j = t - o * NIDX;

@@ -176,3 +176,61 @@ Test(vk_rows, roi_align_over_a_run_time_count) {
   ir_graph_destroy(ref);
   vt_env_close(&e);
 }
+
+/* gather and gather_nd with a run-time count of index rows: the output takes
+ * the indices' count; rows past the count are never read. A bad index
+ * inside the count fails the run on the GPU; the next run with fewer rows
+ * leaves that index past the count (still in the buffer from the upload
+ * before) and succeeds, equal to the CPU. */
+Test(vk_rows, gathers_over_a_run_time_count_of_indices) {
+  vt_env e;
+  vt_env_open(&e);
+  const char *text =
+      "vkir 1\n"
+      "graph @g(%d: f32[50,4], %i: i64[<=30], %j: i64[<=30,2]) -> (%y: f32[<=30,4], "
+      "%z: f32[<=30,4]) {\n"
+      "  %y = gather %d, %i {axis=0} : f32[<=30,4]\n"
+      "  %r = reshape %d {shape=[10,5,4]} : f32[10,5,4]\n"
+      "  %z = gather_nd %r, %j : f32[<=30,4]\n"
+      "  return %y, %z\n}\n";
+  ir_graph *ref = vt_parse(text);
+  ir_plan *p = vt_compile(e.t, e.cc, vt_parse(text), NULL, IR_PRECISION_FP32);
+  for (int i = 0; i < p->n_steps; i++)
+    cr_assert_eq(p->steps[i].device, IR_DEVICE_GPU, "step %d: %s", i,
+                 ir_plan_str(p, p->steps[i].reason));
+  rt_vk_exec *x;
+  T_OK(rt_vk_exec_create(e.ctx, p, NULL, &x));
+  t_rng r = t_rng_make(8);
+  int64_t dd[2] = {50, 4};
+  const int64_t rows[3] = {30, 20, 0};
+  for (int k = 0; k < 3; k++) {
+    int64_t id[1] = {rows[k]}, jd[2] = {rows[k], 2};
+    rt_tensor in[3] = {t_tensor_random(&r, IR_F32, 2, dd, -1, 1), t_tensor_zeros(IR_I64, 1, id),
+                       t_tensor_zeros(IR_I64, 2, jd)};
+    for (int64_t q = 0; q < rows[k]; q++) {
+      rt_store_i(&in[1], q, (int64_t)(t_rng_next(&r) % 100) - 50); /* negatives wrap */
+      rt_store_i(&in[2], 2 * q, (int64_t)(t_rng_next(&r) % 10));
+      rt_store_i(&in[2], 2 * q + 1, (int64_t)(t_rng_next(&r) % 5));
+    }
+    if (k == 0) rt_store_i(&in[1], 25, 77); /* out of range, inside the count */
+    rt_tensor got[2], want[2];
+    vkml_status s = rt_vk_exec_run(x, in, 3, got, 2, NULL);
+    if (k == 0) {
+      cr_assert(s, "index 77 of 50 must fail");
+      cr_assert(strstr(vkml_status_message(s), "index 77 (indices element 25)") &&
+                    strstr(vkml_status_message(s), "on the GPU"),
+                "%s", vkml_status_message(s));
+      vkml_status_free(s);
+    } else {
+      T_OK(s);
+      T_OK(rt_cpu_run_graph(ref, in, 3, want, 2));
+      cr_assert_eq(want[0].dims[0], rows[k]);
+      vt_assert_equal(got, want, 2);
+    }
+    for (int i = 0; i < 3; i++) rt_tensor_free(&in[i]);
+  }
+  rt_vk_exec_destroy(x);
+  ir_plan_destroy(p);
+  ir_graph_destroy(ref);
+  vt_env_close(&e);
+}
