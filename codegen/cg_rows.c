@@ -44,6 +44,11 @@ static bool transpose_is_reshape(const ir_node *n, const ir_type *x) {
   return true;
 }
 
+static bool elementwise(const ir_node *n) {
+  const char *fam = ir_op_family(n->op);
+  return !strcmp(fam, "binary") || !strcmp(fam, "variadic") || !strcmp(fam, "where");
+}
+
 /* n's op keeps the rows: output row i depends on input row i only. */
 static bool op_keeps_rows(const ir_node *n, int bi) {
   const ir_type *x = &n->inputs[bi]->type, *y = &n->outputs[0]->type;
@@ -54,11 +59,15 @@ static bool op_keeps_rows(const ir_node *n, int bi) {
       n->op == IR_OP_UNSQUEEZE)
     return row_elems(x) == row_elems(y);
   if (n->op == IR_OP_TRANSPOSE) return transpose_is_reshape(n, x) && row_elems(x) == row_elems(y);
-  if (!strcmp(fam, "binary") || !strcmp(fam, "variadic") || !strcmp(fam, "where")) {
-    if (xa + (y->rank - x->rank) != ya) return false;
-    for (int i = 0; i < n->n_inputs; i++)
-      if (n->inputs[i] != n->inputs[bi] && !broadcast_free(&n->inputs[i]->type, y->rank, ya))
+  if (elementwise(n)) {
+    /* bounded operands (of one extent: cg_rows_extent_input) aligned with
+     * the output's bounded axis, the others broadcast along it */
+    for (int i = 0; i < n->n_inputs; i++) {
+      const ir_type *u = &n->inputs[i]->type;
+      if (u->bounded ? u->bounded_axis + (y->rank - u->rank) != ya
+                     : !broadcast_free(u, y->rank, ya))
         return false;
+    }
     return true;
   }
   switch (n->op) {
@@ -102,13 +111,36 @@ static bool op_keeps_rows(const ir_node *n, int bi) {
   }
 }
 
-int cg_rows_extent_input(const ir_node *n) {
+static int rows_input(const ir_node *n, int depth);
+
+/* The value whose run-time size v's bounded axis provably has: back
+ * through the nodes whose outputs take an input's extent (bounded rows,
+ * transfers), at most `depth` of them. */
+static const ir_value *extent_origin(const ir_value *v, int depth) {
+  while (depth-- > 0 && v->producer) {
+    const ir_node *p = v->producer;
+    int from = p->op == IR_OP_UPLOAD || p->op == IR_OP_DOWNLOAD ? 0 : rows_input(p, depth);
+    if (from < 0) return v;
+    v = p->inputs[from];
+  }
+  return v;
+}
+
+static int rows_input(const ir_node *n, int depth) {
   int bi = -1;
   for (int i = 0; i < n->n_inputs; i++) {
     if (!n->inputs[i] || !n->inputs[i]->type.bounded) continue;
-    /* one bounded value (it may be several operands: the same size) */
-    if ((bi >= 0 && n->inputs[i] != n->inputs[bi]) || !cg_rows_leading(n->inputs[i])) return -1;
-    if (bi < 0) bi = i;
+    if (!cg_rows_leading(n->inputs[i])) return -1;
+    if (bi < 0) {
+      bi = i;
+      continue;
+    }
+    /* another bounded value: elementwise ops take it when both have one
+     * run-time size, provably (the same value, or the same origin) */
+    if (n->inputs[i] != n->inputs[bi] &&
+        (!elementwise(n) || depth <= 0 ||
+         extent_origin(n->inputs[i], depth - 1) != extent_origin(n->inputs[bi], depth - 1)))
+      return -1;
   }
   if (bi < 0 || n->n_outputs < 1) return -1;
   int64_t cap = n->inputs[bi]->type.dims[n->inputs[bi]->type.bounded_axis];
@@ -120,3 +152,5 @@ int cg_rows_extent_input(const ir_node *n) {
     if (n->inputs[i] && n->inputs[i]->layout != IR_LAYOUT_DEFAULT) return -1;
   return op_keeps_rows(n, bi) ? bi : -1;
 }
+
+int cg_rows_extent_input(const ir_node *n) { return rows_input(n, 32); }

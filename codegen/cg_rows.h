@@ -12,9 +12,13 @@
  * input's extent word into every output's (ir/plan.h IR_STEP_EXTENT_FROM),
  * and the rows past the actual size compute values nobody reads.
  *
- * One bounded value per node (as one or several operands): two would need
- * their run-time sizes checked against each other, which only roi_align's
- * kernel does so far (such nodes stay on the CPU, which checks). */
+ * One bounded value per node (as one or several operands), or, for
+ * elementwise ops, bounded values that provably have one run-time size:
+ * they come from one value through nodes whose outputs take an input's
+ * extent (bounded rows, transfers; at most 32 back). Other bounded values
+ * would need their sizes checked against each other, which only
+ * roi_align's kernel does so far (such nodes stay on the CPU, which
+ * checks). */
 #ifndef CG_ROWS_H
 #define CG_ROWS_H
 

@@ -5,8 +5,10 @@
  * at the capacity, the outputs' extent words copied from the input's, and
  * agrees with the CPU executor at 23, 40 and 0 actual rows (one executor,
  * three runs: the extent word is rewritten per run). A node with two bounded
- * values, a transpose and a softmax along the bounded axis stay on the CPU;
- * one bounded value as two operands does not. roi_align over a run-time
+ * values of unrelated sizes, a transpose and a softmax along the bounded
+ * axis stay on the CPU; one bounded value as two operands, or two whose
+ * sizes come from one value (a sub of the add and its softmax input), do
+ * not. roi_align over a run-time
  * count of rois reads its counts on the device and checks they agree.
  *
  * Bounds: fp32 gemm/matmul/softmax against the CPU reference's double
@@ -24,7 +26,7 @@ static const char *k_chain =
     "vkir 1\n"
     "graph @rows(%x: f32[<=40,8], %w: f32[16,8], %b: f32[16], %v: f32[8,5]) -> "
     "(%s: f32[<=40,16], %f: f32[<=40,6], %p: f32[<=40,2], %q: f32[<=40,4], %m: f32[<=40,5], "
-    "%ft: f32[1,<=40,6]) {\n"
+    "%ft: f32[1,<=40,6], %sa: f32[<=40,16]) {\n"
     "  %h = gemm %x, %w, %b {trans_b=1} : f32[<=40,16]\n"
     "  %r = relu %h : f32[<=40,16]\n"
     "  %s = softmax %r {axis=1} : f32[<=40,16]\n"
@@ -38,7 +40,8 @@ static const char *k_chain =
     "  %m = matmul %x, %v : f32[<=40,5]\n"
     "  %fu = unsqueeze %f {axes=[1]} : f32[<=40,1,6]\n"
     "  %ft = transpose %fu {perm=[1,0,2]} : f32[1,<=40,6]\n"
-    "  return %s, %f, %p, %q, %m, %ft\n"
+    "  %sa = sub %a, %s : f32[<=40,16]\n" /* two bounded values of one size */
+    "  return %s, %f, %p, %q, %m, %ft, %sa\n"
     "}\n";
 
 static void check_rows(const vt_env *e, rt_vk_exec *x, const ir_graph *ref, int64_t rows,
@@ -49,10 +52,10 @@ static void check_rows(const vt_env *e, rt_vk_exec *x, const ir_graph *ref, int6
                      t_tensor_random(r, IR_F32, 1, bd, -1, 1),
                      t_tensor_random(r, IR_F32, 2, vd, -1, 1)};
   (void)e;
-  rt_tensor got[6], want[6];
-  T_OK(rt_vk_exec_run(x, in, 4, got, 6, NULL));
-  T_OK(rt_cpu_run_graph(ref, in, 4, want, 6));
-  for (int i = 0; i < 6; i++) {
+  rt_tensor got[7], want[7];
+  T_OK(rt_vk_exec_run(x, in, 4, got, 7, NULL));
+  T_OK(rt_cpu_run_graph(ref, in, 4, want, 7));
+  for (int i = 0; i < 7; i++) {
     int axis = i == 5 ? 1 : 0;
     cr_assert_eq(want[i].dims[axis], rows, "output %d: %lld rows", i,
                  (long long)want[i].dims[axis]);
@@ -94,7 +97,7 @@ Test(vk_rows, what_keeps_the_rows) {
       "graph @g(%x: f32[<=40,8], %y: f32[<=40,8], %c: f32[2,<=5], %w: f32[8,8], %z: f32[40,8]) "
       "-> (%a: f32[<=40,8], %t: f32[8,<=40], %s: f32[<=40,8], %e: f32[<=40,8], %o: f32[<=40,8], "
       "%k: f32[2,<=5], %l: f32[<=40,8], %n: f32[<=40,8], %q: f32[<=40,8], %u: f32[<=40,1,8], "
-      "%v: f32[1,<=40,8]) {\n"
+      "%v: f32[1,<=40,8], %ee: f32[<=40,8]) {\n"
       "  %a = add %x, %y : f32[<=40,8]\n"           /* two bounded inputs */
       "  %t = transpose %x {perm=[1,0]} : f32[8,<=40]\n" /* rows become columns */
       "  %s = softmax %x {axis=0} : f32[<=40,8]\n"   /* along the bounded axis */
@@ -107,10 +110,11 @@ Test(vk_rows, what_keeps_the_rows) {
       "  %h = unsqueeze %x {axes=[0]} : f32[1,<=40,8]\n"
       "  %u = transpose %h {perm=[1,0,2]} : f32[<=40,1,8]\n" /* only a 1 moves */
       "  %v = transpose %u {perm=[1,0,2]} : f32[1,<=40,8]\n"
-      "  return %a, %t, %s, %e, %o, %k, %l, %n, %q, %u, %v\n"
+      "  %ee = add %e, %x : f32[<=40,8]\n"           /* e's size is x's */
+      "  return %a, %t, %s, %e, %o, %k, %l, %n, %q, %u, %v, %ee\n"
       "}\n");
   const char *want[] = {"a", "-", "t", "-", "s", "-", "e", "0", "o", "0", "k", "-", "l", "-",
-                        "n", "-", "q", "0", "h", "0", "u", "0", "v", "0"};
+                        "n", "-", "q", "0", "h", "0", "u", "0", "v", "0", "ee", "0"};
   int i = 0;
   ir_foreach_node(g, n) {
     cr_assert_str_eq(n->outputs[0]->name, want[2 * i]);
