@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "codegen/cg_data.h"
+#include "codegen/cg_rows.h"
 #include "ir/params.h"
 
 const cg_template cg_data_scatter_template = {
@@ -18,6 +19,72 @@ const cg_template cg_data_scatter_template = {
 
 /* ids 8.. and 16..: the walked axes' dims and strides (cg_data_spec_axes) */
 enum { SPEC_N = 0, SPEC_SLICE = 1, SPEC_DIM = 3, SPEC_AXS = 4, SPEC_RANK = 5, SPEC_AXIS = 6 };
+
+/* scatter_elements over run-time counts: data, indices, updates and output
+ * bounded along the scatter axis, leading (codegen/cg_rows.h), one
+ * capacity. The kernel is n's unbounded twin at the capacity with ROWS:
+ * the counts from the extent words (glsl/scatter.comp). */
+typedef struct scatter_rows {
+  bool on;
+  ir_node twin;
+  ir_value v[4];
+  ir_value *p[4];
+  uint32_t word[3]; /* the inputs' extent words (32-bit words) */
+  int64_t cap;
+} scatter_rows;
+
+static vkml_status rows_begin(const ir_node **n, scatter_rows *r) {
+  const ir_node *m = *n;
+  r->on = false;
+  bool any = false;
+  for (int i = 0; i < m->n_inputs + m->n_outputs; i++) {
+    const ir_value *v = i < m->n_inputs ? m->inputs[i] : m->outputs[i - m->n_inputs];
+    any |= v && v->type.bounded;
+  }
+  if (!any) return VKML_OK;
+  const char *op = ir_op_name(m->op);
+  bool ok = m->op == IR_OP_SCATTER_ELEMENTS && m->n_inputs == 3 && m->n_outputs == 1;
+  int axis = 0;
+  if (ok) {
+    vkml_status s = ir_axis_normalize(ir_node_int(m, IR_A_AXIS, 0), m->inputs[0]->type.rank, &axis);
+    ok = !s;
+    vkml_status_free(s);
+  }
+  for (int i = 0; ok && i < 4; i++) {
+    const ir_value *v = i < 3 ? m->inputs[i] : m->outputs[0];
+    ok = cg_rows_leading(v) && v->type.bounded_axis == axis &&
+         v->type.dims[axis] == m->inputs[0]->type.dims[axis];
+  }
+  if (!ok)
+    return vkml_status_make(VKML_CODE_UNSUPPORTED,
+                            "%s: bounded (run-time sized) operands run on the GPU only for "
+                            "scatter_elements with data, indices, updates and output bounded "
+                            "along the scatter axis",
+                            op);
+  r->cap = m->inputs[0]->type.dims[axis];
+  r->twin = *m;
+  for (int i = 0; i < 4; i++) {
+    const ir_value *v = i < 3 ? m->inputs[i] : m->outputs[0];
+    if (i < 3) r->word[i] = (uint32_t)(ir_type_extent_offset(&v->type, IR_LAYOUT_DEFAULT) / 4);
+    r->v[i] = *v;
+    r->v[i].type.bounded = false;
+    r->p[i] = &r->v[i];
+  }
+  r->twin.inputs = r->p;
+  r->twin.outputs = r->p + 3;
+  r->on = true;
+  *n = &r->twin;
+  return VKML_OK;
+}
+
+static vkml_status rows_end(const scatter_rows *r, int64_t n_upd, cg_kernel *out) {
+  if (!r->on) return VKML_OK;
+  VKML_RETURN_IF_ERROR(cg_kernel_define(out, "ROWS", "1"));
+  for (uint32_t i = 0; i < 3; i++) VKML_RETURN_IF_ERROR(cg_kernel_spec(out, 24 + i, r->word[i]));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, 27, (uint32_t)(r->cap ? n_upd / r->cap : 0)));
+  out->extent_from = 1; /* input 0, the data */
+  return VKML_OK;
+}
 
 /* Checks shared by both ops; the element's defines. */
 static vkml_status begin(const ir_node *n, const cg_template *st, const cg_schedule *s,
@@ -59,6 +126,9 @@ static vkml_status begin(const ir_node *n, const cg_template *st, const cg_sched
 vkml_status cg_node_scatter_elements(const ir_node *n, const cg_template *st,
                                      const cg_schedule *s, const ir_target *t, cg_kernel *out) {
   ir_scatter_reduction red;
+  scatter_rows rows;
+  memset(out, 0, sizeof *out);
+  VKML_RETURN_IF_ERROR(rows_begin(&n, &rows));
   VKML_RETURN_IF_ERROR(begin(n, st, s, t, out, &red));
   const ir_type *x = &n->inputs[0]->type, *ind = &n->inputs[1]->type;
   int rank = x->rank, axis;
@@ -78,6 +148,7 @@ vkml_status cg_node_scatter_elements(const ir_node *n, const cg_template *st,
   VKML_RETURN_IF_ERROR(cg_kernel_spec(out, SPEC_RANK, (uint32_t)m));
   VKML_RETURN_IF_ERROR(cg_kernel_spec(out, SPEC_AXIS, (uint32_t)axis));
   VKML_RETURN_IF_ERROR(cg_data_spec_axes(out, m, md, ms));
+  VKML_RETURN_IF_ERROR(rows_end(&rows, n_upd, out));
   return cg_data_grid(out, n_upd, t);
 }
 

@@ -35,7 +35,8 @@ bool cg_op_is_staged(ir_op op);
  * kernel, or the executor's copy: IR_STEP_EXTENT_FROM). */
 bool cg_op_writes_extent(ir_op op);
 /* Ops whose kernel reads a bounded input's extent word (shape, roi_align,
- * gather and gather_nd with bounded indices);
+ * gather and gather_nd with bounded indices, scatter_elements along a
+ * bounded axis);
  * their codegen refuses (UNSUPPORTED) the bounded operands it cannot take. */
 bool cg_op_reads_extent(ir_op op);
 /* Why the stages of staged op n cannot run on t (why: room for the

@@ -19,6 +19,14 @@
 // index out of range is reported in the error slot (index.glsl) and
 // clamped.
 //
+// ROWS (scatter_elements): data, indices, updates and output bounded along
+// the scatter axis (codegen/cg_data_scatter.c): the indices' and updates'
+// counts (words IND_WORD, UPD_WORD of their bindings: extent words) must
+// agree (else error kind 3) and bound the invocations (ROW_UNITS update
+// elements per row); an index is checked against the data's count (word
+// DATA_WORD of binding 0). The output's extent is the executor's copy of
+// the data's (IR_STEP_EXTENT_FROM).
+//
 // Bindings: 0 = data (not read: the copy put it in the output), 1 = indices,
 // 2 = updates, 3 = out, 4 = the error slot.
 // Knobs (#defines): WG_SIZE, EPI (updates per invocation, WG_SIZE apart).
@@ -48,6 +56,18 @@ layout(constant_id = 20) const int S4 = 0;
 layout(constant_id = 21) const int S5 = 0;
 layout(constant_id = 22) const int S6 = 0;
 layout(constant_id = 23) const int S7 = 0;
+layout(constant_id = 24) const uint DATA_WORD = 0;
+layout(constant_id = 25) const uint IND_WORD = 0;
+layout(constant_id = 26) const uint UPD_WORD = 0;
+layout(constant_id = 27) const uint ROW_UNITS = 0;
+#ifndef ROWS
+#define ROWS 0
+#endif
+#if ROWS
+layout(binding = 0, std430) readonly buffer DataWords { uint data_words[]; };
+layout(binding = 1, std430) readonly buffer IdxWords { uint ind_words[]; };
+layout(binding = 2, std430) readonly buffer UpdWords { uint upd_words[]; };
+#endif
 
 #if IDX64
 layout(binding = 1, std430) readonly buffer Idx { uvec2 ind[]; };
@@ -150,12 +170,23 @@ void store(uint pos, uint v) {
 
 void main() {
   uint group = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
+#if ROWS
+  uint ni = ind_words[IND_WORD], nu = upd_words[UPD_WORD];
+  if (ni != nu && group == 0u && gl_LocalInvocationID.x == 0u) report_error(3u, 1u, ni, 0u, 2u, nu);
+  uint n_active = min(N, min(min(ni, nu), 0xffffffffu / max(ROW_UNITS, 1u)) * ROW_UNITS);
+  int dim = int(data_words[DATA_WORD]);
+#else
+  uint n_active = N;
+  int dim = DIM;
+#endif
   for (uint e = 0; e < EPI; e++) {
     uint u = (group * EPI + e) * WG_SIZE + gl_LocalInvocationID.x;
-    if (u >= N) return;
+    if (u >= n_active) return;
 #if MODE == 0
     uint r = u;
-    int off = fix_index_at(u, DIM, AXIS) * AXS, c;
+    int k = fix_index_at(u, dim, AXIS), c;
+    if (dim <= 0) return; // reported: no element to write
+    int off = k * AXS;
 #define STEP(k)                                                   \
     if (RANK > k) {                                               \
       c = int(RANK == k + 1 ? r : r % D##k);                      \

@@ -238,3 +238,59 @@ Test(vk_rows, gathers_over_a_run_time_count_of_indices) {
   ir_graph_destroy(ref);
   vt_env_close(&e);
 }
+
+/* scatter_elements along a bounded axis (data, indices, updates, output all
+ * run-time sized along it): 5 updates rows into 9 data rows agree with the
+ * CPU (distinct indices per column: reduction none is then exact); an index
+ * past the data's run-time count (9 of capacity 12) and indices and updates
+ * of different counts fail the run on the GPU. */
+Test(vk_rows, scatter_elements_along_a_run_time_axis) {
+  vt_env e;
+  vt_env_open(&e);
+  const char *text =
+      "vkir 1\n"
+      "graph @s(%d: f32[<=12,3], %i: i64[<=12,3], %u: f32[<=12,3]) -> (%z: f32[<=12,3]) {\n"
+      "  %y = scatter_elements %d, %i, %u {axis=0} : f32[<=12,3]\n"
+      "  %z = relu %y : f32[<=12,3]\n"
+      "  return %z\n}\n";
+  ir_graph *ref = vt_parse(text);
+  ir_plan *p = vt_compile(e.t, e.cc, vt_parse(text), NULL, IR_PRECISION_FP32);
+  for (int i = 0; i < p->n_steps; i++)
+    cr_assert_eq(p->steps[i].device, IR_DEVICE_GPU, "step %d: %s", i,
+                 ir_plan_str(p, p->steps[i].reason));
+  rt_vk_exec *x;
+  T_OK(rt_vk_exec_create(e.ctx, p, NULL, &x));
+  t_rng r = t_rng_make(12);
+  /* data rows, indices rows, updates rows, a bad index */
+  const int64_t cases[3][4] = {{9, 5, 5, 0}, {9, 5, 5, 9}, {9, 5, 4, 0}};
+  for (int k = 0; k < 3; k++) {
+    int64_t dd[2] = {cases[k][0], 3}, id[2] = {cases[k][1], 3}, ud[2] = {cases[k][2], 3};
+    rt_tensor in[3] = {t_tensor_random(&r, IR_F32, 2, dd, -1, 1), t_tensor_zeros(IR_I64, 2, id),
+                       t_tensor_random(&r, IR_F32, 2, ud, -1, 1)};
+    for (int c = 0; c < 3; c++) /* rows c, c+1, ... of the 9: distinct per column */
+      for (int64_t q = 0; q < id[0]; q++) rt_store_i(&in[1], q * 3 + c, (q + c) % 9);
+    if (cases[k][3]) rt_store_i(&in[1], 4, cases[k][3]);
+    rt_tensor got, want;
+    vkml_status s = rt_vk_exec_run(x, in, 3, &got, 1, NULL);
+    if (k == 0) {
+      T_OK(s);
+      T_OK(rt_cpu_run_graph(ref, in, 3, &want, 1));
+      cr_assert_eq(want.dims[0], 9);
+      vt_assert_equal(&got, &want, 1);
+    } else {
+      cr_assert(s, "case %d must fail", k);
+      const char *m = vkml_status_message(s);
+      cr_assert(strstr(m, "on the GPU") &&
+                    strstr(m, k == 1 ? "index 9 (indices element 4) out of range for axis 0 "
+                                       "of size 9"
+                                     : "inputs 1 and 2 have 5 and 4 rows"),
+                "%s", m);
+      vkml_status_free(s);
+    }
+    for (int i = 0; i < 3; i++) rt_tensor_free(&in[i]);
+  }
+  rt_vk_exec_destroy(x);
+  ir_plan_destroy(p);
+  ir_graph_destroy(ref);
+  vt_env_close(&e);
+}
