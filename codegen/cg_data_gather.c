@@ -44,17 +44,19 @@ static vkml_status check_out(const ir_node *n, const ir_type *y, ir_dtype dt, in
 }
 
 /* Bounded indices, a run-time count of index rows: indices and output
- * bounded along a leading axis (codegen/cg_rows.h) of the same capacity,
- * data not bounded. The kernel is n's unbounded twin at the capacity; it
- * reads the count from the indices' extent word and invocations past
- * count x the output units per row return before reading an index
- * (ROWS_LIMIT); the output takes the indices' extent (IR_STEP_EXTENT_FROM). */
+ * bounded along a leading axis (codegen/cg_rows.h) of the same capacity;
+ * data not bounded, or (gather) bounded along the gathered axis, leading.
+ * The kernel is n's unbounded twin at the capacity; it reads the count
+ * from the indices' extent word and invocations past count x the output
+ * units per row return before reading an index (ROWS_LIMIT); indices are
+ * checked against the data's run-time size (DATA_BOUNDED); the output
+ * takes the indices' extent (IR_STEP_EXTENT_FROM). */
 typedef struct gather_rows {
-  bool on;
+  bool on, data_bounded;
   ir_node twin;
   ir_value v[3];
   ir_value *p[3];
-  uint32_t word; /* the indices' extent word (32-bit words into binding 1) */
+  uint32_t word, data_word; /* the extent words (32-bit words into bindings 1, 0) */
   int64_t cap;
 } gather_rows;
 
@@ -67,13 +69,25 @@ static vkml_status rows_begin(const ir_node **n, gather_rows *r) {
     any |= v && v->type.bounded;
   }
   if (!any) return VKML_OK;
-  if (m->n_inputs != 2 || m->n_outputs != 1 || m->inputs[0]->type.bounded ||
+  int axis = -1;
+  const ir_type *xt = &m->inputs[0]->type;
+  if (m->op == IR_OP_GATHER && xt->bounded) {
+    vkml_status s = ir_axis_normalize(ir_node_int(m, IR_A_AXIS, 0), xt->rank, &axis);
+    if (s) {
+      vkml_status_free(s);
+      axis = -1;
+    }
+  }
+  r->data_bounded = xt->bounded;
+  if (m->n_inputs != 2 || m->n_outputs != 1 ||
+      (xt->bounded && (axis != xt->bounded_axis || !cg_rows_leading(m->inputs[0]))) ||
       !cg_rows_leading(m->inputs[1]) || !cg_rows_leading(m->outputs[0]) ||
       m->inputs[1]->type.bounded_axis == m->inputs[1]->type.rank - (m->op == IR_OP_GATHER_ND) ||
       (m->op == IR_OP_GATHER_ND && ir_node_int(m, IR_A_BATCH_DIMS, 0) != 0))
     return vkml_status_make(VKML_CODE_UNSUPPORTED,
                             "%s: a bounded (run-time sized) operand runs on the GPU only as "
-                            "indices with a run-time count of leading rows",
+                            "indices with a run-time count of leading rows (and, for gather, "
+                            "data bounded along the gathered axis)",
                             ir_op_name(m->op));
   const ir_type *it = &m->inputs[1]->type, *yt = &m->outputs[0]->type;
   r->cap = it->dims[it->bounded_axis];
@@ -81,6 +95,7 @@ static vkml_status rows_begin(const ir_node **n, gather_rows *r) {
     return vkml_status_make(VKML_CODE_UNSUPPORTED, "%s: output and indices differ in capacity",
                             ir_op_name(m->op));
   r->word = (uint32_t)(ir_type_extent_offset(it, IR_LAYOUT_DEFAULT) / 4);
+  r->data_word = xt->bounded ? (uint32_t)(ir_type_extent_offset(xt, IR_LAYOUT_DEFAULT) / 4) : 0;
   r->twin = *m;
   for (int i = 0; i < 3; i++) {
     r->v[i] = *(i < 2 ? m->inputs[i] : m->outputs[0]);
@@ -94,11 +109,13 @@ static vkml_status rows_begin(const ir_node **n, gather_rows *r) {
   return VKML_OK;
 }
 
-enum { SPEC_LIMIT_WORD = 24, SPEC_ROW_UNITS = 25 };
+enum { SPEC_LIMIT_WORD = 24, SPEC_ROW_UNITS = 25, SPEC_DATA_WORD = 26 };
 
 static vkml_status rows_end(const gather_rows *r, int64_t units, cg_kernel *out) {
   if (!r->on) return VKML_OK;
   VKML_RETURN_IF_ERROR(cg_kernel_define(out, "ROWS_LIMIT", "1"));
+  VKML_RETURN_IF_ERROR(cg_kernel_define(out, "DATA_BOUNDED", "%d", r->data_bounded));
+  if (r->data_bounded) VKML_RETURN_IF_ERROR(cg_kernel_spec(out, SPEC_DATA_WORD, r->data_word));
   VKML_RETURN_IF_ERROR(cg_kernel_spec(out, SPEC_LIMIT_WORD, r->word));
   VKML_RETURN_IF_ERROR(
       cg_kernel_spec(out, SPEC_ROW_UNITS, (uint32_t)(r->cap ? units / r->cap : 0)));

@@ -7,6 +7,7 @@
 #include "codegen/cg_ops.h"
 #include "codegen/cg_reduce.h"
 #include "codegen/cg_vision.h"
+#include "ir/bounds.h"
 #include "ir/params.h"
 
 const cg_template cg_roi_align_template = {
@@ -223,13 +224,43 @@ vkml_status cg_node_roi_align(const ir_node *n, const cg_template *st, const cg_
 
 /* ---- topk ---------------------------------------------------------------------- */
 
+/* topk with k an input (one row): K, the bound of k known at compile time
+ * (ir/bounds.h) and at most the row's capacity; the extent words. */
+static vkml_status topk_runtime_k(const ir_node *n, int axis, int64_t *k_bound,
+                                  uint32_t words[3]) {
+  const ir_type *x = &n->inputs[0]->type, *kt = &n->inputs[1]->type;
+  const ir_type *vt = &n->outputs[0]->type, *it = &n->outputs[1]->type;
+  if (kt->dtype != IR_I64 || ir_type_numel(kt) != 1 || kt->bounded)
+    return vkml_status_make(VKML_CODE_UNSUPPORTED, "topk: a run-time k on the GPU is one i64");
+  for (int d = 0; d < x->rank; d++)
+    if (d != axis && x->dims[d] != 1)
+      return vkml_status_make(VKML_CODE_UNSUPPORTED,
+                              "topk: a run-time k runs on the GPU for one row only");
+  if ((x->bounded && x->bounded_axis != axis) || !vt->bounded || vt->bounded_axis != axis ||
+      !it->bounded || it->bounded_axis != axis)
+    return vkml_status_make(VKML_CODE_UNSUPPORTED,
+                            "topk: bounded along another axis than the selection's");
+  int64_t hi;
+  if (ir_int_upper_bounds(n->inputs[1], &hi, 1) != 1)
+    return vkml_status_make(VKML_CODE_UNSUPPORTED,
+                            "topk: no bound of the run-time k is known before the run (it "
+                            "sizes the GPU kernel)");
+  *k_bound = hi < 0 ? 0 : hi < x->dims[axis] ? hi : x->dims[axis];
+  words[0] = x->bounded ? (uint32_t)(ir_type_extent_offset(x, IR_LAYOUT_DEFAULT) / 4)
+                        : 0xffffffffu;
+  words[1] = (uint32_t)(ir_type_extent_offset(vt, IR_LAYOUT_DEFAULT) / 4);
+  words[2] = (uint32_t)(ir_type_extent_offset(it, IR_LAYOUT_DEFAULT) / 4);
+  return VKML_OK;
+}
+
 vkml_status cg_node_topk(const ir_node *n, const cg_template *st, const cg_schedule *s,
                          const ir_target *t, cg_kernel *out) {
   memset(out, 0, sizeof *out);
   VKML_RETURN_IF_ERROR(cg_check_template(n, st, &cg_topk_template));
-  if (n->n_inputs != 1 || n->n_outputs != 2)
-    return vkml_status_make(VKML_CODE_UNSUPPORTED,
-                            "topk: a k given at run time (bounded outputs) runs on the CPU");
+  bool runtime_k = n->n_inputs == 2;
+  if ((n->n_inputs != 1 && !runtime_k) || n->n_outputs != 2)
+    return vkml_status_make(VKML_CODE_INVALID_ARGUMENT, "topk: %d inputs, %d outputs",
+                            n->n_inputs, n->n_outputs);
   const ir_value *xv = n->inputs[0], *vv = n->outputs[0], *iv = n->outputs[1];
   const ir_type *x = &xv->type, *vt = &vv->type, *it = &iv->type;
   int dt = x->dtype == IR_F32 ? 0 : x->dtype == IR_F16 ? 1 : x->dtype == IR_I32 ? 2 : -1;
@@ -239,23 +270,31 @@ vkml_status cg_node_topk(const ir_node *n, const cg_template *st, const cg_sched
   if (dt == 1 && !t->storage_16bit)
     return vkml_status_make(VKML_CODE_UNSUPPORTED,
                             "topk: f16 needs 16-bit storage, which %s lacks", t->name);
-  if (x->bounded || vt->bounded || it->bounded || xv->layout != IR_LAYOUT_DEFAULT ||
-      vv->layout != IR_LAYOUT_DEFAULT || iv->layout != IR_LAYOUT_DEFAULT)
+  if ((!runtime_k && (x->bounded || vt->bounded || it->bounded)) ||
+      xv->layout != IR_LAYOUT_DEFAULT || vv->layout != IR_LAYOUT_DEFAULT ||
+      iv->layout != IR_LAYOUT_DEFAULT)
     return vkml_status_make(VKML_CODE_UNSUPPORTED,
                             "topk: bounded tensors or packed layouts stay on the CPU");
   if (x->rank == 0) return vkml_status_make(VKML_CODE_INVALID_ARGUMENT, "topk of a scalar");
   int axis;
   VKML_RETURN_IF_ERROR(ir_axis_normalize(ir_node_int(n, IR_A_AXIS, -1), x->rank, &axis));
   const ir_attr *ka = ir_node_attr(n, IR_A_K);
-  if (!ka) return vkml_status_make(VKML_CODE_INVALID_ARGUMENT, "topk needs k");
-  int64_t k = ka->u.i, len = x->dims[axis];
+  int64_t k = 0, len = x->dims[axis];
+  uint32_t words[3] = {0xffffffffu, 0, 0};
+  if (runtime_k)
+    VKML_RETURN_IF_ERROR(topk_runtime_k(n, axis, &k, words));
+  else if (!ka)
+    return vkml_status_make(VKML_CODE_INVALID_ARGUMENT, "topk needs k");
+  else
+    k = ka->u.i;
   if (k < 0 || k > len)
     return vkml_status_make(VKML_CODE_INVALID_ARGUMENT, "topk: k = %lld outside [0, %lld]",
                             (long long)k, (long long)len);
   bool shape_ok = vt->dtype == x->dtype && it->dtype == IR_I64 && vt->rank == x->rank &&
                   it->rank == x->rank;
   for (int i = 0; shape_ok && i < x->rank; i++)
-    shape_ok = vt->dims[i] == (i == axis ? k : x->dims[i]) && it->dims[i] == vt->dims[i];
+    shape_ok = vt->dims[i] == (i == axis ? (runtime_k ? len : k) : x->dims[i]) &&
+               it->dims[i] == vt->dims[i];
   if (!shape_ok)
     return vkml_status_make(VKML_CODE_INVALID_ARGUMENT, "topk: output types do not match");
   if (ir_type_numel(x) >= (INT64_C(1) << 31))
@@ -278,11 +317,15 @@ vkml_status cg_node_topk(const ir_node *n, const cg_template *st, const cg_sched
   VKML_RETURN_IF_ERROR(cg_kernel_begin(out, &cg_topk_template, s, t));
   VKML_RETURN_IF_ERROR(cg_kernel_define(out, "DTYPE", "%d", dt));
   VKML_RETURN_IF_ERROR(cg_kernel_define(out, "P", "%lld", (long long)p));
+  VKML_RETURN_IF_ERROR(cg_kernel_define(out, "RUNTIME_K", "%d", runtime_k));
   bool largest = ir_node_int(n, IR_A_LARGEST, 1) != 0;
   uint32_t spec[5] = {(uint32_t)rows, (uint32_t)len, (uint32_t)inner, (uint32_t)k, largest};
   for (uint32_t i = 0; i < 5; i++) VKML_RETURN_IF_ERROR(cg_kernel_spec(out, i, spec[i]));
   VKML_RETURN_IF_ERROR(cg_fold_grid(out, t, rows, 5, "topk"));
-  out->n_buffers = 3;
+  if (runtime_k)
+    for (uint32_t i = 0; i < 3; i++) VKML_RETURN_IF_ERROR(cg_kernel_spec(out, 6 + i, words[i]));
+  out->n_buffers = runtime_k ? 5 : 3;
+  out->error_slot = runtime_k;
   char attrs[96];
   snprintf(attrs, sizeof attrs, "{k=%lld,axis=%d,largest=%d}", (long long)k, axis, largest);
   cg_node_key(n, attrs, out->key, sizeof out->key);

@@ -303,6 +303,49 @@ vkml_status onnx_convert_unsqueeze(onnx_ctx *c, onnx_node *n) {
 
 /* ---- reductions ------------------------------------------------------------ */
 
+/* ReduceMin / ReduceMax over a short integer vector (an exporter's
+ * min(limit, count)): a variadic min / max of its elements, which the GPU
+ * runs on integers (its reduction kernels are float only), and whose
+ * bound ir/bounds.h knows. *done when emitted. */
+static vkml_status short_int_min_max(onnx_ctx *c, onnx_node *n, ir_op op, bool *done) {
+  *done = false;
+  ir_value *x;
+  VKML_RETURN_IF_ERROR(onnx_input(c, n, 0, &x));
+  const ir_type *xt = &x->type;
+  if (!ir_dtype_is_int(xt->dtype) || xt->rank != 1 || xt->bounded || xt->dims[0] < 1 ||
+      xt->dims[0] > 8)
+    return VKML_OK;
+  ir_value *parts[8];
+  int64_t one = 1;
+  ir_type it = ir_type_make(IR_I64, 1, &one);
+  for (int j = 0; j < (int)xt->dims[0]; j++) {
+    int64_t *at = onnx_alloc(c, sizeof *at);
+    if (!at) return ir_oom(NULL);
+    *at = j;
+    ir_value *ins[2] = {x, NULL};
+    VKML_RETURN_IF_ERROR(onnx_const_value(c, "reduce_at", &it, at, &ins[1]));
+    ir_node *g;
+    VKML_RETURN_IF_ERROR(onnx_emit(c, n, IR_OP_GATHER, ins, 2, 1, false, &g));
+    VKML_RETURN_IF_ERROR(ir_node_set_int(c->g, g, IR_A_AXIS, 0));
+    VKML_RETURN_IF_ERROR(onnx_finish(c, g));
+    parts[j] = g->outputs[0];
+  }
+  bool keep = onnx_attr_i(n, "keepdims", 1) != 0;
+  ir_value *y;
+  VKML_RETURN_IF_ERROR(onnx_emit1(c, n, op == IR_OP_REDUCE_MIN ? IR_OP_MIN : IR_OP_MAX, parts,
+                                  (int)xt->dims[0], keep, &y));
+  if (!keep) {
+    ir_node *sq;
+    int64_t axis0 = 0;
+    VKML_RETURN_IF_ERROR(onnx_emit(c, n, IR_OP_SQUEEZE, &y, 1, 1, true, &sq));
+    VKML_RETURN_IF_ERROR(ir_node_set_ints(c->g, sq, IR_A_AXES, &axis0, 1));
+    VKML_RETURN_IF_ERROR(onnx_finish(c, sq));
+    y = sq->outputs[0];
+  }
+  *done = true;
+  return onnx_bind(c, n, 0, y);
+}
+
 vkml_status onnx_convert_reduce(onnx_ctx *c, onnx_node *n) {
   static const struct {
     const char *name;
@@ -335,6 +378,11 @@ vkml_status onnx_convert_reduce(onnx_ctx *c, onnx_node *n) {
   if (cnt > 0) VKML_RETURN_IF_ERROR(axes_norm(axes, cnt, rank));
   if (cnt <= 0 && onnx_attr_i(n, "noop_with_empty_axes", 0) != 0)
     return onnx_bind_sym(c, n, 0, n->in[0]);
+  if ((op == IR_OP_REDUCE_MIN || op == IR_OP_REDUCE_MAX) && pre == IR_OP_COUNT) {
+    bool done;
+    VKML_RETURN_IF_ERROR(short_int_min_max(c, n, op, &done));
+    if (done) return VKML_OK;
+  }
   ir_node *nd;
   if (pre == IR_OP_COUNT && post == IR_OP_COUNT) {
     VKML_RETURN_IF_ERROR(onnx_emit_inputs(c, n, op, 1, &nd));

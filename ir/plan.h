@@ -69,7 +69,10 @@ enum {
   IR_DEVICE_ERROR_ROI_BATCH = 2,
   /* two bounded inputs of different run-time sizes (words: 1 and 4 the
    * inputs, 2 and 5 their sizes) */
-  IR_DEVICE_ERROR_EXTENTS = 3
+  IR_DEVICE_ERROR_EXTENTS = 3,
+  /* a TopK's run-time k outside [0, the row's count] (words: 2-3 k, 5 the
+   * count) */
+  IR_DEVICE_ERROR_TOPK_K = 4
 };
 
 /* GPU step flags. IR_STEP_COPY_IN0: before the dispatch, the executor

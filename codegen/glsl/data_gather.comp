@@ -20,6 +20,9 @@
 // codegen/cg_data_gather.c): the count is word LIMIT_WORD of binding 1 (the
 // indices' extent word) and outputs past count x ROW_UNITS are not written
 // (their indices are not read: past the count they are not data).
+// DATA_BOUNDED (gather, with ROWS_LIMIT): the data is bounded along the
+// gathered axis; indices are checked against its run-time size (word
+// DATA_WORD of binding 0) instead of DIM.
 //
 // Bindings: 0 = data, 1 = indices, 2 = out (dense C order), 3 = the error
 // slot.
@@ -71,8 +74,12 @@ layout(constant_id = 22) const int S6 = 0;
 layout(constant_id = 23) const int S7 = 0;
 layout(constant_id = 24) const uint LIMIT_WORD = 0;
 layout(constant_id = 25) const uint ROW_UNITS = 0;
+layout(constant_id = 26) const uint DATA_WORD = 0;
 #ifndef ROWS_LIMIT
 #define ROWS_LIMIT 0
+#endif
+#ifndef DATA_BOUNDED
+#define DATA_BOUNDED 0
 #endif
 
 layout(binding = 0, std430) readonly buffer Data { U x[]; };
@@ -85,12 +92,16 @@ layout(binding = 2, std430) writeonly buffer Out { U y[]; };
 #if ROWS_LIMIT
 layout(binding = 1, std430) readonly buffer IdxWords { uint ind_words[]; };
 #endif
+#if DATA_BOUNDED
+layout(binding = 0, std430) readonly buffer DataWords { uint data_words[]; };
+#endif
 #define ERROR_BINDING 3
 #include "device_error.glsl"
 
 #include "index.glsl" // fix_index_at: one index wrapped once, checked, clamped
 
-int fix_index(uint j) { return fix_index_at(j, DIM, AXIS); }
+int g_dim = DIM; // the gathered axis's size (DATA_BOUNDED: set at run time)
+int fix_index(uint j) { return fix_index_at(j, g_dim, AXIS); }
 
 void main() {
   uint group = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
@@ -99,13 +110,18 @@ void main() {
 #else
   uint n_active = N;
 #endif
+#if DATA_BOUNDED
+  g_dim = int(min(data_words[DATA_WORD], uint(DIM)));
+#endif
   for (uint e = 0; e < EPI; e++) {
     uint u = (group * EPI + e) * WG_SIZE + gl_LocalInvocationID.x;
     if (u >= n_active) return;
 #if MODE == 0
     uint t = u / INNER, i = u - t * INNER;
     uint o = t / NIDX, j = t - o * NIDX;
-    y[u] = x[(o * uint(DIM) + uint(fix_index(j))) * INNER + i];
+    int at = fix_index(j);
+    if (g_dim <= 0) return; // every index was reported: nothing to read
+    y[u] = x[(o * uint(DIM) + uint(at)) * INNER + i];
 #elif MODE == 2
     uint t = u / INNER, i = u - t * INNER, b = t / NIDX;
     uint first = t * RANK, slice = b * BSL;

@@ -5,7 +5,8 @@
 // binding after the outputs) before including this file.
 //
 // Words: 0 the kind (IR_DEVICE_ERROR_*: 1 index out of range, 2 RoiAlign
-// batch index out of range, 3 two bounded inputs' run-time sizes differ),
+// batch index out of range, 3 two bounded inputs' run-time sizes differ,
+// 4 a TopK's run-time k out of range: value k, dim the row's count),
 // 1 the element (its flat index in the indices; the roi; kind 3: the first
 // input), 2-3 the bad value (low word, high word: an i64; kind 3: the first
 // input's size), 4 the axis (kind 3: the second input), 5 the axis's size

@@ -19,9 +19,18 @@
 // 3. A bitonic sort of the candidates (padded to P, a power of two) in
 //    shared memory; the first K are written, their values copied from x.
 //
+// RUNTIME_K: k is an input (binding 1, i64) read on the device, one row
+// (ROWS = INNER = 1); K is then its upper bound known at compile time (it
+// sizes P) and x may be bounded along the axis (its count the word
+// X_EXTENT of binding 0; 0xffffffff: not bounded). A k outside [0, count]
+// or above K is reported in the error slot (kind 4; binding 4) and
+// clamped. The outputs are bounded: invocation 0 writes k into their
+// extent words (V_EXTENT, I_EXTENT).
+//
 // Knob (#define): WG_SIZE. Baked per workload (#defines): DTYPE (0 f32,
-//   1 f16, 2 i32), P (room for the candidates: it sizes shared memory);
-//   specialization constants ROWS, LEN, INNER, K, LARGEST, GX.
+//   1 f16, 2 i32), P (room for the candidates: it sizes shared memory),
+//   RUNTIME_K; specialization constants ROWS, LEN, INNER, K, LARGEST, GX,
+//   X_EXTENT, V_EXTENT, I_EXTENT.
 
 #extension GL_EXT_control_flow_attributes : enable
 // shared-memory atomics at workgroup scope (a plain atomicAdd is device
@@ -45,10 +54,31 @@ layout(constant_id = 2) const uint INNER = 1;
 layout(constant_id = 3) const uint K = 1;
 layout(constant_id = 4) const bool LARGEST = true;
 layout(constant_id = 5) const uint GX = 1;
+layout(constant_id = 6) const uint X_EXTENT = 0xffffffffu;
+layout(constant_id = 7) const uint V_EXTENT = 0;
+layout(constant_id = 8) const uint I_EXTENT = 0;
 
+#ifndef RUNTIME_K
+#define RUNTIME_K 0
+#endif
+#if RUNTIME_K
+#define VB 2
+#define IB 3
+#else
+#define VB 1
+#define IB 2
+#endif
 layout(set = 0, binding = 0) readonly buffer Xb { ST X[]; };
-layout(set = 0, binding = 1) writeonly buffer Vb { ST V[]; };
-layout(set = 0, binding = 2) writeonly buffer Ib { uvec2 I[]; };
+layout(set = 0, binding = VB) writeonly buffer Vb { ST V[]; };
+layout(set = 0, binding = IB) writeonly buffer Ib { uvec2 I[]; };
+#if RUNTIME_K
+layout(set = 0, binding = 1) readonly buffer Kb { uvec2 KIN[]; };
+layout(set = 0, binding = 0) readonly buffer XWb { uint x_words[]; };
+layout(set = 0, binding = VB) writeonly buffer VWb { uint v_words[]; };
+layout(set = 0, binding = IB) writeonly buffer IWb { uint i_words[]; };
+#define ERROR_BINDING 4
+#include "device_error.glsl"
+#endif
 
 shared uint s_hist[256];
 shared uint s_suf[2][256];
@@ -57,7 +87,7 @@ shared uint s_idx[P];
 shared uint s_scan[2][WG_SIZE];
 shared uint s_prefix, s_remaining, s_count;
 
-uint src_at(uint o, uint i, uint j) { return (o * LEN + j) * INNER + i; }
+uint src_at(uint o, uint i, uint j) { return (o * LEN + j) * INNER + i; } // ROWS 1 when bounded
 
 uint key_of(uint at) {
 #if DTYPE == 2
@@ -75,16 +105,32 @@ bool before(uint ka, uint ia, uint kb, uint ib) { return ka > kb || (ka == kb &&
 
 void main() {
   uint row = gl_WorkGroupID.y * GX + gl_WorkGroupID.x;
-  if (row >= ROWS || K == 0u) return;
   uint lid = gl_LocalInvocationID.x;
+  uint len = LEN, k = K;
+#if RUNTIME_K
+  if (X_EXTENT != 0xffffffffu) len = min(LEN, x_words[X_EXTENT]);
+  uvec2 kw = KIN[0];
+  uint most = min(len, K);
+  if (kw.y == 0u && kw.x <= most) {
+    k = kw.x;
+  } else {
+    if (row == 0u && lid == 0u) report_error(4u, 0u, kw.x, kw.y, 0u, len);
+    k = kw.y == 0u ? most : 0u;
+  }
+  if (row == 0u && lid == 0u) {
+    v_words[V_EXTENT] = k;
+    i_words[I_EXTENT] = k;
+  }
+#endif
+  if (row >= ROWS || k == 0u) return;
   uint o = row / INNER, i = row - o * INNER;
 
-  // 1. radix select of the K-th largest key
-  uint prefix = 0u, mask = 0u, remaining = K;
+  // 1. radix select of the k-th largest key
+  uint prefix = 0u, mask = 0u, remaining = k;
   [[unroll]] for (int shift = 24; shift >= 0; shift -= 8) {
     for (uint b = lid; b < 256u; b += WG_SIZE) s_hist[b] = 0u;
     barrier();
-    for (uint j = lid; j < LEN; j += WG_SIZE) {
+    for (uint j = lid; j < len; j += WG_SIZE) {
       uint u = key_of(src_at(o, i, j));
       if ((u & mask) == prefix) WG_ADD(s_hist[(u >> uint(shift)) & 255u]);
     }
@@ -120,10 +166,10 @@ void main() {
   if (lid == 0u) s_count = 0u;
   barrier();
   uint taken = 0u;
-  for (uint base = 0u; base < LEN; base += WG_SIZE) {
+  for (uint base = 0u; base < len; base += WG_SIZE) {
     uint j = base + lid;
-    uint u = j < LEN ? key_of(src_at(o, i, j)) : 0u;
-    bool gt = j < LEN && u > T, eq = j < LEN && u == T;
+    uint u = j < len ? key_of(src_at(o, i, j)) : 0u;
+    bool gt = j < len && u > T, eq = j < len && u == T;
     if (gt) {
       uint slot = WG_ADD(s_count);
       s_key[slot] = u;
@@ -151,7 +197,7 @@ void main() {
     }
   }
   barrier();
-  for (uint t = K + lid; t < P; t += WG_SIZE) {
+  for (uint t = k + lid; t < P; t += WG_SIZE) {
     s_key[t] = 0u;
     s_idx[t] = 0xffffffffu;
   }
@@ -177,9 +223,9 @@ void main() {
     }
   }
 
-  for (uint t = lid; t < K; t += WG_SIZE) {
+  for (uint t = lid; t < k; t += WG_SIZE) {
     uint j = s_idx[t];
-    uint dst = (o * K + t) * INNER + i;
+    uint dst = (o * k + t) * INNER + i; // k = K but for RUNTIME_K (one row)
     V[dst] = X[src_at(o, i, j)];
     I[dst] = uvec2(j, 0u);
   }

@@ -80,6 +80,11 @@ static vkml_status slot_error(const uint32_t *w) {
                             "batch index %lld of roi %u outside [0, %u) (found on the GPU)", v,
                             w[1], w[5]);
   }
+  if (w[0] == IR_DEVICE_ERROR_TOPK_K) {
+    long long v = (long long)(int64_t)((uint64_t)w[3] << 32 | w[2]);
+    return vkml_status_make(VKML_CODE_INVALID_ARGUMENT,
+                            "k = %lld outside [0, %u] (found on the GPU)", v, w[5]);
+  }
   if (w[0] == IR_DEVICE_ERROR_EXTENTS)
     return vkml_status_make(VKML_CODE_INVALID_ARGUMENT,
                             "inputs %u and %u have %u and %u rows at run time; they must agree "

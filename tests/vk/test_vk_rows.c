@@ -294,3 +294,116 @@ Test(vk_rows, scatter_elements_along_a_run_time_axis) {
   ir_graph_destroy(ref);
   vt_env_close(&e);
 }
+
+/* TopK of a run-time count of candidates with k = min(7, count) computed
+ * on the device (SSDlite's per-class chain as imported: greater, non_zero,
+ * transpose, gather_nd, shape, concat, its ReduceMin as gathers and min,
+ * topk): every step on the GPU, the
+ * kernel sized by k's bound (7, ir/bounds.h); 25, 7, 3 and 0 candidates
+ * agree with the CPU. A k from the caller (min(7, k_in)) outside [0, count]
+ * fails the run on the GPU. */
+Test(vk_rows, topk_with_a_run_time_k) {
+  vt_env e;
+  vt_env_open(&e);
+  const char *text =
+      "vkir 1\n"
+      "graph @t(%x: f32[40], %kin: i64[1], %b: f32[40,4]) -> (%tv: f32[<=40], %ti: i64[<=40], "
+      "%uv: f32[<=40], %sel: f32[<=40,4]) {\n"
+      "  %thr = const f32[] [0.5]\n"
+      "  %g = greater %x, %thr : bool[40]\n"
+      "  %nz = non_zero %g : i64[1,<=40]\n"
+      "  %tr = transpose %nz {perm=[1,0]} : i64[<=40,1]\n"
+      "  %v = gather_nd %x, %tr : f32[<=40]\n"
+      "  %s = shape %v : i64[1]\n"
+      "  %seven = const i64[1] [7]\n"
+      "  %cc = concat %seven, %s {axis=0} : i64[2]\n"
+      "  %i0 = const i64[1] [0]\n"
+      "  %i1 = const i64[1] [1]\n"
+      "  %a0 = gather %cc, %i0 {axis=0} : i64[1]\n"
+      "  %a1 = gather %cc, %i1 {axis=0} : i64[1]\n"
+      "  %k = min %a0, %a1 : i64[1]\n"
+      "  %tv, %ti = topk %v, %k {axis=0} : f32[<=40], i64[<=40]\n"
+      "  %k2 = min %seven, %kin : i64[1]\n"
+      "  %uv, %ui = topk %v, %k2 {axis=0, largest=0} : f32[<=40], i64[<=40]\n"
+      "  %bx = gather_nd %b, %tr : f32[<=40,4]\n"
+      "  %sel = gather %bx, %ti {axis=0} : f32[<=40,4]\n" /* both bounded */
+      "  return %tv, %ti, %uv, %sel\n}\n";
+  ir_graph *ref = vt_parse(text);
+  ir_plan *p = vt_compile(e.t, e.cc, vt_parse(text), NULL, IR_PRECISION_FP32);
+  for (int i = 0; i < p->n_steps; i++)
+    cr_assert_eq(p->steps[i].device, IR_DEVICE_GPU, "step %d: %s", i,
+                 ir_plan_str(p, p->steps[i].reason));
+  rt_vk_exec *x;
+  T_OK(rt_vk_exec_create(e.ctx, p, NULL, &x));
+  t_rng r = t_rng_make(3);
+  int64_t xd[1] = {40}, kd[1] = {1}, bd[2] = {40, 4};
+  const int counts[4] = {25, 7, 3, 0};
+  for (int c = 0; c < 5; c++) {
+    int count = c < 4 ? counts[c] : 10;
+    rt_tensor in[3] = {t_tensor_zeros(IR_F32, 1, xd), t_tensor_zeros(IR_I64, 1, kd),
+                       t_tensor_random(&r, IR_F32, 2, bd, -1, 1)};
+    for (int q = 0; q < 40; q++) /* count values above the threshold, distinct */
+      rt_store_f(&in[0], q, q < count ? 1.0 + (double)(t_rng_next(&r) % 1000) / 64 : 0.25);
+    rt_store_i(&in[1], 0, c < 4 ? (count < 2 ? count : 2) : -3);
+    rt_tensor got[4], want[4];
+    vkml_status s = rt_vk_exec_run(x, in, 3, got, 4, NULL);
+    if (c < 4) {
+      T_OK(s);
+      T_OK(rt_cpu_run_graph(ref, in, 3, want, 4));
+      cr_assert_eq(want[0].dims[0], count < 7 ? count : 7);
+      cr_assert_eq(want[3].dims[0], count < 7 ? count : 7);
+      vt_assert_equal(got, want, 4);
+    } else {
+      cr_assert(s, "k = -3 must fail");
+      cr_assert(strstr(vkml_status_message(s), "k = -3 outside [0, 10] (found on the GPU)"),
+                "%s", vkml_status_message(s));
+      vkml_status_free(s);
+    }
+    for (int i = 0; i < 3; i++) rt_tensor_free(&in[i]);
+  }
+  rt_vk_exec_destroy(x);
+  ir_plan_destroy(p);
+  ir_graph_destroy(ref);
+  vt_env_close(&e);
+}
+
+/* gather from data bounded along the gathered axis: an index past the
+ * data's run-time size (12 of capacity 30) fails on the GPU naming that
+ * size; inside it, the same as the CPU. */
+Test(vk_rows, gather_checks_against_the_data_run_time_size) {
+  vt_env e;
+  vt_env_open(&e);
+  const char *text = "vkir 1\n"
+                     "graph @g(%d: f32[<=30,4], %i: i64[<=30]) -> (%y: f32[<=30,4]) {\n"
+                     "  %y = gather %d, %i {axis=0} : f32[<=30,4]\n"
+                     "  return %y\n}\n";
+  ir_graph *ref = vt_parse(text);
+  ir_plan *p = vt_compile(e.t, e.cc, vt_parse(text), NULL, IR_PRECISION_FP32);
+  cr_assert_eq(p->steps[0].device, IR_DEVICE_GPU, "%s", ir_plan_str(p, p->steps[0].reason));
+  rt_vk_exec *x;
+  T_OK(rt_vk_exec_create(e.ctx, p, NULL, &x));
+  t_rng r = t_rng_make(6);
+  int64_t dd[2] = {12, 4}, id[1] = {9};
+  for (int bad = 0; bad < 2; bad++) {
+    rt_tensor in[2] = {t_tensor_random(&r, IR_F32, 2, dd, -1, 1), t_tensor_zeros(IR_I64, 1, id)};
+    for (int q = 0; q < 9; q++) rt_store_i(&in[1], q, (q * 5) % 12 - (q % 2 ? 12 : 0));
+    if (bad) rt_store_i(&in[1], 3, 20);
+    rt_tensor got, want;
+    vkml_status s = rt_vk_exec_run(x, in, 2, &got, 1, NULL);
+    if (bad) {
+      cr_assert(s && strstr(vkml_status_message(s), "index 20 (indices element 3) out of range "
+                                                    "for axis 0 of size 12 (found on the GPU)"),
+                "%s", s ? vkml_status_message(s) : "no error");
+      vkml_status_free(s);
+    } else {
+      T_OK(s);
+      T_OK(rt_cpu_run_graph(ref, in, 2, &want, 1));
+      vt_assert_equal(&got, &want, 1);
+    }
+    for (int i = 0; i < 2; i++) rt_tensor_free(&in[i]);
+  }
+  rt_vk_exec_destroy(x);
+  ir_plan_destroy(p);
+  ir_graph_destroy(ref);
+  vt_env_close(&e);
+}
