@@ -9,10 +9,15 @@
  * kernel copies the padded tensors; the pad lanes of the last part are the
  * whole's and travel along (zero in, zero out). Otherwise the PACKED path:
  * one invocation per output texel gathers its lanes through the packed
- * addresses and writes 0 past the channels. */
+ * addresses and writes 0 past the channels.
+ *
+ * Bounded (concat along the run-time sized axis of every part, nothing
+ * before it): the parts follow one another at offsets their counts give,
+ * read on the device (BOUNDED); the whole's count is their sum. */
 #include <string.h>
 
 #include "codegen/cg_data.h"
+#include "codegen/cg_rows.h"
 #include "ir/params.h"
 
 enum { SPEC_N = 0, SPEC_ROW = 1, SPEC_E = 8 };
@@ -72,6 +77,65 @@ static vkml_status concat_emit(bool split, const ir_type *whole, const ir_type *
     VKML_RETURN_IF_ERROR(cg_kernel_spec(k, SPEC_E + (uint32_t)p, (uint32_t)end));
   }
   k->n_buffers = n_parts + 1;
+  return cg_data_grid(k, units, t);
+}
+
+/* ---- bounded: a concat along the parts' run-time sized axis ----------------- */
+
+enum { SPEC_RU = 56, SPEC_YW = 57, SPEC_XW = 60 };
+
+static vkml_status concat_bounded(const ir_node *n, int axis, const cg_template *st,
+                                  const cg_schedule *s, const ir_target *t, cg_kernel *k) {
+  int np = n->n_inputs;
+  const ir_value *y = n->outputs[0];
+  bool ok = np >= 1 && np <= CG_DATA_MAX_PARTS;
+  for (int i = 0; ok && i <= np; i++) {
+    const ir_value *v = i < np ? n->inputs[i] : y;
+    ok = cg_rows_leading(v) && v->type.bounded_axis == axis;
+  }
+  if (!ok)
+    return vkml_status_make(VKML_CODE_UNSUPPORTED,
+                            "concat: bounded (run-time sized) parts join on the GPU only along "
+                            "their bounded axis, every part and the whole bounded there with "
+                            "nothing before it, at most %d parts",
+                            CG_DATA_MAX_PARTS);
+  /* the unbounded twin for the checks */
+  ir_value vals[CG_DATA_MAX_PARTS + 1], *ptrs[CG_DATA_MAX_PARTS + 1];
+  const ir_type *parts[CG_DATA_MAX_PARTS];
+  for (int i = 0; i <= np; i++) {
+    vals[i] = *(i < np ? n->inputs[i] : y);
+    vals[i].type.bounded = false;
+    ptrs[i] = &vals[i];
+    if (i < np) parts[i] = &vals[i].type;
+  }
+  ir_node twin = *n;
+  twin.inputs = ptrs;
+  twin.outputs = ptrs + np;
+  VKML_RETURN_IF_ERROR(check_parts(&twin, &vals[np].type, parts, np, axis));
+  VKML_RETURN_IF_ERROR(cg_data_begin(k, &cg_data_concat_template, &twin, st, s, t));
+  VKML_RETURN_IF_ERROR(cg_data_check_values(&twin, t));
+  cg_data_key(n, k->key, (int)sizeof k->key); /* the bounded types */
+  const ir_type *wt = &y->type;
+  int64_t inner = 1;
+  for (int d = axis + 1; d < wt->rank; d++) inner *= wt->dims[d];
+  if (inner == 0)
+    return vkml_status_make(VKML_CODE_UNSUPPORTED, "concat: empty rows");
+  int64_t es = (int64_t)ir_dtype_size(wt->dtype);
+  int64_t g = cg_data_group(es, k->schedule.v[CG_DATA_KNOB_UNIT], &inner, 1);
+  int64_t ru = inner / g, units = wt->dims[axis] * ru;
+  VKML_RETURN_IF_ERROR(cg_data_define_unit(k, es * g, t));
+  VKML_RETURN_IF_ERROR(cg_kernel_define(k, "SPLIT", "0"));
+  VKML_RETURN_IF_ERROR(cg_kernel_define(k, "N_PARTS", "%d", np));
+  VKML_RETURN_IF_ERROR(cg_kernel_define(k, "BOUNDED", "1"));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, SPEC_N, (uint32_t)units));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, SPEC_RU, (uint32_t)ru));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(
+      k, SPEC_YW, (uint32_t)(ir_type_extent_offset(wt, IR_LAYOUT_DEFAULT) / 4)));
+  for (int p = 0; p < np; p++)
+    VKML_RETURN_IF_ERROR(cg_kernel_spec(
+        k, SPEC_XW + (uint32_t)p,
+        (uint32_t)(ir_type_extent_offset(&n->inputs[p]->type, IR_LAYOUT_DEFAULT) / 4)));
+  k->n_buffers = np + 1;
   return cg_data_grid(k, units, t);
 }
 
@@ -202,6 +266,9 @@ vkml_status cg_node_concat(const ir_node *n, const cg_template *st, const cg_sch
     return vkml_status_make(VKML_CODE_INVALID_ARGUMENT, "concat: cannot concat scalars");
   int axis;
   VKML_RETURN_IF_ERROR(cg_data_axis(n, y->rank, 0, &axis));
+  bool bounded = y->bounded;
+  for (int i = 0; i < n->n_inputs; i++) bounded = bounded || n->inputs[i]->type.bounded;
+  if (bounded) return concat_bounded(n, axis, st, s, t, out);
   const ir_type *parts[CG_DATA_MAX_PARTS];
   for (int i = 0; i < n->n_inputs && i < CG_DATA_MAX_PARTS; i++) parts[i] = &n->inputs[i]->type;
   return concat_like(n, &cg_data_concat_template, false, y, parts, n->n_inputs, axis, st, s,

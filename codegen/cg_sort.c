@@ -262,17 +262,19 @@ bool cg_op_is_staged(ir_op op) {
 
 bool cg_op_reads_extent(ir_op op) {
   return op == IR_OP_SHAPE || op == IR_OP_ROI_ALIGN || op == IR_OP_GATHER ||
-         op == IR_OP_GATHER_ND || op == IR_OP_SCATTER_ELEMENTS || op == IR_OP_TOPK;
+         op == IR_OP_GATHER_ND || op == IR_OP_SCATTER_ELEMENTS || op == IR_OP_TOPK ||
+         op == IR_OP_CONCAT;
 }
 
 bool cg_op_writes_extent(ir_op op) {
   /* roi_align's output takes its rois' extent, a gather's its indices', a
    * scatter_elements' its data's (IR_STEP_EXTENT_FROM); a topk with a
-   * run-time k writes k into its outputs' */
+   * run-time k writes k into its outputs', a bounded concat the sum of its
+   * parts' */
   return op == IR_OP_NMS_COMPACT || op == IR_OP_NON_MAX_SUPPRESSION ||
          op == IR_OP_NONZERO_WRITE || op == IR_OP_NON_ZERO || op == IR_OP_ROI_ALIGN ||
          op == IR_OP_GATHER || op == IR_OP_GATHER_ND || op == IR_OP_SCATTER_ELEMENTS ||
-         op == IR_OP_TOPK;
+         op == IR_OP_TOPK || op == IR_OP_CONCAT;
 }
 
 const char *cg_staged_reason(const ir_node *n, const ir_target *t, char *why, size_t bytes) {

@@ -435,8 +435,10 @@ vkml_status onnx_convert_transpose(onnx_ctx *c, onnx_node *n) {
   return onnx_done(c, n, nd);
 }
 
-/* Parts of one IR concat (a node has at most IR_MAX_NODE_OPERANDS operands, one the output). */
-enum { CONCAT_MAX_PARTS = IR_MAX_NODE_OPERANDS - 1 };
+/* Parts of one IR concat: what the GPU's concat kernel binds (31 inputs and
+ * the output: 32 storage buffers, the per-stage limit of many devices;
+ * codegen/cg_data.h CG_DATA_MAX_PARTS), well under a node's operands. */
+enum { CONCAT_MAX_PARTS = 31 };
 
 vkml_status onnx_convert_concat(onnx_ctx *c, onnx_node *n) {
   VKML_RETURN_IF_ERROR(onnx_check_arity(n, 1, -1));
@@ -450,9 +452,8 @@ vkml_status onnx_convert_concat(onnx_ctx *c, onnx_node *n) {
     VKML_RETURN_IF_ERROR(ir_node_set_int(c->g, nd, IR_A_AXIS, axis));
     return onnx_done(c, n, nd);
   }
-  /* more parts than a node's operands (ir/graph.h): concats of groups, then
-   * of the groups' results (an exported model concatenates 90 per-class
-   * results) */
+  /* more parts: concats of groups, then of the groups' results (an exported
+   * model concatenates 90 per-class results) */
   int n_groups = (n->n_in + CONCAT_MAX_PARTS - 1) / CONCAT_MAX_PARTS;
   if (n_groups > CONCAT_MAX_PARTS)
     return onnx_error(VKML_CODE_UNSUPPORTED, "Concat of %d inputs", n->n_in);

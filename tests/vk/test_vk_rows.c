@@ -407,3 +407,51 @@ Test(vk_rows, gather_checks_against_the_data_run_time_size) {
   ir_graph_destroy(ref);
   vt_env_close(&e);
 }
+
+/* concat along the run-time sized axis: each part lands after the parts
+ * before it at their run-time counts, read on the device; the whole's count
+ * is their sum (f32 rows of 3 and i64 scalars per index); counts 4+7+2,
+ * 10+0+5 and 0+0+0 agree with the CPU. */
+Test(vk_rows, concat_of_run_time_counts) {
+  vt_env e;
+  vt_env_open(&e);
+  const char *text =
+      "vkir 1\n"
+      "graph @c(%a: f32[<=10,3], %b: f32[<=7,3], %c: f32[<=5,3], %i: i64[<=10], %j: i64[<=7]) "
+      "-> (%y: f32[<=22,3], %z: i64[<=17]) {\n"
+      "  %w = concat %a, %b, %c {axis=0} : f32[<=22,3]\n"
+      "  %y = relu %w : f32[<=22,3]\n"
+      "  %z = concat %i, %j {axis=0} : i64[<=17]\n"
+      "  return %y, %z\n}\n";
+  ir_graph *ref = vt_parse(text);
+  ir_plan *p = vt_compile(e.t, e.cc, vt_parse(text), NULL, IR_PRECISION_FP32);
+  for (int i = 0; i < p->n_steps; i++)
+    cr_assert_eq(p->steps[i].device, IR_DEVICE_GPU, "step %d: %s", i,
+                 ir_plan_str(p, p->steps[i].reason));
+  rt_vk_exec *x;
+  T_OK(rt_vk_exec_create(e.ctx, p, NULL, &x));
+  t_rng r = t_rng_make(2);
+  const int64_t counts[3][3] = {{4, 7, 2}, {10, 0, 5}, {0, 0, 0}};
+  for (int c = 0; c < 3; c++) {
+    rt_tensor in[5];
+    for (int q = 0; q < 3; q++) {
+      int64_t d[2] = {counts[c][q], 3};
+      in[q] = t_tensor_random(&r, IR_F32, 2, d, -1, 1);
+    }
+    for (int q = 0; q < 2; q++) {
+      int64_t d[1] = {counts[c][q]};
+      in[3 + q] = t_tensor_zeros(IR_I64, 1, d);
+      for (int64_t v = 0; v < d[0]; v++) rt_store_i(&in[3 + q], v, (int64_t)t_rng_next(&r));
+    }
+    rt_tensor got[2], want[2];
+    T_OK(rt_vk_exec_run(x, in, 5, got, 2, NULL));
+    T_OK(rt_cpu_run_graph(ref, in, 5, want, 2));
+    cr_assert_eq(want[0].dims[0], counts[c][0] + counts[c][1] + counts[c][2]);
+    vt_assert_equal(got, want, 2);
+    for (int i = 0; i < 5; i++) rt_tensor_free(&in[i]);
+  }
+  rt_vk_exec_destroy(x);
+  ir_plan_destroy(p);
+  ir_graph_destroy(ref);
+  vt_env_close(&e);
+}
