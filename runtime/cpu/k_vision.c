@@ -186,21 +186,23 @@ static bool nms_suppress(const nms_box *a, const nms_box *b, float iou_threshold
   return inter / uni > iou_threshold;
 }
 
-/* A uniform grid over the candidates' extent, its cells at least as large
- * as the largest box, holding the kept boxes: a candidate is tested only
- * against the kept boxes of the cells it spans. Exact: nms_suppress needs
- * a positive overlap along both axes, so two boxes that can suppress share
- * a point, and the cell of that point is in both spans (cell_of is
+/* A uniform grid over the candidates' extent, its cells about the mean box
+ * size, holding the kept boxes (a box in every cell it spans): a candidate
+ * is tested only against the kept boxes of the cells it spans, each once
+ * (seen: the candidate that last tested it). Exact: nms_suppress needs a
+ * positive overlap along both axes, so two boxes that can suppress share a
+ * point, and the cell of that point is in both spans (cell_of is
  * monotone). */
 typedef struct nms_grid {
   float x0, y0, cw, ch;
   int gx, gy;
   int32_t *head;       /* per cell: first entry, -1 none */
   int32_t *next, *box; /* entries: next in the cell, the kept box (index into sel) */
+  int32_t *seen;       /* per kept box: the last candidate tested against it */
   int64_t n, cap;
 } nms_grid;
 
-enum { NMS_GRID_MIN = 256, NMS_GRID_AXIS = 256 };
+enum { NMS_GRID_MIN = 256, NMS_GRID_AXIS = 1024, NMS_GRID_CELLS = 1 << 18 };
 
 static int cell_of(float v, float v0, float c, int g) {
   float f = (v - v0) / c;
@@ -214,7 +216,8 @@ static int cell_of(float v, float v0, float c, int g) {
 static bool nms_grid_make(nms_grid *g, const nms_box *bx, const nms_cand *cand, int64_t n_cand) {
   memset(g, 0, sizeof *g);
   if (n_cand < NMS_GRID_MIN || n_cand > INT32_MAX / 4) return false;
-  float x0 = INFINITY, y0 = INFINITY, x1 = -INFINITY, y1 = -INFINITY, w = 0, h = 0;
+  float x0 = INFINITY, y0 = INFINITY, x1 = -INFINITY, y1 = -INFINITY;
+  double w = 0, h = 0; /* sums, then means */
   for (int64_t j = 0; j < n_cand; j++) {
     const nms_box *b = &bx[cand[j].index];
     if (!isfinite(b->x_min) || !isfinite(b->x_max) || !isfinite(b->y_min) ||
@@ -222,24 +225,37 @@ static bool nms_grid_make(nms_grid *g, const nms_box *bx, const nms_cand *cand, 
       return false;
     x0 = fminf(x0, b->x_min), x1 = fmaxf(x1, b->x_max);
     y0 = fminf(y0, b->y_min), y1 = fmaxf(y1, b->y_max);
-    w = fmaxf(w, b->x_max - b->x_min), h = fmaxf(h, b->y_max - b->y_min);
+    w += b->x_max - b->x_min, h += b->y_max - b->y_min;
   }
   if (!isfinite(x1 - x0) || !isfinite(y1 - y0)) return false;
-  g->cw = fmaxf(fmaxf(w, (x1 - x0) / NMS_GRID_AXIS), FLT_MIN);
-  g->ch = fmaxf(fmaxf(h, (y1 - y0) / NMS_GRID_AXIS), FLT_MIN);
+  w /= (double)n_cand, h /= (double)n_cand;
+  g->cw = fmaxf(fmaxf((float)w, (x1 - x0) / NMS_GRID_AXIS), FLT_MIN);
+  g->ch = fmaxf(fmaxf((float)h, (y1 - y0) / NMS_GRID_AXIS), FLT_MIN);
+  /* at most NMS_GRID_CELLS cells: coarser cells where the extent is wide */
+  while (((x1 - x0) / g->cw + 1) * ((y1 - y0) / g->ch + 1) > NMS_GRID_CELLS) {
+    g->cw *= 2;
+    g->ch *= 2;
+  }
   g->x0 = x0, g->y0 = y0;
   g->gx = (int)fminf((x1 - x0) / g->cw + 1, NMS_GRID_AXIS);
   g->gy = (int)fminf((y1 - y0) / g->ch + 1, NMS_GRID_AXIS);
   if (g->gx < 1) g->gx = 1;
   if (g->gy < 1) g->gy = 1;
   g->head = malloc(sizeof *g->head * (size_t)g->gx * (size_t)g->gy);
-  if (!g->head) return false;
+  g->seen = malloc(sizeof *g->seen * (size_t)n_cand);
+  if (!g->head || !g->seen) {
+    free(g->head);
+    free(g->seen);
+    return false;
+  }
+  memset(g->seen, 0xff, sizeof *g->seen * (size_t)n_cand);
   memset(g->head, 0xff, sizeof *g->head * (size_t)g->gx * (size_t)g->gy);
   return true;
 }
 
 static void nms_grid_free(nms_grid *g) {
   free(g->head);
+  free(g->seen);
   free(g->next);
   free(g->box);
 }
@@ -266,15 +282,19 @@ static bool nms_grid_add(nms_grid *g, const nms_box *b, int32_t kept) {
   return true;
 }
 
-/* Whether a kept box in the cells b spans suppresses b. */
-static bool nms_grid_hit(const nms_grid *g, const nms_box *bx, const int64_t *sel,
-                         const nms_box *b, float iou_threshold) {
+/* Whether a kept box in the cells b (candidate j) spans suppresses b. */
+static bool nms_grid_hit(nms_grid *g, const nms_box *bx, const int64_t *sel, const nms_box *b,
+                         int32_t j, float iou_threshold) {
   int cx0 = cell_of(b->x_min, g->x0, g->cw, g->gx), cx1 = cell_of(b->x_max, g->x0, g->cw, g->gx);
   int cy0 = cell_of(b->y_min, g->y0, g->ch, g->gy), cy1 = cell_of(b->y_max, g->y0, g->ch, g->gy);
   for (int cy = cy0; cy <= cy1; cy++)
     for (int cx = cx0; cx <= cx1; cx++)
-      for (int32_t e = g->head[(int64_t)cy * g->gx + cx]; e >= 0; e = g->next[e])
-        if (nms_suppress(&bx[sel[g->box[e]]], b, iou_threshold)) return true;
+      for (int32_t e = g->head[(int64_t)cy * g->gx + cx]; e >= 0; e = g->next[e]) {
+        int32_t kept = g->box[e];
+        if (g->seen[kept] == j) continue;
+        g->seen[kept] = j;
+        if (nms_suppress(&bx[sel[kept]], b, iou_threshold)) return true;
+      }
   return false;
 }
 
@@ -292,7 +312,7 @@ static int64_t nms_select_row(const nms_box *bx, const nms_cand *cand, int64_t n
     bool ok = true;
     for (int64_t j = 0; ok && j < n_cand && n_sel < max_out; j++) {
       const nms_box *b = &bx[cand[j].index];
-      if (nms_grid_hit(&g, bx, sel, b, iou_threshold)) continue;
+      if (nms_grid_hit(&g, bx, sel, b, (int32_t)j, iou_threshold)) continue;
       ok = nms_grid_add(&g, b, (int32_t)n_sel);
       sel[n_sel++] = cand[j].index;
     }
