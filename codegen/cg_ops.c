@@ -5,6 +5,7 @@
 #include "codegen/cg_ops.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "codegen/cg_rows.h"
 
@@ -45,6 +46,28 @@ static vkml_status check_layouts(const ir_node *n) {
   return VKML_OK;
 }
 
+/* The elementwise kernels compare their bounded inputs' extent words
+ * (glsl/extent_check.glsl) when asked: one more binding, the error slot. */
+static vkml_status add_extent_check(const ir_node *n, cg_kernel *k) {
+  const char *tm = k->tmpl ? k->tmpl->name : "";
+  if ((strcmp(tm, "elementwise_binary") && strcmp(tm, "elementwise_nary")) || n->n_inputs > 4 ||
+      k->error_slot)
+    return vkml_status_make(VKML_CODE_UNSUPPORTED,
+                            "%s: bounded inputs of sizes not known to agree, and kernel %s "
+                            "does not compare them",
+                            ir_op_name(n->op), tm);
+  VKML_RETURN_IF_ERROR(cg_kernel_define(k, "EXTENT_CHECK", "1"));
+  for (int i = 0; i < n->n_inputs; i++) {
+    const ir_value *v = n->inputs[i];
+    uint32_t w = v->type.bounded ? (uint32_t)(ir_type_extent_offset(&v->type, v->layout) / 4)
+                                 : 0xffffffffu;
+    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, 200 + (uint32_t)i, w));
+  }
+  k->n_buffers += 1;
+  k->error_slot = true;
+  return VKML_OK;
+}
+
 /* n over bounded rows (cg_rows.h): its unbounded twin's kernel at the
  * capacity, the outputs' extent taken from input `from`. */
 static vkml_status rows_kernel(const ir_node *n, int from, const cg_template *sched_template,
@@ -69,6 +92,7 @@ static vkml_status rows_kernel(const ir_node *n, int from, const cg_template *sc
   vkml_status s = node_fns[n->op](&twin, sched_template, sched, t, out);
   free(vals);
   free(ptrs);
+  if (!s && cg_rows_check_extents(n)) s = add_extent_check(n, out);
   if (!s) out->extent_from = 1 + from;
   return s;
 }

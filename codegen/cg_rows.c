@@ -111,7 +111,6 @@ static bool op_keeps_rows(const ir_node *n, int bi) {
   }
 }
 
-static int rows_input(const ir_node *n, int depth);
 
 /* The value whose run-time size v's bounded axis provably has: back
  * through the nodes whose outputs take an input's extent (bounded rows,
@@ -119,14 +118,14 @@ static int rows_input(const ir_node *n, int depth);
 static const ir_value *extent_origin(const ir_value *v, int depth) {
   while (depth-- > 0 && v->producer) {
     const ir_node *p = v->producer;
-    int from = p->op == IR_OP_UPLOAD || p->op == IR_OP_DOWNLOAD ? 0 : rows_input(p, depth);
+    int from = p->op == IR_OP_UPLOAD || p->op == IR_OP_DOWNLOAD ? 0 : cg_rows_extent_input(p);
     if (from < 0) return v;
     v = p->inputs[from];
   }
   return v;
 }
 
-static int rows_input(const ir_node *n, int depth) {
+int cg_rows_extent_input(const ir_node *n) {
   int bi = -1;
   for (int i = 0; i < n->n_inputs; i++) {
     if (!n->inputs[i] || !n->inputs[i]->type.bounded) continue;
@@ -135,12 +134,10 @@ static int rows_input(const ir_node *n, int depth) {
       bi = i;
       continue;
     }
-    /* another bounded value: elementwise ops take it when both have one
-     * run-time size, provably (the same value, or the same origin) */
-    if (n->inputs[i] != n->inputs[bi] &&
-        (!elementwise(n) || depth <= 0 ||
-         extent_origin(n->inputs[i], depth - 1) != extent_origin(n->inputs[bi], depth - 1)))
-      return -1;
+    /* another bounded value: elementwise ops of at most 4 inputs take it
+     * (their kernels compare the sizes on the device unless they provably
+     * agree: cg_rows_check_extents) */
+    if (n->inputs[i] != n->inputs[bi] && (!elementwise(n) || n->n_inputs > 4)) return -1;
   }
   if (bi < 0 || n->n_outputs < 1) return -1;
   int64_t cap = n->inputs[bi]->type.dims[n->inputs[bi]->type.bounded_axis];
@@ -153,4 +150,16 @@ static int rows_input(const ir_node *n, int depth) {
   return op_keeps_rows(n, bi) ? bi : -1;
 }
 
-int cg_rows_extent_input(const ir_node *n) { return rows_input(n, 32); }
+bool cg_rows_check_extents(const ir_node *n) {
+  const ir_value *first = NULL;
+  for (int i = 0; i < n->n_inputs; i++) {
+    const ir_value *v = n->inputs[i];
+    if (!v || !v->type.bounded || v == first) continue;
+    if (!first) {
+      first = v;
+      continue;
+    }
+    if (extent_origin(v, 32) != extent_origin(first, 32)) return true;
+  }
+  return false;
+}

@@ -13,12 +13,12 @@
  * and the rows past the actual size compute values nobody reads.
  *
  * One bounded value per node (as one or several operands), or, for
- * elementwise ops, bounded values that provably have one run-time size:
- * they come from one value through nodes whose outputs take an input's
- * extent (bounded rows, transfers; at most 32 back). Other bounded values
- * would need their sizes checked against each other, which only
- * roi_align's kernel does so far (such nodes stay on the CPU, which
- * checks). */
+ * elementwise ops of at most 4 inputs, several: when they provably have
+ * one run-time size (they come from one value through nodes whose outputs
+ * take an input's extent: bounded rows, transfers; at most 32 back)
+ * nothing is checked, otherwise the kernel compares their extent words on
+ * the device and reports a mismatch (glsl/extent_check.glsl,
+ * cg_rows_check_extents). */
 #ifndef CG_ROWS_H
 #define CG_ROWS_H
 
@@ -31,5 +31,8 @@ bool cg_rows_leading(const ir_value *v);
 /* The input whose extent word n's outputs take when n runs over bounded
  * rows as above, or -1 (no bounded operand, or not such a node). */
 int cg_rows_extent_input(const ir_node *n);
+/* n (over bounded rows) has bounded inputs whose sizes must be compared on
+ * the device: not provably one. */
+bool cg_rows_check_extents(const ir_node *n);
 
 #endif

@@ -4,6 +4,7 @@
  * tunedb_*.c uses. Never alters a file it does not recognise as vkml's. */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "tunedb/tunedb_internal.h"
@@ -162,6 +163,29 @@ static vkml_status recognise(tunedb *db, bool create) {
   return tunedb_commit(db);
 }
 
+/* WAL: readers never block the writer and a commit is one append; NORMAL
+ * sync survives a killed process (a power cut may lose the last few
+ * trials, which a resumed tuner simply measures again). Switching takes an
+ * exclusive lock, and when several processes open a new file at once
+ * SQLite may answer SQLITE_BUSY at once, without its busy handler (to
+ * avoid a deadlock): retried here until the busy timeout. */
+static vkml_status enable_wal(tunedb *db) {
+  struct timespec t0, now;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  for (;;) {
+    int rc = sqlite3_exec(db->db, "PRAGMA journal_mode = WAL", NULL, NULL, NULL);
+    if (rc == SQLITE_OK) break;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    double ms = (double)(now.tv_sec - t0.tv_sec) * 1e3 + (double)(now.tv_nsec - t0.tv_nsec) / 1e6;
+    int primary = rc & 0xff;
+    if ((primary != SQLITE_BUSY && primary != SQLITE_LOCKED) || ms > db->busy_timeout_ms)
+      return tunedb_sql_error(db, rc, "switching to WAL");
+    struct timespec pause = {0, 2 * 1000 * 1000};
+    nanosleep(&pause, NULL);
+  }
+  return tunedb_exec(db, "PRAGMA synchronous = NORMAL", "switching to WAL");
+}
+
 vkml_status tunedb_open(const char *path, const tunedb_open_opts *opts, tunedb **out) {
   *out = NULL;
   tunedb_open_opts o = opts ? *opts : (tunedb_open_opts){0};
@@ -198,11 +222,7 @@ vkml_status tunedb_open(const char *path, const tunedb_open_opts *opts, tunedb *
   s = recognise(db, create);
   if (s != VKML_OK) goto out;
   if (!readonly) {
-    /* WAL: readers never block the writer and a commit is one append; NORMAL
-     * sync survives a killed process (a power cut may lose the last few
-     * trials, which a resumed tuner simply measures again). */
-    s = tunedb_exec(db, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;",
-                    "switching to WAL");
+    s = enable_wal(db);
     if (s != VKML_OK) goto out;
   }
   s = tunedb_exec(db, "PRAGMA foreign_keys = ON", "opening");

@@ -97,6 +97,14 @@ layout(binding = 1, std430) readonly buffer B1 { T b1[]; };
 layout(binding = 1, std430) readonly buffer BV { TV bv[]; };
 layout(binding = 2, std430) writeonly buffer O1 { T o1[]; };
 layout(binding = 2, std430) writeonly buffer OV { TV ov[]; };
+#ifndef EXTENT_CHECK
+#define EXTENT_CHECK 0
+#endif
+#if EXTENT_CHECK // bounded a and b (codegen/cg_rows.c): binding 3 the error slot
+#define EXTENT_INPUTS 2
+#define EXTENT_ERROR_BINDING 3
+#include "extent_check.glsl"
+#endif
 
 // ---- the operation ---------------------------------------------------------
 
@@ -184,6 +192,9 @@ void offsets(uint i, out uint oa, out uint ob) {
 void main() {
   uint group = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
   uint lane = gl_LocalInvocationID.x;
+#if EXTENT_CHECK
+  check_extents();
+#endif
   if (VEC_OK) {
     // vectors v = group * WG_SIZE * CHUNKS + c * WG_SIZE + lane
     for (uint c = 0; c < CHUNKS; c++) {

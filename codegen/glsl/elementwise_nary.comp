@@ -564,9 +564,21 @@ CVO vector(uint i) {
 }
 #endif
 
+#ifndef EXTENT_CHECK
+#define EXTENT_CHECK 0
+#endif
+#if EXTENT_CHECK // bounded inputs (codegen/cg_rows.c): binding NIN + 1 the error slot
+#define EXTENT_INPUTS NIN
+#define EXTENT_ERROR_BINDING (NIN + 1)
+#include "extent_check.glsl"
+#endif
+
 void main() {
   uint group = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
   uint lane = gl_LocalInvocationID.x;
+#if EXTENT_CHECK
+  check_extents();
+#endif
 #if VW > 1
   if (VEC_OK) {
     for (uint ch = 0; ch < CHUNKS; ch++) {

@@ -5,10 +5,11 @@
  * at the capacity, the outputs' extent words copied from the input's, and
  * agrees with the CPU executor at 23, 40 and 0 actual rows (one executor,
  * three runs: the extent word is rewritten per run). A node with two bounded
- * values of unrelated sizes, a transpose and a softmax along the bounded
- * axis stay on the CPU; one bounded value as two operands, or two whose
- * sizes come from one value (a sub of the add and its softmax input), do
- * not. roi_align over a run-time
+ * values in a non-elementwise op, a transpose and a softmax along the
+ * bounded axis stay on the CPU; one bounded value as two operands, two
+ * whose sizes come from one value (a sub of the add and its softmax input),
+ * and an elementwise op of two unrelated bounded values (compared on the
+ * device) do not. roi_align over a run-time
  * count of rois reads its counts on the device and checks they agree.
  *
  * Bounds: fp32 gemm/matmul/softmax against the CPU reference's double
@@ -98,7 +99,7 @@ Test(vk_rows, what_keeps_the_rows) {
       "-> (%a: f32[<=40,8], %t: f32[8,<=40], %s: f32[<=40,8], %e: f32[<=40,8], %o: f32[<=40,8], "
       "%k: f32[2,<=5], %l: f32[<=40,8], %n: f32[<=40,8], %q: f32[<=40,8], %u: f32[<=40,1,8], "
       "%v: f32[1,<=40,8], %ee: f32[<=40,8]) {\n"
-      "  %a = add %x, %y : f32[<=40,8]\n"           /* two bounded inputs */
+      "  %a = add %x, %y : f32[<=40,8]\n"           /* two bounded values: checked */
       "  %t = transpose %x {perm=[1,0]} : f32[8,<=40]\n" /* rows become columns */
       "  %s = softmax %x {axis=0} : f32[<=40,8]\n"   /* along the bounded axis */
       "  %e = exp %x : f32[<=40,8]\n"                /* yes */
@@ -113,7 +114,7 @@ Test(vk_rows, what_keeps_the_rows) {
       "  %ee = add %e, %x : f32[<=40,8]\n"           /* e's size is x's */
       "  return %a, %t, %s, %e, %o, %k, %l, %n, %q, %u, %v, %ee\n"
       "}\n");
-  const char *want[] = {"a", "-", "t", "-", "s", "-", "e", "0", "o", "0", "k", "-", "l", "-",
+  const char *want[] = {"a", "0", "t", "-", "s", "-", "e", "0", "o", "0", "k", "-", "l", "-",
                         "n", "-", "q", "0", "h", "0", "u", "0", "v", "0", "ee", "0"};
   int i = 0;
   ir_foreach_node(g, n) {
@@ -121,6 +122,9 @@ Test(vk_rows, what_keeps_the_rows) {
     int got = cg_rows_extent_input(n);
     cr_assert_eq(got, want[2 * i + 1][0] == '-' ? -1 : want[2 * i + 1][0] - '0', "%%%s: %d",
                  n->outputs[0]->name, got);
+    /* x and y: sizes compared on the device; e and x: provably one */
+    cr_assert_eq(cg_rows_check_extents(n), !strcmp(want[2 * i], "a"), "%%%s",
+                 n->outputs[0]->name);
     i++;
   }
   ir_graph_destroy(g);
@@ -449,6 +453,53 @@ Test(vk_rows, concat_of_run_time_counts) {
     cr_assert_eq(want[0].dims[0], counts[c][0] + counts[c][1] + counts[c][2]);
     vt_assert_equal(got, want, 2);
     for (int i = 0; i < 5; i++) rt_tensor_free(&in[i]);
+  }
+  rt_vk_exec_destroy(x);
+  ir_plan_destroy(p);
+  ir_graph_destroy(ref);
+  vt_env_close(&e);
+}
+
+/* An elementwise op of two bounded values of unrelated sizes: the kernel
+ * compares their extent words; equal sizes agree with the CPU, different
+ * ones fail the run on the GPU naming both. */
+Test(vk_rows, elementwise_of_unrelated_sizes_is_checked) {
+  vt_env e;
+  vt_env_open(&e);
+  const char *text = "vkir 1\n"
+                     "graph @a(%x: f32[<=12,4], %y: f32[<=12,1], %c: bool[<=12,4]) -> "
+                     "(%s: f32[<=12,4], %w: f32[<=12,4]) {\n"
+                     "  %s = add %x, %y : f32[<=12,4]\n"
+                     "  %w = where %c, %x, %s : f32[<=12,4]\n"
+                     "  return %s, %w\n}\n";
+  ir_graph *ref = vt_parse(text);
+  ir_plan *p = vt_compile(e.t, e.cc, vt_parse(text), NULL, IR_PRECISION_FP32);
+  for (int i = 0; i < p->n_steps; i++)
+    cr_assert_eq(p->steps[i].device, IR_DEVICE_GPU, "step %d: %s", i,
+                 ir_plan_str(p, p->steps[i].reason));
+  rt_vk_exec *x;
+  T_OK(rt_vk_exec_create(e.ctx, p, NULL, &x));
+  t_rng r = t_rng_make(14);
+  const int64_t rows[3][3] = {{7, 7, 7}, {5, 4, 5}, {6, 6, 3}};
+  for (int k = 0; k < 3; k++) {
+    int64_t xd[2] = {rows[k][0], 4}, yd[2] = {rows[k][1], 1}, cd[2] = {rows[k][2], 4};
+    rt_tensor in[3] = {t_tensor_random(&r, IR_F32, 2, xd, -1, 1),
+                       t_tensor_random(&r, IR_F32, 2, yd, -1, 1), t_tensor_zeros(IR_BOOL, 2, cd)};
+    for (int64_t q = 0; q < rows[k][2] * 4; q++) rt_store_i(&in[2], q, (int64_t)(t_rng_next(&r) % 2));
+    rt_tensor got[2], want[2];
+    vkml_status s = rt_vk_exec_run(x, in, 3, got, 2, NULL);
+    if (k == 0) {
+      T_OK(s);
+      T_OK(rt_cpu_run_graph(ref, in, 3, want, 2));
+      vt_assert_equal(got, want, 2);
+    } else {
+      const char *m = s ? vkml_status_message(s) : "no error";
+      cr_assert(s && strstr(m, k == 1 ? "inputs 0 and 1 have 5 and 4 rows" : "inputs 0 and 1 have 3 and 6 rows") &&
+                    strstr(m, "on the GPU"),
+                "%s", m);
+      vkml_status_free(s);
+    }
+    for (int i = 0; i < 3; i++) rt_tensor_free(&in[i]);
   }
   rt_vk_exec_destroy(x);
   ir_plan_destroy(p);
