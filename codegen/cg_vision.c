@@ -299,7 +299,26 @@ vkml_status cg_node_topk(const ir_node *n, const cg_template *st, const cg_sched
     return vkml_status_make(VKML_CODE_INVALID_ARGUMENT, "topk: output types do not match");
   if (ir_type_numel(x) >= (INT64_C(1) << 31))
     return vkml_status_make(VKML_CODE_UNSUPPORTED, "topk: 2^31 elements or more");
-  if (!s) s = &cg_topk_template.dflt;
+  int64_t outer = 1, inner = 1;
+  for (int i = 0; i < axis; i++) outer *= x->dims[i];
+  for (int i = axis + 1; i < x->rank; i++) inner *= x->dims[i];
+  int64_t rows = outer * inner;
+  cg_schedule wide;
+  if (!s) {
+    s = &cg_topk_template.dflt;
+    /* a few long rows (a detector's candidates): each workgroup streams its
+     * row five times, so the widest workgroup the device allows keeps the
+     * most loads in flight (a tuned schedule overrides) */
+    if (rows <= 8 && len >= 65536) {
+      wide = *s;
+      const cg_knob *kn = &cg_topk_template.knobs[0];
+      for (int i = 0; i < kn->n_values; i++)
+        if ((uint32_t)kn->values[i] <= t->max_workgroup_invocations &&
+            (uint32_t)kn->values[i] <= t->max_workgroup_size[0])
+          wide.v[0] = kn->values[i];
+      s = &wide;
+    }
+  }
   int wg = s->v[0];
   /* the candidates, sorted in shared memory: k up to what it holds (larger
    * k needs the segmented sort) */
@@ -310,10 +329,6 @@ vkml_status cg_node_topk(const ir_node *n, const cg_template *st, const cg_sched
     return vkml_status_make(VKML_CODE_UNSUPPORTED,
                             "topk: k = %lld needs %llu bytes of shared memory, %s has %u", (long long)k,
                             (unsigned long long)shared, t->name, (unsigned)t->max_shared_bytes);
-  int64_t outer = 1, inner = 1;
-  for (int i = 0; i < axis; i++) outer *= x->dims[i];
-  for (int i = axis + 1; i < x->rank; i++) inner *= x->dims[i];
-  int64_t rows = outer * inner;
   VKML_RETURN_IF_ERROR(cg_kernel_begin(out, &cg_topk_template, s, t));
   VKML_RETURN_IF_ERROR(cg_kernel_define(out, "DTYPE", "%d", dt));
   VKML_RETURN_IF_ERROR(cg_kernel_define(out, "P", "%lld", (long long)p));

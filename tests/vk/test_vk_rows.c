@@ -15,6 +15,7 @@
  * Bounds: fp32 gemm/matmul/softmax against the CPU reference's double
  * accumulation, inputs in [-1, 1], K = 8: rtol 1e-5, atol 1e-6. */
 #include <criterion/criterion.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "codegen/cg_rows.h"
@@ -502,6 +503,49 @@ Test(vk_rows, elementwise_of_unrelated_sizes_is_checked) {
     for (int i = 0; i < 3; i++) rt_tensor_free(&in[i]);
   }
   rt_vk_exec_destroy(x);
+  ir_plan_destroy(p);
+  ir_graph_destroy(ref);
+  vt_env_close(&e);
+}
+
+/* A long bounded row (69000 of 70000) with a run-time k: the default
+ * schedule takes the widest workgroup the device allows; equal to the CPU. */
+Test(vk_rows, topk_of_a_long_run_time_row) {
+  vt_env e;
+  vt_env_open(&e);
+  const char *text = "vkir 1\n"
+                     "graph @t(%x: f32[<=70000]) -> (%v: f32[<=70000], %i: i64[<=70000]) {\n"
+                     "  %s = shape %x : i64[1]\n"
+                     "  %c = const i64[1] [50]\n"
+                     "  %k = min %c, %s : i64[1]\n"
+                     "  %v, %i = topk %x, %k {axis=0} : f32[<=70000], i64[<=70000]\n"
+                     "  return %v, %i\n}\n";
+  ir_graph *ref = vt_parse(text);
+  ir_plan *p = vt_compile(e.t, e.cc, vt_parse(text), NULL, IR_PRECISION_FP32);
+  int wide = 0;
+  for (int i = 0; i < p->n_steps; i++) {
+    cr_assert_eq(p->steps[i].device, IR_DEVICE_GPU, "step %d: %s", i,
+                 ir_plan_str(p, p->steps[i].reason));
+    const char *sched = ir_plan_str(p, p->steps[i].schedule);
+    if (strstr(ir_plan_str(p, p->steps[i].key), "topk")) {
+      char want[32];
+      uint32_t w = e.t->max_workgroup_invocations < e.t->max_workgroup_size[0]
+                       ? e.t->max_workgroup_invocations
+                       : e.t->max_workgroup_size[0];
+      snprintf(want, sizeof want, "WG_SIZE=%u", w >= 1024 ? 1024u : w >= 512 ? 512u : 256u);
+      wide += strstr(sched, want) != NULL;
+    }
+  }
+  cr_assert_eq(wide, 1, "the topk takes the widest workgroup");
+  rt_tensor in = t_tensor_zeros(IR_F32, 1, (int64_t[]){69000});
+  t_rng r = t_rng_make(10);
+  for (int64_t q = 0; q < 69000; q++) rt_store_f(&in, q, (double)(t_rng_next(&r) % 100000) / 7);
+  rt_tensor got[2], want[2];
+  vt_exec_once(&e, p, &in, 1, got, 2);
+  T_OK(rt_cpu_run_graph(ref, &in, 1, want, 2));
+  cr_assert_eq(want[0].dims[0], 50);
+  vt_assert_equal(got, want, 2);
+  rt_tensor_free(&in);
   ir_plan_destroy(p);
   ir_graph_destroy(ref);
   vt_env_close(&e);
