@@ -100,20 +100,15 @@ static vkml_status concat_bounded(const ir_node *n, int axis, const cg_template 
                             "nothing before it, at most %d parts",
                             CG_DATA_MAX_PARTS);
   /* the unbounded twin for the checks */
-  ir_value vals[CG_DATA_MAX_PARTS + 1], *ptrs[CG_DATA_MAX_PARTS + 1];
+  cg_twin twin;
+  VKML_RETURN_IF_ERROR(cg_twin_make(n, &twin));
   const ir_type *parts[CG_DATA_MAX_PARTS];
-  for (int i = 0; i <= np; i++) {
-    vals[i] = *(i < np ? n->inputs[i] : y);
-    vals[i].type.bounded = false;
-    ptrs[i] = &vals[i];
-    if (i < np) parts[i] = &vals[i].type;
-  }
-  ir_node twin = *n;
-  twin.inputs = ptrs;
-  twin.outputs = ptrs + np;
-  VKML_RETURN_IF_ERROR(check_parts(&twin, &vals[np].type, parts, np, axis));
-  VKML_RETURN_IF_ERROR(cg_data_begin(k, &cg_data_concat_template, &twin, st, s, t));
-  VKML_RETURN_IF_ERROR(cg_data_check_values(&twin, t));
+  for (int i = 0; i < np; i++) parts[i] = &twin.vals[i].type;
+  vkml_status st_ = check_parts(&twin.node, &twin.vals[np].type, parts, np, axis);
+  if (!st_) st_ = cg_data_begin(k, &cg_data_concat_template, &twin.node, st, s, t);
+  if (!st_) st_ = cg_data_check_values(&twin.node, t);
+  cg_twin_free(&twin);
+  VKML_RETURN_IF_ERROR(st_);
   cg_data_key(n, k->key, (int)sizeof k->key); /* the bounded types */
   const ir_type *wt = &y->type;
   int64_t inner = 1;

@@ -53,9 +53,7 @@ static vkml_status check_out(const ir_node *n, const ir_type *y, ir_dtype dt, in
  * takes the indices' extent (IR_STEP_EXTENT_FROM). */
 typedef struct gather_rows {
   bool on, data_bounded;
-  ir_node twin;
-  ir_value v[3];
-  ir_value *p[3];
+  cg_twin twin;
   uint32_t word, data_word; /* the extent words (32-bit words into bindings 1, 0) */
   int64_t cap;
 } gather_rows;
@@ -63,12 +61,9 @@ typedef struct gather_rows {
 static vkml_status rows_begin(const ir_node **n, gather_rows *r) {
   const ir_node *m = *n;
   r->on = false;
-  bool any = false;
-  for (int i = 0; i < m->n_inputs + m->n_outputs; i++) {
-    const ir_value *v = i < m->n_inputs ? m->inputs[i] : m->outputs[i - m->n_inputs];
-    any |= v && v->type.bounded;
-  }
-  if (!any) return VKML_OK;
+  r->twin.vals = NULL;
+  r->twin.ptrs = NULL;
+  if (!cg_node_any_bounded(m)) return VKML_OK;
   int axis = -1;
   const ir_type *xt = &m->inputs[0]->type;
   if (m->op == IR_OP_GATHER && xt->bounded) {
@@ -96,16 +91,9 @@ static vkml_status rows_begin(const ir_node **n, gather_rows *r) {
                             ir_op_name(m->op));
   r->word = (uint32_t)(ir_type_extent_offset(it, IR_LAYOUT_DEFAULT) / 4);
   r->data_word = xt->bounded ? (uint32_t)(ir_type_extent_offset(xt, IR_LAYOUT_DEFAULT) / 4) : 0;
-  r->twin = *m;
-  for (int i = 0; i < 3; i++) {
-    r->v[i] = *(i < 2 ? m->inputs[i] : m->outputs[0]);
-    r->v[i].type.bounded = false;
-    r->p[i] = &r->v[i];
-  }
-  r->twin.inputs = r->p;
-  r->twin.outputs = r->p + 2;
+  VKML_RETURN_IF_ERROR(cg_twin_make(m, &r->twin));
   r->on = true;
-  *n = &r->twin;
+  *n = &r->twin.node;
   return VKML_OK;
 }
 
@@ -132,11 +120,8 @@ static vkml_status check_dim(const ir_node *n, int64_t dim, int64_t n_out) {
   return VKML_OK;
 }
 
-vkml_status cg_node_gather(const ir_node *n, const cg_template *st, const cg_schedule *s,
-                           const ir_target *t, cg_kernel *out) {
-  memset(out, 0, sizeof *out);
-  gather_rows rows;
-  VKML_RETURN_IF_ERROR(rows_begin(&n, &rows));
+static vkml_status gather_kernel(const ir_node *n, const gather_rows *rows, const cg_template *st,
+                        const cg_schedule *s, const ir_target *t, cg_kernel *out) {
   const ir_type *x = NULL, *ind = NULL, *y = NULL;
   VKML_RETURN_IF_ERROR(check_io(n, &x, &ind, &y));
   int axis;
@@ -167,10 +152,19 @@ vkml_status cg_node_gather(const ir_node *n, const cg_template *st, const cg_sch
   VKML_RETURN_IF_ERROR(cg_kernel_spec(out, SPEC_NIDX, (uint32_t)(n_idx ? n_idx : 1)));
   VKML_RETURN_IF_ERROR(cg_kernel_spec(out, SPEC_DIM, (uint32_t)dim));
   VKML_RETURN_IF_ERROR(cg_kernel_spec(out, SPEC_AXIS, (uint32_t)axis));
-  VKML_RETURN_IF_ERROR(rows_end(&rows, units, out));
+  VKML_RETURN_IF_ERROR(rows_end(rows, units, out));
   out->n_buffers = 4;
   out->error_slot = true;
   return cg_data_grid(out, units, t);
+}
+vkml_status cg_node_gather(const ir_node *n, const cg_template *st, const cg_schedule *s,
+                           const ir_target *t, cg_kernel *out) {
+  memset(out, 0, sizeof *out);
+  gather_rows rows;
+  VKML_RETURN_IF_ERROR(rows_begin(&n, &rows));
+  vkml_status r = gather_kernel(n, &rows, st, s, t, out);
+  cg_twin_free(&rows.twin);
+  return r;
 }
 
 vkml_status cg_node_gather_elements(const ir_node *n, const cg_template *st,
@@ -212,11 +206,8 @@ vkml_status cg_node_gather_elements(const ir_node *n, const cg_template *st,
   return cg_data_grid(out, n_out, t);
 }
 
-vkml_status cg_node_gather_nd(const ir_node *n, const cg_template *st, const cg_schedule *s,
-                              const ir_target *t, cg_kernel *out) {
-  memset(out, 0, sizeof *out);
-  gather_rows rows;
-  VKML_RETURN_IF_ERROR(rows_begin(&n, &rows));
+static vkml_status gather_nd_kernel(const ir_node *n, const gather_rows *rows, const cg_template *st,
+                        const cg_schedule *s, const ir_target *t, cg_kernel *out) {
   const ir_type *x = NULL, *ind = NULL, *y = NULL;
   VKML_RETURN_IF_ERROR(check_io(n, &x, &ind, &y));
   ir_nd_params p;
@@ -245,8 +236,17 @@ vkml_status cg_node_gather_nd(const ir_node *n, const cg_template *st, const cg_
   VKML_RETURN_IF_ERROR(cg_kernel_spec(out, SPEC_AXIS, (uint32_t)p.batch_dims));
   VKML_RETURN_IF_ERROR(cg_kernel_spec(out, SPEC_BSL, (uint32_t)p.batch_slices));
   VKML_RETURN_IF_ERROR(cg_data_spec_axes(out, p.k, p.dims, p.strides));
-  VKML_RETURN_IF_ERROR(rows_end(&rows, units, out));
+  VKML_RETURN_IF_ERROR(rows_end(rows, units, out));
   out->n_buffers = 4;
   out->error_slot = true;
   return cg_data_grid(out, units, t);
+}
+vkml_status cg_node_gather_nd(const ir_node *n, const cg_template *st, const cg_schedule *s,
+                              const ir_target *t, cg_kernel *out) {
+  memset(out, 0, sizeof *out);
+  gather_rows rows;
+  VKML_RETURN_IF_ERROR(rows_begin(&n, &rows));
+  vkml_status r = gather_nd_kernel(n, &rows, st, s, t, out);
+  cg_twin_free(&rows.twin);
+  return r;
 }

@@ -26,9 +26,7 @@ enum { SPEC_N = 0, SPEC_SLICE = 1, SPEC_DIM = 3, SPEC_AXS = 4, SPEC_RANK = 5, SP
  * the counts from the extent words (glsl/scatter.comp). */
 typedef struct scatter_rows {
   bool on;
-  ir_node twin;
-  ir_value v[4];
-  ir_value *p[4];
+  cg_twin twin;
   uint32_t word[3]; /* the inputs' extent words (32-bit words) */
   int64_t cap;
 } scatter_rows;
@@ -36,12 +34,9 @@ typedef struct scatter_rows {
 static vkml_status rows_begin(const ir_node **n, scatter_rows *r) {
   const ir_node *m = *n;
   r->on = false;
-  bool any = false;
-  for (int i = 0; i < m->n_inputs + m->n_outputs; i++) {
-    const ir_value *v = i < m->n_inputs ? m->inputs[i] : m->outputs[i - m->n_inputs];
-    any |= v && v->type.bounded;
-  }
-  if (!any) return VKML_OK;
+  r->twin.vals = NULL;
+  r->twin.ptrs = NULL;
+  if (!cg_node_any_bounded(m)) return VKML_OK;
   const char *op = ir_op_name(m->op);
   bool ok = m->op == IR_OP_SCATTER_ELEMENTS && m->n_inputs == 3 && m->n_outputs == 1;
   int axis = 0;
@@ -62,18 +57,11 @@ static vkml_status rows_begin(const ir_node **n, scatter_rows *r) {
                             "along the scatter axis",
                             op);
   r->cap = m->inputs[0]->type.dims[axis];
-  r->twin = *m;
-  for (int i = 0; i < 4; i++) {
-    const ir_value *v = i < 3 ? m->inputs[i] : m->outputs[0];
-    if (i < 3) r->word[i] = (uint32_t)(ir_type_extent_offset(&v->type, IR_LAYOUT_DEFAULT) / 4);
-    r->v[i] = *v;
-    r->v[i].type.bounded = false;
-    r->p[i] = &r->v[i];
-  }
-  r->twin.inputs = r->p;
-  r->twin.outputs = r->p + 3;
+  for (int i = 0; i < 3; i++)
+    r->word[i] = (uint32_t)(ir_type_extent_offset(&m->inputs[i]->type, IR_LAYOUT_DEFAULT) / 4);
+  VKML_RETURN_IF_ERROR(cg_twin_make(m, &r->twin));
   r->on = true;
-  *n = &r->twin;
+  *n = &r->twin.node;
   return VKML_OK;
 }
 
@@ -123,12 +111,10 @@ static vkml_status begin(const ir_node *n, const cg_template *st, const cg_sched
   return VKML_OK;
 }
 
-vkml_status cg_node_scatter_elements(const ir_node *n, const cg_template *st,
-                                     const cg_schedule *s, const ir_target *t, cg_kernel *out) {
+static vkml_status scatter_elements_kernel(const ir_node *n, const scatter_rows *rows,
+                                           const cg_template *st, const cg_schedule *s,
+                                           const ir_target *t, cg_kernel *out) {
   ir_scatter_reduction red;
-  scatter_rows rows;
-  memset(out, 0, sizeof *out);
-  VKML_RETURN_IF_ERROR(rows_begin(&n, &rows));
   VKML_RETURN_IF_ERROR(begin(n, st, s, t, out, &red));
   const ir_type *x = &n->inputs[0]->type, *ind = &n->inputs[1]->type;
   int rank = x->rank, axis;
@@ -148,8 +134,18 @@ vkml_status cg_node_scatter_elements(const ir_node *n, const cg_template *st,
   VKML_RETURN_IF_ERROR(cg_kernel_spec(out, SPEC_RANK, (uint32_t)m));
   VKML_RETURN_IF_ERROR(cg_kernel_spec(out, SPEC_AXIS, (uint32_t)axis));
   VKML_RETURN_IF_ERROR(cg_data_spec_axes(out, m, md, ms));
-  VKML_RETURN_IF_ERROR(rows_end(&rows, n_upd, out));
+  VKML_RETURN_IF_ERROR(rows_end(rows, n_upd, out));
   return cg_data_grid(out, n_upd, t);
+}
+
+vkml_status cg_node_scatter_elements(const ir_node *n, const cg_template *st,
+                                     const cg_schedule *s, const ir_target *t, cg_kernel *out) {
+  memset(out, 0, sizeof *out);
+  scatter_rows rows;
+  VKML_RETURN_IF_ERROR(rows_begin(&n, &rows));
+  vkml_status r = scatter_elements_kernel(n, &rows, st, s, t, out);
+  cg_twin_free(&rows.twin);
+  return r;
 }
 
 vkml_status cg_node_scatter_nd(const ir_node *n, const cg_template *st, const cg_schedule *s,

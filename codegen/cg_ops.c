@@ -72,26 +72,10 @@ static vkml_status add_extent_check(const ir_node *n, cg_kernel *k) {
  * capacity, the outputs' extent taken from input `from`. */
 static vkml_status rows_kernel(const ir_node *n, int from, const cg_template *sched_template,
                                const cg_schedule *sched, const ir_target *t, cg_kernel *out) {
-  int nv = n->n_inputs + n->n_outputs;
-  ir_value *vals = malloc(sizeof *vals * (size_t)nv);
-  ir_value **ptrs = malloc(sizeof *ptrs * (size_t)nv);
-  if (!vals || !ptrs) {
-    free(vals);
-    free(ptrs);
-    return vkml_status_make(VKML_CODE_OUT_OF_MEMORY, "out of host memory");
-  }
-  ir_node twin = *n;
-  for (int i = 0; i < nv; i++) {
-    const ir_value *v = i < n->n_inputs ? n->inputs[i] : n->outputs[i - n->n_inputs];
-    vals[i] = *v;
-    vals[i].type.bounded = false;
-    ptrs[i] = &vals[i];
-  }
-  twin.inputs = ptrs;
-  twin.outputs = ptrs + n->n_inputs;
-  vkml_status s = node_fns[n->op](&twin, sched_template, sched, t, out);
-  free(vals);
-  free(ptrs);
+  cg_twin twin;
+  VKML_RETURN_IF_ERROR(cg_twin_make(n, &twin));
+  vkml_status s = node_fns[n->op](&twin.node, sched_template, sched, t, out);
+  cg_twin_free(&twin);
   if (!s && cg_rows_check_extents(n)) s = add_extent_check(n, out);
   if (!s) out->extent_from = 1 + from;
   return s;

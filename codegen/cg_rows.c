@@ -2,9 +2,47 @@
  * capacity, and which input's extent word their outputs take. */
 #include "codegen/cg_rows.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "ir/params.h"
+
+vkml_status cg_twin_make(const ir_node *n, cg_twin *t) {
+  int nv = n->n_inputs + n->n_outputs;
+  t->vals = malloc(sizeof *t->vals * (size_t)(nv ? nv : 1));
+  t->ptrs = malloc(sizeof *t->ptrs * (size_t)(nv ? nv : 1));
+  if (!t->vals || !t->ptrs) {
+    cg_twin_free(t);
+    return vkml_status_make(VKML_CODE_OUT_OF_MEMORY, "out of host memory");
+  }
+  t->node = *n;
+  for (int i = 0; i < nv; i++) {
+    const ir_value *v = i < n->n_inputs ? n->inputs[i] : n->outputs[i - n->n_inputs];
+    t->ptrs[i] = NULL;
+    if (!v) continue;
+    t->vals[i] = *v;
+    t->vals[i].type.bounded = false;
+    t->ptrs[i] = &t->vals[i];
+  }
+  t->node.inputs = t->ptrs;
+  t->node.outputs = t->ptrs + n->n_inputs;
+  return VKML_OK;
+}
+
+void cg_twin_free(cg_twin *t) {
+  free(t->vals);
+  free(t->ptrs);
+  t->vals = NULL;
+  t->ptrs = NULL;
+}
+
+bool cg_node_any_bounded(const ir_node *n) {
+  for (int i = 0; i < n->n_inputs + n->n_outputs; i++) {
+    const ir_value *v = i < n->n_inputs ? n->inputs[i] : n->outputs[i - n->n_inputs];
+    if (v && v->type.bounded) return true;
+  }
+  return false;
+}
 
 bool cg_rows_leading(const ir_value *v) {
   const ir_type *t = &v->type;

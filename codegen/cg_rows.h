@@ -24,6 +24,20 @@
 
 #include "ir/graph.h"
 
+/* n's unbounded twin: the same node on copies of its operands with the
+ * bounded flag cleared, what a kernel over the capacities is instantiated
+ * for. cg_twin_make fills t (NULL operands stay NULL); free with
+ * cg_twin_free. */
+typedef struct cg_twin {
+  ir_node node;
+  ir_value *vals;  /* n_inputs + n_outputs copies */
+  ir_value **ptrs;
+} cg_twin;
+vkml_status cg_twin_make(const ir_node *n, cg_twin *t);
+void cg_twin_free(cg_twin *t);
+/* Whether any operand of n is bounded. */
+bool cg_node_any_bounded(const ir_node *n);
+
 /* v is bounded, in the default layout, every dim before its bounded axis
  * 1: its actual elements are a prefix of its capacity. */
 bool cg_rows_leading(const ir_value *v);

@@ -24,6 +24,25 @@
 #include "test_support.h"
 #include "vk_test.h"
 
+/* text compiled as vkc compiles it with every step asserted on the GPU,
+ * an executor for it and the reference graph; all_gpu_close frees them
+ * and closes e. */
+static void all_gpu(vt_env *e, const char *text, ir_graph **ref, ir_plan **p, rt_vk_exec **x) {
+  *ref = vt_parse(text);
+  *p = vt_compile(e->t, e->cc, vt_parse(text), NULL, IR_PRECISION_FP32);
+  for (int i = 0; i < (*p)->n_steps; i++)
+    cr_assert_eq((*p)->steps[i].device, IR_DEVICE_GPU, "step %d: %s", i,
+                 ir_plan_str(*p, (*p)->steps[i].reason));
+  T_OK(rt_vk_exec_create(e->ctx, *p, NULL, x));
+}
+
+static void all_gpu_close(vt_env *e, ir_graph *ref, ir_plan *p, rt_vk_exec *x) {
+  rt_vk_exec_destroy(x);
+  ir_plan_destroy(p);
+  ir_graph_destroy(ref);
+  vt_env_close(e);
+}
+
 static const char *k_chain =
     "vkir 1\n"
     "graph @rows(%x: f32[<=40,8], %w: f32[16,8], %b: f32[16], %v: f32[8,5]) -> "
@@ -86,10 +105,7 @@ Test(vk_rows, a_chain_over_bounded_rows_runs_on_the_gpu) {
   check_rows(&e, x, ref, 23, &r);
   check_rows(&e, x, ref, 40, &r);
   check_rows(&e, x, ref, 0, &r);
-  rt_vk_exec_destroy(x);
-  ir_plan_destroy(p);
-  ir_graph_destroy(ref);
-  vt_env_close(&e);
+  all_gpu_close(&e, ref, p, x);
 }
 
 /* Which nodes run over bounded rows, without a device. */
@@ -147,13 +163,10 @@ Test(vk_rows, roi_align_over_a_run_time_count) {
       "spatial_scale=0.5} : f32[<=12,3,2,2]\n"
       "  %z = relu %y : f32[<=12,3,2,2]\n"
       "  return %z\n}\n";
-  ir_graph *ref = vt_parse(text);
-  ir_plan *p = vt_compile(e.t, e.cc, vt_parse(text), NULL, IR_PRECISION_FP32);
-  for (int i = 0; i < p->n_steps; i++)
-    cr_assert_eq(p->steps[i].device, IR_DEVICE_GPU, "step %d: %s", i,
-                 ir_plan_str(p, p->steps[i].reason));
+  ir_graph *ref;
+  ir_plan *p;
   rt_vk_exec *x;
-  T_OK(rt_vk_exec_create(e.ctx, p, NULL, &x));
+  all_gpu(&e, text, &ref, &p, &x);
   t_rng r = t_rng_make(4);
   int64_t xd[4] = {2, 3, 9, 11};
   const int64_t rows[3][2] = {{7, 7}, {12, 12}, {7, 5}};
@@ -180,10 +193,7 @@ Test(vk_rows, roi_align_over_a_run_time_count) {
     }
     for (int i = 0; i < 3; i++) rt_tensor_free(&in[i]);
   }
-  rt_vk_exec_destroy(x);
-  ir_plan_destroy(p);
-  ir_graph_destroy(ref);
-  vt_env_close(&e);
+  all_gpu_close(&e, ref, p, x);
 }
 
 /* gather and gather_nd with a run-time count of index rows: the output takes
@@ -202,13 +212,10 @@ Test(vk_rows, gathers_over_a_run_time_count_of_indices) {
       "  %r = reshape %d {shape=[10,5,4]} : f32[10,5,4]\n"
       "  %z = gather_nd %r, %j : f32[<=30,4]\n"
       "  return %y, %z\n}\n";
-  ir_graph *ref = vt_parse(text);
-  ir_plan *p = vt_compile(e.t, e.cc, vt_parse(text), NULL, IR_PRECISION_FP32);
-  for (int i = 0; i < p->n_steps; i++)
-    cr_assert_eq(p->steps[i].device, IR_DEVICE_GPU, "step %d: %s", i,
-                 ir_plan_str(p, p->steps[i].reason));
+  ir_graph *ref;
+  ir_plan *p;
   rt_vk_exec *x;
-  T_OK(rt_vk_exec_create(e.ctx, p, NULL, &x));
+  all_gpu(&e, text, &ref, &p, &x);
   t_rng r = t_rng_make(8);
   int64_t dd[2] = {50, 4};
   const int64_t rows[3] = {30, 20, 0};
@@ -238,10 +245,7 @@ Test(vk_rows, gathers_over_a_run_time_count_of_indices) {
     }
     for (int i = 0; i < 3; i++) rt_tensor_free(&in[i]);
   }
-  rt_vk_exec_destroy(x);
-  ir_plan_destroy(p);
-  ir_graph_destroy(ref);
-  vt_env_close(&e);
+  all_gpu_close(&e, ref, p, x);
 }
 
 /* scatter_elements along a bounded axis (data, indices, updates, output all
@@ -258,13 +262,10 @@ Test(vk_rows, scatter_elements_along_a_run_time_axis) {
       "  %y = scatter_elements %d, %i, %u {axis=0} : f32[<=12,3]\n"
       "  %z = relu %y : f32[<=12,3]\n"
       "  return %z\n}\n";
-  ir_graph *ref = vt_parse(text);
-  ir_plan *p = vt_compile(e.t, e.cc, vt_parse(text), NULL, IR_PRECISION_FP32);
-  for (int i = 0; i < p->n_steps; i++)
-    cr_assert_eq(p->steps[i].device, IR_DEVICE_GPU, "step %d: %s", i,
-                 ir_plan_str(p, p->steps[i].reason));
+  ir_graph *ref;
+  ir_plan *p;
   rt_vk_exec *x;
-  T_OK(rt_vk_exec_create(e.ctx, p, NULL, &x));
+  all_gpu(&e, text, &ref, &p, &x);
   t_rng r = t_rng_make(12);
   /* data rows, indices rows, updates rows, a bad index */
   const int64_t cases[3][4] = {{9, 5, 5, 0}, {9, 5, 5, 9}, {9, 5, 4, 0}};
@@ -294,10 +295,7 @@ Test(vk_rows, scatter_elements_along_a_run_time_axis) {
     }
     for (int i = 0; i < 3; i++) rt_tensor_free(&in[i]);
   }
-  rt_vk_exec_destroy(x);
-  ir_plan_destroy(p);
-  ir_graph_destroy(ref);
-  vt_env_close(&e);
+  all_gpu_close(&e, ref, p, x);
 }
 
 /* TopK of a run-time count of candidates with k = min(7, count) computed
@@ -333,13 +331,10 @@ Test(vk_rows, topk_with_a_run_time_k) {
       "  %bx = gather_nd %b, %tr : f32[<=40,4]\n"
       "  %sel = gather %bx, %ti {axis=0} : f32[<=40,4]\n" /* both bounded */
       "  return %tv, %ti, %uv, %sel\n}\n";
-  ir_graph *ref = vt_parse(text);
-  ir_plan *p = vt_compile(e.t, e.cc, vt_parse(text), NULL, IR_PRECISION_FP32);
-  for (int i = 0; i < p->n_steps; i++)
-    cr_assert_eq(p->steps[i].device, IR_DEVICE_GPU, "step %d: %s", i,
-                 ir_plan_str(p, p->steps[i].reason));
+  ir_graph *ref;
+  ir_plan *p;
   rt_vk_exec *x;
-  T_OK(rt_vk_exec_create(e.ctx, p, NULL, &x));
+  all_gpu(&e, text, &ref, &p, &x);
   t_rng r = t_rng_make(3);
   int64_t xd[1] = {40}, kd[1] = {1}, bd[2] = {40, 4};
   const int counts[4] = {25, 7, 3, 0};
@@ -366,10 +361,7 @@ Test(vk_rows, topk_with_a_run_time_k) {
     }
     for (int i = 0; i < 3; i++) rt_tensor_free(&in[i]);
   }
-  rt_vk_exec_destroy(x);
-  ir_plan_destroy(p);
-  ir_graph_destroy(ref);
-  vt_env_close(&e);
+  all_gpu_close(&e, ref, p, x);
 }
 
 /* gather from data bounded along the gathered axis: an index past the
@@ -407,10 +399,7 @@ Test(vk_rows, gather_checks_against_the_data_run_time_size) {
     }
     for (int i = 0; i < 2; i++) rt_tensor_free(&in[i]);
   }
-  rt_vk_exec_destroy(x);
-  ir_plan_destroy(p);
-  ir_graph_destroy(ref);
-  vt_env_close(&e);
+  all_gpu_close(&e, ref, p, x);
 }
 
 /* concat along the run-time sized axis: each part lands after the parts
@@ -428,13 +417,10 @@ Test(vk_rows, concat_of_run_time_counts) {
       "  %y = relu %w : f32[<=22,3]\n"
       "  %z = concat %i, %j {axis=0} : i64[<=17]\n"
       "  return %y, %z\n}\n";
-  ir_graph *ref = vt_parse(text);
-  ir_plan *p = vt_compile(e.t, e.cc, vt_parse(text), NULL, IR_PRECISION_FP32);
-  for (int i = 0; i < p->n_steps; i++)
-    cr_assert_eq(p->steps[i].device, IR_DEVICE_GPU, "step %d: %s", i,
-                 ir_plan_str(p, p->steps[i].reason));
+  ir_graph *ref;
+  ir_plan *p;
   rt_vk_exec *x;
-  T_OK(rt_vk_exec_create(e.ctx, p, NULL, &x));
+  all_gpu(&e, text, &ref, &p, &x);
   t_rng r = t_rng_make(2);
   const int64_t counts[3][3] = {{4, 7, 2}, {10, 0, 5}, {0, 0, 0}};
   for (int c = 0; c < 3; c++) {
@@ -455,10 +441,7 @@ Test(vk_rows, concat_of_run_time_counts) {
     vt_assert_equal(got, want, 2);
     for (int i = 0; i < 5; i++) rt_tensor_free(&in[i]);
   }
-  rt_vk_exec_destroy(x);
-  ir_plan_destroy(p);
-  ir_graph_destroy(ref);
-  vt_env_close(&e);
+  all_gpu_close(&e, ref, p, x);
 }
 
 /* An elementwise op of two bounded values of unrelated sizes: the kernel
@@ -473,13 +456,10 @@ Test(vk_rows, elementwise_of_unrelated_sizes_is_checked) {
                      "  %s = add %x, %y : f32[<=12,4]\n"
                      "  %w = where %c, %x, %s : f32[<=12,4]\n"
                      "  return %s, %w\n}\n";
-  ir_graph *ref = vt_parse(text);
-  ir_plan *p = vt_compile(e.t, e.cc, vt_parse(text), NULL, IR_PRECISION_FP32);
-  for (int i = 0; i < p->n_steps; i++)
-    cr_assert_eq(p->steps[i].device, IR_DEVICE_GPU, "step %d: %s", i,
-                 ir_plan_str(p, p->steps[i].reason));
+  ir_graph *ref;
+  ir_plan *p;
   rt_vk_exec *x;
-  T_OK(rt_vk_exec_create(e.ctx, p, NULL, &x));
+  all_gpu(&e, text, &ref, &p, &x);
   t_rng r = t_rng_make(14);
   const int64_t rows[3][3] = {{7, 7, 7}, {5, 4, 5}, {6, 6, 3}};
   for (int k = 0; k < 3; k++) {
@@ -502,10 +482,7 @@ Test(vk_rows, elementwise_of_unrelated_sizes_is_checked) {
     }
     for (int i = 0; i < 3; i++) rt_tensor_free(&in[i]);
   }
-  rt_vk_exec_destroy(x);
-  ir_plan_destroy(p);
-  ir_graph_destroy(ref);
-  vt_env_close(&e);
+  all_gpu_close(&e, ref, p, x);
 }
 
 /* A long bounded row (69000 of 70000) with a run-time k: the default
