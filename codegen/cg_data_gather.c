@@ -111,6 +111,21 @@ static vkml_status rows_end(const gather_rows *r, int64_t units, cg_kernel *out)
   return VKML_OK;
 }
 
+/* A gather kernel for n (or, over run-time counts of index rows, for its
+ * unbounded twin: rows_begin), the twin freed on every path. */
+typedef vkml_status (*gather_kernel_fn)(const ir_node *, const gather_rows *,
+                                        const cg_template *, const cg_schedule *,
+                                        const ir_target *, cg_kernel *);
+static vkml_status with_rows(gather_kernel_fn fn, const ir_node *n, const cg_template *st,
+                             const cg_schedule *s, const ir_target *t, cg_kernel *out) {
+  memset(out, 0, sizeof *out);
+  gather_rows rows;
+  VKML_RETURN_IF_ERROR(rows_begin(&n, &rows));
+  vkml_status r = fn(n, &rows, st, s, t, out);
+  cg_twin_free(&rows.twin);
+  return r;
+}
+
 /* An empty axis has no index to clamp to: the reference rejects any index. */
 static vkml_status check_dim(const ir_node *n, int64_t dim, int64_t n_out) {
   if (dim == 0 && n_out > 0)
@@ -159,12 +174,7 @@ static vkml_status gather_kernel(const ir_node *n, const gather_rows *rows, cons
 }
 vkml_status cg_node_gather(const ir_node *n, const cg_template *st, const cg_schedule *s,
                            const ir_target *t, cg_kernel *out) {
-  memset(out, 0, sizeof *out);
-  gather_rows rows;
-  VKML_RETURN_IF_ERROR(rows_begin(&n, &rows));
-  vkml_status r = gather_kernel(n, &rows, st, s, t, out);
-  cg_twin_free(&rows.twin);
-  return r;
+  return with_rows(gather_kernel, n, st, s, t, out);
 }
 
 vkml_status cg_node_gather_elements(const ir_node *n, const cg_template *st,
@@ -243,10 +253,5 @@ static vkml_status gather_nd_kernel(const ir_node *n, const gather_rows *rows, c
 }
 vkml_status cg_node_gather_nd(const ir_node *n, const cg_template *st, const cg_schedule *s,
                               const ir_target *t, cg_kernel *out) {
-  memset(out, 0, sizeof *out);
-  gather_rows rows;
-  VKML_RETURN_IF_ERROR(rows_begin(&n, &rows));
-  vkml_status r = gather_nd_kernel(n, &rows, st, s, t, out);
-  cg_twin_free(&rows.twin);
-  return r;
+  return with_rows(gather_nd_kernel, n, st, s, t, out);
 }

@@ -179,6 +179,10 @@ int cg_rows_extent_input(const ir_node *n) {
   }
   if (bi < 0 || n->n_outputs < 1) return -1;
   int64_t cap = n->inputs[bi]->type.dims[n->inputs[bi]->type.bounded_axis];
+  for (int i = 0; i < n->n_inputs; i++) /* every bounded input: one capacity */
+    if (n->inputs[i] && n->inputs[i]->type.bounded &&
+        n->inputs[i]->type.dims[n->inputs[i]->type.bounded_axis] != cap)
+      return -1;
   for (int i = 0; i < n->n_outputs; i++) {
     const ir_value *y = n->outputs[i];
     if (!cg_rows_leading(y) || y->type.dims[y->type.bounded_axis] != cap) return -1;
