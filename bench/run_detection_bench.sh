@@ -2,7 +2,8 @@
 # Issue 12's detection benchmark on the device machine: export the models
 # (export_detection.py), check vkml's detections against onnxruntime's on
 # the GPU (CPU steps where a node has no GPU kernel yet) and with the
-# vision and data-dependent ops forced to the CPU, time both with
+# vision and data-dependent ops forced to the CPU and with only NMS forced
+# there (the TVM paper's NMS-fallback overhead), time them with
 # `vkc run --bench`, and time the peers (detection_peers.py). Tables from
 # stdout go to bench/results/.
 set -u
@@ -12,13 +13,14 @@ MODELS=${MODELS:-ssdlite ssd300 retinanet}
 PRECISION=${PRECISION:-fp32}   # fp16: f16 tensors inside the graph
 ATOL=${ATOL:-1e-3}             # boxes: relative to the largest coordinate
 SRTOL=${SRTOL:-1e-5}           # scores: relative
-MODES=${MODES:-gpu cpuvision}
+MODES=${MODES:-gpu cpunms cpuvision} # cpunms: only NonMaxSuppression on the CPU
 VISION=NonMaxSuppression,TopK,NonZero,GatherND,GatherElements,RoiAlign,ScatterElements,Gather,argsort,select,shape,non_zero,top_k
 [ -n "${SKIP_EXPORT:-}" ] || python3 bench/export_detection.py $D $MODELS 2>&1 | grep -v -i warn | tail -6
 for m in $MODELS; do
   [ -f $D/$m.onnx ] || continue
   for mode in $MODES; do
     extra="--precision $PRECISION"; [ $mode = cpuvision ] && extra="$extra --cpu-ops $VISION"
+    [ $mode = cpunms ] && extra="$extra --cpu-ops NonMaxSuppression"
     rm -rf $D/o_${m}_$mode
     timeout 240 $B/tools/vkc run $D/$m.onnx --input image=$D/$m.input.npy $extra \
       --output $D/o_${m}_$mode --bench 20 --json > $D/b_${m}_$mode.json 2> $D/e_${m}_$mode.txt

@@ -25,7 +25,7 @@
   X(scatter_nd) X(shape) X(select) X(topk) X(cumsum)                           \
   X(non_max_suppression) X(roi_align) X(argsort) X(sort_block) X(sort_merge)      \
   X(sort_index) X(nms_select) X(nms_compact) X(non_zero) X(nonzero_flags)        \
-  X(nonzero_write)
+  X(nonzero_write) X(nms_window)
 
 /* sched NULL: the template's default schedule. When a family has several
  * templates (e.g. conv2d direct / 1x1 / depthwise), sched_template names the

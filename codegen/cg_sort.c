@@ -149,7 +149,7 @@ vkml_status cg_node_sort_index(const ir_node *n, const cg_template *st, const cg
 /* The midpoint m = mm * 2^me between the threshold t and the next float,
  * and whether a quotient equal to m rounds up (t's last mantissa bit is
  * odd: ties go to even). */
-static void iou_midpoint(float t, uint32_t *mm, int32_t *me, bool *tie_up) {
+void cg_nms_iou_midpoint(float t, uint32_t *mm, int32_t *me, bool *tie_up) {
   if (t == 0.0f) { /* the next float is 2^-149 */
     *mm = 1, *me = -150, *tie_up = false;
     return;
@@ -199,7 +199,7 @@ static vkml_status nms_stage(const ir_node *n, int stage, const cg_template *st,
   int32_t me = 0;
   bool tie_up = false;
   float iou = ir_node_float(n, IR_A_IOU_THRESHOLD, 0.0f);
-  iou_midpoint(iou, &mm, &me, &tie_up);
+  cg_nms_iou_midpoint(iou, &mm, &me, &tie_up);
   const ir_attr *sa = ir_node_attr(n, IR_A_SCORE_THRESHOLD);
   float sth = sa ? sa->u.f : 0.0f;
   uint32_t sth_bits;
@@ -263,7 +263,8 @@ bool cg_op_is_staged(ir_op op) {
 bool cg_op_reads_extent(ir_op op) {
   return op == IR_OP_SHAPE || op == IR_OP_ROI_ALIGN || op == IR_OP_GATHER ||
          op == IR_OP_GATHER_ND || op == IR_OP_SCATTER_ELEMENTS || op == IR_OP_TOPK ||
-         op == IR_OP_CONCAT;
+         op == IR_OP_CONCAT || op == IR_OP_NON_MAX_SUPPRESSION || op == IR_OP_NMS_KEYS || op == IR_OP_NMS_PREP ||
+         op == IR_OP_NMS_ROUND || op == IR_OP_NMS_FINISH;
 }
 
 bool cg_op_writes_extent(ir_op op) {
@@ -274,13 +275,14 @@ bool cg_op_writes_extent(ir_op op) {
   return op == IR_OP_NMS_COMPACT || op == IR_OP_NON_MAX_SUPPRESSION ||
          op == IR_OP_NONZERO_WRITE || op == IR_OP_NON_ZERO || op == IR_OP_ROI_ALIGN ||
          op == IR_OP_GATHER || op == IR_OP_GATHER_ND || op == IR_OP_SCATTER_ELEMENTS ||
-         op == IR_OP_TOPK || op == IR_OP_CONCAT;
+         op == IR_OP_TOPK || op == IR_OP_CONCAT || op == IR_OP_NMS_FINISH;
 }
 
 const char *cg_staged_reason(const ir_node *n, const ir_target *t, char *why, size_t bytes) {
   const ir_type *x = &n->inputs[0]->type;
+  bool one_row = cg_nms_is_window(n); /* bounded, on glsl/nms_window.comp */
   for (int i = 0; i < n->n_inputs; i++) {
-    if (n->inputs[i]->type.bounded) return "a bounded input stays on the CPU";
+    if (n->inputs[i]->type.bounded && !one_row) return "a bounded input stays on the CPU";
     if (ir_type_numel(&n->inputs[i]->type) >= (INT64_C(1) << 31) / 3)
       return "too many elements for 32-bit indices";
   }

@@ -16,6 +16,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "codegen/cg_kernel.h"
 #include "ir/graph.h"
@@ -23,6 +24,17 @@
 
 extern const cg_template cg_sort_template; /* sort.comp: WG_SIZE */
 extern const cg_template cg_nms_template;  /* nms.comp: WG_SIZE */
+/* nms_window.comp (cg_nms_window.c): the stages of NMS over one bounded
+ * row (nms_keys, nms_prep, nms_round, nms_finish); knob WG_SIZE */
+extern const cg_template cg_nms_window_template;
+/* The iou threshold t as the nms kernels test it (glsl/nms_iou.glsl): the
+ * midpoint mm * 2^me between t and the next float, and whether a quotient
+ * equal to it rounds up. */
+void cg_nms_iou_midpoint(float t, uint32_t *mm, int32_t *me, bool *tie_up);
+/* Whether non_max_suppression node n takes the one-row form of
+ * glsl/nms_window.comp: boxes [1,<=N,4] and scores [1,1,<=N], both bounded
+ * along N (what batched NMS exports). */
+bool cg_nms_is_window(const ir_node *n);
 /* nonzero.comp (cg_nonzero.c): nonzero_flags and nonzero_write, an
  * element per invocation; knob WG_SIZE */
 extern const cg_template cg_nonzero_template;

@@ -49,6 +49,7 @@ const cg_template *const cg_templates[] = {
     &cg_topk_template,
     &cg_sort_template,
     &cg_nms_template,
+    &cg_nms_window_template,
     &cg_nonzero_template,
     NULL,
 };

@@ -57,6 +57,10 @@
   X(sort_index)                                                                \
   X(nms_select)                                                                \
   X(nms_compact)                                                               \
+  X(nms_keys)                                                                  \
+  X(nms_prep)                                                                  \
+  X(nms_round)                                                                 \
+  X(nms_finish)                                                                \
   X(non_zero)                                                                  \
   X(nonzero_flags)                                                             \
   X(nonzero_write)
@@ -80,6 +84,10 @@ vkml_status ir_infer_want_bit(const ir_node *n, ir_attr_id id, int64_t dflt);
  * overflow. */
 bool ir_checked_add(int64_t a, int64_t b, int64_t *out);
 bool ir_checked_mul(int64_t a, int64_t b, int64_t *out);
+/* Whether non_max_suppression's boxes and scores are one bounded row:
+ * [1,<=N,4] and [1,1,<=N], both bounded along N (what batched NMS
+ * exports); the nms_keys ... nms_finish stages take only these. */
+bool ir_nms_is_one_row(const ir_type *boxes, const ir_type *scores);
 /* Writes the dims of t as "[2,<=3,4]" into buf (always NUL-terminated). */
 void ir_dims_format(const ir_type *t, char *buf, int buf_bytes);
 

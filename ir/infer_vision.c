@@ -95,12 +95,14 @@ static vkml_status nms_check(const ir_node *n, const ir_type *boxes, const ir_ty
     return ir_infer_error("%s: scores are %s, boxes are %s", ir_op_name(n->op),
                           ir_dtype_name(scores->dtype), ir_dtype_name(boxes->dtype));
   /* non_max_suppression takes boxes bounded along N (a run-time count of
-   * candidates; the output's capacity from N's); its GPU stages do not */
+   * candidates; the output's capacity from N's), and so do its one-row
+   * stages (nms_keys ...); nms_select does not */
   bool along_n = (!boxes->bounded || boxes->bounded_axis == 1) &&
                  (!scores->bounded || scores->bounded_axis == 2);
-  if ((boxes->bounded || scores->bounded) && (n->op != IR_OP_NON_MAX_SUPPRESSION || !along_n))
+  bool takes_bounded = n->op != IR_OP_NMS_SELECT;
+  if ((boxes->bounded || scores->bounded) && (!takes_bounded || !along_n))
     return ir_infer_error("%s: bounded inputs are not supported%s", ir_op_name(n->op),
-                          n->op == IR_OP_NON_MAX_SUPPRESSION ? " (but along N)" : "");
+                          takes_bounded ? " (but along N)" : "");
   if (boxes->rank != 3 || boxes->dims[2] != 4) {
     char sb[200];
     ir_dims_format(boxes, sb, sizeof sb);
@@ -135,7 +137,7 @@ static int64_t nms_per_class(const ir_node *n, int64_t n_boxes) {
 
 /* [<=cap, 3] i64: (batch, class, box) triples. */
 static vkml_status nms_triples(const char *op, int64_t b, int64_t c, int64_t per, ir_type *out) {
-  int64_t cap;
+  int64_t cap = 0;
   if (!ir_checked_mul(b, c, &cap) || !ir_checked_mul(cap, per, &cap))
     return ir_infer_error("%s: output capacity overflows", op);
   int64_t dims[2] = {cap, 3};
@@ -174,6 +176,82 @@ vkml_status ir_infer_nms_compact(const ir_node *n, const ir_type *in, ir_type *o
   }
   (void)n;
   return nms_triples("nms_compact", sel->dims[0], sel->dims[1], sel->dims[2], &out[0]);
+}
+
+bool ir_nms_is_one_row(const ir_type *b, const ir_type *s) {
+  return b->rank == 3 && s->rank == 3 && b->bounded && b->bounded_axis == 1 && s->bounded &&
+         s->bounded_axis == 2 && b->dims[0] == 1 && s->dims[0] == 1 && s->dims[1] == 1 &&
+         b->dims[1] == s->dims[2];
+}
+
+/* The one-row NMS stages' boxes [1,<=N,4] and scores [1,1,<=N], bounded
+ * along N, at `at` in the inputs; N in *cap. */
+static vkml_status nms_row_check(const ir_node *n, const ir_type *in, int at, int64_t *cap) {
+  const ir_type *b = &in[at], *s = &in[at + 1];
+  VKML_RETURN_IF_ERROR(nms_check(n, b, s));
+  /* bounded along N in a graph; at their actual size in a CPU run */
+  if (b->dims[0] != 1 || s->dims[1] != 1 || (!ir_nms_is_one_row(b, s) && (b->bounded || s->bounded)))
+    return ir_infer_error("%s: needs boxes [1,<=N,4] and scores [1,1,<=N]", ir_op_name(n->op));
+  *cap = b->dims[1];
+  if (*cap >= INT32_MAX / 4) return ir_infer_error("%s: too many boxes", ir_op_name(n->op));
+  return VKML_OK;
+}
+
+/* order: the argsort of nms_keys, i64[1,2,N]; prep i32[3,N+1] */
+static vkml_status nms_row_order(const ir_node *n, const ir_type *order, int64_t cap) {
+  int64_t dims[3] = {1, 2, cap};
+  if (order->bounded || order->dtype != IR_I64)
+    return ir_infer_error("%s: order must be a static i64 tensor", ir_op_name(n->op));
+  return want_shape(n, "order", order, 3, dims, "(nms_keys' argsort)");
+}
+
+vkml_status ir_infer_nms_keys(const ir_node *n, const ir_type *in, ir_type *out) {
+  int64_t cap = 0;
+  VKML_RETURN_IF_ERROR(nms_row_check(n, in, 0, &cap));
+  int64_t dims[3] = {1, 2, cap};
+  out[0] = ir_type_make(IR_F32, 3, dims);
+  return VKML_OK;
+}
+
+vkml_status ir_infer_nms_prep(const ir_node *n, const ir_type *in, ir_type *out) {
+  int64_t cap = 0;
+  VKML_RETURN_IF_ERROR(nms_row_check(n, in, 0, &cap));
+  VKML_RETURN_IF_ERROR(nms_row_order(n, &in[2], cap));
+  int64_t dims[2] = {3, cap + 1};
+  out[0] = ir_type_make(IR_I32, 2, dims);
+  return VKML_OK;
+}
+
+/* round and finish: state (prep's, or a round's i32[N]), boxes, scores,
+ * order, prep */
+static vkml_status nms_state_check(const ir_node *n, const ir_type *in, int64_t *cap) {
+  VKML_RETURN_IF_ERROR(nms_row_check(n, in, 1, cap));
+  VKML_RETURN_IF_ERROR(nms_row_order(n, &in[3], *cap));
+  int64_t pdims[2] = {3, *cap + 1}, sdims[1] = {*cap};
+  VKML_RETURN_IF_ERROR(want_shape(n, "prep", &in[4], 2, pdims, "(nms_prep's)"));
+  const ir_type *st = &in[0];
+  bool is_prep = st->rank == 2;
+  if (st->dtype != IR_I32 || in[4].dtype != IR_I32 || st->bounded || in[4].bounded)
+    return ir_infer_error("%s: state and prep must be static i32 tensors", ir_op_name(n->op));
+  return want_shape(n, "state", st, is_prep ? 2 : 1, is_prep ? pdims : sdims,
+                    "(nms_prep's or a round's)");
+}
+
+vkml_status ir_infer_nms_round(const ir_node *n, const ir_type *in, ir_type *out) {
+  int64_t cap = 0;
+  VKML_RETURN_IF_ERROR(nms_state_check(n, in, &cap));
+  int64_t dims[1] = {cap};
+  out[0] = ir_type_make(IR_I32, 1, dims);
+  return VKML_OK;
+}
+
+vkml_status ir_infer_nms_finish(const ir_node *n, const ir_type *in, ir_type *out) {
+  int64_t cap = 0;
+  VKML_RETURN_IF_ERROR(nms_state_check(n, in, &cap));
+  if (in[0].rank != 1)
+    return ir_infer_error("nms_finish: state must be a round's i32[N]");
+  out[0] = in[0];
+  return nms_triples("nms_finish", 1, 1, nms_per_class(n, cap), &out[1]);
 }
 
 vkml_status ir_infer_roi_align(const ir_node *n, const ir_type *in, ir_type *out) {

@@ -9,6 +9,8 @@
 #define NO_ATTRS ((const ir_attr_id[]){IR_A_END})
 #define ACT_ATTRS IR_A_ACT, IR_A_ACT_ALPHA, IR_A_ACT_BETA
 #define VARIADIC (-1)
+#define NMS_ATTRS                                                              \
+  IR_A_CENTER_POINT_BOX, IR_A_MAX_OUTPUT_BOXES, IR_A_IOU_THRESHOLD, IR_A_SCORE_THRESHOLD
 
 /* Rows: name and family come from IR_OPS; the rest is here. */
 #define ROW(id, in_lo, in_hi, out_lo, out_hi, attrs_, infer_, flags_)          \
@@ -172,6 +174,18 @@ static const ir_op_info op_rows[IR_OP_COUNT] = {
               IR_A_SCORE_THRESHOLD),
         nms_select, 0),
     ROW(NMS_COMPACT, 1, 1, 1, 1, NO_ATTRS, nms_compact, IR_OPF_BOUNDED_OUT),
+    /* non_max_suppression over one bounded row (boxes [1,<=N,4], scores
+     * [1,1,<=N]; glsl/nms_window.comp has the algorithm): nms_keys ->
+     * f32[1,2,N] (scores, -x_min; -inf for the rest), their argsort ->
+     * nms_prep (boxes, scores, order) -> i32[3,N+1] (running x_max and
+     * sorted x_min over the x order, n_x at [0][N]; the first state per
+     * box); nms_round (state, boxes, scores, order, prep) -> i32[N] the next
+     * state; nms_finish (the same) -> the final state and the bounded
+     * i64[<=M,3] triples. */
+    ROW(NMS_KEYS, 2, 2, 1, 1, ATTRS(NMS_ATTRS), nms_keys, 0),
+    ROW(NMS_PREP, 3, 3, 1, 1, ATTRS(NMS_ATTRS), nms_prep, 0),
+    ROW(NMS_ROUND, 5, 5, 1, 1, ATTRS(NMS_ATTRS), nms_round, 0),
+    ROW(NMS_FINISH, 5, 5, 2, 2, ATTRS(NMS_ATTRS), nms_finish, IR_OPF_BOUNDED_OUT),
     /* non_zero: the positions of x's non-zero elements (NaN counts), row
      * major, as i64[rank, <=numel]; on the GPU nonzero_flags (i32 0/1 per
      * element, flattened), an exclusive cumsum of them, nonzero_write (x,

@@ -131,6 +131,11 @@
   /* non_max_suppression's GPU stages (passes/pass_split_nms.c) */             \
   X(NMS_SELECT, "nms_select", nms_select)                                      \
   X(NMS_COMPACT, "nms_compact", nms_compact)                                   \
+  /* ... and over one bounded row (passes/pass_split_nms.c) */                 \
+  X(NMS_KEYS, "nms_keys", nms_window)                                          \
+  X(NMS_PREP, "nms_prep", nms_window)                                          \
+  X(NMS_ROUND, "nms_round", nms_window)                                        \
+  X(NMS_FINISH, "nms_finish", nms_window)                                      \
   /* non_zero and its GPU stages (passes/pass_split_nonzero.c) */              \
   X(NON_ZERO, "non_zero", non_zero)                                            \
   X(NONZERO_FLAGS, "nonzero_flags", nonzero_flags)                             \

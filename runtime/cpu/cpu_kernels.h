@@ -33,7 +33,7 @@ typedef vkml_status (*rt_cpu_kernel)(const rt_cpu_args *a);
   X(scatter_nd) X(shape) X(select) X(topk) X(cumsum)                           \
   X(non_max_suppression) X(roi_align) X(argsort) X(sort_block) X(sort_merge)      \
   X(sort_index) X(nms_select) X(nms_compact) X(non_zero) X(nonzero_flags)        \
-  X(nonzero_write)
+  X(nonzero_write) X(nms_window)
 
 #define X(f) vkml_status rt_cpu_##f(const rt_cpu_args *a);
 RT_CPU_FAMILIES(X)

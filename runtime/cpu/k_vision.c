@@ -8,6 +8,7 @@
 
 #include "cpu_kernels.h"
 #include "ir/params.h"
+#include "k_nms.h"
 #include "k_util.h"
 #include "ir/util.h"
 
@@ -134,10 +135,6 @@ vkml_status rt_cpu_cumsum(const rt_cpu_args *a) {
 
 /* ---- non_max_suppression -------------------------------------------------- */
 
-typedef struct nms_box {
-  float x_min, y_min, x_max, y_max;
-} nms_box;
-
 typedef struct nms_cand {
   float score;
   int64_t index;
@@ -150,7 +147,7 @@ static int cmp_cand(const void *pa, const void *pb) {
   return a->index < b->index ? -1 : (a->index > b->index ? 1 : 0);
 }
 
-static nms_box nms_load_box(const rt_tensor *boxes, int64_t at, bool center) {
+nms_box rt_nms_load_box(const rt_tensor *boxes, int64_t at, bool center) {
   float v[4];
   for (int j = 0; j < 4; j++) v[j] = (float)rt_load_f(boxes, at + j);
   nms_box b;
@@ -170,7 +167,7 @@ static nms_box nms_load_box(const rt_tensor *boxes, int64_t at, bool center) {
 }
 
 /* onnxruntime's SuppressByIOU, in float as there. */
-static bool nms_suppress(const nms_box *a, const nms_box *b, float iou_threshold) {
+bool rt_nms_suppress(const nms_box *a, const nms_box *b, float iou_threshold) {
   float ix_min = a->x_min > b->x_min ? a->x_min : b->x_min;
   float ix_max = a->x_max < b->x_max ? a->x_max : b->x_max;
   if (ix_max <= ix_min) return false;
@@ -293,7 +290,7 @@ static bool nms_grid_hit(nms_grid *g, const nms_box *bx, const int64_t *sel, con
         int32_t kept = g->box[e];
         if (g->seen[kept] == j) continue;
         g->seen[kept] = j;
-        if (nms_suppress(&bx[sel[kept]], b, iou_threshold)) return true;
+        if (rt_nms_suppress(&bx[sel[kept]], b, iou_threshold)) return true;
       }
   return false;
 }
@@ -324,7 +321,7 @@ static int64_t nms_select_row(const nms_box *bx, const nms_cand *cand, int64_t n
   for (int64_t j = 0; j < n_cand && n_sel < max_out; j++) {
     bool keep = true;
     for (int64_t q = 0; q < n_sel && keep; q++)
-      keep = !nms_suppress(&bx[sel[q]], &bx[cand[j].index], iou_threshold);
+      keep = !rt_nms_suppress(&bx[sel[q]], &bx[cand[j].index], iou_threshold);
     if (keep) sel[n_sel++] = cand[j].index;
   }
   return n_sel;
@@ -377,7 +374,7 @@ static vkml_status nms_run(const nms_args *m, const rt_tensor *order, nms_emit_f
   if (!bx || !cand || !sel) s = ir_oom(NULL);
   for (int64_t b = 0; !s && b < m->n_batch; b++) {
     for (int64_t i = 0; i < m->n_box; i++)
-      bx[i] = nms_load_box(m->boxes, (b * m->n_box + i) * 4, m->center);
+      bx[i] = rt_nms_load_box(m->boxes, (b * m->n_box + i) * 4, m->center);
     for (int64_t c = 0; !s && c < m->n_class; c++) {
       int64_t n_cand = 0, row = (b * m->n_class + c) * m->n_box;
       for (int64_t j = 0; j < m->n_box; j++) {

@@ -1,0 +1,308 @@
+#version 450
+// NonMaxSuppression over one row of a run-time count of candidates (boxes
+// [1,<=N,4], scores [1,1,<=N]: what batched NMS exports, the classes kept
+// apart by coordinate offsets), on the whole GPU. codegen/cg_nms_window.c
+// instantiates the stages, passes/pass_split_nms.c chains them:
+//
+//   keys   = nms_keys boxes, scores           f32[1,2,N]: the score and -x_min
+//   order  = argsort keys largest=1           score order, x order
+//   prep   = nms_prep boxes, scores, order    i32[3,N+1]
+//   state  = nms_round state, boxes, scores, order, prep    (a few times)
+//   _, out = nms_finish state, boxes, scores, order, prep
+//
+// A candidate's fate: kept unless a kept candidate above it (higher score;
+// equal scores: lower index) overlaps it. Two boxes overlap only if their
+// x ranges do, so the candidates that can decide one are those of a window
+// of the x order: x_min below its x_max (a prefix: x_min ascends) and, of
+// those, from the first whose running maximum of x_max (prefmax) passes its
+// x_min. Class offsets keep a window within one class.
+//
+// STAGE 0, keys (a thread per capacity slot): row 0 the candidates' scores
+//   (-0 as 0), row 1 -x_min of candidates with finite boxes ("windowed");
+//   -inf elsewhere, past the count too: the stable descending sort puts
+//   the live slots first in both rows. The boxes' and scores' counts must
+//   agree (IR_DEVICE_ERROR_EXTENTS otherwise; the smaller is used).
+// STAGE 1, prep (one workgroup): over the x order's windowed prefix, its
+//   length n_x at word N, prefmax as float bits (row 0) and the sorted x_min
+//   (row 1); row 2 the state per box: UNDECIDED for windowed candidates,
+//   KEPT for candidates whose box is not finite (such a box never overlaps,
+//   as in the reference), NOT_CAND for the rest.
+// STAGE 2, round (a thread per box, Jacobi): an undecided box is REMOVED if
+//   a kept box above it in its window overlaps it, KEPT if every box above
+//   it that overlaps it is removed, else stays undecided. Each round decides
+//   at least the highest undecided box; most are decided in a few.
+// STAGE 3, finish (one workgroup): copies the last round's state (the
+//   executor's copy, IR_STEP_COPY_IN0) and walks the score order a chunk
+//   of 64 at a time, WG_SIZE / 64 invocations on each box's window: the
+//   chunk's undecided boxes are decided in place (everything above the
+//   chunk is decided: the top undecided box of the chunk is decided each
+//   pass), then its kept boxes become (0, 0, box) triples, at most M; the
+//   count goes in the extent word.
+//
+// Bindings: keys 0 = boxes, 1 = scores, 2 = keys, 3 = error slot;
+// prep 0 = boxes, 1 = scores, 2 = order (i64 as word pairs), 3 = prep;
+// round 0 = state in, 1 = boxes, 2 = scores, 3 = order, 4 = prep, 5 = state;
+// finish: as round, then 6 = the triples (i64 as word pairs, then the count).
+//
+// Knobs (#defines): WG_SIZE (64 .. 1024). Baked per workload: STAGE,
+// DTYPE_F16, EXTENT_AT (the triples' extent word, in word pairs)
+// (#defines); the capacity, attributes and extent words (specialization
+// constants).
+
+#extension GL_EXT_control_flow_attributes : enable
+#if DTYPE_F16
+#extension GL_EXT_shader_16bit_storage : require
+#define T float16_t
+#else
+#define T float
+#endif
+
+layout(local_size_x = WG_SIZE) in;
+
+layout(constant_id = 0) const uint N = 1; // the capacity
+layout(constant_id = 1) const bool CENTER = false;
+layout(constant_id = 2) const uint MM = 1;
+layout(constant_id = 3) const int ME = 0;
+layout(constant_id = 4) const bool TIE_UP = false;
+layout(constant_id = 5) const bool HAS_ST = false;
+layout(constant_id = 6) const float STH = 0.0;
+layout(constant_id = 7) const uint GX = 1;
+layout(constant_id = 8) const uint SCORES_EXTENT = 0; // word index
+layout(constant_id = 9) const uint BOXES_EXTENT = 0;
+layout(constant_id = 10) const uint M = 1;        // kept at most
+layout(constant_id = 11) const uint STATE_AT = 0; // the state in the state input, in words
+const uint NB = N;
+
+const uint UNDECIDED = 0u, KEPT = 1u, REMOVED = 2u, NOT_CAND = 3u;
+const uint ROW = N + 1u; // prep's row length
+
+#if STAGE == 0
+layout(set = 0, binding = 0) readonly buffer Bb { T BX[]; };
+layout(set = 0, binding = 1) readonly buffer Sb { T SC[]; };
+layout(set = 0, binding = 2) writeonly buffer Kb { float KEY[]; };
+layout(set = 0, binding = 0) readonly buffer BWb { uint BX_W[]; };
+layout(set = 0, binding = 1) readonly buffer SWb { uint SC_W[]; };
+#define ERROR_BINDING 3
+#include "device_error.glsl"
+#elif STAGE == 1
+layout(set = 0, binding = 0) readonly buffer Bb { T BX[]; };
+layout(set = 0, binding = 1) readonly buffer Sb { T SC[]; };
+layout(set = 0, binding = 2) readonly buffer Ob { uvec2 ORD[]; };
+layout(set = 0, binding = 3) writeonly buffer Pb { uint PREP[]; };
+layout(set = 0, binding = 1) readonly buffer SWb { uint SC_W[]; };
+#else
+layout(set = 0, binding = 0) readonly buffer Ib { uint STATE_IN[]; };
+layout(set = 0, binding = 1) readonly buffer Bb { T BX[]; };
+layout(set = 0, binding = 2) readonly buffer Sb { T SC[]; };
+layout(set = 0, binding = 3) readonly buffer Ob { uvec2 ORD[]; };
+layout(set = 0, binding = 4) readonly buffer Pb { uint PREP[]; };
+layout(set = 0, binding = 2) readonly buffer SWb { uint SC_W[]; };
+#if STAGE == 2
+layout(set = 0, binding = 5) writeonly buffer Yb { uint STATE[]; };
+#else
+layout(set = 0, binding = 5) coherent buffer Yb { uint STATE[]; };
+layout(set = 0, binding = 6) writeonly buffer Tb { uvec2 Y[]; };
+#endif
+#endif
+
+#include "nms_iou.glsl"
+
+#define NEG_INF uintBitsToFloat(0xff800000u)
+
+bool candidate(float sc) { return !isnan(sc) && !(HAS_ST && !(sc > STH)); }
+
+// all four coordinates finite (a box that is not never overlaps another)
+bool finite_box(vec4 b) {
+  uvec4 e = floatBitsToUint(b) & 0x7f800000u;
+  return all(notEqual(e, uvec4(0x7f800000u)));
+}
+
+uint live_count() { return min(SC_W[SCORES_EXTENT], N); }
+
+#if STAGE == 0
+void main() {
+  uint i = (gl_WorkGroupID.y * GX + gl_WorkGroupID.x) * WG_SIZE + gl_LocalInvocationID.x;
+  if (i >= N) return;
+  uint ns = SC_W[SCORES_EXTENT], nb = BX_W[BOXES_EXTENT];
+  if (i == 0u && ns != nb) report_error(3u, 0u, nb, 0u, 1u, ns);
+  float sk = NEG_INF, xk = NEG_INF;
+  if (i < min(min(ns, nb), N)) {
+    float sc = float(SC[i]);
+    if (candidate(sc)) {
+      sk = (floatBitsToUint(sc) & 0x7fffffffu) == 0u ? 0.0 : sc;
+      vec4 b = load_box(0u, i);
+      if (finite_box(b)) xk = -b.x;
+    }
+  }
+  KEY[i] = sk;
+  KEY[N + i] = xk;
+}
+
+#elif STAGE == 1
+shared uint s_count[WG_SIZE];
+shared float s_max[WG_SIZE];
+
+void main() {
+  uint lid = gl_LocalInvocationID.x, n = live_count();
+  // the state per box, and how many are windowed
+  uint windowed = 0u;
+  for (uint i = lid; i < n; i += WG_SIZE) {
+    float sc = float(SC[i]);
+    uint st = NOT_CAND;
+    if (candidate(sc)) {
+      bool fin = finite_box(load_box(0u, i));
+      st = fin ? UNDECIDED : KEPT;
+      windowed += fin ? 1u : 0u;
+    }
+    PREP[2u * ROW + i] = st;
+  }
+  s_count[lid] = windowed;
+  barrier();
+  for (uint d = WG_SIZE >> 1; d > 0u; d >>= 1) {
+    if (lid < d) s_count[lid] += s_count[lid + d];
+    barrier();
+  }
+  uint nx = s_count[0];
+  if (lid == 0u) PREP[N] = nx;
+  // the running maximum of x_max along the x order, a chunk at a time
+  float carry = NEG_INF;
+  for (uint base = 0u; base < nx; base += WG_SIZE) {
+    uint p = base + lid;
+    float xmax = NEG_INF;
+    if (p < nx) {
+      vec4 b = load_box(0u, ORD[N + p].x);
+      xmax = b.z;
+      PREP[ROW + p] = floatBitsToUint(b.x);
+    }
+    s_max[lid] = xmax;
+    barrier();
+    for (uint d = 1u; d < WG_SIZE; d <<= 1) {
+      float v = lid >= d ? s_max[lid - d] : NEG_INF;
+      barrier();
+      s_max[lid] = max(s_max[lid], v);
+      barrier();
+    }
+    if (p < nx) PREP[p] = floatBitsToUint(max(carry, s_max[lid]));
+    carry = max(carry, s_max[WG_SIZE - 1u]);
+    barrier();
+  }
+}
+
+#else
+// box j is above box i: a higher score, or an equal one and a lower index
+bool above(float sj, uint j, float si, uint i) { return sj > si || (sj == si && j < i); }
+
+// i's fate from the states in S, over the window positions lane, lane +
+// LANES, ...: REMOVED (a kept box above it overlaps it), UNDECIDED (one
+// that overlaps it is undecided) or KEPT, from these positions alone
+#define DECIDE(S, S_AT)                                                         \
+  uint decide_##S(uint i, uint lane, uint lanes) {                            \
+    vec4 bi = load_box(0u, i);                                                \
+    float si = float(SC[i]);                                                  \
+    uint nx = PREP[N];                                                        \
+    /* end: the first x_min at or past bi's x_max */                          \
+    uint lo = 0u, hi = nx;                                                    \
+    while (lo < hi) {                                                         \
+      uint mid = (lo + hi) >> 1;                                              \
+      if (uintBitsToFloat(PREP[ROW + mid]) < bi.z) lo = mid + 1u;             \
+      else hi = mid;                                                          \
+    }                                                                         \
+    uint end = lo;                                                            \
+    /* lo: the first running x_max past bi's x_min */                         \
+    lo = 0u, hi = end;                                                        \
+    while (lo < hi) {                                                         \
+      uint mid = (lo + hi) >> 1;                                              \
+      if (uintBitsToFloat(PREP[mid]) > bi.x) hi = mid;                        \
+      else lo = mid + 1u;                                                     \
+    }                                                                         \
+    bool pending = false;                                                     \
+    for (uint p = lo + lane; p < end; p += lanes) {                           \
+      uint j = ORD[N + p].x;                                                  \
+      if (j == i) continue;                                                   \
+      uint st = S[S_AT + j];                                                  \
+      if (st == REMOVED || (pending && st == UNDECIDED)) continue;            \
+      if (!above(float(SC[j]), j, si, i)) continue;                           \
+      if (!overlaps(load_box(0u, j), bi)) continue;                           \
+      if (st == KEPT) return REMOVED;                                         \
+      pending = true;                                                         \
+    }                                                                         \
+    return pending ? UNDECIDED : KEPT;                                        \
+  }
+
+#if STAGE == 2
+DECIDE(STATE_IN, STATE_AT)
+
+void main() {
+  uint i = (gl_WorkGroupID.y * GX + gl_WorkGroupID.x) * WG_SIZE + gl_LocalInvocationID.x;
+  if (i >= live_count()) return;
+  uint st = STATE_IN[STATE_AT + i];
+  STATE[i] = st == UNDECIDED ? decide_STATE_IN(i, 0u, 1u) : st;
+}
+
+#else
+DECIDE(STATE, 0u)
+
+// the chunk: CH boxes of the score order, LANES invocations on each box's
+// window (the window scans are the finish's latency)
+const uint CH = WG_SIZE >= 64u ? 64u : WG_SIZE, LANES = WG_SIZE / CH;
+
+shared uint s_st[CH];
+shared uint s_lane[WG_SIZE];
+shared uint s_flag[CH];
+shared bool s_more;
+
+void main() {
+  uint lid = gl_LocalInvocationID.x, slot = lid / LANES, lane = lid - slot * LANES;
+  uint n = live_count(), total = 0u;
+  for (uint base = 0u; base < n && total < M; base += CH) {
+    uint p = base + slot, i = p < n ? ORD[p].x : 0u;
+    if (lane == 0u) s_st[slot] = p < n ? STATE[i] : NOT_CAND;
+    barrier();
+    // the chunk's undecided boxes, a pass at a time; everything above the
+    // chunk is decided, so each pass decides at least its top undecided box
+    for (;;) {
+      uint st = s_st[slot];
+      s_lane[lid] = st == UNDECIDED ? decide_STATE(i, lane, LANES) : st;
+      if (lid == 0u) s_more = false;
+      barrier();
+      if (lane == 0u && st == UNDECIDED) {
+        uint nst = KEPT;
+        for (uint l = 0u; l < LANES; l++) {
+          uint v = s_lane[lid + l];
+          if (v == REMOVED) nst = REMOVED;
+          else if (v == UNDECIDED && nst == KEPT) nst = UNDECIDED;
+        }
+        s_st[slot] = nst;
+        if (nst != UNDECIDED) STATE[i] = nst;
+        else s_more = true;
+      }
+      memoryBarrierBuffer();
+      barrier();
+      bool more = s_more;
+      barrier(); // every invocation has read the flag before it is reset
+      if (!more) break;
+    }
+    // the chunk's kept boxes after those before: an inclusive scan
+    if (lid < CH) s_flag[lid] = s_st[lid] == KEPT ? 1u : 0u;
+    barrier();
+    for (uint d = 1u; d < CH; d <<= 1) {
+      uint v = lid < CH && lid >= d ? s_flag[lid - d] : 0u;
+      barrier();
+      if (lid < CH) s_flag[lid] += v;
+      barrier();
+    }
+    if (lane == 0u && s_st[slot] == KEPT) {
+      uint at = total + s_flag[slot] - 1u;
+      if (at < M) {
+        Y[at * 3u] = uvec2(0u);
+        Y[at * 3u + 1u] = uvec2(0u);
+        Y[at * 3u + 2u] = uvec2(i, 0u);
+      }
+    }
+    total += s_flag[CH - 1u];
+    barrier();
+  }
+  if (lid == 0u) Y[EXTENT_AT] = uvec2(min(total, M), 0u);
+}
+#endif
+#endif
