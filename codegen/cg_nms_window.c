@@ -27,12 +27,12 @@ bool cg_nms_is_window(const ir_node *n) {
          ir_nms_is_one_row(&n->inputs[0]->type, &n->inputs[1]->type);
 }
 
-enum { KEYS, PREP, ROUND, FINISH };
+enum { KEYS, PREP, ROUND, FINISH, SETTLE }; /* nms_window.comp's STAGE */
 
 /* The stage's boxes and scores (after the state, for round and finish). */
 static void operands(const ir_node *n, int stage, const ir_value **boxes,
                      const ir_value **scores) {
-  int at = stage >= ROUND ? 1 : 0;
+  int at = stage >= ROUND ? 1 : 0; /* after the state */
   *boxes = n->inputs[at];
   *scores = n->inputs[at + 1];
 }
@@ -42,7 +42,7 @@ vkml_status cg_node_nms_window(const ir_node *n, const cg_template *st, const cg
   memset(out, 0, sizeof *out);
   VKML_RETURN_IF_ERROR(cg_check_template(n, st, &cg_nms_window_template));
   int stage = n->op == IR_OP_NMS_KEYS ? KEYS : n->op == IR_OP_NMS_PREP ? PREP
-            : n->op == IR_OP_NMS_ROUND ? ROUND : FINISH;
+            : n->op == IR_OP_NMS_ROUND ? ROUND : n->op == IR_OP_NMS_SETTLE ? SETTLE : FINISH;
   const ir_value *boxes, *scores;
   operands(n, stage, &boxes, &scores);
   const ir_type *bt = &boxes->type, *sc = &scores->type;
@@ -67,10 +67,10 @@ vkml_status cg_node_nms_window(const ir_node *n, const cg_template *st, const cg
     return vkml_status_make(VKML_CODE_UNSUPPORTED,
                             "%s: f16 needs 16-bit storage, which %s lacks", ir_op_name(n->op),
                             t->name);
-  /* one workgroup for prep and finish: the widest the device runs, unless
-   * a schedule says otherwise */
+  /* prep and finish are one workgroup, settle one per segment: the widest
+   * the device runs, unless a schedule says otherwise */
   cg_schedule wide = cg_nms_window_template.dflt;
-  if (!s && (stage == PREP || stage == FINISH)) {
+  if (!s && (stage == PREP || stage == FINISH || stage == SETTLE)) {
     for (int w = 1024; w >= 64; w /= 2)
       if ((uint32_t)w <= t->max_workgroup_size[0] && (uint32_t)w <= t->max_workgroup_invocations) {
         wide.v[0] = w;
@@ -84,7 +84,7 @@ vkml_status cg_node_nms_window(const ir_node *n, const cg_template *st, const cg
   VKML_RETURN_IF_ERROR(cg_kernel_define(out, "DTYPE_F16", "%d", f16));
   int64_t per = 0;
   if (stage == FINISH) {
-    const ir_type *y = &n->outputs[1]->type;
+    const ir_type *y = &n->outputs[0]->type;
     per = y->dims[0];
     VKML_RETURN_IF_ERROR(cg_kernel_define(
         out, "EXTENT_AT", "%lldu",
@@ -118,12 +118,16 @@ vkml_status cg_node_nms_window(const ir_node *n, const cg_template *st, const cg
                        state_at};
   for (uint32_t i = 0; i < 12; i++)
     if (i != 7) VKML_RETURN_IF_ERROR(cg_kernel_spec(out, i, spec[i]));
-  int64_t groups = stage == PREP || stage == FINISH ? 1 : (cap + s->v[0] - 1) / s->v[0];
+  /* settle: workgroups striding over the segments; round over the count */
+  int64_t groups = stage == PREP || stage == FINISH ? 1
+                 : stage == SETTLE ? (cap < 1024 ? cap : 1024)
+                 : (cap + s->v[0] - 1) / s->v[0];
+  if (stage == ROUND && groups > 2048) groups = 2048;
   if (groups < 1) groups = 1;
   VKML_RETURN_IF_ERROR(cg_fold_grid(out, t, groups, 7, ir_op_name(n->op)));
   out->n_buffers = n->n_inputs + n->n_outputs + (stage == KEYS);
   out->error_slot = stage == KEYS;
-  out->copy_input0 = stage == FINISH;
+  out->copy_input0 = stage == SETTLE;
   char attrs[192];
   snprintf(attrs, sizeof attrs,
            "{center_point_box=%d,iou_threshold=%.9g,score_threshold=%s%.9g,max=%lld}",

@@ -197,7 +197,7 @@ static vkml_status nms_row_check(const ir_node *n, const ir_type *in, int at, in
   return VKML_OK;
 }
 
-/* order: the argsort of nms_keys, i64[1,2,N]; prep i32[3,N+1] */
+/* order: the argsort of nms_keys, i64[1,2,N]; prep i32[5,N+1] */
 static vkml_status nms_row_order(const ir_node *n, const ir_type *order, int64_t cap) {
   int64_t dims[3] = {1, 2, cap};
   if (order->bounded || order->dtype != IR_I64)
@@ -217,17 +217,17 @@ vkml_status ir_infer_nms_prep(const ir_node *n, const ir_type *in, ir_type *out)
   int64_t cap = 0;
   VKML_RETURN_IF_ERROR(nms_row_check(n, in, 0, &cap));
   VKML_RETURN_IF_ERROR(nms_row_order(n, &in[2], cap));
-  int64_t dims[2] = {3, cap + 1};
+  int64_t dims[2] = {5, cap + 1};
   out[0] = ir_type_make(IR_I32, 2, dims);
   return VKML_OK;
 }
 
-/* round and finish: state (prep's, or a round's i32[N]), boxes, scores,
- * order, prep */
+/* round, settle and finish: state (prep's, or a round's i32[N]), boxes,
+ * scores, order, prep */
 static vkml_status nms_state_check(const ir_node *n, const ir_type *in, int64_t *cap) {
   VKML_RETURN_IF_ERROR(nms_row_check(n, in, 1, cap));
   VKML_RETURN_IF_ERROR(nms_row_order(n, &in[3], *cap));
-  int64_t pdims[2] = {3, *cap + 1}, sdims[1] = {*cap};
+  int64_t pdims[2] = {5, *cap + 1}, sdims[1] = {*cap};
   VKML_RETURN_IF_ERROR(want_shape(n, "prep", &in[4], 2, pdims, "(nms_prep's)"));
   const ir_type *st = &in[0];
   bool is_prep = st->rank == 2;
@@ -240,6 +240,9 @@ static vkml_status nms_state_check(const ir_node *n, const ir_type *in, int64_t 
 vkml_status ir_infer_nms_round(const ir_node *n, const ir_type *in, ir_type *out) {
   int64_t cap = 0;
   VKML_RETURN_IF_ERROR(nms_state_check(n, in, &cap));
+  /* settle works in place on a copy of its state input */
+  if (n->op == IR_OP_NMS_SETTLE && in[0].rank != 1)
+    return ir_infer_error("nms_settle: state must be a round's i32[N]");
   int64_t dims[1] = {cap};
   out[0] = ir_type_make(IR_I32, 1, dims);
   return VKML_OK;
@@ -248,10 +251,7 @@ vkml_status ir_infer_nms_round(const ir_node *n, const ir_type *in, ir_type *out
 vkml_status ir_infer_nms_finish(const ir_node *n, const ir_type *in, ir_type *out) {
   int64_t cap = 0;
   VKML_RETURN_IF_ERROR(nms_state_check(n, in, &cap));
-  if (in[0].rank != 1)
-    return ir_infer_error("nms_finish: state must be a round's i32[N]");
-  out[0] = in[0];
-  return nms_triples("nms_finish", 1, 1, nms_per_class(n, cap), &out[1]);
+  return nms_triples("nms_finish", 1, 1, nms_per_class(n, cap), &out[0]);
 }
 
 vkml_status ir_infer_roi_align(const ir_node *n, const ir_type *in, ir_type *out) {

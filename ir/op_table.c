@@ -177,15 +177,17 @@ static const ir_op_info op_rows[IR_OP_COUNT] = {
     /* non_max_suppression over one bounded row (boxes [1,<=N,4], scores
      * [1,1,<=N]; glsl/nms_window.comp has the algorithm): nms_keys ->
      * f32[1,2,N] (scores, -x_min; -inf for the rest), their argsort ->
-     * nms_prep (boxes, scores, order) -> i32[3,N+1] (running x_max and
+     * nms_prep (boxes, scores, order) -> i32[5,N+1] (running x_max and
      * sorted x_min over the x order, n_x at [0][N]; the first state per
-     * box); nms_round (state, boxes, scores, order, prep) -> i32[N] the next
-     * state; nms_finish (the same) -> the final state and the bounded
-     * i64[<=M,3] triples. */
+     * box; the x order's segment starts, their count at [3][N]; each box's
+     * segment); nms_round (state, boxes, scores, order, prep) -> i32[N] the
+     * next state; nms_settle (the same) -> the final state; nms_finish (the
+     * same) -> the bounded i64[<=M,3] triples. */
     ROW(NMS_KEYS, 2, 2, 1, 1, ATTRS(NMS_ATTRS), nms_keys, 0),
     ROW(NMS_PREP, 3, 3, 1, 1, ATTRS(NMS_ATTRS), nms_prep, 0),
     ROW(NMS_ROUND, 5, 5, 1, 1, ATTRS(NMS_ATTRS), nms_round, 0),
-    ROW(NMS_FINISH, 5, 5, 2, 2, ATTRS(NMS_ATTRS), nms_finish, IR_OPF_BOUNDED_OUT),
+    ROW(NMS_SETTLE, 5, 5, 1, 1, ATTRS(NMS_ATTRS), nms_round, 0),
+    ROW(NMS_FINISH, 5, 5, 1, 1, ATTRS(NMS_ATTRS), nms_finish, IR_OPF_BOUNDED_OUT),
     /* non_zero: the positions of x's non-zero elements (NaN counts), row
      * major, as i64[rank, <=numel]; on the GPU nonzero_flags (i32 0/1 per
      * element, flattened), an exclusive cumsum of them, nonzero_write (x,

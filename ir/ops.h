@@ -135,6 +135,7 @@
   X(NMS_KEYS, "nms_keys", nms_window)                                          \
   X(NMS_PREP, "nms_prep", nms_window)                                          \
   X(NMS_ROUND, "nms_round", nms_window)                                        \
+  X(NMS_SETTLE, "nms_settle", nms_window)                                      \
   X(NMS_FINISH, "nms_finish", nms_window)                                      \
   /* non_zero and its GPU stages (passes/pass_split_nonzero.c) */              \
   X(NON_ZERO, "non_zero", non_zero)                                            \

@@ -17,7 +17,8 @@
  *   order = argsort keys largest=1           i64[1,2,N]
  *   prep  = nms_prep boxes, scores, order    i32[3,N+1]
  *   s1    = nms_round prep, boxes, scores, order, prep    (NMS_ROUNDS times)
- *   _, out = nms_finish sN, boxes, scores, order, prep
+ *   s     = nms_settle sR, boxes, scores, order, prep
+ *   out   = nms_finish s, boxes, scores, order, prep
  *
  * Only when the graph is being placed (opts.place) and the callback lets
  * the node run on the GPU (codegen's cg_staged_reason). */
@@ -30,9 +31,11 @@ static bool wants_split(const ir_node *n, const pass_opts *opts) {
   return opts->place(opts->place_user, n, why, sizeof why) == NULL;
 }
 
-/* Whole-GPU rounds before the one-workgroup finish: each decides at least
- * the highest undecided box, most boxes go in the first few. */
-enum { NMS_ROUNDS = 16 };
+/* Whole-GPU rounds before the settle per segment: each decides at least
+ * the highest undecided box, most go in the first two (H100, run 13 of
+ * bench/results/2026-11-26-h100-detection.md: 2 rounds and settle take
+ * 0.5-1.8 ms in the four models, 4 rounds 0.8-2.2). */
+enum { NMS_ROUNDS = 2 };
 
 static vkml_status copy_attrs(ir_graph *g, const ir_node *from, ir_node *to) {
   static const ir_attr_id copied[] = {IR_A_CENTER_POINT_BOX, IR_A_MAX_OUTPUT_BOXES,
@@ -51,14 +54,14 @@ static vkml_status copy_attrs(ir_graph *g, const ir_node *from, ir_node *to) {
 /* One stage before n: op over ins, its outputs typed by inference. */
 static vkml_status stage(ir_graph *g, ir_node *n, ir_op op, ir_value *const *ins, int n_in,
                          const char *sfx, ir_value *const *outs, int n_out, ir_node **made) {
-  ir_type in[5], out[2];
+  ir_type in[5], out[1];
   for (int i = 0; i < n_in; i++) in[i] = ins[i]->type;
   /* attributes first: inference reads them (a bare node to hold them) */
   ir_node probe = {.op = op};
   probe.attrs = n->attrs, probe.n_attrs = n->n_attrs;
   VKML_RETURN_IF_ERROR(ir_op_get(op)->infer(&probe, in, out));
-  const ir_type *types[2] = {&out[0], &out[1]};
-  const char *sfxs[2] = {sfx, ".state"};
+  const ir_type *types[1] = {&out[0]};
+  const char *sfxs[1] = {sfx};
   VKML_RETURN_IF_ERROR(
       pass_node_insert(g, n, op, ins, n_in, n->outputs[0]->name, types, sfxs, outs, n_out, made));
   return copy_attrs(g, n, *made);
@@ -86,9 +89,12 @@ static vkml_status split_row(ir_graph *g, ir_node *n) {
     VKML_RETURN_IF_ERROR(stage(g, n, IR_OP_NMS_ROUND, rin, 5, ".round", NULL, 1, &round));
     state = round->outputs[0];
   }
-  ir_value *fin_in[5] = {state, boxes, scores, order, prep->outputs[0]};
-  ir_value *fin_out[2] = {NULL, out};
-  VKML_RETURN_IF_ERROR(stage(g, n, IR_OP_NMS_FINISH, fin_in, 5, ".state", fin_out, 2, &fin));
+  ir_value *set_in[5] = {state, boxes, scores, order, prep->outputs[0]};
+  ir_node *settle;
+  VKML_RETURN_IF_ERROR(stage(g, n, IR_OP_NMS_SETTLE, set_in, 5, ".settled", NULL, 1, &settle));
+  ir_value *fin_in[5] = {settle->outputs[0], boxes, scores, order, prep->outputs[0]};
+  ir_value *fin_out[1] = {out};
+  VKML_RETURN_IF_ERROR(stage(g, n, IR_OP_NMS_FINISH, fin_in, 5, NULL, fin_out, 1, &fin));
   ir_node_remove(g, n);
   return VKML_OK;
 }
@@ -116,16 +122,7 @@ static vkml_status split(ir_graph *g, ir_node *n) {
   ir_node *sel;
   VKML_RETURN_IF_ERROR(pass_node_insert(g, n, IR_OP_NMS_SELECT, sins, 3, out->name, stypes, ssfx,
                                         NULL, 1, &sel));
-  static const ir_attr_id copied[] = {IR_A_CENTER_POINT_BOX, IR_A_MAX_OUTPUT_BOXES,
-                                      IR_A_IOU_THRESHOLD, IR_A_SCORE_THRESHOLD};
-  for (unsigned i = 0; i < sizeof copied / sizeof copied[0]; i++) {
-    const ir_attr *a = ir_node_attr(n, copied[i]);
-    if (!a) continue;
-    if (copied[i] == IR_A_IOU_THRESHOLD || copied[i] == IR_A_SCORE_THRESHOLD)
-      VKML_RETURN_IF_ERROR(ir_node_set_float(g, sel, copied[i], a->u.f));
-    else
-      VKML_RETURN_IF_ERROR(ir_node_set_int(g, sel, copied[i], a->u.i));
-  }
+  VKML_RETURN_IF_ERROR(copy_attrs(g, n, sel));
   ir_node *compact;
   ir_value *couts[1] = {out};
   const ir_type *ctypes[1] = {&out->type};

@@ -6,9 +6,10 @@
 //
 //   keys   = nms_keys boxes, scores           f32[1,2,N]: the score and -x_min
 //   order  = argsort keys largest=1           score order, x order
-//   prep   = nms_prep boxes, scores, order    i32[3,N+1]
+//   prep   = nms_prep boxes, scores, order    i32[5,N+1]
 //   state  = nms_round state, boxes, scores, order, prep    (a few times)
-//   _, out = nms_finish state, boxes, scores, order, prep
+//   state  = nms_settle state, boxes, scores, order, prep
+//   out    = nms_finish state, boxes, scores, order, prep
 //
 // A candidate's fate: kept unless a kept candidate above it (higher score;
 // equal scores: lower index) overlaps it. Two boxes overlap only if their
@@ -22,27 +23,34 @@
 //   -inf elsewhere, past the count too: the stable descending sort puts
 //   the live slots first in both rows. The boxes' and scores' counts must
 //   agree (IR_DEVICE_ERROR_EXTENTS otherwise; the smaller is used).
-// STAGE 1, prep (one workgroup): over the x order's windowed prefix, its
-//   length n_x at word N, prefmax as float bits (row 0) and the sorted x_min
-//   (row 1); row 2 the state per box: UNDECIDED for windowed candidates,
-//   KEPT for candidates whose box is not finite (such a box never overlaps,
-//   as in the reference), NOT_CAND for the rest.
-// STAGE 2, round (a thread per box, Jacobi): an undecided box is REMOVED if
+// STAGE 1, prep (one workgroup): over the x order's windowed prefix (its
+//   length n_x at word N of row 0), the running maximum of x_max as float
+//   bits (row 0) and the sorted x_min (row 1); the segments of the x order
+//   (one starts where no box before it reaches past its x_min: no box of
+//   one overlaps a box of another, and no window crosses a start): their
+//   starts in row 3 (their count at its word N), each box's in row 4; row 2
+//   the state per box: UNDECIDED for windowed candidates, KEPT for
+//   candidates whose box is not finite (such a box never overlaps, as in
+//   the reference), NOT_CAND for the rest.
+// STAGE 2, round (a thread per box, at most 2048 workgroups; Jacobi): an undecided box is REMOVED if
 //   a kept box above it in its window overlaps it, KEPT if every box above
 //   it that overlaps it is removed, else stays undecided. Each round decides
-//   at least the highest undecided box; most are decided in a few.
-// STAGE 3, finish (one workgroup): copies the last round's state (the
-//   executor's copy, IR_STEP_COPY_IN0) and walks the score order a chunk
-//   of 64 at a time, WG_SIZE / 64 invocations on each box's window: the
-//   chunk's undecided boxes are decided in place (everything above the
-//   chunk is decided: the top undecided box of the chunk is decided each
-//   pass), then its kept boxes become (0, 0, box) triples, at most M; the
-//   count goes in the extent word.
+//   at least the highest undecided box; most are decided in a few, chains
+//   of overlapping boxes take a round per link.
+// STAGE 4, settle (workgroups striding over the segments; in place on the
+//   executor's copy of the state, IR_STEP_COPY_IN0): a segment with
+//   undecided boxes gathers them from the score order a chunk at a time
+//   (everything above them then decided) and decides them 64 at a time,
+//   WG_SIZE / 64 invocations scanning each box's window, in passes until
+//   the 64 are decided (each pass decides at least the top undecided one).
+// STAGE 3, finish (one workgroup): the kept boxes in score order become
+//   (0, 0, box) triples, at most M; the count goes in the extent word.
 //
 // Bindings: keys 0 = boxes, 1 = scores, 2 = keys, 3 = error slot;
 // prep 0 = boxes, 1 = scores, 2 = order (i64 as word pairs), 3 = prep;
-// round 0 = state in, 1 = boxes, 2 = scores, 3 = order, 4 = prep, 5 = state;
-// finish: as round, then 6 = the triples (i64 as word pairs, then the count).
+// round and settle 0 = state in, 1 = boxes, 2 = scores, 3 = order, 4 = prep,
+// 5 = state; finish: 0-4 as round, 5 = the triples (i64 as word pairs, then
+// the count).
 //
 // Knobs (#defines): WG_SIZE (64 .. 1024). Baked per workload: STAGE,
 // DTYPE_F16, EXTENT_AT (the triples' extent word, in word pairs)
@@ -75,6 +83,9 @@ const uint NB = N;
 
 const uint UNDECIDED = 0u, KEPT = 1u, REMOVED = 2u, NOT_CAND = 3u;
 const uint ROW = N + 1u; // prep's row length
+// prep's rows: running x_max (n_x after it), sorted x_min, the first state,
+// segment starts (their count after them), each box's segment
+const uint P_XMAX = 0u, P_XMIN = ROW, P_STATE = 2u * ROW, P_SEG = 3u * ROW, P_SEG_OF = 4u * ROW;
 
 #if STAGE == 0
 layout(set = 0, binding = 0) readonly buffer Bb { T BX[]; };
@@ -99,9 +110,10 @@ layout(set = 0, binding = 4) readonly buffer Pb { uint PREP[]; };
 layout(set = 0, binding = 2) readonly buffer SWb { uint SC_W[]; };
 #if STAGE == 2
 layout(set = 0, binding = 5) writeonly buffer Yb { uint STATE[]; };
+#elif STAGE == 3
+layout(set = 0, binding = 5) writeonly buffer Tb { uvec2 Y[]; };
 #else
 layout(set = 0, binding = 5) coherent buffer Yb { uint STATE[]; };
-layout(set = 0, binding = 6) writeonly buffer Tb { uvec2 Y[]; };
 #endif
 #endif
 
@@ -141,6 +153,7 @@ void main() {
 #elif STAGE == 1
 shared uint s_count[WG_SIZE];
 shared float s_max[WG_SIZE];
+shared float s_min[WG_SIZE];
 
 void main() {
   uint lid = gl_LocalInvocationID.x, n = live_count();
@@ -154,7 +167,7 @@ void main() {
       st = fin ? UNDECIDED : KEPT;
       windowed += fin ? 1u : 0u;
     }
-    PREP[2u * ROW + i] = st;
+    PREP[P_STATE + i] = st;
   }
   s_count[lid] = windowed;
   barrier();
@@ -163,16 +176,20 @@ void main() {
     barrier();
   }
   uint nx = s_count[0];
-  if (lid == 0u) PREP[N] = nx;
-  // the running maximum of x_max along the x order, a chunk at a time
+  barrier();
+  // along the x order a chunk at a time: the running maximum of x_max, and
+  // the segments: one starts where no box before reaches past its x_min
   float carry = NEG_INF;
+  uint segs = 0u;
   for (uint base = 0u; base < nx; base += WG_SIZE) {
-    uint p = base + lid;
-    float xmax = NEG_INF;
+    uint p = base + lid, i = 0u;
+    float xmax = NEG_INF, xmin = NEG_INF;
     if (p < nx) {
-      vec4 b = load_box(0u, ORD[N + p].x);
+      i = ORD[N + p].x;
+      vec4 b = load_box(0u, i);
       xmax = b.z;
-      PREP[ROW + p] = floatBitsToUint(b.x);
+      xmin = b.x;
+      PREP[P_XMIN + p] = floatBitsToUint(xmin);
     }
     s_max[lid] = xmax;
     barrier();
@@ -182,9 +199,28 @@ void main() {
       s_max[lid] = max(s_max[lid], v);
       barrier();
     }
-    if (p < nx) PREP[p] = floatBitsToUint(max(carry, s_max[lid]));
-    carry = max(carry, s_max[WG_SIZE - 1u]);
+    float run = max(carry, s_max[lid]);
+    float before = lid == 0u ? carry : max(carry, s_max[lid - 1u]);
+    if (p < nx) PREP[P_XMAX + p] = floatBitsToUint(run);
+    bool start = p < nx && (p == 0u || before <= xmin);
+    s_count[lid] = start ? 1u : 0u;
     barrier();
+    for (uint d = 1u; d < WG_SIZE; d <<= 1) {
+      uint v = lid >= d ? s_count[lid - d] : 0u;
+      barrier();
+      s_count[lid] += v;
+      barrier();
+    }
+    uint seg = segs + s_count[lid] - 1u; // p's segment
+    if (start) PREP[P_SEG + seg] = p;
+    if (p < nx) PREP[P_SEG_OF + i] = seg;
+    carry = max(carry, s_max[WG_SIZE - 1u]);
+    segs += s_count[WG_SIZE - 1u];
+    barrier();
+  }
+  if (lid == 0u) {
+    PREP[P_XMAX + N] = nx;
+    PREP[P_SEG + N] = segs;
   }
 }
 
@@ -199,12 +235,12 @@ bool above(float sj, uint j, float si, uint i) { return sj > si || (sj == si && 
   uint decide_##S(uint i, uint lane, uint lanes) {                            \
     vec4 bi = load_box(0u, i);                                                \
     float si = float(SC[i]);                                                  \
-    uint nx = PREP[N];                                                        \
+    uint nx = PREP[P_XMAX + N];                                               \
     /* end: the first x_min at or past bi's x_max */                          \
     uint lo = 0u, hi = nx;                                                    \
     while (lo < hi) {                                                         \
       uint mid = (lo + hi) >> 1;                                              \
-      if (uintBitsToFloat(PREP[ROW + mid]) < bi.z) lo = mid + 1u;             \
+      if (uintBitsToFloat(PREP[P_XMIN + mid]) < bi.z) lo = mid + 1u;          \
       else hi = mid;                                                          \
     }                                                                         \
     uint end = lo;                                                            \
@@ -212,7 +248,7 @@ bool above(float sj, uint j, float si, uint i) { return sj > si || (sj == si && 
     lo = 0u, hi = end;                                                        \
     while (lo < hi) {                                                         \
       uint mid = (lo + hi) >> 1;                                              \
-      if (uintBitsToFloat(PREP[mid]) > bi.x) hi = mid;                        \
+      if (uintBitsToFloat(PREP[P_XMAX + mid]) > bi.x) hi = mid;               \
       else lo = mid + 1u;                                                     \
     }                                                                         \
     bool pending = false;                                                     \
@@ -232,34 +268,66 @@ bool above(float sj, uint j, float si, uint i) { return sj > si || (sj == si && 
 #if STAGE == 2
 DECIDE(STATE_IN, STATE_AT)
 
+// a grid of at most 2048 workgroups striding over the count, not the
+// capacity
 void main() {
-  uint i = (gl_WorkGroupID.y * GX + gl_WorkGroupID.x) * WG_SIZE + gl_LocalInvocationID.x;
-  if (i >= live_count()) return;
-  uint st = STATE_IN[STATE_AT + i];
-  STATE[i] = st == UNDECIDED ? decide_STATE_IN(i, 0u, 1u) : st;
+  uint n = live_count(), step = gl_NumWorkGroups.x * WG_SIZE;
+  for (uint i = gl_WorkGroupID.x * WG_SIZE + gl_LocalInvocationID.x; i < n; i += step) {
+    uint st = STATE_IN[STATE_AT + i];
+    STATE[i] = st == UNDECIDED ? decide_STATE_IN(i, 0u, 1u) : st;
+  }
+}
+
+#elif STAGE == 3
+shared uint s_flag[WG_SIZE];
+
+// the kept boxes in score order as triples, at most M (settle decided all)
+void main() {
+  uint lid = gl_LocalInvocationID.x, n = live_count(), total = 0u;
+  for (uint base = 0u; base < n && total < M; base += WG_SIZE) {
+    uint p = base + lid, i = p < n ? ORD[p].x : 0u;
+    uint st = p < n ? STATE_IN[i] : NOT_CAND;
+    s_flag[lid] = st == KEPT ? 1u : 0u;
+    barrier();
+    for (uint d = 1u; d < WG_SIZE; d <<= 1) {
+      uint v = lid >= d ? s_flag[lid - d] : 0u;
+      barrier();
+      s_flag[lid] += v;
+      barrier();
+    }
+    uint at = total + s_flag[lid] - 1u;
+    if (st == KEPT && at < M) {
+      Y[at * 3u] = uvec2(0u);
+      Y[at * 3u + 1u] = uvec2(0u);
+      Y[at * 3u + 2u] = uvec2(i, 0u);
+    }
+    total += s_flag[WG_SIZE - 1u];
+    barrier();
+  }
+  if (lid == 0u) Y[EXTENT_AT] = uvec2(min(total, M), 0u);
 }
 
 #else
 DECIDE(STATE, 0u)
 
-// the chunk: CH boxes of the score order, LANES invocations on each box's
-// window (the window scans are the finish's latency)
+// per segment (a workgroup each, strided): its undecided boxes gathered
+// from the score order a chunk at a time, then decided CH at a time with
+// LANES invocations on each box's window (the scans are the latency)
 const uint CH = WG_SIZE >= 64u ? 64u : WG_SIZE, LANES = WG_SIZE / CH;
 
+shared uint s_list[WG_SIZE];
+shared uint s_flag[WG_SIZE];
 shared uint s_st[CH];
 shared uint s_lane[WG_SIZE];
-shared uint s_flag[CH];
 shared bool s_more;
 
-void main() {
+// decides s_list[0..count) in order: all boxes above them are decided
+void settle_list(uint count) {
   uint lid = gl_LocalInvocationID.x, slot = lid / LANES, lane = lid - slot * LANES;
-  uint n = live_count(), total = 0u;
-  for (uint base = 0u; base < n && total < M; base += CH) {
-    uint p = base + slot, i = p < n ? ORD[p].x : 0u;
-    if (lane == 0u) s_st[slot] = p < n ? STATE[i] : NOT_CAND;
+  for (uint sub = 0u; sub < count; sub += CH) {
+    uint q = sub + slot, i = q < count ? s_list[q] : 0u;
+    if (lane == 0u) s_st[slot] = q < count ? UNDECIDED : NOT_CAND;
     barrier();
-    // the chunk's undecided boxes, a pass at a time; everything above the
-    // chunk is decided, so each pass decides at least its top undecided box
     for (;;) {
       uint st = s_st[slot];
       s_lane[lid] = st == UNDECIDED ? decide_STATE(i, lane, LANES) : st;
@@ -282,27 +350,46 @@ void main() {
       barrier(); // every invocation has read the flag before it is reset
       if (!more) break;
     }
-    // the chunk's kept boxes after those before: an inclusive scan
-    if (lid < CH) s_flag[lid] = s_st[lid] == KEPT ? 1u : 0u;
-    barrier();
-    for (uint d = 1u; d < CH; d <<= 1) {
-      uint v = lid < CH && lid >= d ? s_flag[lid - d] : 0u;
-      barrier();
-      if (lid < CH) s_flag[lid] += v;
-      barrier();
-    }
-    if (lane == 0u && s_st[slot] == KEPT) {
-      uint at = total + s_flag[slot] - 1u;
-      if (at < M) {
-        Y[at * 3u] = uvec2(0u);
-        Y[at * 3u + 1u] = uvec2(0u);
-        Y[at * 3u + 2u] = uvec2(i, 0u);
-      }
-    }
-    total += s_flag[CH - 1u];
-    barrier();
   }
-  if (lid == 0u) Y[EXTENT_AT] = uvec2(min(total, M), 0u);
+}
+
+void main() {
+  uint lid = gl_LocalInvocationID.x, n = live_count();
+  uint segs = PREP[P_SEG + N], nx = PREP[P_XMAX + N];
+  for (uint seg = gl_WorkGroupID.x; seg < segs; seg += gl_NumWorkGroups.x) {
+    uint a = PREP[P_SEG + seg], b = seg + 1u < segs ? PREP[P_SEG + seg + 1u] : nx;
+    // how many of its boxes are undecided
+    uint left = 0u;
+    for (uint p = a + lid; p < b; p += WG_SIZE)
+      left += STATE[ORD[N + p].x] == UNDECIDED ? 1u : 0u;
+    s_flag[lid] = left;
+    barrier();
+    for (uint d = WG_SIZE >> 1; d > 0u; d >>= 1) {
+      if (lid < d) s_flag[lid] += s_flag[lid + d];
+      barrier();
+    }
+    left = s_flag[0];
+    barrier();
+    // the score order until they are all decided
+    for (uint base = 0u; base < n && left > 0u; base += WG_SIZE) {
+      uint p = base + lid, i = p < n ? ORD[p].x : 0u;
+      bool mine = p < n && STATE[i] == UNDECIDED && PREP[P_SEG_OF + i] == seg;
+      s_flag[lid] = mine ? 1u : 0u;
+      barrier();
+      for (uint d = 1u; d < WG_SIZE; d <<= 1) {
+        uint v = lid >= d ? s_flag[lid - d] : 0u;
+        barrier();
+        s_flag[lid] += v;
+        barrier();
+      }
+      if (mine) s_list[s_flag[lid] - 1u] = i;
+      uint count = s_flag[WG_SIZE - 1u];
+      barrier();
+      settle_list(count);
+      left -= count;
+      barrier();
+    }
+  }
 }
 #endif
 #endif

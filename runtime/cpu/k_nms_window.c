@@ -1,5 +1,6 @@
 /* CPU kernels of non_max_suppression's one-row stages (nms_keys, nms_prep,
- * nms_round, nms_finish; codegen/glsl/nms_window.comp has the algorithm),
+ * nms_round, nms_settle, nms_finish; codegen/glsl/nms_window.comp has the
+ * algorithm),
  * step for step as the GPU's, so each stage has an oracle. Tests compare
  * the chain with non_max_suppression's own kernel (k_vision.c). */
 #include <math.h>
@@ -15,7 +16,7 @@ enum { UNDECIDED = 0, KEPT = 1, REMOVED = 2, NOT_CAND = 3 };
 typedef struct nms_row {
   const ir_node *node;
   const rt_tensor *boxes, *scores, *order; /* order: [1,2,N] */
-  int32_t *prep;                           /* [3, N+1] */
+  int32_t *prep;                           /* [5, N+1] */
   int64_t cap, n;
   bool center;
   float iou;
@@ -51,7 +52,7 @@ static int32_t float_bits(float f) {
  * so the capacity is the count, and every stage's tensors are sized by it. */
 static vkml_status row_get(const rt_cpu_args *a, nms_row *r) {
   const ir_node *n = a->node;
-  int at = n->op == IR_OP_NMS_ROUND || n->op == IR_OP_NMS_FINISH ? 1 : 0;
+  int at = n->op == IR_OP_NMS_ROUND || n->op == IR_OP_NMS_SETTLE || n->op == IR_OP_NMS_FINISH;
   const rt_tensor *b = a->in[at], *s = a->in[at + 1];
   if (!ir_dtype_is_float(b->dtype) || !ir_dtype_is_float(s->dtype) || b->rank != 3 ||
       b->dims[0] != 1 || b->dims[2] != 4 || s->rank != 3 || s->dims[0] != 1 || s->dims[1] != 1)
@@ -109,10 +110,10 @@ static vkml_status keys(const rt_cpu_args *a, const nms_row *r) {
 }
 
 static vkml_status prep(const rt_cpu_args *a, const nms_row *r) {
-  int64_t dims[2] = {3, r->cap + 1}, row = r->cap + 1;
+  int64_t dims[2] = {5, r->cap + 1}, row = r->cap + 1;
   VKML_RETURN_IF_ERROR(rt_cpu_check_out(a->node, 0, a->out[0], IR_I32, 2, dims));
   int32_t *p = a->out[0]->data;
-  memset(p, 0, sizeof *p * (size_t)(3 * row));
+  memset(p, 0, sizeof *p * (size_t)(5 * row));
   int64_t nx = 0;
   for (int64_t i = 0; i < r->n; i++) {
     int32_t st = NOT_CAND;
@@ -124,13 +125,20 @@ static vkml_status prep(const rt_cpu_args *a, const nms_row *r) {
     p[2 * row + i] = st;
   }
   p[r->cap] = (int32_t)nx;
+  /* the running x_max; a segment starts where no box before reaches past
+   * the x_min */
   float run = -INFINITY;
+  int32_t segs = 0;
   for (int64_t q = 0; q < nx; q++) {
-    nms_box b = box_of(r, rt_load_i(r->order, r->cap + q));
+    int64_t i = rt_load_i(r->order, r->cap + q);
+    nms_box b = box_of(r, i);
+    if (q == 0 || run <= b.x_min) p[3 * row + segs++] = (int32_t)q;
+    p[4 * row + i] = segs - 1;
     run = fmaxf(run, b.x_max);
     p[q] = float_bits(run);
     p[row + q] = float_bits(b.x_min);
   }
+  p[3 * row + r->cap] = segs;
   return VKML_OK;
 }
 
@@ -184,21 +192,32 @@ static vkml_status round_(const rt_cpu_args *a, const nms_row *r) {
   return VKML_OK;
 }
 
-static vkml_status finish(const rt_cpu_args *a, const nms_row *r) {
+/* settle: in score order every box above one is decided before it */
+static vkml_status settle(const rt_cpu_args *a, const nms_row *r) {
   int64_t dims[1] = {r->cap};
   VKML_RETURN_IF_ERROR(rt_cpu_check_out(a->node, 0, a->out[0], IR_I32, 1, dims));
-  rt_tensor *y = a->out[1];
-  int64_t cap = y->dims[0];
-  if (y->dtype != IR_I64 || y->rank != 2 || y->dims[1] != 3)
-    return rt_cpu_error(a->node, VKML_CODE_INTERNAL, "output 1 must be i64[<=M,3]");
   int32_t *st = a->out[0]->data;
   memcpy(st, state_in(a, r), sizeof *st * (size_t)r->cap);
+  for (int64_t p = 0; p < r->n; p++) {
+    int64_t i = rt_load_i(r->order, p);
+    if (i < r->n && st[i] == UNDECIDED) st[i] = decide(r, st, i);
+  }
+  return VKML_OK;
+}
+
+static vkml_status finish(const rt_cpu_args *a, const nms_row *r) {
+  rt_tensor *y = a->out[0];
+  int64_t cap = y->dims[0];
+  if (y->dtype != IR_I64 || y->rank != 2 || y->dims[1] != 3)
+    return rt_cpu_error(a->node, VKML_CODE_INTERNAL, "output must be i64[<=M,3]");
+  const int32_t *st = state_in(a, r);
   int64_t count = 0;
-  /* in score order everything above a box is decided before it */
   for (int64_t p = 0; p < r->n && count < cap; p++) {
     int64_t i = rt_load_i(r->order, p);
     if (i >= r->n) continue;
-    if (st[i] == UNDECIDED) st[i] = decide(r, st, i);
+    if (st[i] == UNDECIDED)
+      return rt_cpu_error(a->node, VKML_CODE_INVALID_ARGUMENT,
+                          "box %lld is undecided (the state is not settled)", (long long)i);
     if (st[i] != KEPT) continue;
     rt_store_i(y, count * 3, 0);
     rt_store_i(y, count * 3 + 1, 0);
@@ -216,6 +235,7 @@ vkml_status rt_cpu_nms_window(const rt_cpu_args *a) {
   case IR_OP_NMS_KEYS: return keys(a, &r);
   case IR_OP_NMS_PREP: return prep(a, &r);
   case IR_OP_NMS_ROUND: return round_(a, &r);
+  case IR_OP_NMS_SETTLE: return settle(a, &r);
   case IR_OP_NMS_FINISH: return finish(a, &r);
   default: return rt_cpu_error(a->node, VKML_CODE_INTERNAL, "not an nms_window stage");
   }
