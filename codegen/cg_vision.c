@@ -245,7 +245,10 @@ static vkml_status topk_runtime_k(const ir_node *n, int axis, int64_t *k_bound,
     return vkml_status_make(VKML_CODE_UNSUPPORTED,
                             "topk: no bound of the run-time k is known before the run (it "
                             "sizes the GPU kernel)");
+  /* the outputs' capacity (k_max: passes/pass_bound_topk.c) caps it too; a
+   * run-time k above K is an error the kernel reports */
   *k_bound = hi < 0 ? 0 : hi < x->dims[axis] ? hi : x->dims[axis];
+  if (*k_bound > vt->dims[axis]) *k_bound = vt->dims[axis];
   words[0] = x->bounded ? (uint32_t)(ir_type_extent_offset(x, IR_LAYOUT_DEFAULT) / 4)
                         : 0xffffffffu;
   words[1] = (uint32_t)(ir_type_extent_offset(vt, IR_LAYOUT_DEFAULT) / 4);
@@ -292,8 +295,11 @@ vkml_status cg_node_topk(const ir_node *n, const cg_template *st, const cg_sched
                             (long long)k, (long long)len);
   bool shape_ok = vt->dtype == x->dtype && it->dtype == IR_I64 && vt->rank == x->rank &&
                   it->rank == x->rank;
+  int64_t cap = len; /* a run-time k's outputs: the axis, or k_max */
+  const ir_attr *km = ir_node_attr(n, IR_A_K_MAX);
+  if (km && km->u.i < cap) cap = km->u.i;
   for (int i = 0; shape_ok && i < x->rank; i++)
-    shape_ok = vt->dims[i] == (i == axis ? (runtime_k ? len : k) : x->dims[i]) &&
+    shape_ok = vt->dims[i] == (i == axis ? (runtime_k ? cap : k) : x->dims[i]) &&
                it->dims[i] == vt->dims[i];
   if (!shape_ok)
     return vkml_status_make(VKML_CODE_INVALID_ARGUMENT, "topk: output types do not match");

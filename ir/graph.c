@@ -347,6 +347,13 @@ vkml_status ir_node_set_string(ir_graph *g, ir_node *n, ir_attr_id id,
   return VKML_OK;
 }
 
+void ir_node_remove_attr(ir_node *n, ir_attr_id id) {
+  int k = 0;
+  for (int i = 0; i < n->n_attrs; i++)
+    if (n->attrs[i].id != id) n->attrs[k++] = n->attrs[i];
+  n->n_attrs = k;
+}
+
 const ir_attr *ir_node_attr(const ir_node *n, ir_attr_id id) {
   for (int i = 0; i < n->n_attrs; i++)
     if (n->attrs[i].id == id) return &n->attrs[i];

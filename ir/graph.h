@@ -238,6 +238,9 @@ vkml_status ir_node_set_floats(ir_graph *g, ir_node *n, ir_attr_id id,
 vkml_status ir_node_set_string(ir_graph *g, ir_node *n, ir_attr_id id,
                                const char *s);
 vkml_status ir_node_set_enum(ir_graph *g, ir_node *n, ir_attr_id id, int v);
+/* Drops attribute id from n (nothing when absent); the others keep their
+ * order. */
+void ir_node_remove_attr(ir_node *n, ir_attr_id id);
 
 const ir_attr *ir_node_attr(const ir_node *n, ir_attr_id id);
 int64_t ir_node_int(const ir_node *n, ir_attr_id id, int64_t dflt);

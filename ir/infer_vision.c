@@ -59,7 +59,14 @@ vkml_status ir_infer_topk(const ir_node *n, const ir_type *in, ir_type *out) {
                             "run-time k bounds axis %d", x->bounded_axis, axis);
     o.bounded = true;
     o.bounded_axis = axis;
+    /* an upper bound of k known before the run (passes/pass_bound_topk.c) */
+    const ir_attr *km = ir_node_attr(n, IR_A_K_MAX);
+    if (km && km->u.i < 0)
+      return ir_infer_error("topk: k_max is %lld, must be >= 0", (long long)km->u.i);
+    if (km && km->u.i < o.dims[axis]) o.dims[axis] = km->u.i;
   } else {
+    if (ir_node_attr(n, IR_A_K_MAX))
+      return ir_infer_error("topk: k_max is for a run-time k");
     if (!ir_node_attr(n, IR_A_K))
       return ir_infer_error("topk: k is required (attribute or second input)");
     int64_t k = ir_node_int(n, IR_A_K, 0);

@@ -143,7 +143,7 @@ static const ir_op_info op_rows[IR_OP_COUNT] = {
 
     /* topk: k from the attribute, or from a runtime i64[1] second input
      * (then the output is bounded along axis). */
-    ROW(TOPK, 1, 2, 2, 2, ATTRS(IR_A_K, IR_A_AXIS, IR_A_LARGEST, IR_A_SORTED),
+    ROW(TOPK, 1, 2, 2, 2, ATTRS(IR_A_K, IR_A_AXIS, IR_A_LARGEST, IR_A_SORTED, IR_A_K_MAX),
         topk, IR_OPF_BOUNDED_OUT),
     ROW(CUMSUM, 1, 1, 1, 1, ATTRS(IR_A_AXIS, IR_A_EXCLUSIVE, IR_A_REVERSE),
         cumsum, 0),

@@ -242,7 +242,9 @@ typedef enum ir_enum {
   /* fused_elementwise's program (ir/params.h ir_fused_program_get) */         \
   X(OPS, "ops", STRING, NONE)                                                  \
   X(REGS, "regs", INTS, NONE)                                                  \
-  X(PARAMS, "params", FLOATS, NONE)
+  X(PARAMS, "params", FLOATS, NONE)                                            \
+  /* topk with a run-time k: its upper bound, the outputs' capacity */         \
+  X(K_MAX, "k_max", INT, NONE)
 
 typedef enum ir_attr_id {
 #define X(id, name, kind, en) IR_A_##id,
