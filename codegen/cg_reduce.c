@@ -3,10 +3,12 @@
  * subgroup use, grid), and the reduce, global_pool and argminmax families
  * on glsl/reduce.comp. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "codegen/cg_ops.h"
 #include "codegen/cg_reduce.h"
+#include "codegen/cg_rows.h"
 #include "ir/params.h"
 
 #define ROW_TEMPLATE(tname, file)                                              \
@@ -250,10 +252,54 @@ static vkml_status reduce_instantiate(const ir_node *n, const bool *mask, int op
   return VKML_OK;
 }
 
+static int define_int(const cg_kernel *k, const char *name, int dflt) {
+  for (int i = 0; i < k->n_defines; i++)
+    if (!strcmp(k->def_name[i], name)) return atoi(k->def_value[i]);
+  return dflt;
+}
+
+/* A max, min, sum or prod over every axis of a bounded input whose live
+ * elements are a prefix (cg_rows_leading): the kernel reads the count. */
+static vkml_status reduce_bounded(const ir_node *n, const cg_template *st, const cg_schedule *s,
+                                  const ir_target *t, cg_kernel *out) {
+  const ir_value *x = n->inputs[0];
+  bool mask[IR_MAX_RANK];
+  VKML_RETURN_IF_ERROR(ir_reduce_axes_get(n, x->type.rank, mask));
+  bool all = true;
+  for (int i = 0; i < x->type.rank; i++) all = all && mask[i];
+  if (!all || n->op == IR_OP_REDUCE_MEAN || !cg_rows_leading(x) || n->outputs[0]->type.bounded)
+    return vkml_status_make(VKML_CODE_UNSUPPORTED,
+                            "%s: a bounded input reduces on the GPU only over every axis "
+                            "(max, min, sum, prod), its live elements a prefix",
+                            ir_op_name(n->op));
+  int64_t row = 1;
+  for (int d = x->type.bounded_axis + 1; d < x->type.rank; d++) row *= x->type.dims[d];
+  cg_twin twin;
+  VKML_RETURN_IF_ERROR(cg_twin_make(n, &twin));
+  vkml_status r = cg_node_reduce(&twin.node, st, s, t, out);
+  cg_twin_free(&twin);
+  VKML_RETURN_IF_ERROR(r);
+  int vw = define_int(out, "VW", 1);
+  if (vw > 1 && row % vw)
+    return vkml_status_make(VKML_CODE_UNSUPPORTED,
+                            "%s: rows of %lld elements of a bounded input, vectors of %d",
+                            ir_op_name(n->op), (long long)row, vw);
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(
+      out, 44, (uint32_t)(ir_type_extent_offset(&x->type, IR_LAYOUT_DEFAULT) / 4)));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, 45, (uint32_t)row));
+  /* the key of the bounded type, with the twin's attributes */
+  char attrs[160] = "";
+  const char *brace = strrchr(out->key, '{');
+  if (brace) snprintf(attrs, sizeof attrs, "%s", brace);
+  cg_node_key(n, attrs, out->key, sizeof out->key);
+  return VKML_OK;
+}
+
 vkml_status cg_node_reduce(const ir_node *n, const cg_template *st, const cg_schedule *s,
                            const ir_target *t, cg_kernel *out) {
   memset(out, 0, sizeof *out);
   VKML_RETURN_IF_ERROR(cg_check_template(n, st, &cg_reduce_template));
+  if (n->n_inputs == 1 && n->inputs[0]->type.bounded) return reduce_bounded(n, st, s, t, out);
   VKML_RETURN_IF_ERROR(cg_check_float_values(n, t));
   int op;
   switch (n->op) {

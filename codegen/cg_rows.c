@@ -123,6 +123,13 @@ static bool op_keeps_rows(const ir_node *n, int bi) {
   case IR_OP_LOG_SOFTMAX:
     return !ir_axis_normalize(ir_node_int(n, IR_A_AXIS, -1), x->rank, &axis) && axis != xa &&
            xa == ya;
+  case IR_OP_CONCAT:
+    /* parts bounded alike, joined along another axis */
+    if (ir_axis_normalize(ir_node_int(n, IR_A_AXIS, 0), x->rank, &axis) || axis == xa)
+      return false;
+    for (int i = 0; i < n->n_inputs; i++)
+      if (!n->inputs[i]->type.bounded || n->inputs[i]->type.bounded_axis != xa) return false;
+    return xa == ya;
   case IR_OP_SPLIT:
     if (ir_axis_normalize(ir_node_int(n, IR_A_AXIS, 0), x->rank, &axis) || axis == xa)
       return false;
@@ -174,8 +181,14 @@ int cg_rows_extent_input(const ir_node *n) {
     }
     /* another bounded value: elementwise ops of at most 4 inputs take it
      * (their kernels compare the sizes on the device unless they provably
-     * agree: cg_rows_check_extents) */
-    if (n->inputs[i] != n->inputs[bi] && (!elementwise(n) || n->n_inputs > 4)) return -1;
+     * agree: cg_rows_check_extents), a concat only one whose size provably
+     * agrees (its kernel cannot compare) */
+    if (n->inputs[i] == n->inputs[bi]) continue;
+    if (n->op == IR_OP_CONCAT) {
+      if (extent_origin(n->inputs[i], 32) != extent_origin(n->inputs[bi], 32)) return -1;
+    } else if (!elementwise(n) || n->n_inputs > 4) {
+      return -1;
+    }
   }
   if (bi < 0 || n->n_outputs < 1) return -1;
   int64_t cap = n->inputs[bi]->type.dims[n->inputs[bi]->type.bounded_axis];

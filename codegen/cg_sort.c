@@ -263,7 +263,9 @@ bool cg_op_is_staged(ir_op op) {
 bool cg_op_reads_extent(ir_op op) {
   return op == IR_OP_SHAPE || op == IR_OP_ROI_ALIGN || op == IR_OP_GATHER ||
          op == IR_OP_GATHER_ND || op == IR_OP_SCATTER_ELEMENTS || op == IR_OP_TOPK ||
-         op == IR_OP_CONCAT || op == IR_OP_NON_MAX_SUPPRESSION || op == IR_OP_NMS_KEYS || op == IR_OP_NMS_PREP ||
+         op == IR_OP_CONCAT || op == IR_OP_NON_MAX_SUPPRESSION || op == IR_OP_NMS_KEYS ||
+         op == IR_OP_REDUCE_MAX || op == IR_OP_REDUCE_MIN || op == IR_OP_REDUCE_SUM ||
+         op == IR_OP_REDUCE_PROD || op == IR_OP_NMS_PREP ||
          op == IR_OP_NMS_ROUND || op == IR_OP_NMS_SETTLE || op == IR_OP_NMS_FINISH;
 }
 

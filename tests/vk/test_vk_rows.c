@@ -15,6 +15,7 @@
  * Bounds: fp32 gemm/matmul/softmax against the CPU reference's double
  * accumulation, inputs in [-1, 1], K = 8: rtol 1e-5, atol 1e-6. */
 #include <criterion/criterion.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -526,4 +527,46 @@ Test(vk_rows, topk_of_a_long_run_time_row) {
   ir_plan_destroy(p);
   ir_graph_destroy(ref);
   vt_env_close(&e);
+}
+
+/* A whole reduction of a bounded value (batched NMS's max coordinate) reads
+ * the count on the device: max, sum and prod over f32[<=300,4] at 157 and
+ * 300 rows agree with the CPU; at 0 rows the GPU gives ONNX's (opset 18)
+ * empty max -inf and sum 0. */
+Test(vk_rows, whole_reductions_of_a_run_time_count) {
+  vt_env e;
+  vt_env_open(&e);
+  const char *text = "vkir 1\n"
+                     "graph @red(%x: f32[<=300,4]) -> (%m: f32[], %s: f32[], %p: f32[]) {\n"
+                     "  %m = reduce_max %x {keepdims=0} : f32[]\n"
+                     "  %s = reduce_sum %x {keepdims=0} : f32[]\n"
+                     "  %q = reduce_prod %x {keepdims=0} : f32[]\n"
+                     "  %p = mul %q, %q : f32[]\n"
+                     "  return %m, %s, %p\n}\n";
+  ir_graph *ref;
+  ir_plan *p;
+  rt_vk_exec *x;
+  all_gpu(&e, text, &ref, &p, &x);
+  t_rng r = t_rng_make(12);
+  static const int64_t rows[] = {157, 300, 0};
+  for (int k = 0; k < 3; k++) {
+    int64_t xd[2] = {rows[k], 4};
+    rt_tensor in = t_tensor_random(&r, IR_F32, 2, xd, 0.99, 1.01), got[3], want[3];
+    T_OK(rt_vk_exec_run(x, &in, 1, got, 3, NULL));
+    if (rows[k]) {
+      T_OK(rt_cpu_run_graph(ref, &in, 1, want, 3));
+      for (int i = 0; i < 3; i++) {
+        t_assert_close(&got[i], &want[i], 1e-4, 1e-6);
+        rt_tensor_free(&want[i]);
+      }
+    } else {
+      cr_assert(isinf(rt_load_f(&got[0], 0)) && rt_load_f(&got[0], 0) < 0, "max of none: %g",
+                rt_load_f(&got[0], 0));
+      cr_assert_eq(rt_load_f(&got[1], 0), 0.0);
+      cr_assert_eq(rt_load_f(&got[2], 0), 1.0);
+    }
+    for (int i = 0; i < 3; i++) rt_tensor_free(&got[i]);
+    rt_tensor_free(&in);
+  }
+  all_gpu_close(&e, ref, p, x);
 }
