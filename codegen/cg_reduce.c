@@ -237,7 +237,7 @@ static vkml_status reduce_instantiate(const ir_node *n, const bool *mask, int op
   const ir_type *x = &n->inputs[0]->type;
   cg_rowmap m;
   cg_rowmap_make(x->rank, x->dims, mask, &m);
-  if (m.len == 0 && op != OP_SUM && op != OP_MEAN && op != OP_PROD)
+  if (m.len == 0 && (op == OP_ARGMAX || op == OP_ARGMIN))
     return vkml_status_make(VKML_CODE_INVALID_ARGUMENT, "%s over an empty axis",
                             ir_op_name(n->op));
   cg_rowplan plan;

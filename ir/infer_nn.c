@@ -429,12 +429,10 @@ vkml_status ir_infer_reduce(const ir_node *n, const ir_type *in, ir_type *out) {
   bool mask[IR_MAX_RANK], keep = true;
   VKML_RETURN_IF_ERROR(ir_reduce_axes_get(n, x->rank, mask));
   VKML_RETURN_IF_ERROR(keepdims_get(n, &keep));
-  /* min/max of nothing has no value; sum, mean and prod do (0, NaN, 1). */
-  if (n->op == IR_OP_REDUCE_MAX || n->op == IR_OP_REDUCE_MIN)
-    for (int i = 0; i < x->rank; i++)
-      if (mask[i] && x->dims[i] == 0)
-        return ir_infer_error("%s: cannot reduce empty axis %d",
-                              ir_op_name(n->op), i);
+  /* nothing reduces to the identity, as ONNX's opset 18: -inf (the type's
+   * least) for max, +inf (its greatest) for min, 0, NaN and 1 for sum, mean
+   * and prod; a bounded value may be empty at run time (batched NMS's max
+   * coordinate over no boxes) */
   out[0] = reduced_type(x, mask, keep);
   return VKML_OK;
 }
