@@ -1,5 +1,5 @@
 /* NMS over one bounded row on glsl/nms_window.comp: the stages nms_keys,
- * nms_prep, nms_round and nms_finish that passes/pass_split_nms.c makes of
+ * nms_prep, nms_round, nms_settle and nms_finish that passes/pass_split_nms.c makes of
  * a non_max_suppression whose boxes [1,<=N,4] and scores [1,1,<=N] hold a
  * run-time count of candidates (the shader's header has the algorithm). */
 #include <stdio.h>
@@ -29,7 +29,8 @@ bool cg_nms_is_window(const ir_node *n) {
 
 enum { KEYS, PREP, ROUND, FINISH, SETTLE }; /* nms_window.comp's STAGE */
 
-/* The stage's boxes and scores (after the state, for round and finish). */
+/* The stage's boxes and scores (after the state, for round, settle and
+ * finish). */
 static void operands(const ir_node *n, int stage, const ir_value **boxes,
                      const ir_value **scores) {
   int at = stage >= ROUND ? 1 : 0; /* after the state */
@@ -69,13 +70,9 @@ vkml_status cg_node_nms_window(const ir_node *n, const cg_template *st, const cg
                             t->name);
   /* prep and finish are one workgroup, settle one per segment: the widest
    * the device runs, unless a schedule says otherwise */
-  cg_schedule wide = cg_nms_window_template.dflt;
+  cg_schedule wide;
   if (!s && (stage == PREP || stage == FINISH || stage == SETTLE)) {
-    for (int w = 1024; w >= 64; w /= 2)
-      if ((uint32_t)w <= t->max_workgroup_size[0] && (uint32_t)w <= t->max_workgroup_invocations) {
-        wide.v[0] = w;
-        break;
-      }
+    cg_schedule_widest(&cg_nms_window_template, t, &wide);
     s = &wide;
   }
   if (!s) s = &cg_nms_window_template.dflt;

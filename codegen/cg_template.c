@@ -60,6 +60,15 @@ const cg_template *cg_template_find(const char *name) {
   return NULL;
 }
 
+void cg_schedule_widest(const cg_template *t, const ir_target *target, cg_schedule *out) {
+  *out = t->dflt;
+  const cg_knob *kn = &t->knobs[0];
+  for (int i = 0; i < kn->n_values; i++)
+    if ((uint32_t)kn->values[i] <= target->max_workgroup_invocations &&
+        (uint32_t)kn->values[i] <= target->max_workgroup_size[0] && kn->values[i] > out->v[0])
+      out->v[0] = kn->values[i];
+}
+
 int cg_knob_index(const cg_template *t, const char *name) {
   for (int i = 0; i < t->n_knobs; i++)
     if (!strcmp(t->knobs[i].name, name)) return i;

@@ -84,6 +84,10 @@ void cg_space_point(const cg_template *t, int64_t index, cg_schedule *out);
  * this target. */
 vkml_status cg_schedule_check(const cg_template *t, const cg_schedule *s,
                               const ir_target *target);
+/* The template's default with its first knob (a workgroup size) at the
+ * largest candidate the target runs in one workgroup along x: for the
+ * kernels that run one or a few wide workgroups. */
+void cg_schedule_widest(const cg_template *t, const ir_target *target, cg_schedule *out);
 /* "WG_SIZE=128,EPI=4" (always NUL-terminated). */
 void cg_schedule_format(const cg_template *t, const cg_schedule *s, char *buf, int buf_bytes);
 /* Parses the format above; every knob must appear once. */

@@ -316,12 +316,7 @@ vkml_status cg_node_topk(const ir_node *n, const cg_template *st, const cg_sched
      * row five times, so the widest workgroup the device allows keeps the
      * most loads in flight (a tuned schedule overrides) */
     if (rows <= 8 && len >= 65536) {
-      wide = *s;
-      const cg_knob *kn = &cg_topk_template.knobs[0];
-      for (int i = 0; i < kn->n_values; i++)
-        if ((uint32_t)kn->values[i] <= t->max_workgroup_invocations &&
-            (uint32_t)kn->values[i] <= t->max_workgroup_size[0])
-          wide.v[0] = kn->values[i];
+      cg_schedule_widest(&cg_topk_template, t, &wide);
       s = &wide;
     }
   }

@@ -15,7 +15,7 @@
  *
  *   keys  = nms_keys boxes, scores           f32[1,2,N]
  *   order = argsort keys largest=1           i64[1,2,N]
- *   prep  = nms_prep boxes, scores, order    i32[3,N+1]
+ *   prep  = nms_prep boxes, scores, order    i32[5,N+1]
  *   s1    = nms_round prep, boxes, scores, order, prep    (NMS_ROUNDS times)
  *   s     = nms_settle sR, boxes, scores, order, prep
  *   out   = nms_finish s, boxes, scores, order, prep
