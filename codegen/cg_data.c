@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "codegen/cg_data.h"
+#include "codegen/cg_rows.h"
 #include "ir/params.h"
 
 #define DATA_KNOBS                                                             \
@@ -457,6 +458,8 @@ vkml_status cg_node_slice(const ir_node *n, const cg_template *st, const cg_sche
                           const ir_target *t, cg_kernel *out) {
   memset(out, 0, sizeof *out);
   VKML_RETURN_IF_ERROR(one_input(n));
+  if (n->inputs[0]->type.bounded || n->outputs[0]->type.bounded)
+    return cg_rows_slice(n, st, s, t, out);
   const ir_type *x = &n->inputs[0]->type;
   ir_slice_params sp;
   VKML_RETURN_IF_ERROR(ir_slice_params_get(n, x, &sp));

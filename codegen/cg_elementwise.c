@@ -9,6 +9,7 @@
 #include "codegen/cg_binary.h"
 #include "codegen/cg_elementwise.h"
 #include "codegen/cg_ops.h"
+#include "codegen/cg_rows.h"
 
 enum { KNOB_WG = 0, KNOB_EPI = 1 };
 
@@ -421,6 +422,8 @@ vkml_status cg_node_copy(const ir_node *n, const cg_template *st, const cg_sched
                          const ir_target *t, cg_kernel *out) {
   memset(out, 0, sizeof *out);
   VKML_RETURN_IF_ERROR(check_arity(n, 1));
+  if (n->inputs[0]->type.bounded || n->outputs[0]->type.bounded)
+    return cg_rows_reshape(n, st, s, t, out);
   if (n->inputs[0]->layout != n->outputs[0]->layout) {
     if (st && st != &cg_data_layout_template) return wrong_template(n, st);
     return layout_instantiate(n, sched_or_default(&cg_data_layout_template, s), t, out);

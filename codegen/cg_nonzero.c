@@ -6,6 +6,7 @@
 
 #include "codegen/cg_ops.h"
 #include "codegen/cg_reduce.h"
+#include "codegen/cg_rows.h"
 #include "codegen/cg_sort.h"
 
 const cg_template cg_nonzero_template = {
@@ -39,10 +40,12 @@ static vkml_status nonzero_stage(const ir_node *n, int stage, const cg_template 
   const ir_type *x = &n->inputs[0]->type;
   for (int i = 0; i < n->n_inputs + n->n_outputs; i++) {
     const ir_value *v = i < n->n_inputs ? n->inputs[i] : n->outputs[i - n->n_inputs];
-    if (v->layout != IR_LAYOUT_DEFAULT || (v->type.bounded && i < n->n_inputs))
+    if (v->layout != IR_LAYOUT_DEFAULT ||
+        (v->type.bounded && i == 1 && n->op == IR_OP_NONZERO_WRITE) ||
+        (i == 0 && v->type.bounded && !cg_rows_leading(v)))
       return vkml_status_make(VKML_CODE_UNSUPPORTED,
-                              "%s: bounded inputs or packed layouts stay on the CPU",
-                              ir_op_name(n->op));
+                              "%s: packed layouts, and bounded inputs but one whose rows lead, "
+                              "stay on the CPU", ir_op_name(n->op));
   }
   int dt = cg_nonzero_dtype(x->dtype);
   if (dt < 0)
@@ -62,6 +65,14 @@ static vkml_status nonzero_stage(const ir_node *n, int stage, const cg_template 
   /* the extent word after the capacity (ir_type_extent_offset), in word pairs */
   uint64_t at = stage ? ir_type_extent_offset(&n->outputs[0]->type, IR_LAYOUT_DEFAULT) / 8 : 0;
   VKML_RETURN_IF_ERROR(cg_kernel_define(out, "EXTENT_AT", "%lluu", (unsigned long long)at));
+  VKML_RETURN_IF_ERROR(cg_kernel_define(out, "BOUNDED", "%d", x->bounded ? 1 : 0));
+  if (x->bounded) {
+    int64_t row = 1;
+    for (int d = x->bounded_axis + 1; d < x->rank; d++) row *= x->dims[d];
+    VKML_RETURN_IF_ERROR(
+        cg_kernel_spec(out, 11, (uint32_t)(ir_type_extent_offset(x, IR_LAYOUT_DEFAULT) / 4)));
+    VKML_RETURN_IF_ERROR(cg_kernel_spec(out, 12, (uint32_t)row));
+  }
   VKML_RETURN_IF_ERROR(cg_kernel_spec(out, 0, (uint32_t)numel));
   VKML_RETURN_IF_ERROR(cg_kernel_spec(out, 1, (uint32_t)x->rank));
   for (int d = 0; d < 8; d++)

@@ -298,6 +298,8 @@ static vkml_status reduce_bounded(const ir_node *n, const cg_template *st, const
 vkml_status cg_node_reduce(const ir_node *n, const cg_template *st, const cg_schedule *s,
                            const ir_target *t, cg_kernel *out) {
   memset(out, 0, sizeof *out);
+  if (n->n_inputs == 1 && n->n_outputs == 1 && cg_reduce_is_int(n))
+    return cg_reduce_int(n, st, s, t, out);
   VKML_RETURN_IF_ERROR(cg_check_template(n, st, &cg_reduce_template));
   if (n->n_inputs == 1 && n->inputs[0]->type.bounded) return reduce_bounded(n, st, s, t, out);
   VKML_RETURN_IF_ERROR(cg_check_float_values(n, t));

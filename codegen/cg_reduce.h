@@ -29,6 +29,15 @@ extern const cg_template cg_softmax_template;   /* softmax.comp */
 extern const cg_template cg_norm_template;      /* norm.comp: layer / instance norm */
 extern const cg_template cg_batchnorm_template; /* norm.comp, BATCHNORM=1 */
 extern const cg_template cg_pool2d_template;    /* pool2d.comp */
+extern const cg_template cg_reduce_int_template; /* reduce_int.comp (cg_reduce_int.c) */
+
+/* n reduces i32 or i64 values (cg_reduce_int.c). */
+bool cg_reduce_is_int(const ir_node *n);
+/* Sum, prod, max or min of a small static i32 / i64 tensor; UNSUPPORTED
+ * otherwise (a bounded or large input, an empty reduced axis, i64 without
+ * shaderInt64). */
+vkml_status cg_reduce_int(const ir_node *n, const cg_template *st, const cg_schedule *s,
+                          const ir_target *t, cg_kernel *out);
 
 /* Knob indices of the row templates (reduce, softmax, norm). */
 enum { CG_ROW_WG = 0, CG_ROW_RED = 1, CG_ROW_VEC = 2, CG_ROW_SUBGROUP = 3 };

@@ -170,6 +170,13 @@ static const ir_value *extent_origin(const ir_value *v, int depth) {
   return v;
 }
 
+/* a and b provably have one run-time size. By value id: the placement asks
+ * about copies of a node's operands (cg_query_place), whose producers lead
+ * back to the graph's own values. */
+static bool same_extent(const ir_value *a, const ir_value *b) {
+  return extent_origin(a, 32)->id == extent_origin(b, 32)->id;
+}
+
 int cg_rows_extent_input(const ir_node *n) {
   int bi = -1;
   for (int i = 0; i < n->n_inputs; i++) {
@@ -185,7 +192,7 @@ int cg_rows_extent_input(const ir_node *n) {
      * agrees (its kernel cannot compare) */
     if (n->inputs[i] == n->inputs[bi]) continue;
     if (n->op == IR_OP_CONCAT) {
-      if (extent_origin(n->inputs[i], 32) != extent_origin(n->inputs[bi], 32)) return -1;
+      if (!same_extent(n->inputs[i], n->inputs[bi])) return -1;
     } else if (!elementwise(n) || n->n_inputs > 4) {
       return -1;
     }
@@ -214,7 +221,7 @@ bool cg_rows_check_extents(const ir_node *n) {
       first = v;
       continue;
     }
-    if (extent_origin(v, 32) != extent_origin(first, 32)) return true;
+    if (!same_extent(v, first)) return true;
   }
   return false;
 }

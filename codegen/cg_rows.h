@@ -22,6 +22,7 @@
 #ifndef CG_ROWS_H
 #define CG_ROWS_H
 
+#include "codegen/cg_kernel.h"
 #include "ir/graph.h"
 
 /* n's unbounded twin: the same node on copies of its operands with the
@@ -48,5 +49,19 @@ int cg_rows_extent_input(const ir_node *n);
 /* n (over bounded rows) has bounded inputs whose sizes must be compared on
  * the device: not provably one. */
 bool cg_rows_check_extents(const ir_node *n);
+
+/* glsl/rows_copy.comp (cg_rows_copy.c; no knobs): select, slices of a
+ * bounded value's first rows, reshapes that merge axes into its bounded one. Their rows counted on the device: y takes
+ * min(the chosen input's rows, its capacity), in its extent word. */
+extern const cg_template cg_rows_copy_template;
+/* A slice of bounded x to its first rows (start 0, step 1, an end >= 0
+ * along the bounded axis, other axes whole); UNSUPPORTED otherwise. */
+vkml_status cg_rows_slice(const ir_node *n, const cg_template *st, const cg_schedule *s,
+                          const ir_target *t, cg_kernel *out);
+/* A reshape (flatten, squeeze, unsqueeze) of bounded x whose rows lead,
+ * into y whose rows lead, each x row whole y rows ([<=150,20,4] ->
+ * [<=3000,4]); UNSUPPORTED otherwise. */
+vkml_status cg_rows_reshape(const ir_node *n, const cg_template *st, const cg_schedule *s,
+                            const ir_target *t, cg_kernel *out);
 
 #endif

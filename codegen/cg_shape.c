@@ -35,12 +35,3 @@ vkml_status cg_node_shape(const ir_node *n, const cg_template *st, const cg_sche
   cg_node_key(n, "", out->key, sizeof out->key);
   return VKML_OK;
 }
-
-/* select has no kernel yet: its operands differ in size (a bounded output),
- * which the placement keeps on the CPU; equal static types are where's. */
-vkml_status cg_node_select(const ir_node *n, const cg_template *st, const cg_schedule *s,
-                           const ir_target *t, cg_kernel *out) {
-  (void)st, (void)s, (void)t;
-  memset(out, 0, sizeof *out);
-  return vkml_status_make(VKML_CODE_UNSUPPORTED, "%s: no GPU kernel yet", ir_op_name(n->op));
-}

@@ -10,6 +10,7 @@
 
 #include "codegen/cg_ops.h"
 #include "codegen/cg_reduce.h"
+#include "codegen/cg_rows.h"
 #include "codegen/cg_sort.h"
 #include "ir/params.h"
 
@@ -266,15 +267,21 @@ bool cg_op_reads_extent(ir_op op) {
          op == IR_OP_CONCAT || op == IR_OP_NON_MAX_SUPPRESSION || op == IR_OP_NMS_KEYS ||
          op == IR_OP_REDUCE_MAX || op == IR_OP_REDUCE_MIN || op == IR_OP_REDUCE_SUM ||
          op == IR_OP_REDUCE_PROD || op == IR_OP_NMS_PREP ||
-         op == IR_OP_NMS_ROUND || op == IR_OP_NMS_SETTLE || op == IR_OP_NMS_FINISH;
+         op == IR_OP_NMS_ROUND || op == IR_OP_NMS_SETTLE || op == IR_OP_NMS_FINISH ||
+         op == IR_OP_SELECT || op == IR_OP_SLICE || op == IR_OP_RESHAPE || op == IR_OP_FLATTEN ||
+         op == IR_OP_SQUEEZE || op == IR_OP_UNSQUEEZE || op == IR_OP_NON_ZERO || op == IR_OP_NONZERO_FLAGS ||
+         op == IR_OP_NONZERO_WRITE;
 }
 
 bool cg_op_writes_extent(ir_op op) {
   /* roi_align's output takes its rois' extent, a gather's its indices', a
    * scatter_elements' its data's (IR_STEP_EXTENT_FROM); a topk with a
    * run-time k writes k into its outputs', a bounded concat the sum of its
-   * parts' */
-  return op == IR_OP_NMS_COMPACT || op == IR_OP_NON_MAX_SUPPRESSION ||
+   * parts', select, a slice of first rows and a reshape merging axes into
+   * the bounded one their rows (cg_rows_copy.c) */
+  return op == IR_OP_SELECT || op == IR_OP_SLICE || op == IR_OP_RESHAPE ||
+         op == IR_OP_FLATTEN || op == IR_OP_SQUEEZE || op == IR_OP_UNSQUEEZE ||
+         op == IR_OP_NMS_COMPACT || op == IR_OP_NON_MAX_SUPPRESSION ||
          op == IR_OP_NONZERO_WRITE || op == IR_OP_NON_ZERO || op == IR_OP_ROI_ALIGN ||
          op == IR_OP_GATHER || op == IR_OP_GATHER_ND || op == IR_OP_SCATTER_ELEMENTS ||
          op == IR_OP_TOPK || op == IR_OP_CONCAT || op == IR_OP_NMS_FINISH;
@@ -282,9 +289,14 @@ bool cg_op_writes_extent(ir_op op) {
 
 const char *cg_staged_reason(const ir_node *n, const ir_target *t, char *why, size_t bytes) {
   const ir_type *x = &n->inputs[0]->type;
-  bool one_row = cg_nms_is_window(n); /* bounded, on glsl/nms_window.comp */
+  /* bounded and still on the GPU: one-row NMS (glsl/nms_window.comp), a
+   * non_zero of a value whose rows lead (its stages read the count) */
+  bool one_row = cg_nms_is_window(n) ||
+                 (n->op == IR_OP_NON_ZERO && cg_rows_leading(n->inputs[0]));
   for (int i = 0; i < n->n_inputs; i++) {
-    if (n->inputs[i]->type.bounded && !one_row) return "a bounded input stays on the CPU";
+    if (n->inputs[i]->type.bounded && !one_row)
+      return "a bounded input stays on the CPU (but a one-row NMS's, a non_zero's whose rows "
+             "lead)";
     if (ir_type_numel(&n->inputs[i]->type) >= (INT64_C(1) << 31) / 3)
       return "too many elements for 32-bit indices";
   }

@@ -11,6 +11,7 @@
 #include "codegen/cg_glsl.h"
 #include "codegen/cg_kernel.h"
 #include "codegen/cg_reduce.h"
+#include "codegen/cg_rows.h"
 #include "codegen/cg_sort.h"
 #include "codegen/cg_vision.h"
 #include "codegen/cg_data.h"
@@ -30,6 +31,7 @@ const cg_template *const cg_templates[] = {
     &cg_data_gather_template,
     &cg_data_scatter_template,
     &cg_shape_template,
+    &cg_rows_copy_template,
     &cg_data_resize_template,
     &cg_conv2d_direct_template,
     &cg_conv2d_1x1_template,
@@ -40,6 +42,7 @@ const cg_template *const cg_templates[] = {
     &cg_gemm_coopmat_template,
     &cg_gemm_gemv_template,
     &cg_reduce_template,
+    &cg_reduce_int_template,
     &cg_softmax_template,
     &cg_norm_template,
     &cg_batchnorm_template,

@@ -109,10 +109,14 @@ vkml_status ir_infer_sort_index(const ir_node *n, const ir_type *in, ir_type *ou
 static vkml_status nonzero_input(const ir_node *n, const ir_type *x) {
   if (x->rank == 0)
     return ir_infer_error("%s: the input is a scalar (rank 1 or more)", ir_op_name(n->op));
-  /* non_zero of a bounded x: the capacity's positions at most (its GPU
-   * stages take static inputs only) */
-  if (x->bounded && n->op != IR_OP_NON_ZERO)
-    return ir_infer_error("%s: bounded inputs are not supported", ir_op_name(n->op));
+  /* non_zero of a bounded x: the capacity's positions at most; its GPU
+   * stages take one whose rows lead (dims before the bounded axis 1: the
+   * live elements a prefix), the elements past them zeros */
+  bool leading = x->bounded;
+  for (int d = 0; x->bounded && d < x->bounded_axis; d++) leading = leading && x->dims[d] == 1;
+  if (x->bounded && n->op != IR_OP_NON_ZERO && !leading)
+    return ir_infer_error("%s: a bounded input's rows must lead (dims before its bounded axis "
+                          "1)", ir_op_name(n->op));
   if (ir_type_numel(x) >= (INT64_C(1) << 31))
     return ir_infer_error("%s: 2^31 elements or more", ir_op_name(n->op));
   return VKML_OK;

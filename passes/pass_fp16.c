@@ -92,7 +92,7 @@ static vkml_status version_of(conv_state *st, const ir_value *v, bool want_f16, 
 
 /* Weights of the converted graph: every constant, f32 ones both as f16 and
  * f32 (the f32 bytes are used only when a constant is needed in f32), each
- * 64-byte aligned. */
+ * 64-byte aligned; other inline constants stay inline too. */
 static vkml_status make_constants(conv_state *st) {
   const ir_graph *g = st->g;
   uint64_t total = 0;
@@ -118,7 +118,12 @@ static vkml_status make_constants(conv_state *st) {
     off += (b + 63) / 64 * 64;
     ir_value *nv;
     if (v->type.dtype != IR_F32) {
-      VKML_RETURN_IF_ERROR(ir_const_create_blob(st->ng, v->name, &v->type, raw, &nv));
+      /* small inline integers (shape arithmetic) stay inline: what reads
+       * them at compile time (ir/bounds.h) sees them there */
+      if (v->storage == IR_CONST_INLINE)
+        VKML_RETURN_IF_ERROR(ir_const_create_inline(st->ng, v->name, &v->type, data, &nv));
+      else
+        VKML_RETURN_IF_ERROR(ir_const_create_blob(st->ng, v->name, &v->type, raw, &nv));
       st->v16[v->id] = st->v32[v->id] = nv;
       continue;
     }

@@ -13,9 +13,14 @@
 //   output's capacity (the bounded output's extent word, ir/graph.h).
 //   Bindings: 0 = x, 1 = offsets (i32), 2 = output (i64 as word pairs).
 //
+// A bounded x (BOUNDED 1, its rows leading: ir/graph.h) holds X_EXT_WORD's
+// count of rows of ROW elements as a prefix of its capacity; the elements
+// past them count as zeros, so both stages read the count.
+//
 // Knob (#define): WG_SIZE. Baked per workload: STAGE, DTYPE (0 f32, 1 f16,
-//   2 i32, 3 i64, 4 bytes: bool, u8, i8), EXTENT_AT (word pairs) (#defines); N, RANK, the dims D0..D7,
-//   GX (specialization constants).
+//   2 i32, 3 i64, 4 bytes: bool, u8, i8), EXTENT_AT (word pairs), BOUNDED
+//   (#defines); N (the capacity's elements), RANK, the dims D0..D7 (the
+//   capacity's), GX, X_EXT_WORD, ROW (specialization constants).
 
 #if DTYPE == 1
 #extension GL_EXT_shader_16bit_storage : require
@@ -43,8 +48,14 @@ layout(constant_id = 7) const uint D5 = 1;
 layout(constant_id = 8) const uint D6 = 1;
 layout(constant_id = 9) const uint D7 = 1;
 layout(constant_id = 10) const uint GX = 1;
+layout(constant_id = 11) const uint X_EXT_WORD = 0;
+layout(constant_id = 12) const uint ROW = 1;
 
 layout(set = 0, binding = 0) readonly buffer Xb { ST X[]; };
+#if BOUNDED
+layout(set = 0, binding = 0) readonly buffer Xe { uint XE[]; }; // x's extent word
+#endif
+uint live; // x's live elements
 #if STAGE == 0
 layout(set = 0, binding = 1) writeonly buffer Fb { int F[]; };
 #else
@@ -53,6 +64,7 @@ layout(set = 0, binding = 2) writeonly buffer Yb { uvec2 Y[]; };
 #endif
 
 bool nonzero(uint p) {
+  if (p >= live) return false;
 #if DTYPE == 4
   return ((X[p >> 2] >> ((p & 3u) * 8u)) & 0xffu) != 0u;
 #elif DTYPE == 3
@@ -72,6 +84,11 @@ uint dim(uint d) {
 
 void main() {
   uint p = (gl_WorkGroupID.y * GX + gl_WorkGroupID.x) * WG_SIZE + gl_LocalInvocationID.x;
+#if BOUNDED
+  live = min(XE[X_EXT_WORD] * ROW, N);
+#else
+  live = N;
+#endif
 #if STAGE == 0
   if (p < N) F[p] = nonzero(p) ? 1 : 0;
 #else

@@ -4,7 +4,10 @@
 # by export_small_detectors.py) against onnxruntime's outputs on the same
 # image, imported from the ONNX files as exported:
 #   fp32, on the CPU executor and on the default Vulkan device (lavapipe in
-#     CI, validation on): same count, same order (near-tie swaps allowed),
+#     CI, validation on; --fallback never: every step on the GPU, the If of
+#     the batched NMS and Faster R-CNN's NonZero of run-time masks included;
+#     and the same Faster R-CNN with its vision ops on the CPU): same
+#     count, same order (near-tie swaps allowed),
 #     labels equal, boxes within 1e-3 of the image size, scores within 1e-4
 #     relative (the RoiAlign of Faster R-CNN's proposals moves a score by
 #     1.4e-5 between onnxruntime and torch);
@@ -29,7 +32,7 @@ CMP=$ROOT/tests/tools/compare_detections.py
 
 case $PART in
   cpu) MODELS="ssdlite ssd300 frcnn retinanet" DEV=cpu WHERE=cpu ;;
-  ssdlite|ssd300|frcnn|retinanet) MODELS=$PART DEV=0 WHERE=gpu ;;
+  ssdlite|ssd300|frcnn|retinanet) MODELS=$PART DEV="0 --fallback never" WHERE="gpu only" ;;
   *) echo "test_detection_models.sh: unknown part '$PART'" >&2; exit 2 ;;
 esac
 
@@ -42,7 +45,7 @@ for m in $MODELS; do
     tol="1e-3 1e-4"
     [ $prec = fp16 ] && tol="5e-3 1e-2 25 0"
     [ $prec = fp16 ] && [ $m = frcnn ] && tol="5e-3 1e-2 25 3"
-    out=$TMP/$m.$DEV.$prec
+    out=$TMP/$m.$PART.$prec
     if gpu_vkc run "$M/$m.onnx" --device $DEV --precision $prec --input image="$TMP/$m.npy" \
          --output "$out" >/dev/null 2>"$TMP/err" &&
        $PY "$CMP" "$M" $m "$out" $tol >"$TMP/cmp" 2>&1; then
@@ -54,8 +57,16 @@ for m in $MODELS; do
 done
 
 # The deployed path on the GPU: vkc compile to an artifact, vkrun (runtime
-# library only) runs it; Faster R-CNN's has CPU steps and an If.
+# library only) runs it; Faster R-CNN's with its vision ops on the CPU too
+# (CPU steps and transfers in the middle of the graph).
 if [ "$PART" = frcnn ]; then
+  if gpu_vkc run "$M/frcnn.onnx" --cpu-ops NonZero,TopK,NonMaxSuppression,RoiAlign \
+       --input image="$TMP/frcnn.npy" --output "$TMP/frcnn.cpuvision" >/dev/null 2>"$TMP/err" &&
+     $PY "$CMP" "$M" frcnn "$TMP/frcnn.cpuvision" 1e-3 1e-4 >"$TMP/cmp" 2>&1; then
+    ok "frcnn, vision ops on the CPU: $(cat "$TMP/cmp")"
+  else
+    bad "frcnn, vision ops on the CPU: $(head -c 400 "$TMP/err") $(cat "$TMP/cmp" 2>/dev/null)"
+  fi
   if gpu_vkc compile "$M/frcnn.onnx" -o "$TMP/frcnn.vkm" 2>"$TMP/err" &&
      ASAN_OPTIONS=detect_leaks=0 VKML_VALIDATION=1 "$VKRUN" "$TMP/frcnn.vkm" \
        --input image="$TMP/frcnn.npy" --output "$TMP/frcnn.vkm.out" >/dev/null 2>>"$TMP/err" &&

@@ -569,3 +569,163 @@ Test(vk_rows, whole_reductions_of_a_run_time_count) {
   }
   all_gpu_close(&e, ref, p, x);
 }
+
+/* The tail of torchvision's batched NMS, as exported: If(numel(boxes) ==
+ * 0) returns an empty i64[0], else the keep list; then keep[:50]. The
+ * element count is an integer reduction of a run-time shape, the If a
+ * select between a static empty value and a bounded one, the slice a copy
+ * of the first rows: all on the GPU, their counts read and written on the
+ * device. Also a select between two bounded values and one over static
+ * values of one shape (a plain copy). Against the CPU executor at counts
+ * that take either branch, cut or not by the slice, and 0. */
+Test(vk_rows, the_if_tail_of_a_batched_nms) {
+  vt_env e;
+  vt_env_open(&e);
+  const char *text =
+      "vkir 1\n"
+      "graph @tail(%x: f32[<=300,4], %k: i64[<=300], %v: f32[<=300,4], %s: f32[2,3]) -> "
+      "(%n: i64[], %y: i64[<=300], %z: i64[<=50], %w: f32[<=300,4], %t: f32[2,3], "
+      "%zz: f32[<=7,4]) {\n"
+      "  %sh = shape %x : i64[2]\n"
+      "  %n = reduce_prod %sh {keepdims=0} : i64[]\n"
+      "  %zero = const i64[] [0]\n"
+      "  %c = equal %n, %zero : bool[]\n"
+      "  %e = const i64[0] []\n"
+      "  %y = select %c, %e, %k : i64[<=300]\n"
+      "  %z = slice %y {starts=[0], ends=[50], axes=[0]} : i64[<=50]\n"
+      "  %w = select %c, %v, %x : f32[<=300,4]\n"
+      "  %s2 = neg %s : f32[2,3]\n"
+      "  %t = select %c, %s, %s2 : f32[2,3]\n"
+      "  %zz = slice %w {starts=[0], ends=[7]} : f32[<=7,4]\n"
+      "  return %n, %y, %z, %w, %t, %zz\n}\n";
+  ir_graph *ref;
+  ir_plan *p;
+  rt_vk_exec *x;
+  all_gpu(&e, text, &ref, &p, &x);
+  t_rng r = t_rng_make(31);
+  static const int64_t counts[][3] = {{157, 123, 40}, {0, 123, 40}, {300, 30, 300}, {5, 0, 3},
+                                      {0, 0, 0},      {1, 300, 2}};
+  for (int c = 0; c < 6; c++) {
+    int64_t xd[2] = {counts[c][0], 4}, kd[1] = {counts[c][1]}, vd[2] = {counts[c][2], 4},
+            sd[2] = {2, 3};
+    rt_tensor in[4] = {t_tensor_random(&r, IR_F32, 2, xd, -1, 1),
+                       t_tensor_random(&r, IR_I64, 1, kd, 0, 1000),
+                       t_tensor_random(&r, IR_F32, 2, vd, -1, 1),
+                       t_tensor_random(&r, IR_F32, 2, sd, -1, 1)};
+    rt_tensor got[6], want[6];
+    T_OK(rt_vk_exec_run(x, in, 4, got, 6, NULL));
+    T_OK(rt_cpu_run_graph(ref, in, 4, want, 6));
+    int64_t keep = counts[c][0] ? counts[c][1] : 0;
+    cr_assert_eq(want[1].dims[0], keep);
+    cr_assert_eq(want[2].dims[0], keep < 50 ? keep : 50);
+    for (int i = 0; i < 6; i++) {
+      t_assert_close(&got[i], &want[i], 0, 0);
+      rt_tensor_free(&got[i]);
+      rt_tensor_free(&want[i]);
+    }
+    for (int i = 0; i < 4; i++) rt_tensor_free(&in[i]);
+  }
+  all_gpu_close(&e, ref, p, x);
+}
+
+/* Integer reductions (codegen/cg_reduce_int.c): sum, prod, max and min of
+ * i32 and i64 values over every axis or some, kept or dropped,
+ * equal to the CPU's; a reduction over an empty axis stays on the CPU. */
+Test(vk_rows, integer_reductions) {
+  vt_env e;
+  vt_env_open(&e);
+  const char *text =
+      "vkir 1\n"
+      "graph @ired(%a: i32[3,4,5], %b: i64[2,3,4], %c: i64[3]) -> (%s: i32[3,1,5], "
+      "%m: i32[4], %q: i64[], %n: i64[2,4], %p: i64[1,1,1], %o: i64[1]) {\n"
+      "  %s = reduce_sum %a {axes=[1]} : i32[3,1,5]\n"
+      "  %m = reduce_max %a {axes=[0,2], keepdims=0} : i32[4]\n"
+      "  %q = reduce_prod %c {keepdims=0} : i64[]\n"
+      "  %n = reduce_min %b {axes=[-2], keepdims=0} : i64[2,4]\n"
+      "  %p = reduce_max %b : i64[1,1,1]\n"
+      "  %o = reduce_min %c : i64[1]\n"
+      "  return %s, %m, %q, %n, %p, %o\n}\n";
+  ir_graph *ref;
+  ir_plan *p;
+  rt_vk_exec *x;
+  all_gpu(&e, text, &ref, &p, &x);
+  t_rng r = t_rng_make(32);
+  for (int k = 0; k < 3; k++) {
+    int64_t ad[3] = {3, 4, 5}, bd[3] = {2, 3, 4}, cd[1] = {3};
+    rt_tensor in[3] = {t_tensor_random(&r, IR_I32, 3, ad, -1000, 1000),
+                       t_tensor_random(&r, IR_I64, 3, bd, -5e12, 5e12),
+                       t_tensor_random(&r, IR_I64, 1, cd, -3000, 3000)};
+    rt_tensor got[6], want[6];
+    T_OK(rt_vk_exec_run(x, in, 3, got, 6, NULL));
+    T_OK(rt_cpu_run_graph(ref, in, 3, want, 6));
+    for (int i = 0; i < 6; i++) {
+      t_assert_close(&got[i], &want[i], 0, 0);
+      rt_tensor_free(&got[i]);
+      rt_tensor_free(&want[i]);
+    }
+    for (int i = 0; i < 3; i++) rt_tensor_free(&in[i]);
+  }
+  all_gpu_close(&e, ref, p, x);
+  /* over an empty axis: the CPU */
+  vt_env_open(&e);
+  ir_plan *q = vt_compile(e.t, e.cc, vt_parse("vkir 1\ngraph @g(%a: i64[0,2]) -> (%s: i64[2]) {\n"
+                                              "  %s = reduce_sum %a {axes=[0], keepdims=0} : i64[2]\n"
+                                              "  return %s\n}\n"), NULL, IR_PRECISION_FP32);
+  bool cpu = false;
+  for (int i = 0; i < q->n_steps; i++)
+    cpu = cpu || (q->steps[i].device == IR_DEVICE_CPU &&
+                  strstr(ir_plan_str(q, q->steps[i].reason), "over nothing"));
+  cr_assert(cpu, "the empty reduction is on the CPU, saying why");
+  ir_plan_destroy(q);
+  vt_env_close(&e);
+}
+
+/* Faster R-CNN's remaining run-time shapes, on the GPU: non_zero of a mask
+ * over bounded rows (its stages read the count: elements past it are
+ * zeros), reshapes merging the axes after the bounded one into it
+ * ([<=150,20,4] -> [<=3000,4], flatten to [<=3000]), and a concat along
+ * another axis of a part computed from another (their sizes provably one).
+ * Against the CPU executor at 0, some and every row. */
+Test(vk_rows, non_zero_reshape_and_concat_of_run_time_rows) {
+  vt_env e;
+  vt_env_open(&e);
+  const char *text =
+      "vkir 1\n"
+      "graph @nz(%x: f32[<=150,20,4], %v: f32[<=40]) -> (%p: i64[3,<=12000], %q: i64[1,<=40], "
+      "%r: f32[<=3000,4], %f: f32[<=3000], %c: f32[<=150,81]) {\n"
+      "  %half = const f32[] [0.5]\n"
+      "  %m = greater %x, %half : bool[<=150,20,4]\n"
+      "  %p = non_zero %m : i64[3,<=12000]\n"
+      "  %mv = less %v, %half : bool[<=40]\n"
+      "  %q = non_zero %mv : i64[1,<=40]\n"
+      "  %r = reshape %x {shape=[-1,4]} : f32[<=3000,4]\n"
+      "  %s = slice %x {starts=[0], ends=[1], axes=[2]} : f32[<=150,20,1]\n"
+      "  %f = reshape %s {shape=[-1]} : f32[<=3000]\n"
+      "  %xf = flatten %x {axis=1} : f32[<=150,80]\n"
+      "  %first = slice %xf {starts=[0], ends=[1], axes=[1]} : f32[<=150,1]\n"
+      "  %one = neg %first : f32[<=150,1]\n"
+      "  %c = concat %one, %xf {axis=1} : f32[<=150,81]\n"
+      "  return %p, %q, %r, %f, %c\n}\n";
+  ir_graph *ref;
+  ir_plan *p;
+  rt_vk_exec *x;
+  all_gpu(&e, text, &ref, &p, &x);
+  t_rng r = t_rng_make(33);
+  static const int64_t rows[][2] = {{97, 13}, {0, 40}, {150, 0}, {1, 1}};
+  for (int k = 0; k < 4; k++) {
+    int64_t xd[3] = {rows[k][0], 20, 4}, vd[1] = {rows[k][1]};
+    rt_tensor in[2] = {t_tensor_random(&r, IR_F32, 3, xd, 0, 1),
+                       t_tensor_random(&r, IR_F32, 1, vd, 0, 1)};
+    rt_tensor got[5], want[5];
+    T_OK(rt_vk_exec_run(x, in, 2, got, 5, NULL));
+    T_OK(rt_cpu_run_graph(ref, in, 2, want, 5));
+    cr_assert_eq(want[2].dims[0], rows[k][0] * 20);
+    for (int i = 0; i < 5; i++) {
+      t_assert_close(&got[i], &want[i], 0, 0);
+      rt_tensor_free(&got[i]);
+      rt_tensor_free(&want[i]);
+    }
+    for (int i = 0; i < 2; i++) rt_tensor_free(&in[i]);
+  }
+  all_gpu_close(&e, ref, p, x);
+}
