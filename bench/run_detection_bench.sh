@@ -25,7 +25,7 @@ for m in $MODELS; do
     timeout 240 $B/tools/vkc run $D/$m.onnx --input image=$D/$m.input.npy $extra \
       --output $D/o_${m}_$mode --bench 20 --json > $D/b_${m}_$mode.json 2> $D/e_${m}_$mode.txt
     echo "$m $mode rc=$? $(tail -c 300 $D/e_${m}_$mode.txt)"
-    python3 tests/tools/compare_detections.py $D $m $D/o_${m}_$mode $ATOL $SRTOL
+    python3 tests/tools/compare_detections.py $D $m $D/o_${m}_$mode $ATOL $SRTOL ${TOP:-}
     python3 - $D/b_${m}_$mode.json $mode <<'PY'
 import json, sys
 try:

@@ -22,7 +22,7 @@
   X(layer_norm) X(pool) X(global_pool) X(softmax) X(resize) X(reduce)          \
   X(argminmax) X(transpose) X(concat) X(split) X(slice) X(pad) X(expand)       \
   X(tile) X(gather) X(gather_elements) X(gather_nd) X(scatter_elements)        \
-  X(scatter_nd) X(shape) X(select) X(topk) X(cumsum)                           \
+  X(scatter_nd) X(shape) X(select) X(to_capacity) X(topk) X(cumsum)           \
   X(non_max_suppression) X(roi_align) X(argsort) X(sort_block) X(sort_merge)      \
   X(sort_index) X(nms_select) X(nms_compact) X(non_zero) X(nonzero_flags)        \
   X(nonzero_write) X(nms_window)

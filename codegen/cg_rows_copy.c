@@ -3,6 +3,9 @@
  *     batched NMS returning an empty i64[0] when there are no boxes and the
  *     bounded keep list otherwise; the condition is read on the device;
  *   slice: the first rows of a bounded value (keep[:300]);
+ *   to_capacity: a bounded value's capacity as a static value, the live
+ *     rows then a fill value (the first stage of a long topk with a
+ *     run-time k, pass_split_topk);
  *   reshape (flatten, squeeze, unsqueeze) of a bounded value merging the
  *   axes after its bounded axis into it ([<=150,20,4] -> [<=3000,4]): each
  *   input row is Y_PER_A output rows.
@@ -16,6 +19,7 @@
 #include "codegen/cg_ops.h"
 #include "codegen/cg_reduce.h"
 #include "codegen/cg_rows.h"
+#include "ir/dtype.h"
 #include "ir/params.h"
 
 const cg_template cg_rows_copy_template = {
@@ -53,13 +57,14 @@ static vkml_status operand(const ir_node *n, const ir_value *v, int axis, const 
 }
 
 static vkml_status rows_copy(const ir_node *n, const ir_value *a, const ir_value *b,
-                             const cg_template *st, const cg_schedule *s, const ir_target *t,
-                             cg_kernel *out) {
+                             const uint32_t *fill, const cg_template *st, const cg_schedule *s,
+                             const ir_target *t, cg_kernel *out) {
   VKML_RETURN_IF_ERROR(cg_check_template(n, st, &cg_rows_copy_template));
   const ir_value *y = n->outputs[0];
   const ir_type *yt = &y->type;
   if (y->layout != IR_LAYOUT_DEFAULT) return refuse(n, "the output is packed");
-  int axis = yt->bounded ? yt->bounded_axis : -1;
+  /* to_capacity: y static, its rows along a's bounded axis */
+  int axis = yt->bounded ? yt->bounded_axis : fill ? a->type.bounded_axis : -1;
   uint32_t ar, ae, br = 0, be = 0;
   uint64_t arb, brb = 0, yrb;
   VKML_RETURN_IF_ERROR(operand(n, a, axis, yt, &ar, &ae, &arb));
@@ -86,6 +91,11 @@ static vkml_status rows_copy(const ir_node *n, const ir_value *a, const ir_value
   if (!s) s = &cg_rows_copy_template.dflt;
   VKML_RETURN_IF_ERROR(cg_kernel_begin(out, &cg_rows_copy_template, s, t));
   VKML_RETURN_IF_ERROR(cg_kernel_define(out, "SELECT", "%d", b ? 1 : 0));
+  VKML_RETURN_IF_ERROR(cg_kernel_define(out, "FILL", "%d", fill ? 1 : 0));
+  if (fill) {
+    VKML_RETURN_IF_ERROR(cg_kernel_spec(out, 10, fill[0]));
+    VKML_RETURN_IF_ERROR(cg_kernel_spec(out, 11, fill[1]));
+  }
   VKML_RETURN_IF_ERROR(cg_kernel_spec(out, 2, (uint32_t)yrb));
   VKML_RETURN_IF_ERROR(cg_kernel_spec(out, 3, ar));
   VKML_RETURN_IF_ERROR(cg_kernel_spec(out, 4, ae));
@@ -113,7 +123,7 @@ vkml_status cg_node_select(const ir_node *n, const cg_template *st, const cg_sch
   const ir_type *c = &n->inputs[0]->type;
   if (c->dtype != IR_BOOL || c->bounded || ir_type_numel(c) != 1)
     return refuse(n, "the condition is not one bool");
-  return rows_copy(n, n->inputs[1], n->inputs[2], st, s, t, out);
+  return rows_copy(n, n->inputs[1], n->inputs[2], NULL, st, s, t, out);
 }
 
 vkml_status cg_rows_slice(const ir_node *n, const cg_template *st, const cg_schedule *s,
@@ -141,7 +151,7 @@ vkml_status cg_rows_slice(const ir_node *n, const cg_template *st, const cg_sche
       return refuse(n, "a bounded value is sliced on the GPU only to its first rows "
                        "(start 0, step 1, an end >= 0), other axes whole");
   }
-  return rows_copy(n, x, NULL, st, s, t, out);
+  return rows_copy(n, x, NULL, NULL, st, s, t, out);
 }
 
 vkml_status cg_rows_reshape(const ir_node *n, const cg_template *st, const cg_schedule *s,
@@ -151,5 +161,32 @@ vkml_status cg_rows_reshape(const ir_node *n, const cg_template *st, const cg_sc
   if (!x->type.bounded || !y->type.bounded || !cg_rows_leading(x) || !cg_rows_leading(y))
     return refuse(n, "a bounded value is reshaped on the GPU only with its rows leading, "
                      "before and after");
-  return rows_copy(n, x, NULL, st, s, t, out);
+  return rows_copy(n, x, NULL, NULL, st, s, t, out);
+}
+
+vkml_status cg_node_to_capacity(const ir_node *n, const cg_template *st, const cg_schedule *s,
+                                const ir_target *t, cg_kernel *out) {
+  memset(out, 0, sizeof *out);
+  const ir_value *x = n->inputs[0];
+  if (!x->type.bounded || !cg_rows_leading(x) || n->outputs[0]->type.bounded)
+    return refuse(n, "the input must be bounded, its rows leading");
+  /* the fill value's bits, replicated to 32-bit words (even, odd) */
+  float v = ir_node_float(n, IR_A_VALUE, 0.0f);
+  uint32_t fill[2];
+  switch (x->type.dtype) {
+  case IR_F32: memcpy(&fill[0], &v, 4); fill[1] = fill[0]; break;
+  case IR_F16: {
+    uint32_t h = ir_f32_to_f16(v);
+    fill[0] = fill[1] = h | h << 16;
+    break;
+  }
+  case IR_I32: fill[0] = fill[1] = (uint32_t)(int32_t)v; break;
+  case IR_I64: {
+    uint64_t w = (uint64_t)(int64_t)v;
+    fill[0] = (uint32_t)w, fill[1] = (uint32_t)(w >> 32);
+    break;
+  }
+  default: return refuse(n, "f32, f16, i32 or i64 only");
+  }
+  return rows_copy(n, x, NULL, fill, st, s, t, out);
 }

@@ -269,6 +269,7 @@ bool cg_op_reads_extent(ir_op op) {
          op == IR_OP_REDUCE_PROD || op == IR_OP_NMS_PREP ||
          op == IR_OP_NMS_ROUND || op == IR_OP_NMS_SETTLE || op == IR_OP_NMS_FINISH ||
          op == IR_OP_SELECT || op == IR_OP_SLICE || op == IR_OP_RESHAPE || op == IR_OP_FLATTEN ||
+         op == IR_OP_TO_CAPACITY ||
          op == IR_OP_SQUEEZE || op == IR_OP_UNSQUEEZE || op == IR_OP_NON_ZERO || op == IR_OP_NONZERO_FLAGS ||
          op == IR_OP_NONZERO_WRITE;
 }

@@ -45,6 +45,7 @@
   X(gather_nd)                                                                 \
   X(shape)                                                                     \
   X(select)                                                                    \
+  X(to_capacity)                                                               \
   X(scatter_elements)                                                          \
   X(scatter_nd)                                                                \
   X(topk)                                                                      \

@@ -1,5 +1,6 @@
 /* Shape inference for gather_nd, scatter_elements, scatter_nd and shape, and the
  * nd addressing they share with the kernels (ir_nd_params). */
+#include <math.h>
 #include <string.h>
 
 #include "infer.h"
@@ -151,6 +152,24 @@ vkml_status ir_infer_shape(const ir_node *n, const ir_type *in, ir_type *out) {
   (void)n;
   int64_t r = in[0].rank;
   out[0] = ir_type_make(IR_I64, 1, &r);
+  return VKML_OK;
+}
+
+vkml_status ir_infer_to_capacity(const ir_node *n, const ir_type *in, ir_type *out) {
+  const ir_type *x = &in[0];
+  bool leading = x->bounded;
+  for (int d = 0; leading && d < x->bounded_axis; d++) leading = x->dims[d] == 1;
+  if (!leading)
+    return ir_infer_error("to_capacity: the input must be bounded, its dims before the bounded "
+                          "axis 1");
+  if (x->dtype != IR_F32 && x->dtype != IR_F16 && x->dtype != IR_I32 && x->dtype != IR_I64)
+    return ir_infer_error("to_capacity: %s (f32, f16, i32 or i64)", ir_dtype_name(x->dtype));
+  float v = ir_node_float(n, IR_A_VALUE, 0.0f);
+  if (!ir_dtype_is_float(x->dtype) && !(fabsf(v) <= 9.2e18f))
+    return ir_infer_error("to_capacity: the fill value %g does not fit %s", (double)v,
+                          ir_dtype_name(x->dtype));
+  out[0] = *x;
+  out[0].bounded = false;
   return VKML_OK;
 }
 

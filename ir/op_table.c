@@ -67,6 +67,7 @@ static const ir_op_info op_rows[IR_OP_COUNT] = {
     BIN(OR, logic, 0),
     BIN(XOR, logic, 0),
     ROW(SELECT, 3, 3, 1, 1, NO_ATTRS, select, 0),
+    ROW(TO_CAPACITY, 1, 1, 1, 1, ATTRS(IR_A_VALUE), to_capacity, 0),
     ROW(MOD, 2, 2, 1, 1, ATTRS(IR_A_FMOD), binary, IR_OPF_ELEMENTWISE),
     VAR(MIN),
     VAR(MAX),

@@ -71,6 +71,10 @@
   /* cond (one bool), a, b -> a if cond else b; sizes may differ along one   \
    * axis (the output is bounded there: ONNX If's branches) */                 \
   X(SELECT, "select", select)                                                  \
+  /* x bounded, its rows leading -> its capacity as a static value: the live \
+   * elements, then `value` (a long topk with a run-time k is split through \
+   * it: pass_split_topk) */                                                  \
+  X(TO_CAPACITY, "to_capacity", to_capacity)                                   \
   /* a chain or small DAG of float elementwise ops as one program           \
    * (pass_fuse_elementwise; ir/params.h ir_fused_program) */                  \
   X(FUSED_ELEMENTWISE, "fused_elementwise", fused_elementwise)                 \

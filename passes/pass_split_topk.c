@@ -25,7 +25,23 @@
  * A k beyond what the selection kernel holds (its candidates are sorted in
  * shared memory), along the last axis, goes through the segmented argsort
  * instead (split again by split_sort): the first k indices of the row's
- * argsort, the values gathered there. */
+ * argsort, the values gathered there.
+ *
+ * A long bounded row with a run-time k whose bound K is known (the outputs'
+ * capacity, pass_bound_topk; RetinaNet's 8.19M-candidate level) is made
+ * static first:
+ *
+ *   xs = to_capacity x {value: the padding above}   the live elements, then
+ *                                                   padding to the capacity
+ *   v1, i1 = topk xs {k = K}                        static: split as above
+ *   v, j = topk v1, k                               the run-time k of K
+ *   idx = gather i1, j
+ *
+ * The padding loses every comparison and tie and sits past every live
+ * element, so the best K of xs are the live row's best min(K, count), then
+ * padding; the run-time k (an exporter's min(K, count)) takes live ones
+ * only. A k above the live count, which the CPU refuses, returns padding
+ * on this path. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -185,6 +201,68 @@ static vkml_status split(ir_graph *g, ir_node *n) {
   return VKML_OK;
 }
 
+/* ---- a long bounded row with a run-time k ---------------------------------- */
+
+static bool wants_bounded(const ir_node *n, const pass_opts *opts) {
+  if (n->op != IR_OP_TOPK || n->device == IR_DEVICE_CPU || n->n_inputs != 2 ||
+      n->n_outputs != 2)
+    return false;
+  const ir_type *x = &n->inputs[0]->type, *v = &n->outputs[0]->type;
+  int64_t axis = ir_node_int(n, IR_A_AXIS, -1);
+  if (axis < 0) axis += x->rank;
+  if (!x->bounded || x->bounded_axis != axis || !v->bounded || v->bounded_axis != axis)
+    return false;
+  if (x->dtype != IR_F32 && x->dtype != IR_F16) return false;
+  for (int d = 0; d < x->rank; d++)
+    if (d != axis && x->dims[d] != 1) return false; /* one row, its elements a prefix */
+  for (int i = 0; i < 3; i++) {
+    const ir_value *u = i ? n->outputs[i - 1] : n->inputs[0];
+    if (u->layout != IR_LAYOUT_DEFAULT) return false;
+  }
+  int64_t K = v->dims[axis], len = x->dims[axis];
+  if (K < 1 || K > SORT_MIN_K || K >= len || len <= SPLIT_MIN_LEN || len <= 2 * block_of(K))
+    return false;
+  char why[256];
+  return opts->place(opts->place_user, n, why, sizeof why) == NULL;
+}
+
+static vkml_status split_bounded(ir_graph *g, ir_node *n) {
+  ir_value *x = n->inputs[0], *kin = n->inputs[1], *v = n->outputs[0], *idx = n->outputs[1];
+  int axis = (int)ir_node_int(n, IR_A_AXIS, -1);
+  if (axis < 0) axis += x->type.rank;
+  bool largest = ir_node_int(n, IR_A_LARGEST, 1) != 0;
+  int64_t K = v->type.dims[axis];
+  builder b = {g, n, v->name};
+  ir_type xs = x->type;
+  xs.bounded = false;
+  ir_node *cap;
+  VKML_RETURN_IF_ERROR(emit1(&b, IR_OP_TO_CAPACITY, x, NULL, &xs, ".capacity", &cap));
+  VKML_RETURN_IF_ERROR(ir_node_set_float(g, cap, IR_A_VALUE, largest ? -INFINITY : NAN));
+  ir_type w = xs, wi;
+  w.dims[axis] = K;
+  wi = w;
+  wi.dtype = IR_I64;
+  ir_node *t1, *t2, *gather;
+  const ir_type *t1types[2] = {&w, &wi};
+  const char *t1sfx[2] = {".best", ".best_indices"};
+  VKML_RETURN_IF_ERROR(emit(&b, IR_OP_TOPK, &cap->outputs[0], 1, t1types, t1sfx, NULL, 2, &t1));
+  VKML_RETURN_IF_ERROR(set_topk(g, t1, K, axis, largest));
+  ir_value *t2ins[2] = {t1->outputs[0], kin}, *t2outs[2] = {v, NULL};
+  ir_type jt = idx->type;
+  const ir_type *t2types[2] = {&v->type, &jt};
+  const char *t2sfx[2] = {"", ".pick"};
+  VKML_RETURN_IF_ERROR(emit(&b, IR_OP_TOPK, t2ins, 2, t2types, t2sfx, t2outs, 2, &t2));
+  VKML_RETURN_IF_ERROR(ir_node_set_int(g, t2, IR_A_AXIS, axis));
+  VKML_RETURN_IF_ERROR(ir_node_set_int(g, t2, IR_A_LARGEST, largest));
+  VKML_RETURN_IF_ERROR(ir_node_set_int(g, t2, IR_A_SORTED, 1));
+  ir_value *gins[2] = {t1->outputs[1], t2->outputs[1]}, *gouts[1] = {idx};
+  const ir_type *gtypes[1] = {&idx->type};
+  VKML_RETURN_IF_ERROR(emit(&b, IR_OP_GATHER, gins, 2, gtypes, NULL, gouts, 1, &gather));
+  VKML_RETURN_IF_ERROR(ir_node_set_int(g, gather, IR_A_AXIS, axis));
+  ir_node_remove(g, n);
+  return VKML_OK;
+}
+
 /* ---- a large k: through the sort ------------------------------------------ */
 
 /* A topk whose k is beyond the selection kernel (its candidates are
@@ -290,9 +368,11 @@ static vkml_status through_sort(ir_graph *g, ir_node *n) {
 
 vkml_status pass_split_topk(ir_graph *g, const pass_opts *opts, bool *changed) {
   /* the second topk may be long again: until nothing is left */
-  bool split_any = false, sorted_any = false;
+  bool split_any = false, sorted_any = false, bounded_any = false;
+  VKML_RETURN_IF_ERROR(
+      pass_rewrite_until_done(g, opts, wants_bounded, split_bounded, &bounded_any));
   VKML_RETURN_IF_ERROR(pass_rewrite_until_done(g, opts, wants_split, split, &split_any));
   VKML_RETURN_IF_ERROR(pass_rewrite_until_done(g, opts, wants_sort, through_sort, &sorted_any));
-  if (changed) *changed = split_any || sorted_any;
+  if (changed) *changed = split_any || sorted_any || bounded_any;
   return VKML_OK;
 }

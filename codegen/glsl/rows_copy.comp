@@ -7,7 +7,10 @@
 // 32-bit words (every value is dense from its start,
 // ir/graph.h); a bounded y gets that count in its extent word.
 //
-// Baked (#define): SELECT (1: select, 0: slice).
+// to_capacity (FILL 1): a bounded value's capacity as a static y, the live
+// elements then the fill pattern (FILL0 / FILL1 for even / odd words: an
+// element replicated to 32 bits, an i64 split in two) up to Y_ROWS rows.
+// Baked (#define): SELECT (1: select, 0: slice, reshape, to_capacity), FILL.
 // Bindings: SELECT 1: 0 = cond (one bool, byte 0), 1 = a, 2 = b, 3 = y;
 //   SELECT 0: 0 = a, 1 = y.
 // Specialization constants: ROW_BYTES (bytes per
@@ -26,6 +29,8 @@ layout(constant_id = 6) const uint B_EXT = 0;
 layout(constant_id = 7) const uint Y_ROWS = 0;
 layout(constant_id = 8) const uint Y_EXT = 0xffffffffu;
 layout(constant_id = 9) const uint Y_PER_A = 1;
+layout(constant_id = 10) const uint FILL0 = 0;
+layout(constant_id = 11) const uint FILL1 = 0;
 
 const uint DYNAMIC = 0xffffffffu;
 
@@ -48,9 +53,21 @@ void main() {
   uint rows = A_ROWS == DYNAMIC ? a[A_EXT] : A_ROWS;
 #endif
   rows = min(rows * Y_PER_A, Y_ROWS);
-  uint words = (rows * ROW_BYTES + 3u) / 4u;
   uint total = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
   uint gid = gl_GlobalInvocationID.x;
+#if FILL
+  uint live = rows * ROW_BYTES, words = (Y_ROWS * ROW_BYTES + 3u) / 4u;
+  for (uint w = gid; w < words; w += total) {
+    uint fill = (w & 1u) == 0u ? FILL0 : FILL1;
+    if (w * 4u + 4u <= live) y[w] = a[w];
+    else if (w * 4u >= live) y[w] = fill;
+    else {
+      uint keep = (1u << ((live - w * 4u) * 8u)) - 1u; // the live bytes of a straddling word
+      y[w] = (a[w] & keep) | (fill & ~keep);
+    }
+  }
+#else
+  uint words = (rows * ROW_BYTES + 3u) / 4u;
   for (uint w = gid; w < words; w += total) {
 #if SELECT
     y[w] = first ? a[w] : b[w];
@@ -59,4 +76,5 @@ void main() {
 #endif
   }
   if (gid == 0u && Y_EXT != DYNAMIC) y[Y_EXT] = rows;
+#endif
 }

@@ -44,7 +44,8 @@ static vkml_status output_types(const ir_node *n, const exec_state *st,
     stat.bounded = false;
     if (!ir_type_equal(&in[i], &stat)) dynamic = true;
   }
-  if (dynamic) return ir_infer_node_types(n, in, types);
+  /* to_capacity's output is its input's capacity, whatever the actual size */
+  if (dynamic && n->op != IR_OP_TO_CAPACITY) return ir_infer_node_types(n, in, types);
   for (int i = 0; i < n->n_outputs; i++) types[i] = n->outputs[i]->type;
   return VKML_OK;
 }

@@ -45,23 +45,21 @@ vkml_status rt_cpu_non_zero(const rt_cpu_args *a) {
   return VKML_OK;
 }
 
-/* A bounded x holds fewer elements than its capacity, the flags' length:
- * the rest are zeros. */
+/* (a bounded x: its actual elements; the executor sizes the flags alike) */
 vkml_status rt_cpu_nonzero_flags(const rt_cpu_args *a) {
   const rt_tensor *x = a->in[0];
-  int64_t numel = rt_tensor_numel(x), cap = ir_type_numel(&a->node->inputs[0]->type);
-  if (cap < numel) cap = numel;
-  VKML_RETURN_IF_ERROR(rt_cpu_check_out(a->node, 0, a->out[0], IR_I32, 1, &cap));
-  for (int64_t i = 0; i < cap; i++) rt_store_i(a->out[0], i, i < numel && is_nonzero(x, i));
+  int64_t numel = rt_tensor_numel(x);
+  VKML_RETURN_IF_ERROR(rt_cpu_check_out(a->node, 0, a->out[0], IR_I32, 1, &numel));
+  for (int64_t i = 0; i < numel; i++) rt_store_i(a->out[0], i, is_nonzero(x, i));
   return VKML_OK;
 }
 
 vkml_status rt_cpu_nonzero_write(const rt_cpu_args *a) {
   const rt_tensor *x = a->in[0], *offs = a->in[1];
   int64_t numel = rt_tensor_numel(x);
-  if (offs->dtype != IR_I32 || rt_tensor_numel(offs) < numel)
-    return rt_cpu_error(a->node, VKML_CODE_INVALID_ARGUMENT, "offsets must be i32[%lld] or "
-                        "longer (a bounded x's capacity)", (long long)numel);
+  if (offs->dtype != IR_I32 || rt_tensor_numel(offs) != numel)
+    return rt_cpu_error(a->node, VKML_CODE_INVALID_ARGUMENT, "offsets must be i32[%lld]",
+                        (long long)numel);
   int64_t count = numel ? rt_load_i(offs, numel - 1) + is_nonzero(x, numel - 1) : 0;
   if (count < 0 || count > numel)
     return rt_cpu_error(a->node, VKML_CODE_INVALID_ARGUMENT,

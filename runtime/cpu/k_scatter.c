@@ -156,6 +156,24 @@ vkml_status rt_cpu_shape(const rt_cpu_args *a) {
   return VKML_OK;
 }
 
+/* to_capacity: x's live elements (a prefix: its rows lead), then the fill
+ * value up to the capacity. */
+vkml_status rt_cpu_to_capacity(const rt_cpu_args *a) {
+  const rt_tensor *x = a->in[0];
+  rt_tensor *y = a->out[0];
+  const ir_type *yt = &a->node->outputs[0]->type;
+  int64_t live = rt_tensor_numel(x), cap = ir_type_numel(yt);
+  if (y->dtype != x->dtype || y->rank != yt->rank || rt_tensor_numel(y) != cap || live > cap)
+    return rt_cpu_error(a->node, VKML_CODE_INTERNAL, "to_capacity: the output does not fit");
+  memcpy(y->data, x->data, rt_tensor_bytes(x));
+  double v = ir_node_float(a->node, IR_A_VALUE, 0.0f);
+  for (int64_t i = live; i < cap; i++) {
+    if (ir_dtype_is_float(y->dtype)) rt_store_f(y, i, v);
+    else rt_store_i(y, i, (int64_t)v);
+  }
+  return VKML_OK;
+}
+
 /* select: the chosen input copied; the output, allocated at the capacity,
  * takes its dims. */
 vkml_status rt_cpu_select(const rt_cpu_args *a) {

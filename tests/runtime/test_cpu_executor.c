@@ -134,3 +134,48 @@ Test(cpu_executor, bounded_sizes_flow_downstream) {
   }
   ir_graph_destroy(g);
 }
+
+/* to_capacity: the live elements of a bounded value, then its fill value up
+ * to the capacity (f32 -inf, i64 7); a bounded axis with dims before it
+ * other than 1, or an integer fill of inf, is refused by the inference. */
+Test(cpu_executor, to_capacity_pads_past_the_count) {
+  const char *text =
+      "vkir 1\n"
+      "graph @g(%x: f32[1,<=5,2], %n: i64[<=4]) -> (%y: f32[1,5,2], %m: i64[4]) {\n"
+      "  %y = to_capacity %x {value=-inf} : f32[1,5,2]\n"
+      "  %m = to_capacity %n {value=7} : i64[4]\n"
+      "  return %y, %m\n"
+      "}\n";
+  ir_graph *g;
+  T_OK(ir_parse(text, strlen(text), "cap.vkir", &g));
+  T_OK(ir_verify(g, "cap.vkir"));
+  int64_t dx[3] = {1, 2, 2}, dn[1] = {1};
+  double xv[4] = {1, 2, 3, 4}, nv[1] = {-3};
+  rt_tensor in[2] = {t_tensor_from(IR_F32, 3, dx, xv), t_tensor_from(IR_I64, 1, dn, nv)};
+  rt_tensor outs[2];
+  T_OK(rt_cpu_run_graph(g, in, 2, outs, 2));
+  cr_assert_eq(outs[0].dims[1], 5);
+  for (int i = 0; i < 10; i++)
+    cr_assert_eq(rt_load_f(&outs[0], i), i < 4 ? xv[i] : -INFINITY, "y[%d]", i);
+  for (int i = 0; i < 4; i++) cr_assert_eq(rt_load_i(&outs[1], i), i < 1 ? -3 : 7, "m[%d]", i);
+  for (int i = 0; i < 2; i++) {
+    rt_tensor_free(&outs[i]);
+    rt_tensor_free(&in[i]);
+  }
+  ir_graph_destroy(g);
+  static const char *bad[] = {
+      "vkir 1\ngraph @g(%x: f32[2,<=5]) -> (%y: f32[2,5]) {\n"
+      "  %y = to_capacity %x : f32[2,5]\n  return %y\n}\n",
+      "vkir 1\ngraph @g(%x: i32[<=5]) -> (%y: i32[5]) {\n"
+      "  %y = to_capacity %x {value=inf} : i32[5]\n  return %y\n}\n"};
+  for (int i = 0; i < 2; i++) {
+    vkml_status s = ir_parse(bad[i], strlen(bad[i]), "bad.vkir", &g);
+    if (!s) {
+      s = ir_verify(g, "bad.vkir");
+      ir_graph_destroy(g);
+    }
+    cr_assert(s && strstr(vkml_status_message(s), "to_capacity"), "case %d: %s", i,
+              s ? vkml_status_message(s) : "accepted");
+    vkml_status_free(s);
+  }
+}

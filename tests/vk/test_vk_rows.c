@@ -486,17 +486,18 @@ Test(vk_rows, elementwise_of_unrelated_sizes_is_checked) {
   all_gpu_close(&e, ref, p, x);
 }
 
-/* A long bounded row (69000 of 70000) with a run-time k: the default
+/* A long bounded i32 row (69000 of 70000) with a run-time k, not split
+ * (f32 and f16 rows of a known k bound are: the test below): the default
  * schedule takes the widest workgroup the device allows; equal to the CPU. */
 Test(vk_rows, topk_of_a_long_run_time_row) {
   vt_env e;
   vt_env_open(&e);
   const char *text = "vkir 1\n"
-                     "graph @t(%x: f32[<=70000]) -> (%v: f32[<=70000], %i: i64[<=70000]) {\n"
+                     "graph @t(%x: i32[<=70000]) -> (%v: i32[<=70000], %i: i64[<=70000]) {\n"
                      "  %s = shape %x : i64[1]\n"
                      "  %c = const i64[1] [50]\n"
                      "  %k = min %c, %s : i64[1]\n"
-                     "  %v, %i = topk %x, %k {axis=0} : f32[<=70000], i64[<=70000]\n"
+                     "  %v, %i = topk %x, %k {axis=0} : i32[<=70000], i64[<=70000]\n"
                      "  return %v, %i\n}\n";
   ir_graph *ref = vt_parse(text);
   ir_plan *p = vt_compile(e.t, e.cc, vt_parse(text), NULL, IR_PRECISION_FP32);
@@ -515,9 +516,9 @@ Test(vk_rows, topk_of_a_long_run_time_row) {
     }
   }
   cr_assert_eq(wide, 1, "the topk takes the widest workgroup");
-  rt_tensor in = t_tensor_zeros(IR_F32, 1, (int64_t[]){69000});
+  rt_tensor in = t_tensor_zeros(IR_I32, 1, (int64_t[]){69000});
   t_rng r = t_rng_make(10);
-  for (int64_t q = 0; q < 69000; q++) rt_store_f(&in, q, (double)(t_rng_next(&r) % 100000) / 7);
+  for (int64_t q = 0; q < 69000; q++) rt_store_i(&in, q, (int64_t)(t_rng_next(&r) % 100000) - 50000);
   rt_tensor got[2], want[2];
   vt_exec_once(&e, p, &in, 1, got, 2);
   T_OK(rt_cpu_run_graph(ref, &in, 1, want, 2));
@@ -726,6 +727,59 @@ Test(vk_rows, non_zero_reshape_and_concat_of_run_time_rows) {
       rt_tensor_free(&want[i]);
     }
     for (int i = 0; i < 2; i++) rt_tensor_free(&in[i]);
+  }
+  all_gpu_close(&e, ref, p, x);
+}
+
+/* A long run-time row with a run-time k of known bound (the outputs'
+ * capacity k_max, as pass_bound_topk leaves RetinaNet's levels): split
+ * through to_capacity (the live elements, then padding that loses every
+ * comparison and tie), a static topk of the bound (split into blocks over
+ * many workgroups), a topk of the run-time k and a gather. Largest and
+ * smallest, with ties, NaN and infinities, at counts above and below the
+ * bound and 0: equal to the CPU. */
+Test(vk_rows, long_run_time_rows_split_through_their_capacity) {
+  vt_env e;
+  vt_env_open(&e);
+  const char *text =
+      "vkir 1\n"
+      "graph @t(%x: f32[<=70000]) -> (%v: f32[<=50], %i: i64[<=50], %w: f32[<=40], "
+      "%j: i64[<=40]) {\n"
+      "  %s = shape %x : i64[1]\n"
+      "  %c = const i64[1] [50]\n"
+      "  %k = min %c, %s : i64[1]\n"
+      "  %v, %i = topk %x, %k {axis=0, k_max=50} : f32[<=50], i64[<=50]\n"
+      "  %c2 = const i64[1] [40]\n"
+      "  %k2 = min %c2, %s : i64[1]\n"
+      "  %w, %j = topk %x, %k2 {axis=0, largest=0, k_max=40} : f32[<=40], i64[<=40]\n"
+      "  return %v, %i, %w, %j\n}\n";
+  ir_graph *ref;
+  ir_plan *p;
+  rt_vk_exec *x;
+  all_gpu(&e, text, &ref, &p, &x);
+  int caps = 0;
+  for (int i = 0; i < p->n_steps; i++)
+    caps += strstr(ir_plan_str(p, p->steps[i].key), "to_capacity") != NULL;
+  cr_assert_eq(caps, 2, "%d to_capacity steps", caps);
+  t_rng r = t_rng_make(34);
+  static const int64_t counts[] = {69000, 30, 0, 20001};
+  for (int c = 0; c < 4; c++) {
+    rt_tensor in = t_tensor_zeros(IR_F32, 1, (int64_t[]){counts[c]});
+    for (int64_t q = 0; q < counts[c]; q++) {
+      uint64_t u = t_rng_next(&r) % 1000;
+      double v = u == 0 ? NAN : u == 1 ? INFINITY : u == 2 ? -INFINITY : (double)(u % 300) / 7;
+      rt_store_f(&in, q, v);
+    }
+    rt_tensor got[4], want[4];
+    T_OK(rt_vk_exec_run(x, &in, 1, got, 4, NULL));
+    T_OK(rt_cpu_run_graph(ref, &in, 1, want, 4));
+    cr_assert_eq(want[0].dims[0], counts[c] < 50 ? counts[c] : 50);
+    for (int i = 0; i < 4; i++) {
+      t_assert_close(&got[i], &want[i], 0, 0);
+      rt_tensor_free(&got[i]);
+      rt_tensor_free(&want[i]);
+    }
+    rt_tensor_free(&in);
   }
   all_gpu_close(&e, ref, p, x);
 }
