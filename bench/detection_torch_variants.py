@@ -6,33 +6,17 @@ torch.backends.cudnn.allow_tf32), with TF32 off (full fp32, as vkml's fp32
 convolutions compute), and in fp16 (model.half()). Wall time of the image
 copied in, forward, outputs copied out: median of 20 after 5 warm-ups.
 Prints one JSON object. usage: detection_torch_variants.py DIR name..."""
-import json, os, statistics, sys, time
+import json, os, sys
 import numpy as np
 import torch
 
 sys.path.insert(0, os.path.dirname(__file__))
+from detection_peers import torch_eager_ms as timed  # noqa: E402
 from export_detection import models  # noqa: E402
 
 d = sys.argv[1]
 res = {"cudnn_allow_tf32_default": torch.backends.cudnn.allow_tf32,
        "matmul_allow_tf32_default": torch.backends.cuda.matmul.allow_tf32}
-
-
-def timed(model, x):
-    def run():
-        with torch.no_grad():
-            out = model([x.cuda()])[0]
-        return [out[k].cpu() for k in ("boxes", "scores", "labels")]
-    for _ in range(5):
-        run()
-    ts = []
-    for _ in range(20):
-        torch.cuda.synchronize()
-        t0 = time.perf_counter()
-        run()
-        torch.cuda.synchronize()
-        ts.append((time.perf_counter() - t0) * 1e3)
-    return statistics.median(ts)
 
 
 for name in sys.argv[2:]:
