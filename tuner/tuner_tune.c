@@ -235,6 +235,11 @@ vkml_status tuner_tune_graph(rt_vk_context *ctx, const ir_graph *g, tunedb *db,
                               .default_ns = INFINITY, .best_ns = INFINITY};
     s = workload_put(db, w);
     if (!s) s = tuner_bench_create(ctx, g, w->node, &o->bench, &j.bench);
+    /* where the walk starts, before this device has a record of its own
+     * (the default's, stored next, would be the nearest best and hide the
+     * other devices') */
+    tuner_point start;
+    if (!s) s = start_point(&j, &dev, &start);
     /* the baseline first: the default point */
     double c_default = INFINITY;
     if (!s) s = cost(&j, &w->dflt, &c_default);
@@ -242,8 +247,6 @@ vkml_status tuner_tune_graph(rt_vk_context *ctx, const ir_graph *g, tunedb *db,
     j.c_default = c_default;
     row->default_ns = c_default;
     j.prog.default_ns = c_default;
-    tuner_point start;
-    if (!s) s = start_point(&j, &dev, &start);
     tuner_sa_opts so = {
         .seed = (o->seed ? o->seed : 1) ^ ir_fnv64_str(w->key),
         .max_trials = per_trials,
