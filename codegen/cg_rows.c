@@ -45,11 +45,7 @@ bool cg_node_any_bounded(const ir_node *n) {
 }
 
 bool cg_rows_leading(const ir_value *v) {
-  const ir_type *t = &v->type;
-  if (!t->bounded || v->layout != IR_LAYOUT_DEFAULT) return false;
-  for (int d = 0; d < t->bounded_axis; d++)
-    if (t->dims[d] != 1) return false;
-  return true;
+  return v->layout == IR_LAYOUT_DEFAULT && ir_type_rows_lead(&v->type);
 }
 
 static int64_t row_elems(const ir_type *t) {

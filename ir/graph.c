@@ -52,6 +52,13 @@ int64_t ir_type_storage_bytes(const ir_type *t, ir_layout l) {
   return ir_type_bytes(t) / c * ((c + 3) / 4 * 4);
 }
 
+bool ir_type_rows_lead(const ir_type *t) {
+  if (!t->bounded) return false;
+  for (int d = 0; d < t->bounded_axis; d++)
+    if (t->dims[d] != 1) return false;
+  return true;
+}
+
 uint64_t ir_type_extent_offset(const ir_type *t, ir_layout l) {
   return ((uint64_t)ir_type_storage_bytes(t, l) + 15) / 16 * 16;
 }

@@ -130,6 +130,9 @@ int64_t ir_type_storage_bytes(const ir_type *t, ir_layout l);
  * the value (its elements are dense at that size). */
 uint64_t ir_type_device_bytes(const ir_type *t, ir_layout l);
 uint64_t ir_type_extent_offset(const ir_type *t, ir_layout l);
+/* t is bounded and every dim before its bounded axis is 1: in the default
+ * layout its live elements are a prefix of its capacity. */
+bool ir_type_rows_lead(const ir_type *t);
 /* Checks rank <= IR_MAX_RANK, dims >= 0, element count <= IR_MAX_ELEMENTS. */
 vkml_status ir_type_check(const ir_type *t);
 /* Writes e.g. "f32[1,3,<=5]" into buf (always NUL-terminated). */

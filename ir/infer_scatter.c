@@ -157,9 +157,7 @@ vkml_status ir_infer_shape(const ir_node *n, const ir_type *in, ir_type *out) {
 
 vkml_status ir_infer_to_capacity(const ir_node *n, const ir_type *in, ir_type *out) {
   const ir_type *x = &in[0];
-  bool leading = x->bounded;
-  for (int d = 0; leading && d < x->bounded_axis; d++) leading = x->dims[d] == 1;
-  if (!leading)
+  if (!ir_type_rows_lead(x))
     return ir_infer_error("to_capacity: the input must be bounded, its dims before the bounded "
                           "axis 1");
   if (x->dtype != IR_F32 && x->dtype != IR_F16 && x->dtype != IR_I32 && x->dtype != IR_I64)

@@ -112,9 +112,7 @@ static vkml_status nonzero_input(const ir_node *n, const ir_type *x) {
   /* non_zero of a bounded x: the capacity's positions at most; its GPU
    * stages take one whose rows lead (dims before the bounded axis 1: the
    * live elements a prefix), the elements past them zeros */
-  bool leading = x->bounded;
-  for (int d = 0; x->bounded && d < x->bounded_axis; d++) leading = leading && x->dims[d] == 1;
-  if (x->bounded && n->op != IR_OP_NON_ZERO && !leading)
+  if (x->bounded && n->op != IR_OP_NON_ZERO && !ir_type_rows_lead(x))
     return ir_infer_error("%s: a bounded input's rows must lead (dims before its bounded axis "
                           "1)", ir_op_name(n->op));
   if (ir_type_numel(x) >= (INT64_C(1) << 31))
