@@ -208,12 +208,14 @@ static void json_ns(FILE *f, double ns) {
   else fprintf(f, "null");
 }
 
-/* Geometric mean of the speedups, weighted by node count. */
-static double geomean(const tuner_result *r) {
+/* Geometric mean of the speedups (the walk's, or the confirmed ones),
+ * weighted by node count. */
+static double geomean(const tuner_result *r, bool confirmed) {
   double lsum = 0;
   int n = 0;
   for (int i = 0; i < r->n; i++) {
-    double s = speedup(r->rows[i].default_ns, r->rows[i].tuned_ns);
+    double s = confirmed ? r->rows[i].confirmed_speedup
+                         : speedup(r->rows[i].default_ns, r->rows[i].tuned_ns);
     if (isnan(s)) continue;
     lsum += r->rows[i].n_nodes * log(s);
     n += r->rows[i].n_nodes;
@@ -228,9 +230,12 @@ static void print_json(const tuner_result *r, const char *db) {
   json_str(stdout, db);
   printf(",\"seconds\":%.3f,\"measured\":%lld,\"stored\":%lld,\"geomean_speedup\":", r->seconds,
          (long long)r->measured, (long long)r->stored);
-  double g = geomean(r);
-  if (isnan(g)) printf("null");
-  else printf("%.4f", g);
+  for (int c = 0; c < 2; c++) {
+    double g = geomean(r, c);
+    if (c) printf(",\"geomean_confirmed_speedup\":");
+    if (isnan(g)) printf("null");
+    else printf("%.4f", g);
+  }
   printf(",\"workloads\":[");
   for (int i = 0; i < r->n; i++) {
     const tuner_result_row *w = &r->rows[i];
@@ -242,6 +247,9 @@ static void print_json(const tuner_result *r, const char *db) {
     json_ns(stdout, w->default_ns);
     printf(",\"tuned_ns\":");
     json_ns(stdout, w->tuned_ns);
+    printf(",\"confirmed_speedup\":");
+    if (isnan(w->confirmed_speedup)) printf("null");
+    else printf("%.4f", w->confirmed_speedup);
     printf(",\"trials\":%lld,\"measured\":%lld,\"stored\":%lld,\"template\":", (long long)w->trials,
            (long long)w->measured, (long long)w->stored);
     json_str(stdout, w->best_template);
@@ -256,20 +264,21 @@ static void print_json(const tuner_result *r, const char *db) {
 }
 
 static void print_table(const tuner_result *r) {
-  printf("%-4s %-18s %5s %12s %12s %8s %7s  %s\n", "#", "op", "nodes", "default_us", "tuned_us",
-         "speedup", "trials", "best schedule");
+  printf("%-4s %-18s %5s %12s %12s %8s %9s %7s  %s\n", "#", "op", "nodes", "default_us",
+         "tuned_us", "speedup", "confirmed", "trials", "best schedule");
   for (int i = 0; i < r->n; i++) {
     const tuner_result_row *w = &r->rows[i];
     double s = speedup(w->default_ns, w->tuned_ns);
-    printf("%-4d %-18s %5d %12.2f %12.2f %7.2fx %7lld  %s %s%s%s%s\n", i + 1, w->op, w->n_nodes,
-           w->default_ns / 1e3, w->tuned_ns / 1e3, isnan(s) ? 0.0 : s, (long long)w->trials,
+    printf("%-4d %-18s %5d %12.2f %12.2f %7.2fx %8.2fx %7lld  %s %s%s%s%s\n", i + 1, w->op,
+           w->n_nodes, w->default_ns / 1e3, w->tuned_ns / 1e3, isnan(s) ? 0.0 : s,
+           isnan(w->confirmed_speedup) ? 0.0 : w->confirmed_speedup, (long long)w->trials,
            w->best_template, w->best_schedule, w->seeded ? "  (started from " : "",
            w->seeded ? w->seeded_from : "", w->seeded ? ")" : "");
   }
   printf("device %s: %d workloads, %lld trials measured, %lld found in the database, %.1f s; "
-         "geometric-mean speedup %.2fx (weighted by nodes)\n",
+         "geometric-mean speedup %.2fx, confirmed %.2fx (weighted by nodes)\n",
          r->device_key, r->n, (long long)r->measured, (long long)r->stored, r->seconds,
-         geomean(r));
+         geomean(r, false), geomean(r, true));
 }
 
 /* ---- main --------------------------------------------------------------------------- */

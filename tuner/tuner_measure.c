@@ -24,11 +24,23 @@ struct tuner_bench {
   rt_tensor *inputs, *ref;
   int n_in, n_out;
   double tol;
+  bool have_ref; /* ref holds the reference outputs */
   bool warmed; /* the first measurement (with first_warmup_ms) is done */
   /* the point being built (read by the chooser) */
   const cg_template *cur_tmpl;
   const cg_schedule *cur_sched;
+  /* the reference (tuner_bench_set_reference), replayed with each point */
+  struct point_exec *ref_exec;
+  double ref_ns; /* its time: the scale of paired measurements */
 };
+
+/* One point's plan, built and run once (its device buffers hold data). */
+typedef struct point_exec {
+  ir_plan *plan;
+  rt_vk_exec *x;
+  int step;   /* the node's step */
+  double *ns; /* per step, for replays */
+} point_exec;
 
 static double now_s(void) {
   struct timespec ts;
@@ -88,10 +100,19 @@ static void free_tensors(rt_tensor *t, int n) {
   free(t);
 }
 
+static void exec_free(point_exec *e) {
+  if (!e) return;
+  rt_vk_exec_destroy(e->x);
+  ir_plan_destroy(e->plan);
+  free(e->ns);
+  free(e);
+}
+
 void tuner_bench_destroy(tuner_bench *b) {
   if (!b) return;
   free_tensors(b->inputs, b->n_in);
   free_tensors(b->ref, b->n_out);
+  exec_free(b->ref_exec);
   ir_graph_destroy(b->g);
   cg_compiler_destroy(b->own_cc);
   free(b);
@@ -133,7 +154,10 @@ vkml_status tuner_bench_create(rt_vk_context *ctx, const ir_graph *g, const ir_n
       rt_store_f(&b->inputs[i], j, u < 0.5 ? -x : x);
     }
   }
-  if (!s) s = rt_cpu_run_graph(b->g, b->inputs, b->n_in, b->ref, b->n_out);
+  if (!s && !b->o.gpu_reference) {
+    s = rt_cpu_run_graph(b->g, b->inputs, b->n_in, b->ref, b->n_out);
+    b->have_ref = !s;
+  }
   if (s) {
     tuner_bench_destroy(b);
     char what[256];
@@ -172,72 +196,158 @@ static double rel_error(const rt_tensor *got, const rt_tensor *ref, int n) {
   return err == 0 ? 0 : err / (ref_max > 0 ? ref_max : 1e-30);
 }
 
-/* Builds, runs, checks and times one point; a status here is the point's
- * failure (recorded), except host out-of-memory. */
-static vkml_status run_point(tuner_bench *b, tuner_measurement *m) {
+/* Builds the bench's current point, runs it once and checks its outputs
+ * into m; a status here is the point's failure (recorded), except host
+ * out-of-memory. */
+static vkml_status exec_build(tuner_bench *b, tuner_measurement *m, point_exec **out) {
+  *out = NULL;
   const ir_target *t = rt_vk_context_target(b->ctx);
   cg_plan_opts po = {.compiler = b->o.compiler, .choose = choose, .choose_user = b,
                      .precision = b->o.precision, .plan_memory = pass_plan_memory};
-  ir_plan *plan = NULL;
-  rt_vk_exec *x = NULL;
-  double *ns = NULL, *times = calloc((size_t)b->o.runs, sizeof *times);
+  point_exec *e = calloc(1, sizeof *e);
   rt_tensor *got = calloc((size_t)b->n_out + 1, sizeof *got);
   /* each point's plan owns a copy of the one-node graph */
   ir_graph *g = NULL;
-  vkml_status s = times && got ? ir_graph_clone(b->g, &g) : ir_oom("a tuner trial");
-  if (!s) s = cg_plan_build(g, t, &po, &plan);
+  vkml_status s = e && got ? ir_graph_clone(b->g, &g) : ir_oom("a tuner trial");
+  if (!s) s = cg_plan_build(g, t, &po, &e->plan);
   if (s) ir_graph_destroy(g);
-  int step = -1;
-  for (int i = 0; !s && i < plan->n_steps; i++)
-    if (plan->steps[i].node == b->node->id) step = i;
-  if (!s && (step < 0 || plan->steps[step].device != IR_DEVICE_GPU))
+  if (e) e->step = -1;
+  for (int i = 0; !s && i < e->plan->n_steps; i++)
+    if (e->plan->steps[i].node == b->node->id) e->step = i;
+  if (!s && (e->step < 0 || e->plan->steps[e->step].device != IR_DEVICE_GPU))
     s = vkml_status_make(VKML_CODE_INTERNAL, "the node did not go to the GPU");
-  if (!s && strcmp(ir_plan_str(plan, plan->steps[step].tmpl), b->cur_tmpl->name))
+  if (!s && strcmp(ir_plan_str(e->plan, e->plan->steps[e->step].tmpl), b->cur_tmpl->name))
     s = vkml_status_make(VKML_CODE_INTERNAL, "the plan ran template %s, not %s",
-                         ir_plan_str(plan, plan->steps[step].tmpl), b->cur_tmpl->name);
-  if (!s && !(ns = calloc((size_t)plan->n_steps, sizeof *ns))) s = ir_oom("a tuner trial");
+                         ir_plan_str(e->plan, e->plan->steps[e->step].tmpl), b->cur_tmpl->name);
+  if (!s && !(e->ns = calloc((size_t)e->plan->n_steps, sizeof *e->ns)))
+    s = ir_oom("a tuner trial");
   rt_vk_exec_opts xo = {.timestamps = true};
-  if (!s) s = rt_vk_exec_create(b->ctx, plan, &xo, &x);
-  if (!s) s = rt_vk_exec_run(x, b->inputs, b->n_in, got, b->n_out, ns);
-  if (!s) {
+  if (!s) s = rt_vk_exec_create(b->ctx, e->plan, &xo, &e->x);
+  if (!s) s = rt_vk_exec_run(e->x, b->inputs, b->n_in, got, b->n_out, e->ns);
+  if (!s && !b->have_ref) {
+    /* gpu_reference: the reference point's outputs are the reference */
+    for (int i = 0; i < b->n_out; i++) {
+      b->ref[i] = got[i];
+      memset(&got[i], 0, sizeof got[i]);
+    }
+    b->have_ref = true;
+    m->correct = true;
+  } else if (!s) {
     m->rel_err = rel_error(got, b->ref, b->n_out);
     m->correct = m->rel_err <= b->tol;
   }
-  double t0 = now_s(), warm_ms = b->warmed ? b->o.warmup_ms : b->o.first_warmup_ms;
-  for (int r = 1; !s && (r < b->o.warmup || now_s() - t0 < 1e-3 * warm_ms); r++)
-    s = rt_vk_exec_replay(x, ns);
-  if (!s) b->warmed = true;
-  for (int r = 0; !s && r < b->o.runs; r++) {
-    s = rt_vk_exec_replay(x, ns);
-    if (!s) times[r] = ns[step];
-  }
-  if (!s) {
-    qsort(times, (size_t)b->o.runs, sizeof *times, cmp_double);
-    int n = b->o.runs;
-    m->median_ns = n % 2 ? times[n / 2] : 0.5 * (times[n / 2 - 1] + times[n / 2]);
-    m->spread_ns = 0.5 * (times[(n - 1) * 9 / 10] - times[(n - 1) / 10]);
-    m->runs = n;
-  }
-  rt_vk_exec_destroy(x);
-  ir_plan_destroy(plan);
   for (int i = 0; got && i < b->n_out; i++) rt_tensor_free(&got[i]);
   free(got);
-  free(ns);
-  free(times);
+  if (s) {
+    exec_free(e);
+    return s;
+  }
+  *out = e;
+  return VKML_OK;
+}
+
+static vkml_status replay(point_exec *e, double *ns) {
+  VKML_RETURN_IF_ERROR(rt_vk_exec_replay(e->x, e->ns));
+  *ns = e->ns[e->step];
+  return VKML_OK;
+}
+
+static double median_of(double *v, int n) {
+  qsort(v, (size_t)n, sizeof *v, cmp_double);
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+static double spread_of(const double *sorted, int n) {
+  return 0.5 * (sorted[(n - 1) * 9 / 10] - sorted[(n - 1) / 10]);
+}
+
+/* Times e: warm-up by count and time, then `runs` timed replays; with a
+ * reference (ref), pairs of both in alternating order. */
+static vkml_status time_exec(tuner_bench *b, point_exec *e, point_exec *ref, int runs,
+                             double warm_ms, tuner_measurement *m) {
+  double *t = calloc((size_t)runs, sizeof *t), *r = calloc((size_t)runs, sizeof *r);
+  double *q = calloc((size_t)runs, sizeof *q);
+  vkml_status s = t && r && q ? VKML_OK : ir_oom("a tuner trial");
+  double t0 = now_s(), x;
+  for (int i = 1; !s && (i < b->o.warmup || now_s() - t0 < 1e-3 * warm_ms); i++) {
+    s = replay(e, &x);
+    if (!s && ref) s = replay(ref, &x);
+  }
+  for (int i = 0; !s && i < runs; i++) {
+    if (ref && i % 2) s = replay(ref, &r[i]);
+    if (!s) s = replay(e, &t[i]);
+    if (!s && ref && !(i % 2)) s = replay(ref, &r[i]);
+    if (!s && ref) q[i] = r[i] > 0 ? t[i] / r[i] : INFINITY;
+  }
+  if (!s) {
+    m->runs = runs;
+    m->raw_median_ns = median_of(t, runs);
+    if (ref) {
+      m->ratio = median_of(q, runs);
+      m->median_ns = m->ratio * b->ref_ns;
+      m->spread_ns = spread_of(q, runs) * b->ref_ns;
+    } else {
+      m->median_ns = m->raw_median_ns;
+      m->spread_ns = spread_of(t, runs);
+    }
+  }
+  free(t);
+  free(r);
+  free(q);
   return s;
+}
+
+/* Builds, checks and times the point (tmpl, sched) into m, `runs` times
+ * (paired with the reference when there is one); *keep (NULL: freed) gets
+ * its exec. */
+static vkml_status measure(tuner_bench *b, const cg_template *tmpl, const cg_schedule *sched,
+                           int runs, double warm_ms, tuner_measurement *m, point_exec **keep) {
+  memset(m, 0, sizeof *m);
+  b->cur_tmpl = tmpl;
+  b->cur_sched = sched;
+  point_exec *e = NULL;
+  vkml_status s = exec_build(b, m, &e);
+  if (!s) s = time_exec(b, e, b->ref_exec, runs, warm_ms, m);
+  if (!s) b->warmed = true;
+  if (!s && keep) *keep = e;
+  else exec_free(e);
+  if (!s) return VKML_OK;
+  if (vkml_status_code(s) == VKML_CODE_OUT_OF_MEMORY) return s;
+  m->failed = true;
+  m->correct = false;
+  snprintf(m->message, sizeof m->message, "%s", vkml_status_message(s));
+  vkml_status_free(s);
+  return VKML_OK;
+}
+
+static vkml_status need_ref(const tuner_bench *b) {
+  if (b->have_ref) return VKML_OK;
+  return vkml_status_make(VKML_CODE_INVALID_ARGUMENT,
+                          "the bench checks against the GPU reference: set the reference first");
 }
 
 vkml_status tuner_bench_measure(tuner_bench *b, const cg_template *tmpl, const cg_schedule *sched,
                                 tuner_measurement *out) {
-  memset(out, 0, sizeof *out);
-  b->cur_tmpl = tmpl;
-  b->cur_sched = sched;
-  vkml_status s = run_point(b, out);
-  if (!s) return VKML_OK;
-  if (vkml_status_code(s) == VKML_CODE_OUT_OF_MEMORY) return s;
-  out->failed = true;
-  out->correct = false;
-  snprintf(out->message, sizeof out->message, "%s", vkml_status_message(s));
-  vkml_status_free(s);
+  VKML_RETURN_IF_ERROR(need_ref(b));
+  return measure(b, tmpl, sched, b->o.runs, b->warmed ? b->o.warmup_ms : b->o.first_warmup_ms,
+                 out, NULL);
+}
+
+vkml_status tuner_bench_set_reference(tuner_bench *b, const cg_template *tmpl,
+                                      const cg_schedule *sched, double scale_ns,
+                                      tuner_measurement *out) {
+  exec_free(b->ref_exec);
+  b->ref_exec = NULL;
+  point_exec *e = NULL;
+  VKML_RETURN_IF_ERROR(measure(b, tmpl, sched, 4 * b->o.runs, b->o.first_warmup_ms, out, &e));
+  if (out->failed) return VKML_OK;
+  b->ref_exec = e;
+  b->ref_ns = scale_ns > 0 ? scale_ns : out->median_ns;
   return VKML_OK;
+}
+
+vkml_status tuner_bench_confirm(tuner_bench *b, const cg_template *tmpl, const cg_schedule *sched,
+                                int times, tuner_measurement *out) {
+  VKML_RETURN_IF_ERROR(need_ref(b));
+  return measure(b, tmpl, sched, (times > 1 ? times : 1) * b->o.runs, b->o.warmup_ms, out, NULL);
 }

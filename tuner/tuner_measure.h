@@ -8,10 +8,22 @@
  * Measurement (a tuner_bench per workload): the node alone in a graph of its
  * own (constants copied, other inputs random non-zero), its plan built with
  * the point's template and schedule, one full run whose outputs are checked
- * against the CPU reference of that graph, then a warm-up by time and timed
- * replays of the dispatch (GPU timestamps, no transfers in between): the
- * median and the spread. A point that does not compile or run is a failed
- * measurement, not an error: the tuner records it and moves on. */
+ * against the CPU reference of that graph, then timed replays of the
+ * dispatch (GPU timestamps, no transfers in between): the median and the
+ * spread.
+ *
+ * Clock-stable protocol: a GPU's clocks follow its load, and a tuner leaves
+ * it idle while it compiles each trial on the host, so two points timed
+ * seconds apart are timed at different clocks (on the H100 the same kernel
+ * measured 157, 53 and 30 us in three runs). With a reference point set
+ * (tuner_bench_set_reference: the workload's default), every measurement
+ * replays the reference and the point in alternation, in pairs whose order
+ * alternates too, warm-up included, and takes the median of the per-pair
+ * ratios point/reference: both kernels see the same clocks, a linear drift
+ * cancels, and the ratio is the speedup over the default. The point's time
+ * is that ratio times the reference's time (measured once, alone, after a
+ * long warm-up), so all points of a workload are on one scale. A point that
+ * does not compile or run is a failed * measurement, not an error: the tuner records it and moves on. */
 #ifndef TUNER_TUNER_MEASURE_H
 #define TUNER_TUNER_MEASURE_H
 
@@ -57,20 +69,30 @@ typedef struct tuner_bench_opts {
    * timed at low clocks would flatter every later point. 0: 500 */
   double first_warmup_ms;
   ir_precision precision; /* the graph's (recorded in plans; fp16 needs 16-bit storage) */
+  /* Check points against the reference point's GPU output instead of the
+   * CPU reference (nodes too large for the CPU kernels, e.g. a 4096^3
+   * gemm): tuner_bench_set_reference must come before any other
+   * measurement. */
+  bool gpu_reference;
   cg_compiler *compiler;  /* NULL: one with default options, per bench */
 } tuner_bench_opts;
 
 /* Prepares the measurement of node n of g: its one-node graph, random
- * inputs (fixed seed), the CPU reference. ctx and g must outlive it; freed
+ * inputs (fixed seed), the CPU reference (unless opts.gpu_reference). ctx and g must outlive it; freed
  * with tuner_bench_destroy. */
 vkml_status tuner_bench_create(rt_vk_context *ctx, const ir_graph *g, const ir_node *n,
                                const tuner_bench_opts *o, tuner_bench **out);
 void tuner_bench_destroy(tuner_bench *b);
 
 typedef struct tuner_measurement {
-  double median_ns;   /* of the node's dispatch */
+  double median_ns;   /* of the node's dispatch; with a reference: ratio * reference_ns */
   double spread_ns;   /* half the distance between the 10th and 90th percentile */
   int64_t runs;
+  /* With a reference: the median over the pairs of point/reference (the
+   * point's time relative to the reference, < 1 is faster), and the raw
+   * median of the point's own timestamps. Without: 0, and median_ns. */
+  double ratio;
+  double raw_median_ns;
   double rel_err;     /* max |got - ref| / max |ref| */
   bool correct;       /* rel_err within the tolerance (1e-3 fp32, 1e-2 fp16) */
   bool failed;        /* did not compile or run: message says why */
@@ -82,5 +104,21 @@ typedef struct tuner_measurement {
  * or run sets out->failed. */
 vkml_status tuner_bench_measure(tuner_bench *b, const cg_template *tmpl, const cg_schedule *s,
                                 tuner_measurement *out);
+
+/* Makes (tmpl, s) the reference later measurements are paired with (the
+ * protocol above) and measures it alone: first_warmup_ms of warm-up, 4x the
+ * runs. Its time, the scale of every later median_ns, is scale_ns when that
+ * is > 0 (a stored measurement of the same point, so a resumed run stays on
+ * its first run's scale), else the one measured here. When the reference
+ * fails (out->failed) the bench measures points alone, as without one. */
+vkml_status tuner_bench_set_reference(tuner_bench *b, const cg_template *tmpl,
+                                      const cg_schedule *s, double scale_ns,
+                                      tuner_measurement *out);
+
+/* A fresh measurement of (tmpl, s) against the reference with `times` x the
+ * runs (the walk's best point is the minimum of many noisy measurements, so
+ * its own ratio is biased low: the confirmed ratio is not). */
+vkml_status tuner_bench_confirm(tuner_bench *b, const cg_template *tmpl, const cg_schedule *s,
+                                int times, tuner_measurement *out);
 
 #endif

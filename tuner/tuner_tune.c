@@ -70,6 +70,52 @@ static bool valid(void *user, const tuner_point *p) {
   return tuner_workload_valid(j->w, j->t, p);
 }
 
+/* The stored trial of (tm, sched) on this device: *found, and its cost. */
+static vkml_status stored_cost(job *j, const cg_template *tm, const char *sched, bool *found,
+                               double *c) {
+  tunedb_record_list list = {0};
+  VKML_RETURN_IF_ERROR(tunedb_trial_find(j->db, j->res->device_key, j->w->key, tm->name, sched,
+                                         &list));
+  *found = list.n > 0;
+  if (*found) {
+    const tunedb_record *r = &list.items[0];
+    *c = cost_of_record(r->failed, r->correct, r->median_ns);
+    j->row->stored++;
+    j->res->stored++;
+  }
+  tunedb_record_list_free(&list);
+  return VKML_OK;
+}
+
+/* Commits the measurement m of (tm, sched); *c its cost. */
+static vkml_status store(job *j, const cg_template *tm, const char *sched,
+                         const tuner_measurement *m, double *c) {
+  tunedb_record r = {
+      .device_key = j->res->device_key,
+      .workload_key = j->w->key,
+      .template_name = tm->name,
+      .schedule = sched,
+      .median_ns = m->failed ? 0 : m->median_ns,
+      .spread_ns = m->failed ? 0 : m->spread_ns,
+      .runs = m->runs,
+      .correct = m->correct,
+      .failed = m->failed,
+      .message = m->failed ? m->message : NULL,
+      .tool_version = j->o->tool_version ? j->o->tool_version : "",
+  };
+  char msg[300];
+  if (!m->failed && !m->correct) {
+    snprintf(msg, sizeof msg, "output differs from the CPU reference (relative error %.3g)",
+             m->rel_err);
+    r.message = msg;
+  }
+  VKML_RETURN_IF_ERROR(tunedb_record_put(j->db, &r));
+  j->row->measured++;
+  j->res->measured++;
+  *c = cost_of_record(m->failed, m->correct, m->median_ns);
+  return VKML_OK;
+}
+
 /* The point's cost: the stored trial, else a measurement stored now. */
 static vkml_status cost(void *user, const tuner_point *p, double *c) {
   job *j = user;
@@ -81,44 +127,45 @@ static vkml_status cost(void *user, const tuner_point *p, double *c) {
   const cg_template *tm = j->w->space.tmpl[p->tmpl];
   char sched[256];
   cg_schedule_format(tm, &p->sched, sched, sizeof sched);
-  tunedb_record_list found = {0};
-  VKML_RETURN_IF_ERROR(tunedb_trial_find(j->db, j->res->device_key, j->w->key, tm->name, sched,
-                                         &found));
-  if (found.n) {
-    const tunedb_record *r = &found.items[0];
-    *c = cost_of_record(r->failed, r->correct, r->median_ns);
-    tunedb_record_list_free(&found);
-    j->row->stored++;
-    j->res->stored++;
+  bool found;
+  VKML_RETURN_IF_ERROR(stored_cost(j, tm, sched, &found, c));
+  if (found) return VKML_OK;
+  tuner_measurement m;
+  VKML_RETURN_IF_ERROR(tuner_bench_measure(j->bench, tm, &p->sched, &m));
+  return store(j, tm, sched, &m, c);
+}
+
+/* The default point, measured alone and made the bench's reference (every
+ * later trial is timed paired with it); its cost is the stored trial's
+ * when there is one, which then also sets the scale. */
+static vkml_status measure_default(job *j, double *c) {
+  const tuner_point *d = &j->w->dflt;
+  const cg_template *tm = j->w->space.tmpl[d->tmpl];
+  char sched[256];
+  cg_schedule_format(tm, &d->sched, sched, sizeof sched);
+  bool found;
+  VKML_RETURN_IF_ERROR(stored_cost(j, tm, sched, &found, c));
+  tuner_measurement m;
+  VKML_RETURN_IF_ERROR(tuner_bench_set_reference(j->bench, tm, &d->sched,
+                                                 found && isfinite(*c) ? *c : 0, &m));
+  if (found) return VKML_OK;
+  return store(j, tm, sched, &m, c);
+}
+
+/* The best point measured afresh against the default (pairs, 4x the runs):
+ * row->confirmed_speedup. */
+static vkml_status confirm(job *j, const tuner_point *best) {
+  tuner_result_row *row = j->row;
+  row->confirmed_speedup = NAN;
+  if (!isfinite(row->tuned_ns) || !isfinite(row->default_ns)) return VKML_OK;
+  if (tuner_point_equal(&j->w->space, best, &j->w->dflt)) {
+    row->confirmed_speedup = 1;
     return VKML_OK;
   }
   tuner_measurement m;
-  VKML_RETURN_IF_ERROR(tuner_bench_measure(j->bench, tm, &p->sched, &m));
-  tunedb_record r = {
-      .device_key = j->res->device_key,
-      .workload_key = j->w->key,
-      .template_name = tm->name,
-      .schedule = sched,
-      .median_ns = m.failed ? 0 : m.median_ns,
-      .spread_ns = m.failed ? 0 : m.spread_ns,
-      .runs = m.runs,
-      .correct = m.correct,
-      .failed = m.failed,
-      .message = m.failed ? m.message
-                 : !m.correct ? "output differs from the CPU reference"
-                              : NULL,
-      .tool_version = j->o->tool_version ? j->o->tool_version : "",
-  };
-  char msg[300];
-  if (!m.failed && !m.correct) {
-    snprintf(msg, sizeof msg, "output differs from the CPU reference (relative error %.3g)",
-             m.rel_err);
-    r.message = msg;
-  }
-  VKML_RETURN_IF_ERROR(tunedb_record_put(j->db, &r));
-  j->row->measured++;
-  j->res->measured++;
-  *c = cost_of_record(m.failed, m.correct, m.median_ns);
+  VKML_RETURN_IF_ERROR(
+      tuner_bench_confirm(j->bench, j->w->space.tmpl[best->tmpl], &best->sched, 4, &m));
+  if (!m.failed && m.ratio > 0) row->confirmed_speedup = 1 / m.ratio;
   return VKML_OK;
 }
 
@@ -226,6 +273,7 @@ vkml_status tuner_tune_graph(rt_vk_context *ctx, const ir_graph *g, tunedb *db,
     row->op = ir_op_name(w->node->op);
     row->n_nodes = w->n_nodes;
     row->default_ns = row->tuned_ns = INFINITY;
+    row->confirmed_speedup = NAN;
     out->n = i + 1;
     job j = {.ctx = ctx, .t = t, .db = db, .o = o, .w = w, .res = out, .row = row,
              .t_start = t_start};
@@ -240,9 +288,9 @@ vkml_status tuner_tune_graph(rt_vk_context *ctx, const ir_graph *g, tunedb *db,
      * other devices') */
     tuner_point start;
     if (!s) s = start_point(&j, &dev, &start);
-    /* the baseline first: the default point */
+    /* the baseline first: the default point, the reference of the rest */
     double c_default = INFINITY;
-    if (!s) s = cost(&j, &w->dflt, &c_default);
+    if (!s) s = measure_default(&j, &c_default);
     j.default_known = true;
     j.c_default = c_default;
     row->default_ns = c_default;
@@ -276,6 +324,7 @@ vkml_status tuner_tune_graph(rt_vk_context *ctx, const ir_graph *g, tunedb *db,
         cg_schedule_format(w->space.tmpl[best->tmpl], &best->sched, row->best_schedule,
                            sizeof row->best_schedule);
       }
+      s = confirm(&j, best);
     }
     tuner_bench_destroy(j.bench);
   }

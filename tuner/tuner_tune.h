@@ -2,12 +2,16 @@
  * schedule database (what vktune runs), and the kernel chooser that builds
  * plans from such a database (what `vkc run --db` and compile use).
  *
- * Per workload: the default point is measured first (the baseline); the
- * walk starts there, or at the best point of the nearest other device in
+ * Per workload: the default point is measured first (the baseline) and
+ * becomes the reference every later trial is timed against (pairs, the
+ * clock-stable protocol of tuner_measure.h); the walk starts there, or at the best point of the nearest other device in
  * the database (tunedb_nearest_best) when that point is in this device's
  * space; every trial is looked up in the database first (a rerun after a
  * kill re-measures nothing it stored) and otherwise measured and committed
- * at once, failed and incorrect trials flagged. */
+ * at once, failed and incorrect trials flagged. At the end the best point
+ * is measured once more against the default, with 4x the runs (not stored):
+ * the confirmed speedup, free of the bias of picking the minimum of many
+ * noisy trials. */
 #ifndef TUNER_TUNER_TUNE_H
 #define TUNER_TUNER_TUNE_H
 
@@ -57,6 +61,9 @@ typedef struct tuner_result_row {
   const char *op;          /* static */
   int n_nodes;
   double default_ns, tuned_ns; /* INFINITY: no working point */
+  /* default / best from the confirming measurement (paired, after the
+   * walk); 1 when the default is the best; NAN when not measured */
+  double confirmed_speedup;
   char best_template[64];
   char best_schedule[256];
   int64_t trials, measured, stored;

@@ -70,6 +70,13 @@ for x in w:
 assert d["measured"] == sum(x["measured"] for x in w) > 0
 assert d["stored"] == 0
 assert d["geomean_speedup"] >= 1
+# the best measured again against the default, paired: a speedup, 1 when
+# the default is the best
+for x in w:
+    c = x["confirmed_speedup"]
+    assert c is not None and c > 0, x
+    if (x["tuned_ns"] == x["default_ns"]): assert c == 1, x
+assert d["geomean_confirmed_speedup"] > 0
 PY
   records "$TMP/a.db" >"$TMP/a.rec"
   check "every measured trial stored once" $PY - "$TMP/a.json" "$TMP/a.rec" <<'PY'
@@ -141,7 +148,7 @@ recs = [r for r in recs if r["type"] == "record"]
 pts = {(r["template"], r["schedule"]) for r in recs}
 assert len(pts) == len(recs) == w["measured"] == w["trials"] >= 20, (len(recs), w)
 best = min(r["median_ns"] for r in recs if r["correct"] and not r["failed"])
-assert w["tuned_ns"] == best, (w["tuned_ns"], best)
+assert abs(w["tuned_ns"] - best) <= 0.05, (w["tuned_ns"], best)  # the JSON rounds to 0.1 ns
 PY
   # seeding: the records of a sibling device of the same family (this
   # device's, moved to another device id with the same high byte) are

@@ -1,0 +1,92 @@
+/* The tuner's measurement (tuner/tuner_measure.c) on lavapipe: the
+ * clock-stable protocol times each point in pairs with the reference, and a
+ * point's time is its ratio to the reference on the reference's scale. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "test_support.h"
+#include "tuner/tuner_measure.h"
+#include "vk_test.h"
+
+static const char gemm_text[] =
+    "vkir 1\n"
+    "graph @g(%a: f32[48,72], %b: f32[72,40]) -> (%y: f32[48,40]) {\n"
+    "  %y = gemm %a, %b : f32[48,40]\n"
+    "  return %y\n"
+    "}\n";
+
+/* The workload of the graph's one node, and a point of its space other
+ * than the default. */
+static void workload_of(const vt_env *e, const ir_graph *g, tuner_workload **w,
+                        tuner_point *other) {
+  int n = 0;
+  T_OK(tuner_workloads_find(g, e->t, w, &n));
+  cr_assert_eq(n, 1);
+  const tuner_workload *x = *w;
+  *other = x->dflt;
+  /* another valid point: the first neighbour the pre-filter accepts */
+  for (int i = 0; i < x->space.n; i++) {
+    tuner_point p = {.tmpl = i, .sched = x->space.dflt[i]};
+    const cg_template *tm = x->space.tmpl[i];
+    for (int k = 0; k < tm->n_knobs; k++)
+      for (int v = 0; v < tm->knobs[k].n_values; v++) {
+        p.sched.v[k] = tm->knobs[k].values[v];
+        if (!tuner_point_equal(&x->space, &p, &x->dflt) && tuner_workload_valid(x, e->t, &p)) {
+          *other = p;
+          return;
+        }
+        p.sched = x->space.dflt[i];
+      }
+  }
+  cr_assert_fail("no other valid point");
+}
+
+Test(tuner_bench, points_are_timed_in_pairs_with_the_reference) {
+  vt_env e;
+  vt_env_open(&e);
+  ir_graph *g = vt_parse(gemm_text);
+  tuner_workload *w = NULL;
+  tuner_point other;
+  workload_of(&e, g, &w, &other);
+  tuner_bench *b = NULL;
+  tuner_bench_opts o = {.runs = 9, .warmup_ms = 1, .first_warmup_ms = 1, .compiler = e.cc};
+  T_OK(tuner_bench_create(e.ctx, g, w->node, &o, &b));
+  const cg_template *dt = w->space.tmpl[w->dflt.tmpl], *ot = w->space.tmpl[other.tmpl];
+
+  /* without a reference: the point's own median, no ratio */
+  tuner_measurement m;
+  T_OK(tuner_bench_measure(b, ot, &other.sched, &m));
+  cr_assert(!m.failed && m.correct, "%s", m.message);
+  cr_assert(m.median_ns > 0 && m.ratio == 0 && m.median_ns == m.raw_median_ns);
+  cr_assert_eq(m.runs, 9);
+
+  /* the reference is measured alone, 4x the runs, on its own scale */
+  T_OK(tuner_bench_set_reference(b, dt, &w->dflt.sched, 0, &m));
+  cr_assert(!m.failed && m.correct, "%s", m.message);
+  cr_assert(m.median_ns > 0 && m.ratio == 0);
+  cr_assert_eq(m.runs, 36);
+
+  /* the reference against itself: a ratio near 1 (pairs on one device
+   * under the same load), the time on the reference's scale */
+  T_OK(tuner_bench_measure(b, dt, &w->dflt.sched, &m));
+  cr_assert(!m.failed && m.correct, "%s", m.message);
+  cr_assert(m.ratio > 0.5 && m.ratio < 2, "the reference against itself: ratio %g", m.ratio);
+
+  /* a given scale: every time is the ratio times that scale */
+  T_OK(tuner_bench_set_reference(b, dt, &w->dflt.sched, 1000, &m));
+  T_OK(tuner_bench_measure(b, ot, &other.sched, &m));
+  cr_assert(!m.failed && m.correct && m.ratio > 0, "%s", m.message);
+  cr_assert_float_eq(m.median_ns, 1000 * m.ratio, 1e-9 * m.median_ns);
+  cr_assert(m.raw_median_ns > 0 && m.spread_ns >= 0);
+
+  /* the confirming measurement: paired, `times` x the runs */
+  T_OK(tuner_bench_confirm(b, ot, &other.sched, 4, &m));
+  cr_assert(!m.failed && m.ratio > 0);
+  cr_assert_eq(m.runs, 36);
+
+  tuner_bench_destroy(b);
+  free(w);
+  ir_graph_destroy(g);
+  vt_env_close(&e);
+}
