@@ -1,8 +1,9 @@
 /* vkml-sweep: times every schedule point (or a random sample) of one node's
  * GPU kernel on a real device, checks each point's output against a
- * reference, and ranks the points against the default choice — the
- * measurement the tuner will automate, used by hand to pick better default
- * schedules (bench/README.md). */
+ * reference, and ranks the points against the default choice; used by hand
+ * to pick better default schedules (bench/README.md). A thin tool over the
+ * tuner's measurement (tuner/tuner_measure.h): the node alone, each point
+ * timed in pairs with the default (the clock-stable protocol). */
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -22,8 +23,7 @@
 #include "runtime/cpu/executor.h"
 #include "runtime/tensor.h"
 #include "runtime/vk/vk_context.h"
-#include "runtime/vk/vk_exec.h"
-#include "passes/plan_memory.h"
+#include "tuner/tuner_measure.h"
 #include "ir/util.h"
 
 static const char usage[] =
@@ -38,17 +38,19 @@ static const char usage[] =
     "  --seed S               sampling seed (default 1)\n"
     "  --runs R               timed runs per point (default 20)\n"
     "  --warmup W             untimed runs per point (default 5)\n"
-    "  --warmup-ms T          and at least T ms of them (default 100): timed runs\n"
-    "                         replay the recorded kernels back to back, no transfers\n"
+    "  --warmup-ms T          and at least T ms of them (default 100; the default\n"
+    "                         point, measured first, at least 500)\n"
     "  --precision fp32|fp16  f16 tensors inside the graph (default fp32)\n"
     "  --ref cpu|default      reference output: the CPU executor (default) or the GPU\n"
-    "                         output of the default choice (for models too large for\n"
+    "                         output of the default choice (for nodes too large for\n"
     "                         the reference kernels)\n"
     "  --json                 one JSON object on stdout instead of the table\n"
     "  --json-file PATH       also write that JSON object to PATH\n"
-    "Each point: median GPU timestamp of the node's dispatch, GFLOP/s, GB/s, max abs\n"
-    "error against the reference; relative error (max abs err / max |ref|) above 1e-3\n"
-    "(fp32) or 1e-2 (fp16) is flagged WRONG.\n";
+    "The node runs alone. Each point is replayed in pairs with the default, in\n"
+    "alternating order: vs_default is the median of the per-pair time ratios (both\n"
+    "kernels at the same clocks), median_us that ratio times the default's time\n"
+    "(measured alone first); then GFLOP/s, GB/s and the relative error against the\n"
+    "reference (max abs err / max |ref|): above 1e-3 (fp32) or 1e-2 (fp16) is WRONG.\n";
 
 #define TOOL "vkml-sweep"
 #define MAX_FIX 16
@@ -76,7 +78,7 @@ typedef struct point {
   bool pdefault;    /* the plan's default choice (template and schedule) */
   bool ok;          /* measured */
   bool wrong;
-  double median_us, max_abs, rel;
+  double median_us, ratio, rel; /* ratio: to the default, paired */
   char error[256];  /* failed: why */
 } point;
 
@@ -85,21 +87,16 @@ typedef struct points {
   int n, cap;
 } points;
 
-/* The sweep's state shared by the plan chooser and the measurement. */
+/* The sweep's state. */
 typedef struct sweep {
   const args *a;
   rt_vk_context *ctx;
   const ir_target *t;
   cg_compiler *cc;
-  const ir_graph *g; /* the graph that runs (fp16: the converted copy) */
+  const ir_graph *g; /* the compiled graph (fp16: converted) */
   const ir_node *target;
-  int step;          /* the target's plan step */
-  rt_tensor *inputs, *ref;
-  int n_in, n_out;
+  tuner_bench *bench;
   double tol;
-  /* the chooser's current point */
-  const cg_template *cur_tmpl;
-  const cg_schedule *cur_sched;
   /* counters */
   int64_t n_refused_constraints, n_refused_kernel, n_failed, n_wrong;
 } sweep;
@@ -107,22 +104,6 @@ typedef struct sweep {
 /* ---- small helpers ------------------------------------------------------------ */
 
 
-
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int cmp_double(const void *x, const void *y) {
-  double a = *(const double *)x, b = *(const double *)y;
-  return (a > b) - (a < b);
-}
-
-static double median(double *v, int n) {
-  qsort(v, (size_t)n, sizeof *v, cmp_double);
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 static bool parse_int(const char *s, int64_t lo, int64_t hi, int64_t *out) {
   char *end;
@@ -329,160 +310,22 @@ static const ir_node *corresponding_node(const ir_graph *g, const ir_node *n, co
   return NULL;
 }
 
-/* Random non-zero inputs (|v| in [0.1, 1), fixed seed). */
-static vkml_status make_inputs(sweep *w) {
-  const ir_graph *g = w->g;
-  w->n_in = g->n_inputs;
-  w->inputs = calloc((size_t)(g->n_inputs ? g->n_inputs : 1), sizeof *w->inputs);
-  if (!w->inputs) return ir_oom(NULL);
-  uint64_t rng = 12345;
-  for (int i = 0; i < g->n_inputs; i++) {
-    const ir_value *v = g->inputs[i];
-    if (!ir_dtype_is_float(v->type.dtype))
-      return vkml_status_make(VKML_CODE_UNSUPPORTED,
-                              "input %%%s is %s: the sweep generates float inputs only", v->name,
-                              ir_dtype_name(v->type.dtype));
-    if (v->type.bounded)
-      return vkml_status_make(VKML_CODE_UNSUPPORTED, "input %%%s has a bounded shape", v->name);
-    VKML_RETURN_IF_ERROR(rt_tensor_alloc(&v->type, &w->inputs[i]));
-    int64_t ne = rt_tensor_numel(&w->inputs[i]);
-    for (int64_t j = 0; j < ne; j++) {
-      double u = ir_rand_unit(&rng);
-      double x = 0.1 + 0.9 * ir_rand_unit(&rng);
-      rt_store_f(&w->inputs[i], j, u < 0.5 ? -x : x);
-    }
-  }
-  return VKML_OK;
-}
-
-/* Max abs error of got against ref over every output, and that relative to
- * the largest |ref| (integer outputs: 1 when any element differs). */
-static void compare(const rt_tensor *got, const rt_tensor *ref, int n, double *max_abs,
-                    double *rel) {
-  double err = 0, ref_max = 0;
-  bool int_mismatch = false;
-  for (int o = 0; o < n; o++) {
-    int64_t ne = rt_tensor_numel(&ref[o]);
-    if (rt_tensor_numel(&got[o]) != ne || got[o].dtype != ref[o].dtype) {
-      err = INFINITY;
-      continue;
-    }
-    bool fl = ir_dtype_is_float(ref[o].dtype);
-    for (int64_t i = 0; i < ne; i++) {
-      if (!fl) {
-        int64_t a = rt_load_i(&got[o], i), b = rt_load_i(&ref[o], i);
-        if (a != b) int_mismatch = true;
-        double d = fabs((double)a - (double)b);
-        if (d > err) err = d;
-        continue;
-      }
-      double a = rt_load_f(&got[o], i), b = rt_load_f(&ref[o], i);
-      double d = fabs(a - b);
-      if (isnan(d)) d = (isnan(a) && isnan(b)) ? 0 : INFINITY;
-      if (d > err) err = d;
-      if (fabs(b) > ref_max) ref_max = fabs(b);
-    }
-  }
-  *max_abs = err;
-  if (int_mismatch) *rel = INFINITY;
-  else *rel = err == 0 ? 0 : err / (ref_max > 0 ? ref_max : 1e-30);
-}
-
-/* ---- one point ---------------------------------------------------------------------- */
-
-static vkml_status choose(void *user, const ir_node *n, const ir_target *t, cg_kernel *out) {
-  const sweep *w = user;
-  if (n->id == w->target->id && n->op == w->target->op)
-    return cg_kernel_for_node(n, w->cur_tmpl, w->cur_sched, t, out);
-  return cg_kernel_for_node(n, NULL, NULL, t, out);
-}
-
-static void free_outputs(rt_tensor *o, int n) {
-  for (int i = 0; i < n; i++) rt_tensor_free(&o[i]);
-}
-
-/* Builds the plan with tmpl/sched (NULL/NULL: the plan's default) on the
- * target node, runs warmup + runs, returns the median of the node's GPU time
- * and (when got is non-NULL) the outputs of the last run. */
-static vkml_status run_point(sweep *w, const cg_template *tmpl, const cg_schedule *sched,
-                             double *median_us, rt_tensor *got) {
-  w->cur_tmpl = tmpl;
-  w->cur_sched = sched;
-  cg_plan_opts po = {.plan_memory = pass_plan_memory, .compiler = w->cc, .choose = choose, .choose_user = w,
-                     .precision = w->a->precision};
-  ir_plan *plan = NULL;
-  rt_vk_exec *x = NULL;
-  double *ns = NULL, *times = NULL;
-  rt_tensor *outs = calloc((size_t)w->n_out, sizeof *outs);
-  /* each point's plan owns a copy of the graph */
-  ir_graph *g = NULL;
-  vkml_status s = outs ? ir_graph_clone(w->g, &g) : ir_oom(NULL);
-  if (!s) s = cg_plan_build(g, w->t, &po, &plan);
-  if (s) ir_graph_destroy(g);
-  bool packed = false;
-  ir_foreach_node(w->g, n) packed = packed || ir_node_any_packed(n);
-  if (!s && packed)
-    s = vkml_status_make(VKML_CODE_UNSUPPORTED, "the graph runs packed layouts (annotated): "
-                                                "the sweep needs plain layouts");
-  int step = -1;
-  for (int i = 0; !s && i < plan->n_steps; i++)
-    if (plan->steps[i].node == w->target->id) step = i;
-  if (!s && (step < 0 || plan->steps[step].device != IR_DEVICE_GPU))
-    s = vkml_status_make(VKML_CODE_INTERNAL, "the node did not go to the GPU%s%s",
-                         step < 0 ? "" : ": ",
-                         step < 0 ? "" : ir_plan_str(plan, plan->steps[step].reason));
-  if (!s && tmpl && strcmp(ir_plan_str(plan, plan->steps[step].tmpl), tmpl->name))
-    s = vkml_status_make(VKML_CODE_INTERNAL, "the plan ran template %s, not %s",
-                         ir_plan_str(plan, plan->steps[step].tmpl), tmpl->name);
-  if (!s) {
-    ns = calloc((size_t)plan->n_steps, sizeof *ns);
-    times = calloc((size_t)w->a->runs, sizeof *times);
-    if (!ns || !times) s = ir_oom(NULL);
-  }
-  rt_vk_exec_opts xo = {.timestamps = true};
-  if (!s) s = rt_vk_exec_create(w->ctx, plan, &xo, &x);
-  /* one full run (the outputs), then replays of the recorded kernels only:
-   * no transfers between timed dispatches, so the GPU stays busy and at its
-   * clocks (warm-up by count and by time) */
-  if (!s) s = rt_vk_exec_run(x, w->inputs, w->n_in, outs, w->n_out, ns);
-  double t0 = now_s();
-  for (int r = 1; !s && (r < w->a->warmup || now_s() - t0 < 1e-3 * w->a->warmup_ms); r++)
-    s = rt_vk_exec_replay(x, ns);
-  for (int r = 0; !s && r < w->a->runs; r++) {
-    s = rt_vk_exec_replay(x, ns);
-    if (!s) times[r] = ns[step];
-  }
-  if (!s) {
-    *median_us = median(times, w->a->runs) / 1e3;
-    if (got) memcpy(got, outs, sizeof *outs * (size_t)w->n_out);
-    else free_outputs(outs, w->n_out);
-  } else if (outs) {
-    free_outputs(outs, w->n_out);
-  }
-  rt_vk_exec_destroy(x);
-  ir_plan_destroy(plan);
-  free(outs);
-  free(ns);
-  free(times);
-  return s;
-}
-
 /* Measures one point into p (p->ok, or p->error). */
-static void measure(sweep *w, point *p) {
-  rt_tensor *got = calloc((size_t)w->n_out, sizeof *got);
-  vkml_status s = got ? run_point(w, p->tmpl, &p->sched, &p->median_us, got) : ir_oom(NULL);
-  if (s) {
-    snprintf(p->error, sizeof p->error, "%s", vkml_status_message(s));
-    vkml_status_free(s);
+static vkml_status measure(sweep *w, point *p) {
+  tuner_measurement m;
+  VKML_RETURN_IF_ERROR(tuner_bench_measure(w->bench, p->tmpl, &p->sched, &m));
+  if (m.failed) {
+    snprintf(p->error, sizeof p->error, "%s", m.message);
     w->n_failed++;
-  } else {
-    p->ok = true;
-    compare(got, w->ref, w->n_out, &p->max_abs, &p->rel);
-    p->wrong = !(p->rel <= w->tol);
-    w->n_wrong += p->wrong;
+    return VKML_OK;
   }
-  if (got) free_outputs(got, w->n_out);
-  free(got);
+  p->ok = true;
+  p->median_us = m.median_ns / 1e3;
+  p->ratio = m.ratio;
+  p->rel = m.rel_err;
+  p->wrong = !m.correct;
+  w->n_wrong += p->wrong;
+  return VKML_OK;
 }
 
 /* ---- output -------------------------------------------------------------------------- */
@@ -497,7 +340,7 @@ static void print_point_text(const sweep *w, const point *p, double flops, doubl
   printf("%10.2f ", p->median_us);
   if (flops > 0) printf("%9.1f ", flops / p->median_us / 1e3);
   else printf("%9s ", "-");
-  printf("%8.1f %10.3g", bytes / p->median_us / 1e3, p->max_abs);
+  printf("%8.1f %10.3g %10.3f", bytes / p->median_us / 1e3, p->rel, p->ratio);
   if (p->pdefault) printf("  default");
   else if (p->tdefault) printf("  template-default");
   if (p->wrong) printf("  WRONG (rel err %.3g > %.0e)", p->rel, w->tol);
@@ -567,11 +410,13 @@ static vkml_status sweep_template(sweep *w, const cg_template *t, const cg_kerne
   const args *a = w->a;
   int64_t size = cg_space_size(t);
   point p = {.tmpl = t, .sched = dflt->schedule, .tdefault = true};
-  p.pdefault = plan_dflt->tmpl == t && sched_equal(t, &plan_dflt->schedule, &dflt->schedule);
   cg_schedule_format(t, &p.sched, p.text, sizeof p.text);
-  measure(w, &p);
-  if (!a->json) print_point_text(w, &p, flops, bytes);
-  VKML_RETURN_IF_ERROR(points_push(ps, &p));
+  /* the plan's default was measured first, as the reference */
+  if (plan_dflt->tmpl != t || !sched_equal(t, &plan_dflt->schedule, &dflt->schedule)) {
+    VKML_RETURN_IF_ERROR(measure(w, &p));
+    if (!a->json) print_point_text(w, &p, flops, bytes);
+    VKML_RETURN_IF_ERROR(points_push(ps, &p));
+  }
   uint64_t rng = a->seed ^ (uint64_t)size * 0x9e3779b97f4a7c15ull;
   int64_t want = a->sample ? a->sample : size;
   int64_t tries = a->sample ? (size < 64 * a->sample ? size * 4 : 64 * a->sample) : size;
@@ -604,8 +449,12 @@ static vkml_status sweep_template(sweep *w, const cg_template *t, const cg_kerne
     cg_schedule_format(t, &q.sched, q.text, sizeof q.text);
     if (!valid && !q.error[0]) continue;
     got++;
-    if (valid) measure(w, &q);
+    if (valid) s = measure(w, &q);
     else w->n_failed++;
+    if (s) {
+      free(seen);
+      return s;
+    }
     if (!a->json) print_point_text(w, &q, flops, bytes);
     if ((s = points_push(ps, &q))) {
       free(seen);
@@ -664,35 +513,40 @@ static vkml_status check_fix(const args *a, const cg_template *const *tm, int n)
 
 /* ---- main --------------------------------------------------------------------------- */
 
-/* The reference outputs (w->ref): the CPU executor's run of the graph, or
- * with --ref default the default choice's GPU output. */
-static vkml_status reference(sweep *w, const cg_kernel *plan_dflt, double *secs) {
-  w->ref = calloc((size_t)w->n_out, sizeof *w->ref);
-  if (!w->ref) return ir_oom(NULL);
-  double t0 = now_s();
-  vkml_status s;
-  if (plan_dflt) {
-    double us;
-    s = run_point(w, plan_dflt->tmpl, &plan_dflt->schedule, &us, w->ref);
-  } else {
-    s = rt_cpu_run_graph(w->g, w->inputs, w->n_in, w->ref, w->n_out);
-  }
-  *secs = now_s() - t0;
-  return s ? vkml_status_annotate(s, "reference") : VKML_OK;
+/* The plan's default, measured alone: the reference every other point is
+ * paired with, and with --ref default the outputs they are checked
+ * against. */
+static vkml_status reference(sweep *w, const cg_kernel *plan_dflt, points *ps, double flops,
+                             double bytes) {
+  const cg_template *t = plan_dflt->tmpl;
+  point p = {.tmpl = t, .sched = plan_dflt->schedule, .pdefault = true, .tdefault = true};
+  cg_schedule_format(t, &p.sched, p.text, sizeof p.text);
+  tuner_measurement m;
+  VKML_RETURN_IF_ERROR(tuner_bench_set_reference(w->bench, t, &p.sched, 0, &m));
+  if (m.failed)
+    return vkml_status_make(VKML_CODE_DEVICE, "the default %s %s failed: %s", t->name, p.text,
+                            m.message);
+  p.ok = true;
+  p.median_us = m.median_ns / 1e3;
+  p.ratio = 1;
+  p.rel = m.rel_err;
+  p.wrong = !m.correct;
+  w->n_wrong += p.wrong;
+  if (!w->a->json) print_point_text(w, &p, flops, bytes);
+  return points_push(ps, &p);
 }
 
-static void print_text_header(const sweep *w, double flops, double bytes, double ref_s) {
+static void print_text_header(const sweep *w, double flops, double bytes) {
   const args *a = w->a;
   char desc[256];
   ir_node_describe(w->target, desc, sizeof desc);
   printf("%s: %s\n", a->model, desc);
-  printf("device %s, %s, median of %d runs after %d warm-up; reference: %s (%.2f s); "
-         "%.4g GFLOP, %.4g MB\n",
+  printf("device %s, %s, median of %d runs paired with the default, after %d warm-up; "
+         "reference: %s; %.4g GFLOP, %.4g MB\n",
          w->t->name, a->precision ? "fp16" : "fp32", a->runs, a->warmup,
-         a->ref_default ? "the default's GPU output" : "CPU executor", ref_s, flops / 1e9,
-         bytes / 1e6);
-  printf("%-18s %-40s %10s %9s %8s %10s\n", "template", "schedule", "median_us", "GFLOP/s",
-         "GB/s", "max_abs_err");
+         a->ref_default ? "the default's GPU output" : "CPU executor", flops / 1e9, bytes / 1e6);
+  printf("%-18s %-40s %10s %9s %8s %10s %10s\n", "template", "schedule", "median_us", "GFLOP/s",
+         "GB/s", "rel_err", "vs_default");
   fflush(stdout);
 }
 
@@ -739,8 +593,8 @@ static void json_point(FILE *f, const point *p, double flops, double bytes) {
   json_num(f, flops > 0 ? flops / p->median_us / 1e3 : NAN);
   fprintf(f, ", \"gbps\": ");
   json_num(f, bytes / p->median_us / 1e3);
-  fprintf(f, ", \"max_abs_err\": ");
-  json_num(f, p->max_abs);
+  fprintf(f, ", \"vs_default\": ");
+  json_num(f, p->ratio);
   fprintf(f, ", \"rel_err\": ");
   json_num(f, p->rel);
   fprintf(f, ", \"wrong\": %s}", p->wrong ? "true" : "false");
@@ -749,7 +603,7 @@ static void json_point(FILE *f, const point *p, double flops, double bytes) {
 /* The whole result as one JSON object (written at the end, so that a
  * failure never leaves half an object behind). */
 static void write_json(FILE *f, const sweep *w, const points *ps, const point *const *r, int nr,
-                       int rank, double flops, double bytes, double ref_s) {
+                       int rank, double flops, double bytes) {
   const args *a = w->a;
   char desc[256];
   ir_node_describe(w->target, desc, sizeof desc);
@@ -760,10 +614,10 @@ static void write_json(FILE *f, const sweep *w, const points *ps, const point *c
   fprintf(f, ", \"device\": ");
   json_str(f, w->t->name);
   fprintf(f, ", \"precision\": \"%s\", \"runs\": %d, \"warmup\": %d, \"reference\": \"%s\", "
-             "\"reference_s\": %.3f, \"flops\": %.0f, \"bytes\": %.0f, \"tolerance\": %g, "
+             "\"paired\": true, \"flops\": %.0f, \"bytes\": %.0f, \"tolerance\": %g, "
              "\"points\": [",
           a->precision ? "fp16" : "fp32", a->runs, a->warmup, a->ref_default ? "default" : "cpu",
-          ref_s, flops, bytes, w->tol);
+          flops, bytes, w->tol);
   for (int i = 0; i < ps->n; i++) {
     if (i) fprintf(f, ",\n  ");
     json_point(f, &ps->v[i], flops, bytes);
@@ -780,8 +634,7 @@ static void write_json(FILE *f, const sweep *w, const points *ps, const point *c
 }
 
 /* Text summary and / or JSON (stdout, --json-file). */
-static vkml_status report(const sweep *w, const points *ps, double flops, double bytes,
-                          double ref_s) {
+static vkml_status report(const sweep *w, const points *ps, double flops, double bytes) {
   const args *a = w->a;
   const point *pd = NULL;
   for (int i = 0; i < ps->n; i++)
@@ -791,7 +644,7 @@ static vkml_status report(const sweep *w, const points *ps, double flops, double
   if (!r) return ir_oom(NULL);
   for (int i = 0; i < nr; i++)
     if (r[i] == pd) rank = i + 1;
-  if (a->json) write_json(stdout, w, ps, r, nr, rank, flops, bytes, ref_s);
+  if (a->json) write_json(stdout, w, ps, r, nr, rank, flops, bytes);
   else print_text_summary(w, r, nr, rank, pd);
   vkml_status s = VKML_OK;
   if (a->json_file) {
@@ -799,7 +652,7 @@ static vkml_status report(const sweep *w, const points *ps, double flops, double
     if (!f) {
       s = vkml_status_make(VKML_CODE_IO, "cannot write %s", a->json_file);
     } else {
-      write_json(f, w, ps, r, nr, rank, flops, bytes, ref_s);
+      write_json(f, w, ps, r, nr, rank, flops, bytes);
       if (fclose(f)) s = vkml_status_make(VKML_CODE_IO, "%s: write failed", a->json_file);
     }
   }
@@ -807,9 +660,8 @@ static vkml_status report(const sweep *w, const points *ps, double flops, double
   return s;
 }
 
-/* w->g (g's compiled copy), w->inputs and, with --ref cpu, w->ref are
- * ready; the device is open. */
-static vkml_status run_sweep(sweep *w, const ir_graph *g, double ref_s) {
+/* w->g (g's compiled copy) is ready; the device is open. */
+static vkml_status run_sweep(sweep *w, const ir_graph *g) {
   const args *a = w->a;
   const ir_node *target0;
   VKML_RETURN_IF_ERROR(find_target(g, a->node, w->t, &target0));
@@ -818,6 +670,9 @@ static vkml_status run_sweep(sweep *w, const ir_graph *g, double ref_s) {
                             w->t->name);
   w->target = corresponding_node(g, target0, w->g);
   if (!w->target) return vkml_status_make(VKML_CODE_INTERNAL, "the compiled copy lacks the node");
+  if (ir_node_any_packed(w->target))
+    return vkml_status_make(VKML_CODE_UNSUPPORTED, "the node runs packed layouts (annotated): "
+                                                   "the sweep needs plain layouts");
   vkml_status s = VKML_OK;
   points ps = {0};
   const cg_template *tm[MAX_TMPL];
@@ -829,15 +684,22 @@ static vkml_status run_sweep(sweep *w, const ir_graph *g, double ref_s) {
   if (s) s = vkml_status_annotate(s, "the node has no default GPU kernel");
   if (!s) s = pick_templates(w, tm, dflt, &n_tm);
   if (!s) s = check_fix(a, tm, n_tm);
-  if (!s && a->ref_default) s = reference(w, plan_dflt, &ref_s);
+  tuner_bench_opts bo = {.runs = a->runs, .warmup = a->warmup > 0 ? a->warmup : 1,
+                         .warmup_ms = a->warmup_ms > 0 ? a->warmup_ms : 1e-3,
+                         .first_warmup_ms = a->warmup_ms > 500 ? a->warmup_ms : 500,
+                         .precision = a->precision, .compiler = w->cc,
+                         .gpu_reference = a->ref_default};
+  if (!s) s = tuner_bench_create(w->ctx, w->g, w->target, &bo, &w->bench);
   if (s) goto done;
 
   double flops = ir_node_flops(w->target), bytes = ir_node_bytes(w->target);
-  if (!a->json) print_text_header(w, flops, bytes, ref_s);
+  if (!a->json) print_text_header(w, flops, bytes);
+  s = reference(w, plan_dflt, &ps, flops, bytes);
   for (int i = 0; i < n_tm && !s; i++)
     s = sweep_template(w, tm[i], &dflt[i], plan_dflt, &ps, flops, bytes);
-  if (!s) s = report(w, &ps, flops, bytes, ref_s);
+  if (!s) s = report(w, &ps, flops, bytes);
 done:
+  tuner_bench_destroy(w->bench);
   free(ps.v);
   free(dflt);
   return s;
@@ -858,20 +720,12 @@ int main(int argc, char **argv) {
   if (s) return fail(s);
   sweep w = {.a = &a, .tol = a.precision == IR_PRECISION_FP16 ? 1e-2 : 1e-3};
   /* compiled as vkc run compiles (the pass pipeline, then cg_plan_build in
-   * run_point), on a copy: the target node is found in g */
+   * the bench), on a copy: the target node is found in g */
   ir_graph *gc = NULL;
   pass_pipeline_opts pp = {.pass = {.eval = rt_cpu_eval_node, .precision = a.precision}};
   s = ir_graph_clone(g, &gc);
   if (!s) s = pass_pipeline_run(gc, &pp);
   w.g = gc ? gc : g;
-  w.n_out = w.g->n_outputs;
-  if (!s) s = make_inputs(&w);
-  /* The CPU reference runs before the device is opened: the H200 drops its
-   * SM clock to 345 MHz after ~3.5 s without GPU work, and the light,
-   * bursty work of a sweep does not raise it again (measured: every point
-   * 5x slow after a 5 s reference). Opening the device raises it. */
-  double ref_s = 0;
-  if (!s && !a.ref_default) s = reference(&w, NULL, &ref_s);
   rt_vk_context_opts co = {.select_device = a.device >= 0,
                            .device_index = a.device,
                            .required = RT_VK_REQ_TIMESTAMPS};
@@ -880,11 +734,7 @@ int main(int argc, char **argv) {
     w.t = rt_vk_context_target(w.ctx);
     s = cg_compiler_create(&(cg_compiler_opts){0}, &w.cc);
   }
-  if (!s) s = run_sweep(&w, g, ref_s);
-  for (int i = 0; w.inputs && i < w.n_in; i++) rt_tensor_free(&w.inputs[i]);
-  for (int i = 0; w.ref && i < w.n_out; i++) rt_tensor_free(&w.ref[i]);
-  free(w.inputs);
-  free(w.ref);
+  if (!s) s = run_sweep(&w, g);
   cg_compiler_destroy(w.cc);
   if (w.ctx) {
     const char *warn = rt_vk_context_warnings(w.ctx);
