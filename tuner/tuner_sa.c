@@ -140,7 +140,19 @@ static int knob_index(const cg_knob *k, int v) {
   return best;
 }
 
-/* A neighbour of cur: another template (its default), or one knob moved one
+/* Knobs of `to` that `from` has too (same name) take from's value, or the
+ * nearest candidate: templates of one family tile alike (conv2d's direct
+ * and 1x1 kernels share WG_M, WG_N, TM, TN, BK), so a switch keeps the
+ * tiling the walk found instead of restarting at the default. */
+static void carry_knobs(const cg_template *from, const cg_schedule *fs, const cg_template *to,
+                        cg_schedule *ts) {
+  for (int k = 0; k < to->n_knobs; k++)
+    for (int f = 0; f < from->n_knobs; f++)
+      if (!strcmp(from->knobs[f].name, to->knobs[k].name))
+        ts->v[k] = to->knobs[k].values[knob_index(&to->knobs[k], fs->v[f])];
+}
+
+/* A neighbour of cur: another template (carry_knobs), or one knob moved one
  * step (mostly) or to any other candidate. */
 static void neighbour(sa *a, const tuner_point *cur, tuner_point *out) {
   const tuner_space *sp = a->sp;
@@ -152,8 +164,8 @@ static void neighbour(sa *a, const tuner_point *cur, tuner_point *out) {
   if (sp->n > 1 && (n_movable == 0 || ir_rand_unit(&a->rng) < a->o->p_switch)) {
     int other = (int)rng_below(&a->rng, sp->n - 1);
     out->tmpl = other >= cur->tmpl ? other + 1 : other;
-    memset(&out->sched, 0, sizeof out->sched);
     out->sched = sp->dflt[out->tmpl];
+    carry_knobs(t, &cur->sched, sp->tmpl[out->tmpl], &out->sched);
     return;
   }
   if (n_movable == 0) return;

@@ -159,6 +159,46 @@ Test(tuner_sa, switches_template_to_the_better_one) {
   }
 }
 
+/* A template that shares bowl's knobs A, B, C and adds its own E. */
+static const cg_template bowl3 = {
+    .name = "bowl3",
+    .glsl = "none",
+    .n_knobs = 4,
+    .knobs = {{"E", 3, {10, 20, 30}}, {"C", K8}, {"A", K8}, {"B", 4, {1, 3, 5, 7}}},
+    .dflt = {{20, 1, 1, 1}},
+};
+
+/* Every point costs the same: records the trial sequence only. */
+static vkml_status cost_record(void *user, const tuner_point *p, double *c) {
+  land *l = user;
+  if (l->n_seq < 8192) l->seq[l->n_seq++] = *p;
+  *c = 100;
+  return VKML_OK;
+}
+
+Test(tuner_sa, a_template_switch_keeps_the_shared_knobs) {
+  static land l;
+  memset(&l, 0, sizeof l);
+  tuner_space sp = {.n = 2, .tmpl = {&bowl, &bowl3}};
+  sp.dflt[0] = bowl.dflt;
+  sp.dflt[1] = bowl3.dflt;
+  tuner_point start = {.tmpl = 0, .sched = {{5, 6, 7, 3}}};
+  tuner_sa_opts o = {.seed = 3, .max_trials = 2, .p_switch = 1, .start = &start,
+                     .cost = cost_record, .user = &l};
+  tuner_sa_result r;
+  vkml_status s = tuner_sa_run(&sp, &o, &r);
+  cr_assert_eq(s, VKML_OK, "%s", vkml_status_message(s));
+  cr_assert_eq(l.n_seq, 2);
+  /* E from bowl3's default; C and A carried; B = 6 is not a candidate of
+   * bowl3's B: the nearest (5 and 7 are as near: the first) */
+  const tuner_point *p = &l.seq[1];
+  cr_assert_eq(p->tmpl, 1);
+  cr_assert_eq(p->sched.v[0], 20);
+  cr_assert_eq(p->sched.v[1], 7);
+  cr_assert_eq(p->sched.v[2], 5);
+  cr_assert_eq(p->sched.v[3], 5);
+}
+
 Test(tuner_sa, deterministic_for_a_seed) {
   static land a, b, c;
   a.rugged = b.rugged = c.rugged = a.two = b.two = c.two = true;
