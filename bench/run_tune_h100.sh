@@ -4,8 +4,11 @@
 # gemm workloads, a time budget per model), end to end default vs tuned.
 # PART 2: the same in fp16, exhaustive search of four one-op spaces and the
 # annealing replayed over them (vkml-sa-replay), torch peers (CUDA graph).
-# PART 3: as 1 and the exhaustive part of 2, without peers. Environment:
-# BUDGET (s per model), EXH (s per exhaustive search), MODELS, PRECS, EXHM.
+# PART 3: as 1 and the exhaustive part of 2, without peers. PART 4 (any
+# GPU; the clock-stable, paired tuner of 2026-11-27): tuning and end to end
+# in PRECS, torch peers unless PEERS=0. PART 5: the exhaustive part alone.
+# Environment: BUDGET (s per model), EXH (s per exhaustive search), MODELS,
+# PRECS, EXHM, PEERS.
 # Results in $OUT/tune-partN.tgz ($OUT takes 8 files); tables last.
 set -u
 PART=$1
@@ -15,14 +18,15 @@ export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
 export LD_LIBRARY_PATH=$PWD/.bench-bin/extra-libs
 export XDG_CACHE_HOME=/tmp/vkml-cache
 B=.bench-bin
-R=/tmp/res$PART
+R=/tmp/res$PART${TAG:-}
 mkdir -p $R
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv | tee $R/device.txt
 M=/tmp/models
 [ -f $M/e2e/resnet50.onnx ] || python3 bench/export_e2e.py $M/e2e >$R/export.txt 2>&1 || tail -3 $R/export.txt
 mkdir -p $R/ort && cp $M/e2e/*.ort.npy $R/ort/
 precs=fp32; [ "$PART" = 2 ] && precs=fp16
-precs=${PRECS:-$precs}
+[ "$PART" = 5 ] && precs=""
+precs=${PRECS-$precs}
 for p in $precs; do
   for m in ${MODELS:-resnet50 mobilenet_v2}; do
     $B/tools/vktune $M/e2e/$m.onnx --input-shape input=1,3,224,224 --device 0 --precision $p \
@@ -37,7 +41,7 @@ for p in $precs; do
     done
   done
 done
-if [ "$PART" != 1 ]; then
+if [ "$PART" != 1 ] && [ "$PART" != 4 ]; then
   python3 bench/export_tune.py $M/one >$R/export_one.txt 2>&1 || tail -3 $R/export_one.txt
   for m in ${EXHM:-maxpool_r50 dw3x3_mnv2 conv1x1_r50 conv3x3_r50}; do
     timeout ${EXH:-80} $B/tools/vktune $M/one/$m.onnx --device 0 --db $R/exhaustive.db --search exhaustive \
@@ -45,11 +49,11 @@ if [ "$PART" != 1 ]; then
   done
   $B/bench/vkml-sa-replay $R/exhaustive.db --seeds 50 | tee $R/sa_replay.txt
 fi
-if [ "$PART" = 2 ]; then
+if [ "$PART" = 2 ] || { [ "$PART" = 4 ] && [ "${PEERS:-1}" = 1 ]; }; then
   mkdir -p $R/peers && ln -sf $M/e2e $R/peers/e2e
   python3 bench/peers.py $R/peers >$R/peers.json 2>$R/peers.err || echo "peers failed: $(tail -c 300 $R/peers.err)"
   rm -f $R/peers/e2e
 fi
 python3 bench/summarize_tune.py $R >$R/summary.md
-tar czf $OUT/tune-part$PART.tgz -C $R .
+tar czf $OUT/tune-part$PART${TAG:-}.tgz -C $R .
 cat $R/summary.md
