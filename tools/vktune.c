@@ -268,10 +268,13 @@ static void print_table(const tuner_result *r) {
          "tuned_us", "speedup", "confirmed", "trials", "best schedule");
   for (int i = 0; i < r->n; i++) {
     const tuner_result_row *w = &r->rows[i];
+    /* n/a: no working point, or the confirming measurement failed */
+    char sp[16] = "n/a", conf[16] = "n/a";
     double s = speedup(w->default_ns, w->tuned_ns);
-    printf("%-4d %-18s %5d %12.2f %12.2f %7.2fx %8.2fx %7lld  %s %s%s%s%s\n", i + 1, w->op,
-           w->n_nodes, w->default_ns / 1e3, w->tuned_ns / 1e3, isnan(s) ? 0.0 : s,
-           isnan(w->confirmed_speedup) ? 0.0 : w->confirmed_speedup, (long long)w->trials,
+    if (!isnan(s)) snprintf(sp, sizeof sp, "%.2fx", s);
+    if (!isnan(w->confirmed_speedup)) snprintf(conf, sizeof conf, "%.2fx", w->confirmed_speedup);
+    printf("%-4d %-18s %5d %12.2f %12.2f %8s %9s %7lld  %s %s%s%s%s\n", i + 1, w->op, w->n_nodes,
+           w->default_ns / 1e3, w->tuned_ns / 1e3, sp, conf, (long long)w->trials,
            w->best_template, w->best_schedule, w->seeded ? "  (started from " : "",
            w->seeded ? w->seeded_from : "", w->seeded ? ")" : "");
   }
