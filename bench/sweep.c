@@ -10,18 +10,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "codegen/cg_compile.h"
 #include "codegen/cg_ops.h"
-#include "codegen/cg_plan.h"
 #include "codegen/cg_template.h"
 #include "ir/cost.h"
 #include "ir/text.h"
 #include "passes/pipeline.h"
 #include "runtime/cpu/cpu_kernels.h"
-#include "runtime/cpu/executor.h"
-#include "runtime/tensor.h"
 #include "runtime/vk/vk_context.h"
 #include "tuner/tuner_measure.h"
 #include "ir/util.h"
@@ -311,6 +307,16 @@ static const ir_node *corresponding_node(const ir_graph *g, const ir_node *n, co
 }
 
 /* Measures one point into p (p->ok, or p->error). */
+/* A completed measurement m into p (counted). */
+static void take(sweep *w, point *p, const tuner_measurement *m) {
+  p->ok = true;
+  p->median_us = m->median_ns / 1e3;
+  p->ratio = m->ratio;
+  p->rel = m->rel_err;
+  p->wrong = !m->correct;
+  w->n_wrong += p->wrong;
+}
+
 static vkml_status measure(sweep *w, point *p) {
   tuner_measurement m;
   VKML_RETURN_IF_ERROR(tuner_bench_measure(w->bench, p->tmpl, &p->sched, &m));
@@ -319,12 +325,7 @@ static vkml_status measure(sweep *w, point *p) {
     w->n_failed++;
     return VKML_OK;
   }
-  p->ok = true;
-  p->median_us = m.median_ns / 1e3;
-  p->ratio = m.ratio;
-  p->rel = m.rel_err;
-  p->wrong = !m.correct;
-  w->n_wrong += p->wrong;
+  take(w, p, &m);
   return VKML_OK;
 }
 
@@ -526,12 +527,8 @@ static vkml_status reference(sweep *w, const cg_kernel *plan_dflt, points *ps, d
   if (m.failed)
     return vkml_status_make(VKML_CODE_DEVICE, "the default %s %s failed: %s", t->name, p.text,
                             m.message);
-  p.ok = true;
-  p.median_us = m.median_ns / 1e3;
+  take(w, &p, &m);
   p.ratio = 1;
-  p.rel = m.rel_err;
-  p.wrong = !m.correct;
-  w->n_wrong += p.wrong;
   if (!w->a->json) print_point_text(w, &p, flops, bytes);
   return points_push(ps, &p);
 }
