@@ -15,7 +15,13 @@
 //
 // Bindings: 0 = x, 1 = w, [2 = bias,] then out; dense NCHW tensors of DTYPE.
 // Knobs (#defines): WG_M, WG_N (workgroup shape), TM, TN (outputs per
-//   invocation), BK (k per shared-memory step).
+//   invocation), BK (k per shared-memory step); KS (template
+//   conv2d_sliced_k, absent = 1): the workgroup is KS slices of WG_M x WG_N
+//   invocations along z, slice s taking the BK-steps s, s + KS, s + 2*KS, ...
+//   of k into a tile of its own; at the end slices 1..KS-1 leave their sums
+//   in shared memory and slice 0 adds them and writes the block. For the
+//   late layers at batch 1 (a 7x7 output has 49 pixels), where a grid of
+//   BM x BN blocks leaves most of the GPU idle and each block walks a long k.
 // Baked per workload (#defines): DTYPE_F16, HAS_BIAS, ACT (the fused activation).
 // Baked per shape (specialization constants): the sizes and attributes below,
 //   the activation's parameters.
@@ -23,7 +29,8 @@
 //   write out in nc4hw4 (ir/graph.h): element (n, c, h, w) at
 //   (((n*C4 + c/4)*H + h)*W + w)*4 + c%4; the writer of channel M-1 also
 //   writes 0 to the lanes past it.
-// Shared memory: 4 * BK * (BM + BN) bytes. Arithmetic and accumulation fp32.
+// Shared memory: 4 * KS * BK * (BM + BN) bytes, at least 4 * (KS-1) * BM * BN
+// with KS > 1 (the slices' sums reuse it). Arithmetic and accumulation fp32.
 #extension GL_EXT_control_flow_attributes : enable
 #if DTYPE_F16
 #extension GL_EXT_shader_16bit_storage : require
@@ -32,7 +39,10 @@
 #define T float
 #endif
 
-#define NT (WG_M * WG_N)
+#ifndef KS
+#define KS 1
+#endif
+#define NT (WG_M * WG_N) // invocations of one slice
 #define BM (WG_M * TM)
 #define BN (WG_N * TN)
 // An invocation's outputs: runs of VM (VN) neighbouring channels (pixels),
@@ -52,7 +62,7 @@
 #define MSTEP (NT / BK)
 #define MPT (BM > MSTEP ? BM / MSTEP : 1)
 
-layout(local_size_x = WG_N, local_size_y = WG_M, local_size_z = 1) in;
+layout(local_size_x = WG_N, local_size_y = WG_M, local_size_z = KS) in;
 
 layout(constant_id = 0) const uint NB = 1; // batch
 layout(constant_id = 1) const uint C = 1;
@@ -105,8 +115,13 @@ layout(binding = 3, std430) writeonly buffer O { T o[]; };
 layout(binding = 2, std430) writeonly buffer O { T o[]; };
 #endif
 
-shared float As[BK * BM]; // [k][m]
-shared float Bs[BK * BN]; // [k][p]
+// Slice ks's tiles: As [k][m] and Bs [k][p]; after the k loop, the sums of
+// slices 1..KS-1 (Red).
+#define SM_AB (KS * BK * (BM + BN))
+#define SM_RED ((KS - 1) * BM * BN)
+shared float Sm[SM_AB > SM_RED ? SM_AB : SM_RED];
+#define As(i) Sm[ks * (BK * BM) + (i)]
+#define Bs(i) Sm[KS * BK * BM + ks * (BK * BN) + (i)]
 
 // ---- the activation ---------------------------------------------------------
 
@@ -114,7 +129,8 @@ shared float Bs[BK * BN]; // [k][p]
 
 void main() {
   const uint tn = gl_LocalInvocationID.x, tm = gl_LocalInvocationID.y;
-  const uint tid = tm * WG_N + tn;
+  const uint tid = tm * WG_N + tn; // within the slice
+  const uint ks = gl_LocalInvocationID.z;
   const uint g = gl_WorkGroupID.z;
   const uint m0 = gl_WorkGroupID.y * BM;
   const uint p0 = gl_WorkGroupID.x * BN;
@@ -167,33 +183,50 @@ void main() {
     [[unroll]] for (uint j = 0; j < TN; j++) acc[i][j] = 0.0;
 
   // Step k0 stores the chunk fetched by the step before into shared memory
-  // and multiplies it while the loads of chunk k0 are in flight.
-  for (uint k0 = 0; k0 < K + BK; k0 += BK) {
+  // and multiplies it while the loads of chunk k0 are in flight. A slice's
+  // chunk at k0 starts at k0 + ks * BK (zeros past K); every slice runs the
+  // same steps, so the barriers stay uniform.
+  for (uint k0 = 0; k0 < K + KS * BK; k0 += KS * BK) {
     if (k0 > 0) {
       [[unroll]] for (uint r = 0; r < MPT; r++) {
         uint mm = ma + r * MSTEP;
-        if (mm < BM) As[ka * BM + mm] = ra[r];
+        if (mm < BM) As(ka * BM + mm) = ra[r];
       }
       [[unroll]] for (uint e = 0; e < RPT * COLS; e++) {
         uint kk = row0 + (e / COLS) * RSTEP;
-        if (kk < BK) Bs[kk * BN + col0 + (e % COLS) * BNC] = rb[e];
+        if (kk < BK) Bs(kk * BN + col0 + (e % COLS) * BNC) = rb[e];
       }
       barrier();
     }
     if (k0 < K) {
-      FETCH(k0)
+      FETCH(k0 + ks * BK)
     }
     if (k0 > 0) {
       for (uint kk = 0; kk < BK; kk++) {
         float a[TM], b[TN];
-        [[unroll]] for (uint i = 0; i < TM; i++) a[i] = As[kk * BM + MI(i)];
-        [[unroll]] for (uint j = 0; j < TN; j++) b[j] = Bs[kk * BN + NJ(j)];
+        [[unroll]] for (uint i = 0; i < TM; i++) a[i] = As(kk * BM + MI(i));
+        [[unroll]] for (uint j = 0; j < TN; j++) b[j] = Bs(kk * BN + NJ(j));
         [[unroll]] for (uint i = 0; i < TM; i++)
           [[unroll]] for (uint j = 0; j < TN; j++) acc[i][j] = fma(a[i], b[j], acc[i][j]);
       }
       barrier();
     }
   }
+
+#if KS > 1
+  // the loop's last barrier freed the tiles: slices 1..KS-1 leave their
+  // sums there (conflict-free: invocations of a slice are neighbours)
+  if (ks > 0)
+    [[unroll]] for (uint i = 0; i < TM; i++)
+      [[unroll]] for (uint j = 0; j < TN; j++)
+        Sm[(((ks - 1) * TM + i) * TN + j) * NT + tid] = acc[i][j];
+  barrier();
+  if (ks > 0) return;
+  for (uint s = 0; s < KS - 1; s++)
+    [[unroll]] for (uint i = 0; i < TM; i++)
+      [[unroll]] for (uint j = 0; j < TN; j++)
+        acc[i][j] += Sm[((s * TM + i) * TN + j) * NT + tid];
+#endif
 
   float bv[TM];
   [[unroll]] for (uint i = 0; i < TM; i++) {
