@@ -41,40 +41,47 @@ const cg_template cg_conv2d_direct_template = {
     .dflt = {{8, 16, 8, 8, 8}},
 };
 
-/* conv2d_direct with the workgroup split along k into KS slices
- * (conv2d_direct.comp): KS times the invocations and the tiles, and the
- * slices' sums, (KS-1)*BM*BN words, in the same shared memory. The
+/* conv2d_direct and conv2d_1x1 with the workgroup split along k into KS
+ * slices (glsl/sliced_k.glsl): KS times the invocations and the tiles, and
+ * the slices' sums, (KS-1)*BM*BN words, in the same shared memory. The
  * shared-memory constraints bound the As tiles, the Bs tiles (a quarter of
- * the limit each) and the sums (half) as products. Its default (sk_default)
- * is chosen per workload. */
+ * the limit each) and the sums (half) as products. Their defaults
+ * (sk_default) are chosen per workload. */
+#define SLICED_K_KNOBS                                                                              \
+  .n_knobs = 6,                                                                                     \
+  .knobs =                                                                                          \
+      {                                                                                             \
+          {"WG_M", 4, {4, 8, 16, 32}},                                                              \
+          {"WG_N", 4, {8, 16, 32, 64}},                                                             \
+          {"TM", 4, {1, 2, 4, 8}},                                                                  \
+          {"TN", 4, {1, 2, 4, 8}},                                                                  \
+          {"BK", 4, {4, 8, 16, 32}},                                                                \
+          {"KS", 4, {2, 4, 8, 16}},                                                                 \
+      },                                                                                            \
+  .n_constraints = 7,                                                                               \
+  .constraints =                                                                                    \
+      {                                                                                             \
+          {CG_LIMIT_WORKGROUP_X, 1u << K_WG_N, 1},                                                  \
+          {CG_LIMIT_WORKGROUP_Y, 1u << K_WG_M, 1},                                                  \
+          {CG_LIMIT_WORKGROUP_Z, 1u << K_KS, 1},                                                    \
+          {CG_LIMIT_WORKGROUP_INVOCATIONS, (1u << K_WG_M) | (1u << K_WG_N) | (1u << K_KS), 1},      \
+          {CG_LIMIT_SHARED_BYTES, (1u << K_WG_M) | (1u << K_TM) | (1u << K_BK) | (1u << K_KS), 16}, \
+          {CG_LIMIT_SHARED_BYTES, (1u << K_WG_N) | (1u << K_TN) | (1u << K_BK) | (1u << K_KS), 16}, \
+          {CG_LIMIT_SHARED_BYTES,                                                                   \
+           (1u << K_WG_M) | (1u << K_TM) | (1u << K_WG_N) | (1u << K_TN) | (1u << K_KS), 8},        \
+      },                                                                                            \
+  .dflt = {{4, 16, 4, 4, 8, 2}}
+
 const cg_template cg_conv2d_sliced_k_template = {
     .name = "conv2d_sliced_k",
     .glsl = "conv2d_direct.comp",
-    .n_knobs = 6,
-    .knobs =
-        {
-            {"WG_M", 4, {4, 8, 16, 32}},
-            {"WG_N", 4, {8, 16, 32, 64}},
-            {"TM", 4, {1, 2, 4, 8}},
-            {"TN", 4, {1, 2, 4, 8}},
-            {"BK", 4, {4, 8, 16, 32}},
-            {"KS", 4, {2, 4, 8, 16}},
-        },
-    .n_constraints = 7,
-    .constraints =
-        {
-            {CG_LIMIT_WORKGROUP_X, 1u << K_WG_N, 1},
-            {CG_LIMIT_WORKGROUP_Y, 1u << K_WG_M, 1},
-            {CG_LIMIT_WORKGROUP_Z, 1u << K_KS, 1},
-            {CG_LIMIT_WORKGROUP_INVOCATIONS, (1u << K_WG_M) | (1u << K_WG_N) | (1u << K_KS), 1},
-            {CG_LIMIT_SHARED_BYTES, (1u << K_WG_M) | (1u << K_TM) | (1u << K_BK) | (1u << K_KS),
-             16},
-            {CG_LIMIT_SHARED_BYTES, (1u << K_WG_N) | (1u << K_TN) | (1u << K_BK) | (1u << K_KS),
-             16},
-            {CG_LIMIT_SHARED_BYTES,
-             (1u << K_WG_M) | (1u << K_TM) | (1u << K_WG_N) | (1u << K_TN) | (1u << K_KS), 8},
-        },
-    .dflt = {{4, 16, 4, 4, 8, 2}},
+    SLICED_K_KNOBS,
+};
+
+const cg_template cg_conv2d_1x1_sliced_k_template = {
+    .name = "conv2d_1x1_sliced_k",
+    .glsl = "conv2d_1x1.comp",
+    SLICED_K_KNOBS,
 };
 
 const cg_template cg_conv2d_1x1_template = {
@@ -290,7 +297,7 @@ static const char *mismatch(const cg_template *t, const cg_conv_workload *w) {
     return w->op == IR_OP_CONV_TRANSPOSE2D ? NULL : "runs conv_transpose2d only";
   if (w->op != IR_OP_CONV2D) return "runs conv2d only";
   if (t == &cg_conv2d_direct_template || t == &cg_conv2d_sliced_k_template) return NULL;
-  if (t == &cg_conv2d_1x1_template)
+  if (t == &cg_conv2d_1x1_template || t == &cg_conv2d_1x1_sliced_k_template)
     return is_1x1(w) ? NULL : "needs a 1x1 kernel, stride 1, no pads and one group";
   if (t == &cg_conv2d_depthwise_template) return is_depthwise(w) ? NULL : "needs group == C";
   if (t == &cg_conv2d_coopmat_template)
@@ -356,7 +363,8 @@ typedef struct gemm_dims {
 static gemm_dims gemm_dims_of(const cg_template *t, const cg_conv_workload *w) {
   const ir_conv_params *p = &w->p;
   int64_t G = p->group;
-  if (t == &cg_conv2d_1x1_template) return (gemm_dims){w->h * w->wd, w->m, w->n};
+  if (t == &cg_conv2d_1x1_template || t == &cg_conv2d_1x1_sliced_k_template)
+    return (gemm_dims){w->h * w->wd, w->m, w->n};
   if (t == &cg_conv_transpose2d_template)
     return (gemm_dims){w->n * ceil_div(w->oh, p->strides[0]) * ceil_div(w->ow, p->strides[1]),
                        w->m / G, G * p->strides[0] * p->strides[1]};
@@ -418,9 +426,12 @@ static void conv_default(const cg_template *t, const gemm_dims *d, const ir_targ
  * most slices (up to 8) that keep the invocations within the target and
  * give each slice at least 8 steps of k; always as valid as the template's
  * default. */
-static void sk_default(const cg_conv_workload *w, const gemm_dims *d, const ir_target *target,
-                       cg_schedule *s) {
-  const cg_template *t = &cg_conv2d_sliced_k_template;
+static bool is_sliced_k(const cg_template *t) {
+  return t == &cg_conv2d_sliced_k_template || t == &cg_conv2d_1x1_sliced_k_template;
+}
+
+static void sk_default(const cg_template *t, const cg_conv_workload *w, const gemm_dims *d,
+                       const ir_target *target, cg_schedule *s) {
   conv_default(t, d, target, s);
   int64_t k = (w->c / w->p.group) * w->p.kernel[0] * w->p.kernel[1];
   for (int ks = 8; ks >= 2; ks /= 2) {
@@ -492,7 +503,7 @@ vkml_status cg_conv_instantiate(const cg_conv_workload *w, const cg_template *t,
   int64_t in_th = 1, in_tw = 1, smem = 0;
   gemm_dims gd = gemm_dims_of(t, w);
   if (!s && t == &cg_conv2d_depthwise_template) dw_default(w, &sched);
-  else if (!s && t == &cg_conv2d_sliced_k_template) sk_default(w, &gd, target, &sched);
+  else if (!s && is_sliced_k(t)) sk_default(t, w, &gd, target, &sched);
   else if (!s && t != &cg_conv_transpose2d_template) conv_default(t, &gd, target, &sched);
   else if (!s) gemm_default(t, &gd, &sched);
   VKML_RETURN_IF_ERROR(cg_schedule_check(t, &sched, target));
@@ -522,7 +533,7 @@ vkml_status cg_conv_instantiate(const cg_conv_workload *w, const cg_template *t,
   k->push_bytes = 0;
 
   const ir_conv_params *p = &w->p;
-  if (t == &cg_conv2d_1x1_template) {
+  if (t == &cg_conv2d_1x1_template || t == &cg_conv2d_1x1_sliced_k_template) {
     VKML_RETURN_IF_ERROR(cg_kernel_spec(k, SPEC_X0, w->c % 4 == 0));
     /* vec4 x loads run along pixels: the default layout's rows only */
     VKML_RETURN_IF_ERROR(cg_kernel_spec(

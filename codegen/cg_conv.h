@@ -20,7 +20,7 @@
  *
  * Knobs of the GEMM-like templates: WG_M x WG_N invocations (output channels
  * x pixels), TM x TN outputs per invocation, BK reduction elements per
- * shared-memory step; conv2d_sliced_k adds KS, slices of the workgroup
+ * shared-memory step; conv2d_sliced_k and conv2d_1x1_sliced_k add KS, slices of the workgroup
  * splitting k (conv2d_direct.comp). Cooperative matrix: as gemm_coopmat (cg_gemm.h): WM x
  * WN subgroups, each TM x TN matrix tiles, BK, ACC. Depthwise: WG_X x WG_Y x CPW invocations (pixel columns
  * x rows x channels), OPX x OPY outputs per invocation, SMEM (stage input). */
@@ -34,6 +34,7 @@
 extern const cg_template cg_conv2d_direct_template;
 extern const cg_template cg_conv2d_1x1_template;
 extern const cg_template cg_conv2d_sliced_k_template;
+extern const cg_template cg_conv2d_1x1_sliced_k_template;
 extern const cg_template cg_conv2d_depthwise_template;
 extern const cg_template cg_conv_transpose2d_template;
 extern const cg_template cg_conv2d_coopmat_template;

@@ -36,6 +36,7 @@ const cg_template *const cg_templates[] = {
     &cg_conv2d_direct_template,
     &cg_conv2d_1x1_template,
     &cg_conv2d_sliced_k_template,
+    &cg_conv2d_1x1_sliced_k_template,
     &cg_conv2d_depthwise_template,
     &cg_conv_transpose2d_template,
     &cg_conv2d_coopmat_template,

@@ -9,7 +9,9 @@
 // invocation keeps TM x TN outputs in registers (as in conv2d_direct.comp).
 //
 // Bindings: 0 = x, 1 = w, [2 = bias,] then out; dense NCHW tensors of DTYPE.
-// Knobs (#defines): WG_M, WG_N, TM, TN, BK (as in conv2d_direct.comp).
+// Knobs (#defines): WG_M, WG_N, TM, TN, BK (as in conv2d_direct.comp); KS
+//   (template conv2d_1x1_sliced_k, absent = 1): KS slices of the workgroup
+//   split k (sliced_k.glsl).
 // Baked per workload (#defines): DTYPE_F16, HAS_BIAS, ACT (the fused activation).
 // Baked per shape (specialization constants): sizes, the activation's
 //   parameters, and whether each operand takes the vec4 path.
@@ -17,7 +19,8 @@
 //   write out in nc4hw4 (ir/graph.h); a packed x takes the scalar B path
 //   (the host clears VEC_B), the writer of channel M-1 also writes 0 to the
 //   lanes past it.
-// Shared memory: 4 * BK * (BM + BN) bytes. Arithmetic and accumulation fp32.
+// Shared memory: 4 * KS * BK * (BM + BN) bytes, at least 4 * (KS-1) * BM * BN
+// (sliced_k.glsl). Arithmetic and accumulation fp32.
 #extension GL_EXT_control_flow_attributes : enable
 #if DTYPE_F16
 #extension GL_EXT_shader_16bit_storage : require
@@ -28,7 +31,7 @@
 #define T4 vec4
 #endif
 
-#define NT (WG_M * WG_N)
+#define NT (WG_M * WG_N) // invocations of one slice
 #define BM (WG_M * TM)
 #define BN (WG_N * TN)
 // An invocation's outputs: runs of VM (VN) neighbouring channels (pixels),
@@ -56,7 +59,9 @@
 #define MSTEP4 (NT / BK4)
 #define MPT4 (BM > MSTEP4 ? BM / MSTEP4 : 1)
 
-layout(local_size_x = WG_N, local_size_y = WG_M, local_size_z = 1) in;
+#include "sliced_k.glsl" // KS, the tiles As(i) and Bs(i), sliced_k_reduce
+
+layout(local_size_x = WG_N, local_size_y = WG_M, local_size_z = KS) in;
 
 layout(constant_id = 0) const uint NB = 1; // batch
 layout(constant_id = 1) const uint C = 1;
@@ -95,8 +100,6 @@ layout(binding = 3, std430) writeonly buffer O { T o[]; };
 layout(binding = 2, std430) writeonly buffer O { T o[]; };
 #endif
 
-shared float As[BK * BM]; // [k][m]
-shared float Bs[BK * BN]; // [k][p]
 
 // ---- the activation ---------------------------------------------------------
 
@@ -104,7 +107,8 @@ shared float Bs[BK * BN]; // [k][p]
 
 void main() {
   const uint tn = gl_LocalInvocationID.x, tm = gl_LocalInvocationID.y;
-  const uint tid = tm * WG_N + tn;
+  const uint tid = tm * WG_N + tn; // within the slice
+  const uint ks = gl_LocalInvocationID.z;
   const uint nb = gl_WorkGroupID.z;
   const uint m0 = gl_WorkGroupID.y * BM;
   const uint p0 = gl_WorkGroupID.x * BN;
@@ -159,57 +163,61 @@ void main() {
     [[unroll]] for (uint j = 0; j < TN; j++) acc[i][j] = 0.0;
 
   // Step k0 stores the chunk fetched by the step before into shared memory
-  // and multiplies it while the loads of chunk k0 are in flight.
-  for (uint k0 = 0; k0 < C + BK; k0 += BK) {
+  // and multiplies it while the loads of chunk k0 are in flight. A slice's
+  // chunk at k0 starts at k0 + ks * BK (zeros past C); every slice runs the
+  // same steps, so the barriers stay uniform.
+  for (uint k0 = 0; k0 < C + KS * BK; k0 += KS * BK) {
     if (k0 > 0) {
       if (VEC_A) {
         [[unroll]] for (uint r = 0; r < MPT4; r++) {
           uint mm = ma4 + r * MSTEP4;
           if (mm < BM) {
-            As[ka4 * BM + mm] = ra4[r].x;
-            As[(ka4 + 1) * BM + mm] = ra4[r].y;
-            As[(ka4 + 2) * BM + mm] = ra4[r].z;
-            As[(ka4 + 3) * BM + mm] = ra4[r].w;
+            As(ka4 * BM + mm) = ra4[r].x;
+            As((ka4 + 1) * BM + mm) = ra4[r].y;
+            As((ka4 + 2) * BM + mm) = ra4[r].z;
+            As((ka4 + 3) * BM + mm) = ra4[r].w;
           }
         }
       } else {
         [[unroll]] for (uint r = 0; r < MPT; r++) {
           uint mm = ma + r * MSTEP;
-          if (mm < BM) As[ka * BM + mm] = ra[r];
+          if (mm < BM) As(ka * BM + mm) = ra[r];
         }
       }
       if (VEC_B) {
         [[unroll]] for (uint e = 0; e < RPT4 * COLS4; e++) {
           uint kk = row4 + (e / COLS4) * RSTEP4, nn = col4 + (e % COLS4) * BNC4 * 4;
           if (kk < BK) {
-            Bs[kk * BN + nn] = rb4[e].x;
-            Bs[kk * BN + nn + 1] = rb4[e].y;
-            Bs[kk * BN + nn + 2] = rb4[e].z;
-            Bs[kk * BN + nn + 3] = rb4[e].w;
+            Bs(kk * BN + nn) = rb4[e].x;
+            Bs(kk * BN + nn + 1) = rb4[e].y;
+            Bs(kk * BN + nn + 2) = rb4[e].z;
+            Bs(kk * BN + nn + 3) = rb4[e].w;
           }
         }
       } else {
         [[unroll]] for (uint e = 0; e < RPT * COLS; e++) {
           uint kk = row0 + (e / COLS) * RSTEP;
-          if (kk < BK) Bs[kk * BN + col0 + (e % COLS) * BNC] = rb[e];
+          if (kk < BK) Bs(kk * BN + col0 + (e % COLS) * BNC) = rb[e];
         }
       }
       barrier();
     }
     if (k0 < C) {
-      FETCH(k0)
+      FETCH(k0 + ks * BK)
     }
     if (k0 > 0) {
       for (uint kk = 0; kk < BK; kk++) {
         float a[TM], b[TN];
-        [[unroll]] for (uint i = 0; i < TM; i++) a[i] = As[kk * BM + MI(i)];
-        [[unroll]] for (uint j = 0; j < TN; j++) b[j] = Bs[kk * BN + NJ(j)];
+        [[unroll]] for (uint i = 0; i < TM; i++) a[i] = As(kk * BM + MI(i));
+        [[unroll]] for (uint j = 0; j < TN; j++) b[j] = Bs(kk * BN + NJ(j));
         [[unroll]] for (uint i = 0; i < TM; i++)
           [[unroll]] for (uint j = 0; j < TN; j++) acc[i][j] = fma(a[i], b[j], acc[i][j]);
       }
       barrier();
     }
   }
+
+  if (!sliced_k_reduce(acc, ks, tid)) return;
 
   float bv[TM];
   [[unroll]] for (uint i = 0; i < TM; i++) {

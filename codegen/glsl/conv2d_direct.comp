@@ -16,12 +16,8 @@
 // Bindings: 0 = x, 1 = w, [2 = bias,] then out; dense NCHW tensors of DTYPE.
 // Knobs (#defines): WG_M, WG_N (workgroup shape), TM, TN (outputs per
 //   invocation), BK (k per shared-memory step); KS (template
-//   conv2d_sliced_k, absent = 1): the workgroup is KS slices of WG_M x WG_N
-//   invocations along z, slice s taking the BK-steps s, s + KS, s + 2*KS, ...
-//   of k into a tile of its own; at the end slices 1..KS-1 leave their sums
-//   in shared memory and slice 0 adds them and writes the block. For the
-//   late layers at batch 1 (a 7x7 output has 49 pixels), where a grid of
-//   BM x BN blocks leaves most of the GPU idle and each block walks a long k.
+//   conv2d_sliced_k, absent = 1): KS slices of the workgroup split k
+//   (sliced_k.glsl).
 // Baked per workload (#defines): DTYPE_F16, HAS_BIAS, ACT (the fused activation).
 // Baked per shape (specialization constants): the sizes and attributes below,
 //   the activation's parameters.
@@ -30,7 +26,7 @@
 //   (((n*C4 + c/4)*H + h)*W + w)*4 + c%4; the writer of channel M-1 also
 //   writes 0 to the lanes past it.
 // Shared memory: 4 * KS * BK * (BM + BN) bytes, at least 4 * (KS-1) * BM * BN
-// with KS > 1 (the slices' sums reuse it). Arithmetic and accumulation fp32.
+// (sliced_k.glsl). Arithmetic and accumulation fp32.
 #extension GL_EXT_control_flow_attributes : enable
 #if DTYPE_F16
 #extension GL_EXT_shader_16bit_storage : require
@@ -39,9 +35,6 @@
 #define T float
 #endif
 
-#ifndef KS
-#define KS 1
-#endif
 #define NT (WG_M * WG_N) // invocations of one slice
 #define BM (WG_M * TM)
 #define BN (WG_N * TN)
@@ -61,6 +54,8 @@
 // A-tile loading: NT >= 32 >= BK, so a thread's k column is fixed.
 #define MSTEP (NT / BK)
 #define MPT (BM > MSTEP ? BM / MSTEP : 1)
+
+#include "sliced_k.glsl" // KS, the tiles As(i) and Bs(i), sliced_k_reduce
 
 layout(local_size_x = WG_N, local_size_y = WG_M, local_size_z = KS) in;
 
@@ -115,13 +110,6 @@ layout(binding = 3, std430) writeonly buffer O { T o[]; };
 layout(binding = 2, std430) writeonly buffer O { T o[]; };
 #endif
 
-// Slice ks's tiles: As [k][m] and Bs [k][p]; after the k loop, the sums of
-// slices 1..KS-1 (Red).
-#define SM_AB (KS * BK * (BM + BN))
-#define SM_RED ((KS - 1) * BM * BN)
-shared float Sm[SM_AB > SM_RED ? SM_AB : SM_RED];
-#define As(i) Sm[ks * (BK * BM) + (i)]
-#define Bs(i) Sm[KS * BK * BM + ks * (BK * BN) + (i)]
 
 // ---- the activation ---------------------------------------------------------
 
@@ -213,20 +201,7 @@ void main() {
     }
   }
 
-#if KS > 1
-  // the loop's last barrier freed the tiles: slices 1..KS-1 leave their
-  // sums there (conflict-free: invocations of a slice are neighbours)
-  if (ks > 0)
-    [[unroll]] for (uint i = 0; i < TM; i++)
-      [[unroll]] for (uint j = 0; j < TN; j++)
-        Sm[(((ks - 1) * TM + i) * TN + j) * NT + tid] = acc[i][j];
-  barrier();
-  if (ks > 0) return;
-  for (uint s = 0; s < KS - 1; s++)
-    [[unroll]] for (uint i = 0; i < TM; i++)
-      [[unroll]] for (uint j = 0; j < TN; j++)
-        acc[i][j] += Sm[((s * TM + i) * TN + j) * NT + tid];
-#endif
+  if (!sliced_k_reduce(acc, ks, tid)) return;
 
   float bv[TM];
   [[unroll]] for (uint i = 0; i < TM; i++) {

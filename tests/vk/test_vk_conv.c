@@ -150,12 +150,13 @@ typedef struct family {
 } family;
 
 #define FAM(nm, t, arr, tr) {nm, &t, arr, (int)(sizeof arr / sizeof arr[0]), tr}
-static const family FAMS[5] = {
+static const family FAMS[6] = {
     FAM("direct", cg_conv2d_direct_template, DIRECT, false),
     FAM("1x1", cg_conv2d_1x1_template, ONE, false),
     FAM("depthwise", cg_conv2d_depthwise_template, DW, false),
     FAM("transpose", cg_conv_transpose2d_template, TR, true),
     FAM("sliced_k", cg_conv2d_sliced_k_template, DIRECT, false),
+    FAM("1x1_sliced_k", cg_conv2d_1x1_sliced_k_template, ONE, false),
 };
 
 typedef struct epi {
@@ -359,6 +360,8 @@ Test(vk_conv, transpose_default) { default_schedule(3); }
 Test(vk_conv, transpose_points) { sampled_points(3); }
 Test(vk_conv, sliced_k_default) { default_schedule(4); }
 Test(vk_conv, sliced_k_points) { sampled_points(4); }
+Test(vk_conv, gemm1x1_sliced_k_default) { default_schedule(5); }
+Test(vk_conv, gemm1x1_sliced_k_points) { sampled_points(5); }
 
 /* A depthwise conv whose staged tile cannot fit (dilation 24): a schedule
  * with SMEM=1 is refused, the default (which reads through the cache) runs
