@@ -300,7 +300,7 @@ static const char *mismatch(const cg_template *t, const cg_conv_workload *w) {
   if (t == &cg_conv2d_1x1_template || t == &cg_conv2d_1x1_sliced_k_template)
     return is_1x1(w) ? NULL : "needs a 1x1 kernel, stride 1, no pads and one group";
   if (t == &cg_conv2d_depthwise_template) return is_depthwise(w) ? NULL : "needs group == C";
-  if (t == &cg_conv2d_coopmat_template)
+  if (t == &cg_conv2d_coopmat_template || t == &cg_conv2d_coopmat_sliced_k_template)
     return coopmat_runs(w) ? NULL : "runs f16 convs with one group only";
   return "is not a convolution template";
 }
@@ -486,7 +486,7 @@ vkml_status cg_conv_instantiate(const cg_conv_workload *w, const cg_template *t,
   if (!t) {
     t = cg_conv_choose_for(w, target);
     if (t == &cg_conv2d_coopmat_template) {
-      vkml_status r = cg_conv_coopmat_instantiate(w, s, target, k);
+      vkml_status r = cg_conv_coopmat_instantiate(w, t, s, target, k);
       if (!r || vkml_status_code(r) != VKML_CODE_UNSUPPORTED || s) return r;
       vkml_status_free(r); /* its default does not fit: the scalar templates */
       t = cg_conv_choose(w);
@@ -495,7 +495,8 @@ vkml_status cg_conv_instantiate(const cg_conv_workload *w, const cg_template *t,
   const char *why = mismatch(t, w);
   if (why)
     return vkml_status_make(VKML_CODE_UNSUPPORTED, "template %s %s", t->name, why);
-  if (t == &cg_conv2d_coopmat_template) return cg_conv_coopmat_instantiate(w, s, target, k);
+  if (t == &cg_conv2d_coopmat_template || t == &cg_conv2d_coopmat_sliced_k_template)
+    return cg_conv_coopmat_instantiate(w, t, s, target, k);
   if (w->y.dtype == IR_F16 && !target->storage_16bit)
     return vkml_status_make(VKML_CODE_UNSUPPORTED, "%s: f16 needs 16-bit storage, which %s lacks",
                             t->name, target->name);

@@ -38,6 +38,7 @@ extern const cg_template cg_conv2d_1x1_sliced_k_template;
 extern const cg_template cg_conv2d_depthwise_template;
 extern const cg_template cg_conv_transpose2d_template;
 extern const cg_template cg_conv2d_coopmat_template;
+extern const cg_template cg_conv2d_coopmat_sliced_k_template;
 
 typedef struct cg_conv_workload {
   ir_op op;           /* IR_OP_CONV2D or IR_OP_CONV_TRANSPOSE2D */
@@ -90,12 +91,14 @@ vkml_status cg_conv_instantiate(const cg_conv_workload *w, const cg_template *t,
 vkml_status cg_conv_specs(cg_kernel *k, const cg_conv_workload *w);
 /* Whether target can run conv2d_coopmat at all (see cg_conv_choose_for). */
 bool cg_conv_coopmat_suits(const ir_target *target);
-/* conv2d_coopmat for w (s NULL: its default for w, a short ladder of tile
- * sizes by the number of workgroups); UNSUPPORTED when w is not an f16
+/* conv2d_coopmat, or conv2d_coopmat_sliced_k (tmpl), for w (s NULL: its
+ * default for w, a short ladder of tile sizes by the number of workgroups,
+ * then the slices); UNSUPPORTED when w is not an f16
  * conv2d with one group, the target lacks a feature, or the schedule (with
  * the device's tile shape and subgroup size), its shared memory or grid do
  * not fit the target. */
-vkml_status cg_conv_coopmat_instantiate(const cg_conv_workload *w, const cg_schedule *s,
-                                        const ir_target *target, cg_kernel *out);
+vkml_status cg_conv_coopmat_instantiate(const cg_conv_workload *w, const cg_template *tmpl,
+                                        const cg_schedule *s, const ir_target *target,
+                                        cg_kernel *out);
 
 #endif

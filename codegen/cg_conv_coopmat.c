@@ -7,13 +7,39 @@
 #include "codegen/cg_conv.h"
 #include "codegen/cg_gemm.h"
 
-enum { C_WM = 0, C_WN, C_TM, C_TN, C_BK, C_ACC };
+enum { C_WM = 0, C_WN, C_TM, C_TN, C_BK, C_ACC, C_SLK };
 
 /* The space of gemm_coopmat (CG_COOPMAT_SPACE, cg_gemm.h). */
 const cg_template cg_conv2d_coopmat_template = {
     .name = "conv2d_coopmat",
     .glsl = "conv2d_coopmat.comp",
     CG_COOPMAT_SPACE,
+};
+
+/* The same with SLK slices of the workgroup splitting k (see the shader):
+ * SLK times the invocations, the staged tiles and the epilogue tiles. The
+ * constraints are CG_COOPMAT_SPACE's with SLK in every product; the
+ * instantiation checks the exact sizes. Default: conv2d_coopmat's with two
+ * slices (sliced_default picks per workload). */
+#define SLK_BIT (1u << C_SLK)
+const cg_template cg_conv2d_coopmat_sliced_k_template = {
+    .name = "conv2d_coopmat_sliced_k",
+    .glsl = "conv2d_coopmat.comp",
+    .n_knobs = 7,
+    .knobs = {{"WM", 3, {1, 2, 4}},
+              {"WN", 3, {1, 2, 4}},
+              {"TM", 3, {1, 2, 4}},
+              {"TN", 3, {1, 2, 4}},
+              {"BK", 3, {16, 32, 64}},
+              {"ACC", 2, {16, 32}},
+              {"SLK", 3, {2, 4, 8}}},
+    .n_constraints = 5,
+    .constraints = {{CG_LIMIT_WORKGROUP_X, 3u | SLK_BIT, 32},
+                    {CG_LIMIT_WORKGROUP_INVOCATIONS, 3u | SLK_BIT, 32},
+                    {CG_LIMIT_SHARED_BYTES, 1u | 4u | 16u | SLK_BIT, 96},
+                    {CG_LIMIT_SHARED_BYTES, 2u | 8u | 16u | SLK_BIT, 96},
+                    {CG_LIMIT_SHARED_BYTES, 3u | SLK_BIT, 3072}},
+    .dflt = {{1, 1, 1, 1, 32, 32, 2}},
 };
 
 static vkml_status unsupported(const char *why) {
@@ -72,6 +98,24 @@ static void coop_default(const cg_conv_workload *w, const ir_target *t, int ms, 
   *s = best;
 }
 
+/* The sliced default: conv2d_coopmat's rung (coop_default) with the most
+ * slices (up to 4) that pass the constraints and give each slice at least
+ * 4 steps of k, else the template's default. */
+static void sliced_default(const cg_conv_workload *w, const ir_target *t, int ms, int ns,
+                           cg_schedule *s) {
+  const cg_template *tp = &cg_conv2d_coopmat_sliced_k_template;
+  coop_default(w, t, ms, ns, s);
+  int64_t k = w->c * w->p.kernel[0] * w->p.kernel[1];
+  for (int slk = 4; slk >= 2; slk /= 2) {
+    s->v[C_SLK] = slk;
+    if (slk > 2 && k < (int64_t)slk * s->v[C_BK] * 4) continue;
+    vkml_status st = cg_schedule_check(tp, s, t);
+    if (!st) return;
+    vkml_status_free(st);
+  }
+  *s = tp->dflt;
+}
+
 static bool is_1x1_dense(const cg_conv_workload *w) {
   const ir_conv_params *p = &w->p;
   return p->kernel[0] == 1 && p->kernel[1] == 1 && p->strides[0] == 1 && p->strides[1] == 1 &&
@@ -83,9 +127,12 @@ static int vec_of(int64_t n) {
   return n % 8 == 0 ? 8 : n % 4 == 0 ? 4 : n % 2 == 0 ? 2 : 1;
 }
 
-vkml_status cg_conv_coopmat_instantiate(const cg_conv_workload *w, const cg_schedule *s,
-                                        const ir_target *t, cg_kernel *k) {
+vkml_status cg_conv_coopmat_instantiate(const cg_conv_workload *w, const cg_template *tmpl,
+                                        const cg_schedule *s, const ir_target *t,
+                                        cg_kernel *k) {
   memset(k, 0, sizeof *k);
+  bool sliced = tmpl == &cg_conv2d_coopmat_sliced_k_template;
+  if (!sliced) tmpl = &cg_conv2d_coopmat_template;
   if (w->op != IR_OP_CONV2D || w->p.group != 1)
     return unsupported("runs conv2d with one group only");
   if (w->y.dtype != IR_F16) return unsupported("cooperative matrices take f16 only");
@@ -102,12 +149,15 @@ vkml_status cg_conv_coopmat_instantiate(const cg_conv_workload *w, const cg_sche
   int si = cg_gemm_coopmat_shape(t, 32);
   cg_schedule sched;
   if (s) sched = *s;
-  else if (si >= 0) coop_default(w, t, (int)t->coopmat_shapes[si].m, (int)t->coopmat_shapes[si].n,
-                                 &sched);
-  else sched = cg_conv2d_coopmat_template.dflt;
-  VKML_RETURN_IF_ERROR(cg_kernel_begin(k, &cg_conv2d_coopmat_template, &sched, t));
+  else if (si >= 0 && sliced)
+    sliced_default(w, t, (int)t->coopmat_shapes[si].m, (int)t->coopmat_shapes[si].n, &sched);
+  else if (si >= 0)
+    coop_default(w, t, (int)t->coopmat_shapes[si].m, (int)t->coopmat_shapes[si].n, &sched);
+  else sched = tmpl->dflt;
+  VKML_RETURN_IF_ERROR(cg_kernel_begin(k, tmpl, &sched, t));
   k->opt = CG_OPT_ZERO; /* DESIGN.md: SPIRV-Tools' optimizer crashes on these */
-  const char *name = cg_conv2d_coopmat_template.name;
+  const char *name = tmpl->name;
+  int64_t slk = sliced ? sched.v[C_SLK] : 1;
   int acc = sched.v[C_ACC];
   si = cg_gemm_coopmat_shape(t, acc);
   if (si < 0)
@@ -118,18 +168,19 @@ vkml_status cg_conv_coopmat_instantiate(const cg_conv_workload *w, const cg_sche
   int ms = (int)cs->m, ns = (int)cs->n, ks = (int)cs->k, sg = (int)t->subgroup_size;
   int64_t bm = (int64_t)sched.v[C_WM] * sched.v[C_TM] * ms;
   int64_t bn = (int64_t)sched.v[C_WN] * sched.v[C_TN] * ns, bk = sched.v[C_BK];
-  int64_t wg = (int64_t)sched.v[C_WM] * sched.v[C_WN] * sg;
+  int64_t wg = (int64_t)sched.v[C_WM] * sched.v[C_WN] * sg * slk;
   if (wg > t->max_workgroup_invocations || wg > t->max_workgroup_size[0])
     return vkml_status_make(VKML_CODE_UNSUPPORTED,
                             "%s: %lld invocations (subgroups of %d) exceed the limits of %s",
                             name, (long long)wg, sg, t->name);
-  /* shared: As [BM][BK+pad], Bs [BK][BN+pad] (f16), the epilogue tiles (fp32) */
-  int64_t epi = 4 * (int64_t)sched.v[C_WM] * sched.v[C_WN] * ms * ns;
+  /* shared, per slice: As [BM][BK+pad], Bs [BK][BN+pad] (f16), the
+   * epilogue tiles (fp32) */
+  int64_t epi = 4 * slk * sched.v[C_WM] * sched.v[C_WN] * ms * ns;
   int pad = 8;
-  int64_t shared = 2 * (bm * (bk + pad) + bk * (bn + pad)) + epi;
+  int64_t shared = 2 * slk * (bm * (bk + pad) + bk * (bn + pad)) + epi;
   if (shared > t->max_shared_bytes) {
     pad = 0;
-    shared = 2 * (bm * bk + bk * bn) + epi;
+    shared = 2 * slk * (bm * bk + bk * bn) + epi;
   }
   if (shared > t->max_shared_bytes)
     return vkml_status_make(VKML_CODE_UNSUPPORTED,

@@ -40,6 +40,7 @@ const cg_template *const cg_templates[] = {
     &cg_conv2d_depthwise_template,
     &cg_conv_transpose2d_template,
     &cg_conv2d_coopmat_template,
+    &cg_conv2d_coopmat_sliced_k_template,
     &cg_gemm_tiled_template,
     &cg_gemm_coopmat_template,
     &cg_gemm_gemv_template,

@@ -14,7 +14,12 @@
 //
 // Bindings: 0 = x, 1 = w, [2 = bias,] then y; f16 tensors (NCHW, or nc4hw4
 //   x / y when PACKED says so).
-// Knobs (#defines): WM, WN, TM, TN, BK, ACC (accumulator bits: 16, 32).
+// Knobs (#defines): WM, WN, TM, TN, BK, ACC (accumulator bits: 16, 32);
+//   SLK (template conv2d_coopmat_sliced_k, absent = 1): the workgroup is SLK
+//   slices of WM x WN subgroups; slice s stages and multiplies the BK-steps
+//   s, s + SLK, s + 2*SLK, ... of k in tiles of its own, and the epilogue
+//   adds the slices' tiles (for small outputs with a long k, as
+//   sliced_k.glsl does for the scalar templates).
 // Baked per device (#defines): SG (subgroup size), MS NS KS (a shape the
 //   device lists for f16 x f16 -> ACC).
 // Baked per workload (#defines): HAS_BIAS, ACT (ir_act), A_VEC (weight
@@ -42,7 +47,11 @@
 #define X_NC4HW4 (PACKED & 1)
 #define Y_NC4HW4 ((PACKED >> 1) & 1)
 
-#define WG (WM * WN * SG)
+#ifndef SLK
+#define SLK 1
+#endif
+#define WGS (WM * WN * SG) // invocations of one slice
+#define WG (WGS * SLK)
 #define BM (WM * TM * MS)
 #define BN (WN * TN * NS)
 #define ASTR (BK + PAD) // As[m][k]
@@ -101,22 +110,31 @@ layout(binding = 2, std430) readonly buffer Bias { float16_t bias[]; };
 layout(binding = 2 + HAS_BIAS, std430) writeonly buffer Y { float16_t y[]; };
 
 // 8 halves travel and are staged as one uvec4; cooperative loads then count
-// offsets and strides in those 16-byte units (A_U, B_U).
+// offsets and strides in those 16-byte units (A_U, B_U). One A and one B
+// tile per slice (A_SL, B_SL elements apart), one epilogue tile per subgroup.
 #if A_VEC == 8
 #define A_U 8
-shared uvec4 As[BM * ASTR / 8];
 #else
 #define A_U 1
-shared float16_t As[BM * ASTR];
 #endif
 #if B_VEC == 8
 #define B_U 8
-shared uvec4 Bs[BK * BSTR / 8];
 #else
 #define B_U 1
-shared float16_t Bs[BK * BSTR];
 #endif
-shared float Cs[WM * WN * MS * NS];
+#define A_SL (BM * ASTR / A_U)
+#define B_SL (BK * BSTR / B_U)
+#if A_VEC == 8
+shared uvec4 As[SLK * A_SL];
+#else
+shared float16_t As[SLK * A_SL];
+#endif
+#if B_VEC == 8
+shared uvec4 Bs[SLK * B_SL];
+#else
+shared float16_t Bs[SLK * B_SL];
+#endif
+shared float Cs[SLK * WM * WN * MS * NS];
 
 // ---- the activation ---------------------------------------------------------
 
@@ -124,20 +142,23 @@ shared float Cs[WM * WN * MS * NS];
 
 // ---- staging -------------------------------------------------------------------
 
+// The invocations of a slice stage its tiles (lid: the index within the
+// slice; a_off, b_off: the slice's tiles).
 // A: BM rows of BK/A_VEC vectors, consecutive invocations along k.
 #define A_ITEMS (BM * (BK / A_VEC))
-#define A_IT ((A_ITEMS + WG - 1) / WG)
+#define A_IT ((A_ITEMS + WGS - 1) / WGS)
 // B: BK rows of NV vectors (pixels); an invocation keeps its columns over
 // the whole loop (BNC invocations per row, RSTEP rows at once, COLS columns
 // and RPT rows each; powers of two).
 #define NV (BN / B_VEC)
-#define BNC (NV < WG ? NV : WG)
-#define RSTEP (WG / BNC)
+#define BNC (NV < WGS ? NV : WGS)
+#define RSTEP (WGS / BNC)
 #define COLS (NV / BNC)
 #define RPT (BK > RSTEP ? BK / RSTEP : 1)
 
 AT ra[A_IT];
 BT rb[RPT * COLS];
+uint a_off, b_off;
 
 // The B columns of this invocation: the image's offset in x, and (gather)
 // the top-left input position of the column's pixel.
@@ -154,11 +175,11 @@ const uint C4 = (C + 3) / 4;
 
 void fetch(uint lid, uint m0, uint k0, uint col0, uint row0) {
   [[unroll]] for (uint it = 0; it < A_IT; it++) {
-    uint e = it * WG + lid;
+    uint e = it * WGS + lid;
     uint k = (e % (BK / A_VEC)) * A_VEC, m = e / (BK / A_VEC);
     uint gm = m0 + m, gk = k0 + k;
     ra[it] = AT(0);
-    if ((A_ITEMS % WG == 0 || e < A_ITEMS) && gm < M && gk < K) ra[it] = w_v[(gm * K + gk) / A_VEC];
+    if ((A_ITEMS % WGS == 0 || e < A_ITEMS) && gm < M && gk < K) ra[it] = w_v[(gm * K + gk) / A_VEC];
   }
   [[unroll]] for (uint e = 0; e < RPT * COLS; e++) {
     uint r = e / COLS, c = e % COLS;
@@ -190,13 +211,13 @@ void fetch(uint lid, uint m0, uint k0, uint col0, uint row0) {
 
 void stash(uint lid, uint col0, uint row0) {
   [[unroll]] for (uint it = 0; it < A_IT; it++) {
-    uint e = it * WG + lid;
-    if (A_ITEMS % WG != 0 && e >= A_ITEMS) break;
+    uint e = it * WGS + lid;
+    if (A_ITEMS % WGS != 0 && e >= A_ITEMS) break;
     uint o = (e / (BK / A_VEC)) * ASTR + (e % (BK / A_VEC)) * A_VEC;
 #if A_VEC == 8
-    As[o / 8] = ra[it];
+    As[a_off + o / 8] = ra[it];
 #else
-    [[unroll]] for (uint c = 0; c < A_VEC; c++) As[o + c] = ACOMP(ra[it], c);
+    [[unroll]] for (uint c = 0; c < A_VEC; c++) As[a_off + o + c] = ACOMP(ra[it], c);
 #endif
   }
   [[unroll]] for (uint e = 0; e < RPT * COLS; e++) {
@@ -204,9 +225,9 @@ void stash(uint lid, uint col0, uint row0) {
     if (RSTEP > BK && kk >= BK) break;
     uint o = kk * BSTR + (col0 + (e % COLS) * BNC) * B_VEC;
 #if B_VEC == 8
-    Bs[o / 8] = rb[e];
+    Bs[b_off + o / 8] = rb[e];
 #else
-    [[unroll]] for (uint c = 0; c < B_VEC; c++) Bs[o + c] = BCOMP(rb[e], c);
+    [[unroll]] for (uint c = 0; c < B_VEC; c++) Bs[b_off + o + c] = BCOMP(rb[e], c);
 #endif
   }
 }
@@ -218,9 +239,15 @@ void stash(uint lid, uint col0, uint row0) {
 #define F32_T(r, c) fcoopmatNV<32, SCOPE_SUBGROUP, r, c>
 
 void main() {
-  uint lid = gl_LocalInvocationID.x;
+  // staging: slice gl_LocalInvocationID.x / WGS; multiplying: the slice of
+  // subgroup sg (the barriers between them make the two independent)
+  uint lid = gl_LocalInvocationID.x % WGS, sl = gl_LocalInvocationID.x / WGS;
+  a_off = sl * A_SL;
+  b_off = sl * B_SL;
   uint sg = gl_SubgroupID, lane = gl_SubgroupInvocationID;
-  uint sm = sg / WN, sn = sg % WN;
+  uint sgs = sg % (WM * WN), sgl = sg / (WM * WN); // within the slice, the slice
+  uint sm = sgs / WN, sn = sgs % WN;
+  uint ca = sgl * A_SL, cb = sgl * B_SL;
   uint p0 = gl_WorkGroupID.x * BN, m0 = gl_WorkGroupID.y * BM;
 
   uint col0 = lid % BNC, row0 = lid / BNC;
@@ -243,21 +270,22 @@ void main() {
   [[unroll]] for (uint i = 0; i < TM; i++)
     [[unroll]] for (uint j = 0; j < TN; j++) acc[i][j] = ACC_T(MS, NS)(0.0);
 
-  fetch(lid, m0, 0, col0, row0);
-  for (uint k0 = 0; k0 < K; k0 += BK) {
+  // every slice runs the same steps (zeros past K): uniform barriers
+  fetch(lid, m0, sl * BK, col0, row0);
+  for (uint k0 = 0; k0 < K; k0 += SLK * BK) {
     stash(lid, col0, row0);
     barrier();
-    if (k0 + BK < K) fetch(lid, m0, k0 + BK, col0, row0);
+    if (k0 + SLK * BK < K) fetch(lid, m0, k0 + SLK * BK + sl * BK, col0, row0);
     [[unroll]] for (uint kk = 0; kk < BK; kk += KS) {
       F16_T(MS, KS) a[TM];
       F16_T(KS, NS) b[TN];
       [[unroll]] for (uint i = 0; i < TM; i++) {
         uint row = (sm * TM + i) * MS;
-        coopMatLoadNV(a[i], As, (row * ASTR + kk) / A_U, ASTR / A_U, false);
+        coopMatLoadNV(a[i], As, ca + (row * ASTR + kk) / A_U, ASTR / A_U, false);
       }
       [[unroll]] for (uint j = 0; j < TN; j++) {
         uint col = (sn * TN + j) * NS;
-        coopMatLoadNV(b[j], Bs, (kk * BSTR + col) / B_U, BSTR / B_U, false);
+        coopMatLoadNV(b[j], Bs, cb + (kk * BSTR + col) / B_U, BSTR / B_U, false);
       }
       [[unroll]] for (uint i = 0; i < TM; i++)
         [[unroll]] for (uint j = 0; j < TN; j++) acc[i][j] = coopMatMulAddNV(a[i], b[j], acc[i][j]);
@@ -265,8 +293,9 @@ void main() {
     barrier();
   }
 
-  // epilogue: one tile at a time through this subgroup's slice of Cs; lanes
-  // run along pixels (coalesced stores)
+  // epilogue: one tile at a time through this subgroup's part of Cs; lanes
+  // run along pixels (coalesced stores); with SLK > 1 the subgroups of
+  // slice 0 add the other slices' tiles and write
   uint cbase = sg * (MS * NS);
   [[unroll]] for (uint i = 0; i < TM; i++) {
     [[unroll]] for (uint j = 0; j < TN; j++) {
@@ -276,13 +305,18 @@ void main() {
       F32_T(MS, NS) t = F32_T(MS, NS)(acc[i][j]);
       coopMatStoreNV(t, Cs, cbase, NS, false);
 #endif
+#if SLK > 1
+      barrier();
+#else
       subgroupMemoryBarrierShared();
       subgroupBarrier();
+#endif
       uint ti = m0 + (sm * TM + i) * MS, tj = p0 + (sn * TN + j) * NS;
-      for (uint e = lane; e < MS * NS; e += SG) {
+      for (uint e = lane; e < (sgl == 0 ? MS * NS : 0); e += SG) {
         uint m = ti + e / NS, p = tj + e % NS;
         if (m < M && p < P) {
           float v = Cs[cbase + e];
+          [[unroll]] for (uint s = 1; s < SLK; s++) v += Cs[cbase + s * (WM * WN * MS * NS) + e];
 #if HAS_BIAS
           v += float(bias[m]);
 #endif
@@ -298,8 +332,12 @@ void main() {
 #endif
         }
       }
+#if SLK > 1
+      barrier();
+#else
       subgroupMemoryBarrierShared();
       subgroupBarrier();
+#endif
     }
   }
 }

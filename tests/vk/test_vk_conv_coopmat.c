@@ -8,8 +8,12 @@
  * workload/schedule variants at optimisation level zero (the module must
  * declare CooperativeMatrixNV); and on the device (lavapipe) the family's
  * choice staying on the scalar templates, run against the CPU reference.
- * On a device with cooperative matrices, coopmat_on_device runs 16 cases x
- * 4 schedules against the reference (skipped elsewhere).
+ * conv2d_coopmat_sliced_k (SLK slices of the workgroup along k): its
+ * space, per-workload default, refusals and 5 compiled variants. On a
+ * device with cooperative matrices, coopmat_on_device runs 16 cases x 4
+ * schedules of conv2d_coopmat and 16 x 3 of the sliced template against the
+ * reference (skipped elsewhere; the staged binaries carry it to the GPU
+ * machine: bench/stage.sh).
  *
  * Bounds (device checks), per element (|got - want| <= rtol*|want| + atol):
  * rtol 2^-10 (the result is rounded to f16 once, the reference's exactly:
@@ -419,7 +423,7 @@ Test(conv_coopmat, compiles) {
     cg_kernel k;
     cg_conv_workload w;
     T_OK(cg_conv_workload_from_node(n, &w));
-    T_OK(cg_conv_coopmat_instantiate(&w, v[i].sched ? &s : NULL, &t, &k));
+    T_OK(cg_conv_coopmat_instantiate(&w, &cg_conv2d_coopmat_template, v[i].sched ? &s : NULL, &t, &k));
     cg_spirv spv;
     T_OK(cg_kernel_compile(cc, &k, &spv));
     cr_assert(vt_has_capability(&spv, 5357), "variant %zu: no CooperativeMatrixNV capability", i);
@@ -427,6 +431,67 @@ Test(conv_coopmat, compiles) {
     ir_graph_destroy(g);
     free3(in);
   }
+  cg_compiler_destroy(cc);
+  vt_rmdir(dir);
+  free(dir);
+}
+
+/* conv2d_coopmat_sliced_k: its default valid on the minimum target; the
+ * per-workload default (4 slices only where each gets 4 steps of k); the slices
+ * multiply the invocations and the shared memory (refused past the
+ * target's); variants compile (CooperativeMatrixNV). */
+Test(conv_coopmat, sliced_k) {
+  const cg_template *tp = &cg_conv2d_coopmat_sliced_k_template;
+  ir_target t;
+  ir_target_minimum(&t);
+  cr_assert_eq(cg_template_find("conv2d_coopmat_sliced_k"), tp);
+  T_OK(cg_schedule_check(tp, &tp->dflt, &t));
+  char *dir = vt_tempdir();
+  cg_compiler_opts o = {.cache_dir = dir};
+  cg_compiler *cc;
+  T_OK(cg_compiler_create(&o, &cc));
+  t = vt_coop_target();
+  int slk = cg_knob_index(tp, "SLK");
+  cr_assert_eq(slk, 6);
+  static const struct {
+    int ci;
+    const char *sched; /* NULL: the default */
+  } v[] = {
+      {8, NULL}, /* K = 576 in steps of 64 (the last rung): 2 slices */
+      {5, NULL}, /* K = 9: 2 slices */
+      {0, "WM=2,WN=2,TM=1,TN=1,BK=16,ACC=32,SLK=4"},
+      {3, "WM=1,WN=2,TM=2,TN=1,BK=32,ACC=16,SLK=2"}, /* B as uvec4 */
+      {2, "WM=1,WN=1,TM=1,TN=1,BK=16,ACC=32,SLK=8"},
+  };
+  int want_slk[] = {2, 2, 4, 2, 8};
+  for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
+    ir_graph *g;
+    rt_tensor in[3];
+    ir_node *n = case_node(&g, &CASES[v[i].ci], IR_F16, in);
+    cg_schedule s;
+    if (v[i].sched) T_OK(cg_schedule_parse(tp, v[i].sched, &s));
+    cg_kernel k;
+    T_OK(cg_kernel_for_node(n, tp, v[i].sched ? &s : NULL, &t, &k));
+    cr_assert_eq(k.tmpl, tp);
+    cr_assert_eq(k.schedule.v[slk], want_slk[i], "variant %zu: SLK=%d", i, k.schedule.v[slk]);
+    cg_spirv spv;
+    T_OK(cg_kernel_compile(cc, &k, &spv));
+    cr_assert(vt_has_capability(&spv, 5357), "variant %zu: no CooperativeMatrixNV capability", i);
+    cg_spirv_free(&spv);
+    ir_graph_destroy(g);
+    free3(in);
+  }
+  /* 8 slices of 16 subgroups: 4096 invocations, refused */
+  ir_graph *g;
+  rt_tensor in[3];
+  ir_node *n = case_node(&g, &CASES[8], IR_F16, in);
+  cg_schedule s;
+  T_OK(cg_schedule_parse(tp, "WM=4,WN=4,TM=1,TN=1,BK=16,ACC=32,SLK=8", &s));
+  cg_kernel k;
+  cr_assert_neq(vkml_status_code(cg_schedule_check(tp, &s, &t)), VKML_CODE_OK);
+  t_expect_error(cg_node_conv2d(n, tp, &s, &t, &k), VKML_CODE_UNSUPPORTED, "");
+  ir_graph_destroy(g);
+  free3(in);
   cg_compiler_destroy(cc);
   vt_rmdir(dir);
   free(dir);
@@ -553,6 +618,17 @@ Test(vk_conv_coopmat, coopmat_on_device) {
       if (s.v[5] == 16 && CASES[c].c * CASES[c].kh * CASES[c].kw > 256) continue;
       check(&e, &CASES[c], cm, &s, cm, s.v[5], 400u + 20u * (uint64_t)p + (uint64_t)c);
     }
+  }
+  /* the sliced template: its per-workload default and two points */
+  const cg_template *sk = &cg_conv2d_coopmat_sliced_k_template;
+  for (int c = 0; c < N_CASES; c++) check(&e, &CASES[c], sk, NULL, sk, 32, 500u + (uint64_t)c);
+  static const char *const spts[] = {"WM=2,WN=1,TM=1,TN=2,BK=16,ACC=32,SLK=4",
+                                     "WM=1,WN=1,TM=2,TN=1,BK=32,ACC=32,SLK=8"};
+  for (int p = 0; p < 2; p++) {
+    cg_schedule s;
+    T_OK(cg_schedule_parse(sk, spts[p], &s));
+    for (int c = 0; c < N_CASES; c++)
+      check(&e, &CASES[c], sk, &s, sk, 32, 600u + 20u * (uint64_t)p + (uint64_t)c);
   }
   cr_log_info("%d runs, worst error / bound %.3g", e.n_run, e.max_err);
   vt_env_close(&e.v);
