@@ -16,6 +16,12 @@ cp build-release/bench/vkml-sweep build-release/bench/vkml-sa-replay \
   build-release/bench/vkml-instances .bench-bin/bench/
 cp -L build-release/libvkml_runtime.so.0 build-release/libvkml_compiler.so.0 .bench-bin/
 cp -L /usr/lib/x86_64-linux-gnu/libprotobuf-c.so.1 /usr/lib/x86_64-linux-gnu/libsqlite3.so.0 .bench-bin/extra-libs/
+# the device test (criterion) takes its libraries along, apart from the C/C++
+# runtime (newer there): LD_LIBRARY_PATH=.bench-bin/test-libs for it only
+mkdir -p .bench-bin/test-libs
+ldd build-release/tests/test_vk_conv_coopmat | awk '$3 ~ /^\// {print $3}' |
+  grep -v -e libvkml_ -e '/libc\.so' -e '/libm\.so' -e libstdc++ -e libgcc_s |
+  xargs -I{} cp -L {} .bench-bin/test-libs/
 mkdir -p .bench-data
 [ -f .bench-data/node.tar.xz ] || tar -C /usr/share/libonnx-testdata/data -cJf .bench-data/node.tar.xz node
 du -sh .bench-bin .bench-data

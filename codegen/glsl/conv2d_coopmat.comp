@@ -158,7 +158,15 @@ shared float Cs[SLK * WM * WN * MS * NS];
 
 AT ra[A_IT];
 BT rb[RPT * COLS];
+// The slice's tiles (SLK > 1): AT_(i), BT_(i) index its part of As, Bs.
+#if SLK > 1
 uint a_off, b_off;
+#define AT_(i) (a_off + (i))
+#define BT_(i) (b_off + (i))
+#else
+#define AT_(i) (i)
+#define BT_(i) (i)
+#endif
 
 // The B columns of this invocation: the image's offset in x, and (gather)
 // the top-left input position of the column's pixel.
@@ -215,9 +223,9 @@ void stash(uint lid, uint col0, uint row0) {
     if (A_ITEMS % WGS != 0 && e >= A_ITEMS) break;
     uint o = (e / (BK / A_VEC)) * ASTR + (e % (BK / A_VEC)) * A_VEC;
 #if A_VEC == 8
-    As[a_off + o / 8] = ra[it];
+    As[AT_(o / 8)] = ra[it];
 #else
-    [[unroll]] for (uint c = 0; c < A_VEC; c++) As[a_off + o + c] = ACOMP(ra[it], c);
+    [[unroll]] for (uint c = 0; c < A_VEC; c++) As[AT_(o + c)] = ACOMP(ra[it], c);
 #endif
   }
   [[unroll]] for (uint e = 0; e < RPT * COLS; e++) {
@@ -225,9 +233,9 @@ void stash(uint lid, uint col0, uint row0) {
     if (RSTEP > BK && kk >= BK) break;
     uint o = kk * BSTR + (col0 + (e % COLS) * BNC) * B_VEC;
 #if B_VEC == 8
-    Bs[b_off + o / 8] = rb[e];
+    Bs[BT_(o / 8)] = rb[e];
 #else
-    [[unroll]] for (uint c = 0; c < B_VEC; c++) Bs[b_off + o + c] = BCOMP(rb[e], c);
+    [[unroll]] for (uint c = 0; c < B_VEC; c++) Bs[BT_(o + c)] = BCOMP(rb[e], c);
 #endif
   }
 }
@@ -239,6 +247,7 @@ void stash(uint lid, uint col0, uint row0) {
 #define F32_T(r, c) fcoopmatNV<32, SCOPE_SUBGROUP, r, c>
 
 void main() {
+#if SLK > 1
   // staging: slice gl_LocalInvocationID.x / WGS; multiplying: the slice of
   // subgroup sg (the barriers between them make the two independent)
   uint lid = gl_LocalInvocationID.x % WGS, sl = gl_LocalInvocationID.x / WGS;
@@ -246,8 +255,19 @@ void main() {
   b_off = sl * B_SL;
   uint sg = gl_SubgroupID, lane = gl_SubgroupInvocationID;
   uint sgs = sg % (WM * WN), sgl = sg / (WM * WN); // within the slice, the slice
-  uint sm = sgs / WN, sn = sgs % WN;
   uint ca = sgl * A_SL, cb = sgl * B_SL;
+#define CA_(o) (ca + (o))
+#define CB_(o) (cb + (o))
+  uint sm = sgs / WN, sn = sgs % WN;
+#else
+  // (one slice, as the unsliced template always was: the same module)
+  uint lid = gl_LocalInvocationID.x;
+  uint sg = gl_SubgroupID, lane = gl_SubgroupInvocationID;
+  uint sm = sg / WN, sn = sg % WN;
+#define sl 0
+#define CA_(o) (o)
+#define CB_(o) (o)
+#endif
   uint p0 = gl_WorkGroupID.x * BN, m0 = gl_WorkGroupID.y * BM;
 
   uint col0 = lid % BNC, row0 = lid / BNC;
@@ -275,17 +295,17 @@ void main() {
   for (uint k0 = 0; k0 < K; k0 += SLK * BK) {
     stash(lid, col0, row0);
     barrier();
-    if (k0 + SLK * BK < K) fetch(lid, m0, k0 + SLK * BK + sl * BK, col0, row0);
+    if (k0 + SLK * BK < K) fetch(lid, m0, k0 + (SLK * BK + sl * BK), col0, row0);
     [[unroll]] for (uint kk = 0; kk < BK; kk += KS) {
       F16_T(MS, KS) a[TM];
       F16_T(KS, NS) b[TN];
       [[unroll]] for (uint i = 0; i < TM; i++) {
         uint row = (sm * TM + i) * MS;
-        coopMatLoadNV(a[i], As, ca + (row * ASTR + kk) / A_U, ASTR / A_U, false);
+        coopMatLoadNV(a[i], As, CA_((row * ASTR + kk) / A_U), ASTR / A_U, false);
       }
       [[unroll]] for (uint j = 0; j < TN; j++) {
         uint col = (sn * TN + j) * NS;
-        coopMatLoadNV(b[j], Bs, cb + (kk * BSTR + col) / B_U, BSTR / B_U, false);
+        coopMatLoadNV(b[j], Bs, CB_((kk * BSTR + col) / B_U), BSTR / B_U, false);
       }
       [[unroll]] for (uint i = 0; i < TM; i++)
         [[unroll]] for (uint j = 0; j < TN; j++) acc[i][j] = coopMatMulAddNV(a[i], b[j], acc[i][j]);
@@ -312,11 +332,17 @@ void main() {
       subgroupBarrier();
 #endif
       uint ti = m0 + (sm * TM + i) * MS, tj = p0 + (sn * TN + j) * NS;
+#if SLK > 1
       for (uint e = lane; e < (sgl == 0 ? MS * NS : 0); e += SG) {
+#else
+      for (uint e = lane; e < MS * NS; e += SG) {
+#endif
         uint m = ti + e / NS, p = tj + e % NS;
         if (m < M && p < P) {
           float v = Cs[cbase + e];
+#if SLK > 1
           [[unroll]] for (uint s = 1; s < SLK; s++) v += Cs[cbase + s * (WM * WN * MS * NS) + e];
+#endif
 #if HAS_BIAS
           v += float(bias[m]);
 #endif
