@@ -99,16 +99,16 @@ static void coop_default(const cg_conv_workload *w, const ir_target *t, int ms, 
 }
 
 /* The sliced default: conv2d_coopmat's rung (coop_default) with the most
- * slices (up to 4) that pass the constraints and give each slice at least
- * 4 steps of k, else the template's default. */
+ * slices (up to 8) that pass the constraints and give each slice at least
+ * 8 steps of k (at least 2 slices), else the template's default. */
 static void sliced_default(const cg_conv_workload *w, const ir_target *t, int ms, int ns,
                            cg_schedule *s) {
   const cg_template *tp = &cg_conv2d_coopmat_sliced_k_template;
   coop_default(w, t, ms, ns, s);
   int64_t k = w->c * w->p.kernel[0] * w->p.kernel[1];
-  for (int slk = 4; slk >= 2; slk /= 2) {
+  for (int slk = 8; slk >= 2; slk /= 2) {
     s->v[C_SLK] = slk;
-    if (slk > 2 && k < (int64_t)slk * s->v[C_BK] * 4) continue;
+    if (slk > 2 && k < (int64_t)slk * s->v[C_BK] * 8) continue;
     vkml_status st = cg_schedule_check(tp, s, t);
     if (!st) return;
     vkml_status_free(st);

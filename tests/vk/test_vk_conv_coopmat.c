@@ -437,7 +437,7 @@ Test(conv_coopmat, compiles) {
 }
 
 /* conv2d_coopmat_sliced_k: its default valid on the minimum target; the
- * per-workload default (4 slices only where each gets 4 steps of k); the slices
+ * per-workload default (more than 2 slices only where each gets 8 steps of k); the slices
  * multiply the invocations and the shared memory (refused past the
  * target's); variants compile (CooperativeMatrixNV). */
 Test(conv_coopmat, sliced_k) {
@@ -481,13 +481,20 @@ Test(conv_coopmat, sliced_k) {
     ir_graph_destroy(g);
     free3(in);
   }
-  /* 8 slices of 16 subgroups: 4096 invocations, refused */
+  /* ResNet-50's last 3x3 (K = 4608 over 64-steps, 49 pixels): 8 slices */
+  ccase last = {1, 512, 7, 7, 64, 3, 3, 1, 1, 1, 1, {1, 1, 1, 1}, 1, RELU};
   ir_graph *g;
   rt_tensor in[3];
-  ir_node *n = case_node(&g, &CASES[8], IR_F16, in);
+  ir_node *n = case_node(&g, &last, IR_F16, in);
+  cg_kernel k;
+  T_OK(cg_kernel_for_node(n, tp, NULL, &t, &k));
+  cr_assert_eq(k.schedule.v[slk], 8);
+  ir_graph_destroy(g);
+  free3(in);
+  /* 8 slices of 16 subgroups: 4096 invocations, refused */
+  n = case_node(&g, &CASES[8], IR_F16, in);
   cg_schedule s;
   T_OK(cg_schedule_parse(tp, "WM=4,WN=4,TM=1,TN=1,BK=16,ACC=32,SLK=8", &s));
-  cg_kernel k;
   cr_assert_neq(vkml_status_code(cg_schedule_check(tp, &s, &t)), VKML_CODE_OK);
   t_expect_error(cg_node_conv2d(n, tp, &s, &t, &k), VKML_CODE_UNSUPPORTED, "");
   ir_graph_destroy(g);
