@@ -265,6 +265,21 @@ static vkml_status anneal(sa *a) {
   slot *s;
   VKML_RETURN_IF_ERROR(check_valid(a, &cur, &ok, &s));
   if (ok) VKML_RETURN_IF_ERROR(cost_of(a, s, &c_cur, &fresh));
+  if (o->survey) {
+    tuner_point first = cur;
+    for (int i = 0; i < a->sp->n && !out_of_budget(a); i++) {
+      if (i == first.tmpl) continue;
+      tuner_point p = {.tmpl = i, .sched = a->sp->dflt[i]};
+      double c;
+      VKML_RETURN_IF_ERROR(check_valid(a, &p, &ok, &s));
+      if (!ok) continue;
+      VKML_RETURN_IF_ERROR(cost_of(a, s, &c, &fresh));
+      if (c < c_cur || !isfinite(c_cur)) {
+        cur = p;
+        c_cur = c;
+      }
+    }
+  }
   double temp = o->t0;
   int64_t since_best = 0, misses = 0;
   double best_seen = r->best_cost;

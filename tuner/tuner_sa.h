@@ -71,6 +71,11 @@ typedef struct tuner_sa_opts {
   int patience;         /* steps without a better best before a restart; 0: 40 */
   double p_switch;      /* chance a neighbour switches template; 0: 0.15 */
   const tuner_point *start; /* NULL: template 0's default */
+  /* after the start, each other template's default is costed once and the
+   * walk begins at the best of them (a template whose good region is far
+   * from the start's is then reached without waiting for a switch); off:
+   * the walk begins at the start */
+  bool survey;
   tuner_valid_fn valid; /* NULL: every point valid */
   tuner_cost_fn cost;
   void *user;           /* for valid, cost and on_trial */

@@ -159,6 +159,35 @@ Test(tuner_sa, switches_template_to_the_better_one) {
   }
 }
 
+/* The survey: the second trial is bowl2's default, and with it the walk
+ * begins there (its default is better than bowl's); off, the walk begins
+ * at the start and its second trial is a neighbour of it. */
+Test(tuner_sa, survey_costs_each_template_default_first) {
+  for (int on = 0; on < 2; on++) {
+    static land l;
+    memset(&l, 0, sizeof l);
+    l.two = true;
+    tuner_space sp = space(true);
+    tuner_sa_opts o = {.seed = 5, .max_trials = 3, .p_switch = 0.01, .survey = on,
+                       .valid = valid, .cost = cost, .user = &l};
+    tuner_sa_result r;
+    vkml_status s = tuner_sa_run(&sp, &o, &r);
+    cr_assert_eq(s, VKML_OK, "%s", vkml_status_message(s));
+    cr_assert_eq(l.n_seq, 3);
+    cr_assert_eq(l.seq[0].tmpl, 0);
+    cr_assert_eq(index_of(&bowl, &l.seq[0].sched), 0); /* bowl's default */
+    if (on) {
+      cr_assert_eq(l.seq[1].tmpl, 1);
+      cr_assert_eq(index_of(&bowl2, &l.seq[1].sched), index_of(&bowl2, &bowl2.dflt));
+      /* the walk goes on from bowl2's default: a neighbour in bowl2 */
+      cr_assert_eq(l.seq[2].tmpl, 1);
+    } else {
+      cr_assert_eq(l.seq[1].tmpl, 0);
+      cr_assert_eq(l.seq[2].tmpl, 0);
+    }
+  }
+}
+
 /* A template that shares bowl's knobs A, B, C and adds its own E. */
 static const cg_template bowl3 = {
     .name = "bowl3",
