@@ -13,18 +13,16 @@
 enum { K_WG_M = 0, K_WG_N, K_TM, K_TN, K_BK, K_KS };
 enum { K_WG_X = 0, K_WG_Y, K_CPW, K_OPX, K_OPY, K_SMEM };
 
+/* The tile knobs of the GEMM-like templates (the sliced ones add KS). */
+#define GEMM_TILE_KNOBS                                                        \
+  {"WG_M", 4, {4, 8, 16, 32}}, {"WG_N", 4, {8, 16, 32, 64}},                   \
+      {"TM", 4, {1, 2, 4, 8}}, {"TN", 4, {1, 2, 4, 8}}, {"BK", 4, {4, 8, 16, 32}}
+
 /* Shared memory of the GEMM-like templates is 4*BK*(BM + BN) bytes; the two
  * constraints bound each half by half the limit (products only). */
 #define GEMM_KNOBS                                                             \
   .n_knobs = 5,                                                                \
-  .knobs =                                                                     \
-      {                                                                        \
-          {"WG_M", 4, {4, 8, 16, 32}},                                         \
-          {"WG_N", 4, {8, 16, 32, 64}},                                        \
-          {"TM", 4, {1, 2, 4, 8}},                                             \
-          {"TN", 4, {1, 2, 4, 8}},                                             \
-          {"BK", 4, {4, 8, 16, 32}},                                           \
-      },                                                                       \
+  .knobs = {GEMM_TILE_KNOBS},                                                  \
   .n_constraints = 5,                                                          \
   .constraints = {                                                             \
       {CG_LIMIT_WORKGROUP_X, 1u << K_WG_N, 1},                                 \
@@ -49,15 +47,7 @@ const cg_template cg_conv2d_direct_template = {
  * (sk_default) are chosen per workload. */
 #define SLICED_K_KNOBS                                                                              \
   .n_knobs = 6,                                                                                     \
-  .knobs =                                                                                          \
-      {                                                                                             \
-          {"WG_M", 4, {4, 8, 16, 32}},                                                              \
-          {"WG_N", 4, {8, 16, 32, 64}},                                                             \
-          {"TM", 4, {1, 2, 4, 8}},                                                                  \
-          {"TN", 4, {1, 2, 4, 8}},                                                                  \
-          {"BK", 4, {4, 8, 16, 32}},                                                                \
-          {"KS", 4, {2, 4, 8, 16}},                                                                 \
-      },                                                                                            \
+  .knobs = {GEMM_TILE_KNOBS, {"KS", 4, {2, 4, 8, 16}}},                                             \
   .n_constraints = 7,                                                                               \
   .constraints =                                                                                    \
       {                                                                                             \

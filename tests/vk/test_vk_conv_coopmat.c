@@ -384,6 +384,15 @@ Test(conv_coopmat, packed_operands) {
 /* The template compiles (optimisation level zero) for every staging
  * variant, both accumulators, packed operands, with and without bias, and
  * the module declares the CooperativeMatrixNV capability. */
+/* Compiles k (variant i) and checks that the module declares
+ * CooperativeMatrixNV. */
+static void compiles_coopmat(cg_compiler *cc, const cg_kernel *k, size_t i) {
+  cg_spirv spv;
+  T_OK(cg_kernel_compile(cc, k, &spv));
+  cr_assert(vt_has_capability(&spv, 5357), "variant %zu: no CooperativeMatrixNV capability", i);
+  cg_spirv_free(&spv);
+}
+
 Test(conv_coopmat, compiles) {
   char *dir = vt_tempdir();
   cg_compiler_opts o = {.cache_dir = dir};
@@ -424,10 +433,7 @@ Test(conv_coopmat, compiles) {
     cg_conv_workload w;
     T_OK(cg_conv_workload_from_node(n, &w));
     T_OK(cg_conv_coopmat_instantiate(&w, &cg_conv2d_coopmat_template, v[i].sched ? &s : NULL, &t, &k));
-    cg_spirv spv;
-    T_OK(cg_kernel_compile(cc, &k, &spv));
-    cr_assert(vt_has_capability(&spv, 5357), "variant %zu: no CooperativeMatrixNV capability", i);
-    cg_spirv_free(&spv);
+    compiles_coopmat(cc, &k, i);
     ir_graph_destroy(g);
     free3(in);
   }
@@ -474,10 +480,7 @@ Test(conv_coopmat, sliced_k) {
     T_OK(cg_kernel_for_node(n, tp, v[i].sched ? &s : NULL, &t, &k));
     cr_assert_eq(k.tmpl, tp);
     cr_assert_eq(k.schedule.v[slk], want_slk[i], "variant %zu: SLK=%d", i, k.schedule.v[slk]);
-    cg_spirv spv;
-    T_OK(cg_kernel_compile(cc, &k, &spv));
-    cr_assert(vt_has_capability(&spv, 5357), "variant %zu: no CooperativeMatrixNV capability", i);
-    cg_spirv_free(&spv);
+    compiles_coopmat(cc, &k, i);
     ir_graph_destroy(g);
     free3(in);
   }
