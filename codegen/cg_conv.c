@@ -412,14 +412,14 @@ static void conv_default(const cg_template *t, const gemm_dims *d, const ir_targ
   gemm_default(t, d, s);
 }
 
-/* The sliced-k default: the direct default's tile (conv_default), then the
- * most slices (up to 8) that keep the invocations within the target and
- * give each slice at least 8 steps of k; always as valid as the template's
- * default. */
 static bool is_sliced_k(const cg_template *t) {
   return t == &cg_conv2d_sliced_k_template || t == &cg_conv2d_1x1_sliced_k_template;
 }
 
+/* The sliced-k default: the direct default's tile (conv_default), then the
+ * most slices (up to 8) that keep the invocations within the target and
+ * give each slice at least 8 steps of k; always as valid as the template's
+ * default. */
 static void sk_default(const cg_template *t, const cg_conv_workload *w, const gemm_dims *d,
                        const ir_target *target, cg_schedule *s) {
   conv_default(t, d, target, s);

@@ -20,10 +20,12 @@
  *
  * Knobs of the GEMM-like templates: WG_M x WG_N invocations (output channels
  * x pixels), TM x TN outputs per invocation, BK reduction elements per
- * shared-memory step; conv2d_sliced_k and conv2d_1x1_sliced_k add KS, slices of the workgroup
- * splitting k (conv2d_direct.comp). Cooperative matrix: as gemm_coopmat (cg_gemm.h): WM x
- * WN subgroups, each TM x TN matrix tiles, BK, ACC. Depthwise: WG_X x WG_Y x CPW invocations (pixel columns
- * x rows x channels), OPX x OPY outputs per invocation, SMEM (stage input). */
+ * shared-memory step; conv2d_sliced_k and conv2d_1x1_sliced_k add KS, slices
+ * of the workgroup splitting k (glsl/sliced_k.glsl). Cooperative matrix: as
+ * gemm_coopmat (cg_gemm.h): WM x WN subgroups, each TM x TN matrix tiles, BK,
+ * ACC; conv2d_coopmat_sliced_k adds SLK. Depthwise: WG_X x WG_Y x CPW
+ * invocations (pixel columns x rows x channels), OPX x OPY outputs per
+ * invocation, SMEM (stage input). */
 #ifndef CG_CONV_H
 #define CG_CONV_H
 

@@ -100,7 +100,6 @@ layout(binding = 3, std430) writeonly buffer O { T o[]; };
 layout(binding = 2, std430) writeonly buffer O { T o[]; };
 #endif
 
-
 // ---- the activation ---------------------------------------------------------
 
 #include "act.glsl" // act(x), expm1_, erf_ (codegen/glsl/act.glsl, math.glsl)
@@ -108,11 +107,7 @@ layout(binding = 2, std430) writeonly buffer O { T o[]; };
 void main() {
   const uint tn = gl_LocalInvocationID.x, tm = gl_LocalInvocationID.y;
   const uint tid = tm * WG_N + tn; // within the slice
-#if KS > 1
-  const uint ks = gl_LocalInvocationID.z;
-#else
-  const uint ks = 0;
-#endif
+  const uint ks = SLICE_ID;
   const uint nb = gl_WorkGroupID.z;
   const uint m0 = gl_WorkGroupID.y * BM;
   const uint p0 = gl_WorkGroupID.x * BN;

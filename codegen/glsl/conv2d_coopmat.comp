@@ -158,14 +158,14 @@ shared float Cs[SLK * WM * WN * MS * NS];
 
 AT ra[A_IT];
 BT rb[RPT * COLS];
-// The slice's tiles (SLK > 1): AT_(i), BT_(i) index its part of As, Bs.
+// The slice's tiles (SLK > 1): A_IX(i), B_IX(i) index its part of As, Bs.
 #if SLK > 1
 uint a_off, b_off;
-#define AT_(i) (a_off + (i))
-#define BT_(i) (b_off + (i))
+#define A_IX(i) (a_off + (i))
+#define B_IX(i) (b_off + (i))
 #else
-#define AT_(i) (i)
-#define BT_(i) (i)
+#define A_IX(i) (i)
+#define B_IX(i) (i)
 #endif
 
 // The B columns of this invocation: the image's offset in x, and (gather)
@@ -223,9 +223,9 @@ void stash(uint lid, uint col0, uint row0) {
     if (A_ITEMS % WGS != 0 && e >= A_ITEMS) break;
     uint o = (e / (BK / A_VEC)) * ASTR + (e % (BK / A_VEC)) * A_VEC;
 #if A_VEC == 8
-    As[AT_(o / 8)] = ra[it];
+    As[A_IX(o / 8)] = ra[it];
 #else
-    [[unroll]] for (uint c = 0; c < A_VEC; c++) As[AT_(o + c)] = ACOMP(ra[it], c);
+    [[unroll]] for (uint c = 0; c < A_VEC; c++) As[A_IX(o + c)] = ACOMP(ra[it], c);
 #endif
   }
   [[unroll]] for (uint e = 0; e < RPT * COLS; e++) {
@@ -233,9 +233,9 @@ void stash(uint lid, uint col0, uint row0) {
     if (RSTEP > BK && kk >= BK) break;
     uint o = kk * BSTR + (col0 + (e % COLS) * BNC) * B_VEC;
 #if B_VEC == 8
-    Bs[BT_(o / 8)] = rb[e];
+    Bs[B_IX(o / 8)] = rb[e];
 #else
-    [[unroll]] for (uint c = 0; c < B_VEC; c++) Bs[BT_(o + c)] = BCOMP(rb[e], c);
+    [[unroll]] for (uint c = 0; c < B_VEC; c++) Bs[B_IX(o + c)] = BCOMP(rb[e], c);
 #endif
   }
 }

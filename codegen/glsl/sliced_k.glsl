@@ -6,11 +6,18 @@
 // For the late layers at batch 1 (a 7x7 output has 49 pixels), where a grid
 // of BM x BN blocks leaves most of the GPU idle and each block walks a long k.
 // Needs BM, BN, BK, TM, TN, NT defined; declares the shared memory: the
-// slices' tiles As(i) [k][m] and Bs(i) [k][p] (ks in scope), reused for the
-// sums of slices 1..KS-1 after the k loop. Shared memory: 4 * KS * BK *
-// (BM + BN) bytes, at least 4 * (KS-1) * BM * BN.
+// slices' tiles As(i) [k][m] and Bs(i) [k][p] (ks = SLICE_ID in scope),
+// reused for the sums of slices 1..KS-1 after the k loop. Shared memory:
+// 4 * KS * BK * (BM + BN) bytes, at least 4 * (KS-1) * BM * BN.
 #ifndef KS
 #define KS 1
+#endif
+// The invocation's slice (a constant with one slice, so that the unsliced
+// templates index their tiles as before).
+#if KS > 1
+#define SLICE_ID gl_LocalInvocationID.z
+#else
+#define SLICE_ID 0u
 #endif
 #define SM_AB (KS * BK * (BM + BN))
 #define SM_RED ((KS - 1) * BM * BN)
