@@ -33,6 +33,11 @@ static const char usage[] =
     "  --sample K             K random valid points per template (plus its default)\n"
     "  --seed S               sampling seed (default 1)\n"
     "  --runs R               timed runs per point (default 20)\n"
+    "  --chain C              dispatches in a row per run, timed in their steady\n"
+    "                         state (default 16, 2 on a CPU device;\n"
+    "                         1: one per submission)\n"
+    "  --flush-mb M           MiB zeroed before each timed dispatch (cold caches;\n"
+    "                         default 128, none on a CPU device; 0: none)\n"
     "  --warmup W             untimed runs per point (default 5)\n"
     "  --warmup-ms T          and at least T ms of them (default 100; the default\n"
     "                         point, measured first, at least 500)\n"
@@ -58,7 +63,7 @@ typedef struct args {
   bool all, json, ref_default;
   int64_t sample;
   uint64_t seed;
-  int runs, warmup, warmup_ms;
+  int runs, chain, flush_mb, warmup, warmup_ms;
   ir_precision precision;
   int n_fix;
   char fix_name[MAX_FIX][32];
@@ -200,7 +205,7 @@ static int parse_args(int argc, char **argv, args *a) {
       continue;
     }
     static const char *const with_value[] = {"--device", "--node", "--template", "--fix",
-                                             "--sample", "--seed", "--runs", "--warmup",
+                                             "--sample", "--seed", "--runs", "--chain", "--flush-mb", "--warmup",
                                              "--warmup-ms",
                                              "--precision", "--ref", "--json-file",
                                              NULL};
@@ -224,6 +229,9 @@ static int parse_args(int argc, char **argv, args *a) {
     else if (!strcmp(o, "--sample")) good = parse_int(v, 1, 1000000, &a->sample);
     else if (!strcmp(o, "--seed")) good = parse_int(v, 0, INT64_MAX, &n), a->seed = (uint64_t)n;
     else if (!strcmp(o, "--runs")) good = parse_int(v, 1, 100000, &n), a->runs = (int)n;
+    else if (!strcmp(o, "--chain")) good = parse_int(v, 1, 100000, &n), a->chain = (int)n;
+    else if (!strcmp(o, "--flush-mb"))
+      good = parse_int(v, 0, 65536, &n), a->flush_mb = n ? (int)n : -1;
     else if (!strcmp(o, "--warmup")) good = parse_int(v, 0, 100000, &n), a->warmup = (int)n;
     else if (!strcmp(o, "--warmup-ms")) good = parse_int(v, 0, 100000, &n), a->warmup_ms = (int)n;
     else if (!strcmp(o, "--precision")) {
@@ -611,10 +619,10 @@ static void write_json(FILE *f, const sweep *w, const points *ps, const point *c
   fprintf(f, ", \"device\": ");
   json_str(f, w->t->name);
   fprintf(f, ", \"precision\": \"%s\", \"runs\": %d, \"warmup\": %d, \"reference\": \"%s\", "
-             "\"paired\": true, \"flops\": %.0f, \"bytes\": %.0f, \"tolerance\": %g, "
+             "\"chain\": %d, \"flush_mb\": %d, \"paired\": true, \"flops\": %.0f, \"bytes\": %.0f, \"tolerance\": %g, "
              "\"points\": [",
           a->precision ? "fp16" : "fp32", a->runs, a->warmup, a->ref_default ? "default" : "cpu",
-          flops, bytes, w->tol);
+          tuner_bench_chain(w->bench), tuner_bench_flush_mb(w->bench), flops, bytes, w->tol);
   for (int i = 0; i < ps->n; i++) {
     if (i) fprintf(f, ",\n  ");
     json_point(f, &ps->v[i], flops, bytes);
@@ -681,7 +689,7 @@ static vkml_status run_sweep(sweep *w, const ir_graph *g) {
   if (s) s = vkml_status_annotate(s, "the node has no default GPU kernel");
   if (!s) s = pick_templates(w, tm, dflt, &n_tm);
   if (!s) s = check_fix(a, tm, n_tm);
-  tuner_bench_opts bo = {.runs = a->runs, .warmup = a->warmup > 0 ? a->warmup : 1,
+  tuner_bench_opts bo = {.runs = a->runs, .chain = a->chain, .flush_mb = a->flush_mb, .warmup = a->warmup > 0 ? a->warmup : 1,
                          .warmup_ms = a->warmup_ms > 0 ? a->warmup_ms : 1e-3,
                          .first_warmup_ms = a->warmup_ms > 500 ? a->warmup_ms : 500,
                          .precision = a->precision, .compiler = w->cc,

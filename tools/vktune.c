@@ -26,15 +26,23 @@ static const char usage[] =
     "  MODEL                  .onnx or .vkir\n"
     "  --db FILE              the schedule database (created when missing)\n"
     "  --budget-trials N      points tried per workload (default 32)\n"
-    "  --budget-seconds S     wall-clock budget for the whole model, shared out\n"
-    "                         evenly over the workloads (instead of trials)\n"
+    "  --budget-seconds S     wall-clock budget for the whole model (instead of\n"
+    "                         trials): each workload's default is timed first,\n"
+    "                         then half the budget is shared evenly, half by\n"
+    "                         nodes x default time\n"
     "  --seed N               the search's seed (default 1)\n"
     "  --ops OP,OP            tune only these ops' workloads (IR or ONNX names,\n"
     "                         e.g. conv2d,gemm,matmul; default: every op)\n"
     "  --search sa|exhaustive simulated annealing (default), or every valid point\n"
     "                         of each space (budgets ignored: for comparisons)\n"
     "  --device N             Vulkan device index (default: VKML_DEVICE, else the best)\n"
-    "  --runs R               timed dispatches per trial (default 25)\n"
+    "  --runs R               timed replays per trial (default 25)\n"
+    "  --chain C              dispatches in a row per replay, timed in their\n"
+    "                         steady state (default 16, 2 on a CPU device;\n"
+    "                         1: one per submission)\n"
+    "  --flush-mb M           MiB zeroed before each timed dispatch, which then\n"
+    "                         starts from cold caches (default 128, none on a\n"
+    "                         CPU device; 0: none)\n"
     "  --precision fp32|fp16  tune the kernels of the fp16 graph\n"
     "  --cpu-ops OP,OP        ops kept on the CPU (as vkc run)\n"
     "  --input-shape NAME=D,D,...   (.onnx)\n"
@@ -52,7 +60,7 @@ typedef struct args {
   uint64_t seed;
   const char *device, *ops;
   bool exhaustive;
-  int runs;
+  int runs, chain, flush_mb;
   bool json;
   cli_shape_args shapes;
   cli_compile_args compile;
@@ -89,7 +97,8 @@ static int parse_args(int argc, char **argv, args *a) {
     }
     bool takes = !strcmp(s, "--db") || !strcmp(s, "--budget-trials") ||
                  !strcmp(s, "--budget-seconds") || !strcmp(s, "--seed") ||
-                 !strcmp(s, "--device") || !strcmp(s, "--runs") || !strcmp(s, "--ops") ||
+                 !strcmp(s, "--device") || !strcmp(s, "--runs") || !strcmp(s, "--chain") ||
+                 !strcmp(s, "--flush-mb") || !strcmp(s, "--ops") ||
                  !strcmp(s, "--search");
     if (takes && i + 1 >= argc) {
       fprintf(stderr, "%s: %s needs a value\n", TOOL, s);
@@ -109,15 +118,23 @@ static int parse_args(int argc, char **argv, args *a) {
         return 2;
       }
       a->exhaustive = how[0] == 'e';
-    } else if (!strcmp(s, "--budget-trials") || !strcmp(s, "--seed") || !strcmp(s, "--runs")) {
+    } else if (!strcmp(s, "--flush-mb")) {
+      if (!parse_num(argv[++i], 0, 65536, &v) || v != floor(v)) {
+        fprintf(stderr, "%s: --flush-mb expects a whole number of MiB, got '%s'\n", TOOL, argv[i]);
+        return 2;
+      }
+      a->flush_mb = v ? (int)v : -1;
+    } else if (!strcmp(s, "--budget-trials") || !strcmp(s, "--seed") || !strcmp(s, "--runs") ||
+               !strcmp(s, "--chain")) {
       const char *val = argv[++i];
-      double hi = s[2] == 'r' ? 100000 : 1e15;
+      double hi = s[2] == 'r' || s[2] == 'c' ? 100000 : 1e15;
       if (!parse_num(val, s[2] == 's' ? 0 : 1, hi, &v) || v != floor(v)) {
         fprintf(stderr, "%s: %s expects a whole number, got '%s'\n", TOOL, s, val);
         return 2;
       }
       if (s[2] == 'b') a->trials = (int64_t)v;
       else if (s[2] == 's') a->seed = (uint64_t)v;
+      else if (s[2] == 'c') a->chain = (int)v;
       else a->runs = (int)v;
     } else if (!strcmp(s, "--budget-seconds")) {
       if (!parse_num(argv[++i], 0.001, 1e9, &a->seconds)) {
@@ -306,7 +323,7 @@ static vkml_status tune(const args *a, tuner_result *res) {
       .seed = a->seed,
       .ops = a->ops,
       .exhaustive = a->exhaustive,
-      .bench = {.runs = a->runs, .precision = a->compile.precision},
+      .bench = {.runs = a->runs, .chain = a->chain, .flush_mb = a->flush_mb, .precision = a->compile.precision},
       .tool_version = vkml_version(),
       .progress = on_progress,
       .progress_user = &pr,

@@ -9,8 +9,9 @@
  * own (constants copied, other inputs random non-zero), its plan built with
  * the point's template and schedule, one full run whose outputs are checked
  * against the CPU reference of that graph, then timed replays of the
- * dispatch (GPU timestamps, no transfers in between): the median and the
- * spread.
+ * dispatch (GPU timestamps, no transfers in between; each replay a chain of
+ * tuner_bench_opts.chain dispatches in one submission, timed in its steady
+ * state): the median and the spread.
  *
  * Clock-stable protocol: a GPU's clocks follow its load, and a tuner leaves
  * it idle while it compiles each trial on the host, so two points timed
@@ -62,6 +63,18 @@ typedef struct tuner_bench tuner_bench;
 /* Valid when zeroed. */
 typedef struct tuner_bench_opts {
   int runs;           /* timed replays; 0: 25 */
+  /* Dispatches per timed replay, in a row in one submission
+   * (rt_vk_exec_replay_chained): a replay's time is the median of its
+   * repeats after the first, the kernel's steady-state cost inside a stream
+   * of work. 1: one dispatch per submission, timed from the top of the
+   * pipe (the protocol before 2026-11-27, whose start-of-submission cost
+   * was most of a small kernel's time). 0: 16, 2 on a CPU device */
+  int chain;
+  /* MiB of a device buffer zeroed before each dispatch of the chain, so
+   * that each starts from cold caches (weights come from memory, as they
+   * do in a model larger than the cache). 0: 128 on a GPU, none on a CPU
+   * device; -1: none (what the previous dispatch left stays cached). */
+  int flush_mb;
   int warmup;         /* untimed replays, at least; 0: 3 */
   double warmup_ms;   /* and at least this long; 0: 20 */
   /* The bench's first measurement warms up at least this long: the GPU sat
@@ -82,6 +95,12 @@ typedef struct tuner_bench_opts {
  * with tuner_bench_destroy. */
 vkml_status tuner_bench_create(rt_vk_context *ctx, const ir_graph *g, const ir_node *n,
                                const tuner_bench_opts *o, tuner_bench **out);
+/* The dispatches per timed replay the bench uses (opts.chain, or its
+ * default for the device). */
+int tuner_bench_chain(const tuner_bench *b);
+/* The MiB zeroed before each chained dispatch (0: none). */
+int tuner_bench_flush_mb(const tuner_bench *b);
+
 void tuner_bench_destroy(tuner_bench *b);
 
 typedef struct tuner_measurement {

@@ -31,6 +31,8 @@ typedef struct pipe_entry {
 typedef struct segment {
   int first, last; /* step indices, inclusive */
   rt_vk_program *prog; /* NULL when every step in it is an elided view */
+  rt_vk_program *chain; /* its commands chain_repeat times (rt_vk_exec_replay_chained) */
+  int chain_cmds;       /* commands of one repeat */
 } segment;
 
 struct rt_vk_exec {
@@ -60,6 +62,10 @@ struct rt_vk_exec {
   segment *segs;
   int n_segs;
   double *seg_ns; /* scratch for program timings */
+  int chain_repeat; /* of the segments' chained programs (0: none yet) */
+  uint64_t chain_flush; /* and their flush buffer's bytes */
+  rt_vk_buffer *flush_buf; /* written before each repeat (cold caches) */
+  double *chain_ns, *chain_t; /* scratch for their timings, per repeat */
   const rt_vk_weights *weights; /* the constants (shared, or own_weights) */
   rt_vk_weights *own_weights;
   /* the lean path (plans whose steps all run on the GPU): one program that
@@ -678,7 +684,13 @@ void rt_vk_exec_destroy(rt_vk_exec *e) {
   free(e->in_direct);
   free(e->out_stage);
   free(e->io_ns);
-  for (int i = 0; e->segs && i < e->n_segs; i++) rt_vk_program_destroy(e->ctx, e->segs[i].prog);
+  for (int i = 0; e->segs && i < e->n_segs; i++) {
+    rt_vk_program_destroy(e->ctx, e->segs[i].prog);
+    rt_vk_program_destroy(e->ctx, e->segs[i].chain);
+  }
+  free(e->chain_ns);
+  free(e->chain_t);
+  rt_vk_buffer_destroy(e->ctx, e->flush_buf);
   for (int i = 0; e->pipes && i < e->n_pipes; i++) rt_vk_pipeline_destroy(e->ctx, e->pipes[i].pipe);
   for (int i = 0; i < e->g->n_values; i++) {
     if (e->owned) rt_vk_buffer_destroy(e->ctx, e->owned[i]);
@@ -1075,6 +1087,108 @@ vkml_status rt_vk_exec_replay(rt_vk_exec *e, double *step_ns) {
     if (step_ns) step_ns[i] = 0;
   VKML_RETURN_IF_ERROR(rt_vk_errors_reset(e->ctx, e->errors));
   for (int k = 0; k < e->n_segs; k++) VKML_RETURN_IF_ERROR(run_segment(e, &e->segs[k], step_ns));
+  e->stats.n_replays++;
+  return VKML_OK;
+}
+
+/* Records segment sg's commands `repeat` times into sg->chain, each time
+ * after a fill of e->flush_buf when there is one. */
+static vkml_status record_chain(rt_vk_exec *e, segment *sg, int repeat) {
+  rt_vk_program_destroy(e->ctx, sg->chain);
+  sg->chain = NULL;
+  sg->chain_cmds = 0;
+  if (!sg->prog) return VKML_OK;
+  for (int r = 0; r < repeat; r++) {
+    if (e->flush_buf) {
+      if (!sg->chain)
+        VKML_RETURN_IF_ERROR(rt_vk_program_create(e->ctx, e->opts.timestamps, &sg->chain));
+      VKML_RETURN_IF_ERROR(rt_vk_program_fill(sg->chain, e->flush_buf));
+    }
+    VKML_RETURN_IF_ERROR(record_dispatches(e, sg->first, sg->last, &sg->chain, false));
+  }
+  VKML_RETURN_IF_ERROR(rt_vk_program_finish(sg->chain));
+  rt_vk_program_stats ps;
+  rt_vk_program_stats_get(sg->chain, &ps);
+  sg->chain_cmds = ps.n_dispatches / repeat;
+  return VKML_OK;
+}
+
+static vkml_status prepare_chains(rt_vk_exec *e, int repeat, uint64_t flush_bytes) {
+  flush_bytes = (flush_bytes + 3) / 4 * 4;
+  if (e->chain_repeat == repeat && e->chain_flush == flush_bytes) return VKML_OK;
+  e->chain_repeat = 0;
+  rt_vk_buffer_destroy(e->ctx, e->flush_buf);
+  e->flush_buf = NULL;
+  if (flush_bytes) {
+    vkml_status st = rt_vk_buffer_create(e->ctx, RT_VK_MEM_DEVICE, flush_bytes, &e->flush_buf);
+    if (st) return vkml_status_annotate(st, "the cache-flush buffer of chained replays");
+  }
+  e->chain_flush = flush_bytes;
+  int most = 0;
+  for (int k = 0; k < e->n_segs; k++) {
+    VKML_RETURN_IF_ERROR(record_chain(e, &e->segs[k], repeat));
+    if (e->segs[k].chain_cmds > most) most = e->segs[k].chain_cmds;
+  }
+  free(e->chain_ns);
+  free(e->chain_t);
+  e->chain_ns = calloc((size_t)most * (size_t)repeat + 1, sizeof *e->chain_ns);
+  e->chain_t = calloc((size_t)repeat, sizeof *e->chain_t);
+  if (!e->chain_ns || !e->chain_t) return ir_oom("chained replays");
+  e->chain_repeat = repeat;
+  return VKML_OK;
+}
+
+static int cmp_ns(const void *x, const void *y) {
+  double a = *(const double *)x, b = *(const double *)y;
+  return (a > b) - (a < b);
+}
+
+/* One chained segment submitted; each of its steps' time: the median over
+ * repeats 1.. of the step's commands' timestamp intervals. */
+static vkml_status run_chain(rt_vk_exec *e, const segment *sg, int repeat, double *step_ns) {
+  if (!sg->chain) return VKML_OK;
+  const ir_node *first = e->nodes[e->plan->steps[sg->first].node];
+  vkml_status s = rt_vk_program_run(sg->chain, e->opts.wait);
+  if (s) {
+    char d[160];
+    ir_node_describe(first, d, sizeof d);
+    return vkml_status_annotate(s, "chained GPU steps %d-%d (from %s)", sg->first, sg->last, d);
+  }
+  e->stats.n_segment_runs++;
+  VKML_RETURN_IF_ERROR(check_validation(e, first, "chained GPU run of the segment starting at"));
+  VKML_RETURN_IF_ERROR(rt_vk_errors_check(e->ctx, e->errors, e->nodes, sg->first, sg->last));
+  if (!step_ns) return VKML_OK;
+  double total;
+  VKML_RETURN_IF_ERROR(
+      rt_vk_program_timings(sg->chain, e->chain_ns, sg->chain_cmds * repeat, &total));
+  for (int k = sg->first; k <= sg->last; k++) {
+    int d = e->step_disp[k];
+    if (d < 0) continue;
+    for (int r = 1; r < repeat; r++) {
+      const double *t = e->chain_ns + (size_t)r * (size_t)sg->chain_cmds + d + !!e->flush_buf;
+      e->chain_t[r - 1] = *t + copy_ns(e, k, t);
+    }
+    qsort(e->chain_t, (size_t)repeat - 1, sizeof *e->chain_t, cmp_ns);
+    int m = repeat - 1;
+    step_ns[k] = m % 2 ? e->chain_t[m / 2] : 0.5 * (e->chain_t[m / 2 - 1] + e->chain_t[m / 2]);
+  }
+  return VKML_OK;
+}
+
+vkml_status rt_vk_exec_replay_chained(rt_vk_exec *e, int repeat, uint64_t flush_bytes,
+                                      double *step_ns) {
+  if (repeat < 2)
+    return vkml_status_make(VKML_CODE_INVALID_ARGUMENT, "a chained replay needs 2 or more repeats");
+  if (e->stats.n_runs == 0)
+    return vkml_status_make(VKML_CODE_INVALID_ARGUMENT,
+                            "replay needs a complete run first (the device buffers hold its data)");
+  if (step_ns && !e->opts.timestamps)
+    return vkml_status_make(VKML_CODE_INVALID_ARGUMENT, "chained timings need timestamps");
+  for (int i = 0; step_ns && i < e->plan->n_steps; i++) step_ns[i] = 0;
+  VKML_RETURN_IF_ERROR(prepare_chains(e, repeat, flush_bytes));
+  VKML_RETURN_IF_ERROR(rt_vk_errors_reset(e->ctx, e->errors));
+  for (int k = 0; k < e->n_segs; k++)
+    VKML_RETURN_IF_ERROR(run_chain(e, &e->segs[k], repeat, step_ns));
   e->stats.n_replays++;
   return VKML_OK;
 }

@@ -109,6 +109,27 @@ vkml_status rt_vk_exec_run(rt_vk_exec *e, const rt_tensor *inputs, int n_in,
  * other data: the timings hold, the outputs do not. */
 vkml_status rt_vk_exec_replay(rt_vk_exec *e, double *step_ns);
 
+/* As rt_vk_exec_replay, with each segment's commands recorded `repeat`
+ * (>= 2) times in a row in one submission, each repeat ordered after the
+ * one before by the usual barriers (as a node waits on its producer in a
+ * graph). A GPU step's time is the median over repeats 2.. of its
+ * commands' timestamp intervals: the steady-state cost of the step inside
+ * a stream of work, without the first repeat's start of submission (the
+ * command processor's start, the caches and clocks of a GPU that sat idle
+ * while the host waited), which a single dispatch per submission pays in
+ * full (measured in bench/results/2026-11-27-chained-timing.md). The data
+ * stay in the same buffers across repeats; with flush_bytes, each repeat
+ * starts after zeros written over a device buffer of that size
+ * (rt_vk_program_fill): larger than the GPU's last-level cache, it times
+ * every repeat from cold caches instead of from the data the repeat before
+ * left there. A step's time runs from the end of that fill (or of the
+ * repeat before) to its end, its barrier included. The chained programs are
+ * recorded on the first call and kept (a call with another repeat or flush
+ * size records them again). Outputs recompute the same values (steps that
+ * write in place copy their input first, each repeat). */
+vkml_status rt_vk_exec_replay_chained(rt_vk_exec *e, int repeat, uint64_t flush_bytes,
+                                      double *step_ns);
+
 /* Whether plan step `step` records a dispatch: false for CPU and transfer
  * steps and for
  * GPU view steps that share their input's bytes (no kernel runs). */

@@ -16,9 +16,10 @@ typedef struct range {
 } range;
 
 /* A recorded command: a dispatch, or (pipe NULL) a buffer copy from r[0]
- * to r[1]. */
+ * to r[1], or (fill) zeros written over r[0] between full barriers. */
 typedef struct dispatch {
   const rt_vk_pipeline *pipe;
+  bool fill;
   int n;
   range r[MAX_BINDINGS];
   rt_vk_access access[MAX_BINDINGS];
@@ -155,6 +156,35 @@ vkml_status rt_vk_program_copy(rt_vk_program *p, const rt_vk_buffer *src, uint64
   p->has_copies = true;
   p->n++;
   return VKML_OK;
+}
+
+vkml_status rt_vk_program_fill(rt_vk_program *p, const rt_vk_buffer *buf) {
+  if (p->finished)
+    return vkml_status_make(VKML_CODE_INVALID_ARGUMENT, "program already finished");
+  if (!buf || !buf->bytes || buf->bytes % 4 || buf->offset % 4)
+    return vkml_status_make(VKML_CODE_INVALID_ARGUMENT,
+                            "a fill needs a buffer of a non-zero multiple of 4 bytes");
+  dispatch *d = append(p);
+  if (!d) return vkml_status_make(VKML_CODE_OUT_OF_MEMORY, "out of host memory");
+  d->fill = true;
+  d->n = 1;
+  d->r[0] = (range){buf->block->buf, buf->offset, buf->bytes};
+  d->access[0] = RT_VK_WRITE;
+  p->has_copies = true;
+  p->n++;
+  return VKML_OK;
+}
+
+/* Every earlier command's work and writes done before any later one starts. */
+static void full_barrier(rt_vk_program *p) {
+  VkMemoryBarrier mb = {
+      .sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
+      .srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
+      .dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT |
+                       VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
+  };
+  VkPipelineStageFlags st = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT;
+  p->ctx->vk.vkCmdPipelineBarrier(p->cmd, st, st, 0, 1, &mb, 0, NULL, 0, NULL);
 }
 
 static bool overlaps(const range *a, const range *b) {
@@ -332,6 +362,16 @@ static vkml_status record(rt_vk_program *p) {
   const rt_vk_pipeline *bound = NULL;
   for (int i = 0; i < p->n && !s; i++) {
     const dispatch *d = &p->d[i];
+    if (d->fill) {
+      full_barrier(p);
+      ctx->vk.vkCmdFillBuffer(p->cmd, d->r[0].buf, d->r[0].off, d->r[0].size, 0);
+      full_barrier(p);
+      w.n = rd.n = 0;
+      if (p->timestamps)
+        ctx->vk.vkCmdWriteTimestamp(p->cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, p->qpool,
+                                    (uint32_t)i + 1);
+      continue;
+    }
     s = record_barrier(p, i, &w, &rd);
     if (!s && !d->pipe) {
       VkBufferCopy region = {d->r[0].off, d->r[1].off, d->r[0].size};

@@ -55,6 +55,12 @@ vkml_status rt_vk_program_dispatch(rt_vk_program *p, const rt_vk_pipeline *pipe,
  * Counts as a command for timings (its own entry). */
 vkml_status rt_vk_program_copy(rt_vk_program *p, const rt_vk_buffer *src, uint64_t src_off,
                                const rt_vk_buffer *dst, uint64_t dst_off, uint64_t bytes);
+/* Appends zeros written over the whole of buf (a multiple of 4 bytes),
+ * with every command before it finished first and every command after it
+ * waiting for it: over a buffer larger than the device's last-level cache
+ * it leaves the cache holding none of the program's data (timing a kernel
+ * from cold caches). Counts as a command for timings. */
+vkml_status rt_vk_program_fill(rt_vk_program *p, const rt_vk_buffer *buf);
 /* Records the command buffer (once). */
 vkml_status rt_vk_program_finish(rt_vk_program *p);
 /* Submits the recorded commands and waits; may be called any number of
@@ -62,7 +68,7 @@ vkml_status rt_vk_program_finish(rt_vk_program *p);
 vkml_status rt_vk_program_run(rt_vk_program *p, rt_vk_wait wait);
 
 typedef struct rt_vk_program_stats {
-  int n_dispatches; /* commands: dispatches and copies */
+  int n_dispatches; /* commands: dispatches, copies and fills */
   int n_barriers; /* between dispatches (not the final one before the host) */
   int barrier_before[64]; /* dispatch indices that got a barrier before them (first 64) */
 } rt_vk_program_stats;

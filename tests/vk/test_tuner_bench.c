@@ -90,3 +90,35 @@ Test(tuner_bench, points_are_timed_in_pairs_with_the_reference) {
   ir_graph_destroy(g);
   vt_env_close(&e);
 }
+
+/* Chains: a replay times `chain` dispatches in a row (2 by default on a CPU
+ * device such as lavapipe), each after a cache flush of flush_mb MiB (none
+ * by default on a CPU device); one per submission (chain 1), longer chains
+ * and flushed ones time the same kernel and check the point the same. */
+Test(tuner_bench, chains_time_the_dispatch_in_its_steady_state) {
+  vt_env e;
+  vt_env_open(&e);
+  ir_graph *g = vt_parse(gemm_text);
+  tuner_workload *w = NULL;
+  tuner_point other;
+  workload_of(&e, g, &w, &other);
+  const cg_template *ot = w->space.tmpl[other.tmpl];
+  int chains[] = {0, 1, 5, 3}, flush[] = {0, 0, -1, 1};
+  bool cpu = e.t->type == IR_TARGET_CPU;
+  for (int c = 0; c < 4; c++) {
+    tuner_bench *b = NULL;
+    tuner_bench_opts o = {.runs = 5, .chain = chains[c], .flush_mb = flush[c], .warmup_ms = 1,
+                          .first_warmup_ms = 1, .compiler = e.cc};
+    T_OK(tuner_bench_create(e.ctx, g, w->node, &o, &b));
+    cr_assert_eq(tuner_bench_chain(b), chains[c] ? chains[c] : cpu ? 2 : 16);
+    cr_assert_eq(tuner_bench_flush_mb(b), flush[c] > 0 ? flush[c] : flush[c] < 0 || cpu ? 0 : 128);
+    tuner_measurement m;
+    T_OK(tuner_bench_measure(b, ot, &other.sched, &m));
+    cr_assert(!m.failed && m.correct, "chain %d: %s", chains[c], m.message);
+    cr_assert(m.median_ns > 0 && m.median_ns < 1e9, "chain %d: %g ns", chains[c], m.median_ns);
+    tuner_bench_destroy(b);
+  }
+  free(w);
+  ir_graph_destroy(g);
+  vt_env_close(&e);
+}
