@@ -235,6 +235,67 @@ static vkml_status workload_put(tunedb *db, const tuner_workload *w) {
   return tunedb_workload_put(db, w->key, ir_op_name(w->node->op), json);
 }
 
+/* Where the time goes: nodes x the default's time, the default's stored
+ * trial on this device when there is one, else a quick measurement against
+ * its own GPU output (few runs, nothing stored; a failure weighs as the
+ * mean of the others, marked by a negative weight). */
+static vkml_status default_weight(rt_vk_context *ctx, const ir_graph *g, tunedb *db,
+                                  const tuner_tune_opts *o, const char *device_key,
+                                  const tuner_workload *w, bool first, double *weight) {
+  const cg_template *tm = w->space.tmpl[w->dflt.tmpl];
+  char sched[256];
+  cg_schedule_format(tm, &w->dflt.sched, sched, sizeof sched);
+  tunedb_record_list list = {0};
+  VKML_RETURN_IF_ERROR(tunedb_trial_find(db, device_key, w->key, tm->name, sched, &list));
+  double ns = list.n && !list.items[0].failed && list.items[0].correct ? list.items[0].median_ns
+                                                                       : -1;
+  tunedb_record_list_free(&list);
+  if (ns <= 0) {
+    tuner_bench_opts bo = o->bench;
+    bo.gpu_reference = true;
+    bo.runs = 3; /* the reference takes 4x: 12 */
+    bo.warmup = 1;
+    bo.warmup_ms = 1;
+    bo.first_warmup_ms = first ? 200 : 2; /* the GPU sat idle before the first */
+    tuner_bench *b = NULL;
+    tuner_measurement m;
+    VKML_RETURN_IF_ERROR(tuner_bench_create(ctx, g, w->node, &bo, &b));
+    vkml_status s = tuner_bench_set_reference(b, tm, &w->dflt.sched, 0, &m);
+    tuner_bench_destroy(b);
+    VKML_RETURN_IF_ERROR(s);
+    ns = m.failed ? -1 : m.median_ns;
+  }
+  *weight = ns > 0 ? ns * w->n_nodes : -1;
+  return VKML_OK;
+}
+
+void tuner_budget_shares(const double *weight, int n, double *share) {
+  double sum = 0, mean = 0;
+  int known = 0;
+  for (int i = 0; i < n; i++)
+    if (weight[i] > 0) sum += weight[i], known++;
+  mean = known ? sum / known : 1;
+  if (!known) sum = 0;
+  for (int i = 0; i < n; i++) {
+    share[i] = weight[i] > 0 ? weight[i] : mean;
+    if (!(weight[i] > 0)) sum += mean;
+  }
+  for (int i = 0; i < n; i++) share[i] = 0.5 / n + 0.5 * share[i] / sum;
+}
+
+static vkml_status budget_shares(rt_vk_context *ctx, const ir_graph *g, tunedb *db,
+                                 const tuner_tune_opts *o, const char *device_key,
+                                 const tuner_workload *ws, int n, double *share) {
+  double *weight = calloc((size_t)n, sizeof *weight);
+  if (!weight) return ir_oom("the tuner's budget");
+  vkml_status s = VKML_OK;
+  for (int i = 0; !s && i < n; i++)
+    s = default_weight(ctx, g, db, o, device_key, &ws[i], i == 0, &weight[i]);
+  if (!s) tuner_budget_shares(weight, n, share);
+  free(weight);
+  return s;
+}
+
 vkml_status tuner_tune_graph(rt_vk_context *ctx, const ir_graph *g, tunedb *db,
                              const tuner_tune_opts *o, tuner_result *out) {
   memset(out, 0, sizeof *out);
@@ -266,6 +327,13 @@ vkml_status tuner_tune_graph(rt_vk_context *ctx, const ir_graph *g, tunedb *db,
   }
   int64_t per_trials = o->budget_trials > 0 ? o->budget_trials : 32;
   vkml_status s = VKML_OK;
+  /* a time budget: each workload's share, the rest carried forward */
+  double *share = NULL;
+  if (o->budget_seconds > 0 && !o->exhaustive && n > 0) {
+    share = calloc((size_t)n, sizeof *share);
+    s = share ? budget_shares(ctx, g, db, o, out->device_key, ws, n, share)
+              : ir_oom("the tuner's budget");
+  }
   for (int i = 0; !s && i < n; i++) {
     const tuner_workload *w = &ws[i];
     tuner_result_row *row = &out->rows[i];
@@ -305,9 +373,11 @@ vkml_status tuner_tune_graph(rt_vk_context *ctx, const ir_graph *g, tunedb *db,
         .user = &j,
         .on_trial = on_trial,
     };
-    if (o->budget_seconds > 0 && !o->exhaustive) {
-      double left = o->budget_seconds - (now_s() - t_start);
-      so.max_seconds = left > 0 ? left / (n - i) : 1e-9;
+    if (share) {
+      /* this workload's share of what is left, against the shares to come */
+      double left = o->budget_seconds - (now_s() - t_start), rest = 0;
+      for (int k = i; k < n; k++) rest += share[k];
+      so.max_seconds = left > 0 ? left * share[i] / rest : 1e-9;
       so.max_trials = INT64_MAX;
     }
     tuner_sa_result r;
@@ -330,6 +400,7 @@ vkml_status tuner_tune_graph(rt_vk_context *ctx, const ir_graph *g, tunedb *db,
     tuner_bench_destroy(j.bench);
   }
   free(ws);
+  free(share);
   out->seconds = now_s() - t_start;
   return s;
 }

@@ -42,7 +42,11 @@ typedef void (*tuner_progress_fn)(void *user, const tuner_progress *p);
 /* Valid when zeroed (a default budget of 32 trials per workload). */
 typedef struct tuner_tune_opts {
   int64_t budget_trials;   /* per workload */
-  double budget_seconds;   /* for the whole graph, shared out evenly; overrides trials */
+  /* For the whole graph, instead of trials: each workload's default is
+   * timed first (its stored trial, else a quick measurement, not stored),
+   * and the budget is shared out half evenly, half in proportion to nodes x
+   * the default's time; what a workload leaves unused goes to the rest. */
+  double budget_seconds;
   uint64_t seed;           /* 0: 1 */
   /* Only the workloads of these ops, comma-separated IR or ONNX names as
    * --cpu-ops takes them ("conv2d,gemm", "Conv"); NULL or "": every op. */
@@ -55,6 +59,12 @@ typedef struct tuner_tune_opts {
   tuner_progress_fn progress;
   void *progress_user;
 } tuner_tune_opts;
+
+/* The shares of a time budget (summing to 1) for workloads that take
+ * weight[i] (nodes x the default's time; <= 0: unknown, counted as the mean
+ * of the known): half shared evenly, half in proportion to the weights, so
+ * that the long convs get the trials and every workload still gets some. */
+void tuner_budget_shares(const double *weight, int n, double *share);
 
 typedef struct tuner_result_row {
   char key[512];

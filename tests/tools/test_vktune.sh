@@ -4,6 +4,7 @@
 # that measures nothing again, `vkc run --db` giving the untuned outputs,
 # kill -9 in the middle then a rerun (every trial stored once), four tuners
 # writing one database at once (no record lost), and the error contract.
+# A time budget is shared out by where the time goes (exhaustive part).
 # usage: test_vktune.sh VKTUNE VKC VKDB PART
 # (PART: basic | exhaustive | resume | concurrent: separate meson tests, each short cold)
 set -u
@@ -173,6 +174,17 @@ d = json.load(open(sys.argv[1]))
 sib = [json.loads(l)["key"] for l in open(sys.argv[2]) if '"type": "device"' in l][0]
 w = d["workloads"][0]
 assert w["seeded_from"] == sib and sib != d["device"], (w["seeded_from"], sib, d["device"])
+PY
+  # a time budget: the defaults timed first, the budget shared by where the
+  # time goes; every workload gets trials, the run keeps to its budget
+  tune --db "$TMP/t.db" --budget-seconds 8 --json >"$TMP/t.json" 2>"$TMP/t.err" ||
+    bad "vktune --budget-seconds (rc=$?): $(tail -3 "$TMP/t.err")"
+  check "a time budget: kept, shared over every workload" $PY - "$TMP/t.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+w = d["workloads"]
+assert len(w) >= 4 and all(x["trials"] >= 1 and x["default_ns"] for x in w), w
+assert d["seconds"] < 8 + 10, d["seconds"]  # the last trial may run past it
 PY
 fi
 

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "tuner/tuner_sa.h"
+#include "tuner/tuner_tune.h"
 
 #define K8 8, {1, 2, 3, 4, 5, 6, 7, 8}
 
@@ -335,4 +336,24 @@ Test(tuner_sa, trial_callback_sees_progress) {
   cr_assert_eq(l.calls, 50);
   cr_assert_eq(l.n_told, 50);
   cr_assert_eq(l.last_best, r.best_cost);
+}
+
+/* A time budget's shares: half even, half by weight (nodes x default
+ * time); unknown weights count as the mean of the known; they sum to 1. */
+Test(tuner_budget, shares_follow_where_the_time_goes) {
+  double w[4] = {100, 300, -1, 0}, s[4];
+  tuner_budget_shares(w, 4, s);
+  /* unknown: the mean of the known, 200; total 100 + 300 + 200 + 200 */
+  double want[4] = {0.125 + 0.5 * 100 / 800, 0.125 + 0.5 * 300 / 800, 0.125 + 0.5 * 200 / 800,
+                    0.125 + 0.5 * 200 / 800};
+  double sum = 0;
+  for (int i = 0; i < 4; i++) {
+    cr_assert_float_eq(s[i], want[i], 1e-12, "share %d: %g", i, s[i]);
+    sum += s[i];
+  }
+  cr_assert_float_eq(sum, 1, 1e-12);
+  /* nothing known: even shares */
+  double none[3] = {-1, -1, -1};
+  tuner_budget_shares(none, 3, s);
+  for (int i = 0; i < 3; i++) cr_assert_float_eq(s[i], 1.0 / 3, 1e-12);
 }
