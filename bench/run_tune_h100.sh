@@ -8,7 +8,10 @@
 # GPU; the clock-stable, paired tuner of 2026-11-27): tuning and end to end
 # in PRECS, torch peers unless PEERS=0. PART 5: the exhaustive part alone.
 # Environment: BUDGET (s per model), EXH (s per exhaustive search), MODELS,
-# PRECS, EXHM, PEERS.
+# PRECS, EXHM, PEERS; CHECK=1: first the defaults timed one dispatch per
+# submission (--chain 1) and chained without the cache flush, and each
+# model's per-op profile (the timing check; CHECK_S: seconds per run);
+# EXTRA: more vktune arguments (e.g. --flush-mb 0).
 # Results in $OUT/tune-partN.tgz ($OUT takes 8 files); tables last.
 set -u
 PART=$1
@@ -27,10 +30,28 @@ mkdir -p $R/ort && cp $M/e2e/*.ort.npy $R/ort/
 precs=fp32; [ "$PART" = 2 ] && precs=fp16
 [ "$PART" = 5 ] && precs=""
 precs=${PRECS-$precs}
+if [ "${CHECK:-0}" = 1 ]; then
+  # the timing protocol against the model: each model's default per-op
+  # profile, and the defaults timed one dispatch per submission (--chain 1)
+  # and chained without the cache flush (--flush-mb 0)
+  for p in $precs; do
+    for m in ${MODELS:-resnet50 mobilenet_v2}; do
+      $B/tools/vkc run $M/e2e/$m.onnx --input-shape input=1,3,224,224 --device 0 --precision $p \
+        --input input=$M/e2e/$m.input.npy --profile --bench 20 --warmup 5 --warmup-ms 500 --json \
+        >$R/profile.$m.$p.json 2>$R/profile.$m.$p.err || echo "profile $m $p failed"
+      for v in "chain1 --chain 1" "noflush --flush-mb 0"; do
+        set -- $v
+        timeout ${CHECK_S:-120} $B/tools/vktune $M/e2e/$m.onnx --input-shape input=1,3,224,224 \
+          --device 0 --precision $p --db $R/$1.db --ops Conv,Gemm,MatMul --budget-trials 1 \
+          $2 $3 --json >$R/$1.$m.$p.json 2>$R/$1.$m.$p.err || echo "check $1 $m $p: rc $?"
+      done
+    done
+  done
+fi
 for p in $precs; do
   for m in ${MODELS:-resnet50 mobilenet_v2}; do
     $B/tools/vktune $M/e2e/$m.onnx --input-shape input=1,3,224,224 --device 0 --precision $p \
-      --db $R/h100.db --ops Conv,Gemm,MatMul --budget-seconds $BUDGET --json \
+      --db $R/h100.db --ops Conv,Gemm,MatMul --budget-seconds $BUDGET ${EXTRA:-} --json \
       >$R/tune.$m.$p.json 2>$R/tune.$m.$p.err || echo "vktune $m $p failed: $(tail -c 300 $R/tune.$m.$p.err)"
     for v in default tuned; do
       db=""; [ $v = tuned ] && db="--db $R/h100.db"

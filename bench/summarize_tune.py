@@ -28,6 +28,7 @@ def workloads(R):
     print("| model | precision | workloads | nodes | trials measured | geomean speedup "
           "| geomean confirmed | confirmed min | confirmed max | seconds |")
     print("|---|---|---|---|---|---|---|---|---|---|")
+    every = {}  # precision: workloads, nodes, sum of log speedups (walk, confirmed), trials
     for f in sorted(glob.glob(os.path.join(R, "tune.*.json"))):
         d = load(f)
         _, m, p, _ = os.path.basename(f).split(".")
@@ -42,6 +43,17 @@ def workloads(R):
         print(f"| {m} | {p} | {len(w)} | {nodes} | {d['measured']} | {d['geomean_speedup']:.3f} | "
               f"{fm(gc, '.3f')} | {fm(min(cs) if cs else None, '.2f')} | "
               f"{fm(max(cs) if cs else None, '.2f')} | {d['seconds']:.0f} |")
+        acc = every.setdefault(p, [0, 0, 0.0, 0.0, 0])
+        acc[0] += len(w)
+        acc[1] += nodes
+        wc = [x for x in w if x.get("confirmed_speedup")]
+        acc[2] += sum(x["nodes"] * math.log(x["default_ns"] / x["tuned_ns"]) for x in w)
+        acc[3] += sum(x["nodes"] * math.log(x["confirmed_speedup"]) for x in wc)
+        acc[4] += d["measured"]
+    for p, (nw, nn, ls, lc, ms) in sorted(every.items()):
+        if len(glob.glob(os.path.join(R, f"tune.*.{p}.json"))) > 1 and nn:
+            print(f"| all | {p} | {nw} | {nn} | {ms} | {math.exp(ls / nn):.3f} | "
+                  f"**{math.exp(lc / nn):.3f}** | | | |")
     print()
     for f in sorted(glob.glob(os.path.join(R, "tune.*.json"))):
         d = load(f)
@@ -89,10 +101,56 @@ def e2e(R, peers):
     print()
 
 
+def timing_check(R):
+    """CHECK=1: the defaults timed one dispatch per submission (--chain 1),
+    chained without the cache flush (--flush-mb 0) and as the tuner times
+    them (chained, flushed), against the same convs and gemms in the whole
+    model (vkc run --profile, default schedules)."""
+    rows = []
+    for f in sorted(glob.glob(os.path.join(R, "tune.*.json"))):
+        _, m, p, _ = os.path.basename(f).split(".")
+        new = load(f)
+        if not new:
+            continue
+        by_key = {x["key"]: x for x in new["workloads"] if x["default_ns"]}
+        nodes = sum(x["nodes"] for x in by_key.values())
+        cells = []
+        for v in ["chain1", "noflush"]:
+            d = load(os.path.join(R, f"{v}.{m}.{p}.json"))
+            got = {x["key"]: x for x in (d or {}).get("workloads", []) if x["default_ns"]}
+            if not got or set(got) != set(by_key):
+                cells.append(f"n/a ({len(got)} of {len(by_key)})")
+                continue
+            cells.append("%.1f" % (sum(x["nodes"] * x["default_ns"] for x in got.values()) / 1e3))
+        cells.append("%.1f" % (sum(x["nodes"] * x["default_ns"] for x in by_key.values()) / 1e3))
+        prof = load(os.path.join(R, f"profile.{m}.{p}.json"))
+        e2e = load(os.path.join(R, f"e2e.{m}.{p}.default.json"))
+        cells.append("%.1f" % (1e3 * sum(r["ms"] for r in prof["profile"]
+                                         if r["op"] in ("conv2d", "gemm", "matmul")
+                                         and r["device"] == "gpu"))
+                     if prof and prof.get("profile") else "n/a")
+        cells.append("%.1f" % (1e3 * e2e["bench"]["median_ms"]) if e2e else "n/a")
+        rows.append(f"| {m} | {p} | {len(by_key)} | {nodes} | " + " | ".join(cells) + " |")
+    if not rows or not glob.glob(os.path.join(R, "chain1.*.json")):
+        return
+    print("### Timing check: the defaults per dispatch against the model\n")
+    print("Sums over the conv/gemm workloads of nodes x the default's time, timed: one "
+          "dispatch per submission (--chain 1, the protocol before 2026-11-27); chained, 16 "
+          "in a row, the later repeats' median (--flush-mb 0); chained with 128 MiB zeroed "
+          "before each dispatch (the tuner's default). Next to the same ops' time inside the "
+          "whole model (vkc run --profile, default schedules) and the whole run (incl. I/O).\n")
+    print("| model | precision | workloads | nodes | one per submission us | chained us "
+          "| chained, flushed us | in the model us | whole run us |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    print("\n".join(rows))
+    print()
+
+
 def main():
     R = sys.argv[1]
     peers = (load(os.path.join(R, "peers.json")) or {}).get("e2e", {})
     workloads(R)
+    timing_check(R)
     e2e(R, peers)
     sa = os.path.join(R, "sa_replay.txt")
     if os.path.exists(sa):
