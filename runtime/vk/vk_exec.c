@@ -851,22 +851,30 @@ static vkml_status run_cpu_step(rt_vk_exec *e, const ir_node *n) {
   return VKML_OK;
 }
 
+/* Submits prog, segment sg's program (`kind`: "" or "chained "), and waits;
+ * then the validation messages and the device's error slots of its steps. */
+static vkml_status submit_segment(rt_vk_exec *e, const segment *sg, rt_vk_program *prog,
+                                  const char *kind) {
+  const ir_node *first = e->nodes[e->plan->steps[sg->first].node];
+  vkml_status s = rt_vk_program_run(prog, e->opts.wait);
+  if (s) {
+    char d[160];
+    ir_node_describe(first, d, sizeof d);
+    return vkml_status_annotate(s, "%sGPU steps %d-%d (from %s)", kind, sg->first, sg->last, d);
+  }
+  e->stats.n_segment_runs++;
+  char what[80];
+  snprintf(what, sizeof what, "%sGPU run of the segment starting at", kind);
+  VKML_RETURN_IF_ERROR(check_validation(e, first, what));
+  return rt_vk_errors_check(e->ctx, e->errors, e->nodes, sg->first, sg->last);
+}
+
 static vkml_status run_segment(rt_vk_exec *e, const segment *sg, double *step_ns) {
-  const ir_plan *p = e->plan;
   if (!sg->prog) {
     for (int k = sg->first; step_ns && k <= sg->last; k++) step_ns[k] = 0;
     return VKML_OK;
   }
-  vkml_status s = rt_vk_program_run(sg->prog, e->opts.wait);
-  const ir_node *first = e->nodes[p->steps[sg->first].node];
-  if (s) {
-    char d[160];
-    ir_node_describe(first, d, sizeof d);
-    return vkml_status_annotate(s, "GPU steps %d-%d (from %s)", sg->first, sg->last, d);
-  }
-  e->stats.n_segment_runs++;
-  VKML_RETURN_IF_ERROR(check_validation(e, first, "GPU run of the segment starting at"));
-  VKML_RETURN_IF_ERROR(rt_vk_errors_check(e->ctx, e->errors, e->nodes, sg->first, sg->last));
+  VKML_RETURN_IF_ERROR(submit_segment(e, sg, sg->prog, ""));
   int n = sg->last - sg->first + 1;
   if (step_ns && e->opts.timestamps) {
     double total;
@@ -1147,16 +1155,7 @@ static int cmp_ns(const void *x, const void *y) {
  * repeats 1.. of the step's commands' timestamp intervals. */
 static vkml_status run_chain(rt_vk_exec *e, const segment *sg, int repeat, double *step_ns) {
   if (!sg->chain) return VKML_OK;
-  const ir_node *first = e->nodes[e->plan->steps[sg->first].node];
-  vkml_status s = rt_vk_program_run(sg->chain, e->opts.wait);
-  if (s) {
-    char d[160];
-    ir_node_describe(first, d, sizeof d);
-    return vkml_status_annotate(s, "chained GPU steps %d-%d (from %s)", sg->first, sg->last, d);
-  }
-  e->stats.n_segment_runs++;
-  VKML_RETURN_IF_ERROR(check_validation(e, first, "chained GPU run of the segment starting at"));
-  VKML_RETURN_IF_ERROR(rt_vk_errors_check(e->ctx, e->errors, e->nodes, sg->first, sg->last));
+  VKML_RETURN_IF_ERROR(submit_segment(e, sg, sg->chain, "chained "));
   if (!step_ns) return VKML_OK;
   double total;
   VKML_RETURN_IF_ERROR(

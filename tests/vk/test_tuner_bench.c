@@ -42,16 +42,35 @@ static void workload_of(const vt_env *e, const ir_graph *g, tuner_workload **w,
   cr_assert_fail("no other valid point");
 }
 
-Test(tuner_bench, points_are_timed_in_pairs_with_the_reference) {
+/* The gemm graph, its one workload and another valid point of it. */
+typedef struct fixture {
   vt_env e;
-  vt_env_open(&e);
-  ir_graph *g = vt_parse(gemm_text);
-  tuner_workload *w = NULL;
+  ir_graph *g;
+  tuner_workload *w;
   tuner_point other;
-  workload_of(&e, g, &w, &other);
+} fixture;
+
+static void fixture_open(fixture *f) {
+  vt_env_open(&f->e);
+  f->g = vt_parse(gemm_text);
+  f->w = NULL;
+  workload_of(&f->e, f->g, &f->w, &f->other);
+}
+
+static void fixture_close(fixture *f) {
+  free(f->w);
+  ir_graph_destroy(f->g);
+  vt_env_close(&f->e);
+}
+
+Test(tuner_bench, points_are_timed_in_pairs_with_the_reference) {
+  fixture f;
+  fixture_open(&f);
+  const tuner_workload *w = f.w;
+  const tuner_point other = f.other;
   tuner_bench *b = NULL;
-  tuner_bench_opts o = {.runs = 9, .warmup_ms = 1, .first_warmup_ms = 1, .compiler = e.cc};
-  T_OK(tuner_bench_create(e.ctx, g, w->node, &o, &b));
+  tuner_bench_opts o = {.runs = 9, .warmup_ms = 1, .first_warmup_ms = 1, .compiler = f.e.cc};
+  T_OK(tuner_bench_create(f.e.ctx, f.g, w->node, &o, &b));
   const cg_template *dt = w->space.tmpl[w->dflt.tmpl], *ot = w->space.tmpl[other.tmpl];
 
   /* without a reference: the point's own median, no ratio */
@@ -86,9 +105,7 @@ Test(tuner_bench, points_are_timed_in_pairs_with_the_reference) {
   cr_assert_eq(m.runs, 36);
 
   tuner_bench_destroy(b);
-  free(w);
-  ir_graph_destroy(g);
-  vt_env_close(&e);
+  fixture_close(&f);
 }
 
 /* Chains: a replay times `chain` dispatches in a row (2 by default on a CPU
@@ -96,29 +113,23 @@ Test(tuner_bench, points_are_timed_in_pairs_with_the_reference) {
  * by default on a CPU device); one per submission (chain 1), longer chains
  * and flushed ones time the same kernel and check the point the same. */
 Test(tuner_bench, chains_time_the_dispatch_in_its_steady_state) {
-  vt_env e;
-  vt_env_open(&e);
-  ir_graph *g = vt_parse(gemm_text);
-  tuner_workload *w = NULL;
-  tuner_point other;
-  workload_of(&e, g, &w, &other);
-  const cg_template *ot = w->space.tmpl[other.tmpl];
+  fixture f;
+  fixture_open(&f);
+  const cg_template *ot = f.w->space.tmpl[f.other.tmpl];
   int chains[] = {0, 1, 5, 3}, flush[] = {0, 0, -1, 1};
-  bool cpu = e.t->type == IR_TARGET_CPU;
+  bool cpu = f.e.t->type == IR_TARGET_CPU;
   for (int c = 0; c < 4; c++) {
     tuner_bench *b = NULL;
     tuner_bench_opts o = {.runs = 5, .chain = chains[c], .flush_mb = flush[c], .warmup_ms = 1,
-                          .first_warmup_ms = 1, .compiler = e.cc};
-    T_OK(tuner_bench_create(e.ctx, g, w->node, &o, &b));
+                          .first_warmup_ms = 1, .compiler = f.e.cc};
+    T_OK(tuner_bench_create(f.e.ctx, f.g, f.w->node, &o, &b));
     cr_assert_eq(tuner_bench_chain(b), chains[c] ? chains[c] : cpu ? 2 : 16);
     cr_assert_eq(tuner_bench_flush_mb(b), flush[c] > 0 ? flush[c] : flush[c] < 0 || cpu ? 0 : 128);
     tuner_measurement m;
-    T_OK(tuner_bench_measure(b, ot, &other.sched, &m));
+    T_OK(tuner_bench_measure(b, ot, &f.other.sched, &m));
     cr_assert(!m.failed && m.correct, "chain %d: %s", chains[c], m.message);
     cr_assert(m.median_ns > 0 && m.median_ns < 1e9, "chain %d: %g ns", chains[c], m.median_ns);
     tuner_bench_destroy(b);
   }
-  free(w);
-  ir_graph_destroy(g);
-  vt_env_close(&e);
+  fixture_close(&f);
 }

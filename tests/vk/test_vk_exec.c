@@ -464,9 +464,21 @@ Test(vk_exec, timestamps) {
   vt_env_close(&e);
 }
 
-/* Replay: the recorded segments again, no transfers, no CPU steps; needs a
- * run first; the buffers keep their data (a following run is still right). */
-Test(vk_exec, replay) {
+/* Replay r of replay_case: plain, or chained (the same chains twice, then
+ * with a cache flush, recorded again, then shorter). */
+static vkml_status replay_nth(rt_vk_exec *x, bool chained, int r, double *ns) {
+  static const int repeats[] = {5, 5, 5, 2};
+  static const uint64_t flush[] = {0, 0, 1 << 20, 1 << 20};
+  return chained ? rt_vk_exec_replay_chained(x, repeats[r], flush[r], ns)
+                 : rt_vk_exec_replay(x, ns);
+}
+
+/* Replay: the recorded segments again, no transfers, no CPU steps (0 ns);
+ * needs a run first; the buffers keep their data (a following run is still
+ * right). Chained: each segment's commands `repeat` times in one
+ * submission, each after a cache flush when asked, GPU steps timed by the
+ * median of their later repeats; 2 or more repeats. */
+static void replay_case(bool chained) {
   vt_env e;
   vt_env_open(&e);
   ir_graph *g = mix_graph(4);
@@ -478,26 +490,30 @@ Test(vk_exec, replay) {
   T_OK(rt_vk_exec_create(e.ctx, p, &xo, &x));
   double ns[8];
   cr_assert_eq(p->n_steps, 8);
-  t_expect_error(rt_vk_exec_replay(x, ns), VKML_CODE_INVALID_ARGUMENT, "complete run first");
+  t_expect_error(replay_nth(x, chained, 0, NULL), VKML_CODE_INVALID_ARGUMENT,
+                 "complete run first");
   rt_tensor in[2];
   random_inputs(g, 10, in);
   check_run(x, g, in, 2, 1e-6, 0, NULL);
+  if (chained)
+    t_expect_error(rt_vk_exec_replay_chained(x, 1, 0, NULL), VKML_CODE_INVALID_ARGUMENT,
+                   "2 or more");
   rt_vk_exec_stats before, after;
   rt_vk_exec_stats_get(x, &before);
-  for (int r = 0; r < 3; r++) {
+  cr_assert_eq(before.n_segments, 3);
+  for (int r = 0; r < 4; r++) {
     for (int i = 0; i < 8; i++) ns[i] = -1;
-    T_OK(rt_vk_exec_replay(x, ns));
-    for (int i = 0; i < 8; i++) {
+    T_OK(replay_nth(x, chained, r, xo.timestamps && r < 3 ? ns : NULL));
+    for (int i = 0; xo.timestamps && r < 3 && i < 8; i++) {
       if (p->steps[i].device == IR_DEVICE_CPU) cr_assert_eq(ns[i], 0, "CPU step %d skipped", i);
-      else if (xo.timestamps) cr_assert(ns[i] > 0 && ns[i] < 1e10, "step %d: %g ns", i, ns[i]);
+      else cr_assert(ns[i] > 0 && ns[i] < 1e10, "step %d: %g ns", i, ns[i]);
     }
   }
-  T_OK(rt_vk_exec_replay(x, NULL));
   rt_vk_exec_stats_get(x, &after);
   cr_assert_eq(after.n_replays, 4);
   cr_assert_eq(after.n_uploads, before.n_uploads, "replays upload nothing");
   cr_assert_eq(after.n_downloads, before.n_downloads, "replays download nothing");
-  cr_assert_eq(after.n_segment_runs, before.n_segment_runs + 4 * 3);
+  cr_assert_eq(after.n_segment_runs, before.n_segment_runs + 4 * 3, "a submission per segment");
   cr_assert_eq(after.n_runs, before.n_runs);
   check_run(x, g, in, 2, 1e-6, 0, NULL);
   free_tensors(in, 2);
@@ -507,54 +523,8 @@ Test(vk_exec, replay) {
   vt_env_close(&e);
 }
 
-/* Chained replay: each segment's commands `repeat` times in one
- * submission, each after a cache flush when asked; GPU steps get the median
- * of their later repeats' times, CPU steps 0; it needs a run first and 2 or more repeats; the chained
- * programs are kept until the repeat changes; the data stay right. */
-Test(vk_exec, replay_chained) {
-  vt_env e;
-  vt_env_open(&e);
-  ir_graph *g = mix_graph(4);
-  cg_plan_opts o = opts_binary(&e, IR_PRECISION_FP32);
-  ir_plan *p;
-  T_OK(vt_plan_build(g, e.t, &o, IR_LAYOUT_DEFAULT, "mul,sigmoid", &p));
-  rt_vk_exec *x;
-  rt_vk_exec_opts xo = {.timestamps = e.t->timestamp_valid_bits != 0};
-  T_OK(rt_vk_exec_create(e.ctx, p, &xo, &x));
-  double ns[8];
-  cr_assert_eq(p->n_steps, 8);
-  t_expect_error(rt_vk_exec_replay_chained(x, 4, 0, NULL), VKML_CODE_INVALID_ARGUMENT,
-                 "complete run first");
-  rt_tensor in[2];
-  random_inputs(g, 11, in);
-  check_run(x, g, in, 2, 1e-6, 0, NULL);
-  t_expect_error(rt_vk_exec_replay_chained(x, 1, 0, NULL), VKML_CODE_INVALID_ARGUMENT, "2 or more");
-  rt_vk_exec_stats before, after;
-  rt_vk_exec_stats_get(x, &before);
-  /* the same chains twice, then with a cache flush (recorded again), then
-   * shorter */
-  int repeats[] = {5, 5, 5, 2};
-  uint64_t flush[] = {0, 0, 1 << 20, 1 << 20};
-  for (int r = 0; r < 4; r++) {
-    for (int i = 0; i < 8; i++) ns[i] = -1;
-    T_OK(rt_vk_exec_replay_chained(x, repeats[r], flush[r], xo.timestamps ? ns : NULL));
-    for (int i = 0; xo.timestamps && i < 8; i++) {
-      if (p->steps[i].device == IR_DEVICE_CPU) cr_assert_eq(ns[i], 0, "CPU step %d skipped", i);
-      else cr_assert(ns[i] > 0 && ns[i] < 1e10, "step %d: %g ns", i, ns[i]);
-    }
-  }
-  rt_vk_exec_stats_get(x, &after);
-  cr_assert_eq(after.n_replays, 4);
-  cr_assert_eq(after.n_uploads, before.n_uploads, "replays upload nothing");
-  cr_assert_eq(after.n_segment_runs, before.n_segment_runs + 4 * before.n_segments,
-               "one submission per segment");
-  check_run(x, g, in, 2, 1e-6, 0, NULL);
-  free_tensors(in, 2);
-  rt_vk_exec_destroy(x);
-  ir_plan_destroy(p);
-  ir_graph_destroy(g);
-  vt_env_close(&e);
-}
+Test(vk_exec, replay) { replay_case(false); }
+Test(vk_exec, replay_chained) { replay_case(true); }
 
 Test(vk_exec, input_errors) {
   vt_env e;
