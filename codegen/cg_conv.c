@@ -273,12 +273,52 @@ static bool coopmat_runs(const cg_conv_workload *w) {
   return w->op == IR_OP_CONV2D && w->p.group == 1 && w->y.dtype == IR_F16;
 }
 
+/* The sliced-k defaults, from the tuner's survey on the H100 (each
+ * template's default timed paired with the plan's, ResNet-50 and
+ * MobileNetV2 at batch 1; bench/results/2026-11-27-chained-timing.md, "What
+ * the survey says about the defaults"):
+ * - conv2d_sliced_k's default was >= 0.99x conv2d_direct's on every
+ *   one-group conv of both models in fp32 (up to 3.6x: 3x3 512@7): taken for
+ *   one-group convs up to 2^21 outputs (the largest measured: 1.2M);
+ * - conv2d_coopmat_sliced_k's beat conv2d_coopmat's (up to 3.3x) exactly
+ *   where M x N <= 102400 outputs and K >= 96, and lost (down to 0.46x)
+ *   elsewhere.
+ * Untuned whole runs on the H100 took 1.39x (ResNet-50 fp16) and 1.67x
+ * (fp32) less time with these defaults. On a CPU device (lavapipe) or one of
+ * unknown type the plain templates stay: not measured there. */
+#define SLICED_MAX_OUTPUTS (1 << 21)
+#define COOP_SLICED_MAX_OUTPUTS 102400
+#define COOP_SLICED_MIN_K 96
+
+static int64_t outputs_of(const cg_conv_workload *w) {
+  return (int64_t)w->n * w->m * w->oh * w->ow;
+}
+
 /* fp16 convs on the scalar templates ran at 0.86-1.11x of fp32 on the H200
  * (bench/results/2026-11-22-h200-run2.md), the cooperative-matrix GEMM at
  * 3.2-3.4x: every dense f16 conv goes to the tensor cores where it can. */
 const cg_template *cg_conv_choose_for(const cg_conv_workload *w, const ir_target *target) {
-  if (coopmat_runs(w) && cg_conv_coopmat_suits(target)) return &cg_conv2d_coopmat_template;
-  return cg_conv_choose(w);
+  bool gpu = target->type == IR_TARGET_DISCRETE_GPU || target->type == IR_TARGET_INTEGRATED_GPU ||
+             target->type == IR_TARGET_VIRTUAL_GPU;
+  if (coopmat_runs(w) && cg_conv_coopmat_suits(target)) {
+    int64_t k = (int64_t)w->c * w->p.kernel[0] * w->p.kernel[1];
+    bool sliced = gpu && outputs_of(w) <= COOP_SLICED_MAX_OUTPUTS && k >= COOP_SLICED_MIN_K;
+    return sliced ? &cg_conv2d_coopmat_sliced_k_template : &cg_conv2d_coopmat_template;
+  }
+  const cg_template *t = cg_conv_choose(w);
+  if (gpu && t == &cg_conv2d_direct_template && w->p.group == 1 &&
+      outputs_of(w) <= SLICED_MAX_OUTPUTS)
+    return &cg_conv2d_sliced_k_template;
+  return t;
+}
+
+/* The template to try when t's default does not fit w (UNSUPPORTED), or
+ * NULL. */
+static const cg_template *default_fallback(const cg_template *t, const cg_conv_workload *w) {
+  if (t == &cg_conv2d_coopmat_sliced_k_template) return &cg_conv2d_coopmat_template;
+  if (t == &cg_conv2d_coopmat_template) return cg_conv_choose(w);
+  if (t == &cg_conv2d_sliced_k_template) return &cg_conv2d_direct_template;
+  return NULL;
 }
 
 /* Why t cannot run w, or NULL. */
@@ -470,18 +510,24 @@ static void dw_default(const cg_conv_workload *w, cg_schedule *s) {
   while (v[K_WG_X] * v[K_WG_Y] * v[K_CPW] < 64 && v[K_CPW] < 4) v[K_CPW] *= 2;
 }
 
+static vkml_status instantiate(const cg_conv_workload *w, const cg_template *t,
+                               const cg_schedule *s, const ir_target *target, cg_kernel *k);
+
 vkml_status cg_conv_instantiate(const cg_conv_workload *w, const cg_template *t,
                                 const cg_schedule *s, const ir_target *target, cg_kernel *k) {
-  memset(k, 0, sizeof *k);
-  if (!t) {
-    t = cg_conv_choose_for(w, target);
-    if (t == &cg_conv2d_coopmat_template) {
-      vkml_status r = cg_conv_coopmat_instantiate(w, t, s, target, k);
-      if (!r || vkml_status_code(r) != VKML_CODE_UNSUPPORTED || s) return r;
-      vkml_status_free(r); /* its default does not fit: the scalar templates */
-      t = cg_conv_choose(w);
-    }
+  if (t) return instantiate(w, t, s, target, k);
+  /* the target's choice; where its default does not fit, the next one */
+  for (t = cg_conv_choose_for(w, target);; t = default_fallback(t, w)) {
+    vkml_status r = instantiate(w, t, s, target, k);
+    if (!r || vkml_status_code(r) != VKML_CODE_UNSUPPORTED || s || !default_fallback(t, w))
+      return r;
+    vkml_status_free(r);
   }
+}
+
+static vkml_status instantiate(const cg_conv_workload *w, const cg_template *t,
+                               const cg_schedule *s, const ir_target *target, cg_kernel *k) {
+  memset(k, 0, sizeof *k);
   const char *why = mismatch(t, w);
   if (why)
     return vkml_status_make(VKML_CODE_UNSUPPORTED, "template %s %s", t->name, why);

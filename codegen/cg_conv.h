@@ -73,11 +73,16 @@ const cg_template *cg_conv_choose(const cg_conv_workload *w);
 /* The choice on a target: conv2d_coopmat for an f16 conv2d with one group
  * where the target can run it (VK_NV_cooperative_matrix with an f16 shape,
  * fp16 arithmetic, 16-bit storage, the Vulkan memory model, basic subgroup
- * operations), else cg_conv_choose. */
+ * operations), else cg_conv_choose. On a GPU (integrated, discrete or
+ * virtual: not a CPU device, nor one of unknown type) the sliced-k
+ * variants where the survey measured them faster: conv2d_coopmat_sliced_k
+ * for at most 102400 outputs and K >= 96; conv2d_sliced_k in place of
+ * conv2d_direct for one-group convs of at most 2^21 outputs. */
 const cg_template *cg_conv_choose_for(const cg_conv_workload *w, const ir_target *target);
 /* Instantiates template t (NULL: cg_conv_choose_for; where its default
- * does not fit, UNSUPPORTED, and s is NULL: cg_conv_choose) for w with
- * schedule s.
+ * does not fit, UNSUPPORTED, and s is NULL: the next choice,
+ * conv2d_coopmat_sliced_k -> conv2d_coopmat -> cg_conv_choose, and
+ * conv2d_sliced_k -> conv2d_direct) for w with schedule s.
  * s NULL: the template's default fitted to w (fewer outputs per invocation
  * where blocks would be mostly empty or too few to fill a GPU; for
  * depthwise, the pixel tile shrunk to the image), still valid wherever the

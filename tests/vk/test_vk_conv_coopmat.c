@@ -446,6 +446,71 @@ Test(conv_coopmat, compiles) {
  * per-workload default (more than 2 slices only where each gets 8 steps of k); the slices
  * multiply the invocations and the shared memory (refused past the
  * target's); variants compile (CooperativeMatrixNV). */
+/* The sliced-k defaults on a GPU (cg_conv_choose_for, from the survey on
+ * the H100): conv2d_coopmat_sliced_k for f16 convs of at most 102400
+ * outputs with K >= 96, else conv2d_coopmat; conv2d_sliced_k for one-group
+ * scalar convs of at most 2^21 outputs, else conv2d_direct; depthwise and
+ * grouped convs unchanged; a CPU device or one of unknown type keeps the
+ * plain templates. Where the sliced default does not fit, the family falls
+ * back to the plain one. */
+Test(conv_coopmat, sliced_defaults_on_a_gpu) {
+  const cg_template *cm = &cg_conv2d_coopmat_template;
+  const cg_template *direct = &cg_conv2d_direct_template, *sk = &cg_conv2d_sliced_k_template;
+  ir_target t = vt_coop_target();
+  t.type = IR_TARGET_DISCRETE_GPU;
+  static const struct {
+    ccase c;
+    const cg_template *f16, *f32;
+  } v[] = {
+      /* 3x3 512 at 7x7: 25088 outputs, K = 4608 */
+      {{1, 512, 7, 7, 512, 3, 3, 1, 1, 1, 1, {1, 1, 1, 1}, 1, RELU}, &cg_conv2d_coopmat_sliced_k_template,
+       &cg_conv2d_sliced_k_template},
+      /* 1x1 1024 -> 256 at 14x14: 50176 outputs, K = 1024 */
+      {{1, 1024, 14, 14, 256, 1, 1, 1, 1, 1, 1, {0}, 1, RELU}, &cg_conv2d_coopmat_sliced_k_template,
+       &cg_conv2d_sliced_k_template},
+      /* 1x1 64 -> 384 at 14x14: 75264 outputs but K = 64 */
+      {{1, 64, 14, 14, 384, 1, 1, 1, 1, 1, 1, {0}, 1, NB}, &cg_conv2d_coopmat_template,
+       &cg_conv2d_sliced_k_template},
+      /* 1x1 64 -> 256 at 56x56: 802816 outputs */
+      {{1, 64, 56, 56, 256, 1, 1, 1, 1, 1, 1, {0}, 1, RELU}, &cg_conv2d_coopmat_template,
+       &cg_conv2d_sliced_k_template},
+      /* 3x3 64 at 224x224, batch 2: 6.4M outputs, beyond what was measured */
+      {{2, 64, 224, 224, 64, 3, 3, 1, 1, 1, 1, {1, 1, 1, 1}, 1, RELU}, &cg_conv2d_coopmat_template,
+       &cg_conv2d_direct_template},
+  };
+  for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
+    cr_assert_eq(chosen(&v[i].c, IR_F16, &t), v[i].f16, "case %zu f16", i);
+    cr_assert_eq(chosen(&v[i].c, IR_F32, &t), v[i].f32, "case %zu f32", i);
+  }
+  ccase grouped = {1, 8, 9, 9, 8, 3, 3, 1, 1, 1, 1, {1, 1, 1, 1}, 2, NB};
+  ccase dw = {1, 6, 9, 9, 12, 3, 3, 1, 1, 1, 1, {1, 1, 1, 1}, 6, NB};
+  cr_assert_eq(chosen(&grouped, IR_F16, &t), direct);
+  cr_assert_eq(chosen(&dw, IR_F32, &t), &cg_conv2d_depthwise_template);
+  /* a CPU device, a device of unknown type: the plain templates */
+  ir_target_type plain[] = {IR_TARGET_CPU, IR_TARGET_OTHER};
+  for (int i = 0; i < 2; i++) {
+    t.type = plain[i];
+    cr_assert_eq(chosen(&v[0].c, IR_F16, &t), cm, "type %d", plain[i]);
+    cr_assert_eq(chosen(&v[0].c, IR_F32, &t), direct, "type %d", plain[i]);
+  }
+  /* the sliced default does not fit (too few invocations per workgroup for
+   * its slices): the plain template's */
+  t.type = IR_TARGET_INTEGRATED_GPU;
+  t.max_workgroup_invocations = 64;
+  ir_graph *g;
+  rt_tensor in[3];
+  ir_node *n = case_node(&g, &v[0].c, IR_F32, in);
+  cg_conv_workload w;
+  T_OK(cg_conv_workload_from_node(n, &w));
+  cr_assert_eq(cg_conv_choose_for(&w, &t), sk);
+  cg_kernel k;
+  t_expect_error(cg_node_conv2d(n, sk, NULL, &t, &k), VKML_CODE_UNSUPPORTED, "");
+  T_OK(cg_kernel_for_node(n, NULL, NULL, &t, &k));
+  cr_assert_eq(k.tmpl, direct, "%s", k.tmpl->name);
+  ir_graph_destroy(g);
+  free3(in);
+}
+
 Test(conv_coopmat, sliced_k) {
   const cg_template *tp = &cg_conv2d_coopmat_sliced_k_template;
   ir_target t;
