@@ -14,6 +14,7 @@
 #include "runtime/cpu/executor.h"
 #include "runtime/tensor.h"
 #include "runtime/vk/vk_exec.h"
+#include "runtime/vk/vk_memory.h"
 
 struct tuner_bench {
   rt_vk_context *ctx;
@@ -26,6 +27,7 @@ struct tuner_bench {
   double tol;
   bool have_ref; /* ref holds the reference outputs */
   bool warmed; /* the first measurement (with first_warmup_ms) is done */
+  rt_vk_buffer *flush; /* zeroed before each chained dispatch; NULL: none */
   /* the point being built (read by the chooser) */
   const cg_template *cur_tmpl;
   const cg_schedule *cur_sched;
@@ -117,6 +119,7 @@ void tuner_bench_destroy(tuner_bench *b) {
   free_tensors(b->inputs, b->n_in);
   free_tensors(b->ref, b->n_out);
   exec_free(b->ref_exec);
+  rt_vk_buffer_destroy(b->ctx, b->flush);
   ir_graph_destroy(b->g);
   cg_compiler_destroy(b->own_cc);
   free(b);
@@ -143,6 +146,11 @@ vkml_status tuner_bench_create(rt_vk_context *ctx, const ir_graph *g, const ir_n
   if (!b->o.compiler) {
     s = cg_compiler_create(NULL, &b->own_cc);
     b->o.compiler = b->own_cc;
+  }
+  /* one flush buffer for every point's executor */
+  if (!s && b->o.flush_mb > 0 && b->o.chain > 1) {
+    s = rt_vk_buffer_create(ctx, RT_VK_MEM_DEVICE, (uint64_t)b->o.flush_mb << 20, &b->flush);
+    if (s) s = vkml_status_annotate(s, "the %d MiB cache-flush buffer", b->o.flush_mb);
   }
   if (!s) s = extract(g, n, &b->g);
   if (!s) {
@@ -256,8 +264,7 @@ static vkml_status exec_build(tuner_bench *b, tuner_measurement *m, point_exec *
 }
 
 static vkml_status replay(const tuner_bench *b, point_exec *e, double *ns) {
-  uint64_t flush = b->o.flush_mb > 0 ? (uint64_t)b->o.flush_mb << 20 : 0;
-  VKML_RETURN_IF_ERROR(b->o.chain > 1 ? rt_vk_exec_replay_chained(e->x, b->o.chain, flush, e->ns)
+  VKML_RETURN_IF_ERROR(b->o.chain > 1 ? rt_vk_exec_replay_chained(e->x, b->o.chain, b->flush, e->ns)
                                       : rt_vk_exec_replay(e->x, e->ns));
   *ns = e->ns[e->step];
   return VKML_OK;

@@ -247,10 +247,10 @@ static vkml_status default_weight(rt_vk_context *ctx, const ir_graph *g, tunedb 
   cg_schedule_format(tm, &w->dflt.sched, sched, sizeof sched);
   tunedb_record_list list = {0};
   VKML_RETURN_IF_ERROR(tunedb_trial_find(db, device_key, w->key, tm->name, sched, &list));
-  double ns = list.n && !list.items[0].failed && list.items[0].correct ? list.items[0].median_ns
-                                                                       : -1;
+  const tunedb_record *r = list.n ? &list.items[0] : NULL;
+  double ns = r ? cost_of_record(r->failed, r->correct, r->median_ns) : INFINITY;
   tunedb_record_list_free(&list);
-  if (ns <= 0) {
+  if (!isfinite(ns)) {
     tuner_bench_opts bo = o->bench;
     bo.gpu_reference = true;
     bo.runs = 3; /* the reference takes 4x: 12 */
@@ -263,23 +263,19 @@ static vkml_status default_weight(rt_vk_context *ctx, const ir_graph *g, tunedb 
     vkml_status s = tuner_bench_set_reference(b, tm, &w->dflt.sched, 0, &m);
     tuner_bench_destroy(b);
     VKML_RETURN_IF_ERROR(s);
-    ns = m.failed ? -1 : m.median_ns;
+    ns = cost_of_record(m.failed, m.correct, m.median_ns);
   }
-  *weight = ns > 0 ? ns * w->n_nodes : -1;
+  *weight = isfinite(ns) && ns > 0 ? ns * w->n_nodes : -1;
   return VKML_OK;
 }
 
 void tuner_budget_shares(const double *weight, int n, double *share) {
-  double sum = 0, mean = 0;
-  int known = 0;
+  double known = 0, sum = 0;
+  int n_known = 0;
   for (int i = 0; i < n; i++)
-    if (weight[i] > 0) sum += weight[i], known++;
-  mean = known ? sum / known : 1;
-  if (!known) sum = 0;
-  for (int i = 0; i < n; i++) {
-    share[i] = weight[i] > 0 ? weight[i] : mean;
-    if (!(weight[i] > 0)) sum += mean;
-  }
+    if (weight[i] > 0) known += weight[i], n_known++;
+  double mean = n_known ? known / n_known : 1;
+  for (int i = 0; i < n; i++) sum += share[i] = weight[i] > 0 ? weight[i] : mean;
   for (int i = 0; i < n; i++) share[i] = 0.5 / n + 0.5 * share[i] / sum;
 }
 

@@ -63,8 +63,7 @@ struct rt_vk_exec {
   int n_segs;
   double *seg_ns; /* scratch for program timings */
   int chain_repeat; /* of the segments' chained programs (0: none yet) */
-  uint64_t chain_flush; /* and their flush buffer's bytes */
-  rt_vk_buffer *flush_buf; /* written before each repeat (cold caches) */
+  const rt_vk_buffer *chain_flush; /* and the buffer they zero before each repeat */
   double *chain_ns, *chain_t; /* scratch for their timings, per repeat */
   const rt_vk_weights *weights; /* the constants (shared, or own_weights) */
   rt_vk_weights *own_weights;
@@ -690,7 +689,6 @@ void rt_vk_exec_destroy(rt_vk_exec *e) {
   }
   free(e->chain_ns);
   free(e->chain_t);
-  rt_vk_buffer_destroy(e->ctx, e->flush_buf);
   for (int i = 0; e->pipes && i < e->n_pipes; i++) rt_vk_pipeline_destroy(e->ctx, e->pipes[i].pipe);
   for (int i = 0; i < e->g->n_values; i++) {
     if (e->owned) rt_vk_buffer_destroy(e->ctx, e->owned[i]);
@@ -1100,17 +1098,17 @@ vkml_status rt_vk_exec_replay(rt_vk_exec *e, double *step_ns) {
 }
 
 /* Records segment sg's commands `repeat` times into sg->chain, each time
- * after a fill of e->flush_buf when there is one. */
+ * after a fill of e->chain_flush when there is one. */
 static vkml_status record_chain(rt_vk_exec *e, segment *sg, int repeat) {
   rt_vk_program_destroy(e->ctx, sg->chain);
   sg->chain = NULL;
   sg->chain_cmds = 0;
   if (!sg->prog) return VKML_OK;
   for (int r = 0; r < repeat; r++) {
-    if (e->flush_buf) {
+    if (e->chain_flush) {
       if (!sg->chain)
         VKML_RETURN_IF_ERROR(rt_vk_program_create(e->ctx, e->opts.timestamps, &sg->chain));
-      VKML_RETURN_IF_ERROR(rt_vk_program_fill(sg->chain, e->flush_buf));
+      VKML_RETURN_IF_ERROR(rt_vk_program_fill(sg->chain, e->chain_flush));
     }
     VKML_RETURN_IF_ERROR(record_dispatches(e, sg->first, sg->last, &sg->chain, false));
   }
@@ -1121,17 +1119,10 @@ static vkml_status record_chain(rt_vk_exec *e, segment *sg, int repeat) {
   return VKML_OK;
 }
 
-static vkml_status prepare_chains(rt_vk_exec *e, int repeat, uint64_t flush_bytes) {
-  flush_bytes = (flush_bytes + 3) / 4 * 4;
-  if (e->chain_repeat == repeat && e->chain_flush == flush_bytes) return VKML_OK;
+static vkml_status prepare_chains(rt_vk_exec *e, int repeat, const rt_vk_buffer *flush) {
+  if (e->chain_repeat == repeat && e->chain_flush == flush) return VKML_OK;
   e->chain_repeat = 0;
-  rt_vk_buffer_destroy(e->ctx, e->flush_buf);
-  e->flush_buf = NULL;
-  if (flush_bytes) {
-    vkml_status st = rt_vk_buffer_create(e->ctx, RT_VK_MEM_DEVICE, flush_bytes, &e->flush_buf);
-    if (st) return vkml_status_annotate(st, "the cache-flush buffer of chained replays");
-  }
-  e->chain_flush = flush_bytes;
+  e->chain_flush = flush;
   int most = 0;
   for (int k = 0; k < e->n_segs; k++) {
     VKML_RETURN_IF_ERROR(record_chain(e, &e->segs[k], repeat));
@@ -1164,7 +1155,7 @@ static vkml_status run_chain(rt_vk_exec *e, const segment *sg, int repeat, doubl
     int d = e->step_disp[k];
     if (d < 0) continue;
     for (int r = 1; r < repeat; r++) {
-      const double *t = e->chain_ns + (size_t)r * (size_t)sg->chain_cmds + d + !!e->flush_buf;
+      const double *t = e->chain_ns + (size_t)r * (size_t)sg->chain_cmds + d + !!e->chain_flush;
       e->chain_t[r - 1] = *t + copy_ns(e, k, t);
     }
     qsort(e->chain_t, (size_t)repeat - 1, sizeof *e->chain_t, cmp_ns);
@@ -1174,7 +1165,7 @@ static vkml_status run_chain(rt_vk_exec *e, const segment *sg, int repeat, doubl
   return VKML_OK;
 }
 
-vkml_status rt_vk_exec_replay_chained(rt_vk_exec *e, int repeat, uint64_t flush_bytes,
+vkml_status rt_vk_exec_replay_chained(rt_vk_exec *e, int repeat, const rt_vk_buffer *flush,
                                       double *step_ns) {
   if (repeat < 2)
     return vkml_status_make(VKML_CODE_INVALID_ARGUMENT, "a chained replay needs 2 or more repeats");
@@ -1184,7 +1175,7 @@ vkml_status rt_vk_exec_replay_chained(rt_vk_exec *e, int repeat, uint64_t flush_
   if (step_ns && !e->opts.timestamps)
     return vkml_status_make(VKML_CODE_INVALID_ARGUMENT, "chained timings need timestamps");
   for (int i = 0; step_ns && i < e->plan->n_steps; i++) step_ns[i] = 0;
-  VKML_RETURN_IF_ERROR(prepare_chains(e, repeat, flush_bytes));
+  VKML_RETURN_IF_ERROR(prepare_chains(e, repeat, flush));
   VKML_RETURN_IF_ERROR(rt_vk_errors_reset(e->ctx, e->errors));
   for (int k = 0; k < e->n_segs; k++)
     VKML_RETURN_IF_ERROR(run_chain(e, &e->segs[k], repeat, step_ns));

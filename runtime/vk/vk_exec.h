@@ -118,16 +118,17 @@ vkml_status rt_vk_exec_replay(rt_vk_exec *e, double *step_ns);
  * command processor's start, the caches and clocks of a GPU that sat idle
  * while the host waited), which a single dispatch per submission pays in
  * full (measured in bench/results/2026-11-27-chained-timing.md). The data
- * stay in the same buffers across repeats; with flush_bytes, each repeat
- * starts after zeros written over a device buffer of that size
- * (rt_vk_program_fill): larger than the GPU's last-level cache, it times
- * every repeat from cold caches instead of from the data the repeat before
- * left there. A step's time runs from the end of that fill (or of the
- * repeat before) to its end, its barrier included. The chained programs are
- * recorded on the first call and kept (a call with another repeat or flush
- * size records them again). Outputs recompute the same values (steps that
- * write in place copy their input first, each repeat). */
-vkml_status rt_vk_exec_replay_chained(rt_vk_exec *e, int repeat, uint64_t flush_bytes,
+ * stay in the same buffers across repeats; with flush (NULL: none; a device
+ * buffer of a multiple of 4 bytes, larger than the GPU's last-level cache,
+ * that must outlive the chained programs), each repeat starts after zeros
+ * written over it (rt_vk_program_fill), timed from cold caches instead of
+ * from the data the repeat before left there. A step's time runs from the
+ * end of that fill (or of the repeat before) to its end, its barrier
+ * included. The chained programs are recorded on the first call and kept (a
+ * call with another repeat or flush buffer records them again). Outputs
+ * recompute the same values (steps that write in place copy their input
+ * first, each repeat). */
+vkml_status rt_vk_exec_replay_chained(rt_vk_exec *e, int repeat, const rt_vk_buffer *flush,
                                       double *step_ns);
 
 /* Whether plan step `step` records a dispatch: false for CPU and transfer

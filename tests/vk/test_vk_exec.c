@@ -466,10 +466,10 @@ Test(vk_exec, timestamps) {
 
 /* Replay r of replay_case: plain, or chained (the same chains twice, then
  * with a cache flush, recorded again, then shorter). */
-static vkml_status replay_nth(rt_vk_exec *x, bool chained, int r, double *ns) {
+static vkml_status replay_nth(rt_vk_exec *x, bool chained, const rt_vk_buffer *flush, int r,
+                              double *ns) {
   static const int repeats[] = {5, 5, 5, 2};
-  static const uint64_t flush[] = {0, 0, 1 << 20, 1 << 20};
-  return chained ? rt_vk_exec_replay_chained(x, repeats[r], flush[r], ns)
+  return chained ? rt_vk_exec_replay_chained(x, repeats[r], r >= 2 ? flush : NULL, ns)
                  : rt_vk_exec_replay(x, ns);
 }
 
@@ -488,22 +488,24 @@ static void replay_case(bool chained) {
   rt_vk_exec *x;
   rt_vk_exec_opts xo = {.timestamps = e.t->timestamp_valid_bits != 0};
   T_OK(rt_vk_exec_create(e.ctx, p, &xo, &x));
+  rt_vk_buffer *flush;
+  T_OK(rt_vk_buffer_create(e.ctx, RT_VK_MEM_DEVICE, 1 << 20, &flush));
   double ns[8];
   cr_assert_eq(p->n_steps, 8);
-  t_expect_error(replay_nth(x, chained, 0, NULL), VKML_CODE_INVALID_ARGUMENT,
+  t_expect_error(replay_nth(x, chained, flush, 0, NULL), VKML_CODE_INVALID_ARGUMENT,
                  "complete run first");
   rt_tensor in[2];
   random_inputs(g, 10, in);
   check_run(x, g, in, 2, 1e-6, 0, NULL);
   if (chained)
-    t_expect_error(rt_vk_exec_replay_chained(x, 1, 0, NULL), VKML_CODE_INVALID_ARGUMENT,
+    t_expect_error(rt_vk_exec_replay_chained(x, 1, NULL, NULL), VKML_CODE_INVALID_ARGUMENT,
                    "2 or more");
   rt_vk_exec_stats before, after;
   rt_vk_exec_stats_get(x, &before);
   cr_assert_eq(before.n_segments, 3);
   for (int r = 0; r < 4; r++) {
     for (int i = 0; i < 8; i++) ns[i] = -1;
-    T_OK(replay_nth(x, chained, r, xo.timestamps && r < 3 ? ns : NULL));
+    T_OK(replay_nth(x, chained, flush, r, xo.timestamps && r < 3 ? ns : NULL));
     for (int i = 0; xo.timestamps && r < 3 && i < 8; i++) {
       if (p->steps[i].device == IR_DEVICE_CPU) cr_assert_eq(ns[i], 0, "CPU step %d skipped", i);
       else cr_assert(ns[i] > 0 && ns[i] < 1e10, "step %d: %g ns", i, ns[i]);
@@ -518,6 +520,7 @@ static void replay_case(bool chained) {
   check_run(x, g, in, 2, 1e-6, 0, NULL);
   free_tensors(in, 2);
   rt_vk_exec_destroy(x);
+  rt_vk_buffer_destroy(e.ctx, flush);
   ir_plan_destroy(p);
   ir_graph_destroy(g);
   vt_env_close(&e);
