@@ -256,6 +256,11 @@ static vkml_status topk_runtime_k(const ir_node *n, int axis, int64_t *k_bound,
   return VKML_OK;
 }
 
+/* On a GPU, rows up to TOPK_FEW_ROWS of at least TOPK_WIDE_LEN elements
+ * take the widest workgroup (see cg_node_topk). */
+#define TOPK_FEW_ROWS 64
+#define TOPK_WIDE_LEN 2048
+
 vkml_status cg_node_topk(const ir_node *n, const cg_template *st, const cg_schedule *s,
                          const ir_target *t, cg_kernel *out) {
   memset(out, 0, sizeof *out);
@@ -314,8 +319,13 @@ vkml_status cg_node_topk(const ir_node *n, const cg_template *st, const cg_sched
     s = &cg_topk_template.dflt;
     /* a few long rows (a detector's candidates): each workgroup streams its
      * row five times, so the widest workgroup the device allows keeps the
-     * most loads in flight (a tuned schedule overrides) */
-    if (rows <= 8 && len >= 65536) {
+     * most loads in flight (a tuned schedule overrides). On a GPU, fewer
+     * rows than workgroups it runs at once (the stages of a split TopK:
+     * tens of blocks, then one row of their candidates) leave it idle while
+     * a narrow workgroup walks its barriers: wide there too. */
+    bool gpu = t->type == IR_TARGET_DISCRETE_GPU || t->type == IR_TARGET_INTEGRATED_GPU ||
+               t->type == IR_TARGET_VIRTUAL_GPU;
+    if ((rows <= 8 && len >= 65536) || (gpu && rows <= TOPK_FEW_ROWS && len >= TOPK_WIDE_LEN)) {
       cg_schedule_widest(&cg_topk_template, t, &wide);
       s = &wide;
     }

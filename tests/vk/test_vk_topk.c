@@ -140,6 +140,38 @@ Test(vk_topk, schedule_points) {
   vt_env_close(&e);
 }
 
+/* The default workgroup: 128 invocations, the widest the target allows
+ * for a few rows of 2048 or more on a GPU (the stages of a split TopK), 128
+ * again for many rows, short rows, or a CPU device (lavapipe). */
+Test(vk_topk, default_width) {
+  ir_target t = vt_coop_target();
+  static const struct {
+    topk_case c;
+    ir_target_type type;
+    int wg;
+  } v[] = {
+      {{IR_F32, 2, {16, 8192}, 1, 1000, 1, 0}, IR_TARGET_DISCRETE_GPU, 1024},
+      {{IR_F32, 1, {16000}, 0, 1000, 1, 0}, IR_TARGET_INTEGRATED_GPU, 1024},
+      {{IR_F32, 2, {16, 8192}, 1, 1000, 1, 0}, IR_TARGET_CPU, 128},
+      {{IR_F32, 2, {1000, 8192}, 1, 1000, 1, 0}, IR_TARGET_DISCRETE_GPU, 128},
+      {{IR_F32, 2, {16, 1000}, 1, 100, 1, 0}, IR_TARGET_DISCRETE_GPU, 128},
+      {{IR_F32, 1, {70000}, 0, 10, 1, 0}, IR_TARGET_CPU, 1024},
+  };
+  for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
+    t.type = v[i].type;
+    rt_tensor x = input_for(&v[i].c, 3, false);
+    ir_graph *g;
+    ir_node *n = make(&v[i].c, &x, &g);
+    cg_kernel k;
+    T_OK(cg_kernel_for_node(n, NULL, NULL, &t, &k));
+    char want[32];
+    snprintf(want, sizeof want, "%d", v[i].wg);
+    cr_assert_str_eq(vt_define_of(&k, "WG_SIZE"), want, "case %zu", i);
+    rt_tensor_free(&x);
+    ir_graph_destroy(g);
+  }
+}
+
 /* Left to the CPU: i64 values, a k beyond the shared memory of the
  * weakest device (16 KiB: the candidates' sort). */
 Test(vk_topk, refusals) {
