@@ -75,17 +75,33 @@ static const int COOP_LADDER[][6] = {
     {2, 1, 1, 1, 64, 32},
     {1, 1, 1, 1, 64, 32},
 };
+/* The first rung's 128x64 tiles for a long k (K >= COOP_LONG_K): 4
+ * subgroups of 4x2 matrix tiles each, k in steps of 16. Timed paired with
+ * the first rung on the H200 (bench/results/2026-11-27-retina-fp16.md) on
+ * RetinaNet's convs of over 2M outputs: 1.41x on the 3x3 256->256 at
+ * 100x100, 1.25x on its 3x3 256->819, 1.20x on a 1x1 512->256; 0.90-0.98x
+ * on 1x1 convs of K 64 to 256, which keep the first rung. */
+static const int COOP_LONG_K_RUNG[6] = {2, 2, 4, 2, 16, 32};
+#define COOP_LONG_K 512
+
+static int64_t round_up(int64_t v, int64_t m) { return (v + m - 1) / m * m; }
 
 /* The default for w: the first rung that gives COOP_MIN_TILES workgroups
  * and passes the target's constraints, else the last valid rung, else the
- * template's default. */
+ * template's default. A rung whose tiles are taller than w's M (rounded up
+ * to a matrix tile) is passed over: half its rows would be padding (on the
+ * H200, 64-channel convs of 2.5M-10M outputs ran 1.45-2.0x faster on the
+ * next rung's 64x64 tiles than on the first's 128x64). */
 static void coop_default(const cg_conv_workload *w, const ir_target *t, int ms, int ns,
                          cg_schedule *s) {
   int n = (int)(sizeof COOP_LADDER / sizeof COOP_LADDER[0]);
   cg_schedule best = cg_conv2d_coopmat_template.dflt;
+  int64_t kdim = (int64_t)w->c * w->p.kernel[0] * w->p.kernel[1];
   for (int r = 0; r < n; r++) {
     cg_schedule c = {{0}};
-    for (int k = 0; k < 6; k++) c.v[k] = COOP_LADDER[r][k];
+    const int *rung = r == 0 && kdim >= COOP_LONG_K ? COOP_LONG_K_RUNG : COOP_LADDER[r];
+    for (int k = 0; k < 6; k++) c.v[k] = rung[k];
+    if (r + 1 < n && (int64_t)c.v[C_WM] * c.v[C_TM] * ms > round_up(w->m, ms)) continue;
     vkml_status st = cg_schedule_check(&cg_conv2d_coopmat_template, &c, t);
     if (st) {
       vkml_status_free(st);

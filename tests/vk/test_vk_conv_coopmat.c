@@ -309,9 +309,18 @@ Test(conv_coopmat, vectors_and_default_ladder) {
        * 128x64 tiles give 98 workgroups, 64x64 ones 196, 64x32 ones 392 */
       {{1, 64, 56, 56, 256, 1, 1, 1, 1, 1, 1, {0}, 1, RELU}, "8", "8",
        "WM=2,WN=2,TM=2,TN=1,BK=32,ACC=32", 98, 4},
-      /* 3x3 256 at 56x56, batch 8: 128x64 tiles */
+      /* 3x3 256 at 56x56, batch 8: 128x64 tiles, K = 2304: the long-k rung */
       {{8, 256, 56, 56, 256, 3, 3, 1, 1, 1, 1, {1, 1, 1, 1}, 1, RELU}, "8", "1",
-       "WM=4,WN=4,TM=2,TN=1,BK=64,ACC=32", 392, 2},
+       "WM=2,WN=2,TM=4,TN=2,BK=16,ACC=32", 392, 2},
+      /* 1x1 64 -> 256 at 200x200 (K = 64): the first rung */
+      {{1, 64, 200, 200, 256, 1, 1, 1, 1, 1, 1, {0}, 1, RELU}, "8", "8",
+       "WM=4,WN=4,TM=2,TN=1,BK=64,ACC=32", 625, 2},
+      /* 3x3 64 at 200x200: 128 rows would be half padding: 64x64 tiles */
+      {{1, 64, 200, 200, 64, 3, 3, 1, 1, 1, 1, {1, 1, 1, 1}, 1, RELU}, "8", "1",
+       "WM=2,WN=2,TM=2,TN=2,BK=32,ACC=32", 625, 1},
+      /* 1x1 32 -> 16 at 112x112: every rung but the last is taller than 16 */
+      {{1, 32, 112, 112, 16, 1, 1, 1, 1, 1, 1, {0}, 1, RELU}, "8", "8",
+       "WM=1,WN=1,TM=1,TN=1,BK=64,ACC=32", 784, 1},
       /* conv1 7x7 s2: K = 147 (scalars), 112x112: 64x32 tiles */
       {{1, 3, 224, 224, 64, 7, 7, 2, 2, 1, 1, {3, 3, 3, 3}, 1, RELU}, "1", "1",
        "WM=2,WN=2,TM=2,TN=1,BK=32,ACC=32", 392, 1},
