@@ -40,6 +40,9 @@ typedef struct cg_kernel {
    * input whose extent word the outputs take (ir/plan.h
    * IR_STEP_EXTENT_FROM), 0 for none */
   int extent_from;
+  /* with extent_from: the kernel's first invocation copies the extent word
+   * itself (cg_kernel_extent_in_kernel; ir/plan.h IR_STEP_EXTENT_KERNEL) */
+  bool extent_in_kernel;
   uint32_t push_bytes;
   uint32_t groups[3];
   cg_opt_level opt; /* shaderc optimisation; zero-initialized: CG_OPT_PERFORMANCE */
@@ -63,6 +66,16 @@ vkml_status cg_kernel_spec(cg_kernel *k, uint32_t id, uint32_t value);
  * when y overflows too. */
 vkml_status cg_fold_grid(cg_kernel *out, const ir_target *t, int64_t groups, uint32_t gx_spec,
                          const char *op);
+/* The kernel of a node over bounded rows (extent_from set) copies the
+ * extent word of input extent_from - 1 into its n_outputs outputs' itself:
+ * cg_kernel_compile wraps the template's main() in one whose first
+ * invocation does it (bindings as cg_kernel documents: outputs after the
+ * n_inputs inputs). False, and nothing changed, past CG_EXTENT_MAX_OUTPUTS
+ * outputs (the executor then copies). */
+#define CG_EXTENT_MAX_OUTPUTS 4
+vkml_status cg_kernel_extent_in_kernel(cg_kernel *k, int n_inputs, int n_outputs,
+                                       const uint32_t *in_word, const uint32_t *out_words,
+                                       bool *done);
 /* Compiles the kernel's source with its defines. */
 vkml_status cg_kernel_compile(cg_compiler *c, const cg_kernel *k, cg_spirv *out);
 

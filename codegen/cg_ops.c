@@ -81,9 +81,9 @@ static vkml_status rows_kernel(const ir_node *n, int from, const cg_template *sc
   return s;
 }
 
-vkml_status cg_kernel_for_node(const ir_node *n, const cg_template *sched_template,
-                               const cg_schedule *sched, const ir_target *t,
-                               cg_kernel *out) {
+static vkml_status kernel_for_node(const ir_node *n, const cg_template *sched_template,
+                                   const cg_schedule *sched, const ir_target *t,
+                                   cg_kernel *out) {
   if ((unsigned)n->op >= IR_OP_COUNT)
     return vkml_status_make(VKML_CODE_INTERNAL, "unknown op %d", (int)n->op);
   /* the plan's transfer steps, not kernels */
@@ -99,4 +99,23 @@ vkml_status cg_kernel_for_node(const ir_node *n, const cg_template *sched_templa
   if (n->op == IR_OP_GLOBAL_AVG_POOL || n->op == IR_OP_GLOBAL_MAX_POOL)
     return cg_node_pool(n, sched_template, sched, t, out);
   return node_fns[n->op](n, sched_template, sched, t, out);
+}
+
+vkml_status cg_kernel_for_node(const ir_node *n, const cg_template *sched_template,
+                               const cg_schedule *sched, const ir_target *t,
+                               cg_kernel *out) {
+  VKML_RETURN_IF_ERROR(kernel_for_node(n, sched_template, sched, t, out));
+  /* a kernel whose outputs take an input's extent word (bounded rows, a
+   * gather over run-time index rows, RoiAlign over run-time rois) copies it
+   * itself: no copy command, and no barrier of its own, per step. Not where
+   * the executor first copies input 0 into output 0 (scatter). */
+  if (!out->extent_from || out->copy_input0) return VKML_OK;
+  const ir_value *x = n->inputs[out->extent_from - 1];
+  uint32_t in_word = (uint32_t)(ir_type_extent_offset(&x->type, x->layout) / 4);
+  uint32_t out_words[CG_EXTENT_MAX_OUTPUTS];
+  for (int i = 0; i < n->n_outputs && i < CG_EXTENT_MAX_OUTPUTS; i++)
+    out_words[i] =
+        (uint32_t)(ir_type_extent_offset(&n->outputs[i]->type, n->outputs[i]->layout) / 4);
+  bool done;
+  return cg_kernel_extent_in_kernel(out, n->n_inputs, n->n_outputs, &in_word, out_words, &done);
 }

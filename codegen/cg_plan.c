@@ -215,7 +215,8 @@ static vkml_status gpu_step(ir_plan *p, const ir_node *n, const ir_target *t,
       .push_bytes = k->push_bytes,
       .groups = {k->groups[0], k->groups[1], k->groups[2]},
       .flags = (k->copy_input0 ? IR_STEP_COPY_IN0 : 0) |
-               (k->extent_from ? IR_STEP_EXTENT_FROM(k->extent_from - 1) : 0),
+               (k->extent_from ? IR_STEP_EXTENT_FROM(k->extent_from - 1) : 0) |
+               (k->extent_from && k->extent_in_kernel ? IR_STEP_EXTENT_KERNEL : 0),
       .key = k->key,
       .tmpl = k->tmpl->name,
       .schedule = sched,

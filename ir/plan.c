@@ -384,6 +384,8 @@ vkml_status ir_plan_check(const ir_plan *p, const ir_graph *g) {
            n->inputs[0]->layout != n->outputs[0]->layout))
         return step_error(i, n, "copies input 0 into an output of another type");
       int from = IR_STEP_EXTENT_INPUT(s->flags);
+      if ((s->flags & IR_STEP_EXTENT_KERNEL) && from < 0)
+        return step_error(i, n, "copies an extent word in its kernel without a source");
       if (from >= 0) {
         const ir_type *x = from < n->n_inputs ? &n->inputs[from]->type : NULL;
         bool ok = x && x->bounded && n->n_outputs > 0;

@@ -80,12 +80,16 @@ enum {
  * writes only the updates, in place. IR_STEP_EXTENT_FROM(i): the kernel
  * runs over bounded input i's capacity (codegen/cg_rows.h); before the
  * dispatch the executor copies that input's extent word (ir/graph.h) into
- * every output's, all bounded with the same capacity. */
+ * every output's, all bounded with the same capacity — unless
+ * IR_STEP_EXTENT_KERNEL says the kernel copies it itself (its first
+ * invocation, codegen/cg_template.c cg_kernel_compile): no copy command and
+ * no barrier of its own in front of the dispatch. */
 enum {
   IR_STEP_COPY_IN0 = 1u << 0,
+  IR_STEP_EXTENT_KERNEL = 1u << 1,
   IR_STEP_EXTENT_SHIFT = 8,
   IR_STEP_EXTENT_MASK = 0xffu << IR_STEP_EXTENT_SHIFT,
-  IR_STEP_FLAGS_ALL = IR_STEP_COPY_IN0 | IR_STEP_EXTENT_MASK
+  IR_STEP_FLAGS_ALL = IR_STEP_COPY_IN0 | IR_STEP_EXTENT_KERNEL | IR_STEP_EXTENT_MASK
 };
 #define IR_STEP_EXTENT_FROM(i) ((uint32_t)((i) + 1) << IR_STEP_EXTENT_SHIFT)
 /* The input index of an IR_STEP_EXTENT_FROM flag, or -1. */

@@ -423,9 +423,9 @@ static vkml_status record_dispatches(rt_vk_exec *e, int first, int last, rt_vk_p
       }
     }
     int from = IR_STEP_EXTENT_INPUT(s->flags);
-    if (from >= 0) {
+    if (from >= 0 && !(s->flags & IR_STEP_EXTENT_KERNEL)) {
       /* a kernel over bounded rows (codegen/cg_rows.h): its outputs have
-       * its bounded input's actual size */
+       * its bounded input's actual size (unless its kernel copies it) */
       const ir_value *x = n->inputs[from];
       uint64_t xo = e->buf_off[x->id] + ir_type_extent_offset(&x->type, x->layout);
       for (int k = 0; k < n->n_outputs; k++) {
@@ -729,7 +729,7 @@ bool rt_vk_exec_step_dispatches(const rt_vk_exec *e, int step) {
 static double copy_ns(const rt_vk_exec *e, int step, const double *t) {
   const ir_plan_step *s = &e->plan->steps[step];
   const ir_node *n = e->nodes[s->node];
-  int k = IR_STEP_EXTENT_INPUT(s->flags) >= 0 ? n->n_outputs : 0;
+  int k = IR_STEP_EXTENT_INPUT(s->flags) >= 0 && !(s->flags & IR_STEP_EXTENT_KERNEL) ? n->n_outputs : 0;
   if ((s->flags & IR_STEP_COPY_IN0) && ir_type_bytes(&n->inputs[0]->type)) k++;
   double ns = 0;
   for (int i = 1; i <= k; i++) ns += t[-i];

@@ -93,13 +93,18 @@ Test(vk_rows, a_chain_over_bounded_rows_runs_on_the_gpu) {
   vt_env_open(&e);
   ir_graph *ref = vt_parse(k_chain);
   ir_plan *p = vt_compile(e.t, e.cc, vt_parse(k_chain), NULL, IR_PRECISION_FP32);
-  int extent_steps = 0;
+  int extent_steps = 0, in_kernel = 0;
   for (int i = 0; i < p->n_steps; i++) {
     cr_assert_eq(p->steps[i].device, IR_DEVICE_GPU, "step %d (%s) is not on the GPU", i,
                  ir_plan_str(p, p->steps[i].reason));
     extent_steps += IR_STEP_EXTENT_INPUT(p->steps[i].flags) >= 0;
+    in_kernel += (p->steps[i].flags & IR_STEP_EXTENT_KERNEL) != 0;
   }
   cr_assert_geq(extent_steps, 8, "%d steps take an extent word", extent_steps);
+  /* every one of them copies it in its kernel: no copy command (the
+   * results below check the copied sizes) */
+  cr_assert_eq(in_kernel, extent_steps, "%d of %d steps copy the extent word in the kernel",
+               in_kernel, extent_steps);
   rt_vk_exec *x;
   T_OK(rt_vk_exec_create(e.ctx, p, NULL, &x));
   t_rng r = t_rng_make(21);
