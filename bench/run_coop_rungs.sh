@@ -1,0 +1,59 @@
+#!/bin/bash
+# conv2d_coopmat (fp16) on convolutions of over 2M outputs, where the
+# default ladder's first rung (128x64 tiles of 16 subgroups, BK 64) applies:
+# RetinaNet-ResNet50-FPN's at 800x800 (backbone, FPN, head). Each candidate
+# point is timed paired with the default (vkml-sweep --fix: the default and
+# that point). Environment: RUNGS (points), RUNS. Results in $OUT/rungs.tgz;
+# a table last (us; the default's, then each candidate's).
+set -u
+. bench/device_env.sh
+R=/tmp/rr; mkdir -p $R
+M=/tmp/rungs; mkdir -p $M
+python3 - $M >$R/models.txt <<'PY'
+import sys
+src = open("bench/gen_kernel_models.py").read().split("# ResNet-50")[0]
+sys.argv = ["gen", sys.argv[1]]
+exec(src)
+conv("r_conv1_7x7s2_800", 3, 64, 800, 7, 2)
+conv("r_l1_1x1_64_64_200", 64, 64, 200, 1, 1)
+conv("r_l1_3x3_64_200", 64, 64, 200, 3, 1)
+conv("r_l1_1x1_64_256_200", 64, 256, 200, 1, 1)
+conv("r_l1_1x1_256_64_200", 256, 64, 200, 1, 1)
+conv("r_l2_1x1_256_128_200", 256, 128, 200, 1, 1)
+conv("r_l2_1x1_128_512_100", 128, 512, 100, 1, 1)
+conv("r_fpn_1x1_512_256_100", 512, 256, 100, 1, 1)
+conv("r_head_3x3_256_100", 256, 256, 100, 3, 1)
+conv("r_cls_3x3_256_819_100", 256, 819, 100, 3, 1)
+PY
+RUNGS=${RUNGS:-"WM=2,WN=2,TM=4,TN=2,BK=16,ACC=32 WM=2,WN=4,TM=4,TN=1,BK=32,ACC=32 WM=4,WN=1,TM=2,TN=4,BK=16,ACC=32 WM=2,WN=2,TM=2,TN=2,BK=32,ACC=32 WM=2,WN=2,TM=4,TN=2,BK=32,ACC=32"}
+for m in $(awk '{print $1}' $R/models.txt); do
+  i=0
+  for pt in $RUNGS; do
+    i=$((i + 1))
+    timeout 120 $B/bench/vkml-sweep $M/$m.vkir --precision fp16 --ref default --template conv2d_coopmat \
+      --fix $pt --runs ${RUNS:-10} --json-file $R/$m.$i.json >$R/$m.$i.txt 2>$R/$m.$i.err || echo "$m $pt: rc $?"
+  done
+done
+tar czf $OUT/rungs.tgz -C $R .
+python3 - $R "$RUNGS" <<'PY'
+import json, sys, glob, os
+r, rungs = sys.argv[1], sys.argv[2].split()
+flops = {l.split()[0]: int(l.split()[1]) for l in open(f"{r}/models.txt")}
+print("| workload | default | " + " | ".join(f"c{i+1}" for i in range(len(rungs))) + " |")
+print("|---|---|" + "---|" * len(rungs))
+for m in flops:
+    row, dflt = [], None
+    for i in range(len(rungs)):
+        try:
+            j = json.load(open(f"{r}/{m}.{i+1}.json"))
+        except Exception:
+            row.append("-"); continue
+        pts = j.get("points", [])
+        for p in pts:
+            if p.get("default") and p.get("ok"): dflt = p
+        c = [p for p in pts if p.get("ok") and not p.get("default")]
+        row.append(f"{c[0]['median_us']:.1f}" if c else "x")
+    d = f"{dflt['median_us']:.1f} {dflt.get('schedule','')}" if dflt else "-"
+    print(f"| {m} | {d} | " + " | ".join(row) + " |")
+print("candidates:", " ".join(f"c{i+1}={p}" for i, p in enumerate(rungs)))
+PY
