@@ -114,6 +114,51 @@ Test(vk_rows, a_chain_over_bounded_rows_runs_on_the_gpu) {
   all_gpu_close(&e, ref, p, x);
 }
 
+/* A split over bounded rows into more outputs than a kernel copies the
+ * extent word into (CG_EXTENT_MAX_OUTPUTS): the executor copies it (the
+ * step has IR_STEP_EXTENT_FROM without IR_STEP_EXTENT_KERNEL); sizes and
+ * values equal the CPU's. */
+Test(vk_rows, a_split_into_five_takes_the_executors_copy) {
+  vt_env e;
+  vt_env_open(&e);
+  const char *text =
+      "vkir 1\n"
+      "graph @s(%x: f32[<=30,10]) -> (%a: f32[<=30,2], %b: f32[<=30,2], %c: f32[<=30,2], "
+      "%d: f32[<=30,2], %f: f32[<=30,2]) {\n"
+      "  %e = exp %x : f32[<=30,10]\n"
+      "  %a, %b, %c, %d, %f = split %e {axis=1, split=[2,2,2,2,2]} : f32[<=30,2], f32[<=30,2], "
+      "f32[<=30,2], f32[<=30,2], f32[<=30,2]\n"
+      "  return %a, %b, %c, %d, %f\n}\n";
+  ir_graph *ref;
+  ir_plan *p;
+  rt_vk_exec *x;
+  all_gpu(&e, text, &ref, &p, &x);
+  int executor = 0, kernel = 0;
+  for (int i = 0; i < p->n_steps; i++) {
+    uint32_t f = p->steps[i].flags;
+    if (IR_STEP_EXTENT_INPUT(f) < 0) continue;
+    if (f & IR_STEP_EXTENT_KERNEL) kernel++;
+    else executor++;
+  }
+  cr_assert_eq(executor, 1, "the split: %d steps copied by the executor", executor);
+  cr_assert_eq(kernel, 1, "the exp: %d steps copied in the kernel", kernel);
+  t_rng r = t_rng_make(5);
+  for (int64_t rows = 0; rows <= 30; rows += 13) {
+    rt_tensor in = t_tensor_random(&r, IR_F32, 2, (int64_t[]){rows, 10}, -1, 1);
+    rt_tensor got[5], want[5];
+    T_OK(rt_vk_exec_run(x, &in, 1, got, 5, NULL));
+    T_OK(rt_cpu_run_graph(ref, &in, 1, want, 5));
+    for (int i = 0; i < 5; i++) {
+      cr_assert_eq(got[i].dims[0], rows, "output %d: %lld rows", i, (long long)got[i].dims[0]);
+      t_assert_close(&got[i], &want[i], 1e-6, 1e-6);
+      rt_tensor_free(&got[i]);
+      rt_tensor_free(&want[i]);
+    }
+    rt_tensor_free(&in);
+  }
+  all_gpu_close(&e, ref, p, x);
+}
+
 /* Which nodes run over bounded rows, without a device. */
 Test(vk_rows, what_keeps_the_rows) {
   ir_graph *g = vt_parse(
