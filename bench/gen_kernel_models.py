@@ -1,8 +1,11 @@
 #!/usr/bin/env python3
 """Writes one-node .vkir models (+ .bin weights, + input .npy) for the
 per-kernel benchmark: ResNet-50 and MobileNetV2 conv shapes (batch 1,
-224x224), large GEMMs and a large elementwise add. Random non-zero data.
-usage: gen_kernel_models.py OUTDIR   (prints one line per model: name flops bytes)"""
+224x224), large GEMMs and a large elementwise add (set "kernels", the
+default); RetinaNet-ResNet50-FPN's largest convs at 800x800 (set "retina":
+its head at 100x100 and a 3x3 at 50x50; set "rungs": its convs of over 2M
+outputs). Random non-zero data.
+usage: gen_kernel_models.py OUTDIR [SET]   (prints one line per model: name flops bytes)"""
 import os, sys
 import numpy as np
 
@@ -47,26 +50,49 @@ def write(name, text, blob, inputs, flops, nbytes):
         np.save(os.path.join(out, f"{name}.{k}.npy"), rng.uniform(-1, 1, shape).astype(np.float32))
     print(name, flops, nbytes)
 
-# ResNet-50 (batch 1, 224x224)
-conv("r50_conv1_7x7s2", 3, 64, 224, 7, 2)
-conv("r50_1x1_64_256_56", 64, 256, 56, 1, 1)
-conv("r50_3x3_64_56", 64, 64, 56, 3, 1)
-conv("r50_3x3_128_28", 128, 128, 28, 3, 1)
-conv("r50_3x3_256_14", 256, 256, 14, 3, 1)
-conv("r50_3x3_512_7", 512, 512, 7, 3, 1)
-conv("r50_1x1_1024_256_14", 1024, 256, 14, 1, 1)
-# MobileNetV2
-conv("mv2_dw3x3_32_112", 32, 32, 112, 3, 1, group=32)
-conv("mv2_dw3x3s2_96_112", 96, 96, 112, 3, 2, group=96)
-conv("mv2_dw3x3_144_56", 144, 144, 56, 3, 1, group=144)
-conv("mv2_pw_32_16_112", 32, 16, 112, 1, 1)
-conv("mv2_pw_144_24_56", 144, 24, 56, 1, 1)
-# large 3x3 conv (wide; batch 1 and batch 8): the 25%-of-peak target
-conv("big_3x3_256_56", 256, 256, 56, 3, 1)
-conv("big_3x3_256_56_b8", 256, 256, 56, 3, 1, batch=8)
-# GEMMs
-gemm("gemm_1024", 1024, 1024, 1024)
-gemm("gemm_4096", 4096, 4096, 4096)
-gemm("gemv_2048_1000", 1, 2048, 1000)
-# elementwise (bandwidth)
-add("add_16M", 16 * 1024 * 1024)
+def kernels():
+    # ResNet-50 (batch 1, 224x224)
+    conv("r50_conv1_7x7s2", 3, 64, 224, 7, 2)
+    conv("r50_1x1_64_256_56", 64, 256, 56, 1, 1)
+    conv("r50_3x3_64_56", 64, 64, 56, 3, 1)
+    conv("r50_3x3_128_28", 128, 128, 28, 3, 1)
+    conv("r50_3x3_256_14", 256, 256, 14, 3, 1)
+    conv("r50_3x3_512_7", 512, 512, 7, 3, 1)
+    conv("r50_1x1_1024_256_14", 1024, 256, 14, 1, 1)
+    # MobileNetV2
+    conv("mv2_dw3x3_32_112", 32, 32, 112, 3, 1, group=32)
+    conv("mv2_dw3x3s2_96_112", 96, 96, 112, 3, 2, group=96)
+    conv("mv2_dw3x3_144_56", 144, 144, 56, 3, 1, group=144)
+    conv("mv2_pw_32_16_112", 32, 16, 112, 1, 1)
+    conv("mv2_pw_144_24_56", 144, 24, 56, 1, 1)
+    # large 3x3 conv (wide; batch 1 and batch 8): the 25%-of-peak target
+    conv("big_3x3_256_56", 256, 256, 56, 3, 1)
+    conv("big_3x3_256_56_b8", 256, 256, 56, 3, 1, batch=8)
+    # GEMMs
+    gemm("gemm_1024", 1024, 1024, 1024)
+    gemm("gemm_4096", 4096, 4096, 4096)
+    gemm("gemv_2048_1000", 1, 2048, 1000)
+    # elementwise (bandwidth)
+    add("add_16M", 16 * 1024 * 1024)
+
+
+def retina():
+    conv("retina_3x3_256_100", 256, 256, 100, 3, 1)
+    conv("retina_cls_256_819_100", 256, 819, 100, 3, 1)
+    conv("retina_3x3_256_50", 256, 256, 50, 3, 1)
+
+
+def rungs():
+    conv("r_conv1_7x7s2_800", 3, 64, 800, 7, 2)
+    conv("r_l1_1x1_64_64_200", 64, 64, 200, 1, 1)
+    conv("r_l1_3x3_64_200", 64, 64, 200, 3, 1)
+    conv("r_l1_1x1_64_256_200", 64, 256, 200, 1, 1)
+    conv("r_l1_1x1_256_64_200", 256, 64, 200, 1, 1)
+    conv("r_l2_1x1_256_128_200", 256, 128, 200, 1, 1)
+    conv("r_l2_1x1_128_512_100", 128, 512, 100, 1, 1)
+    conv("r_fpn_1x1_512_256_100", 512, 256, 100, 1, 1)
+    conv("r_head_3x3_256_100", 256, 256, 100, 3, 1)
+    conv("r_cls_3x3_256_819_100", 256, 819, 100, 3, 1)
+
+
+{"kernels": kernels, "retina": retina, "rungs": rungs}[sys.argv[2] if len(sys.argv) > 2 else "kernels"]()

@@ -9,22 +9,7 @@ set -u
 . bench/device_env.sh
 R=/tmp/rr; mkdir -p $R
 M=/tmp/rungs; mkdir -p $M
-python3 - $M >$R/models.txt <<'PY'
-import sys
-src = open("bench/gen_kernel_models.py").read().split("# ResNet-50")[0]
-sys.argv = ["gen", sys.argv[1]]
-exec(src)
-conv("r_conv1_7x7s2_800", 3, 64, 800, 7, 2)
-conv("r_l1_1x1_64_64_200", 64, 64, 200, 1, 1)
-conv("r_l1_3x3_64_200", 64, 64, 200, 3, 1)
-conv("r_l1_1x1_64_256_200", 64, 256, 200, 1, 1)
-conv("r_l1_1x1_256_64_200", 256, 64, 200, 1, 1)
-conv("r_l2_1x1_256_128_200", 256, 128, 200, 1, 1)
-conv("r_l2_1x1_128_512_100", 128, 512, 100, 1, 1)
-conv("r_fpn_1x1_512_256_100", 512, 256, 100, 1, 1)
-conv("r_head_3x3_256_100", 256, 256, 100, 3, 1)
-conv("r_cls_3x3_256_819_100", 256, 819, 100, 3, 1)
-PY
+python3 bench/gen_kernel_models.py $M rungs >$R/models.txt
 RUNGS=${RUNGS:-"WM=2,WN=2,TM=4,TN=2,BK=16,ACC=32 WM=2,WN=4,TM=4,TN=1,BK=32,ACC=32 WM=4,WN=1,TM=2,TN=4,BK=16,ACC=32 WM=2,WN=2,TM=2,TN=2,BK=32,ACC=32 WM=2,WN=2,TM=4,TN=2,BK=32,ACC=32"}
 for m in $(awk '{print $1}' $R/models.txt); do
   i=0
