@@ -298,8 +298,7 @@ static int64_t outputs_of(const cg_conv_workload *w) {
  * (bench/results/2026-11-22-h200-run2.md), the cooperative-matrix GEMM at
  * 3.2-3.4x: every dense f16 conv goes to the tensor cores where it can. */
 const cg_template *cg_conv_choose_for(const cg_conv_workload *w, const ir_target *target) {
-  bool gpu = target->type == IR_TARGET_DISCRETE_GPU || target->type == IR_TARGET_INTEGRATED_GPU ||
-             target->type == IR_TARGET_VIRTUAL_GPU;
+  bool gpu = ir_target_is_gpu(target);
   if (coopmat_runs(w) && cg_conv_coopmat_suits(target)) {
     int64_t k = (int64_t)w->c * w->p.kernel[0] * w->p.kernel[1];
     bool sliced = gpu && outputs_of(w) <= COOP_SLICED_MAX_OUTPUTS && k >= COOP_SLICED_MIN_K;

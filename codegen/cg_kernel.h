@@ -67,15 +67,15 @@ vkml_status cg_kernel_spec(cg_kernel *k, uint32_t id, uint32_t value);
 vkml_status cg_fold_grid(cg_kernel *out, const ir_target *t, int64_t groups, uint32_t gx_spec,
                          const char *op);
 /* The kernel of a node over bounded rows (extent_from set) copies the
- * extent word of input extent_from - 1 into its n_outputs outputs' itself:
- * cg_kernel_compile wraps the template's main() in one whose first
- * invocation does it (bindings as cg_kernel documents: outputs after the
- * n_inputs inputs). False, and nothing changed, past CG_EXTENT_MAX_OUTPUTS
- * outputs (the executor then copies). */
+ * extent word of input extent_from - 1 (32-bit word in_word of its binding)
+ * into its n_outputs outputs' (words out_words) itself: cg_kernel_compile
+ * wraps the template's main() in one whose first invocation does it
+ * (bindings as cg_kernel documents: outputs after the n_inputs inputs) and
+ * extent_in_kernel is set. Past CG_EXTENT_MAX_OUTPUTS outputs nothing
+ * changes (the executor copies). */
 #define CG_EXTENT_MAX_OUTPUTS 4
-vkml_status cg_kernel_extent_in_kernel(cg_kernel *k, int n_inputs, int n_outputs,
-                                       const uint32_t *in_word, const uint32_t *out_words,
-                                       bool *done);
+vkml_status cg_kernel_extent_in_kernel(cg_kernel *k, int n_inputs, int n_outputs, uint32_t in_word,
+                                       const uint32_t *out_words);
 /* Compiles the kernel's source with its defines. */
 vkml_status cg_kernel_compile(cg_compiler *c, const cg_kernel *k, cg_spirv *out);
 

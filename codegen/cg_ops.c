@@ -116,6 +116,5 @@ vkml_status cg_kernel_for_node(const ir_node *n, const cg_template *sched_templa
   for (int i = 0; i < n->n_outputs && i < CG_EXTENT_MAX_OUTPUTS; i++)
     out_words[i] =
         (uint32_t)(ir_type_extent_offset(&n->outputs[i]->type, n->outputs[i]->layout) / 4);
-  bool done;
-  return cg_kernel_extent_in_kernel(out, n->n_inputs, n->n_outputs, &in_word, out_words, &done);
+  return cg_kernel_extent_in_kernel(out, n->n_inputs, n->n_outputs, in_word, out_words);
 }

@@ -235,13 +235,12 @@ vkml_status cg_kernel_spec(cg_kernel *k, uint32_t id, uint32_t value) {
 }
 
 /* Specialization constants of the extent copy: the input's word, then each
- * output's (32-bit words into their bindings). */
+ * output's (32-bit words into their bindings; ids 224 and 225 + i in
+ * EXTENT_MAIN). */
 #define EXTENT_SPEC 224
 
-vkml_status cg_kernel_extent_in_kernel(cg_kernel *k, int n_inputs, int n_outputs,
-                                       const uint32_t *in_word, const uint32_t *out_words,
-                                       bool *done) {
-  *done = false;
+vkml_status cg_kernel_extent_in_kernel(cg_kernel *k, int n_inputs, int n_outputs, uint32_t in_word,
+                                       const uint32_t *out_words) {
   if (!k->extent_from || n_outputs < 1 || n_outputs > CG_EXTENT_MAX_OUTPUTS ||
       k->n_buffers < n_inputs + n_outputs || k->extent_from > n_inputs)
     return VKML_OK;
@@ -253,9 +252,8 @@ vkml_status cg_kernel_extent_in_kernel(cg_kernel *k, int n_inputs, int n_outputs
     VKML_RETURN_IF_ERROR(cg_kernel_define(k, name, "%d", n_inputs + i));
     VKML_RETURN_IF_ERROR(cg_kernel_spec(k, EXTENT_SPEC + 1 + (uint32_t)i, out_words[i]));
   }
-  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, EXTENT_SPEC, *in_word));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, EXTENT_SPEC, in_word));
   k->extent_in_kernel = true;
-  *done = true;
   return VKML_OK;
 }
 

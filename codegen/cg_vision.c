@@ -323,9 +323,8 @@ vkml_status cg_node_topk(const ir_node *n, const cg_template *st, const cg_sched
      * rows than workgroups it runs at once (the stages of a split TopK:
      * tens of blocks, then one row of their candidates) leave it idle while
      * a narrow workgroup walks its barriers: wide there too. */
-    bool gpu = t->type == IR_TARGET_DISCRETE_GPU || t->type == IR_TARGET_INTEGRATED_GPU ||
-               t->type == IR_TARGET_VIRTUAL_GPU;
-    if ((rows <= 8 && len >= 65536) || (gpu && rows <= TOPK_FEW_ROWS && len >= TOPK_WIDE_LEN)) {
+    if ((rows <= 8 && len >= 65536) ||
+        (ir_target_is_gpu(t) && rows <= TOPK_FEW_ROWS && len >= TOPK_WIDE_LEN)) {
       cg_schedule_widest(&cg_topk_template, t, &wide);
       s = &wide;
     }

@@ -95,6 +95,10 @@ enum {
 /* The input index of an IR_STEP_EXTENT_FROM flag, or -1. */
 #define IR_STEP_EXTENT_INPUT(flags) \
   ((int)(((flags) & IR_STEP_EXTENT_MASK) >> IR_STEP_EXTENT_SHIFT) - 1)
+/* The input whose extent word the executor copies before the dispatch, or
+ * -1 (none, or the kernel copies it: IR_STEP_EXTENT_KERNEL). */
+#define IR_STEP_EXTENT_COPY_INPUT(flags) \
+  (((flags) & IR_STEP_EXTENT_KERNEL) ? -1 : IR_STEP_EXTENT_INPUT(flags))
 
 typedef struct ir_plan_step {
   int32_t node;     /* node id in the plan's graph */

@@ -126,6 +126,14 @@ static inline const char *ir_target_type_name(ir_target_type t) {
   }
 }
 
+/* A GPU (integrated, discrete, virtual): the device types the defaults
+ * measured on GPUs apply to, not a CPU device (lavapipe) or one of unknown
+ * type. */
+static inline bool ir_target_is_gpu(const ir_target *t) {
+  return t->type == IR_TARGET_DISCRETE_GPU || t->type == IR_TARGET_INTEGRATED_GPU ||
+         t->type == IR_TARGET_VIRTUAL_GPU;
+}
+
 /* The weakest Vulkan 1.1 compute device the specification allows (its
  * required minimum limits, no optional features). A schedule valid here is
  * valid on every device: templates check their default schedules against

@@ -422,10 +422,10 @@ static vkml_status record_dispatches(rt_vk_exec *e, int first, int last, rt_vk_p
         n_disp++; /* the copy is a command of its own (copy_ns) */
       }
     }
-    int from = IR_STEP_EXTENT_INPUT(s->flags);
-    if (from >= 0 && !(s->flags & IR_STEP_EXTENT_KERNEL)) {
-      /* a kernel over bounded rows (codegen/cg_rows.h): its outputs have
-       * its bounded input's actual size (unless its kernel copies it) */
+    int from = IR_STEP_EXTENT_COPY_INPUT(s->flags);
+    if (from >= 0) {
+      /* a kernel over bounded rows (codegen/cg_rows.h) that does not copy
+       * it itself: its outputs have its bounded input's actual size */
       const ir_value *x = n->inputs[from];
       uint64_t xo = e->buf_off[x->id] + ir_type_extent_offset(&x->type, x->layout);
       for (int k = 0; k < n->n_outputs; k++) {
@@ -724,12 +724,12 @@ bool rt_vk_exec_step_dispatches(const rt_vk_exec *e, int step) {
 /* ---- running ---------------------------------------------------------------------- */
 
 /* A step's copy commands before its dispatch (IR_STEP_COPY_IN0, then one
- * per output for IR_STEP_EXTENT_FROM), whose time counts as the step's:
+ * per output for IR_STEP_EXTENT_FROM without IR_STEP_EXTENT_KERNEL), whose time counts as the step's:
  * the entries before the dispatch's (t). */
 static double copy_ns(const rt_vk_exec *e, int step, const double *t) {
   const ir_plan_step *s = &e->plan->steps[step];
   const ir_node *n = e->nodes[s->node];
-  int k = IR_STEP_EXTENT_INPUT(s->flags) >= 0 && !(s->flags & IR_STEP_EXTENT_KERNEL) ? n->n_outputs : 0;
+  int k = IR_STEP_EXTENT_COPY_INPUT(s->flags) >= 0 ? n->n_outputs : 0;
   if ((s->flags & IR_STEP_COPY_IN0) && ir_type_bytes(&n->inputs[0]->type)) k++;
   double ns = 0;
   for (int i = 1; i <= k; i++) ns += t[-i];
