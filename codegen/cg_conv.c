@@ -555,6 +555,11 @@ static vkml_status instantiate(const cg_conv_workload *w, const cg_template *t,
   VKML_RETURN_IF_ERROR(cg_kernel_define(k, "DTYPE_F16", "%d", w->y.dtype == IR_F16));
   VKML_RETURN_IF_ERROR(cg_kernel_define(k, "HAS_BIAS", "%d", w->has_bias));
   VKML_RETURN_IF_ERROR(cg_kernel_define(k, "ACT", "%d", (int)w->p.act.kind));
+  /* direct: k tap-major where every step of BK stays within one tap (the
+   * im2col rows of a step share their position) */
+  if (t == &cg_conv2d_direct_template &&
+      w->p.kernel[0] * w->p.kernel[1] > 1 && (w->c / w->p.group) % sched.v[K_BK] == 0)
+    VKML_RETURN_IF_ERROR(cg_kernel_define(k, "K_TAP_OUTER", "1"));
   /* packed operands: only then defined, so that default-layout kernels keep
    * their source key */
   bool vec4 = t == &cg_conv2d_depthwise_template && dw_vec4(w);

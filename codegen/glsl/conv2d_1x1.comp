@@ -205,10 +205,9 @@ void main() {
       FETCH(k0 + ks * BK)
     }
     if (k0 > 0) {
-      for (uint kk = 0; kk < BK; kk++) {
+      TILE_UNROLL for (uint kk = 0; kk < BK; kk++) {
         float a[TM], b[TN];
-        [[unroll]] for (uint i = 0; i < TM; i++) a[i] = As(kk * BM + MI(i));
-        [[unroll]] for (uint j = 0; j < TN; j++) b[j] = Bs(kk * BN + NJ(j));
+        TILE_READS(kk, a, b)
         [[unroll]] for (uint i = 0; i < TM; i++)
           [[unroll]] for (uint j = 0; j < TN; j++) acc[i][j] = fma(a[i], b[j], acc[i][j]);
       }

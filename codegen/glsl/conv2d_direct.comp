@@ -3,6 +3,7 @@
 // implicit GEMM per group (codegen/cg_conv.c instantiates it):
 //   out[n, g*MG + m, oh, ow] = ACT(bias[g*MG + m] + sum_k A[m, k] * B[k, p])
 //   A[m, k] = w[g*MG + m, ic, kh, kw]          k = (ic*KH + kh)*KW + kw
+//     (K_TAP_OUTER: k = (kh*KW + kw)*CG + ic, see FETCH)
 //   B[k, p] = x[n, g*CG + ic, oh*SH + kh*DH - PT, ow*SW + kw*DW - PL] (0 outside)
 //   p = (n*OH + oh)*OW + ow over the whole batch.
 // A workgroup computes a BM x BN block (BM = WG_M*TM output channels by
@@ -18,7 +19,8 @@
 //   invocation), BK (k per shared-memory step); KS (template
 //   conv2d_sliced_k, absent = 1): KS slices of the workgroup split k
 //   (sliced_k.glsl).
-// Baked per workload (#defines): DTYPE_F16, HAS_BIAS, ACT (the fused activation).
+// Baked per workload (#defines): DTYPE_F16, HAS_BIAS, ACT (the fused activation),
+//   K_TAP_OUTER (absent = 0; needs CG % BK == 0).
 // Baked per shape (specialization constants): the sizes and attributes below,
 //   the activation's parameters.
 // Packed operands (#defines, absent = 0): X_NC4HW4 / Y_NC4HW4 read x /
@@ -86,6 +88,9 @@ const uint HW = H * W;
 const uint OHW = OH * OW;
 const uint P = NB * OHW;
 
+#ifndef K_TAP_OUTER
+#define K_TAP_OUTER 0
+#endif
 #ifndef X_NC4HW4
 #define X_NC4HW4 0
 #endif
@@ -146,6 +151,31 @@ void main() {
 
   // Global loads for the next step go to registers while this one computes.
   float ra[MPT], rb[RPT * COLS];
+#if K_TAP_OUTER
+  // k = (kh*KW + kw)*CG + ic: a step (BK rows, CG % BK == 0) lies within one
+  // tap of the kernel, so its rows of B share their input position and
+  // bounds, computed once per column.
+#define FETCH(K0)                                                              \
+  {                                                                            \
+    uint kb = (K0), tap = kb / CG, ic0 = kb % CG;                              \
+    int dh = int((tap / KW) * DH), dw = int((tap % KW) * DW);                  \
+    [[unroll]] for (uint r = 0; r < MPT; r++) {                                \
+      uint mm = ma + r * MSTEP;                                                \
+      ra[r] = 0.0;                                                             \
+      if (kb < K && m0 + mm < MG && mm < BM)                                   \
+        ra[r] = float(w[wbase + mm * K + (ic0 + ka) * KHW + tap]);             \
+    }                                                                          \
+    [[unroll]] for (uint c = 0; c < COLS; c++) {                               \
+      int ih = cih[c] + dh, iw = ciw[c] + dw;                                  \
+      bool ok = kb < K && cok[c] && ih >= 0 && ih < int(H) && iw >= 0 && iw < int(W); \
+      [[unroll]] for (uint r = 0; r < RPT; r++) {                              \
+        rb[r * COLS + c] = 0.0;                                                \
+        if (ok && row0 + r * RSTEP < BK)                                       \
+          rb[r * COLS + c] = float(XAT(c, ic0 + row0 + r * RSTEP, ih, iw));    \
+      }                                                                        \
+    }                                                                          \
+  }
+#else
 #define FETCH(K0)                                                              \
   {                                                                            \
     uint k = (K0) + ka;                                                        \
@@ -164,6 +194,7 @@ void main() {
         rb[e] = float(XAT(c, ic, ih, iw));                                     \
     }                                                                          \
   }
+#endif
 
   float acc[TM][TN];
   [[unroll]] for (uint i = 0; i < TM; i++)
@@ -189,10 +220,9 @@ void main() {
       FETCH(k0 + ks * BK)
     }
     if (k0 > 0) {
-      for (uint kk = 0; kk < BK; kk++) {
+      TILE_UNROLL for (uint kk = 0; kk < BK; kk++) {
         float a[TM], b[TN];
-        [[unroll]] for (uint i = 0; i < TM; i++) a[i] = As(kk * BM + MI(i));
-        [[unroll]] for (uint j = 0; j < TN; j++) b[j] = Bs(kk * BN + NJ(j));
+        TILE_READS(kk, a, b)
         [[unroll]] for (uint i = 0; i < TM; i++)
           [[unroll]] for (uint j = 0; j < TN; j++) acc[i][j] = fma(a[i], b[j], acc[i][j]);
       }

@@ -21,9 +21,42 @@
 #endif
 #define SM_AB (KS * BK * (BM + BN))
 #define SM_RED ((KS - 1) * BM * BN)
-shared float Sm[SM_AB > SM_RED ? SM_AB : SM_RED];
-#define As(i) Sm[ks * (BK * BM) + (i)]
-#define Bs(i) Sm[KS * BK * BM + ks * (BK * BN) + (i)]
+#define SM_WORDS (SM_AB > SM_RED ? SM_AB : SM_RED)
+// Where an invocation's outputs are runs of 4 channels by runs of 4 pixels
+// (TM, TN >= 4), the tiles are vec4 words and each run is one vector read,
+// with the loop over k unrolled (1.2x on the H200 for 64x64 tiles,
+// bench/results/2026-11-27-conv-variants.md); else scalar words (a scalar
+// read of a vec4 word with a run-time lane costs more there).
+#define TILE_VEC4 (TM >= 4 && TN >= 4)
+#if TILE_VEC4
+shared vec4 Sm4[SM_WORDS / 4];
+#define SMW(i) Sm4[(i) >> 2][(i) & 3]
+#define TILE_UNROLL [[unroll]]
+#else
+shared float Sm[SM_WORDS];
+#define SMW(i) Sm[i]
+#define TILE_UNROLL
+#endif
+#define As(i) SMW(ks * (BK * BM) + (i))
+#define Bs(i) SMW(KS * BK * BM + ks * (BK * BN) + (i))
+
+// The operands of step kk: a[i] = As(kk*BM + MI(i)), b[j] = Bs(kk*BN + NJ(j))
+// (MI, NJ, tm, tn from the template).
+#if TILE_VEC4
+#define TILE_READS(kk, a, b)                                                   \
+  [[unroll]] for (uint q = 0; q < TM / 4; q++) {                               \
+    vec4 v = Sm4[(ks * (BK * BM) + (kk) * BM + MI(4 * q)) >> 2];               \
+    a[4 * q] = v.x, a[4 * q + 1] = v.y, a[4 * q + 2] = v.z, a[4 * q + 3] = v.w; \
+  }                                                                            \
+  [[unroll]] for (uint q = 0; q < TN / 4; q++) {                               \
+    vec4 v = Sm4[(KS * BK * BM + ks * (BK * BN) + (kk) * BN + NJ(4 * q)) >> 2]; \
+    b[4 * q] = v.x, b[4 * q + 1] = v.y, b[4 * q + 2] = v.z, b[4 * q + 3] = v.w; \
+  }
+#else
+#define TILE_READS(kk, a, b)                                                   \
+  [[unroll]] for (uint i = 0; i < TM; i++) a[i] = As((kk) * BM + MI(i));       \
+  [[unroll]] for (uint j = 0; j < TN; j++) b[j] = Bs((kk) * BN + NJ(j));
+#endif
 
 // After the k loop's last barrier, from every invocation: slice 0's acc
 // gets the other slices' sums (conflict-free: the invocations of a slice
@@ -33,13 +66,13 @@ bool sliced_k_reduce(inout float acc[TM][TN], uint ks, uint tid) {
   if (ks > 0)
     [[unroll]] for (uint i = 0; i < TM; i++)
       [[unroll]] for (uint j = 0; j < TN; j++)
-        Sm[(((ks - 1) * TM + i) * TN + j) * NT + tid] = acc[i][j];
+        SMW((((ks - 1) * TM + i) * TN + j) * NT + tid) = acc[i][j];
   barrier();
   if (ks > 0) return false;
   for (uint s = 0; s < KS - 1; s++)
     [[unroll]] for (uint i = 0; i < TM; i++)
       [[unroll]] for (uint j = 0; j < TN; j++)
-        acc[i][j] += Sm[((s * TM + i) * TN + j) * NT + tid];
+        acc[i][j] += SMW(((s * TM + i) * TN + j) * NT + tid);
 #endif
   return true;
 }

@@ -504,3 +504,67 @@ Test(vk_conv, refusals_and_key) {
   rt_tensor_free(&ii[0]);
   rt_tensor_free(&ii[1]);
 }
+
+/* conv2d_direct runs k tap-major (K_TAP_OUTER) where every step of BK stays
+ * within one tap of the kernel: f32 and f16, with groups, dilation, strides
+ * and asymmetric pads, vec4 tiles (TM, TN >= 4) and scalar ones; not where a
+ * group's channels are no multiple of BK (the last case at BK 16), nor in
+ * conv2d_sliced_k (slower there on the H200), which runs the same cases. */
+static const ccase TAP[] = {
+    {1, 64, 9, 11, 24, 3, 3, 1, 1, 2, 2, {2, 1, 2, 1}, 2, {0}},  /* 32 channels a group */
+    {2, 16, 13, 10, 40, 5, 3, 2, 1, 1, 1, {2, 0, 1, 1}, 1, {0}}, /* 16 */
+    {1, 24, 8, 8, 8, 3, 3, 1, 1, 1, 1, {1, 1, 1, 1}, 1, {0}},    /* 24 */
+};
+
+static bool defines(const cg_kernel *k, const char *name) {
+  for (int i = 0; i < k->n_defines; i++)
+    if (!strcmp(k->def_name[i], name)) return true;
+  return false;
+}
+
+Test(vk_conv, tap_major_k) {
+  env e;
+  env_open(&e);
+  static const struct {
+    int fam;
+    const char *sched;
+  } pts[] = {
+      {0, "WG_M=8,WG_N=16,TM=8,TN=4,BK=8"},
+      {0, "WG_M=4,WG_N=16,TM=4,TN=1,BK=16"},
+      {4, "WG_M=8,WG_N=8,TM=4,TN=4,BK=8,KS=4"},
+      {4, "WG_M=4,WG_N=16,TM=2,TN=2,BK=16,KS=2"},
+  };
+  int tap_major = 0;
+  for (size_t p = 0; p < sizeof pts / sizeof pts[0]; p++)
+    for (size_t i = 0; i < sizeof TAP / sizeof TAP[0]; i++) {
+      const family *f = &FAMS[pts[p].fam];
+      const ccase *c = &TAP[i];
+      cg_schedule s;
+      T_OK(cg_schedule_parse(f->tmpl, pts[p].sched, &s));
+      int bk = s.v[cg_knob_index(f->tmpl, "BK")];
+      /* the kernel's define, from a node of the case's shape */
+      rt_tensor in[2];
+      t_rng r = t_rng_make(5);
+      int64_t xd[4] = {c->n, c->c, c->h, c->w}, wd[4];
+      weight_dims(c, false, wd);
+      in[0] = t_tensor_random(&r, IR_F32, 4, xd, -1, 1);
+      in[1] = t_tensor_random(&r, IR_F32, 4, wd, -1, 1);
+      ir_type yt = out_type(c, false, IR_F32);
+      ir_graph *g;
+      ir_node *n = make_node(&g, c, false, in, 2, &yt, NULL);
+      cg_conv_workload w;
+      cg_kernel k;
+      T_OK(cg_conv_workload_from_node(n, &w));
+      T_OK(cg_conv_instantiate(&w, f->tmpl, &s, e.v.t, &k));
+      bool want = f->tmpl == &cg_conv2d_direct_template && (c->c / c->group) % bk == 0;
+      cr_assert_eq(defines(&k, "K_TAP_OUTER"), want, "case %zu %s", i, pts[p].sched);
+      tap_major += want;
+      ir_graph_destroy(g);
+      rt_tensor_free(&in[0]);
+      rt_tensor_free(&in[1]);
+      ir_dtype dt = (i % 2 && e.v.t->storage_16bit) ? IR_F16 : IR_F32;
+      check(&e, f, c, &EPIS[(p + i) % N_EPIS], dt, &s, 9000u + 10u * p + i, false);
+    }
+  cr_assert_eq(tap_major, 5);
+  vt_env_close(&e.v);
+}
