@@ -287,11 +287,32 @@ static bool coopmat_runs(const cg_conv_workload *w) {
  * (fp32) less time with these defaults. On a CPU device (lavapipe) or one of
  * unknown type the plain templates stay: not measured there. */
 #define SLICED_MAX_OUTPUTS (1 << 21)
+/* ... except those with a long k (K >= LONG_K) where conv2d_direct's 64x64
+ * tile (vec4 reads of its tiles, k tap-major) beat the sliced default on the
+ * H200 (bench/results/2026-11-27-conv-variants.md): against sliced 32x32
+ * tiles where it makes at least 256 tiles (3x3 128@100, 314 tiles: 1.31x;
+ * 256@50, 160 tiles: 0.95x), against the 16x16 rung (where 32x32 would
+ * make fewer than GEMM_MIN_TILES) down to 80 tiles (3x3 512@25: 1.17x;
+ * 256@25, 40 tiles: 0.61x). */
+#define LONG_K 1024
+#define LONG_K_MIN_TILES 80
+#define LONG_K_TILES_VS_32 256
 #define COOP_SLICED_MAX_OUTPUTS 102400
 #define COOP_SLICED_MIN_K 96
 
 static int64_t outputs_of(const cg_conv_workload *w) {
   return (int64_t)w->n * w->m * w->oh * w->ow;
+}
+
+static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+#define GEMM_MIN_TILES 384
+
+static bool long_k_direct(int64_t k, int64_t pixels, int64_t channels) {
+  int64_t t64 = ceil_div(pixels, 64) * ceil_div(channels, 64);
+  int64_t t32 = ceil_div(pixels, 32) * ceil_div(channels, 32);
+  return k >= LONG_K && t64 >= LONG_K_MIN_TILES &&
+         (t64 >= LONG_K_TILES_VS_32 || t32 < GEMM_MIN_TILES);
 }
 
 /* fp16 convs on the scalar templates ran at 0.86-1.11x of fp32 on the H200
@@ -306,7 +327,9 @@ const cg_template *cg_conv_choose_for(const cg_conv_workload *w, const ir_target
   }
   const cg_template *t = cg_conv_choose(w);
   if (gpu && t == &cg_conv2d_direct_template && w->p.group == 1 &&
-      outputs_of(w) <= SLICED_MAX_OUTPUTS)
+      outputs_of(w) <= SLICED_MAX_OUTPUTS &&
+      !long_k_direct((int64_t)w->c * w->p.kernel[0] * w->p.kernel[1],
+                    (int64_t)w->n * w->oh * w->ow, w->m))
     return &cg_conv2d_sliced_k_template;
   return t;
 }
@@ -347,8 +370,6 @@ static uint32_t f32_bits(float f) {
   return u;
 }
 
-static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
-
 static int64_t gcd(int64_t a, int64_t b) {
   while (b) {
     int64_t t = a % b;
@@ -384,20 +405,21 @@ static vkml_status set_grid(cg_kernel *k, const ir_target *t, int64_t gx, int64_
 }
 
 /* The GEMM-like templates' problem: pixels (x blocks) by channels (y blocks)
- * per z slice. */
+ * per z slice, and the length of k (0: not used). */
 typedef struct gemm_dims {
-  int64_t pixels, channels, gz;
+  int64_t pixels, channels, gz, k;
 } gemm_dims;
 
 static gemm_dims gemm_dims_of(const cg_template *t, const cg_conv_workload *w) {
   const ir_conv_params *p = &w->p;
   int64_t G = p->group;
   if (t == &cg_conv2d_1x1_template || t == &cg_conv2d_1x1_sliced_k_template)
-    return (gemm_dims){w->h * w->wd, w->m, w->n};
+    return (gemm_dims){w->h * w->wd, w->m, w->n, w->c};
   if (t == &cg_conv_transpose2d_template)
     return (gemm_dims){w->n * ceil_div(w->oh, p->strides[0]) * ceil_div(w->ow, p->strides[1]),
                        w->m / G, G * p->strides[0] * p->strides[1]};
-  return (gemm_dims){w->n * w->oh * w->ow, w->m / G, G};
+  return (gemm_dims){w->n * w->oh * w->ow, w->m / G, G,
+                     w->c / G * p->kernel[0] * p->kernel[1]};
 }
 
 static int64_t gemm_groups(const cg_schedule *s, const gemm_dims *d) {
@@ -429,9 +451,9 @@ static void gemm_default(const cg_template *t, const gemm_dims *d, cg_schedule *
  * three per compute unit of a large GPU), else the smallest. The rungs are
  * the schedules that led their class in the H200 sweeps recorded in
  * bench/results/2026-11-22-h200-sweep.md: 64x64 tiles for large outputs,
- * 32x32, and 16x16 with a deeper K step for the late, small-spatial layers.
+ * 32x32, and 16x16 with a deeper K step for the late, small-spatial layers;
+ * conv2d_direct keeps 64x64 for a long k (long_k_direct).
  * A rung the target cannot run falls back to gemm_default. */
-#define GEMM_MIN_TILES 384
 static const int CONV_LADDER[][5] = {
     {8, 16, 8, 4, 8}, /* 64 x 64, 128 invocations */
     {8, 8, 4, 4, 8},  /* 32 x 32, 64 invocations */
@@ -443,7 +465,10 @@ static void conv_default(const cg_template *t, const gemm_dims *d, const ir_targ
   int n = (int)(sizeof CONV_LADDER / sizeof CONV_LADDER[0]);
   for (int r = 0; r < n; r++) {
     for (int k = 0; k < 5; k++) s->v[k] = CONV_LADDER[r][k];
-    if (r + 1 < n && gemm_groups(s, d) < GEMM_MIN_TILES) continue;
+    if (r + 1 < n && gemm_groups(s, d) < GEMM_MIN_TILES &&
+        !(r == 0 && t == &cg_conv2d_direct_template && ir_target_is_gpu(target) &&
+          long_k_direct(d->k, d->pixels, d->channels)))
+      continue;
     vkml_status st = cg_schedule_check(t, s, target);
     if (!st) return;
     vkml_status_free(st);

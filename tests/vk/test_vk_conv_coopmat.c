@@ -458,7 +458,8 @@ Test(conv_coopmat, compiles) {
 /* The sliced-k defaults on a GPU (cg_conv_choose_for, from the survey on
  * the H100): conv2d_coopmat_sliced_k for f16 convs of at most 102400
  * outputs with K >= 96, else conv2d_coopmat; conv2d_sliced_k for one-group
- * scalar convs of at most 2^21 outputs, else conv2d_direct; depthwise and
+ * scalar convs of at most 2^21 outputs, else conv2d_direct, and
+ * conv2d_direct for some with a long k (long_k_direct); depthwise and
  * grouped convs unchanged; a CPU device or one of unknown type keeps the
  * plain templates. Where the sliced default does not fit, the family falls
  * back to the plain one. */
@@ -486,10 +487,39 @@ Test(conv_coopmat, sliced_defaults_on_a_gpu) {
       /* 3x3 64 at 224x224, batch 2: 6.4M outputs, beyond what was measured */
       {{2, 64, 224, 224, 64, 3, 3, 1, 1, 1, 1, {1, 1, 1, 1}, 1, RELU}, &cg_conv2d_coopmat_template,
        &cg_conv2d_direct_template},
+      /* a long k, 80 tiles of 64x64 and 320 of 32x32 (3x3 512 at 25x25, K = 4608): direct */
+      {{1, 512, 25, 25, 512, 3, 3, 1, 1, 1, 1, {1, 1, 1, 1}, 1, RELU}, &cg_conv2d_coopmat_template,
+       &cg_conv2d_direct_template},
+      /* 3x3 128 at 100x100: 1.28M outputs, K = 1152, 314 tiles: direct */
+      {{1, 128, 100, 100, 128, 3, 3, 1, 1, 1, 1, {1, 1, 1, 1}, 1, RELU}, &cg_conv2d_coopmat_template,
+       &cg_conv2d_direct_template},
+      /* 3x3 256 at 50x50: K = 2304, 160 tiles but 632 of 32x32: sliced */
+      {{1, 256, 50, 50, 256, 3, 3, 1, 1, 1, 1, {1, 1, 1, 1}, 1, RELU}, &cg_conv2d_coopmat_template,
+       &cg_conv2d_sliced_k_template},
+      /* 3x3 256 at 25x25: K = 2304 but 40 tiles: sliced */
+      {{1, 256, 25, 25, 256, 3, 3, 1, 1, 1, 1, {1, 1, 1, 1}, 1, RELU}, &cg_conv2d_coopmat_template,
+       &cg_conv2d_sliced_k_template},
   };
   for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
     cr_assert_eq(chosen(&v[i].c, IR_F16, &t), v[i].f16, "case %zu f16", i);
     cr_assert_eq(chosen(&v[i].c, IR_F32, &t), v[i].f32, "case %zu f32", i);
+  }
+  /* the long-k direct default: the 64x64 rung (below GEMM_MIN_TILES), k
+   * tap-major */
+  {
+    ir_graph *g;
+    rt_tensor in[3];
+    ir_node *n = case_node(&g, &v[5].c, IR_F32, in);
+    cg_kernel k;
+    T_OK(cg_kernel_for_node(n, NULL, NULL, &t, &k));
+    char sched[128];
+    cg_schedule_format(k.tmpl, &k.schedule, sched, sizeof sched);
+    cr_assert_str_eq(sched, "WG_M=8,WG_N=16,TM=8,TN=4,BK=8");
+    bool tap = false;
+    for (int i = 0; i < k.n_defines; i++) tap |= !strcmp(k.def_name[i], "K_TAP_OUTER");
+    cr_assert(tap);
+    ir_graph_destroy(g);
+    free3(in);
   }
   ccase grouped = {1, 8, 9, 9, 8, 3, 3, 1, 1, 1, 1, {1, 1, 1, 1}, 2, NB};
   ccase dw = {1, 6, 9, 9, 12, 3, 3, 1, 1, 1, 1, {1, 1, 1, 1}, 6, NB};
