@@ -3,7 +3,7 @@
 per-kernel benchmark: ResNet-50 and MobileNetV2 conv shapes (batch 1,
 224x224), large GEMMs and a large elementwise add (set "kernels", the
 default); RetinaNet-ResNet50-FPN's largest convs at 800x800 (set "retina":
-its head at 100x100 and a 3x3 at 50x50; set "rungs": its convs of over 2M
+its head at 100x100 and 3x3 convs at 100x100 to 25x25; set "rungs": its convs of over 2M
 outputs). Random non-zero data.
 usage: gen_kernel_models.py OUTDIR [SET]   (prints one line per model: name flops bytes)"""
 import os, sys
@@ -80,6 +80,9 @@ def retina():
     conv("retina_3x3_256_100", 256, 256, 100, 3, 1)
     conv("retina_cls_256_819_100", 256, 819, 100, 3, 1)
     conv("retina_3x3_256_50", 256, 256, 50, 3, 1)
+    conv("retina_3x3_128_100", 128, 128, 100, 3, 1)
+    conv("retina_3x3_512_25", 512, 512, 25, 3, 1)
+    conv("retina_3x3_256_25", 256, 256, 25, 3, 1)
 
 
 def rungs():
