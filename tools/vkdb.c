@@ -230,10 +230,10 @@ static int cmd_best(tunedb *db, const char *workload, bool json) {
       tunedb_json_number(stdout, r->spread_ns);
       printf(",\"runs\":%lld,\"tool_version\":", (long long)r->runs);
       tunedb_json_string(stdout, r->tool_version);
-      printf("}");
+      printf(",\"confirmed\":%s}", r->confirmation ? "true" : "false");
     } else {
-      printf("%s\t%s\t%s\t%.3f us\n", r->device_key, r->template_name, r->schedule,
-             r->median_ns / 1e3);
+      printf("%s\t%s\t%s\t%.3f us%s\n", r->device_key, r->template_name, r->schedule,
+             r->median_ns / 1e3, r->confirmation ? " (confirmed)" : "");
     }
   }
   if (json) puts("\n]");

@@ -21,8 +21,10 @@
  * foreign SQLite file is recognised. */
 #define TUNEDB_APPLICATION_ID 0x564B4442
 /* PRAGMA user_version this build writes. v1: records without failed/message;
- * v2: records.failed + records.message (a failed trial is kept, flagged). */
-#define TUNEDB_SCHEMA_VERSION 2
+ * v2: records.failed + records.message (a failed trial is kept, flagged);
+ * v3: records.confirmation (a point measured again after the walk; the best
+ * view times each point by its latest record). */
+#define TUNEDB_SCHEMA_VERSION 3
 
 typedef struct tunedb tunedb;
 
@@ -78,7 +80,7 @@ vkml_status tunedb_device_put(tunedb *db, const tunedb_device *dev);
 typedef struct tunedb_device_info {
   char key[TUNEDB_DEVICE_KEY_BYTES];
   tunedb_device dev;    /* limits_json owned by the list */
-  int64_t n_records;    /* every trial on this device */
+  int64_t n_records;    /* every trial on this device (not the confirmations) */
   int64_t n_workloads;  /* workloads with a best (correct) record */
 } tunedb_device_info;
 typedef struct tunedb_device_list {
@@ -110,6 +112,10 @@ typedef struct tunedb_record {
   const char *message;      /* NULL unless failed */
   const char *tool_version;
   int64_t timestamp_us;     /* Unix time; 0 on input: now */
+  /* not a trial of the walk: the point measured again against the default
+   * after it (vktune's confirmation); it replaces the point's earlier
+   * records in the best view */
+  bool confirmation;
 } tunedb_record;
 
 typedef struct tunedb_record_list {
@@ -136,8 +142,9 @@ vkml_status tunedb_records_get(tunedb *db, const char *device_key, const char *w
                                tunedb_record_list *out);
 /* Every record, in measurement order. */
 vkml_status tunedb_records_all(tunedb *db, tunedb_record_list *out);
-/* The latest stored trial of (device, workload, template, schedule), so a
- * resumed tuner does not measure it again; out->n is 0 when none. */
+/* The latest stored trial (not confirmation) of (device, workload,
+ * template, schedule), so a resumed tuner does not measure it again and its
+ * walk sees the costs the first run saw; out->n is 0 when none. */
 vkml_status tunedb_trial_find(tunedb *db, const char *device_key, const char *workload_key,
                               const char *template_name, const char *schedule,
                               tunedb_record_list *out);

@@ -92,7 +92,7 @@ vkml_status tunedb_devices_list(tunedb *db, tunedb_device_list *out) {
   sqlite3_stmt *st = NULL;
   VKML_RETURN_IF_ERROR(tunedb_prepare(
       db,
-      "SELECT d.*, (SELECT count(*) FROM records r WHERE r.device = d.key),"
+      "SELECT d.*, (SELECT count(*) FROM records r WHERE r.device = d.key AND r.confirmation = 0),"
       " (SELECT count(*) FROM best b WHERE b.device = d.key) FROM devices d ORDER BY d.key",
       &st));
   size_t cap = 0;

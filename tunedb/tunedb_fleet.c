@@ -110,9 +110,9 @@ static const char merge_sql[] =
     "INSERT OR IGNORE INTO main.devices SELECT * FROM src.devices;"
     "INSERT OR IGNORE INTO main.workloads SELECT * FROM src.workloads;"
     "INSERT OR IGNORE INTO main.records (device, workload, template, schedule, median_ns,"
-    " spread_ns, runs, correct, failed, message, tool_version, timestamp_us)"
+    " spread_ns, runs, correct, failed, message, tool_version, timestamp_us, confirmation)"
     " SELECT device, workload, template, schedule, median_ns, spread_ns, runs, correct,"
-    " failed, message, tool_version, timestamp_us FROM src.records"
+    " failed, message, tool_version, timestamp_us, confirmation FROM src.records"
     " ORDER BY timestamp_us, id;";
 
 /* True when a and b name one file (merging a file into itself is a no-op;

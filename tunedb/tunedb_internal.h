@@ -36,7 +36,7 @@ void tunedb_record_clear(tunedb_record *r);
 
 #define TUNEDB_RECORD_COLUMNS                                                       \
   "id, device, workload, template, schedule, median_ns, spread_ns, runs, correct, " \
-  "failed, message, tool_version, timestamp_us"
+  "failed, message, tool_version, timestamp_us, confirmation"
 
 /* Number of rows in main.records. */
 vkml_status tunedb_count_records(tunedb *db, int64_t *out);

@@ -12,6 +12,7 @@ typedef struct col {
   const char *name;
   col_kind kind;
   bool nullable;
+  bool optional; /* may be absent on import (files of older builds): 0 */
 } col;
 typedef struct table {
   const char *type, *name, *order;
@@ -32,7 +33,7 @@ static const col record_cols[] = {
     {"schedule", COL_TEXT, 0},    {"median_ns", COL_REAL, 1},  {"spread_ns", COL_REAL, 1},
     {"runs", COL_INT, 0},         {"correct", COL_BOOL, 0},    {"failed", COL_BOOL, 0},
     {"message", COL_TEXT, 1},     {"tool_version", COL_TEXT, 0},
-    {"timestamp_us", COL_INT, 0},
+    {"timestamp_us", COL_INT, 0}, {"confirmation", COL_BOOL, 0, 1},
 };
 #define N(a) ((int)(sizeof a / sizeof a[0]))
 static const table tables[] = {
@@ -89,6 +90,10 @@ static vkml_status bind_line(const table *t, const tunedb_json_object *o, sqlite
   for (int i = 0; i < t->n_cols; i++) {
     const col *c = &t->cols[i];
     const tunedb_json_field *f = tunedb_json_get(o, c->name);
+    if (!f && c->optional) {
+      sqlite3_bind_int(st, i + 1, 0);
+      continue;
+    }
     if (!f || (f->type == TUNEDB_JSON_NULL && !c->nullable))
       return vkml_status_make(VKML_CODE_PARSE, "%s:%ld: %s without \"%s\"", name, line, t->type,
                               c->name);

@@ -36,8 +36,8 @@ vkml_status tunedb_record_put(tunedb *db, const tunedb_record *r) {
   VKML_RETURN_IF_ERROR(tunedb_prepare(
       db,
       "INSERT OR IGNORE INTO records (device, workload, template, schedule, median_ns,"
-      " spread_ns, runs, correct, failed, message, tool_version, timestamp_us)"
-      " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+      " spread_ns, runs, correct, failed, message, tool_version, timestamp_us,"
+      " confirmation) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
       &st));
   sqlite3_bind_text(st, 1, r->device_key, -1, SQLITE_TRANSIENT);
   sqlite3_bind_text(st, 2, r->workload_key, -1, SQLITE_TRANSIENT);
@@ -60,6 +60,7 @@ vkml_status tunedb_record_put(tunedb *db, const tunedb_record *r) {
     sqlite3_bind_null(st, 10);
   sqlite3_bind_text(st, 11, r->tool_version ? r->tool_version : "unknown", -1, SQLITE_TRANSIENT);
   sqlite3_bind_int64(st, 12, r->timestamp_us ? r->timestamp_us : now_us());
+  sqlite3_bind_int(st, 13, r->confirmation);
   /* one autocommit statement: the record is durable (against a kill) when
    * this returns OK */
   int rc = sqlite3_step(st);
@@ -94,6 +95,7 @@ void tunedb_record_from_row(sqlite3_stmt *st, tunedb_record *r, bool *oom) {
   r->message = tunedb_col_strdup(st, 10, oom);
   r->tool_version = tunedb_col_strdup(st, 11, oom);
   r->timestamp_us = sqlite3_column_int64(st, 12);
+  r->confirmation = sqlite3_column_int(st, 13) != 0;
 }
 
 void tunedb_record_clear(tunedb_record *r) {
@@ -189,7 +191,7 @@ vkml_status tunedb_trial_find(tunedb *db, const char *device_key, const char *wo
                               tunedb_record_list *out) {
   return query_records(db,
                        "SELECT " TUNEDB_RECORD_COLUMNS " FROM records WHERE device = ?1 AND"
-                       " workload = ?2 AND template = ?3 AND schedule = ?4"
+                       " workload = ?2 AND template = ?3 AND schedule = ?4 AND confirmation = 0"
                        " ORDER BY timestamp_us DESC, id DESC LIMIT 1",
                        device_key, workload_key, template_name, schedule, out);
 }

@@ -59,6 +59,20 @@ b = json.loads(subprocess.run(['$VKDB', '--db', '$TMP/a.db', '--db', '$TMP/b.db'
 by = {x['device']: x for x in b}
 sys.exit(0 if len(b) == 2 and by['$H100']['median_ns'] == 100 and by['$H100']['schedule'] == 'tile=16' and by['$LVP']['median_ns'] == 2000 else 1)"
 check "best: text" sh -c "'$VKDB' --db '$TMP/a.db' best conv1 | grep -q 'tile=16.*0.100 us'"
+# a confirmation of tile=16 slower than tile=8's trial: tile=8 is the best;
+# one of tile=8 then keeps it, shown as confirmed
+printf '{"type":"record","device":"%s","workload":"conv1","template":"direct","schedule":"tile=16","median_ns":500,"spread_ns":1,"runs":84,"correct":true,"failed":false,"message":null,"tool_version":"0.1.0","timestamp_us":7,"confirmation":true}\n' "$H100" >"$TMP/c1.jsonl"
+printf '{"type":"record","device":"%s","workload":"conv1","template":"direct","schedule":"tile=8","median_ns":300,"spread_ns":1,"runs":84,"correct":true,"failed":false,"message":null,"tool_version":"0.1.0","timestamp_us":8,"confirmation":true}\n' "$H100" >"$TMP/c2.jsonl"
+cp "$TMP/a.db" "$TMP/conf.db"
+"$VKDB" --db "$TMP/conf.db" import "$TMP/c1.jsonl" >/dev/null 2>&1
+check "a slower confirmation hands the best on" sh -c "'$VKDB' --db '$TMP/conf.db' best conv1 | grep -q 'tile=8.*0.400 us\$'"
+"$VKDB" --db "$TMP/conf.db" import "$TMP/c2.jsonl" >/dev/null 2>&1
+check "best: a confirmed record says so" sh -c "'$VKDB' --db '$TMP/conf.db' best conv1 | grep -q 'tile=8.*0.300 us (confirmed)'"
+check "best --json: confirmed" sh -c "'$VKDB' --db '$TMP/conf.db' best conv1 --json | grep -q '\"confirmed\":true'"
+check "devices: confirmations are not trials" $PY -c "
+import json, subprocess, sys
+d = json.loads(subprocess.run(['$VKDB', '--db', '$TMP/conf.db', 'devices', '--json'], capture_output=True, check=True).stdout)
+sys.exit(0 if d[0]['records'] == 4 else 1)"
 printf 'conv1\n# a comment\n\ngemm "q"\nnot-tuned\n' >"$TMP/keys.txt"
 check "coverage" sh -c "'$VKDB' --db '$TMP/a.db' --db '$TMP/b.db' coverage '$TMP/keys.txt' | grep -q '2 of 3 workloads tuned'"
 check "coverage --json" $PY -c "
@@ -113,7 +127,7 @@ expect_rc "missing file" 1 "missing.db: no such file" "$VKDB" --db "$TMP/missing
 cp "$TMP/a.db" "$TMP/newer.db"
 $PY -c "
 import sqlite3; c = sqlite3.connect('$TMP/newer.db'); c.execute('pragma user_version = 7'); c.commit()"
-expect_rc "newer schema" 1 "newer.db: schema version 7 is newer than this build knows (2)" "$VKDB" --db "$TMP/newer.db" devices
+expect_rc "newer schema" 1 "newer.db: schema version 7 is newer than this build knows (3)" "$VKDB" --db "$TMP/newer.db" devices
 { cat "$TMP/b.jsonl"; echo '{"type":"record","device":"x"'; } >"$TMP/broken.jsonl"
 cp "$TMP/a.db" "$TMP/imp.db"
 "$VKDB" --db "$TMP/imp.db" export >"$TMP/before.jsonl"

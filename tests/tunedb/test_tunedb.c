@@ -463,6 +463,10 @@ Test(tunedb, export_import_round_trip) {
   put_rec(db, a, "conv2d:k=\"3\"\n\x01", "direct", "tile=8\tx", 1.0 / 3.0, true, false, 1);
   put_rec(db, b, "w2", "t", "s", 123456789.125, true, false, 2);
   put_rec(db, b, "w2", "t", "s2", 0, false, true, 3); /* failed: NULL times, a message */
+  tunedb_record conf = {.device_key = b, .workload_key = "w2", .template_name = "t",
+                        .schedule = "s", .median_ns = 5, .runs = 84, .correct = true,
+                        .tool_version = "0.1.0", .timestamp_us = 4, .confirmation = true};
+  CHECK_OK(tunedb_record_put(db, &conf));
   char *dump1 = NULL, *dump2 = NULL;
   size_t len1, len2;
   FILE *f = open_memstream(&dump1, &len1);
@@ -477,7 +481,8 @@ Test(tunedb, export_import_round_trip) {
   int64_t n;
   CHECK_OK(tunedb_import(db2, f, "dump", &n));
   fclose(f);
-  cr_expect_eq(n, 3);
+  cr_expect_eq(n, 4);
+  cr_expect(strstr(dump1, "\"confirmation\":true") != NULL, "%s", dump1);
   f = open_memstream(&dump2, &len2);
   CHECK_OK(tunedb_export(db2, f));
   fclose(f);
@@ -491,7 +496,7 @@ Test(tunedb, export_import_round_trip) {
   cr_expect_eq(sql_int(path_in("b.db"), "SELECT count(*) FROM records WHERE median_ns IS NULL"), 1);
   /* the same rows, compared column by column in SQL (both directions) */
   const char *cols = "device, workload, template, schedule, median_ns, spread_ns, runs,"
-                     " correct, failed, message, tool_version, timestamp_us";
+                     " correct, failed, message, tool_version, timestamp_us, confirmation";
   char sql[1024];
   snprintf(sql, sizeof sql,
            "SELECT (SELECT count(*) FROM (SELECT %s FROM records EXCEPT SELECT %s FROM"
@@ -546,13 +551,15 @@ Test(tunedb, migrates_v1) {
   tunedb *db = NULL;
   tunedb_open_opts ro = {.flags = TUNEDB_OPEN_READONLY};
   expect_error(tunedb_open(p, &ro, &db), VKML_CODE_UNSUPPORTED, "v1.db",
-               "schema version 1 is older than this build's (2)");
+               "schema version 1 is older than this build's (3)");
   cr_expect_eq(sql_int(p, "PRAGMA user_version"), 1);
 
   CHECK_OK(tunedb_open(p, NULL, &db));
   tunedb_close(db);
-  cr_expect_eq(sql_int(p, "PRAGMA user_version"), 2);
-  cr_expect_eq(sql_int(p, "SELECT count(*) FROM records WHERE failed = 0 AND message IS NULL"), 2);
+  cr_expect_eq(sql_int(p, "PRAGMA user_version"), TUNEDB_SCHEMA_VERSION);
+  cr_expect_eq(sql_int(p, "SELECT count(*) FROM records WHERE failed = 0 AND message IS NULL"
+                          " AND confirmation = 0"),
+               2);
   db = NULL;
   CHECK_OK(tunedb_open(p, NULL, &db));
   put_rec(db, "10de:2330:5:00000001", "w", "t", "c", 100, true, true, 3); /* failed */
@@ -602,11 +609,11 @@ Test(tunedb, refuses_non_sqlite_and_missing) {
 Test(tunedb, refuses_newer_schema) {
   tunedb_close(open_new("new.db"));
   const char *p = path_in("new.db");
-  sql_exec(p, "PRAGMA user_version = 3");
+  sql_exec(p, "PRAGMA user_version = 4");
   tunedb *db = NULL;
   expect_error(tunedb_open(p, NULL, &db), VKML_CODE_UNSUPPORTED, "new.db",
-               "schema version 3 is newer than this build knows (2)");
-  cr_expect_eq(sql_int(p, "PRAGMA user_version"), 3);
+               "schema version 4 is newer than this build knows (3)");
+  cr_expect_eq(sql_int(p, "PRAGMA user_version"), 4);
 }
 
 Test(tunedb, read_only_refused_when_writing) {
@@ -857,4 +864,138 @@ Test(tunedb, json_reader) {
                                     "{\"a\":\"unterminated}", "{\"a\":tru}", "[1]"};
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
     cr_expect_not(tunedb_json_parse_object(bad[i], &o, err, sizeof err), "accepted %s", bad[i]);
+}
+
+/* A schema v2 file (before confirmation records): migrated in place, its
+ * records trials, its best kept. */
+static const char schema_v2_file[] =
+    "CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);"
+    "CREATE TABLE devices(key TEXT PRIMARY KEY, vendor_id INTEGER NOT NULL,"
+    " device_id INTEGER NOT NULL, driver_version INTEGER NOT NULL, driver_id INTEGER NOT NULL,"
+    " name TEXT NOT NULL, api_version INTEGER NOT NULL, pipeline_cache_uuid TEXT NOT NULL,"
+    " limits TEXT NOT NULL DEFAULT '{}');"
+    "CREATE TABLE workloads(key TEXT PRIMARY KEY, op TEXT NOT NULL,"
+    " description TEXT NOT NULL DEFAULT '{}');"
+    "CREATE TABLE records(id INTEGER PRIMARY KEY, device TEXT NOT NULL REFERENCES devices(key),"
+    " workload TEXT NOT NULL REFERENCES workloads(key), template TEXT NOT NULL,"
+    " schedule TEXT NOT NULL, median_ns REAL, spread_ns REAL, runs INTEGER NOT NULL DEFAULT 0,"
+    " correct INTEGER NOT NULL DEFAULT 0, tool_version TEXT NOT NULL,"
+    " timestamp_us INTEGER NOT NULL, failed INTEGER NOT NULL DEFAULT 0, message TEXT,"
+    " UNIQUE(device, workload, template, schedule, timestamp_us, tool_version));"
+    "CREATE VIEW best AS SELECT * FROM records WHERE correct = 1 AND failed = 0"
+    " GROUP BY device, workload HAVING median_ns = min(median_ns);"
+    "INSERT INTO meta VALUES ('schema_version', '2');"
+    "INSERT INTO devices VALUES ('10de:2330:5:00000001', 4318, 9008, 1, 5, 'NVIDIA H100',"
+    " 4206592, '00', '{}');"
+    "INSERT INTO workloads VALUES ('w', 'conv2d', '{}');"
+    "INSERT INTO records (device, workload, template, schedule, median_ns, spread_ns, runs,"
+    " correct, tool_version, timestamp_us) VALUES"
+    " ('10de:2330:5:00000001', 'w', 't', 'a', 200, 1, 9, 1, '0.0.9', 1),"
+    " ('10de:2330:5:00000001', 'w', 't', 'b', 150, 1, 9, 1, '0.0.9', 2);"
+    "PRAGMA application_id = 1447773250; PRAGMA user_version = 2;";
+
+Test(tunedb, migrates_v2) {
+  const char *p = path_in("v2.db");
+  sql_exec(p, schema_v2_file);
+  tunedb *db = NULL;
+  CHECK_OK(tunedb_open(p, NULL, &db));
+  tunedb_close(db);
+  cr_expect_eq(sql_int(p, "PRAGMA user_version"), 3);
+  cr_expect_eq(sql_int(p, "SELECT value FROM meta WHERE key = 'schema_version'"), 3);
+  cr_expect_eq(sql_int(p, "SELECT count(*) FROM records WHERE confirmation = 0"), 2);
+  CHECK_OK(tunedb_open(p, NULL, &db));
+  tunedb_record_list r;
+  CHECK_OK(tunedb_best_get(db, "10de:2330:5:00000001", "w", &r));
+  cr_assert_eq(r.n, 1);
+  cr_expect_str_eq(r.items[0].schedule, "b");
+  cr_expect(!r.items[0].confirmation);
+  tunedb_record_list_free(&r);
+  tunedb_close(db);
+}
+
+/* The best view times each point by its latest record: a confirmation
+ * slower than the trial it re-measured hands the best to the next point, a
+ * faster one keeps it; a wrong re-measurement puts the point out; other
+ * workloads are untouched. */
+Test(tunedb, confirmation_replaces_the_trial) {
+  tunedb *db = open_new("c.db");
+  char a[TUNEDB_DEVICE_KEY_BYTES];
+  tunedb_device d = h100(1);
+  put_dev(db, &d, a);
+  put_rec(db, a, "w", "t", "dflt", 100, true, false, 1);
+  put_rec(db, a, "w", "t", "x", 70, true, false, 2); /* the walk's best, biased low */
+  put_rec(db, a, "w", "t", "y", 80, true, false, 3);
+  put_rec(db, a, "w2", "t", "x", 50, true, false, 4);
+  tunedb_record_list r;
+  CHECK_OK(tunedb_best_get(db, a, "w", &r));
+  cr_assert_eq(r.n, 1);
+  cr_expect_str_eq(r.items[0].schedule, "x");
+  tunedb_record_list_free(&r);
+  /* x confirmed at 105, slower than the default: y (80) is now the fastest */
+  tunedb_record c = {.device_key = a, .workload_key = "w", .template_name = "t",
+                     .schedule = "x", .median_ns = 105, .runs = 84, .correct = true,
+                     .tool_version = "0.1.0", .timestamp_us = 5, .confirmation = true};
+  CHECK_OK(tunedb_record_put(db, &c));
+  CHECK_OK(tunedb_best_get(db, a, "w", &r));
+  cr_assert_eq(r.n, 1);
+  cr_expect_str_eq(r.items[0].schedule, "y");
+  tunedb_record_list_free(&r);
+  /* y confirmed at 120: the default is the best */
+  c.schedule = "y", c.median_ns = 120, c.timestamp_us = 6;
+  CHECK_OK(tunedb_record_put(db, &c));
+  CHECK_OK(tunedb_best_get(db, a, "w", &r));
+  cr_assert_eq(r.n, 1);
+  cr_expect_str_eq(r.items[0].schedule, "dflt");
+  tunedb_record_list_free(&r);
+  /* a later confirmation of x at 60 makes it the best again, and the best
+   * record is that confirmation */
+  c.schedule = "x", c.median_ns = 60, c.timestamp_us = 7;
+  CHECK_OK(tunedb_record_put(db, &c));
+  CHECK_OK(tunedb_best_get(db, a, "w", &r));
+  cr_assert_eq(r.n, 1);
+  cr_expect_str_eq(r.items[0].schedule, "x");
+  cr_expect_eq(r.items[0].median_ns, 60);
+  cr_expect(r.items[0].confirmation);
+  tunedb_record_list_free(&r);
+  /* x measured again and wrong: out, the default is the best */
+  c.median_ns = 55, c.timestamp_us = 8, c.correct = false;
+  CHECK_OK(tunedb_record_put(db, &c));
+  CHECK_OK(tunedb_best_get(db, a, "w", &r));
+  cr_assert_eq(r.n, 1);
+  cr_expect_str_eq(r.items[0].schedule, "dflt");
+  tunedb_record_list_free(&r);
+  /* the tuner's resume still finds x's latest trial, not its confirmations */
+  CHECK_OK(tunedb_trial_find(db, a, "w", "t", "x", &r));
+  cr_assert_eq(r.n, 1);
+  cr_expect_eq(r.items[0].median_ns, 70);
+  cr_expect(!r.items[0].confirmation);
+  tunedb_record_list_free(&r);
+  /* the other workload keeps its trial */
+  CHECK_OK(tunedb_best_get(db, a, "w2", &r));
+  cr_assert_eq(r.n, 1);
+  cr_expect_eq(r.items[0].median_ns, 50);
+  cr_expect(!r.items[0].confirmation);
+  tunedb_record_list_free(&r);
+  tunedb_close(db);
+}
+
+/* An export of an older build (no "confirmation" key) imports as trials. */
+Test(tunedb, imports_lines_without_confirmation) {
+  tunedb *db = open_new("i.db");
+  static const char lines[] =
+      "{\"type\":\"device\",\"key\":\"10de:2330:5:00000001\",\"vendor_id\":4318,"
+      "\"device_id\":9008,\"driver_version\":1,\"driver_id\":5,\"name\":\"NVIDIA H100\","
+      "\"api_version\":4206592,\"pipeline_cache_uuid\":\"00\",\"limits\":\"{}\"}\n"
+      "{\"type\":\"workload\",\"key\":\"w\",\"op\":\"conv2d\",\"description\":\"{}\"}\n"
+      "{\"type\":\"record\",\"device\":\"10de:2330:5:00000001\",\"workload\":\"w\","
+      "\"template\":\"t\",\"schedule\":\"a\",\"median_ns\":200,\"spread_ns\":1,\"runs\":9,"
+      "\"correct\":true,\"failed\":false,\"message\":null,\"tool_version\":\"0.0.9\","
+      "\"timestamp_us\":1}\n";
+  FILE *f = fmemopen((void *)lines, sizeof lines - 1, "r");
+  int64_t n;
+  CHECK_OK(tunedb_import(db, f, "old.jsonl", &n));
+  fclose(f);
+  cr_expect_eq(n, 1);
+  tunedb_close(db);
+  cr_expect_eq(sql_int(path_in("i.db"), "SELECT count(*) FROM records WHERE confirmation = 0"), 1);
 }
