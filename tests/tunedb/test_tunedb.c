@@ -518,29 +518,37 @@ Test(tunedb, export_import_round_trip) {
   free(dump2);
 }
 
+/* What the older schemas share: the devices and workloads tables, the
+ * records columns up to the timestamp, and two trials of one workload. */
+#define OLD_TABLES \
+  "CREATE TABLE devices(key TEXT PRIMARY KEY, vendor_id INTEGER NOT NULL," \
+  " device_id INTEGER NOT NULL, driver_version INTEGER NOT NULL, driver_id INTEGER NOT NULL," \
+  " name TEXT NOT NULL, api_version INTEGER NOT NULL, pipeline_cache_uuid TEXT NOT NULL," \
+  " limits TEXT NOT NULL DEFAULT '{}');" \
+  "CREATE TABLE workloads(key TEXT PRIMARY KEY, op TEXT NOT NULL," \
+  " description TEXT NOT NULL DEFAULT '{}');" \
+  "CREATE TABLE records(id INTEGER PRIMARY KEY, device TEXT NOT NULL REFERENCES devices(key)," \
+  " workload TEXT NOT NULL REFERENCES workloads(key), template TEXT NOT NULL," \
+  " schedule TEXT NOT NULL, median_ns REAL, spread_ns REAL, runs INTEGER NOT NULL DEFAULT 0," \
+  " correct INTEGER NOT NULL DEFAULT 0, tool_version TEXT NOT NULL," \
+
+#define OLD_ROWS \
+  "INSERT INTO devices VALUES ('10de:2330:5:00000001', 4318, 9008, 1, 5, 'NVIDIA H100'," \
+  " 4206592, '00', '{}');" \
+  "INSERT INTO workloads VALUES ('w', 'conv2d', '{}');" \
+  "INSERT INTO records (device, workload, template, schedule, median_ns, spread_ns, runs," \
+  " correct, tool_version, timestamp_us) VALUES" \
+  " ('10de:2330:5:00000001', 'w', 't', 'a', 200, 1, 9, 1, '0.0.9', 1)," \
+  " ('10de:2330:5:00000001', 'w', 't', 'b', 150, 1, 9, 1, '0.0.9', 2);" \
+
 /* The v1 schema as vkml 0.1 wrote it: no failed/message columns. */
 static const char schema_v1[] =
-    "CREATE TABLE devices(key TEXT PRIMARY KEY, vendor_id INTEGER NOT NULL,"
-    " device_id INTEGER NOT NULL, driver_version INTEGER NOT NULL, driver_id INTEGER NOT NULL,"
-    " name TEXT NOT NULL, api_version INTEGER NOT NULL, pipeline_cache_uuid TEXT NOT NULL,"
-    " limits TEXT NOT NULL DEFAULT '{}');"
-    "CREATE TABLE workloads(key TEXT PRIMARY KEY, op TEXT NOT NULL,"
-    " description TEXT NOT NULL DEFAULT '{}');"
-    "CREATE TABLE records(id INTEGER PRIMARY KEY, device TEXT NOT NULL REFERENCES devices(key),"
-    " workload TEXT NOT NULL REFERENCES workloads(key), template TEXT NOT NULL,"
-    " schedule TEXT NOT NULL, median_ns REAL, spread_ns REAL, runs INTEGER NOT NULL DEFAULT 0,"
-    " correct INTEGER NOT NULL DEFAULT 0, tool_version TEXT NOT NULL,"
+    OLD_TABLES
     " timestamp_us INTEGER NOT NULL,"
     " UNIQUE(device, workload, template, schedule, timestamp_us, tool_version));"
     "CREATE VIEW best AS SELECT * FROM records WHERE correct = 1 GROUP BY device, workload"
     " HAVING median_ns = min(median_ns);"
-    "INSERT INTO devices VALUES ('10de:2330:5:00000001', 4318, 9008, 1, 5, 'NVIDIA H100',"
-    " 4206592, '00', '{}');"
-    "INSERT INTO workloads VALUES ('w', 'conv2d', '{}');"
-    "INSERT INTO records (device, workload, template, schedule, median_ns, spread_ns, runs,"
-    " correct, tool_version, timestamp_us) VALUES"
-    " ('10de:2330:5:00000001', 'w', 't', 'a', 200, 1, 9, 1, '0.0.9', 1),"
-    " ('10de:2330:5:00000001', 'w', 't', 'b', 150, 1, 9, 1, '0.0.9', 2);"
+    OLD_ROWS
     "PRAGMA application_id = 1447773250; PRAGMA user_version = 1;";
 
 Test(tunedb, migrates_v1) {
@@ -870,28 +878,13 @@ Test(tunedb, json_reader) {
  * records trials, its best kept. */
 static const char schema_v2_file[] =
     "CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);"
-    "CREATE TABLE devices(key TEXT PRIMARY KEY, vendor_id INTEGER NOT NULL,"
-    " device_id INTEGER NOT NULL, driver_version INTEGER NOT NULL, driver_id INTEGER NOT NULL,"
-    " name TEXT NOT NULL, api_version INTEGER NOT NULL, pipeline_cache_uuid TEXT NOT NULL,"
-    " limits TEXT NOT NULL DEFAULT '{}');"
-    "CREATE TABLE workloads(key TEXT PRIMARY KEY, op TEXT NOT NULL,"
-    " description TEXT NOT NULL DEFAULT '{}');"
-    "CREATE TABLE records(id INTEGER PRIMARY KEY, device TEXT NOT NULL REFERENCES devices(key),"
-    " workload TEXT NOT NULL REFERENCES workloads(key), template TEXT NOT NULL,"
-    " schedule TEXT NOT NULL, median_ns REAL, spread_ns REAL, runs INTEGER NOT NULL DEFAULT 0,"
-    " correct INTEGER NOT NULL DEFAULT 0, tool_version TEXT NOT NULL,"
+    OLD_TABLES
     " timestamp_us INTEGER NOT NULL, failed INTEGER NOT NULL DEFAULT 0, message TEXT,"
     " UNIQUE(device, workload, template, schedule, timestamp_us, tool_version));"
     "CREATE VIEW best AS SELECT * FROM records WHERE correct = 1 AND failed = 0"
     " GROUP BY device, workload HAVING median_ns = min(median_ns);"
     "INSERT INTO meta VALUES ('schema_version', '2');"
-    "INSERT INTO devices VALUES ('10de:2330:5:00000001', 4318, 9008, 1, 5, 'NVIDIA H100',"
-    " 4206592, '00', '{}');"
-    "INSERT INTO workloads VALUES ('w', 'conv2d', '{}');"
-    "INSERT INTO records (device, workload, template, schedule, median_ns, spread_ns, runs,"
-    " correct, tool_version, timestamp_us) VALUES"
-    " ('10de:2330:5:00000001', 'w', 't', 'a', 200, 1, 9, 1, '0.0.9', 1),"
-    " ('10de:2330:5:00000001', 'w', 't', 'b', 150, 1, 9, 1, '0.0.9', 2);"
+    OLD_ROWS
     "PRAGMA application_id = 1447773250; PRAGMA user_version = 2;";
 
 Test(tunedb, migrates_v2) {
@@ -913,6 +906,18 @@ Test(tunedb, migrates_v2) {
   tunedb_close(db);
 }
 
+/* The best record of (dev, wl): schedule sched, ns (0: any), confirmation. */
+static void expect_best(tunedb *db, const char *dev, const char *wl, const char *sched,
+                        double ns, bool confirmation) {
+  tunedb_record_list r;
+  CHECK_OK(tunedb_best_get(db, dev, wl, &r));
+  cr_assert_eq(r.n, 1);
+  cr_expect_str_eq(r.items[0].schedule, sched);
+  if (ns > 0) cr_expect_eq(r.items[0].median_ns, ns);
+  cr_expect_eq(r.items[0].confirmation, confirmation, "%s", sched);
+  tunedb_record_list_free(&r);
+}
+
 /* The best view times each point by its latest record: a confirmation
  * slower than the trial it re-measured hands the best to the next point, a
  * faster one keeps it; a wrong re-measurement puts the point out; other
@@ -926,56 +931,35 @@ Test(tunedb, confirmation_replaces_the_trial) {
   put_rec(db, a, "w", "t", "x", 70, true, false, 2); /* the walk's best, biased low */
   put_rec(db, a, "w", "t", "y", 80, true, false, 3);
   put_rec(db, a, "w2", "t", "x", 50, true, false, 4);
-  tunedb_record_list r;
-  CHECK_OK(tunedb_best_get(db, a, "w", &r));
-  cr_assert_eq(r.n, 1);
-  cr_expect_str_eq(r.items[0].schedule, "x");
-  tunedb_record_list_free(&r);
+  expect_best(db, a, "w", "x", 70, false);
   /* x confirmed at 105, slower than the default: y (80) is now the fastest */
   tunedb_record c = {.device_key = a, .workload_key = "w", .template_name = "t",
                      .schedule = "x", .median_ns = 105, .runs = 84, .correct = true,
                      .tool_version = "0.1.0", .timestamp_us = 5, .confirmation = true};
   CHECK_OK(tunedb_record_put(db, &c));
-  CHECK_OK(tunedb_best_get(db, a, "w", &r));
-  cr_assert_eq(r.n, 1);
-  cr_expect_str_eq(r.items[0].schedule, "y");
-  tunedb_record_list_free(&r);
+  expect_best(db, a, "w", "y", 80, false);
   /* y confirmed at 120: the default is the best */
   c.schedule = "y", c.median_ns = 120, c.timestamp_us = 6;
   CHECK_OK(tunedb_record_put(db, &c));
-  CHECK_OK(tunedb_best_get(db, a, "w", &r));
-  cr_assert_eq(r.n, 1);
-  cr_expect_str_eq(r.items[0].schedule, "dflt");
-  tunedb_record_list_free(&r);
+  expect_best(db, a, "w", "dflt", 100, false);
   /* a later confirmation of x at 60 makes it the best again, and the best
    * record is that confirmation */
   c.schedule = "x", c.median_ns = 60, c.timestamp_us = 7;
   CHECK_OK(tunedb_record_put(db, &c));
-  CHECK_OK(tunedb_best_get(db, a, "w", &r));
-  cr_assert_eq(r.n, 1);
-  cr_expect_str_eq(r.items[0].schedule, "x");
-  cr_expect_eq(r.items[0].median_ns, 60);
-  cr_expect(r.items[0].confirmation);
-  tunedb_record_list_free(&r);
+  expect_best(db, a, "w", "x", 60, true);
   /* x measured again and wrong: out, the default is the best */
   c.median_ns = 55, c.timestamp_us = 8, c.correct = false;
   CHECK_OK(tunedb_record_put(db, &c));
-  CHECK_OK(tunedb_best_get(db, a, "w", &r));
-  cr_assert_eq(r.n, 1);
-  cr_expect_str_eq(r.items[0].schedule, "dflt");
-  tunedb_record_list_free(&r);
+  expect_best(db, a, "w", "dflt", 100, false);
   /* the tuner's resume still finds x's latest trial, not its confirmations */
+  tunedb_record_list r;
   CHECK_OK(tunedb_trial_find(db, a, "w", "t", "x", &r));
   cr_assert_eq(r.n, 1);
   cr_expect_eq(r.items[0].median_ns, 70);
   cr_expect(!r.items[0].confirmation);
   tunedb_record_list_free(&r);
   /* the other workload keeps its trial */
-  CHECK_OK(tunedb_best_get(db, a, "w2", &r));
-  cr_assert_eq(r.n, 1);
-  cr_expect_eq(r.items[0].median_ns, 50);
-  cr_expect(!r.items[0].confirmation);
-  tunedb_record_list_free(&r);
+  expect_best(db, a, "w2", "x", 50, false);
   tunedb_close(db);
 }
 
