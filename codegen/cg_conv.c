@@ -41,9 +41,10 @@ const cg_template cg_conv2d_direct_template = {
 
 /* conv2d_direct and conv2d_1x1 with the workgroup split along k into KS
  * slices (glsl/sliced_k.glsl): KS times the invocations and the tiles, and
- * the slices' sums, (KS-1)*BM*BN words, in the same shared memory. The
- * shared-memory constraints bound the As tiles, the Bs tiles (a quarter of
- * the limit each) and the sums (half) as products. Their defaults
+ * the slices' sums, (KS-1)*BM*BN words, in the same shared memory after the
+ * tiles. The shared-memory constraints bound the As tiles, the Bs tiles (a
+ * quarter of the limit each) and the sums (KS*BM*BN words, within the limit)
+ * as products: 64x64 tiles take 2 slices within 48 KiB. Their defaults
  * (sk_default) are chosen per workload. */
 #define SLICED_K_KNOBS                                                                              \
   .n_knobs = 6,                                                                                     \
@@ -58,7 +59,7 @@ const cg_template cg_conv2d_direct_template = {
           {CG_LIMIT_SHARED_BYTES, (1u << K_WG_M) | (1u << K_TM) | (1u << K_BK) | (1u << K_KS), 16}, \
           {CG_LIMIT_SHARED_BYTES, (1u << K_WG_N) | (1u << K_TN) | (1u << K_BK) | (1u << K_KS), 16}, \
           {CG_LIMIT_SHARED_BYTES,                                                                   \
-           (1u << K_WG_M) | (1u << K_TM) | (1u << K_WG_N) | (1u << K_TN) | (1u << K_KS), 8},        \
+           (1u << K_WG_M) | (1u << K_TM) | (1u << K_WG_N) | (1u << K_TN) | (1u << K_KS), 4},        \
       },                                                                                            \
   .dflt = {{4, 16, 4, 4, 8, 2}}
 
@@ -481,16 +482,20 @@ static bool is_sliced_k(const cg_template *t) {
 }
 
 /* The sliced-k default: the direct default's tile (conv_default), then the
- * most slices (up to 8) that keep the invocations within the target and
- * give each slice at least 8 steps of k; always as valid as the template's
- * default. */
+ * most slices (up to 8) that keep the invocations within the target, give
+ * each slice at least 8 steps of k and keep the sums within the bound they
+ * were measured under; always as valid as the template's default. */
 static void sk_default(const cg_template *t, const cg_conv_workload *w, const gemm_dims *d,
                        const ir_target *target, cg_schedule *s) {
   conv_default(t, d, target, s);
   int64_t k = (w->c / w->p.group) * w->p.kernel[0] * w->p.kernel[1];
+  int64_t bm = (int64_t)s->v[K_WG_M] * s->v[K_TM], bn = (int64_t)s->v[K_WG_N] * s->v[K_TN];
   for (int ks = 8; ks >= 2; ks /= 2) {
     s->v[K_KS] = ks;
     if (ks > 2 && k < (int64_t)ks * s->v[K_BK] * 8) continue;
+    /* the sums' bound of the space these defaults were measured in
+     * (8*KS*BM*BN bytes), tighter than the constraint since */
+    if (8 * ks * bm * bn > (int64_t)target->max_shared_bytes) continue;
     vkml_status st = cg_schedule_check(t, s, target);
     if (!st) return;
     vkml_status_free(st);

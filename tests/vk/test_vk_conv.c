@@ -533,6 +533,7 @@ Test(vk_conv, tap_major_k) {
       {0, "WG_M=4,WG_N=16,TM=4,TN=1,BK=16"},
       {4, "WG_M=8,WG_N=8,TM=4,TN=4,BK=8,KS=4"},
       {4, "WG_M=4,WG_N=16,TM=2,TN=2,BK=16,KS=2"},
+      {4, "WG_M=8,WG_N=16,TM=8,TN=4,BK=8,KS=2"}, /* 64x64 tiles in 2 slices */
   };
   int tap_major = 0;
   for (size_t p = 0; p < sizeof pts / sizeof pts[0]; p++)

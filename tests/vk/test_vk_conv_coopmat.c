@@ -521,6 +521,39 @@ Test(conv_coopmat, sliced_defaults_on_a_gpu) {
     ir_graph_destroy(g);
     free3(in);
   }
+  /* the space takes 64x64 tiles in 2 slices within 48 KiB (the sums,
+   * 4*KS*BM*BN bytes), not in 4; the sliced default keeps the bound it was
+   * measured under (8*KS*BM*BN): 3x3 256@50 keeps 32x32 tiles in 4 slices,
+   * though the space would take 8 */
+  {
+    ir_target t48 = t;
+    t48.max_shared_bytes = 49152;
+    t48.max_workgroup_invocations = 1024;
+    static const struct {
+      const char *sched;
+      bool ok;
+    } pts[] = {{"WG_M=8,WG_N=16,TM=8,TN=4,BK=8,KS=2", true},
+               {"WG_M=8,WG_N=16,TM=8,TN=4,BK=8,KS=4", false},
+               {"WG_M=8,WG_N=8,TM=4,TN=4,BK=8,KS=8", true}};
+    for (size_t i = 0; i < sizeof pts / sizeof pts[0]; i++) {
+      cg_schedule s;
+      T_OK(cg_schedule_parse(sk, pts[i].sched, &s));
+      vkml_status st = cg_schedule_check(sk, &s, &t48);
+      cr_expect_eq(st == VKML_OK, pts[i].ok, "%s", pts[i].sched);
+      vkml_status_free(st);
+    }
+    ir_graph *g;
+    rt_tensor in[3];
+    ir_node *n = case_node(&g, &v[7].c, IR_F32, in);
+    cg_kernel k;
+    T_OK(cg_kernel_for_node(n, NULL, NULL, &t48, &k));
+    char sched[128];
+    cg_schedule_format(k.tmpl, &k.schedule, sched, sizeof sched);
+    cr_expect_eq(k.tmpl, sk);
+    cr_expect_str_eq(sched, "WG_M=8,WG_N=8,TM=4,TN=4,BK=8,KS=4");
+    ir_graph_destroy(g);
+    free3(in);
+  }
   ccase grouped = {1, 8, 9, 9, 8, 3, 3, 1, 1, 1, 1, {1, 1, 1, 1}, 2, NB};
   ccase dw = {1, 6, 9, 9, 12, 3, 3, 1, 1, 1, 1, {1, 1, 1, 1}, 6, NB};
   cr_assert_eq(chosen(&grouped, IR_F16, &t), direct);
