@@ -142,19 +142,28 @@ Test(conv_coopmat, registered_and_default_valid_on_minimum) {
 }
 
 /* The template the family instantiates for case c on target t. */
-static const cg_template *chosen(const ccase *c, ir_dtype dt, const ir_target *t) {
+/* The kernel the family gives case c by default on t (its template checked
+ * against cg_conv_choose_for), and its schedule as text. */
+static void default_kernel(const ccase *c, ir_dtype dt, const ir_target *t, cg_kernel *k,
+                           char *sched, size_t n_sched) {
   ir_graph *g;
   rt_tensor in[3];
   ir_node *n = case_node(&g, c, dt, in);
   cg_conv_workload w;
   T_OK(cg_conv_workload_from_node(n, &w));
   const cg_template *via_choose = cg_conv_choose_for(&w, t);
-  cg_kernel k;
-  T_OK(cg_kernel_for_node(n, NULL, NULL, t, &k));
-  cr_assert_eq(k.tmpl, via_choose, "%s: cg_conv_choose_for says %s, the family ran %s", k.key,
-               via_choose->name, k.tmpl->name);
+  T_OK(cg_kernel_for_node(n, NULL, NULL, t, k));
+  cr_assert_eq(k->tmpl, via_choose, "%s: cg_conv_choose_for says %s, the family ran %s", k->key,
+               via_choose->name, k->tmpl->name);
+  cg_schedule_format(k->tmpl, &k->schedule, sched, n_sched);
   ir_graph_destroy(g);
   free3(in);
+}
+
+static const cg_template *chosen(const ccase *c, ir_dtype dt, const ir_target *t) {
+  cg_kernel k;
+  char sched[128];
+  default_kernel(c, dt, t, &k, sched, sizeof sched);
   return k.tmpl;
 }
 
@@ -506,21 +515,13 @@ Test(conv_coopmat, sliced_defaults_on_a_gpu) {
   }
   /* the long-k direct default: the 64x64 rung (below GEMM_MIN_TILES), k
    * tap-major */
-  {
-    ir_graph *g;
-    rt_tensor in[3];
-    ir_node *n = case_node(&g, &v[5].c, IR_F32, in);
-    cg_kernel k;
-    T_OK(cg_kernel_for_node(n, NULL, NULL, &t, &k));
-    char sched[128];
-    cg_schedule_format(k.tmpl, &k.schedule, sched, sizeof sched);
-    cr_assert_str_eq(sched, "WG_M=8,WG_N=16,TM=8,TN=4,BK=8");
-    bool tap = false;
-    for (int i = 0; i < k.n_defines; i++) tap |= !strcmp(k.def_name[i], "K_TAP_OUTER");
-    cr_assert(tap);
-    ir_graph_destroy(g);
-    free3(in);
-  }
+  cg_kernel k;
+  char sched[128];
+  default_kernel(&v[5].c, IR_F32, &t, &k, sched, sizeof sched);
+  cr_assert_str_eq(sched, "WG_M=8,WG_N=16,TM=8,TN=4,BK=8");
+  bool tap = false;
+  for (int i = 0; i < k.n_defines; i++) tap |= !strcmp(k.def_name[i], "K_TAP_OUTER");
+  cr_assert(tap);
   /* the space takes 64x64 tiles in 2 slices within 48 KiB (the sums,
    * 4*KS*BM*BN bytes), not in 4; the sliced default keeps the bound it was
    * measured under (8*KS*BM*BN): 3x3 256@50 keeps 32x32 tiles in 4 slices,
@@ -542,17 +543,9 @@ Test(conv_coopmat, sliced_defaults_on_a_gpu) {
       cr_expect_eq(st == VKML_OK, pts[i].ok, "%s", pts[i].sched);
       vkml_status_free(st);
     }
-    ir_graph *g;
-    rt_tensor in[3];
-    ir_node *n = case_node(&g, &v[7].c, IR_F32, in);
-    cg_kernel k;
-    T_OK(cg_kernel_for_node(n, NULL, NULL, &t48, &k));
-    char sched[128];
-    cg_schedule_format(k.tmpl, &k.schedule, sched, sizeof sched);
+    default_kernel(&v[7].c, IR_F32, &t48, &k, sched, sizeof sched);
     cr_expect_eq(k.tmpl, sk);
     cr_expect_str_eq(sched, "WG_M=8,WG_N=8,TM=4,TN=4,BK=8,KS=4");
-    ir_graph_destroy(g);
-    free3(in);
   }
   ccase grouped = {1, 8, 9, 9, 8, 3, 3, 1, 1, 1, 1, {1, 1, 1, 1}, 2, NB};
   ccase dw = {1, 6, 9, 9, 12, 3, 3, 1, 1, 1, 1, {1, 1, 1, 1}, 6, NB};
@@ -575,7 +568,6 @@ Test(conv_coopmat, sliced_defaults_on_a_gpu) {
   cg_conv_workload w;
   T_OK(cg_conv_workload_from_node(n, &w));
   cr_assert_eq(cg_conv_choose_for(&w, &t), sk);
-  cg_kernel k;
   t_expect_error(cg_node_conv2d(n, sk, NULL, &t, &k), VKML_CODE_UNSUPPORTED, "");
   T_OK(cg_kernel_for_node(n, NULL, NULL, &t, &k));
   cr_assert_eq(k.tmpl, direct, "%s", k.tmpl->name);
