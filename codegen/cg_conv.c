@@ -128,6 +128,10 @@ static vkml_status bad(vkml_code code, const ir_node *n, const char *why) {
   return vkml_status_make(code, "%s: %s", ir_op_name(n->op), why);
 }
 
+int64_t cg_conv_k(const cg_conv_workload *w) {
+  return (int64_t)(w->c / w->p.group) * w->p.kernel[0] * w->p.kernel[1];
+}
+
 vkml_status cg_conv_workload_from_node(const ir_node *n, cg_conv_workload *o) {
   memset(o, 0, sizeof *o);
   if (n->op != IR_OP_CONV2D && n->op != IR_OP_CONV_TRANSPOSE2D)
@@ -322,15 +326,14 @@ static bool long_k_direct(int64_t k, int64_t pixels, int64_t channels) {
 const cg_template *cg_conv_choose_for(const cg_conv_workload *w, const ir_target *target) {
   bool gpu = ir_target_is_gpu(target);
   if (coopmat_runs(w) && cg_conv_coopmat_suits(target)) {
-    int64_t k = (int64_t)w->c * w->p.kernel[0] * w->p.kernel[1];
-    bool sliced = gpu && outputs_of(w) <= COOP_SLICED_MAX_OUTPUTS && k >= COOP_SLICED_MIN_K;
+    bool sliced =
+        gpu && outputs_of(w) <= COOP_SLICED_MAX_OUTPUTS && cg_conv_k(w) >= COOP_SLICED_MIN_K;
     return sliced ? &cg_conv2d_coopmat_sliced_k_template : &cg_conv2d_coopmat_template;
   }
   const cg_template *t = cg_conv_choose(w);
   if (gpu && t == &cg_conv2d_direct_template && w->p.group == 1 &&
       outputs_of(w) <= SLICED_MAX_OUTPUTS &&
-      !long_k_direct((int64_t)w->c * w->p.kernel[0] * w->p.kernel[1],
-                    (int64_t)w->n * w->oh * w->ow, w->m))
+      !long_k_direct(cg_conv_k(w), (int64_t)w->n * w->oh * w->ow, w->m))
     return &cg_conv2d_sliced_k_template;
   return t;
 }
@@ -419,8 +422,7 @@ static gemm_dims gemm_dims_of(const cg_template *t, const cg_conv_workload *w) {
   if (t == &cg_conv_transpose2d_template)
     return (gemm_dims){w->n * ceil_div(w->oh, p->strides[0]) * ceil_div(w->ow, p->strides[1]),
                        w->m / G, G * p->strides[0] * p->strides[1]};
-  return (gemm_dims){w->n * w->oh * w->ow, w->m / G, G,
-                     w->c / G * p->kernel[0] * p->kernel[1]};
+  return (gemm_dims){w->n * w->oh * w->ow, w->m / G, G, cg_conv_k(w)};
 }
 
 static int64_t gemm_groups(const cg_schedule *s, const gemm_dims *d) {
@@ -488,7 +490,7 @@ static bool is_sliced_k(const cg_template *t) {
 static void sk_default(const cg_template *t, const cg_conv_workload *w, const gemm_dims *d,
                        const ir_target *target, cg_schedule *s) {
   conv_default(t, d, target, s);
-  int64_t k = (w->c / w->p.group) * w->p.kernel[0] * w->p.kernel[1];
+  int64_t k = cg_conv_k(w);
   int64_t bm = (int64_t)s->v[K_WG_M] * s->v[K_TM], bn = (int64_t)s->v[K_WG_N] * s->v[K_TN];
   for (int ks = 8; ks >= 2; ks /= 2) {
     s->v[K_KS] = ks;

@@ -60,6 +60,8 @@ typedef struct cg_conv_workload {
  * may be nc4hw4, consistent shapes). UNSUPPORTED for
  * what the GPU kernels do not run, INVALID_ARGUMENT for inconsistent nodes. */
 vkml_status cg_conv_workload_from_node(const ir_node *n, cg_conv_workload *out);
+/* The length of a conv2d's reduction per group: C/group * KH * KW. */
+int64_t cg_conv_k(const cg_conv_workload *w);
 /* Canonical key with every attribute, e.g.
  * "conv2d(f32[1,3,8,8],f32[4,3,3,3],f32[4])->f32[1,4,8,8]{strides=[1,1],
  * pads=[1,1,1,1],dilations=[1,1],group=1}" (+ output_padding for transposed

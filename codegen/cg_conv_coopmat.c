@@ -96,7 +96,7 @@ static void coop_default(const cg_conv_workload *w, const ir_target *t, int ms, 
                          cg_schedule *s) {
   int n = (int)(sizeof COOP_LADDER / sizeof COOP_LADDER[0]);
   cg_schedule best = cg_conv2d_coopmat_template.dflt;
-  int64_t kdim = (int64_t)w->c * w->p.kernel[0] * w->p.kernel[1];
+  int64_t kdim = cg_conv_k(w);
   for (int r = 0; r < n; r++) {
     cg_schedule c = {{0}};
     const int *rung = r == 0 && kdim >= COOP_LONG_K ? COOP_LONG_K_RUNG : COOP_LADDER[r];
@@ -121,7 +121,7 @@ static void sliced_default(const cg_conv_workload *w, const ir_target *t, int ms
                            cg_schedule *s) {
   const cg_template *tp = &cg_conv2d_coopmat_sliced_k_template;
   coop_default(w, t, ms, ns, s);
-  int64_t k = w->c * w->p.kernel[0] * w->p.kernel[1];
+  int64_t k = cg_conv_k(w);
   for (int slk = 8; slk >= 2; slk /= 2) {
     s->v[C_SLK] = slk;
     if (slk > 2 && k < (int64_t)slk * s->v[C_BK] * 8) continue;
@@ -203,7 +203,7 @@ vkml_status cg_conv_coopmat_instantiate(const cg_conv_workload *w, const cg_temp
                             "%s: %lld bytes of shared memory exceed the %u of %s", name,
                             (long long)shared, t->max_shared_bytes, t->name);
   const ir_conv_params *p = &w->p;
-  int64_t kdim = w->c * p->kernel[0] * p->kernel[1];
+  int64_t kdim = cg_conv_k(w);
   int a_vec = vec_of(kdim);
   /* vectors along pixels: the rows of a 1x1 conv's B, default layout only;
    * H*W % B_VEC == 0 keeps every vector inside one image */

@@ -139,6 +139,20 @@ static vkml_status cost(void *user, const tuner_point *p, double *c) {
   return store(j, tm, sched, &m, false, c);
 }
 
+/* The point of this workload's space a record names, when it is one. */
+static bool point_of_record(const job *j, const tunedb_record *r, tuner_point *p) {
+  for (int i = 0; i < j->w->space.n; i++) {
+    const cg_template *tm = j->w->space.tmpl[i];
+    if (strcmp(tm->name, r->template_name)) continue;
+    *p = (tuner_point){.tmpl = i};
+    vkml_status s = cg_schedule_parse(tm, r->schedule, &p->sched);
+    if (!s) return true;
+    vkml_status_free(s);
+    return false;
+  }
+  return false;
+}
+
 /* The default point, measured alone and made the bench's reference (every
  * later trial is timed paired with it); its cost is the stored trial's
  * when there is one, which then also sets the scale. */
@@ -154,20 +168,6 @@ static vkml_status measure_default(job *j, double *c) {
                                                  found && isfinite(*c) ? *c : 0, &m));
   if (found) return VKML_OK;
   return store(j, tm, sched, &m, false, c);
-}
-
-/* The point of this workload's space a record names, when it is one. */
-static bool point_of_record(const job *j, const tunedb_record *r, tuner_point *p) {
-  for (int i = 0; i < j->w->space.n; i++) {
-    const cg_template *tm = j->w->space.tmpl[i];
-    if (strcmp(tm->name, r->template_name)) continue;
-    *p = (tuner_point){.tmpl = i};
-    vkml_status s = cg_schedule_parse(tm, r->schedule, &p->sched);
-    if (!s) return true;
-    vkml_status_free(s);
-    return false;
-  }
-  return false;
 }
 
 /* Whether the latest record of (tmpl, sched) on this device is a
@@ -273,20 +273,11 @@ static vkml_status start_point(job *j, const tunedb_device *dev, tuner_point *st
   VKML_RETURN_IF_ERROR(tunedb_nearest_best(j->db, dev, j->w->key, &how, &near));
   if (near.n && how != TUNEDB_NEAR_EXACT) {
     const tunedb_record *r = &near.items[0];
-    for (int i = 0; i < j->w->space.n; i++) {
-      const cg_template *tm = j->w->space.tmpl[i];
-      tuner_point p = {.tmpl = i};
-      if (strcmp(tm->name, r->template_name)) continue;
-      vkml_status s = cg_schedule_parse(tm, r->schedule, &p.sched);
-      if (s) {
-        vkml_status_free(s);
-        break;
-      }
-      if (!tuner_workload_valid(j->w, j->t, &p)) break;
+    tuner_point p;
+    if (point_of_record(j, r, &p) && tuner_workload_valid(j->w, j->t, &p)) {
       *start = p;
       j->row->seeded = how;
       snprintf(j->row->seeded_from, sizeof j->row->seeded_from, "%s", r->device_key);
-      break;
     }
   }
   tunedb_record_list_free(&near);

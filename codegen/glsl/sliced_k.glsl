@@ -37,19 +37,22 @@ shared float Sm[SM_WORDS];
 #define SMW(i) Sm[i]
 #define TILE_UNROLL
 #endif
-#define As(i) SMW(ks * (BK * BM) + (i))
-#define Bs(i) SMW(KS * BK * BM + ks * (BK * BN) + (i))
+// this slice's tiles start at words SM_A0 and SM_B0 (ks in scope)
+#define SM_A0 (ks * (BK * BM))
+#define SM_B0 (KS * BK * BM + ks * (BK * BN))
+#define As(i) SMW(SM_A0 + (i))
+#define Bs(i) SMW(SM_B0 + (i))
 
 // The operands of step kk: a[i] = As(kk*BM + MI(i)), b[j] = Bs(kk*BN + NJ(j))
 // (MI, NJ, tm, tn from the template).
 #if TILE_VEC4
 #define TILE_READS(kk, a, b)                                                   \
   [[unroll]] for (uint q = 0; q < TM / 4; q++) {                               \
-    vec4 v = Sm4[(ks * (BK * BM) + (kk) * BM + MI(4 * q)) >> 2];               \
+    vec4 v = Sm4[(SM_A0 + (kk) * BM + MI(4 * q)) >> 2];                        \
     a[4 * q] = v.x, a[4 * q + 1] = v.y, a[4 * q + 2] = v.z, a[4 * q + 3] = v.w; \
   }                                                                            \
   [[unroll]] for (uint q = 0; q < TN / 4; q++) {                               \
-    vec4 v = Sm4[(KS * BK * BM + ks * (BK * BN) + (kk) * BN + NJ(4 * q)) >> 2]; \
+    vec4 v = Sm4[(SM_B0 + (kk) * BN + NJ(4 * q)) >> 2];                        \
     b[4 * q] = v.x, b[4 * q + 1] = v.y, b[4 * q + 2] = v.z, b[4 * q + 3] = v.w; \
   }
 #else
