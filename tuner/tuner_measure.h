@@ -58,6 +58,17 @@ vkml_status tuner_workloads_find(const ir_graph *g, const ir_target *t, tuner_wo
  * measurement records them as failures. */
 bool tuner_workload_valid(const tuner_workload *w, const ir_target *t, const tuner_point *p);
 
+/* Compiles the SPIR-V of points pts[0..n) of w on t into the SPIR-V cache
+ * at cache_dir (NULL: the default one, cg_compile.h) on `threads` host
+ * threads (<= 0: one per core), so that their measurements, one after
+ * another, find it there: the host's cores compile while the tuner, which
+ * needs the GPU to itself, only measures. A point that does not instantiate
+ * or compile is skipped (its measurement records the failure). Returns the
+ * number compiled. Thread-safe codegen: each thread has its own compiler. */
+#define TUNER_PRECOMPILE_MAX_THREADS 32
+int tuner_precompile(const tuner_workload *w, const ir_target *t, const tuner_point *pts, int n,
+                     const char *cache_dir, int threads);
+
 typedef struct tuner_bench tuner_bench;
 
 /* Valid when zeroed. */

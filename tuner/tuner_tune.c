@@ -333,6 +333,37 @@ static vkml_status default_weight(rt_vk_context *ctx, const ir_graph *g, tunedb 
   return VKML_OK;
 }
 
+/* Compiles, on the host's other cores, what the search will measure first
+ * (tuner_tune_opts.compile_threads): every valid point of an exhaustive
+ * search, else the start and each template's default (the survey). Only
+ * out of memory is an error. */
+static vkml_status precompile(const job *j, const tuner_point *start) {
+  const tuner_tune_opts *o = j->o;
+  const tuner_workload *w = j->w;
+  const cg_compiler *bc = o->bench.compiler;
+  const char *dir = bc ? cg_compiler_cache_dir(bc) : NULL;
+  if (o->compile_threads < 0 || (bc && !dir)) return VKML_OK; /* no cache to fill */
+  int64_t cap = o->exhaustive ? tuner_space_size(&w->space) : w->space.n + 1;
+  tuner_point *pts = calloc((size_t)cap, sizeof *pts);
+  if (!pts) return ir_oom("the tuner's points to compile");
+  int n = 0;
+  if (o->exhaustive) {
+    for (int i = 0; i < w->space.n; i++)
+      for (int64_t k = 0; k < cg_space_size(w->space.tmpl[i]); k++) {
+        tuner_point p = {.tmpl = i};
+        cg_space_point(w->space.tmpl[i], k, &p.sched);
+        if (tuner_workload_valid(w, j->t, &p)) pts[n++] = p;
+      }
+  } else {
+    pts[n++] = *start;
+    for (int i = 0; i < w->space.n; i++)
+      if (i != start->tmpl) pts[n++] = (tuner_point){.tmpl = i, .sched = w->space.dflt[i]};
+  }
+  tuner_precompile(w, j->t, pts, n, dir, o->compile_threads);
+  free(pts);
+  return VKML_OK;
+}
+
 void tuner_budget_shares(const double *weight, int n, double *share) {
   double known = 0, sum = 0;
   int n_known = 0;
@@ -440,6 +471,7 @@ vkml_status tuner_tune_graph(rt_vk_context *ctx, const ir_graph *g, tunedb *db,
       so.max_seconds = left > 0 ? left * share[i] / rest : 1e-9;
       so.max_trials = INT64_MAX;
     }
+    if (!s) s = precompile(&j, &start);
     tuner_sa_result r;
     if (!s) s = o->exhaustive ? tuner_exhaustive(&w->space, &so, &r)
                               : tuner_sa_run(&w->space, &so, &r);

@@ -55,6 +55,11 @@ typedef struct tuner_tune_opts {
    * reference the annealing is measured against); budgets are ignored. */
   bool exhaustive;
   tuner_bench_opts bench;
+  /* Host threads that compile points into the SPIR-V cache ahead of their
+   * measurement (tuner_precompile): every valid point of an exhaustive
+   * search, the start and the survey's template defaults of the annealing.
+   * 0: one per core; -1: none (each trial compiles its own). */
+  int compile_threads;
   const char *tool_version; /* recorded with each trial; NULL: "" */
   tuner_progress_fn progress;
   void *progress_user;

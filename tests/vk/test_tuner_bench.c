@@ -133,3 +133,39 @@ Test(tuner_bench, chains_time_the_dispatch_in_its_steady_state) {
   }
   fixture_close(&f);
 }
+
+/* tuner_precompile: the points' SPIR-V, compiled on several threads into a
+ * cache, is what the bench's measurements then find there (the one-node
+ * graph they build gives the same kernels): nothing is compiled again. */
+Test(tuner_bench, precompiled_points_are_cache_hits) {
+  fixture f;
+  fixture_open(&f);
+  char *dir = vt_tempdir();
+  tuner_point pts[2] = {f.w->dflt, f.other};
+  cr_assert_eq(tuner_precompile(f.w, f.e.t, pts, 2, dir, 2), 2);
+  /* a point that does not instantiate is skipped, not an error */
+  tuner_point bad = f.other;
+  for (int k = 0; k < f.w->space.tmpl[bad.tmpl]->n_knobs; k++) bad.sched.v[k] = 1 << 20;
+  cr_assert_eq(tuner_precompile(f.w, f.e.t, &bad, 1, dir, 0), 0);
+
+  cg_compiler *cc = NULL;
+  cg_compiler_opts co = {.cache_dir = dir};
+  T_OK(cg_compiler_create(&co, &cc));
+  tuner_bench *b = NULL;
+  tuner_bench_opts o = {.runs = 3, .warmup_ms = 1, .first_warmup_ms = 1, .compiler = cc};
+  T_OK(tuner_bench_create(f.e.ctx, f.g, f.w->node, &o, &b));
+  tuner_measurement m;
+  T_OK(tuner_bench_set_reference(b, f.w->space.tmpl[f.w->dflt.tmpl], &f.w->dflt.sched, 0, &m));
+  cr_assert(!m.failed && m.correct, "%s", m.message);
+  T_OK(tuner_bench_measure(b, f.w->space.tmpl[f.other.tmpl], &f.other.sched, &m));
+  cr_assert(!m.failed && m.correct, "%s", m.message);
+  cg_compiler_stats st;
+  cg_compiler_stats_get(cc, &st);
+  cr_assert_eq(st.n_compiled, 0, "%d kernels compiled again", st.n_compiled);
+  cr_assert_geq(st.n_cache_hits, 2);
+  tuner_bench_destroy(b);
+  cg_compiler_destroy(cc);
+  vt_rmdir(dir);
+  free(dir);
+  fixture_close(&f);
+}
