@@ -15,7 +15,8 @@ def curves(db):
     device that tuned last (the one whose records are newest)."""
     recs = [json.loads(l) for l in subprocess.run([vkdb, "--db", db, "export"], check=True,
                                                   capture_output=True, text=True).stdout.splitlines()]
-    recs = [r for r in recs if r["type"] == "record"]
+    # trials only: a confirmation re-measures a point the walk already had
+    recs = [r for r in recs if r["type"] == "record" and not r.get("confirmation")]
     dev = max(recs, key=lambda r: r["timestamp_us"])["device"]
     out = {}
     for r in sorted((r for r in recs if r["device"] == dev), key=lambda r: r["timestamp_us"]):
