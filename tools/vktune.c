@@ -43,6 +43,8 @@ static const char usage[] =
     "  --flush-mb M           MiB zeroed before each timed dispatch, which then\n"
     "                         starts from cold caches (default 128, none on a\n"
     "                         CPU device; 0: none)\n"
+    "  --compile-threads N    host threads compiling points ahead of their\n"
+    "                         measurement (default: one per core; 0: none)\n"
     "  --precision fp32|fp16  tune the kernels of the fp16 graph\n"
     "  --cpu-ops OP,OP        ops kept on the CPU (as vkc run)\n"
     "  --input-shape NAME=D,D,...   (.onnx)\n"
@@ -61,6 +63,7 @@ typedef struct args {
   const char *device, *ops;
   bool exhaustive;
   int runs, chain, flush_mb;
+  int compile_threads; /* tuner_tune_opts' */
   bool json;
   cli_shape_args shapes;
   cli_compile_args compile;
@@ -99,6 +102,7 @@ static int parse_args(int argc, char **argv, args *a) {
                  !strcmp(s, "--budget-seconds") || !strcmp(s, "--seed") ||
                  !strcmp(s, "--device") || !strcmp(s, "--runs") || !strcmp(s, "--chain") ||
                  !strcmp(s, "--flush-mb") || !strcmp(s, "--ops") ||
+                 !strcmp(s, "--compile-threads") ||
                  !strcmp(s, "--search");
     if (takes && i + 1 >= argc) {
       fprintf(stderr, "%s: %s needs a value\n", TOOL, s);
@@ -124,6 +128,13 @@ static int parse_args(int argc, char **argv, args *a) {
         return 2;
       }
       a->flush_mb = v ? (int)v : -1;
+    } else if (!strcmp(s, "--compile-threads")) {
+      if (!parse_num(argv[++i], 0, TUNER_PRECOMPILE_MAX_THREADS, &v) || v != floor(v)) {
+        fprintf(stderr, "%s: --compile-threads expects a whole number from 0 to %d, got '%s'\n",
+                TOOL, TUNER_PRECOMPILE_MAX_THREADS, argv[i]);
+        return 2;
+      }
+      a->compile_threads = v ? (int)v : -1;
     } else if (!strcmp(s, "--budget-trials") || !strcmp(s, "--seed") || !strcmp(s, "--runs") ||
                !strcmp(s, "--chain")) {
       const char *val = argv[++i];
@@ -327,6 +338,7 @@ static vkml_status tune(const args *a, tuner_result *res) {
                 .chain = a->chain,
                 .flush_mb = a->flush_mb,
                 .precision = a->compile.precision},
+      .compile_threads = a->compile_threads,
       .tool_version = vkml_version(),
       .progress = on_progress,
       .progress_user = &pr,

@@ -34,6 +34,8 @@ if [ "$PART" = basic ]; then
   expect_rc "-o needs a .vkm name" 2 "-o needs OUT.vkm" \
     "$VKTUNE" "$EX/model.vkir" --db "$TMP/x.db" -o "$TMP/x.bin"
   expect_rc "bad budget" 2 "whole number" "$VKTUNE" "$EX/model.vkir" --db "$TMP/x.db" --budget-trials 2.5
+  expect_rc "bad --compile-threads" 2 "from 0 to 32" \
+    "$VKTUNE" "$EX/model.vkir" --db "$TMP/x.db" --compile-threads 33
   expect_rc "two budgets" 2 "exclude each other" \
     "$VKTUNE" "$EX/model.vkir" --db "$TMP/x.db" --budget-trials 2 --budget-seconds 3
   echo "not a database" >"$TMP/foreign.db"
@@ -181,6 +183,16 @@ assert abs(w["tuned_ns"] - best) <= 0.05, (w["tuned_ns"], best)  # the JSON roun
 b = [r for r in latest.values() if r["correct"] and not r["failed"] and r["median_ns"] == best][0]
 assert (b["template"], b["schedule"]) == (w["template"], w["schedule"]), (b, w)
 assert w["confirmed_speedup"] is None or b["confirmation"] or w["confirmed_speedup"] == 1, w
+PY
+  # without compiling ahead (--compile-threads 0): the same space, each
+  # trial compiling its own point
+  tune --db "$TMP/e0.db" --ops MaxPool --search exhaustive --compile-threads 0 --json \
+    >"$TMP/e0.json" 2>/dev/null
+  check "exhaustive search without compiling ahead: the same points" $PY - "$TMP/e.json" \
+    "$TMP/e0.json" <<'PY'
+import json, sys
+a, b = (json.load(open(p))["workloads"][0] for p in sys.argv[1:3])
+assert a["trials"] == b["trials"] == b["measured"] >= 20, (a, b)
 PY
   # seeding: the records of a sibling device of the same family (this
   # device's, moved to another device id with the same high byte) are
