@@ -43,8 +43,8 @@ static const char usage[] =
     "  --flush-mb M           MiB zeroed before each timed dispatch, which then\n"
     "                         starts from cold caches (default 128, none on a\n"
     "                         CPU device; 0: none)\n"
-    "  --compile-threads N    host threads compiling points ahead of their\n"
-    "                         measurement (default: one per core; 0: none)\n"
+    "  --compile-threads N    host threads compiling points before they are\n"
+    "                         measured (default 0: each trial compiles its own)\n"
     "  --precision fp32|fp16  tune the kernels of the fp16 graph\n"
     "  --cpu-ops OP,OP        ops kept on the CPU (as vkc run)\n"
     "  --input-shape NAME=D,D,...   (.onnx)\n"
@@ -134,7 +134,7 @@ static int parse_args(int argc, char **argv, args *a) {
                 TOOL, TUNER_PRECOMPILE_MAX_THREADS, argv[i]);
         return 2;
       }
-      a->compile_threads = v ? (int)v : -1;
+      a->compile_threads = (int)v;
     } else if (!strcmp(s, "--budget-trials") || !strcmp(s, "--seed") || !strcmp(s, "--runs") ||
                !strcmp(s, "--chain")) {
       const char *val = argv[++i];

@@ -342,7 +342,7 @@ static vkml_status precompile(const job *j, const tuner_point *start) {
   const tuner_workload *w = j->w;
   const cg_compiler *bc = o->bench.compiler;
   const char *dir = bc ? cg_compiler_cache_dir(bc) : NULL;
-  if (o->compile_threads < 0 || (bc && !dir)) return VKML_OK; /* no cache to fill */
+  if (o->compile_threads == 0 || (bc && !dir)) return VKML_OK; /* off, or no cache to fill */
   int64_t cap = o->exhaustive ? tuner_space_size(&w->space) : w->space.n + 1;
   tuner_point *pts = calloc((size_t)cap, sizeof *pts);
   if (!pts) return ir_oom("the tuner's points to compile");
@@ -359,7 +359,7 @@ static vkml_status precompile(const job *j, const tuner_point *start) {
     for (int i = 0; i < w->space.n; i++)
       if (i != start->tmpl) pts[n++] = (tuner_point){.tmpl = i, .sched = w->space.dflt[i]};
   }
-  tuner_precompile(w, j->t, pts, n, dir, o->compile_threads);
+  tuner_precompile(w, j->t, pts, n, dir, o->compile_threads > 0 ? o->compile_threads : 0);
   free(pts);
   return VKML_OK;
 }

@@ -55,10 +55,13 @@ typedef struct tuner_tune_opts {
    * reference the annealing is measured against); budgets are ignored. */
   bool exhaustive;
   tuner_bench_opts bench;
-  /* Host threads that compile points into the SPIR-V cache ahead of their
-   * measurement (tuner_precompile): every valid point of an exhaustive
-   * search, the start and the survey's template defaults of the annealing.
-   * 0: one per core; -1: none (each trial compiles its own). */
+  /* Host threads that compile points into the SPIR-V cache before they are
+   * measured (tuner_precompile): every valid point of an exhaustive search
+   * up front, the start and the survey's template defaults of the
+   * annealing. 0: none, each trial compiles its own (the default: on the
+   * H100 an exhaustive search cut at 40 s stored 25 and 1 points with 16
+   * threads, against 226 and 224 without, bench/results/
+   * 2026-11-27-search-and-fleet.md); < 0: one per core. */
   int compile_threads;
   const char *tool_version; /* recorded with each trial; NULL: "" */
   tuner_progress_fn progress;
