@@ -129,19 +129,6 @@ static bool build(replay *r, const tunedb_record_list *l, const tuner_workload *
   return find_point(r, &r->start) >= 0;
 }
 
-/* The valid points of w's space on t (the analytic pre-filter vktune
- * applies): how many an exhaustive search costs. */
-static int64_t valid_points(const tuner_workload *w, const ir_target *t) {
-  int64_t n = 0;
-  for (int i = 0; i < w->space.n; i++)
-    for (int64_t k = 0; k < cg_space_size(w->space.tmpl[i]); k++) {
-      tuner_point p = {.tmpl = i};
-      cg_space_point(w->space.tmpl[i], k, &p.sched);
-      n += tuner_workload_valid(w, t, &p);
-    }
-  return n;
-}
-
 /* --model: the model compiled for a Vulkan device, and its workloads. */
 typedef struct model {
   ir_graph *g;
@@ -271,7 +258,7 @@ static vkml_status replay_all(const args *a, tunedb *db, const char *device, con
       qsort(w5, (size_t)seeds, sizeof *w5, cmp_i64);
       qsort(ex, (size_t)seeds, sizeof *ex, cmp_i64);
       int64_t m5 = w5[seeds / 2], worst5 = w5[seeds - 1], mex = ex[seeds / 2];
-      int64_t nv = w ? valid_points(w, t) : -1;
+      int64_t nv = w ? tuner_workload_points(w, t, NULL) : -1;
       double c0 = r.cost[find_point(&r, &r.start)];
       if (a->json)
         printf("%s{\"workload\":\"%s\",\"points\":%d,\"valid_points\":%lld,\"default_ns\":%.1f,"

@@ -57,6 +57,11 @@ vkml_status tuner_workloads_find(const ir_graph *g, const ir_target *t, tuner_wo
  * (UNSUPPORTED). Other instantiation errors count as valid, so the
  * measurement records them as failures. */
 bool tuner_workload_valid(const tuner_workload *w, const ir_target *t, const tuner_point *p);
+/* The valid points of w's space on t, template by template in
+ * cg_space_point order (what an exhaustive search costs): their number, and
+ * the points themselves into out when it is not NULL (room for
+ * tuner_space_size(&w->space)). */
+int64_t tuner_workload_points(const tuner_workload *w, const ir_target *t, tuner_point *out);
 
 /* Compiles the SPIR-V of points pts[0..n) of w on t into the SPIR-V cache
  * at cache_dir (NULL: the default one, cg_compile.h) on `threads` host

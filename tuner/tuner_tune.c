@@ -333,10 +333,10 @@ static vkml_status default_weight(rt_vk_context *ctx, const ir_graph *g, tunedb 
   return VKML_OK;
 }
 
-/* Compiles, on the host's other cores, what the search will measure first
- * (tuner_tune_opts.compile_threads): every valid point of an exhaustive
- * search, else the start and each template's default (the survey). Only
- * out of memory is an error. */
+/* Compiles on compile_threads host threads what the search will measure
+ * (tuner_tune_opts.compile_threads; 0: nothing): every valid point of an
+ * exhaustive search, else the start and each template's default (the
+ * survey). Only out of memory is an error. */
 static vkml_status precompile(const job *j, const tuner_point *start) {
   const tuner_tune_opts *o = j->o;
   const tuner_workload *w = j->w;
@@ -348,12 +348,7 @@ static vkml_status precompile(const job *j, const tuner_point *start) {
   if (!pts) return ir_oom("the tuner's points to compile");
   int n = 0;
   if (o->exhaustive) {
-    for (int i = 0; i < w->space.n; i++)
-      for (int64_t k = 0; k < cg_space_size(w->space.tmpl[i]); k++) {
-        tuner_point p = {.tmpl = i};
-        cg_space_point(w->space.tmpl[i], k, &p.sched);
-        if (tuner_workload_valid(w, j->t, &p)) pts[n++] = p;
-      }
+    n = (int)tuner_workload_points(w, j->t, pts);
   } else {
     pts[n++] = *start;
     for (int i = 0; i < w->space.n; i++)

@@ -113,3 +113,16 @@ bool tuner_workload_valid(const tuner_workload *w, const ir_target *t, const tun
   vkml_status_free(s);
   return !refused;
 }
+
+int64_t tuner_workload_points(const tuner_workload *w, const ir_target *t, tuner_point *out) {
+  int64_t n = 0;
+  for (int i = 0; i < w->space.n; i++)
+    for (int64_t k = 0; k < cg_space_size(w->space.tmpl[i]); k++) {
+      tuner_point p = {.tmpl = i};
+      cg_space_point(w->space.tmpl[i], k, &p.sched);
+      if (!tuner_workload_valid(w, t, &p)) continue;
+      if (out) out[n] = p;
+      n++;
+    }
+  return n;
+}
