@@ -23,7 +23,7 @@ typedef vkml_status (*node_fn)(const ir_node *, const cg_template *, const cg_sc
                                const ir_target *, cg_kernel *);
 
 static const node_fn family_fns[IR_OP_COUNT] = {
-#define X(id, name, family) [IR_OP_##id] = cg_node_##family,
+#define X(id, name, family, ...) [IR_OP_##id] = cg_node_##family,
     IR_OPS(X)
 #undef X
 };

@@ -13,7 +13,7 @@ typedef vkml_status (*cg_node_fn)(const ir_node *, const cg_template *,
                                   const cg_schedule *, const ir_target *, cg_kernel *);
 
 static const cg_node_fn node_fns[IR_OP_COUNT] = {
-#define X(id, name, family) [IR_OP_##id] = cg_node_##family,
+#define X(id, name, family, ...) [IR_OP_##id] = cg_node_##family,
     IR_OPS(X)
 #undef X
 };
@@ -87,7 +87,7 @@ static vkml_status kernel_for_node(const ir_node *n, const cg_template *sched_te
   if ((unsigned)n->op >= IR_OP_COUNT)
     return vkml_status_make(VKML_CODE_INTERNAL, "unknown op %d", (int)n->op);
   /* the plan's transfer steps, not kernels */
-  if (n->op == IR_OP_DOWNLOAD || n->op == IR_OP_UPLOAD)
+  if (ir_op_get(n->op)->flags & IR_OPF_TRANSFER)
     return vkml_status_make(VKML_CODE_UNSUPPORTED, "%s is a transfer, not a kernel",
                             ir_op_name(n->op));
   int rows = cg_rows_extent_input(n);

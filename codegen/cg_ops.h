@@ -15,26 +15,13 @@
 #include "ir/graph.h"
 #include "ir/target.h"
 
-#define CG_FAMILIES(X)                                                         \
-  X(unary) X(copy) X(cast) X(binary) X(variadic) X(where)                      \
-  X(fused_elementwise) X(conv2d)                                               \
-  X(conv_transpose2d) X(gemm) X(matmul) X(batchnorm) X(instance_norm)          \
-  X(layer_norm) X(pool) X(global_pool) X(softmax) X(resize) X(reduce)          \
-  X(argminmax) X(transpose) X(concat) X(split) X(slice) X(pad) X(expand)       \
-  X(tile) X(gather) X(gather_elements) X(gather_nd) X(scatter_elements)        \
-  X(scatter_nd) X(shape) X(select) X(to_capacity) X(topk) X(cumsum)           \
-  X(non_max_suppression) X(roi_align) X(argsort) X(sort_block) X(sort_merge)      \
-  X(sort_index) X(nms_select) X(nms_compact) X(non_zero) X(nonzero_flags)        \
-  X(nonzero_write) X(nms_window)
-
 /* sched NULL: the template's default schedule. When a family has several
  * templates (e.g. conv2d direct / 1x1 / depthwise), sched_template names the
  * one a schedule belongs to (NULL: the family's own choice). */
-#define X(f)                                                                   \
-  vkml_status cg_node_##f(const ir_node *n, const cg_template *sched_template, \
-                          const cg_schedule *sched, const ir_target *t,        \
-                          cg_kernel *out);
-CG_FAMILIES(X)
+#define X(id, name, family, ...)                                             \
+  vkml_status cg_node_##family(const ir_node *n, const cg_template *sched_template, \
+                               const cg_schedule *sched, const ir_target *t, cg_kernel *out);
+IR_OPS(X)
 #undef X
 
 /* Packed layouts (ir/graph.h, IR_LAYOUT_NC4HW4). A kernel reads and writes

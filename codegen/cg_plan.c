@@ -101,7 +101,8 @@ static const char *cpu_only_reason(const ir_node *n, const ir_target *t, const b
     /* a bounded output is written with its extent word by the few kernels
      * that can (cg_sort.h) */
     if (v->type.bounded && rows < 0 &&
-        !(i >= n->n_inputs ? cg_op_writes_extent(n->op) : cg_op_reads_extent(n->op))) {
+        !(ir_op_get(n->op)->flags &
+          (i >= n->n_inputs ? IR_OPF_WRITES_EXTENT : IR_OPF_READS_EXTENT))) {
       snprintf(buf, bytes, "%%%s has a data-dependent (bounded) shape", v->name);
       return buf;
     }
@@ -126,7 +127,7 @@ const char *cg_query_place(void *user, const ir_node *n, char *why, size_t bytes
   const cg_query *q = user;
   const char *reason = cpu_only_reason(n, q->t, q->forced, why, bytes);
   if (reason) return reason;
-  if (cg_op_is_staged(n->op)) return cg_staged_reason(n, q->t, why, bytes);
+  if (ir_op_get(n->op)->flags & IR_OPF_STAGED) return cg_staged_reason(n, q->t, why, bytes);
   cg_kernel *k = malloc(sizeof *k);
   if (!k) {
     snprintf(why, bytes, "out of host memory asking for its GPU kernel");

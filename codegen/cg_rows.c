@@ -3,9 +3,9 @@
 #include "codegen/cg_rows.h"
 
 #include <stdlib.h>
-#include <string.h>
 
 #include "ir/params.h"
+#include "ir/rows.h"
 
 vkml_status cg_twin_make(const ir_node *n, cg_twin *t) {
   int nv = n->n_inputs + n->n_outputs;
@@ -48,110 +48,8 @@ bool cg_rows_leading(const ir_value *v) {
   return v->layout == IR_LAYOUT_DEFAULT && ir_type_rows_lead(&v->type);
 }
 
-static int64_t row_elems(const ir_type *t) {
-  int64_t r = 1;
-  for (int d = t->bounded_axis + 1; d < t->rank; d++) r *= t->dims[d];
-  return r;
-}
-
-/* An unbounded input u of a broadcasting op leaves output axis `axis` (of
- * rank `rank`) alone: it is absent there or 1. */
-static bool broadcast_free(const ir_type *u, int rank, int axis) {
-  int d = axis - (rank - u->rank);
-  return d < 0 || u->dims[d] == 1;
-}
-
-/* A transpose that only moves axes of size 1 (the bounded axis counts as
- * large): the elements keep their order, a reshape. */
-static bool transpose_is_reshape(const ir_node *n, const ir_type *x) {
-  const int64_t *perm;
-  int np = ir_node_ints(n, IR_A_PERM, &perm);
-  if (np != x->rank) return false; /* the default (reversed) perm: not worth the case */
-  int last = -1;
-  for (int d = 0; d < np; d++) {
-    int a = (int)perm[d];
-    if (a < 0 || a >= x->rank) return false;
-    if (x->dims[a] == 1 && a != x->bounded_axis) continue;
-    if (a < last) return false;
-    last = a;
-  }
-  return true;
-}
-
-static bool elementwise(const ir_node *n) {
-  const char *fam = ir_op_family(n->op);
-  return !strcmp(fam, "binary") || !strcmp(fam, "variadic") || !strcmp(fam, "where");
-}
-
-/* n's op keeps the rows: output row i depends on input row i only. */
-static bool op_keeps_rows(const ir_node *n, int bi) {
-  const ir_type *x = &n->inputs[bi]->type, *y = &n->outputs[0]->type;
-  int xa = x->bounded_axis, ya = y->bounded_axis, axis;
-  const char *fam = ir_op_family(n->op);
-  if (!strcmp(fam, "unary") || n->op == IR_OP_CAST || n->op == IR_OP_IDENTITY ||
-      n->op == IR_OP_RESHAPE || n->op == IR_OP_FLATTEN || n->op == IR_OP_SQUEEZE ||
-      n->op == IR_OP_UNSQUEEZE)
-    return row_elems(x) == row_elems(y);
-  if (n->op == IR_OP_TRANSPOSE) return transpose_is_reshape(n, x) && row_elems(x) == row_elems(y);
-  if (elementwise(n)) {
-    /* bounded operands (of one extent: cg_rows_extent_input) aligned with
-     * the output's bounded axis, the others broadcast along it */
-    for (int i = 0; i < n->n_inputs; i++) {
-      const ir_type *u = &n->inputs[i]->type;
-      if (u->bounded ? u->bounded_axis + (y->rank - u->rank) != ya
-                     : !broadcast_free(u, y->rank, ya))
-        return false;
-    }
-    return true;
-  }
-  switch (n->op) {
-  case IR_OP_GEMM:
-    /* A's rows (not transposed); C broadcast along them */
-    if (bi != 0 || xa != 0 || ya != 0 || ir_node_int(n, IR_A_TRANS_A, 0)) return false;
-    return n->n_inputs < 3 || broadcast_free(&n->inputs[2]->type, 2, 0);
-  case IR_OP_MATMUL:
-    /* A's rows or a batch axis of A that B does not have */
-    if (bi != 0 || xa == x->rank - 1 || x->rank < 2) return false;
-    if (xa == x->rank - 2) return ya == y->rank - 2;
-    return xa + (y->rank - x->rank) == ya &&
-           broadcast_free(&n->inputs[1]->type, y->rank, ya);
-  case IR_OP_SOFTMAX:
-  case IR_OP_LOG_SOFTMAX:
-    return !ir_axis_normalize(ir_node_int(n, IR_A_AXIS, -1), x->rank, &axis) && axis != xa &&
-           xa == ya;
-  case IR_OP_CONCAT:
-    /* parts bounded alike, joined along another axis */
-    if (ir_axis_normalize(ir_node_int(n, IR_A_AXIS, 0), x->rank, &axis) || axis == xa)
-      return false;
-    for (int i = 0; i < n->n_inputs; i++)
-      if (!n->inputs[i]->type.bounded || n->inputs[i]->type.bounded_axis != xa) return false;
-    return xa == ya;
-  case IR_OP_SPLIT:
-    if (ir_axis_normalize(ir_node_int(n, IR_A_AXIS, 0), x->rank, &axis) || axis == xa)
-      return false;
-    for (int i = 0; i < n->n_outputs; i++)
-      if (n->outputs[i]->type.bounded_axis != xa) return false;
-    return true;
-  case IR_OP_GATHER:
-    /* data's rows; the indices address another axis */
-    if (bi != 0 || ir_axis_normalize(ir_node_int(n, IR_A_AXIS, 0), x->rank, &axis) ||
-        axis <= xa)
-      return false;
-    return xa == ya;
-  case IR_OP_SLICE: {
-    ir_slice_params sp;
-    vkml_status s = ir_slice_params_get(n, x, &sp);
-    if (s) {
-      vkml_status_free(s);
-      return false;
-    }
-    return xa == ya && sp.start[xa] == 0 && sp.step[xa] == 1 && sp.count[xa] == x->dims[xa];
-  }
-  default:
-    return false;
-  }
-}
-
+/* Elementwise ops with NumPy broadcasting (binary, variadic, where). */
+static bool elementwise(const ir_node *n) { return ir_op_get(n->op)->rows == IR_ROWS_BROADCAST; }
 
 /* The value whose run-time size v's bounded axis provably has: back
  * through the nodes whose outputs take an input's extent (bounded rows,
@@ -205,7 +103,7 @@ int cg_rows_extent_input(const ir_node *n) {
   }
   for (int i = 0; i < n->n_inputs; i++)
     if (n->inputs[i] && n->inputs[i]->layout != IR_LAYOUT_DEFAULT) return -1;
-  return op_keeps_rows(n, bi) ? bi : -1;
+  return ir_node_keeps_rows(n, bi) ? bi : -1;
 }
 
 bool cg_rows_check_extents(const ir_node *n) {

@@ -257,37 +257,6 @@ vkml_status cg_node_non_max_suppression(const ir_node *n, const cg_template *st,
   return staged(n);
 }
 
-bool cg_op_is_staged(ir_op op) {
-  return op == IR_OP_ARGSORT || op == IR_OP_NON_MAX_SUPPRESSION || op == IR_OP_NON_ZERO;
-}
-
-bool cg_op_reads_extent(ir_op op) {
-  return op == IR_OP_SHAPE || op == IR_OP_ROI_ALIGN || op == IR_OP_GATHER ||
-         op == IR_OP_GATHER_ND || op == IR_OP_SCATTER_ELEMENTS || op == IR_OP_TOPK ||
-         op == IR_OP_CONCAT || op == IR_OP_NON_MAX_SUPPRESSION || op == IR_OP_NMS_KEYS ||
-         op == IR_OP_REDUCE_MAX || op == IR_OP_REDUCE_MIN || op == IR_OP_REDUCE_SUM ||
-         op == IR_OP_REDUCE_PROD || op == IR_OP_NMS_PREP ||
-         op == IR_OP_NMS_ROUND || op == IR_OP_NMS_SETTLE || op == IR_OP_NMS_FINISH ||
-         op == IR_OP_SELECT || op == IR_OP_SLICE || op == IR_OP_RESHAPE || op == IR_OP_FLATTEN ||
-         op == IR_OP_TO_CAPACITY ||
-         op == IR_OP_SQUEEZE || op == IR_OP_UNSQUEEZE || op == IR_OP_NON_ZERO || op == IR_OP_NONZERO_FLAGS ||
-         op == IR_OP_NONZERO_WRITE;
-}
-
-bool cg_op_writes_extent(ir_op op) {
-  /* roi_align's output takes its rois' extent, a gather's its indices', a
-   * scatter_elements' its data's (IR_STEP_EXTENT_FROM); a topk with a
-   * run-time k writes k into its outputs', a bounded concat the sum of its
-   * parts', select, a slice of first rows and a reshape merging axes into
-   * the bounded one their rows (cg_rows_copy.c) */
-  return op == IR_OP_SELECT || op == IR_OP_SLICE || op == IR_OP_RESHAPE ||
-         op == IR_OP_FLATTEN || op == IR_OP_SQUEEZE || op == IR_OP_UNSQUEEZE ||
-         op == IR_OP_NMS_COMPACT || op == IR_OP_NON_MAX_SUPPRESSION ||
-         op == IR_OP_NONZERO_WRITE || op == IR_OP_NON_ZERO || op == IR_OP_ROI_ALIGN ||
-         op == IR_OP_GATHER || op == IR_OP_GATHER_ND || op == IR_OP_SCATTER_ELEMENTS ||
-         op == IR_OP_TOPK || op == IR_OP_CONCAT || op == IR_OP_NMS_FINISH;
-}
-
 const char *cg_staged_reason(const ir_node *n, const ir_target *t, char *why, size_t bytes) {
   const ir_type *x = &n->inputs[0]->type;
   /* bounded and still on the GPU: one-row NMS (glsl/nms_window.comp), a

@@ -8,9 +8,10 @@
  * nms_select and nms_compact, a workgroup per (batch, class); nms_compact
  * writes the bounded output's extent word.
  *
- * argsort and non_max_suppression have no kernel of their own (their
- * cg_node_* return UNSUPPORTED): cg_op_is_staged says so, and the
- * placement asks cg_staged_reason whether their stages can run on t. */
+ * argsort, non_max_suppression and non_zero have no kernel of their own
+ * (their cg_node_* return UNSUPPORTED; the op table flags them
+ * IR_OPF_STAGED), and the placement asks cg_staged_reason whether their
+ * stages can run on t. */
 #ifndef CG_SORT_H
 #define CG_SORT_H
 
@@ -41,16 +42,6 @@ extern const cg_template cg_nonzero_template;
 /* glsl/nonzero.comp's DTYPE for x, or -1 (the CPU keeps it) */
 int cg_nonzero_dtype(ir_dtype d);
 
-/* argsort, non_max_suppression, non_zero: run on the GPU only as stages. */
-bool cg_op_is_staged(ir_op op);
-/* Ops whose GPU form writes a bounded output with its extent word (the
- * kernel, or the executor's copy: IR_STEP_EXTENT_FROM). */
-bool cg_op_writes_extent(ir_op op);
-/* Ops whose kernel reads a bounded input's extent word (shape, roi_align,
- * gather and gather_nd with bounded indices, scatter_elements along a
- * bounded axis);
- * their codegen refuses (UNSUPPORTED) the bounded operands it cannot take. */
-bool cg_op_reads_extent(ir_op op);
 /* Why the stages of staged op n cannot run on t (why: room for the
  * message), or NULL. */
 const char *cg_staged_reason(const ir_node *n, const ir_target *t, char *why, size_t bytes);

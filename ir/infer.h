@@ -5,70 +5,11 @@
 
 #include "graph.h"
 
-#define IR_INFER_FNS(X)                                                        \
-  X(unary)          /* same type; float ops require a float input */          \
-  X(not)                                                                       \
-  X(cast)                                                                      \
-  X(binary)         /* arithmetic, same dtype, broadcast */                    \
-  X(compare)        /* -> bool, broadcast */                                   \
-  X(logic)          /* bool x bool -> bool */                                  \
-  X(prelu)                                                                     \
-  X(variadic)                                                                  \
-  X(where)                                                                     \
-  X(fused_elementwise)                                                         \
-  X(conv2d)                                                                    \
-  X(conv_transpose2d)                                                          \
-  X(gemm)                                                                      \
-  X(matmul)                                                                    \
-  X(batchnorm)                                                                 \
-  X(instance_norm)                                                             \
-  X(layer_norm)                                                                \
-  X(pool)                                                                      \
-  X(global_pool)                                                               \
-  X(softmax)                                                                   \
-  X(resize)                                                                    \
-  X(reduce)                                                                    \
-  X(argminmax)                                                                 \
-  X(reshape)                                                                   \
-  X(flatten)                                                                   \
-  X(squeeze)                                                                   \
-  X(unsqueeze)                                                                 \
-  X(transpose)                                                                 \
-  X(concat)                                                                    \
-  X(split)                                                                     \
-  X(slice)                                                                     \
-  X(pad)                                                                       \
-  X(expand)                                                                    \
-  X(tile)                                                                      \
-  X(gather)                                                                    \
-  X(gather_elements)                                                           \
-  X(gather_nd)                                                                 \
-  X(shape)                                                                     \
-  X(select)                                                                    \
-  X(to_capacity)                                                               \
-  X(scatter_elements)                                                          \
-  X(scatter_nd)                                                                \
-  X(topk)                                                                      \
-  X(cumsum)                                                                    \
-  X(non_max_suppression)                                                       \
-  X(roi_align)                                                                 \
-  X(argsort)                                                                   \
-  X(sort_block)                                                                \
-  X(sort_merge)                                                                \
-  X(sort_index)                                                                \
-  X(nms_select)                                                                \
-  X(nms_compact)                                                               \
-  X(nms_keys)                                                                  \
-  X(nms_prep)                                                                  \
-  X(nms_round)                                                                 \
-  X(nms_finish)                                                                \
-  X(non_zero)                                                                  \
-  X(nonzero_flags)                                                             \
-  X(nonzero_write)
-
-#define X(name)                                                                \
-  vkml_status ir_infer_##name(const ir_node *n, const ir_type *in, ir_type *out);
-IR_INFER_FNS(X)
+/* One declaration per op row (the infer column of IR_OPS; repeated
+ * declarations of one function are fine in C). */
+#define X(id, name, family, infer, ...)                                        \
+  vkml_status ir_infer_##infer(const ir_node *n, const ir_type *in, ir_type *out);
+IR_OPS(X)
 #undef X
 
 /* Helper for messages from inference: INVALID_GRAPH status. */

@@ -1,8 +1,8 @@
-/* The op table: one row per op drives the text parser and printer, the
- * verifier, shape inference, the CPU reference kernels and (later) codegen.
+/* The op table: one row per op (IR_OPS below) drives the text parser and
+ * printer, the verifier, shape inference, the CPU reference kernels, the GPU
+ * kernel lookup and what the placement asks of bounded operands.
  *
- * Adding an op: one X(...) row here, one row in op_table.c (arity, attributes,
- * shape inference), and a CPU kernel for its family in runtime/cpu/. */
+ * Adding an op: docs/adding-an-op.md. */
 #ifndef IR_OPS_H
 #define IR_OPS_H
 
@@ -11,143 +11,240 @@
 
 #include "vkml_status.h"
 
-/* X(ID, text name, kernel family). The family names the CPU kernel
- * (rt_cpu_<family> in runtime/cpu/) and later the GLSL emitter. */
-#define IR_OPS(X)                                                              \
-  /* elementwise unary */                                                      \
-  X(RELU, "relu", unary)                                                       \
-  X(SIGMOID, "sigmoid", unary)                                                 \
-  X(TANH, "tanh", unary)                                                       \
-  X(EXP, "exp", unary)                                                         \
-  X(LOG, "log", unary)                                                         \
-  X(SQRT, "sqrt", unary)                                                       \
-  X(ERF, "erf", unary)                                                         \
-  X(NEG, "neg", unary)                                                         \
-  X(ABS, "abs", unary)                                                         \
-  X(RECIPROCAL, "reciprocal", unary)                                           \
-  X(SOFTPLUS, "softplus", unary)                                               \
-  X(SIGN, "sign", unary)                                                       \
-  X(FLOOR, "floor", unary)                                                     \
-  X(CEIL, "ceil", unary)                                                       \
-  X(ROUND, "round", unary)                                                     \
-  X(HARD_SWISH, "hard_swish", unary)                                           \
-  X(LEAKY_RELU, "leaky_relu", unary)                                           \
-  X(ELU, "elu", unary)                                                         \
-  X(SELU, "selu", unary)                                                       \
-  X(HARD_SIGMOID, "hard_sigmoid", unary)                                       \
-  X(CLIP, "clip", unary)                                                       \
-  X(NOT, "not", unary)                                                         \
-  X(IDENTITY, "identity", copy)                                                \
-  X(REORDER, "reorder", copy) /* identity; output in its own layout */        \
-  /* device transfers (pass_insert_transfers): identity, output on the CPU  \
-   * (download) or on the GPU (upload) */                                      \
-  X(DOWNLOAD, "download", copy)                                                \
-  X(UPLOAD, "upload", copy)                                                    \
-  X(CAST, "cast", cast)                                                        \
-  /* elementwise binary, NumPy broadcasting */                                 \
-  X(ADD, "add", binary)                                                        \
-  X(SUB, "sub", binary)                                                        \
-  X(MUL, "mul", binary)                                                        \
-  X(DIV, "div", binary)                                                        \
-  X(POW, "pow", binary)                                                        \
-  X(PRELU, "prelu", binary)                                                    \
-  X(EQUAL, "equal", binary)                                                    \
-  X(GREATER, "greater", binary)                                                \
-  X(LESS, "less", binary)                                                      \
-  X(GREATER_OR_EQUAL, "greater_or_equal", binary)                              \
-  X(LESS_OR_EQUAL, "less_or_equal", binary)                                    \
-  X(AND, "and", binary)                                                        \
-  X(OR, "or", binary)                                                          \
-  X(XOR, "xor", binary)                                                        \
-  /* remainder: fmod=1 C's fmod (sign of x; floats need it), fmod=0 the      \
-   * sign of y (Python's %); integer / 0 is 0 */                               \
-  X(MOD, "mod", binary)                                                        \
-  /* elementwise variadic (>= 1 input), NumPy broadcasting */                  \
-  X(MIN, "min", variadic)                                                      \
-  X(MAX, "max", variadic)                                                      \
-  X(SUM, "sum", variadic)                                                      \
-  X(MEAN, "mean", variadic)                                                    \
-  X(WHERE, "where", where)                                                     \
-  /* cond (one bool), a, b -> a if cond else b; sizes may differ along one   \
-   * axis (the output is bounded there: ONNX If's branches) */                 \
-  X(SELECT, "select", select)                                                  \
-  /* x bounded, its rows leading -> its capacity as a static value: the live \
-   * elements, then `value` (a long topk with a run-time k is split through \
-   * it: pass_split_topk) */                                                  \
-  X(TO_CAPACITY, "to_capacity", to_capacity)                                   \
-  /* a chain or small DAG of float elementwise ops as one program           \
-   * (pass_fuse_elementwise; ir/params.h ir_fused_program) */                  \
-  X(FUSED_ELEMENTWISE, "fused_elementwise", fused_elementwise)                 \
-  /* neural-network ops */                                                     \
-  X(CONV2D, "conv2d", conv2d)                                                  \
-  X(CONV_TRANSPOSE2D, "conv_transpose2d", conv_transpose2d)                    \
-  X(GEMM, "gemm", gemm)                                                        \
-  X(MATMUL, "matmul", matmul)                                                  \
-  X(BATCHNORM, "batchnorm", batchnorm)                                         \
-  X(INSTANCE_NORM, "instance_norm", instance_norm)                             \
-  X(LAYER_NORM, "layer_norm", layer_norm)                                      \
-  X(MAXPOOL, "maxpool", pool)                                                  \
-  X(AVGPOOL, "avgpool", pool)                                                  \
-  X(GLOBAL_AVG_POOL, "global_avg_pool", global_pool)                           \
-  X(GLOBAL_MAX_POOL, "global_max_pool", global_pool)                           \
-  X(SOFTMAX, "softmax", softmax)                                               \
-  X(LOG_SOFTMAX, "log_softmax", softmax)                                       \
-  X(RESIZE, "resize", resize)                                                  \
-  /* reductions */                                                             \
-  X(REDUCE_MEAN, "reduce_mean", reduce)                                        \
-  X(REDUCE_SUM, "reduce_sum", reduce)                                          \
-  X(REDUCE_MAX, "reduce_max", reduce)                                          \
-  X(REDUCE_MIN, "reduce_min", reduce)                                          \
-  X(REDUCE_PROD, "reduce_prod", reduce)                                        \
-  X(ARGMAX, "argmax", argminmax)                                               \
-  X(ARGMIN, "argmin", argminmax)                                               \
-  /* data movement */                                                          \
-  X(RESHAPE, "reshape", copy)                                                  \
-  X(FLATTEN, "flatten", copy)                                                  \
-  X(SQUEEZE, "squeeze", copy)                                                  \
-  X(UNSQUEEZE, "unsqueeze", copy)                                              \
-  X(TRANSPOSE, "transpose", transpose)                                         \
-  X(CONCAT, "concat", concat)                                                  \
-  X(SPLIT, "split", split)                                                     \
-  X(SLICE, "slice", slice)                                                     \
-  X(PAD, "pad", pad)                                                           \
-  X(EXPAND, "expand", expand)                                                  \
-  X(TILE, "tile", tile)                                                        \
-  X(GATHER, "gather", gather)                                                  \
-  X(GATHER_ELEMENTS, "gather_elements", gather_elements)                       \
-  X(GATHER_ND, "gather_nd", gather_nd)                                         \
-  /* x's dims as i64[rank] at run time (a bounded axis: its actual size) */    \
-  X(SHAPE, "shape", shape)                                                     \
-  /* data with updates written at indices (ONNX ScatterElements, ScatterND;  \
-   * reduction none add mul max min) */                                        \
-  X(SCATTER_ELEMENTS, "scatter_elements", scatter_elements)                    \
-  X(SCATTER_ND, "scatter_nd", scatter_nd)                                      \
-  /* vision ops */                                                             \
-  X(TOPK, "topk", topk)                                                        \
-  X(CUMSUM, "cumsum", cumsum)                                                  \
-  X(NON_MAX_SUPPRESSION, "non_max_suppression", non_max_suppression)           \
-  X(ROI_ALIGN, "roi_align", roi_align)                                         \
-  /* segmented argsort and its GPU stages (passes/pass_split_sort.c) */        \
-  X(ARGSORT, "argsort", argsort)                                               \
-  X(SORT_BLOCK, "sort_block", sort_block)                                      \
-  X(SORT_MERGE, "sort_merge", sort_merge)                                      \
-  X(SORT_INDEX, "sort_index", sort_index)                                      \
-  /* non_max_suppression's GPU stages (passes/pass_split_nms.c) */             \
-  X(NMS_SELECT, "nms_select", nms_select)                                      \
-  X(NMS_COMPACT, "nms_compact", nms_compact)                                   \
-  /* ... and over one bounded row (passes/pass_split_nms.c) */                 \
-  X(NMS_KEYS, "nms_keys", nms_window)                                          \
-  X(NMS_PREP, "nms_prep", nms_window)                                          \
-  X(NMS_ROUND, "nms_round", nms_window)                                        \
-  X(NMS_SETTLE, "nms_settle", nms_window)                                      \
-  X(NMS_FINISH, "nms_finish", nms_window)                                      \
-  /* non_zero and its GPU stages (passes/pass_split_nonzero.c) */              \
-  X(NON_ZERO, "non_zero", non_zero)                                            \
-  X(NONZERO_FLAGS, "nonzero_flags", nonzero_flags)                             \
-  X(NONZERO_WRITE, "nonzero_write", nonzero_write)
+/* The op rows: everything about an op that is not its kernels' code.
+ *
+ *   X(ID, text name, family, infer, IO(in_min, in_max, out_min, out_max),
+ *     attributes, flags, rows)
+ *
+ *   family  the kernels: rt_cpu_<family> (runtime/cpu/) and cg_node_<family>
+ *           (codegen/kernels/); several ops may share one
+ *   infer   shape inference, ir_infer_<infer> (ir/infer_*.c)
+ *   IO      input and output counts; a maximum of -1 is variadic
+ *   attrs   ATTRS(IR_A_..., ...) or NO_ATTRS; `name` and `cpu_reason` are
+ *           allowed on every op
+ *   flags   IR_OPF_<flag> names joined by |, or 0 (see enum below)
+ *   rows    how the rows of a bounded input pass through the op: IR_ROWS_<rows>
+ *           (ir/bounds.h ir_node_keeps_rows)
+ *
+ * Only ir/op_table.c expands every column; other users take ID, name and
+ * family. Adding an op: docs/adding-an-op.md. */
+#define IR_OPS(X)                                                                                  \
+  /* elementwise unary */                                                                          \
+  X(RELU, "relu", unary, unary, IO(1, 1, 1, 1), NO_ATTRS, ELEMENTWISE, SAME)                       \
+  X(SIGMOID, "sigmoid", unary, unary, IO(1, 1, 1, 1), NO_ATTRS, ELEMENTWISE, SAME)                 \
+  X(TANH, "tanh", unary, unary, IO(1, 1, 1, 1), NO_ATTRS, ELEMENTWISE, SAME)                       \
+  X(EXP, "exp", unary, unary, IO(1, 1, 1, 1), NO_ATTRS, ELEMENTWISE, SAME)                         \
+  X(LOG, "log", unary, unary, IO(1, 1, 1, 1), NO_ATTRS, ELEMENTWISE, SAME)                         \
+  X(SQRT, "sqrt", unary, unary, IO(1, 1, 1, 1), NO_ATTRS, ELEMENTWISE, SAME)                       \
+  X(ERF, "erf", unary, unary, IO(1, 1, 1, 1), NO_ATTRS, ELEMENTWISE, SAME)                         \
+  X(NEG, "neg", unary, unary, IO(1, 1, 1, 1), NO_ATTRS, ELEMENTWISE, SAME)                         \
+  X(ABS, "abs", unary, unary, IO(1, 1, 1, 1), NO_ATTRS, ELEMENTWISE, SAME)                         \
+  X(RECIPROCAL, "reciprocal", unary, unary, IO(1, 1, 1, 1), NO_ATTRS, ELEMENTWISE, SAME)           \
+  X(SOFTPLUS, "softplus", unary, unary, IO(1, 1, 1, 1), NO_ATTRS, ELEMENTWISE, SAME)               \
+  X(SIGN, "sign", unary, unary, IO(1, 1, 1, 1), NO_ATTRS, ELEMENTWISE, SAME)                       \
+  X(FLOOR, "floor", unary, unary, IO(1, 1, 1, 1), NO_ATTRS, ELEMENTWISE, SAME)                     \
+  X(CEIL, "ceil", unary, unary, IO(1, 1, 1, 1), NO_ATTRS, ELEMENTWISE, SAME)                       \
+  X(ROUND, "round", unary, unary, IO(1, 1, 1, 1), NO_ATTRS, ELEMENTWISE, SAME)                     \
+  X(HARD_SWISH, "hard_swish", unary, unary, IO(1, 1, 1, 1), NO_ATTRS, ELEMENTWISE, SAME)           \
+  X(LEAKY_RELU, "leaky_relu", unary, unary, IO(1, 1, 1, 1), ATTRS(IR_A_ALPHA), ELEMENTWISE, SAME)  \
+  X(ELU, "elu", unary, unary, IO(1, 1, 1, 1), ATTRS(IR_A_ALPHA), ELEMENTWISE, SAME)                \
+  X(SELU, "selu", unary, unary, IO(1, 1, 1, 1), ATTRS(IR_A_ALPHA, IR_A_GAMMA), ELEMENTWISE, SAME)  \
+  X(HARD_SIGMOID, "hard_sigmoid", unary, unary, IO(1, 1, 1, 1),                                    \
+    ATTRS(IR_A_ALPHA, IR_A_BETA), ELEMENTWISE, SAME)                                               \
+  X(CLIP, "clip", unary, unary, IO(1, 1, 1, 1), ATTRS(IR_A_MIN, IR_A_MAX), ELEMENTWISE, SAME)      \
+  X(NOT, "not", unary, not, IO(1, 1, 1, 1), NO_ATTRS, ELEMENTWISE, SAME)                           \
+  /* copies: identity; reorder (the output in its own layout); the transfers */                    \
+  /* pass_insert_transfers puts between devices (download: output on the CPU, */                   \
+  /* upload: on the GPU) */                                                                        \
+  X(IDENTITY, "identity", copy, unary, IO(1, 1, 1, 1), NO_ATTRS, ELEMENTWISE, SAME)                \
+  X(REORDER, "reorder", copy, unary, IO(1, 1, 1, 1), NO_ATTRS, 0, NONE)                            \
+  X(DOWNLOAD, "download", copy, unary, IO(1, 1, 1, 1), NO_ATTRS, TRANSFER, NONE)                   \
+  X(UPLOAD, "upload", copy, unary, IO(1, 1, 1, 1), NO_ATTRS, TRANSFER, NONE)                       \
+  X(CAST, "cast", cast, cast, IO(1, 1, 1, 1), ATTRS(IR_A_TO), ELEMENTWISE, SAME)                   \
+  /* elementwise binary, NumPy broadcasting; mod: fmod=1 C's fmod (sign of x; */                   \
+  /* floats need it), fmod=0 the sign of y (Python's %); integer / 0 is 0 */                       \
+  X(ADD, "add", binary, binary, IO(2, 2, 1, 1), ATTRS(ACT_ATTRS), ELEMENTWISE | ACT, BROADCAST)    \
+  X(SUB, "sub", binary, binary, IO(2, 2, 1, 1), ATTRS(ACT_ATTRS), ELEMENTWISE | ACT, BROADCAST)    \
+  X(MUL, "mul", binary, binary, IO(2, 2, 1, 1), ATTRS(ACT_ATTRS), ELEMENTWISE | ACT, BROADCAST)    \
+  X(DIV, "div", binary, binary, IO(2, 2, 1, 1), ATTRS(ACT_ATTRS), ELEMENTWISE | ACT, BROADCAST)    \
+  X(POW, "pow", binary, binary, IO(2, 2, 1, 1), NO_ATTRS, ELEMENTWISE, BROADCAST)                  \
+  X(PRELU, "prelu", binary, prelu, IO(2, 2, 1, 1), NO_ATTRS, ELEMENTWISE, BROADCAST)               \
+  X(EQUAL, "equal", binary, compare, IO(2, 2, 1, 1), NO_ATTRS, ELEMENTWISE, BROADCAST)             \
+  X(GREATER, "greater", binary, compare, IO(2, 2, 1, 1), NO_ATTRS, ELEMENTWISE, BROADCAST)         \
+  X(LESS, "less", binary, compare, IO(2, 2, 1, 1), NO_ATTRS, ELEMENTWISE, BROADCAST)               \
+  X(GREATER_OR_EQUAL, "greater_or_equal", binary, compare, IO(2, 2, 1, 1),                         \
+    NO_ATTRS, ELEMENTWISE, BROADCAST)                                                              \
+  X(LESS_OR_EQUAL, "less_or_equal", binary, compare, IO(2, 2, 1, 1),                               \
+    NO_ATTRS, ELEMENTWISE, BROADCAST)                                                              \
+  X(AND, "and", binary, logic, IO(2, 2, 1, 1), NO_ATTRS, ELEMENTWISE, BROADCAST)                   \
+  X(OR, "or", binary, logic, IO(2, 2, 1, 1), NO_ATTRS, ELEMENTWISE, BROADCAST)                     \
+  X(XOR, "xor", binary, logic, IO(2, 2, 1, 1), NO_ATTRS, ELEMENTWISE, BROADCAST)                   \
+  X(MOD, "mod", binary, binary, IO(2, 2, 1, 1), ATTRS(IR_A_FMOD), ELEMENTWISE, BROADCAST)          \
+  /* elementwise variadic (>= 1 input), NumPy broadcasting */                                      \
+  X(MIN, "min", variadic, variadic, IO(1, -1, 1, 1), NO_ATTRS, ELEMENTWISE, BROADCAST)             \
+  X(MAX, "max", variadic, variadic, IO(1, -1, 1, 1), NO_ATTRS, ELEMENTWISE, BROADCAST)             \
+  X(SUM, "sum", variadic, variadic, IO(1, -1, 1, 1), NO_ATTRS, ELEMENTWISE, BROADCAST)             \
+  X(MEAN, "mean", variadic, variadic, IO(1, -1, 1, 1), NO_ATTRS, ELEMENTWISE, BROADCAST)           \
+  X(WHERE, "where", where, where, IO(3, 3, 1, 1), NO_ATTRS, ELEMENTWISE, BROADCAST)                \
+  /* select: cond (one bool), a, b -> a if cond else b; sizes may differ along */                  \
+  /* one axis (the output is bounded there: ONNX If's branches). */                                \
+  /* to_capacity: x bounded, its rows leading -> its capacity as a static value: */                \
+  /* the live elements, then `value` (a long topk with a run-time k is split */                    \
+  /* through it: pass_split_topk) */                                                               \
+  X(SELECT, "select", select, select, IO(3, 3, 1, 1),                                              \
+    NO_ATTRS, READS_EXTENT | WRITES_EXTENT, NONE)                                                  \
+  X(TO_CAPACITY, "to_capacity", to_capacity, to_capacity, IO(1, 1, 1, 1),                          \
+    ATTRS(IR_A_VALUE), READS_EXTENT, NONE)                                                         \
+  /* a chain or small DAG of float elementwise ops as one program */                               \
+  /* (pass_fuse_elementwise; ir/params.h ir_fused_program) */                                      \
+  X(FUSED_ELEMENTWISE, "fused_elementwise", fused_elementwise, fused_elementwise,                  \
+    IO(1, IR_FUSED_MAX_INPUTS, 1, 1), ATTRS(IR_A_OPS, IR_A_REGS, IR_A_PARAMS), ELEMENTWISE, NONE)  \
+  /* neural-network ops */                                                                         \
+  X(CONV2D, "conv2d", conv2d, conv2d, IO(2, 3, 1, 1),                                              \
+    ATTRS(IR_A_STRIDES, IR_A_PADS, IR_A_DILATIONS, IR_A_GROUP, ACT_ATTRS), ACT, NONE)              \
+  X(CONV_TRANSPOSE2D, "conv_transpose2d", conv_transpose2d, conv_transpose2d, IO(2, 3, 1, 1),      \
+    ATTRS(IR_A_STRIDES, IR_A_PADS, IR_A_DILATIONS, IR_A_GROUP, IR_A_OUTPUT_PADDING, ACT_ATTRS),    \
+          ACT, NONE)                                                                               \
+  X(GEMM, "gemm", gemm, gemm, IO(2, 3, 1, 1),                                                      \
+    ATTRS(IR_A_ALPHA, IR_A_BETA, IR_A_TRANS_A, IR_A_TRANS_B, ACT_ATTRS), ACT, GEMM)                \
+  X(MATMUL, "matmul", matmul, matmul, IO(2, 2, 1, 1), ATTRS(ACT_ATTRS), ACT, MATMUL)               \
+  X(BATCHNORM, "batchnorm", batchnorm, batchnorm, IO(5, 5, 1, 1), ATTRS(IR_A_EPSILON), 0, NONE)    \
+  X(INSTANCE_NORM, "instance_norm", instance_norm, instance_norm, IO(3, 3, 1, 1),                  \
+    ATTRS(IR_A_EPSILON), 0, NONE)                                                                  \
+  X(LAYER_NORM, "layer_norm", layer_norm, layer_norm, IO(2, 3, 1, 1),                              \
+    ATTRS(IR_A_AXIS, IR_A_EPSILON), 0, NONE)                                                       \
+  X(MAXPOOL, "maxpool", pool, pool, IO(1, 1, 1, 1),                                                \
+    ATTRS(IR_A_KERNEL, IR_A_STRIDES, IR_A_PADS, IR_A_DILATIONS, IR_A_CEIL_MODE), 0, NONE)          \
+  X(AVGPOOL, "avgpool", pool, pool, IO(1, 1, 1, 1),                                                \
+    ATTRS(IR_A_KERNEL, IR_A_STRIDES, IR_A_PADS, IR_A_DILATIONS, IR_A_CEIL_MODE,                    \
+          IR_A_COUNT_INCLUDE_PAD), 0, NONE)                                                        \
+  X(GLOBAL_AVG_POOL, "global_avg_pool", global_pool, global_pool, IO(1, 1, 1, 1),                  \
+    NO_ATTRS, 0, NONE)                                                                             \
+  X(GLOBAL_MAX_POOL, "global_max_pool", global_pool, global_pool, IO(1, 1, 1, 1),                  \
+    NO_ATTRS, 0, NONE)                                                                             \
+  X(SOFTMAX, "softmax", softmax, softmax, IO(1, 1, 1, 1), ATTRS(IR_A_AXIS), 0, AXIS)               \
+  X(LOG_SOFTMAX, "log_softmax", softmax, softmax, IO(1, 1, 1, 1), ATTRS(IR_A_AXIS), 0, AXIS)       \
+  X(RESIZE, "resize", resize, resize, IO(1, 1, 1, 1),                                              \
+    ATTRS(IR_A_RESIZE_MODE, IR_A_SCALES, IR_A_SIZES, IR_A_COORD_MODE, IR_A_NEAREST_MODE,           \
+          IR_A_CUBIC_COEFF_A, IR_A_EXCLUDE_OUTSIDE), 0, NONE)                                      \
+  /* reductions */                                                                                 \
+  X(REDUCE_MEAN, "reduce_mean", reduce, reduce, IO(1, 1, 1, 1),                                    \
+    ATTRS(IR_A_AXES, IR_A_KEEPDIMS), 0, NONE)                                                      \
+  X(REDUCE_SUM, "reduce_sum", reduce, reduce, IO(1, 1, 1, 1),                                      \
+    ATTRS(IR_A_AXES, IR_A_KEEPDIMS), READS_EXTENT, NONE)                                           \
+  X(REDUCE_MAX, "reduce_max", reduce, reduce, IO(1, 1, 1, 1),                                      \
+    ATTRS(IR_A_AXES, IR_A_KEEPDIMS), READS_EXTENT, NONE)                                           \
+  X(REDUCE_MIN, "reduce_min", reduce, reduce, IO(1, 1, 1, 1),                                      \
+    ATTRS(IR_A_AXES, IR_A_KEEPDIMS), READS_EXTENT, NONE)                                           \
+  X(REDUCE_PROD, "reduce_prod", reduce, reduce, IO(1, 1, 1, 1),                                    \
+    ATTRS(IR_A_AXES, IR_A_KEEPDIMS), READS_EXTENT, NONE)                                           \
+  X(ARGMAX, "argmax", argminmax, argminmax, IO(1, 1, 1, 1),                                        \
+    ATTRS(IR_A_AXIS, IR_A_KEEPDIMS, IR_A_SELECT_LAST_INDEX), 0, NONE)                              \
+  X(ARGMIN, "argmin", argminmax, argminmax, IO(1, 1, 1, 1),                                        \
+    ATTRS(IR_A_AXIS, IR_A_KEEPDIMS, IR_A_SELECT_LAST_INDEX), 0, NONE)                              \
+  /* data movement */                                                                              \
+  X(RESHAPE, "reshape", copy, reshape, IO(1, 1, 1, 1),                                             \
+    ATTRS(IR_A_SHAPE), READS_EXTENT | WRITES_EXTENT, SAME)                                         \
+  X(FLATTEN, "flatten", copy, flatten, IO(1, 1, 1, 1),                                             \
+    ATTRS(IR_A_AXIS), READS_EXTENT | WRITES_EXTENT, SAME)                                          \
+  X(SQUEEZE, "squeeze", copy, squeeze, IO(1, 1, 1, 1),                                             \
+    ATTRS(IR_A_AXES), READS_EXTENT | WRITES_EXTENT, SAME)                                          \
+  X(UNSQUEEZE, "unsqueeze", copy, unsqueeze, IO(1, 1, 1, 1),                                       \
+    ATTRS(IR_A_AXES), READS_EXTENT | WRITES_EXTENT, SAME)                                          \
+  X(TRANSPOSE, "transpose", transpose, transpose, IO(1, 1, 1, 1), ATTRS(IR_A_PERM), 0, TRANSPOSE)  \
+  X(CONCAT, "concat", concat, concat, IO(1, -1, 1, 1),                                             \
+    ATTRS(IR_A_AXIS), READS_EXTENT | WRITES_EXTENT, CONCAT)                                        \
+  X(SPLIT, "split", split, split, IO(1, 1, 1, -1), ATTRS(IR_A_AXIS, IR_A_SPLIT), 0, SPLIT)         \
+  X(SLICE, "slice", slice, slice, IO(1, 1, 1, 1),                                                  \
+    ATTRS(IR_A_STARTS, IR_A_ENDS, IR_A_AXES, IR_A_STEPS), READS_EXTENT | WRITES_EXTENT, SLICE)     \
+  X(PAD, "pad", pad, pad, IO(1, 1, 1, 1), ATTRS(IR_A_PADS, IR_A_PAD_MODE, IR_A_VALUE), 0, NONE)    \
+  X(EXPAND, "expand", expand, expand, IO(1, 1, 1, 1), ATTRS(IR_A_SHAPE), 0, NONE)                  \
+  X(TILE, "tile", tile, tile, IO(1, 1, 1, 1), ATTRS(IR_A_REPEATS), 0, NONE)                        \
+  X(GATHER, "gather", gather, gather, IO(2, 2, 1, 1),                                              \
+    ATTRS(IR_A_AXIS), READS_EXTENT | WRITES_EXTENT, GATHER)                                        \
+  X(GATHER_ELEMENTS, "gather_elements", gather_elements, gather_elements, IO(2, 2, 1, 1),          \
+    ATTRS(IR_A_AXIS), 0, NONE)                                                                     \
+  /* gather_nd: data, indices [..., k] -> data's slices at the index tuples; */                    \
+  /* the first batch_dims axes of both are shared */                                               \
+  X(GATHER_ND, "gather_nd", gather_nd, gather_nd, IO(2, 2, 1, 1),                                  \
+    ATTRS(IR_A_BATCH_DIMS), READS_EXTENT | WRITES_EXTENT, NONE)                                    \
+  /* x's dims as i64[rank] at run time (a bounded axis: its actual size) */                        \
+  X(SHAPE, "shape", shape, shape, IO(1, 1, 1, 1), NO_ATTRS, READS_EXTENT, NONE)                    \
+  /* scatter_elements: data, indices, updates (indices' shape) -> data with */                     \
+  /* each update at its index along axis; scatter_nd: data, indices [..., k], */                   \
+  /* updates [indices' dims but the last, data dims from k]; reduction none */                     \
+  /* add mul max min */                                                                            \
+  X(SCATTER_ELEMENTS, "scatter_elements", scatter_elements, scatter_elements, IO(3, 3, 1, 1),      \
+    ATTRS(IR_A_AXIS, IR_A_REDUCTION), READS_EXTENT | WRITES_EXTENT, NONE)                          \
+  X(SCATTER_ND, "scatter_nd", scatter_nd, scatter_nd, IO(3, 3, 1, 1),                              \
+    ATTRS(IR_A_REDUCTION), 0, NONE)                                                                \
+  /* vision ops. topk: k from the attribute, or from a run-time i64[1] second */                   \
+  /* input (then the output is bounded along axis) */                                              \
+  X(TOPK, "topk", topk, topk, IO(1, 2, 2, 2),                                                      \
+    ATTRS(IR_A_K, IR_A_AXIS, IR_A_LARGEST, IR_A_SORTED, IR_A_K_MAX),                               \
+          BOUNDED_OUT | READS_EXTENT | WRITES_EXTENT, NONE)                                        \
+  X(CUMSUM, "cumsum", cumsum, cumsum, IO(1, 1, 1, 1),                                              \
+    ATTRS(IR_A_AXIS, IR_A_EXCLUSIVE, IR_A_REVERSE), 0, NONE)                                       \
+  X(NON_MAX_SUPPRESSION, "non_max_suppression", non_max_suppression, non_max_suppression,          \
+    IO(2, 2, 1, 1), ATTRS(IR_A_CENTER_POINT_BOX, IR_A_MAX_OUTPUT_BOXES, IR_A_IOU_THRESHOLD,        \
+          IR_A_SCORE_THRESHOLD), BOUNDED_OUT | STAGED | READS_EXTENT | WRITES_EXTENT, NONE)        \
+  X(ROI_ALIGN, "roi_align", roi_align, roi_align, IO(3, 3, 1, 1),                                  \
+    ATTRS(IR_A_ROI_MODE, IR_A_OUTPUT_HEIGHT, IR_A_OUTPUT_WIDTH, IR_A_SAMPLING_RATIO,               \
+          IR_A_SPATIAL_SCALE, IR_A_COORD_MODE), READS_EXTENT | WRITES_EXTENT, NONE)                \
+  /* argsort: x along its last axis, or a 1-D x cut into segments by i64 */                        \
+  /* offsets [S+1]; i64 indices within each segment (stable; NaN above every */                    \
+  /* number). Its GPU stages (passes/pass_split_sort.c) work on a sort state */                    \
+  /* i32[P,n] (segment, order key: one plane, two for i64, position): blocks of */                 \
+  /* `width` sorted (rows: from each row's start), runs of `width` merged in */                    \
+  /* pairs (within rows of `row` elements when given), the state turned into */                    \
+  /* indices. */                                                                                   \
+  X(ARGSORT, "argsort", argsort, argsort, IO(1, 2, 1, 1), ATTRS(IR_A_LARGEST), STAGED, NONE)       \
+  X(SORT_BLOCK, "sort_block", sort_block, sort_block, IO(1, 2, 1, 1),                              \
+    ATTRS(IR_A_LARGEST, IR_A_WIDTH), 0, NONE)                                                      \
+  X(SORT_MERGE, "sort_merge", sort_merge, sort_merge, IO(1, 1, 1, 1),                              \
+    ATTRS(IR_A_WIDTH, IR_A_ROW), 0, NONE)                                                          \
+  X(SORT_INDEX, "sort_index", sort_index, sort_index, IO(1, 2, 1, 1), ATTRS(IR_A_SHAPE), 0, NONE)  \
+  /* non_max_suppression's GPU stages (passes/pass_split_nms.c): nms_select: */                    \
+  /* boxes, scores, their argsort (descending) -> the kept boxes per (batch, */                    \
+  /* class), i32[B,C,M] padded with -1; nms_compact: those -> the bounded */                       \
+  /* i64[<=B*C*M,3]. */                                                                            \
+  X(NMS_SELECT, "nms_select", nms_select, nms_select, IO(3, 3, 1, 1),                              \
+    ATTRS(IR_A_CENTER_POINT_BOX, IR_A_MAX_OUTPUT_BOXES, IR_A_IOU_THRESHOLD, IR_A_SCORE_THRESHOLD), \
+          0, NONE)                                                                                 \
+  X(NMS_COMPACT, "nms_compact", nms_compact, nms_compact, IO(1, 1, 1, 1),                          \
+    NO_ATTRS, BOUNDED_OUT | WRITES_EXTENT, NONE)                                                   \
+  /* ... and over one bounded row (boxes [1,<=N,4], scores [1,1,<=N]; */                           \
+  /* glsl/nms_window.comp has the algorithm): nms_keys -> f32[1,2,N] (scores, */                   \
+  /* -x_min; -inf for the rest), their argsort -> nms_prep (boxes, scores, */                      \
+  /* order) -> i32[5,N+1] (running x_max and sorted x_min over the x order, n_x */                 \
+  /* at [0][N]; the first state per box; the x order's segment starts, their */                    \
+  /* count at [3][N]; each box's segment); nms_round (state, boxes, scores, */                     \
+  /* order, prep) -> i32[N] the next state; nms_settle (the same) -> the final */                  \
+  /* state; nms_finish (the same) -> the bounded i64[<=M,3] triples. */                            \
+  X(NMS_KEYS, "nms_keys", nms_window, nms_keys, IO(2, 2, 1, 1),                                    \
+    ATTRS(NMS_ATTRS), READS_EXTENT, NONE)                                                          \
+  X(NMS_PREP, "nms_prep", nms_window, nms_prep, IO(3, 3, 1, 1),                                    \
+    ATTRS(NMS_ATTRS), READS_EXTENT, NONE)                                                          \
+  X(NMS_ROUND, "nms_round", nms_window, nms_round, IO(5, 5, 1, 1),                                 \
+    ATTRS(NMS_ATTRS), READS_EXTENT, NONE)                                                          \
+  X(NMS_SETTLE, "nms_settle", nms_window, nms_round, IO(5, 5, 1, 1),                               \
+    ATTRS(NMS_ATTRS), READS_EXTENT, NONE)                                                          \
+  X(NMS_FINISH, "nms_finish", nms_window, nms_finish, IO(5, 5, 1, 1),                              \
+    ATTRS(NMS_ATTRS), BOUNDED_OUT | READS_EXTENT | WRITES_EXTENT, NONE)                            \
+  /* non_zero: the positions of x's non-zero elements (NaN counts), row major, */                  \
+  /* as i64[rank, <=numel]; on the GPU (passes/pass_split_nonzero.c) */                            \
+  /* nonzero_flags (i32 0/1 per element, flattened), an exclusive cumsum of */                     \
+  /* them, nonzero_write (x, the offsets -> the positions, their count from the */                 \
+  /* last offset). */                                                                              \
+  X(NON_ZERO, "non_zero", non_zero, non_zero, IO(1, 1, 1, 1),                                      \
+    NO_ATTRS, BOUNDED_OUT | STAGED | READS_EXTENT | WRITES_EXTENT, NONE)                           \
+  X(NONZERO_FLAGS, "nonzero_flags", nonzero_flags, nonzero_flags, IO(1, 1, 1, 1),                  \
+    NO_ATTRS, READS_EXTENT, NONE)                                                                  \
+  X(NONZERO_WRITE, "nonzero_write", nonzero_write, nonzero_write, IO(2, 2, 1, 1),                  \
+    NO_ATTRS, BOUNDED_OUT | READS_EXTENT | WRITES_EXTENT, NONE)
 
 typedef enum ir_op {
-#define X(id, name, family) IR_OP_##id,
+#define X(id, name, family, ...) IR_OP_##id,
   IR_OPS(X)
 #undef X
       IR_OP_COUNT
@@ -318,19 +415,51 @@ typedef vkml_status (*ir_infer_fn)(const struct ir_node *n,
                                    const struct ir_type *in,
                                    struct ir_type *out);
 
+/* Op flags (the flags column of IR_OPS). */
 enum {
   IR_OPF_ELEMENTWISE = 1 << 0, /* output[i] depends on input[i] only */
   IR_OPF_ACT = 1 << 1,         /* accepts a fused activation */
   IR_OPF_BOUNDED_OUT = 1 << 2, /* output size may be data dependent */
+  /* the GPU runs the op only as the stages a pass splits it into
+   * (passes/pass_split_*.c); its own GPU kernel entry refuses */
+  IR_OPF_STAGED = 1 << 3,
+  /* the GPU kernel reads a bounded input's extent word itself (the extent
+   * ABI: codegen/glsl/extent.glsl); without the flag a bounded input
+   * reaches the GPU only through the op's rows (IR_ROWS_*) */
+  IR_OPF_READS_EXTENT = 1 << 4,
+  /* the GPU kernel writes its bounded outputs' extent words */
+  IR_OPF_WRITES_EXTENT = 1 << 5,
+  /* a copy between devices (pass_insert_transfers): a plan step, no kernel */
+  IR_OPF_TRANSFER = 1 << 6,
 };
 
-/* Name and family come from IR_OPS: ir_op_name(), ir_op_family(). */
+/* How the rows of a bounded input (its rows leading: ir_type_rows_lead)
+ * pass through an op: output row i depends on input row i only, so the op
+ * runs as its unbounded twin over the capacity (the rows column of IR_OPS;
+ * ir/bounds.h ir_node_keeps_rows has the conditions). */
+typedef enum ir_rows {
+  IR_ROWS_NONE,      /* no: the kernel reads extents (IR_OPF_READS_EXTENT) or the CPU runs it */
+  IR_ROWS_SAME,      /* unary, cast and reshapes: the same elements per row */
+  IR_ROWS_BROADCAST, /* NumPy broadcasting: the others broadcast along the rows */
+  IR_ROWS_TRANSPOSE, /* a transpose that moves only axes of size 1 */
+  IR_ROWS_GEMM,      /* A's rows, not transposed */
+  IR_ROWS_MATMUL,    /* A's rows, or a batch axis B lacks */
+  IR_ROWS_AXIS,      /* along another axis than `axis` (softmax) */
+  IR_ROWS_CONCAT,    /* parts bounded alike, joined along another axis */
+  IR_ROWS_SPLIT,     /* split along another axis */
+  IR_ROWS_GATHER,    /* data's rows, indices addressing a later axis */
+  IR_ROWS_SLICE,     /* a slice keeping the bounded axis whole */
+} ir_rows;
+
+/* The op's row of IR_OPS but its name and family (ir_op_name(),
+ * ir_op_family()). */
 typedef struct ir_op_info {
-  int min_inputs, max_inputs; /* max -1: variadic */
+  int min_inputs, max_inputs;   /* max -1: variadic */
   int min_outputs, max_outputs; /* max -1: variadic */
   const ir_attr_id *attrs;      /* terminated by IR_A_END; `name` is implicit */
   ir_infer_fn infer;
-  unsigned flags;
+  unsigned flags; /* IR_OPF_* */
+  ir_rows rows;
 } ir_op_info;
 
 const ir_op_info *ir_op_get(ir_op op);

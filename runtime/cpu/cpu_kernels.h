@@ -22,21 +22,10 @@ typedef struct rt_cpu_args {
 
 typedef vkml_status (*rt_cpu_kernel)(const rt_cpu_args *a);
 
-/* One function per op family (third column of IR_OPS). */
-#define RT_CPU_FAMILIES(X)                                                     \
-  X(unary) X(copy) X(cast) X(binary) X(variadic) X(where)                      \
-  X(fused_elementwise) X(conv2d)                                               \
-  X(conv_transpose2d) X(gemm) X(matmul) X(batchnorm) X(instance_norm)          \
-  X(layer_norm) X(pool) X(global_pool) X(softmax) X(resize) X(reduce)          \
-  X(argminmax) X(transpose) X(concat) X(split) X(slice) X(pad) X(expand)       \
-  X(tile) X(gather) X(gather_elements) X(gather_nd) X(scatter_elements)        \
-  X(scatter_nd) X(shape) X(select) X(to_capacity) X(topk) X(cumsum)           \
-  X(non_max_suppression) X(roi_align) X(argsort) X(sort_block) X(sort_merge)      \
-  X(sort_index) X(nms_select) X(nms_compact) X(non_zero) X(nonzero_flags)        \
-  X(nonzero_write) X(nms_window)
-
-#define X(f) vkml_status rt_cpu_##f(const rt_cpu_args *a);
-RT_CPU_FAMILIES(X)
+/* One function per op family (the family column of IR_OPS; a family
+ * serving several ops is declared once per op, which C allows). */
+#define X(id, name, family, ...) vkml_status rt_cpu_##family(const rt_cpu_args *a);
+IR_OPS(X)
 #undef X
 
 /* The kernel for an op (every op has one). */

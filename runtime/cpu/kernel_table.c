@@ -5,7 +5,7 @@
 #include "cpu_kernels.h"
 
 static const rt_cpu_kernel kernels[IR_OP_COUNT] = {
-#define X(id, name, family) [IR_OP_##id] = rt_cpu_##family,
+#define X(id, name, family, ...) [IR_OP_##id] = rt_cpu_##family,
     IR_OPS(X)
 #undef X
 };
