@@ -11,9 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "codegen/cg_compile.h"
-#include "codegen/cg_ops.h"
-#include "codegen/cg_template.h"
+#include "codegen/core/compile.h"
+#include "codegen/core/ops.h"
+#include "codegen/core/template.h"
 #include "ir/cost.h"
 #include "ir/text.h"
 #include "passes/pipeline.h"

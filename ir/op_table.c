@@ -20,6 +20,7 @@
 #define READS_EXTENT IR_OPF_READS_EXTENT
 #define WRITES_EXTENT IR_OPF_WRITES_EXTENT
 #define TRANSFER IR_OPF_TRANSFER
+#define ROWS_COPY IR_OPF_ROWS_COPY
 
 static const ir_op_info op_rows[IR_OP_COUNT] = {
 #define X(id, name, family, infer_, io, attrs_, flags_, rows_)                 \

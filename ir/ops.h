@@ -56,8 +56,9 @@
   /* copies: identity; reorder (the output in its own layout); the transfers */                    \
   /* pass_insert_transfers puts between devices (download: output on the CPU, */                   \
   /* upload: on the GPU) */                                                                        \
-  X(IDENTITY, "identity", copy, unary, IO(1, 1, 1, 1), NO_ATTRS, ELEMENTWISE, SAME)                \
-  X(REORDER, "reorder", copy, unary, IO(1, 1, 1, 1), NO_ATTRS, 0, NONE)                            \
+  X(IDENTITY, "identity", copy, unary, IO(1, 1, 1, 1),                                             \
+    NO_ATTRS, ELEMENTWISE | ROWS_COPY, SAME)                                                       \
+  X(REORDER, "reorder", copy, unary, IO(1, 1, 1, 1), NO_ATTRS, ROWS_COPY, NONE)                    \
   X(DOWNLOAD, "download", copy, unary, IO(1, 1, 1, 1), NO_ATTRS, TRANSFER, NONE)                   \
   X(UPLOAD, "upload", copy, unary, IO(1, 1, 1, 1), NO_ATTRS, TRANSFER, NONE)                       \
   X(CAST, "cast", cast, cast, IO(1, 1, 1, 1), ATTRS(IR_A_TO), ELEMENTWISE, SAME)                   \
@@ -144,19 +145,20 @@
     ATTRS(IR_A_AXIS, IR_A_KEEPDIMS, IR_A_SELECT_LAST_INDEX), 0, NONE)                              \
   /* data movement */                                                                              \
   X(RESHAPE, "reshape", copy, reshape, IO(1, 1, 1, 1),                                             \
-    ATTRS(IR_A_SHAPE), READS_EXTENT | WRITES_EXTENT, SAME)                                         \
+    ATTRS(IR_A_SHAPE), READS_EXTENT | WRITES_EXTENT | ROWS_COPY, SAME)                             \
   X(FLATTEN, "flatten", copy, flatten, IO(1, 1, 1, 1),                                             \
-    ATTRS(IR_A_AXIS), READS_EXTENT | WRITES_EXTENT, SAME)                                          \
+    ATTRS(IR_A_AXIS), READS_EXTENT | WRITES_EXTENT | ROWS_COPY, SAME)                              \
   X(SQUEEZE, "squeeze", copy, squeeze, IO(1, 1, 1, 1),                                             \
-    ATTRS(IR_A_AXES), READS_EXTENT | WRITES_EXTENT, SAME)                                          \
+    ATTRS(IR_A_AXES), READS_EXTENT | WRITES_EXTENT | ROWS_COPY, SAME)                              \
   X(UNSQUEEZE, "unsqueeze", copy, unsqueeze, IO(1, 1, 1, 1),                                       \
-    ATTRS(IR_A_AXES), READS_EXTENT | WRITES_EXTENT, SAME)                                          \
+    ATTRS(IR_A_AXES), READS_EXTENT | WRITES_EXTENT | ROWS_COPY, SAME)                              \
   X(TRANSPOSE, "transpose", transpose, transpose, IO(1, 1, 1, 1), ATTRS(IR_A_PERM), 0, TRANSPOSE)  \
   X(CONCAT, "concat", concat, concat, IO(1, -1, 1, 1),                                             \
     ATTRS(IR_A_AXIS), READS_EXTENT | WRITES_EXTENT, CONCAT)                                        \
   X(SPLIT, "split", split, split, IO(1, 1, 1, -1), ATTRS(IR_A_AXIS, IR_A_SPLIT), 0, SPLIT)         \
   X(SLICE, "slice", slice, slice, IO(1, 1, 1, 1),                                                  \
-    ATTRS(IR_A_STARTS, IR_A_ENDS, IR_A_AXES, IR_A_STEPS), READS_EXTENT | WRITES_EXTENT, SLICE)     \
+    ATTRS(IR_A_STARTS, IR_A_ENDS, IR_A_AXES, IR_A_STEPS),                                          \
+    READS_EXTENT | WRITES_EXTENT | ROWS_COPY, SLICE)                                               \
   X(PAD, "pad", pad, pad, IO(1, 1, 1, 1), ATTRS(IR_A_PADS, IR_A_PAD_MODE, IR_A_VALUE), 0, NONE)    \
   X(EXPAND, "expand", expand, expand, IO(1, 1, 1, 1), ATTRS(IR_A_SHAPE), 0, NONE)                  \
   X(TILE, "tile", tile, tile, IO(1, 1, 1, 1), ATTRS(IR_A_REPEATS), 0, NONE)                        \
@@ -431,6 +433,10 @@ enum {
   IR_OPF_WRITES_EXTENT = 1 << 5,
   /* a copy between devices (pass_insert_transfers): a plan step, no kernel */
   IR_OPF_TRANSFER = 1 << 6,
+  /* a bounded input whose rows the op does not keep (IR_ROWS_*) is copied
+   * by the bounded-rows copy (a slice to the first rows, a reshape merging
+   * axes into the bounded one: codegen/kernels/rows_copy.c) */
+  IR_OPF_ROWS_COPY = 1 << 7,
 };
 
 /* How the rows of a bounded input (its rows leading: ir_type_rows_lead)

@@ -58,7 +58,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "codegen/cg_plan.h"
+#include "codegen/core/plan.h"
 #include "frontend/onnx_import.h"
 #include "ir/artifact.h"
 #include "ir/text.h"

@@ -8,7 +8,7 @@
 
 #include "cli_common.h"
 #include "cli_compile.h"
-#include "codegen/cg_plan.h"
+#include "codegen/core/plan.h"
 #include "frontend/onnx_import.h"
 #include "ir/artifact.h"
 #include "ir/text.h"

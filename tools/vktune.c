@@ -12,7 +12,7 @@
 
 #include "cli_common.h"
 #include "cli_compile.h"
-#include "codegen/cg_plan.h"
+#include "codegen/core/plan.h"
 #include "ir/artifact.h"
 #include "passes/plan_memory.h"
 #include "tunedb/tunedb.h"

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "codegen/cg_ops.h"
+#include "codegen/core/ops.h"
 #include "tuner/tuner_tune.h"
 
 void tuner_db_chooser_init(tuner_db_chooser *c, tunedb *db, const ir_target *t) {

@@ -7,8 +7,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "codegen/cg_ops.h"
-#include "codegen/cg_plan.h"
+#include "codegen/core/ops.h"
+#include "codegen/core/plan.h"
 #include "ir/util.h"
 #include "passes/plan_memory.h"
 #include "runtime/cpu/executor.h"

@@ -31,7 +31,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "codegen/cg_compile.h"
+#include "codegen/core/compile.h"
 #include "ir/graph.h"
 #include "ir/plan.h"
 #include "runtime/vk/vk_context.h"

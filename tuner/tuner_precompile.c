@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "codegen/cg_kernel.h"
-#include "codegen/cg_ops.h"
+#include "codegen/core/kernel.h"
+#include "codegen/core/ops.h"
 #include "ir/util.h"
 #include "tuner/tuner_measure.h"
 

@@ -21,7 +21,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "codegen/cg_template.h"
+#include "codegen/core/template.h"
 #include "vkml_status.h"
 
 #define TUNER_MAX_TEMPLATES 8

@@ -18,7 +18,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "codegen/cg_plan.h"
+#include "codegen/core/plan.h"
 #include "tunedb/tunedb.h"
 #include "tuner/tuner_measure.h"
 

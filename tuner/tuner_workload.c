@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "codegen/cg_ops.h"
+#include "codegen/core/ops.h"
 #include "ir/util.h"
 #include "tuner/tuner_measure.h"
 

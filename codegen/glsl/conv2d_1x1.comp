@@ -63,13 +63,7 @@
 
 layout(local_size_x = WG_N, local_size_y = WG_M, local_size_z = KS) in;
 
-layout(constant_id = 0) const uint NB = 1; // batch
-layout(constant_id = 1) const uint C = 1;
-layout(constant_id = 2) const uint H = 1;
-layout(constant_id = 3) const uint W = 1;
-layout(constant_id = 4) const uint M = 1;
-layout(constant_id = 17) const float ACT_ALPHA = 0.0;
-layout(constant_id = 18) const float ACT_BETA = 0.0;
+#include "conv_params.glsl" // the sizes and attributes, ACT_ALPHA, ACT_BETA
 layout(constant_id = 19) const bool VEC_A = false; // C % 4 == 0
 layout(constant_id = 20) const bool VEC_B = false; // H*W % 4 == 0
 

@@ -49,23 +49,7 @@
 
 layout(local_size_x = WG_X, local_size_y = WG_Y, local_size_z = CPW) in;
 
-layout(constant_id = 0) const uint NB = 1; // batch
-layout(constant_id = 1) const uint C = 1;
-layout(constant_id = 2) const uint H = 1;
-layout(constant_id = 3) const uint W = 1;
-layout(constant_id = 4) const uint M = 1;
-layout(constant_id = 5) const uint OH = 1;
-layout(constant_id = 6) const uint OW = 1;
-layout(constant_id = 7) const uint KH = 1;
-layout(constant_id = 8) const uint KW = 1;
-layout(constant_id = 9) const uint SH = 1;
-layout(constant_id = 10) const uint SW = 1;
-layout(constant_id = 11) const uint DH = 1;
-layout(constant_id = 12) const uint DW = 1;
-layout(constant_id = 13) const int PT = 0;
-layout(constant_id = 14) const int PL = 0;
-layout(constant_id = 17) const float ACT_ALPHA = 0.0;
-layout(constant_id = 18) const float ACT_BETA = 0.0;
+#include "conv_params.glsl" // the sizes and attributes, ACT_ALPHA, ACT_BETA
 layout(constant_id = 19) const uint IN_TH = 1; // (TH-1)*SH + (KH-1)*DH + 1
 layout(constant_id = 20) const uint IN_TW = 1; // (TW-1)*SW + (KW-1)*DW + 1
 layout(constant_id = 21) const uint SMEM_ELEMS = 1;

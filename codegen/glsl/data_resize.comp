@@ -51,23 +51,71 @@ layout(local_size_x = WG_SIZE) in;
 layout(constant_id = 0) const uint N = 1;
 layout(constant_id = 1) const uint RANK = 0;
 layout(constant_id = 2) const int BASE = 0;
-#define AXIS_CONSTANTS(k)                                          \
-  layout(constant_id = 8 + k) const uint D##k = 1;                 \
-  layout(constant_id = 16 + k) const uint S##k = 0;                \
-  layout(constant_id = 24 + k) const uint C##k = 0;                \
-  layout(constant_id = 32 + k) const uint A##k = 0;                \
-  layout(constant_id = 40 + k) const uint BL##k = 0;               \
-  layout(constant_id = 48 + k) const uint BH##k = 0;               \
-  layout(constant_id = 56 + k) const uint I##k = 1;                \
-  layout(constant_id = 64 + k) const bool W##k = false;
-AXIS_CONSTANTS(0)
-AXIS_CONSTANTS(1)
-AXIS_CONSTANTS(2)
-AXIS_CONSTANTS(3)
-AXIS_CONSTANTS(4)
-AXIS_CONSTANTS(5)
-AXIS_CONSTANTS(6)
-AXIS_CONSTANTS(7)
+// Per axis k (<= 8, innermost first): D dim, S stride, C, A, BL, BH, I, W
+layout(constant_id = 8) const uint D0 = 1;
+layout(constant_id = 9) const uint D1 = 1;
+layout(constant_id = 10) const uint D2 = 1;
+layout(constant_id = 11) const uint D3 = 1;
+layout(constant_id = 12) const uint D4 = 1;
+layout(constant_id = 13) const uint D5 = 1;
+layout(constant_id = 14) const uint D6 = 1;
+layout(constant_id = 15) const uint D7 = 1;
+layout(constant_id = 16) const uint S0 = 0;
+layout(constant_id = 17) const uint S1 = 0;
+layout(constant_id = 18) const uint S2 = 0;
+layout(constant_id = 19) const uint S3 = 0;
+layout(constant_id = 20) const uint S4 = 0;
+layout(constant_id = 21) const uint S5 = 0;
+layout(constant_id = 22) const uint S6 = 0;
+layout(constant_id = 23) const uint S7 = 0;
+layout(constant_id = 24) const uint C0 = 0;
+layout(constant_id = 25) const uint C1 = 0;
+layout(constant_id = 26) const uint C2 = 0;
+layout(constant_id = 27) const uint C3 = 0;
+layout(constant_id = 28) const uint C4 = 0;
+layout(constant_id = 29) const uint C5 = 0;
+layout(constant_id = 30) const uint C6 = 0;
+layout(constant_id = 31) const uint C7 = 0;
+layout(constant_id = 32) const uint A0 = 0;
+layout(constant_id = 33) const uint A1 = 0;
+layout(constant_id = 34) const uint A2 = 0;
+layout(constant_id = 35) const uint A3 = 0;
+layout(constant_id = 36) const uint A4 = 0;
+layout(constant_id = 37) const uint A5 = 0;
+layout(constant_id = 38) const uint A6 = 0;
+layout(constant_id = 39) const uint A7 = 0;
+layout(constant_id = 40) const uint BL0 = 0;
+layout(constant_id = 41) const uint BL1 = 0;
+layout(constant_id = 42) const uint BL2 = 0;
+layout(constant_id = 43) const uint BL3 = 0;
+layout(constant_id = 44) const uint BL4 = 0;
+layout(constant_id = 45) const uint BL5 = 0;
+layout(constant_id = 46) const uint BL6 = 0;
+layout(constant_id = 47) const uint BL7 = 0;
+layout(constant_id = 48) const uint BH0 = 0;
+layout(constant_id = 49) const uint BH1 = 0;
+layout(constant_id = 50) const uint BH2 = 0;
+layout(constant_id = 51) const uint BH3 = 0;
+layout(constant_id = 52) const uint BH4 = 0;
+layout(constant_id = 53) const uint BH5 = 0;
+layout(constant_id = 54) const uint BH6 = 0;
+layout(constant_id = 55) const uint BH7 = 0;
+layout(constant_id = 56) const uint I0 = 1;
+layout(constant_id = 57) const uint I1 = 1;
+layout(constant_id = 58) const uint I2 = 1;
+layout(constant_id = 59) const uint I3 = 1;
+layout(constant_id = 60) const uint I4 = 1;
+layout(constant_id = 61) const uint I5 = 1;
+layout(constant_id = 62) const uint I6 = 1;
+layout(constant_id = 63) const uint I7 = 1;
+layout(constant_id = 64) const bool W0 = false;
+layout(constant_id = 65) const bool W1 = false;
+layout(constant_id = 66) const bool W2 = false;
+layout(constant_id = 67) const bool W3 = false;
+layout(constant_id = 68) const bool W4 = false;
+layout(constant_id = 69) const bool W5 = false;
+layout(constant_id = 70) const bool W6 = false;
+layout(constant_id = 71) const bool W7 = false;
 
 layout(binding = 0, std430) readonly buffer X { U x[]; };
 layout(binding = 1, std430) writeonly buffer Y { U y[]; };

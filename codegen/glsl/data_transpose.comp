@@ -49,16 +49,25 @@ layout(constant_id = 4) const uint SJ = 1;  // its input stride
 layout(constant_id = 5) const uint DI = 1;  // input-contiguous axis
 layout(constant_id = 6) const uint OI = 1;  // its output stride
 layout(constant_id = 7) const uint RANK = 0; // batch axes
-#define BATCH_CONSTANTS(k)                                         \
-  layout(constant_id = 8 + k) const uint BD##k = 1;                \
-  layout(constant_id = 16 + k) const uint BS##k = 0;               \
-  layout(constant_id = 24 + k) const uint BO##k = 0;
-BATCH_CONSTANTS(0)
-BATCH_CONSTANTS(1)
-BATCH_CONSTANTS(2)
-BATCH_CONSTANTS(3)
-BATCH_CONSTANTS(4)
-BATCH_CONSTANTS(5)
+// Batch axis k (< 6): BD dim, BS input stride, BO output stride
+layout(constant_id = 8) const uint BD0 = 1;
+layout(constant_id = 9) const uint BD1 = 1;
+layout(constant_id = 10) const uint BD2 = 1;
+layout(constant_id = 11) const uint BD3 = 1;
+layout(constant_id = 12) const uint BD4 = 1;
+layout(constant_id = 13) const uint BD5 = 1;
+layout(constant_id = 16) const uint BS0 = 0;
+layout(constant_id = 17) const uint BS1 = 0;
+layout(constant_id = 18) const uint BS2 = 0;
+layout(constant_id = 19) const uint BS3 = 0;
+layout(constant_id = 20) const uint BS4 = 0;
+layout(constant_id = 21) const uint BS5 = 0;
+layout(constant_id = 24) const uint BO0 = 0;
+layout(constant_id = 25) const uint BO1 = 0;
+layout(constant_id = 26) const uint BO2 = 0;
+layout(constant_id = 27) const uint BO3 = 0;
+layout(constant_id = 28) const uint BO4 = 0;
+layout(constant_id = 29) const uint BO5 = 0;
 
 layout(binding = 0, std430) readonly buffer In { U x[]; };
 layout(binding = 1, std430) writeonly buffer Out { U y[]; };

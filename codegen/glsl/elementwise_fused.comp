@@ -42,18 +42,80 @@ layout(constant_id = 13) const uint D5 = 1;
 layout(constant_id = 14) const uint D6 = 1;
 layout(constant_id = 15) const uint D7 = 1;
 
-// Input k: mode M<k> (id 16 + k), strides S<k>_<j> (id 72 + 8k + j).
-#define INPUT(k)                                                               \
-  layout(constant_id = 16 + k) const uint M##k = 1;                            \
-  layout(constant_id = 72 + 8 * k) const uint S##k##_0 = 0;                    \
-  layout(constant_id = 73 + 8 * k) const uint S##k##_1 = 0;                    \
-  layout(constant_id = 74 + 8 * k) const uint S##k##_2 = 0;                    \
-  layout(constant_id = 75 + 8 * k) const uint S##k##_3 = 0;                    \
-  layout(constant_id = 76 + 8 * k) const uint S##k##_4 = 0;                    \
-  layout(constant_id = 77 + 8 * k) const uint S##k##_5 = 0;                    \
-  layout(constant_id = 78 + 8 * k) const uint S##k##_6 = 0;                    \
-  layout(constant_id = 79 + 8 * k) const uint S##k##_7 = 0;                    \
-  layout(binding = k, std430) readonly buffer I##k { ST i##k[]; };
+// Input k (< 8): mode M<k>, strides S<k>_<j> along the merged axes.
+layout(constant_id = 16) const uint M0 = 1;
+layout(constant_id = 17) const uint M1 = 1;
+layout(constant_id = 18) const uint M2 = 1;
+layout(constant_id = 19) const uint M3 = 1;
+layout(constant_id = 20) const uint M4 = 1;
+layout(constant_id = 21) const uint M5 = 1;
+layout(constant_id = 22) const uint M6 = 1;
+layout(constant_id = 23) const uint M7 = 1;
+layout(constant_id = 72) const uint S0_0 = 0;
+layout(constant_id = 73) const uint S0_1 = 0;
+layout(constant_id = 74) const uint S0_2 = 0;
+layout(constant_id = 75) const uint S0_3 = 0;
+layout(constant_id = 76) const uint S0_4 = 0;
+layout(constant_id = 77) const uint S0_5 = 0;
+layout(constant_id = 78) const uint S0_6 = 0;
+layout(constant_id = 79) const uint S0_7 = 0;
+layout(constant_id = 80) const uint S1_0 = 0;
+layout(constant_id = 81) const uint S1_1 = 0;
+layout(constant_id = 82) const uint S1_2 = 0;
+layout(constant_id = 83) const uint S1_3 = 0;
+layout(constant_id = 84) const uint S1_4 = 0;
+layout(constant_id = 85) const uint S1_5 = 0;
+layout(constant_id = 86) const uint S1_6 = 0;
+layout(constant_id = 87) const uint S1_7 = 0;
+layout(constant_id = 88) const uint S2_0 = 0;
+layout(constant_id = 89) const uint S2_1 = 0;
+layout(constant_id = 90) const uint S2_2 = 0;
+layout(constant_id = 91) const uint S2_3 = 0;
+layout(constant_id = 92) const uint S2_4 = 0;
+layout(constant_id = 93) const uint S2_5 = 0;
+layout(constant_id = 94) const uint S2_6 = 0;
+layout(constant_id = 95) const uint S2_7 = 0;
+layout(constant_id = 96) const uint S3_0 = 0;
+layout(constant_id = 97) const uint S3_1 = 0;
+layout(constant_id = 98) const uint S3_2 = 0;
+layout(constant_id = 99) const uint S3_3 = 0;
+layout(constant_id = 100) const uint S3_4 = 0;
+layout(constant_id = 101) const uint S3_5 = 0;
+layout(constant_id = 102) const uint S3_6 = 0;
+layout(constant_id = 103) const uint S3_7 = 0;
+layout(constant_id = 104) const uint S4_0 = 0;
+layout(constant_id = 105) const uint S4_1 = 0;
+layout(constant_id = 106) const uint S4_2 = 0;
+layout(constant_id = 107) const uint S4_3 = 0;
+layout(constant_id = 108) const uint S4_4 = 0;
+layout(constant_id = 109) const uint S4_5 = 0;
+layout(constant_id = 110) const uint S4_6 = 0;
+layout(constant_id = 111) const uint S4_7 = 0;
+layout(constant_id = 112) const uint S5_0 = 0;
+layout(constant_id = 113) const uint S5_1 = 0;
+layout(constant_id = 114) const uint S5_2 = 0;
+layout(constant_id = 115) const uint S5_3 = 0;
+layout(constant_id = 116) const uint S5_4 = 0;
+layout(constant_id = 117) const uint S5_5 = 0;
+layout(constant_id = 118) const uint S5_6 = 0;
+layout(constant_id = 119) const uint S5_7 = 0;
+layout(constant_id = 120) const uint S6_0 = 0;
+layout(constant_id = 121) const uint S6_1 = 0;
+layout(constant_id = 122) const uint S6_2 = 0;
+layout(constant_id = 123) const uint S6_3 = 0;
+layout(constant_id = 124) const uint S6_4 = 0;
+layout(constant_id = 125) const uint S6_5 = 0;
+layout(constant_id = 126) const uint S6_6 = 0;
+layout(constant_id = 127) const uint S6_7 = 0;
+layout(constant_id = 128) const uint S7_0 = 0;
+layout(constant_id = 129) const uint S7_1 = 0;
+layout(constant_id = 130) const uint S7_2 = 0;
+layout(constant_id = 131) const uint S7_3 = 0;
+layout(constant_id = 132) const uint S7_4 = 0;
+layout(constant_id = 133) const uint S7_5 = 0;
+layout(constant_id = 134) const uint S7_6 = 0;
+layout(constant_id = 135) const uint S7_7 = 0;
+#define INPUT(k) layout(binding = k, std430) readonly buffer I##k { ST i##k[]; };
 
 INPUT(0)
 #if NIN > 1
@@ -79,12 +141,39 @@ INPUT(7)
 #endif
 layout(binding = NIN, std430) writeonly buffer O { ST o[]; };
 
-// Slot s: scalars (ids 40 + 2s, 41 + 2s); its code C<s> is a #define.
-#define SLOT(s)                                                                \
-  layout(constant_id = 40 + 2 * s) const float PA##s = 0.0;                    \
-  layout(constant_id = 41 + 2 * s) const float PB##s = 0.0;
-SLOT(0) SLOT(1) SLOT(2) SLOT(3) SLOT(4) SLOT(5) SLOT(6) SLOT(7)
-SLOT(8) SLOT(9) SLOT(10) SLOT(11) SLOT(12) SLOT(13) SLOT(14) SLOT(15)
+// Slot s (< 16): scalars PA<s>, PB<s>; its code C<s> is a #define.
+layout(constant_id = 40) const float PA0 = 0.0;
+layout(constant_id = 41) const float PB0 = 0.0;
+layout(constant_id = 42) const float PA1 = 0.0;
+layout(constant_id = 43) const float PB1 = 0.0;
+layout(constant_id = 44) const float PA2 = 0.0;
+layout(constant_id = 45) const float PB2 = 0.0;
+layout(constant_id = 46) const float PA3 = 0.0;
+layout(constant_id = 47) const float PB3 = 0.0;
+layout(constant_id = 48) const float PA4 = 0.0;
+layout(constant_id = 49) const float PB4 = 0.0;
+layout(constant_id = 50) const float PA5 = 0.0;
+layout(constant_id = 51) const float PB5 = 0.0;
+layout(constant_id = 52) const float PA6 = 0.0;
+layout(constant_id = 53) const float PB6 = 0.0;
+layout(constant_id = 54) const float PA7 = 0.0;
+layout(constant_id = 55) const float PB7 = 0.0;
+layout(constant_id = 56) const float PA8 = 0.0;
+layout(constant_id = 57) const float PB8 = 0.0;
+layout(constant_id = 58) const float PA9 = 0.0;
+layout(constant_id = 59) const float PB9 = 0.0;
+layout(constant_id = 60) const float PA10 = 0.0;
+layout(constant_id = 61) const float PB10 = 0.0;
+layout(constant_id = 62) const float PA11 = 0.0;
+layout(constant_id = 63) const float PB11 = 0.0;
+layout(constant_id = 64) const float PA12 = 0.0;
+layout(constant_id = 65) const float PB12 = 0.0;
+layout(constant_id = 66) const float PA13 = 0.0;
+layout(constant_id = 67) const float PB13 = 0.0;
+layout(constant_id = 68) const float PA14 = 0.0;
+layout(constant_id = 69) const float PB14 = 0.0;
+layout(constant_id = 70) const float PA15 = 0.0;
+layout(constant_id = 71) const float PB15 = 0.0;
 
 #include "act.glsl"   // act_by
 #include "unary.glsl" // unary_f (math.glsl: pow_)

@@ -233,26 +233,76 @@ layout(constant_id = 22) const uint D6 = 1;
 layout(constant_id = 23) const uint D7 = 1;
 const uint NV = N / VW;
 
-// Input k: mode M<k> (id 24 + k) and strides S<k>_<j> (id 32 + 8k + j).
-#define STRIDES(k)                                                             \
-  layout(constant_id = 32 + 8 * k) const uint S##k##_0 = 0;                    \
-  layout(constant_id = 33 + 8 * k) const uint S##k##_1 = 0;                    \
-  layout(constant_id = 34 + 8 * k) const uint S##k##_2 = 0;                    \
-  layout(constant_id = 35 + 8 * k) const uint S##k##_3 = 0;                    \
-  layout(constant_id = 36 + 8 * k) const uint S##k##_4 = 0;                    \
-  layout(constant_id = 37 + 8 * k) const uint S##k##_5 = 0;                    \
-  layout(constant_id = 38 + 8 * k) const uint S##k##_6 = 0;                    \
-  layout(constant_id = 39 + 8 * k) const uint S##k##_7 = 0;
+// Input k (< 7): mode M<k>, strides S<k>_<j> along the merged axes.
+layout(constant_id = 24) const uint M0 = 1;
+layout(constant_id = 25) const uint M1 = 1;
+layout(constant_id = 26) const uint M2 = 1;
+layout(constant_id = 27) const uint M3 = 1;
+layout(constant_id = 28) const uint M4 = 1;
+layout(constant_id = 29) const uint M5 = 1;
+layout(constant_id = 30) const uint M6 = 1;
+layout(constant_id = 32) const uint S0_0 = 0;
+layout(constant_id = 33) const uint S0_1 = 0;
+layout(constant_id = 34) const uint S0_2 = 0;
+layout(constant_id = 35) const uint S0_3 = 0;
+layout(constant_id = 36) const uint S0_4 = 0;
+layout(constant_id = 37) const uint S0_5 = 0;
+layout(constant_id = 38) const uint S0_6 = 0;
+layout(constant_id = 39) const uint S0_7 = 0;
+layout(constant_id = 40) const uint S1_0 = 0;
+layout(constant_id = 41) const uint S1_1 = 0;
+layout(constant_id = 42) const uint S1_2 = 0;
+layout(constant_id = 43) const uint S1_3 = 0;
+layout(constant_id = 44) const uint S1_4 = 0;
+layout(constant_id = 45) const uint S1_5 = 0;
+layout(constant_id = 46) const uint S1_6 = 0;
+layout(constant_id = 47) const uint S1_7 = 0;
+layout(constant_id = 48) const uint S2_0 = 0;
+layout(constant_id = 49) const uint S2_1 = 0;
+layout(constant_id = 50) const uint S2_2 = 0;
+layout(constant_id = 51) const uint S2_3 = 0;
+layout(constant_id = 52) const uint S2_4 = 0;
+layout(constant_id = 53) const uint S2_5 = 0;
+layout(constant_id = 54) const uint S2_6 = 0;
+layout(constant_id = 55) const uint S2_7 = 0;
+layout(constant_id = 56) const uint S3_0 = 0;
+layout(constant_id = 57) const uint S3_1 = 0;
+layout(constant_id = 58) const uint S3_2 = 0;
+layout(constant_id = 59) const uint S3_3 = 0;
+layout(constant_id = 60) const uint S3_4 = 0;
+layout(constant_id = 61) const uint S3_5 = 0;
+layout(constant_id = 62) const uint S3_6 = 0;
+layout(constant_id = 63) const uint S3_7 = 0;
+layout(constant_id = 64) const uint S4_0 = 0;
+layout(constant_id = 65) const uint S4_1 = 0;
+layout(constant_id = 66) const uint S4_2 = 0;
+layout(constant_id = 67) const uint S4_3 = 0;
+layout(constant_id = 68) const uint S4_4 = 0;
+layout(constant_id = 69) const uint S4_5 = 0;
+layout(constant_id = 70) const uint S4_6 = 0;
+layout(constant_id = 71) const uint S4_7 = 0;
+layout(constant_id = 72) const uint S5_0 = 0;
+layout(constant_id = 73) const uint S5_1 = 0;
+layout(constant_id = 74) const uint S5_2 = 0;
+layout(constant_id = 75) const uint S5_3 = 0;
+layout(constant_id = 76) const uint S5_4 = 0;
+layout(constant_id = 77) const uint S5_5 = 0;
+layout(constant_id = 78) const uint S5_6 = 0;
+layout(constant_id = 79) const uint S5_7 = 0;
+layout(constant_id = 80) const uint S6_0 = 0;
+layout(constant_id = 81) const uint S6_1 = 0;
+layout(constant_id = 82) const uint S6_2 = 0;
+layout(constant_id = 83) const uint S6_3 = 0;
+layout(constant_id = 84) const uint S6_4 = 0;
+layout(constant_id = 85) const uint S6_5 = 0;
+layout(constant_id = 86) const uint S6_6 = 0;
+layout(constant_id = 87) const uint S6_7 = 0;
 #if VW > 1
 #define INPUT(k, T, TV)                                                        \
-  layout(constant_id = 24 + k) const uint M##k = 1;                            \
-  STRIDES(k)                                                                   \
   layout(binding = k, std430) readonly buffer I##k { T i##k[]; };              \
   layout(binding = k, std430) readonly buffer IV##k { TV iv##k[]; };
 #else
 #define INPUT(k, T, TV)                                                        \
-  layout(constant_id = 24 + k) const uint M##k = 1;                            \
-  STRIDES(k)                                                                   \
   layout(binding = k, std430) readonly buffer I##k { T i##k[]; };
 #endif
 

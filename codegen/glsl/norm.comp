@@ -1,7 +1,6 @@
 #version 450
-// Normalisations. codegen/cg_norm.c instantiates it in two forms:
-//
-// BATCHNORM=0: layer_norm / instance_norm. Rows as glsl/reduce.comp (row o,
+// layer_norm / instance_norm (codegen/kernels/norm.c; batchnorm.comp has
+// the inference batchnorm). Rows as glsl/reduce.comp (row o,
 //   element k at base(o) + off(k); the rows here are contiguous). Per row:
 //   mean (a row reduction), then the variance as the mean of (x - mean)^2
 //   (a second reduction over the same elements: two passes, as the
@@ -14,12 +13,6 @@
 //   index k (mode 1), 0 (mode 2) or decomposes k over merged axes (mode 0).
 //   Knobs and host choices as reduce.comp; CACHE (#define) as softmax.comp:
 //   a row share of at most CACHE loads per lane is read once.
-//
-// BATCHNORM=1: the inference form, a per-channel affine map, elementwise:
-//   y = (x - mean[c]) / sqrt(var[c] + eps) * scale[c] + bias[c],
-//   c = (i / INNER) % C. Bindings: 0 = x, 1 = scale, 2 = bias, 3 = mean,
-//   4 = var, 5 = y. Knobs: WG_SIZE, EPI (elements per invocation, vectors of
-//   VW = min(EPI, 4) when INNER allows, as elementwise_binary.comp).
 //
 // Every parameter has x's dtype; arithmetic is fp32.
 
@@ -55,67 +48,7 @@
 
 layout(local_size_x = WG_SIZE) in;
 
-#if BATCHNORM
-
-layout(constant_id = 0) const uint N = 1;     // elements
-layout(constant_id = 1) const uint INNER = 1; // elements per (batch, channel)
-layout(constant_id = 2) const uint C = 1;
-layout(constant_id = 3) const float EPS = 1e-5;
-
-layout(binding = 0, std430) restrict readonly buffer X1 { T x1[]; };
-layout(binding = 0, std430) restrict readonly buffer XV { TV xv[]; };
-layout(binding = 1, std430) restrict readonly buffer P1 { T scale[]; };
-layout(binding = 2, std430) restrict readonly buffer P2 { T bias[]; };
-layout(binding = 3, std430) restrict readonly buffer P3 { T mean[]; };
-layout(binding = 4, std430) restrict readonly buffer P4 { T var[]; };
-layout(binding = 5, std430) restrict writeonly buffer Y1 { T y1[]; };
-layout(binding = 5, std430) restrict writeonly buffer YV { TV yv[]; };
-
-#define CHUNKS ((EPI + VW - 1) / VW)
-
-void main() {
-  uint group = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
-  uint lane = gl_LocalInvocationID.x;
-  [[unroll]] for (uint ch = 0; ch < CHUNKS; ch++) {
-    uint v = (group * CHUNKS + ch) * WG_SIZE + lane;
-    uint i = v * VW;
-    if (i >= N) return;
-    // a vector never crosses a channel: INNER % VW == 0
-    uint c = (i / INNER) % C;
-    float inv = 1.0 / sqrt(float(var[c]) + EPS);
-    float mu = float(mean[c]), sc = float(scale[c]), bi = float(bias[c]);
-#if VW == 1
-    y1[i] = T((float(x1[i]) - mu) * inv * sc + bi);
-#else
-    FV t = FV(xv[v]);
-    yv[v] = TV((t - mu) * inv * sc + bi);
-#endif
-  }
-}
-
-#else // layer_norm / instance_norm
-
-
-layout(constant_id = 0) const uint O = 1;
-layout(constant_id = 1) const uint L = 1;
-layout(constant_id = 2) const uint NK = 0;
-layout(constant_id = 3) const uint NR = 0;
-layout(constant_id = 4) const uint KD0 = 1;
-layout(constant_id = 5) const uint KD1 = 1;
-layout(constant_id = 6) const uint KD2 = 1;
-layout(constant_id = 7) const uint KD3 = 1;
-layout(constant_id = 8) const uint KS0 = 0;
-layout(constant_id = 9) const uint KS1 = 0;
-layout(constant_id = 10) const uint KS2 = 0;
-layout(constant_id = 11) const uint KS3 = 0;
-layout(constant_id = 12) const uint RD0 = 1;
-layout(constant_id = 13) const uint RD1 = 1;
-layout(constant_id = 14) const uint RD2 = 1;
-layout(constant_id = 15) const uint RD3 = 1;
-layout(constant_id = 16) const uint RS0 = 0;
-layout(constant_id = 17) const uint RS1 = 0;
-layout(constant_id = 18) const uint RS2 = 0;
-layout(constant_id = 19) const uint RS3 = 0;
+#include "rowmap.glsl" // O, L, the merged axes, LANES, LANES_FAST
 layout(constant_id = 20) const float EPS = 1e-5;
 layout(constant_id = 21) const uint C = 1;      // instance_norm channels
 layout(constant_id = 22) const uint S_MODE = 1; // layer_norm param addressing
@@ -133,8 +66,6 @@ layout(constant_id = 33) const uint PB0 = 0; // bias strides
 layout(constant_id = 34) const uint PB1 = 0;
 layout(constant_id = 35) const uint PB2 = 0;
 layout(constant_id = 36) const uint PB3 = 0;
-layout(constant_id = 40) const uint LANES = 1;      // invocations per row
-layout(constant_id = 41) const uint LANES_FAST = 1; // always 1 here: rows are contiguous
 layout(constant_id = 42) const bool INSTANCE = false;
 const uint OUTS = WG_SIZE / LANES;                  // rows per workgroup
 
@@ -333,5 +264,3 @@ void main() {
 #endif
   }
 }
-
-#endif

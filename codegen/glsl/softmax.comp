@@ -48,28 +48,7 @@
 
 layout(local_size_x = WG_SIZE) in;
 
-layout(constant_id = 0) const uint O = 1;
-layout(constant_id = 1) const uint L = 1;
-layout(constant_id = 2) const uint NK = 0;
-layout(constant_id = 3) const uint NR = 0;
-layout(constant_id = 4) const uint KD0 = 1;
-layout(constant_id = 5) const uint KD1 = 1;
-layout(constant_id = 6) const uint KD2 = 1;
-layout(constant_id = 7) const uint KD3 = 1;
-layout(constant_id = 8) const uint KS0 = 0;
-layout(constant_id = 9) const uint KS1 = 0;
-layout(constant_id = 10) const uint KS2 = 0;
-layout(constant_id = 11) const uint KS3 = 0;
-layout(constant_id = 12) const uint RD0 = 1;
-layout(constant_id = 13) const uint RD1 = 1;
-layout(constant_id = 14) const uint RD2 = 1;
-layout(constant_id = 15) const uint RD3 = 1;
-layout(constant_id = 16) const uint RS0 = 0;
-layout(constant_id = 17) const uint RS1 = 0;
-layout(constant_id = 18) const uint RS2 = 0;
-layout(constant_id = 19) const uint RS3 = 0;
-layout(constant_id = 40) const uint LANES = 1;      // invocations per slot
-layout(constant_id = 41) const uint LANES_FAST = 1; // 1: lanes walk a row's contiguous axis
+#include "rowmap.glsl" // O, L, the merged axes, LANES, LANES_FAST
 const uint OUTS = WG_SIZE / LANES;                  // slots per workgroup
 const uint NV = VW - (VW - 1) * LANES_FAST;         // outputs per slot
 layout(constant_id = 42) const bool LOG_SOFTMAX = false;

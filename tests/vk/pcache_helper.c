@@ -11,7 +11,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "codegen/cg_binary.h"
+#include "codegen/kernels/binary.h"
 #include "runtime/vk/vk_memory.h"
 #include "runtime/vk/vk_pipeline.h"
 #include "runtime/vk/vk_program.h"

@@ -7,9 +7,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "codegen/cg_binary.h"
-#include "codegen/cg_compile.h"
-#include "codegen/cg_glsl.h"
+#include "codegen/kernels/binary.h"
+#include "codegen/core/compile.h"
+#include "codegen/core/glsl.h"
 #include "test_support.h"
 #include "vk_test.h"
 

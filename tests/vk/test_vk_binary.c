@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "codegen/cg_binary.h"
+#include "codegen/kernels/binary.h"
 #include "runtime/cpu/cpu_kernels.h"
 #include "test_support.h"
 #include "vk_test.h"

@@ -24,8 +24,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "codegen/cg_conv.h"
-#include "codegen/cg_ops.h"
+#include "codegen/kernels/conv2d.h"
+#include "codegen/core/ops.h"
 #include "runtime/cpu/cpu_kernels.h"
 #include "test_support.h"
 #include "vk_test.h"

@@ -29,9 +29,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "codegen/cg_conv.h"
-#include "codegen/cg_gemm.h"
-#include "codegen/cg_ops.h"
+#include "codegen/kernels/conv2d.h"
+#include "codegen/kernels/gemm.h"
+#include "codegen/core/ops.h"
 #include "runtime/cpu/cpu_kernels.h"
 #include "test_support.h"
 #include "vk_test.h"
@@ -746,7 +746,7 @@ Test(vk_conv_coopmat, coopmat_on_device) {
                                     "WM=1,WN=2,TM=2,TN=1,BK=64,ACC=16"};
   for (int p = 0; p < 3; p++) {
     cg_schedule s = sched(pts[p]);
-    if (cg_gemm_coopmat_shape(e.v.t, s.v[5]) < 0) continue;
+    if (cg_coopmat_shape(e.v.t, s.v[5]) < 0) continue;
     vkml_status st = cg_schedule_check(cm, &s, e.v.t);
     if (st) {
       vkml_status_free(st);

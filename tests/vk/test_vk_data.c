@@ -25,7 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "codegen/cg_data.h"
+#include "codegen/core/core.h"
 #include "ir/text.h"
 #include "runtime/cpu/cpu_kernels.h"
 #include "test_support.h"

@@ -24,9 +24,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "codegen/cg_binary.h"
-#include "codegen/cg_elementwise.h"
-#include "codegen/cg_ops.h"
+#include "codegen/kernels/binary.h"
+#include "codegen/core/templates.h"
+#include "codegen/core/ops.h"
 #include "runtime/cpu/cpu_kernels.h"
 #include "test_support.h"
 #include "vk_test.h"

@@ -24,9 +24,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "codegen/cg_binary.h"
-#include "codegen/cg_ops.h"
-#include "codegen/cg_plan.h"
+#include "codegen/kernels/binary.h"
+#include "codegen/core/ops.h"
+#include "codegen/core/plan.h"
 #include "frontend/onnx_import.h"
 #include "ir/text.h"
 #include "passes/pass.h"

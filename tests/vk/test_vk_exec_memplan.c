@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "codegen/cg_plan.h"
+#include "codegen/core/plan.h"
 #include "ir/text.h"
 #include "runtime/cpu/executor.h"
 #include "runtime/vk/vk_exec.h"

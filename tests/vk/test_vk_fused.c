@@ -16,8 +16,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "codegen/cg_elementwise.h"
-#include "codegen/cg_ops.h"
+#include "codegen/core/templates.h"
+#include "codegen/core/ops.h"
 #include "ir/params.h"
 #include "ir/text.h"
 #include "runtime/cpu/cpu_kernels.h"

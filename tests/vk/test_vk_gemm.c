@@ -28,9 +28,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "codegen/cg_binary.h"
-#include "codegen/cg_gemm.h"
-#include "codegen/cg_ops.h"
+#include "codegen/kernels/binary.h"
+#include "codegen/kernels/gemm.h"
+#include "codegen/core/ops.h"
 #include "runtime/cpu/cpu_kernels.h"
 #include "test_support.h"
 #include "vk_test.h"
@@ -264,11 +264,11 @@ Test(vk_gemm, coopmat_on_device) {
   snprintf(why, sizeof why,
            "VK_NV_cooperative_matrix with f16 shapes (%d), fp16 arithmetic (%d), "
            "16-bit storage (%d) or the Vulkan memory model (%d)",
-           t->coopmat_nv && cg_gemm_coopmat_shape(t, 32) >= 0, t->fp16_arith, t->storage_16bit,
+           t->coopmat_nv && cg_coopmat_shape(t, 32) >= 0, t->fp16_arith, t->storage_16bit,
            t->vulkan_memory_model);
   vt_env_skip_unless(&e.v,
                      t->coopmat_nv && t->fp16_arith && t->storage_16bit && t->vulkan_memory_model &&
-                         cg_gemm_coopmat_shape(t, 32) >= 0,
+                         cg_coopmat_shape(t, 32) >= 0,
                      why);
   static const char *const pts[] = {
       "WM=2,WN=2,TM=2,TN=2,BK=32,ACC=32", "WM=1,WN=1,TM=1,TN=1,BK=16,ACC=32",
@@ -278,7 +278,7 @@ Test(vk_gemm, coopmat_on_device) {
   for (size_t p = 0; p < sizeof pts / sizeof pts[0]; p++) {
     cg_schedule s;
     T_OK(cg_schedule_parse(&cg_gemm_coopmat_template, pts[p], &s));
-    if (cg_gemm_coopmat_shape(t, s.v[5]) < 0) continue;
+    if (cg_coopmat_shape(t, s.v[5]) < 0) continue;
     vkml_status st = cg_schedule_check(&cg_gemm_coopmat_template, &s, t);
     if (st) {
       vkml_status_free(st);
@@ -339,15 +339,15 @@ Test(gemm_template, tiled_constraints_match_the_sizes) {
 
 Test(gemm_template, coopmat_shape_choice) {
   ir_target t = vt_coop_target();
-  cr_assert_eq(cg_gemm_coopmat_shape(&t, 32), 2); /* 16x16x16 preferred */
-  cr_assert_eq(cg_gemm_coopmat_shape(&t, 16), 0); /* the only f16-accumulating one */
+  cr_assert_eq(cg_coopmat_shape(&t, 32), 2); /* 16x16x16 preferred */
+  cr_assert_eq(cg_coopmat_shape(&t, 16), 0); /* the only f16-accumulating one */
   t.coopmat_shapes[2].k = 32;                     /* 16x16x32 is not stageable */
-  cr_assert_eq(cg_gemm_coopmat_shape(&t, 32), 1);
+  cr_assert_eq(cg_coopmat_shape(&t, 32), 1);
   t.n_coopmat_shapes = 1;
-  cr_assert_eq(cg_gemm_coopmat_shape(&t, 32), -1);
+  cr_assert_eq(cg_coopmat_shape(&t, 32), -1);
   ir_target m;
   ir_target_minimum(&m);
-  cr_assert_eq(cg_gemm_coopmat_shape(&m, 32), -1);
+  cr_assert_eq(cg_coopmat_shape(&m, 32), -1);
 }
 
 Test(gemm_template, coopmat_instantiation) {

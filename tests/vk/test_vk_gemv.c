@@ -28,8 +28,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "codegen/cg_gemm.h"
-#include "codegen/cg_ops.h"
+#include "codegen/kernels/gemm.h"
+#include "codegen/core/ops.h"
 #include "runtime/cpu/cpu_kernels.h"
 #include "test_support.h"
 #include "vk_test.h"

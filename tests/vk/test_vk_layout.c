@@ -40,11 +40,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "codegen/cg_binary.h"
-#include "codegen/cg_conv.h"
-#include "codegen/cg_elementwise.h"
-#include "codegen/cg_ops.h"
-#include "codegen/cg_reduce.h"
+#include "codegen/kernels/binary.h"
+#include "codegen/kernels/conv2d.h"
+#include "codegen/core/templates.h"
+#include "codegen/core/ops.h"
+#include "codegen/core/core.h"
 #include "runtime/cpu/cpu_kernels.h"
 #include "test_support.h"
 #include "vk_test.h"

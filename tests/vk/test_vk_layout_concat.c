@@ -26,8 +26,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "codegen/cg_data.h"
-#include "codegen/cg_ops.h"
+#include "codegen/core/core.h"
+#include "codegen/core/ops.h"
 #include "runtime/cpu/cpu_kernels.h"
 #include "test_support.h"
 #include "vk_test.h"

@@ -13,7 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "codegen/cg_plan.h"
+#include "codegen/core/plan.h"
 #include "ir/text.h"
 #include "runtime/vk/vk_exec.h"
 #include "test_support.h"

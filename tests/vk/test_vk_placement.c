@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "codegen/cg_plan.h"
+#include "codegen/core/plan.h"
 #include "frontend/onnx_import.h"
 #include "ir/text.h"
 #include "passes/pipeline.h"

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "codegen/cg_compile.h"
+#include "codegen/core/compile.h"
 #include "runtime/vk/vk_memory.h"
 #include "runtime/vk/vk_pipeline.h"
 #include "runtime/vk/vk_program.h"

@@ -35,8 +35,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "codegen/cg_ops.h"
-#include "codegen/cg_reduce.h"
+#include "codegen/core/ops.h"
+#include "codegen/core/core.h"
 #include "ir/text.h"
 #include "runtime/cpu/cpu_kernels.h"
 #include "test_support.h"

@@ -11,8 +11,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "codegen/cg_ops.h"
-#include "codegen/cg_vision.h"
+#include "codegen/core/ops.h"
+#include "codegen/core/templates.h"
 #include "test_support.h"
 #include "vk_test.h"
 

@@ -19,7 +19,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "codegen/cg_rows.h"
+#include "codegen/core/core.h"
 #include "runtime/cpu/executor.h"
 #include "runtime/vk/vk_exec.h"
 #include "test_support.h"

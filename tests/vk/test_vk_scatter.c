@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "codegen/cg_ops.h"
+#include "codegen/core/ops.h"
 #include "ir/params.h"
 #include "runtime/cpu/cpu_kernels.h"
 #include "test_support.h"

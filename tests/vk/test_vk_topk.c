@@ -9,8 +9,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "codegen/cg_ops.h"
-#include "codegen/cg_vision.h"
+#include "codegen/core/ops.h"
+#include "codegen/core/templates.h"
 #include "ir/text.h"
 #include "runtime/cpu/executor.h"
 #include "runtime/vk/vk_exec.h"

@@ -3,8 +3,8 @@
 #ifndef VK_TEST_H
 #define VK_TEST_H
 
-#include "codegen/cg_kernel.h"
-#include "codegen/cg_plan.h"
+#include "codegen/core/core.h"
+#include "codegen/core/plan.h"
 #include "runtime/tensor.h"
 #include "runtime/vk/vk_context.h"
 

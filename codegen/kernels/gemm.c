@@ -1,0 +1,633 @@
+/* gemm and matmul on the GPU: workloads from nodes, the three templates'
+ * spaces (tiled, cooperative matrix, GEMV), the shape plan shared by all (M N K,
+ * operand strides, merged batch axes), the staging-load choice (direction,
+ * vector width from the alignment) and instantiation. See cg_gemm.h. */
+#include <stdio.h>
+#include <string.h>
+
+#include "gemm.h" /* its own header: the family's face for tests */
+
+enum { T_WG_M = 0, T_WG_N, T_TM, T_TN, T_BK };
+
+const cg_template cg_gemm_tiled_template = {
+    .name = "gemm_tiled",
+    .glsl = "gemm_tiled.comp",
+    .n_knobs = 5,
+    .knobs =
+        {
+            {"WG_M", 5, {2, 4, 8, 16, 32}},
+            {"WG_N", 5, {2, 4, 8, 16, 32}},
+            {"TM", 4, {1, 2, 4, 8}},
+            {"TN", 4, {1, 2, 4, 8}},
+            {"BK", 4, {4, 8, 16, 32}},
+        },
+    /* shared: 4*BK*(BM + BN) bytes, bounded by half the limit per operand
+     * (row padding is added only where it still fits) */
+    .n_constraints = 4,
+    .constraints =
+        {
+            {CG_LIMIT_WORKGROUP_X, 1u << T_WG_M | 1u << T_WG_N, 1},
+            {CG_LIMIT_WORKGROUP_INVOCATIONS, 1u << T_WG_M | 1u << T_WG_N, 1},
+            {CG_LIMIT_SHARED_BYTES, 1u << T_WG_M | 1u << T_TM | 1u << T_BK, 8},
+            {CG_LIMIT_SHARED_BYTES, 1u << T_WG_N | 1u << T_TN | 1u << T_BK, 8},
+        },
+    .dflt = {{8, 16, 8, 4, 16}},
+};
+
+enum { C_WM = 0, C_WN, C_TM, C_TN, C_BK, C_ACC };
+
+const cg_template cg_gemm_coopmat_template = {
+    .name = "gemm_coopmat",
+    .glsl = "gemm_coopmat.comp",
+    CG_COOPMAT_SPACE,
+};
+
+enum { V_WG_N = 0, V_WG_K, V_VEC, V_UNROLL, V_SG };
+
+const cg_template cg_gemm_gemv_template = {
+    .name = "gemv",
+    .glsl = "gemv.comp",
+    .n_knobs = 5,
+    .knobs =
+        {
+            {"WG_N", 7, {1, 2, 4, 8, 16, 32, 64}},
+            {"WG_K", 8, {1, 2, 4, 8, 16, 32, 64, 128}},
+            {"VEC", 3, {1, 2, 4}},
+            {"UNROLL", 4, {1, 2, 4, 8}},
+            {"SG", 2, {0, 1}},
+        },
+    /* shared: the k-lane tree holds at most CG_GEMV_MAX_ROWS (8) rows of
+     * VEC-wide fp32 partials for WG_N * WG_K / 2 lanes: 16 bytes per
+     * VEC * WG_N * WG_K */
+    .n_constraints = 3,
+    .constraints =
+        {
+            {CG_LIMIT_WORKGROUP_X, 1u << V_WG_N | 1u << V_WG_K, 1},
+            {CG_LIMIT_WORKGROUP_INVOCATIONS, 1u << V_WG_N | 1u << V_WG_K, 1},
+            {CG_LIMIT_SHARED_BYTES, 1u << V_WG_N | 1u << V_WG_K | 1u << V_VEC, 16},
+        },
+    .dflt = {{2, 64, 4, 4, 1}},
+};
+
+/* Spec constant ids (see the templates). */
+enum {
+  SPEC_M = 0,
+  SPEC_N,
+  SPEC_K,
+  SPEC_A_SI,
+  SPEC_A_SK,
+  SPEC_B_SK,
+  SPEC_B_SJ,
+  SPEC_C_SI,
+  SPEC_C_SJ,
+  SPEC_ALPHA,
+  SPEC_BETA,
+  SPEC_ACT_ALPHA,
+  SPEC_ACT_BETA,
+  SPEC_NBD,
+  SPEC_BD = 16,
+  SPEC_BSA = 20,
+  SPEC_BSB = 24,
+};
+
+#define MAX_BATCH_AXES 4
+
+static vkml_status unsupported(const char *tmpl, const char *why) {
+  return vkml_status_make(VKML_CODE_UNSUPPORTED, "%s: %s", tmpl, why);
+}
+
+/* ---- workloads ------------------------------------------------------------ */
+
+static bool act_uses_alpha(ir_act a) {
+  return a == IR_ACT_CLIP || a == IR_ACT_LEAKY_RELU || a == IR_ACT_ELU ||
+         a == IR_ACT_HARD_SIGMOID;
+}
+static bool act_uses_beta(ir_act a) { return a == IR_ACT_CLIP || a == IR_ACT_HARD_SIGMOID; }
+
+vkml_status cg_gemm_workload_from_node(const ir_node *n, cg_gemm_workload *out) {
+  memset(out, 0, sizeof *out);
+  const char *op = ir_op_name(n->op);
+  if (n->op != IR_OP_GEMM && n->op != IR_OP_MATMUL)
+    return vkml_status_make(VKML_CODE_UNSUPPORTED, "gemm: %s is not gemm or matmul", op);
+  int max_in = n->op == IR_OP_GEMM ? 3 : 2;
+  if (n->n_inputs < 2 || n->n_inputs > max_in || n->n_outputs != 1 || !n->inputs[0] ||
+      !n->inputs[1] || !n->outputs[0])
+    return vkml_status_make(VKML_CODE_UNSUPPORTED, "%s: %d inputs, %d outputs", op,
+                            n->n_inputs, n->n_outputs);
+  out->op = n->op;
+  out->a = n->inputs[0]->type;
+  out->b = n->inputs[1]->type;
+  out->out = n->outputs[0]->type;
+  out->has_c = n->n_inputs == 3 && n->inputs[2];
+  if (out->has_c) out->c = n->inputs[2]->type;
+  for (int i = 0; i < n->n_inputs; i++)
+    if (n->inputs[i] && n->inputs[i]->layout != IR_LAYOUT_DEFAULT)
+      return vkml_status_make(VKML_CODE_UNSUPPORTED, "%s: input %d is not in the default layout",
+                              op, i);
+  if (n->outputs[0]->layout != IR_LAYOUT_DEFAULT)
+    return vkml_status_make(VKML_CODE_UNSUPPORTED, "%s: output is not in the default layout", op);
+  ir_act_params_get(n, &out->act);
+  if (n->op == IR_OP_GEMM) {
+    out->trans_a = ir_node_int(n, IR_A_TRANS_A, 0) != 0;
+    out->trans_b = ir_node_int(n, IR_A_TRANS_B, 0) != 0;
+    out->alpha = ir_node_float(n, IR_A_ALPHA, 1.0f);
+    out->beta = ir_node_float(n, IR_A_BETA, 1.0f);
+  } else {
+    out->alpha = 1.0f;
+    out->beta = 0.0f;
+  }
+  return VKML_OK;
+}
+
+void cg_gemm_workload_key(const cg_gemm_workload *w, char *buf, int buf_bytes) {
+  char ta[128], tb[128], tc[128] = "", to[128], attrs[256] = "";
+  ir_type_format(&w->a, ta, sizeof ta);
+  ir_type_format(&w->b, tb, sizeof tb);
+  ir_type_format(&w->out, to, sizeof to);
+  if (w->has_c) {
+    tc[0] = ',';
+    ir_type_format(&w->c, tc + 1, sizeof tc - 1);
+  }
+  int n = 0;
+  size_t cap = sizeof attrs;
+#define ATTR(...) n += snprintf(attrs + n, cap - (size_t)n, __VA_ARGS__)
+  if (w->op == IR_OP_GEMM) {
+    if (w->trans_a) ATTR(",trans_a=1");
+    if (w->trans_b) ATTR(",trans_b=1");
+    if (w->alpha != 1.0f) ATTR(",alpha=%.9g", (double)w->alpha);
+    if (w->beta != 1.0f) ATTR(",beta=%.9g", (double)w->beta);
+  }
+  if (w->act.kind != IR_ACT_NONE) {
+    ATTR(",act=%s", ir_enum_value_name(IR_ENUM_ACT, w->act.kind));
+    if (act_uses_alpha(w->act.kind)) ATTR(",act_alpha=%.9g", (double)w->act.alpha);
+    if (act_uses_beta(w->act.kind)) ATTR(",act_beta=%.9g", (double)w->act.beta);
+  }
+#undef ATTR
+  if (n) attrs[0] = '{';
+  snprintf(buf, (size_t)buf_bytes, "%s(%s,%s%s)->%s%s%s", ir_op_name(w->op), ta, tb, tc, to,
+           attrs, n ? "}" : "");
+}
+
+/* ---- the shape plan ----------------------------------------------------------- */
+
+/* Element strides: A(z,i,k) = A[aoff(z) + i*a_si + k*a_sk], B(z,k,j) =
+ * B[boff(z) + k*b_sk + j*b_sj], C[i*c_si + j*c_sj]; batch axes merged,
+ * innermost first, with per-operand element strides (0: broadcast). */
+typedef struct gemm_plan {
+  int64_t m, n, k, batch;
+  int nbd;
+  int64_t bd[MAX_BATCH_AXES], bsa[MAX_BATCH_AXES], bsb[MAX_BATCH_AXES];
+  int64_t a_si, a_sk, b_sk, b_sj, c_si, c_sj;
+} gemm_plan;
+
+static vkml_status plan_gemm(const cg_gemm_workload *w, gemm_plan *p) {
+  if (w->a.rank != 2 || w->b.rank != 2)
+    return vkml_status_make(VKML_CODE_INVALID_ARGUMENT, "gemm: a and b must have rank 2");
+  int64_t ar = w->a.dims[0], ac = w->a.dims[1], br = w->b.dims[0], bc = w->b.dims[1];
+  p->m = w->trans_a ? ac : ar;
+  p->k = w->trans_a ? ar : ac;
+  p->n = w->trans_b ? br : bc;
+  if ((w->trans_b ? bc : br) != p->k)
+    return vkml_status_make(VKML_CODE_INVALID_ARGUMENT, "gemm: inner dimensions differ");
+  p->a_si = w->trans_a ? 1 : p->k;
+  p->a_sk = w->trans_a ? p->m : 1;
+  p->b_sk = w->trans_b ? 1 : p->n;
+  p->b_sj = w->trans_b ? p->k : 1;
+  p->batch = 1;
+  p->nbd = 0;
+  if (w->out.rank != 2 || w->out.dims[0] != p->m || w->out.dims[1] != p->n)
+    return vkml_status_make(VKML_CODE_INVALID_ARGUMENT, "gemm: output is not [%lld,%lld]",
+                            (long long)p->m, (long long)p->n);
+  if (w->has_c) {
+    if (w->c.rank > 2)
+      return vkml_status_make(VKML_CODE_INVALID_ARGUMENT, "gemm: c has rank %d", w->c.rank);
+    int64_t cm = w->c.rank == 2 ? w->c.dims[0] : 1, cn = w->c.rank >= 1 ? w->c.dims[w->c.rank - 1] : 1;
+    if ((cm != 1 && cm != p->m) || (cn != 1 && cn != p->n))
+      return vkml_status_make(VKML_CODE_INVALID_ARGUMENT, "gemm: c does not broadcast to [M,N]");
+    p->c_si = cm == 1 ? 0 : cn;
+    p->c_sj = cn == 1 ? 0 : 1;
+  }
+  return VKML_OK;
+}
+
+static vkml_status plan_matmul(const cg_gemm_workload *w, gemm_plan *p) {
+  const ir_type *a = &w->a, *b = &w->b;
+  if (a->rank < 1 || b->rank < 1)
+    return vkml_status_make(VKML_CODE_INVALID_ARGUMENT, "matmul: inputs must have rank >= 1");
+  /* 1-D promotion: a [K] is [1,K], b [K] is [K,1] */
+  p->m = a->rank >= 2 ? a->dims[a->rank - 2] : 1;
+  p->k = a->dims[a->rank - 1];
+  p->n = b->rank >= 2 ? b->dims[b->rank - 1] : 1;
+  if ((b->rank >= 2 ? b->dims[b->rank - 2] : b->dims[0]) != p->k)
+    return vkml_status_make(VKML_CODE_INVALID_ARGUMENT, "matmul: inner dimensions differ");
+  p->a_si = p->k;
+  p->a_sk = 1;
+  p->b_sk = p->n;
+  p->b_sj = 1;
+  int ra = a->rank >= 2 ? a->rank - 2 : 0, rb = b->rank >= 2 ? b->rank - 2 : 0;
+  int rbatch = ra > rb ? ra : rb;
+  int64_t want[IR_MAX_RANK + 2];
+  int rw = 0;
+  int64_t mat_a = p->m * p->k, mat_b = p->k * p->n;
+  int64_t run_a = 1, run_b = 1; /* in whole matrices */
+  int64_t bd[IR_MAX_RANK], sa[IR_MAX_RANK], sb[IR_MAX_RANK];
+  for (int i = rbatch - 1; i >= 0; i--) {
+    int ia = i - (rbatch - ra), ib = i - (rbatch - rb);
+    int64_t da = ia >= 0 ? a->dims[ia] : 1, db = ib >= 0 ? b->dims[ib] : 1;
+    if (da != db && da != 1 && db != 1)
+      return vkml_status_make(VKML_CODE_INVALID_ARGUMENT, "matmul: batch axes do not broadcast");
+    bd[i] = da == 1 ? db : da;
+    sa[i] = da == 1 ? 0 : run_a * mat_a;
+    sb[i] = db == 1 ? 0 : run_b * mat_b;
+    run_a *= da;
+    run_b *= db;
+  }
+  for (int i = 0; i < rbatch; i++) want[rw++] = bd[i];
+  if (a->rank >= 2) want[rw++] = p->m;
+  if (b->rank >= 2) want[rw++] = p->n;
+  bool ok = w->out.rank == rw;
+  for (int i = 0; ok && i < rw; i++) ok = w->out.dims[i] == want[i];
+  if (!ok) return vkml_status_make(VKML_CODE_INVALID_ARGUMENT, "matmul: output shape mismatch");
+  /* merge batch axes (innermost first) where both operands stay regular */
+  p->batch = 1;
+  p->nbd = 0;
+  int64_t md[IR_MAX_RANK], ma[IR_MAX_RANK], mb[IR_MAX_RANK];
+  int nm = 0;
+  for (int i = rbatch - 1; i >= 0; i--) {
+    p->batch *= bd[i];
+    if (bd[i] == 1) continue;
+    if (nm && sa[i] == ma[nm - 1] * md[nm - 1] && sb[i] == mb[nm - 1] * md[nm - 1]) {
+      md[nm - 1] *= bd[i];
+      continue;
+    }
+    md[nm] = bd[i], ma[nm] = sa[i], mb[nm] = sb[i];
+    nm++;
+  }
+  if (nm > MAX_BATCH_AXES)
+    return vkml_status_make(VKML_CODE_UNSUPPORTED,
+                            "matmul: %d batch axes after merging (at most %d)", nm,
+                            MAX_BATCH_AXES);
+  p->nbd = nm;
+  for (int i = 0; i < nm; i++) p->bd[i] = md[i], p->bsa[i] = ma[i], p->bsb[i] = mb[i];
+  return VKML_OK;
+}
+
+/* Checks shared by both templates and the plan. */
+static vkml_status plan_workload(const cg_gemm_workload *w, const ir_target *t, const char *tmpl,
+                                 gemm_plan *p) {
+  memset(p, 0, sizeof *p);
+  if (w->op != IR_OP_GEMM && w->op != IR_OP_MATMUL)
+    return vkml_status_make(VKML_CODE_UNSUPPORTED, "%s: op %s", tmpl, ir_op_name(w->op));
+  if ((unsigned)w->act.kind >= IR_ACT_COUNT)
+    return vkml_status_make(VKML_CODE_INVALID_ARGUMENT, "%s: bad act", tmpl);
+  ir_dtype dt = w->out.dtype;
+  if (dt != IR_F32 && dt != IR_F16)
+    return vkml_status_make(VKML_CODE_UNSUPPORTED, "%s: %s is not f32 or f16", tmpl,
+                            ir_dtype_name(dt));
+  if (w->a.dtype != dt || w->b.dtype != dt || (w->has_c && w->c.dtype != dt))
+    return vkml_status_make(VKML_CODE_UNSUPPORTED, "%s: mixed dtypes", tmpl);
+  if (w->a.bounded || w->b.bounded || w->out.bounded || (w->has_c && w->c.bounded))
+    return vkml_status_make(VKML_CODE_UNSUPPORTED, "%s: bounded shapes", tmpl);
+  if (dt == IR_F16 && !t->storage_16bit)
+    return vkml_status_make(VKML_CODE_UNSUPPORTED, "%s: f16 needs 16-bit storage, which %s lacks",
+                            tmpl, t->name);
+  if (w->has_c && w->op != IR_OP_GEMM)
+    return vkml_status_make(VKML_CODE_INVALID_ARGUMENT, "%s: matmul takes no c", tmpl);
+  VKML_RETURN_IF_ERROR(w->op == IR_OP_GEMM ? plan_gemm(w, p) : plan_matmul(w, p));
+  /* offsets are 32-bit in the shaders */
+  int64_t lim = INT64_C(1) << 31;
+  if (ir_type_numel(&w->a) >= lim || ir_type_numel(&w->b) >= lim ||
+      ir_type_numel(&w->out) >= lim || (w->has_c && ir_type_numel(&w->c) >= lim))
+    return vkml_status_make(VKML_CODE_UNSUPPORTED, "%s: a tensor has 2^31 or more elements",
+                            tmpl);
+  return VKML_OK;
+}
+
+/* ---- staging loads ---------------------------------------------------------------- */
+
+/* The widest w <= max_w (a power of 2) for which vectors along an axis of
+ * unit stride stay inside rows and aligned: the axis length, the other
+ * axis' stride (unless that axis has one element), every batch stride and
+ * the tile's extent along the axis are multiples of w. */
+static int vec_width(int64_t len, int64_t other_len, int64_t other_stride, const int64_t *bstr,
+                     int nbd, int tile, int max_w) {
+  for (int w = max_w; w > 1; w /= 2) {
+    bool ok = len % w == 0 && tile % w == 0 && (other_len == 1 || other_stride % w == 0);
+    for (int i = 0; ok && i < nbd; i++) ok = bstr[i] % w == 0;
+    if (ok) return w;
+  }
+  return 1;
+}
+
+/* Loading direction and width of an operand with x-axis (m of A, n of B)
+ * length/stride/tile and k-axis likewise. Returns A_LOAD / B_LOAD: the
+ * width, plus 10 when loading along k. */
+static int load_code(int64_t x_len, int64_t x_s, int x_tile, int64_t k_len, int64_t k_s,
+                     int k_tile, const int64_t *bstr, int nbd, int max_w) {
+  int wk = k_s == 1 ? vec_width(k_len, x_len, x_s, bstr, nbd, k_tile, max_w) : 0;
+  int wx = x_s == 1 ? vec_width(x_len, k_len, k_s, bstr, nbd, x_tile, max_w) : 0;
+  if (wk == 0 && wx == 0) return 11; /* no unit stride: scalars along k */
+  return wk >= wx ? 10 + wk : wx;
+}
+
+static uint32_t f32_bits(float f) {
+  uint32_t u;
+  memcpy(&u, &f, 4);
+  return u;
+}
+
+/* Specialization constants, defines and grid common to both templates. */
+static vkml_status emit_common(cg_kernel *k, const cg_gemm_workload *w, const gemm_plan *p,
+                               const ir_target *t, int bm, int bn) {
+  cg_gemm_workload_key(w, k->key, sizeof k->key);
+  VKML_RETURN_IF_ERROR(cg_kernel_define(k, "ACT", "%d", (int)w->act.kind));
+  VKML_RETURN_IF_ERROR(cg_kernel_define(k, "HAS_C", "%d", w->has_c ? 1 : 0));
+  const struct {
+    uint32_t id;
+    uint32_t v;
+  } spec[] = {
+      {SPEC_M, (uint32_t)p->m},           {SPEC_N, (uint32_t)p->n},
+      {SPEC_K, (uint32_t)p->k},           {SPEC_A_SI, (uint32_t)p->a_si},
+      {SPEC_A_SK, (uint32_t)p->a_sk},     {SPEC_B_SK, (uint32_t)p->b_sk},
+      {SPEC_B_SJ, (uint32_t)p->b_sj},     {SPEC_C_SI, (uint32_t)p->c_si},
+      {SPEC_C_SJ, (uint32_t)p->c_sj},     {SPEC_ALPHA, f32_bits(w->alpha)},
+      {SPEC_BETA, f32_bits(w->beta)},     {SPEC_ACT_ALPHA, f32_bits(w->act.alpha)},
+      {SPEC_ACT_BETA, f32_bits(w->act.beta)}, {SPEC_NBD, (uint32_t)p->nbd},
+  };
+  for (size_t i = 0; i < sizeof spec / sizeof spec[0]; i++)
+    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, spec[i].id, spec[i].v));
+  for (int i = 0; i < p->nbd; i++) {
+    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, SPEC_BD + (uint32_t)i, (uint32_t)p->bd[i]));
+    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, SPEC_BSA + (uint32_t)i, (uint32_t)p->bsa[i]));
+    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, SPEC_BSB + (uint32_t)i, (uint32_t)p->bsb[i]));
+  }
+  k->n_buffers = w->has_c ? 4 : 3;
+  k->push_bytes = 0;
+  int64_t gx = (p->n + bn - 1) / bn, gy = (p->m + bm - 1) / bm, gz = p->batch;
+  if (gx < 1) gx = 1;
+  if (gy < 1) gy = 1;
+  if (gz < 1) gz = 1;
+  if (gx > t->max_workgroup_count[0] || gy > t->max_workgroup_count[1] ||
+      gz > t->max_workgroup_count[2])
+    return vkml_status_make(VKML_CODE_UNSUPPORTED,
+                            "%s: grid %lldx%lldx%lld exceeds the workgroup counts of %s",
+                            k->tmpl->name, (long long)gx, (long long)gy, (long long)gz, t->name);
+  k->groups[0] = (uint32_t)gx;
+  k->groups[1] = (uint32_t)gy;
+  k->groups[2] = (uint32_t)gz;
+  return VKML_OK;
+}
+
+/* ---- the tiled template ------------------------------------------------------------ */
+
+vkml_status cg_gemm_tiled_instantiate(const cg_gemm_workload *w, const cg_schedule *s,
+                                      const ir_target *t, cg_kernel *k) {
+  memset(k, 0, sizeof *k);
+  gemm_plan p;
+  VKML_RETURN_IF_ERROR(plan_workload(w, t, "gemm_tiled", &p));
+  VKML_RETURN_IF_ERROR(cg_kernel_begin(k, &cg_gemm_tiled_template, s, t));
+  int bm = s->v[T_WG_M] * s->v[T_TM], bn = s->v[T_WG_N] * s->v[T_TN], bk = s->v[T_BK];
+  int a_load = load_code(p.m, p.a_si, bm, p.k, p.a_sk, bk, p.bsa, p.nbd, 4);
+  int b_load = load_code(p.n, p.b_sj, bn, p.k, p.b_sk, bk, p.bsb, p.nbd, 4);
+  /* pad rows that are stored transposed (loaded along k), where it fits */
+  int a_pad = a_load > 10, b_pad = b_load > 10;
+  int64_t shared = 4 * (int64_t)bk * (bm + a_pad + bn + b_pad);
+  if (shared > t->max_shared_bytes) a_pad = b_pad = 0;
+  VKML_RETURN_IF_ERROR(cg_kernel_define(k, "DTYPE_F16", "%d", w->out.dtype == IR_F16));
+  VKML_RETURN_IF_ERROR(cg_kernel_define(k, "A_LOAD", "%d", a_load));
+  VKML_RETURN_IF_ERROR(cg_kernel_define(k, "B_LOAD", "%d", b_load));
+  VKML_RETURN_IF_ERROR(cg_kernel_define(k, "A_PAD", "%d", a_pad));
+  VKML_RETURN_IF_ERROR(cg_kernel_define(k, "B_PAD", "%d", b_pad));
+  return emit_common(k, w, &p, t, bm, bn);
+}
+
+/* ---- the cooperative-matrix template ----------------------------------------------- */
+
+vkml_status cg_gemm_coopmat_instantiate(const cg_gemm_workload *w, const cg_schedule *s,
+                                        const ir_target *t, cg_kernel *k) {
+  memset(k, 0, sizeof *k);
+  const char *name = "gemm_coopmat";
+  gemm_plan p;
+  VKML_RETURN_IF_ERROR(plan_workload(w, t, name, &p));
+  if (w->out.dtype != IR_F16) return unsupported(name, "cooperative matrices take f16 only");
+  if (!t->coopmat_nv) return unsupported(name, "the device lacks VK_NV_cooperative_matrix");
+  if (!t->fp16_arith) return unsupported(name, "the device lacks fp16 arithmetic");
+  if (!t->vulkan_memory_model)
+    return unsupported(name, "the device does not enable the Vulkan memory model, which "
+                             "glslang declares in cooperative-matrix shaders");
+  if (!t->subgroup_in_compute || !(t->subgroup_ops & IR_SUBGROUP_BASIC) || t->subgroup_size < 1)
+    return unsupported(name, "the device lacks basic subgroup operations in compute");
+  VKML_RETURN_IF_ERROR(cg_kernel_begin(k, &cg_gemm_coopmat_template, s, t));
+  k->opt = CG_OPT_ZERO;
+  int acc = s->v[C_ACC];
+  int si = cg_coopmat_shape(t, acc);
+  if (si < 0)
+    return vkml_status_make(VKML_CODE_UNSUPPORTED,
+                            "%s: %s lists no f16 x f16 -> f%d cooperative-matrix shape", name,
+                            t->name, acc);
+  const ir_coopmat_shape *cs = &t->coopmat_shapes[si];
+  int ms = (int)cs->m, ns = (int)cs->n, ks = (int)cs->k, sg = (int)t->subgroup_size;
+  int bm = s->v[C_WM] * s->v[C_TM] * ms, bn = s->v[C_WN] * s->v[C_TN] * ns, bk = s->v[C_BK];
+  int64_t wg = (int64_t)s->v[C_WM] * s->v[C_WN] * sg;
+  if (wg > t->max_workgroup_invocations || wg > t->max_workgroup_size[0])
+    return vkml_status_make(VKML_CODE_UNSUPPORTED,
+                            "%s: %lld invocations (subgroups of %d) exceed the limits of %s",
+                            name, (long long)wg, sg, t->name);
+  int a_load = load_code(p.m, p.a_si, bm, p.k, p.a_sk, bk, p.bsa, p.nbd, 8);
+  int b_load = load_code(p.n, p.b_sj, bn, p.k, p.b_sk, bk, p.bsb, p.nbd, 8);
+  bool ak = a_load > 10, bkc = b_load > 10;
+  /* shared: A as [BM][BK+pad] or [BK][BM+pad], B as [BN][BK+pad] or
+   * [BK][BN+pad] (f16), the epilogue tiles (fp32) */
+  int64_t a_rows = ak ? bm : bk, a_cols = ak ? bk : bm, b_rows = bkc ? bn : bk,
+          b_cols = bkc ? bk : bn;
+  int64_t epi = 4 * (int64_t)s->v[C_WM] * s->v[C_WN] * ms * ns;
+  int pad = 8;
+  int64_t shared = 2 * (a_rows * (a_cols + pad) + b_rows * (b_cols + pad)) + epi;
+  if (shared > t->max_shared_bytes) {
+    pad = 0;
+    shared = 2 * (a_rows * a_cols + b_rows * b_cols) + epi;
+  }
+  if (shared > t->max_shared_bytes)
+    return vkml_status_make(VKML_CODE_UNSUPPORTED,
+                            "%s: %lld bytes of shared memory exceed the %u of %s", name,
+                            (long long)shared, t->max_shared_bytes, t->name);
+  VKML_RETURN_IF_ERROR(cg_kernel_define(k, "SG", "%d", sg));
+  VKML_RETURN_IF_ERROR(cg_kernel_define(k, "MS", "%d", ms));
+  VKML_RETURN_IF_ERROR(cg_kernel_define(k, "NS", "%d", ns));
+  VKML_RETURN_IF_ERROR(cg_kernel_define(k, "KS", "%d", ks));
+  VKML_RETURN_IF_ERROR(cg_kernel_define(k, "A_LOAD", "%d", a_load));
+  VKML_RETURN_IF_ERROR(cg_kernel_define(k, "B_LOAD", "%d", b_load));
+  VKML_RETURN_IF_ERROR(cg_kernel_define(k, "A_PAD", "%d", pad));
+  VKML_RETURN_IF_ERROR(cg_kernel_define(k, "B_PAD", "%d", pad));
+  return emit_common(k, w, &p, t, bm, bn);
+}
+
+/* ---- the GEMV template ---------------------------------------------------------------- */
+
+/* Spec constant ids of gemv.comp. */
+enum {
+  GV_CN = 0,
+  GV_K,
+  GV_X_SI,
+  GV_X_SK,
+  GV_W_SK,
+  GV_W_SJ,
+  GV_C_SR,
+  GV_C_SC,
+  GV_Y_SR,
+  GV_Y_SC,
+  GV_Y_SZ,
+  GV_ALPHA,
+  GV_BETA,
+  GV_ACT_ALPHA,
+  GV_ACT_BETA,
+  GV_NBD,
+  GV_BD = 16,
+  GV_BSX = 20,
+  GV_BSW = 24,
+};
+
+vkml_status cg_gemm_gemv_instantiate(const cg_gemm_workload *w, const cg_schedule *s,
+                                     const ir_target *t, cg_kernel *k) {
+  memset(k, 0, sizeof *k);
+  const char *name = "gemv";
+  gemm_plan p;
+  VKML_RETURN_IF_ERROR(plan_workload(w, t, name, &p));
+  if (p.m == 0 || p.n == 0) return unsupported(name, "empty output");
+  /* the small side is the rows; the other operand is streamed as weights */
+  bool swap = p.n < p.m;
+  int64_t rows = swap ? p.n : p.m, cols = swap ? p.m : p.n;
+  if (rows > CG_GEMV_MAX_ROWS)
+    return vkml_status_make(VKML_CODE_UNSUPPORTED, "%s: M=%lld and N=%lld both exceed %d", name,
+                            (long long)p.m, (long long)p.n, CG_GEMV_MAX_ROWS);
+  VKML_RETURN_IF_ERROR(cg_kernel_begin(k, &cg_gemm_gemv_template, s, t));
+  /* X(r,k), W(k,c), Cm(r,c), Y(r,c) in the kernel's orientation */
+  int64_t x_si = p.a_si, x_sk = p.a_sk, w_sk = p.b_sk, w_sj = p.b_sj;
+  int64_t c_sr = p.c_si, c_sc = p.c_sj, y_sr = p.n, y_sc = 1;
+  const int64_t *bsx = p.bsa, *bsw = p.bsb;
+  if (swap) {
+    x_si = p.b_sj, x_sk = p.b_sk, w_sk = p.a_sk, w_sj = p.a_si;
+    c_sr = p.c_sj, c_sc = p.c_si, y_sr = 1, y_sc = p.n;
+    bsx = p.bsb, bsw = p.bsa;
+  }
+  int wg_n = s->v[V_WG_N], wg_k = s->v[V_WG_K], vec = s->v[V_VEC];
+  /* W is read along k when its k stride is 1 (and its columns are not) */
+  bool wk = w_sk == 1 && (cols == 1 || w_sj != 1);
+  int vw = 1, x_vec = 0;
+  if (wk) {
+    vw = vec_width(p.k, cols, w_sj, bsw, p.nbd, vec, vec);
+    x_vec = vw > 1 && x_sk == 1 && vec_width(p.k, rows, x_si, bsx, p.nbd, vw, vw) == vw;
+  } else if (w_sj == 1) {
+    vw = vec_width(cols, p.k, w_sk, bsw, p.nbd, vec, vec);
+  }
+  int cv = wk ? 1 : vw, half = wg_k > 1 ? wg_k / 2 : 1;
+  int64_t shared = 4 * rows * cv * wg_n * half;
+  if (shared > t->max_shared_bytes)
+    return vkml_status_make(VKML_CODE_UNSUPPORTED,
+                            "%s: %lld bytes of shared memory exceed the %u of %s", name,
+                            (long long)shared, t->max_shared_bytes, t->name);
+  uint32_t need = IR_SUBGROUP_BASIC | IR_SUBGROUP_ARITHMETIC;
+  int use_sg = 0;
+  if (s->v[V_SG] && wg_k > 1 && t->subgroup_in_compute && (t->subgroup_ops & need) == need)
+    use_sg = t->subgroup_ops & IR_SUBGROUP_CLUSTERED ? 2 : 1;
+  VKML_RETURN_IF_ERROR(cg_kernel_define(k, "DTYPE_F16", "%d", w->out.dtype == IR_F16));
+  VKML_RETURN_IF_ERROR(cg_kernel_define(k, "ACT", "%d", (int)w->act.kind));
+  VKML_RETURN_IF_ERROR(cg_kernel_define(k, "HAS_C", "%d", w->has_c ? 1 : 0));
+  VKML_RETURN_IF_ERROR(cg_kernel_define(k, "MR", "%d", (int)rows));
+  VKML_RETURN_IF_ERROR(cg_kernel_define(k, "WK", "%d", wk ? 1 : 0));
+  VKML_RETURN_IF_ERROR(cg_kernel_define(k, "VW", "%d", vw));
+  VKML_RETURN_IF_ERROR(cg_kernel_define(k, "X_VEC", "%d", x_vec));
+  VKML_RETURN_IF_ERROR(cg_kernel_define(k, "USE_SG", "%d", use_sg));
+  VKML_RETURN_IF_ERROR(cg_kernel_define(k, "SWAP", "%d", swap ? 1 : 0));
+  cg_gemm_workload_key(w, k->key, sizeof k->key);
+  const struct {
+    uint32_t id;
+    uint32_t v;
+  } spec[] = {
+      {GV_CN, (uint32_t)cols},          {GV_K, (uint32_t)p.k},
+      {GV_X_SI, (uint32_t)x_si},        {GV_X_SK, (uint32_t)x_sk},
+      {GV_W_SK, (uint32_t)w_sk},        {GV_W_SJ, (uint32_t)w_sj},
+      {GV_C_SR, (uint32_t)c_sr},        {GV_C_SC, (uint32_t)c_sc},
+      {GV_Y_SR, (uint32_t)y_sr},        {GV_Y_SC, (uint32_t)y_sc},
+      {GV_Y_SZ, (uint32_t)(p.m * p.n)}, {GV_ALPHA, f32_bits(w->alpha)},
+      {GV_BETA, f32_bits(w->beta)},     {GV_ACT_ALPHA, f32_bits(w->act.alpha)},
+      {GV_ACT_BETA, f32_bits(w->act.beta)}, {GV_NBD, (uint32_t)p.nbd},
+  };
+  for (size_t i = 0; i < sizeof spec / sizeof spec[0]; i++)
+    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, spec[i].id, spec[i].v));
+  for (int i = 0; i < p.nbd; i++) {
+    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, GV_BD + (uint32_t)i, (uint32_t)p.bd[i]));
+    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, GV_BSX + (uint32_t)i, (uint32_t)bsx[i]));
+    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, GV_BSW + (uint32_t)i, (uint32_t)bsw[i]));
+  }
+  k->n_buffers = w->has_c ? 4 : 3;
+  k->push_bytes = 0;
+  int64_t per = (int64_t)wg_n * cv;
+  int64_t gx = (cols + per - 1) / per, gz = p.batch < 1 ? 1 : p.batch;
+  if (gx > t->max_workgroup_count[0] || gz > t->max_workgroup_count[2])
+    return vkml_status_make(VKML_CODE_UNSUPPORTED,
+                            "%s: grid %lldx1x%lld exceeds the workgroup counts of %s", name,
+                            (long long)gx, (long long)gz, t->name);
+  k->groups[0] = (uint32_t)gx;
+  k->groups[1] = 1;
+  k->groups[2] = (uint32_t)gz;
+  return VKML_OK;
+}
+
+/* ---- node entry points ---------------------------------------------------------------- */
+
+/* The family's default: GEMV when one side has 1..CG_GEMV_MAX_ROWS rows. */
+static bool gemv_suits(const cg_gemm_workload *w, const ir_target *t) {
+  gemm_plan p;
+  vkml_status st = plan_workload(w, t, "gemv", &p);
+  if (st) {
+    vkml_status_free(st);
+    return false;
+  }
+  int64_t rows = p.m < p.n ? p.m : p.n;
+  return rows >= 1 && rows <= CG_GEMV_MAX_ROWS;
+}
+
+static bool coopmat_suits(const cg_gemm_workload *w, const ir_target *t) {
+  return w->out.dtype == IR_F16 && t->coopmat_nv && t->fp16_arith && t->vulkan_memory_model &&
+         cg_coopmat_shape(t, cg_gemm_coopmat_template.dflt.v[C_ACC]) >= 0;
+}
+
+static vkml_status node_kernel(const ir_node *n, const cg_template *st, const cg_schedule *s,
+                               const ir_target *t, cg_kernel *out) {
+  memset(out, 0, sizeof *out);
+  cg_gemm_workload w;
+  VKML_RETURN_IF_ERROR(cg_gemm_workload_from_node(n, &w));
+  if (st && st != &cg_gemm_tiled_template && st != &cg_gemm_coopmat_template &&
+      st != &cg_gemm_gemv_template)
+    return vkml_status_make(VKML_CODE_INVALID_ARGUMENT, "%s: template %s is not a gemm template",
+                            ir_op_name(n->op), st->name);
+  if (!st) {
+    if (gemv_suits(&w, t)) {
+      vkml_status r = cg_gemm_gemv_instantiate(&w, s ? s : &cg_gemm_gemv_template.dflt, t, out);
+      if (!r || vkml_status_code(r) != VKML_CODE_UNSUPPORTED || s) return r;
+      vkml_status_free(r); /* e.g. the grid does not fit: the general templates */
+    }
+    if (coopmat_suits(&w, t)) {
+      vkml_status r = cg_gemm_coopmat_instantiate(
+          &w, s ? s : &cg_gemm_coopmat_template.dflt, t, out);
+      if (!r || vkml_status_code(r) != VKML_CODE_UNSUPPORTED || s) return r;
+      vkml_status_free(r); /* the default does not fit: tiles */
+    }
+    st = &cg_gemm_tiled_template;
+  }
+  if (!s) s = &st->dflt;
+  if (st == &cg_gemm_coopmat_template) return cg_gemm_coopmat_instantiate(&w, s, t, out);
+  if (st == &cg_gemm_gemv_template) return cg_gemm_gemv_instantiate(&w, s, t, out);
+  return cg_gemm_tiled_instantiate(&w, s, t, out);
+}
+
+vkml_status cg_node_gemm(const ir_node *n, const cg_template *st, const cg_schedule *s,
+                         const ir_target *t, cg_kernel *out) {
+  return node_kernel(n, st, s, t, out);
+}
+
+vkml_status cg_node_matmul(const ir_node *n, const cg_template *st, const cg_schedule *s,
+                           const ir_target *t, cg_kernel *out) {
+  return node_kernel(n, st, s, t, out);
+}
