@@ -141,21 +141,25 @@ void cg_conv_workload_key(const cg_conv_workload *w, char *buf, int buf_bytes) {
 
 vkml_status cg_conv_specs(cg_kernel *k, const cg_conv_workload *w) {
   const ir_conv_params *p = &w->p;
-  const struct {
-    uint32_t id;
-    int64_t v;
-  } specs[] = {
-      {CG_SPEC_CONV_PARAMS_NB, w->n},           {CG_SPEC_CONV_PARAMS_C, w->c},
-      {CG_SPEC_CONV_PARAMS_H, w->h},            {CG_SPEC_CONV_PARAMS_W, w->wd},
-      {CG_SPEC_CONV_PARAMS_M, w->m},            {CG_SPEC_CONV_PARAMS_OH, w->oh},
-      {CG_SPEC_CONV_PARAMS_OW, w->ow},          {CG_SPEC_CONV_PARAMS_KH, p->kernel[0]},
-      {CG_SPEC_CONV_PARAMS_KW, p->kernel[1]},   {CG_SPEC_CONV_PARAMS_SH, p->strides[0]},
-      {CG_SPEC_CONV_PARAMS_SW, p->strides[1]},  {CG_SPEC_CONV_PARAMS_DH, p->dilations[0]},
-      {CG_SPEC_CONV_PARAMS_DW, p->dilations[1]}, {CG_SPEC_CONV_PARAMS_PT, p->pads[0]},
-      {CG_SPEC_CONV_PARAMS_PL, p->pads[1]},     {CG_SPEC_CONV_PARAMS_G, p->group},
+  const cg_spec_value specs[] = {
+      {CG_SPEC_CONV_PARAMS_NB, (uint32_t)w->n},
+      {CG_SPEC_CONV_PARAMS_C, (uint32_t)w->c},
+      {CG_SPEC_CONV_PARAMS_H, (uint32_t)w->h},
+      {CG_SPEC_CONV_PARAMS_W, (uint32_t)w->wd},
+      {CG_SPEC_CONV_PARAMS_M, (uint32_t)w->m},
+      {CG_SPEC_CONV_PARAMS_OH, (uint32_t)w->oh},
+      {CG_SPEC_CONV_PARAMS_OW, (uint32_t)w->ow},
+      {CG_SPEC_CONV_PARAMS_KH, (uint32_t)p->kernel[0]},
+      {CG_SPEC_CONV_PARAMS_KW, (uint32_t)p->kernel[1]},
+      {CG_SPEC_CONV_PARAMS_SH, (uint32_t)p->strides[0]},
+      {CG_SPEC_CONV_PARAMS_SW, (uint32_t)p->strides[1]},
+      {CG_SPEC_CONV_PARAMS_DH, (uint32_t)p->dilations[0]},
+      {CG_SPEC_CONV_PARAMS_DW, (uint32_t)p->dilations[1]},
+      {CG_SPEC_CONV_PARAMS_PT, (uint32_t)p->pads[0]},
+      {CG_SPEC_CONV_PARAMS_PL, (uint32_t)p->pads[1]},
+      {CG_SPEC_CONV_PARAMS_G, (uint32_t)p->group},
+      {CG_SPEC_CONV_PARAMS_ACT_ALPHA, cg_elt_f32_bits(p->act.alpha)},
+      {CG_SPEC_CONV_PARAMS_ACT_BETA, cg_elt_f32_bits(p->act.beta)},
   };
-  for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++)
-    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, specs[i].id, (uint32_t)specs[i].v));
-  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_SPEC_CONV_PARAMS_ACT_ALPHA, cg_elt_f32_bits(p->act.alpha)));
-  return cg_kernel_spec(k, CG_SPEC_CONV_PARAMS_ACT_BETA, cg_elt_f32_bits(p->act.beta));
+  return CG_KERNEL_SPECS(k, specs);
 }

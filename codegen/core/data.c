@@ -3,6 +3,7 @@
 
 #include "codegen/core/data.h"
 #include "codegen/core/key.h"
+#include "codegen/core/spec.h"
 #include "ir/params.h"
 vkml_status cg_data_begin(cg_kernel *k, const cg_template *tmpl, const ir_node *n,
                           const cg_template *st, const cg_schedule *s, const ir_target *t) {
@@ -113,8 +114,9 @@ int cg_data_index_walk(const ir_type *x, const ir_type *ind, int axis, int64_t *
 
 vkml_status cg_data_spec_axes(cg_kernel *k, int n, const int64_t *dims, const int64_t *strides) {
   for (int i = 0; i < n; i++) {
-    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, 8 + (uint32_t)i, (uint32_t)dims[i]));
-    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, 16 + (uint32_t)i, (uint32_t)strides[i]));
+    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_SPEC_INDEX_AXES_D0 + (uint32_t)i, (uint32_t)dims[i]));
+    VKML_RETURN_IF_ERROR(
+        cg_kernel_spec(k, CG_SPEC_INDEX_AXES_S0 + (uint32_t)i, (uint32_t)strides[i]));
   }
   return VKML_OK;
 }

@@ -47,8 +47,8 @@ vkml_status cg_data_define_unit(cg_kernel *k, int64_t unit_bytes, const ir_targe
 vkml_status cg_data_grid(cg_kernel *k, int64_t items, const ir_target *t);
 /* The axis of n's `axis` attribute (default dflt) normalised for rank. */
 vkml_status cg_data_axis(const ir_node *n, int rank, int64_t dflt, int *axis);
-/* Specialization constants 8 + i and 16 + i: the dims and strides of the
- * axes a gather or scatter template walks (data_gather.comp, scatter.comp). */
+/* The dims and strides of the axes a gather or scatter template walks
+ * (glsl/index_axes.glsl, which data_gather.comp and scatter.comp include). */
 vkml_status cg_data_spec_axes(cg_kernel *k, int n, const int64_t *dims, const int64_t *strides);
 /* gather_elements / scatter_elements addressing: the indices' axes
  * (innermost first; size-1 ones dropped, contiguous ones merged) walking x

@@ -2,6 +2,7 @@
  * capacity, and which input's extent word their outputs take. */
 #include "codegen/core/extent.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "ir/params.h"
@@ -118,4 +119,47 @@ bool cg_rows_check_extents(const ir_node *n) {
     if (!same_extent(v, first)) return true;
   }
   return false;
+}
+
+/* The extent word of operand j of n (binding j), as a word index, or
+ * 0xffffffff when it is not bounded. */
+static uint32_t operand_word(const ir_node *n, int j) {
+  const ir_value *v = j < n->n_inputs ? n->inputs[j] : n->outputs[j - n->n_inputs];
+  if (!v || !v->type.bounded) return 0xffffffffu;
+  return (uint32_t)(ir_type_extent_offset(&v->type, v->layout) / 4);
+}
+
+vkml_status cg_extent_abi(const ir_node *n, cg_kernel *k) {
+  uint32_t lo = 0, hi = 0;
+  int n_ops = n->n_inputs + n->n_outputs;
+  for (int j = 0; j < n_ops; j++) {
+    uint32_t w = operand_word(n, j);
+    if (w == 0xffffffffu) continue;
+    if (j >= 32)
+      return vkml_status_make(VKML_CODE_UNSUPPORTED,
+                              "%s: bounded operand %d past the extent ABI's 32 bindings",
+                              ir_op_name(n->op), j);
+    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_EXTENT_WORD_SPEC(j), w));
+    if (j < 16) lo |= 1u << j;
+    else hi |= 1u << (j - 16);
+  }
+  if (lo) VKML_RETURN_IF_ERROR(cg_kernel_define(k, "VKML_EXT_LO", "%u", lo));
+  if (hi) VKML_RETURN_IF_ERROR(cg_kernel_define(k, "VKML_EXT_HI", "%u", hi));
+  /* a kernel whose outputs take an input's extent word (bounded rows, a
+   * gather over run-time index rows, RoiAlign over run-time rois) copies it
+   * itself: no copy command, and no barrier of its own, per step. Not where
+   * the executor first copies input 0 into output 0 (scatter). */
+  if (!k->extent_from || k->copy_input0 || n->n_outputs < 1 ||
+      n->n_outputs > CG_EXTENT_MAX_OUTPUTS || k->n_buffers < n_ops ||
+      k->extent_from > n->n_inputs)
+    return VKML_OK;
+  VKML_RETURN_IF_ERROR(cg_kernel_define(k, "VKML_EXTENT_IN", "%d", k->extent_from - 1));
+  VKML_RETURN_IF_ERROR(cg_kernel_define(k, "VKML_EXTENT_OUTS", "%d", n->n_outputs));
+  for (int i = 0; i < n->n_outputs; i++) {
+    char name[32];
+    snprintf(name, sizeof name, "VKML_EXTENT_OUT%d", i);
+    VKML_RETURN_IF_ERROR(cg_kernel_define(k, name, "%d", n->n_inputs + i));
+  }
+  k->extent_in_kernel = true;
+  return VKML_OK;
 }

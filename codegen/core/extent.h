@@ -23,6 +23,7 @@
 #define CG_CORE_EXTENT_H
 
 #include "codegen/core/kernel.h"
+#include "codegen/core/spec.h"
 #include "ir/graph.h"
 
 /* n's unbounded twin: the same node on copies of its operands with the
@@ -49,5 +50,24 @@ int cg_rows_extent_input(const ir_node *n);
 /* n (over bounded rows) has bounded inputs whose sizes must be compared on
  * the device: not provably one. */
 bool cg_rows_check_extents(const ir_node *n);
+
+/* ---- the extent ABI (glsl/extent.glsl) -------------------------------------- */
+
+/* Most outputs whose extent word a kernel over bounded rows copies itself
+ * (glsl/extent_copy.glsl); past them the executor copies. */
+#define CG_EXTENT_MAX_OUTPUTS 4
+/* The specialization constant of binding j's extent word. */
+#define CG_EXTENT_WORD_SPEC(j) (CG_SPEC_EXTENT_VKML_EXT_WORD0 + (uint32_t)(j))
+
+/* Applies the extent ABI to k, the kernel of n (cg_kernel_for_node calls it
+ * for every kernel): for each bounded operand j of n (binding j: inputs,
+ * then outputs), its extent word's index as specialization constant
+ * CG_EXTENT_WORD_SPEC(j) and bit j of the defines VKML_EXT_LO / VKML_EXT_HI
+ * (a twin's kernel over bounded rows also has VKML_EXT_TWIN);
+ * and where k runs over bounded rows (k->extent_from) and no executor copy
+ * of input 0 comes first (k->copy_input0), the extent copy of
+ * glsl/extent_copy.glsl (k->extent_in_kernel). Nothing for a node without
+ * bounded operands. */
+vkml_status cg_extent_abi(const ir_node *n, cg_kernel *k);
 
 #endif

@@ -49,54 +49,10 @@ vkml_status cg_kernel_spec(cg_kernel *k, uint32_t id, uint32_t value) {
   return VKML_OK;
 }
 
-/* Specialization constants of the extent copy: the input's word, then each
- * output's (32-bit words into their bindings; ids 224 and 225 + i in
- * EXTENT_MAIN). */
-#define EXTENT_SPEC 224
-
-vkml_status cg_kernel_extent_in_kernel(cg_kernel *k, int n_inputs, int n_outputs, uint32_t in_word,
-                                       const uint32_t *out_words) {
-  if (!k->extent_from || n_outputs < 1 || n_outputs > CG_EXTENT_MAX_OUTPUTS ||
-      k->n_buffers < n_inputs + n_outputs || k->extent_from > n_inputs)
-    return VKML_OK;
-  VKML_RETURN_IF_ERROR(cg_kernel_define(k, "VKML_EXTENT_IN", "%d", k->extent_from - 1));
-  VKML_RETURN_IF_ERROR(cg_kernel_define(k, "VKML_EXTENT_OUTS", "%d", n_outputs));
-  for (int i = 0; i < n_outputs; i++) {
-    char name[32];
-    snprintf(name, sizeof name, "VKML_EXTENT_OUT%d", i);
-    VKML_RETURN_IF_ERROR(cg_kernel_define(k, name, "%d", n_inputs + i));
-    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, EXTENT_SPEC + 1 + (uint32_t)i, out_words[i]));
-  }
-  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, EXTENT_SPEC, in_word));
-  k->extent_in_kernel = true;
+vkml_status cg_kernel_specs(cg_kernel *k, const cg_spec_value *v, int n) {
+  for (int i = 0; i < n; i++) VKML_RETURN_IF_ERROR(cg_kernel_spec(k, v[i].id, v[i].value));
   return VKML_OK;
 }
-
-/* The template's main() becomes vkml_kernel_main(), called by a main()
- * whose first invocation first copies the extent word (the defines and
- * specialization constants of cg_kernel_extent_in_kernel); the template's
- * line numbers stay. */
-static const char EXTENT_MAIN[] =
-    "\n#undef main\n"
-    "layout(constant_id = 224) const uint VKML_EXTENT_IN_WORD = 0u;\n"
-    "layout(binding = VKML_EXTENT_IN, std430) readonly buffer VkmlExtentIn { uint vkml_extent_in[]; };\n"
-    "#define VKML_EXTENT_OUTPUT(i) \\\n"
-    "  layout(constant_id = 225 + i) const uint VKML_EXTENT_OUT_WORD##i = 0u; \\\n"
-    "  layout(binding = VKML_EXTENT_OUT##i, std430) writeonly buffer VkmlExtentOut##i { uint vkml_extent_out##i[]; };\n"
-    "VKML_EXTENT_OUTPUT(0)\n"
-    "#if VKML_EXTENT_OUTS > 1\nVKML_EXTENT_OUTPUT(1)\n#endif\n"
-    "#if VKML_EXTENT_OUTS > 2\nVKML_EXTENT_OUTPUT(2)\n#endif\n"
-    "#if VKML_EXTENT_OUTS > 3\nVKML_EXTENT_OUTPUT(3)\n#endif\n"
-    "void main() {\n"
-    "  if (gl_WorkGroupID == uvec3(0u) && gl_LocalInvocationIndex == 0u) {\n"
-    "    uint e = vkml_extent_in[VKML_EXTENT_IN_WORD];\n"
-    "    vkml_extent_out0[VKML_EXTENT_OUT_WORD0] = e;\n"
-    "#if VKML_EXTENT_OUTS > 1\n    vkml_extent_out1[VKML_EXTENT_OUT_WORD1] = e;\n#endif\n"
-    "#if VKML_EXTENT_OUTS > 2\n    vkml_extent_out2[VKML_EXTENT_OUT_WORD2] = e;\n#endif\n"
-    "#if VKML_EXTENT_OUTS > 3\n    vkml_extent_out3[VKML_EXTENT_OUT_WORD3] = e;\n#endif\n"
-    "  }\n"
-    "  vkml_kernel_main();\n"
-    "}\n";
 
 vkml_status cg_kernel_compile(cg_compiler *c, const cg_kernel *k, cg_spirv *out) {
   cg_define d[CG_MAX_DEFINES];
@@ -106,6 +62,10 @@ vkml_status cg_kernel_compile(cg_compiler *c, const cg_kernel *k, cg_spirv *out)
   }
   if (!k->extent_in_kernel)
     return cg_compile(c, k->source_name, k->source, d, k->n_defines, k->opt, out);
+  /* the template's main() becomes vkml_kernel_main(), called by the main()
+   * of glsl/extent_copy.glsl, whose first invocation first copies the
+   * extent word; the template's line numbers stay */
+  static const char EXTENT_MAIN[] = "\n#include \"extent_copy.glsl\"\n";
   const char *nl = strchr(k->source, '\n');
   if (strncmp(k->source, "#version", 8) || !nl)
     return vkml_status_make(VKML_CODE_INTERNAL, "%s: no #version line to wrap", k->source_name);

@@ -41,7 +41,8 @@ typedef struct cg_kernel {
    * IR_STEP_EXTENT_FROM), 0 for none */
   int extent_from;
   /* with extent_from: the kernel's first invocation copies the extent word
-   * itself (cg_kernel_extent_in_kernel; ir/plan.h IR_STEP_EXTENT_KERNEL) */
+   * itself (glsl/extent_copy.glsl, set by cg_kernel_for_node; ir/plan.h
+   * IR_STEP_EXTENT_KERNEL) */
   bool extent_in_kernel;
   uint32_t push_bytes;
   uint32_t groups[3];
@@ -59,23 +60,23 @@ vkml_status cg_kernel_define(cg_kernel *k, const char *name, const char *fmt, ..
     __attribute__((format(printf, 3, 4)))
 #endif
     ;
+/* Sets specialization constant id (by name: CG_SPEC_<FILE>_<NAME>,
+ * codegen/core/spec.h) to value (float bits for a float constant, 0 or 1
+ * for a bool). */
 vkml_status cg_kernel_spec(cg_kernel *k, uint32_t id, uint32_t value);
+/* Several at once: cg_kernel_specs(k, (cg_spec_value[]){{ID, v}, ...}, n),
+ * or CG_KERNEL_SPECS(k, array) for a named array. */
+typedef struct cg_spec_value {
+  uint32_t id, value;
+} cg_spec_value;
+vkml_status cg_kernel_specs(cg_kernel *k, const cg_spec_value *v, int n);
+#define CG_KERNEL_SPECS(k, array) cg_kernel_specs(k, array, (int)(sizeof(array) / sizeof((array)[0])))
 /* The grid of `groups` workgroups, folded into y beyond the device's x
  * limit; the kernel recovers its flat index as gl_WorkGroupID.y * GX +
  * gl_WorkGroupID.x, GX being specialization constant gx_spec. UNSUPPORTED
  * when y overflows too. */
 vkml_status cg_fold_grid(cg_kernel *out, const ir_target *t, int64_t groups, uint32_t gx_spec,
                          const char *op);
-/* The kernel of a node over bounded rows (extent_from set) copies the
- * extent word of input extent_from - 1 (32-bit word in_word of its binding)
- * into its n_outputs outputs' (words out_words) itself: cg_kernel_compile
- * wraps the template's main() in one whose first invocation does it
- * (bindings as cg_kernel documents: outputs after the n_inputs inputs) and
- * extent_in_kernel is set. Past CG_EXTENT_MAX_OUTPUTS outputs nothing
- * changes (the executor copies). */
-#define CG_EXTENT_MAX_OUTPUTS 4
-vkml_status cg_kernel_extent_in_kernel(cg_kernel *k, int n_inputs, int n_outputs, uint32_t in_word,
-                                       const uint32_t *out_words);
 /* Compiles the kernel's source with its defines. */
 vkml_status cg_kernel_compile(cg_compiler *c, const cg_kernel *k, cg_spirv *out);
 

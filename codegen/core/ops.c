@@ -53,7 +53,8 @@ static vkml_status check_layouts(const ir_node *n) {
 }
 
 /* The elementwise kernels compare their bounded inputs' extent words
- * (glsl/extent_check.glsl) when asked: one more binding, the error slot. */
+ * (glsl/extent_check.glsl, through the extent ABI) when asked: one more
+ * binding, the error slot. */
 static vkml_status add_extent_check(const ir_node *n, cg_kernel *k) {
   const char *tm = k->tmpl ? k->tmpl->name : "";
   if ((strcmp(tm, "elementwise_binary") && strcmp(tm, "elementwise_nary")) || n->n_inputs > 4 ||
@@ -63,12 +64,6 @@ static vkml_status add_extent_check(const ir_node *n, cg_kernel *k) {
                             "does not compare them",
                             ir_op_name(n->op), tm);
   VKML_RETURN_IF_ERROR(cg_kernel_define(k, "EXTENT_CHECK", "1"));
-  for (int i = 0; i < n->n_inputs; i++) {
-    const ir_value *v = n->inputs[i];
-    uint32_t w = v->type.bounded ? (uint32_t)(ir_type_extent_offset(&v->type, v->layout) / 4)
-                                 : 0xffffffffu;
-    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, 200 + (uint32_t)i, w));
-  }
   k->n_buffers += 1;
   k->error_slot = true;
   return VKML_OK;
@@ -83,6 +78,8 @@ static vkml_status rows_kernel(const ir_node *n, int from, const cg_template *sc
   vkml_status s = cg_node_fn_for(&twin.node)(&twin.node, sched_template, sched, t, out);
   cg_twin_free(&twin);
   if (!s && cg_rows_check_extents(n)) s = add_extent_check(n, out);
+  /* the template sees the twin's operands, not bounded (glsl/extent.glsl) */
+  if (!s) s = cg_kernel_define(out, "VKML_EXT_TWIN", "1");
   if (!s) out->extent_from = 1 + from;
   return s;
 }
@@ -113,16 +110,5 @@ vkml_status cg_kernel_for_node(const ir_node *n, const cg_template *sched_templa
                                const cg_schedule *sched, const ir_target *t,
                                cg_kernel *out) {
   VKML_RETURN_IF_ERROR(kernel_for_node(n, sched_template, sched, t, out));
-  /* a kernel whose outputs take an input's extent word (bounded rows, a
-   * gather over run-time index rows, RoiAlign over run-time rois) copies it
-   * itself: no copy command, and no barrier of its own, per step. Not where
-   * the executor first copies input 0 into output 0 (scatter). */
-  if (!out->extent_from || out->copy_input0) return VKML_OK;
-  const ir_value *x = n->inputs[out->extent_from - 1];
-  uint32_t in_word = (uint32_t)(ir_type_extent_offset(&x->type, x->layout) / 4);
-  uint32_t out_words[CG_EXTENT_MAX_OUTPUTS];
-  for (int i = 0; i < n->n_outputs && i < CG_EXTENT_MAX_OUTPUTS; i++)
-    out_words[i] =
-        (uint32_t)(ir_type_extent_offset(&n->outputs[i]->type, n->outputs[i]->layout) / 4);
-  return cg_kernel_extent_in_kernel(out, n->n_inputs, n->n_outputs, in_word, out_words);
+  return cg_extent_abi(n, out);
 }

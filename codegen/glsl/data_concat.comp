@@ -18,11 +18,11 @@
 //     channel; split: over every output's texels in turn (part k owns
 //     [T(k-1), T(k))), the lanes from the input.
 //
-// BOUNDED (concat, defined only then): every part and the whole bounded
-// along the axis with nothing before it (codegen/cg_rows.h): part k's
-// count is word XWk of its binding (its extent word), its RU units per
-// index go to the whole after the parts before it; the whole's count, their
-// sum, goes into word YW of the output.
+// BOUNDED (concat, defined only then; the counts through the extent ABI,
+// extent.glsl): every part and the whole bounded along the axis with
+// nothing before it (codegen/core/extent.h): part k's count, its RU units
+// per index, go to the whole after the parts before it; the whole's count
+// is their sum.
 //
 // Bindings: concat: 0..N_PARTS-1 = the inputs, N_PARTS = the output;
 //   split: 0 = the input, 1..N_PARTS = the outputs (N_PARTS <= 31; PACKED:
@@ -119,39 +119,8 @@ const uint ST29 = E28;
 const uint ST30 = E29;
 
 #ifdef BOUNDED
+#include "extent.glsl"
 layout(constant_id = 56) const uint RU = 1;
-layout(constant_id = 57) const uint YW = 0;
-layout(constant_id = 60) const uint XW0 = 0;
-layout(constant_id = 61) const uint XW1 = 0;
-layout(constant_id = 62) const uint XW2 = 0;
-layout(constant_id = 63) const uint XW3 = 0;
-layout(constant_id = 64) const uint XW4 = 0;
-layout(constant_id = 65) const uint XW5 = 0;
-layout(constant_id = 66) const uint XW6 = 0;
-layout(constant_id = 67) const uint XW7 = 0;
-layout(constant_id = 68) const uint XW8 = 0;
-layout(constant_id = 69) const uint XW9 = 0;
-layout(constant_id = 70) const uint XW10 = 0;
-layout(constant_id = 71) const uint XW11 = 0;
-layout(constant_id = 72) const uint XW12 = 0;
-layout(constant_id = 73) const uint XW13 = 0;
-layout(constant_id = 74) const uint XW14 = 0;
-layout(constant_id = 75) const uint XW15 = 0;
-layout(constant_id = 76) const uint XW16 = 0;
-layout(constant_id = 77) const uint XW17 = 0;
-layout(constant_id = 78) const uint XW18 = 0;
-layout(constant_id = 79) const uint XW19 = 0;
-layout(constant_id = 80) const uint XW20 = 0;
-layout(constant_id = 81) const uint XW21 = 0;
-layout(constant_id = 82) const uint XW22 = 0;
-layout(constant_id = 83) const uint XW23 = 0;
-layout(constant_id = 84) const uint XW24 = 0;
-layout(constant_id = 85) const uint XW25 = 0;
-layout(constant_id = 86) const uint XW26 = 0;
-layout(constant_id = 87) const uint XW27 = 0;
-layout(constant_id = 88) const uint XW28 = 0;
-layout(constant_id = 89) const uint XW29 = 0;
-layout(constant_id = 90) const uint XW30 = 0;
 #endif
 
 #ifdef PACKED
@@ -342,104 +311,8 @@ PART(30)
 
 
 #ifdef BOUNDED
-// the parts and the whole as words, for their extent words
-#define PARTW(k) layout(binding = k, std430) readonly buffer PW##k { uint pw##k[]; };
-layout(binding = N_PARTS, std430) writeonly buffer OutW { uint yw[]; };
-#if N_PARTS > 0
-PARTW(0)
-#endif
-#if N_PARTS > 1
-PARTW(1)
-#endif
-#if N_PARTS > 2
-PARTW(2)
-#endif
-#if N_PARTS > 3
-PARTW(3)
-#endif
-#if N_PARTS > 4
-PARTW(4)
-#endif
-#if N_PARTS > 5
-PARTW(5)
-#endif
-#if N_PARTS > 6
-PARTW(6)
-#endif
-#if N_PARTS > 7
-PARTW(7)
-#endif
-#if N_PARTS > 8
-PARTW(8)
-#endif
-#if N_PARTS > 9
-PARTW(9)
-#endif
-#if N_PARTS > 10
-PARTW(10)
-#endif
-#if N_PARTS > 11
-PARTW(11)
-#endif
-#if N_PARTS > 12
-PARTW(12)
-#endif
-#if N_PARTS > 13
-PARTW(13)
-#endif
-#if N_PARTS > 14
-PARTW(14)
-#endif
-#if N_PARTS > 15
-PARTW(15)
-#endif
-#if N_PARTS > 16
-PARTW(16)
-#endif
-#if N_PARTS > 17
-PARTW(17)
-#endif
-#if N_PARTS > 18
-PARTW(18)
-#endif
-#if N_PARTS > 19
-PARTW(19)
-#endif
-#if N_PARTS > 20
-PARTW(20)
-#endif
-#if N_PARTS > 21
-PARTW(21)
-#endif
-#if N_PARTS > 22
-PARTW(22)
-#endif
-#if N_PARTS > 23
-PARTW(23)
-#endif
-#if N_PARTS > 24
-PARTW(24)
-#endif
-#if N_PARTS > 25
-PARTW(25)
-#endif
-#if N_PARTS > 26
-PARTW(26)
-#endif
-#if N_PARTS > 27
-PARTW(27)
-#endif
-#if N_PARTS > 28
-PARTW(28)
-#endif
-#if N_PARTS > 29
-PARTW(29)
-#endif
-#if N_PARTS > 30
-PARTW(30)
-#endif
 // part k: units [sb[k], eb[k]) of the whole
-#define EXT(k) sb[k] = run; run += pw##k[XW##k] * RU; eb[k] = run;
+#define EXT(k) sb[k] = run; run += vkml_extent(k) * RU; eb[k] = run;
 #define PICKB(k) if (u < eb[k]) { y[u] = p##k[u - sb[k]]; continue; }
 #endif
 
@@ -540,7 +413,7 @@ void main() {
 #if N_PARTS > 30
   EXT(30)
 #endif
-  if (group == 0u && gl_LocalInvocationID.x == 0u) yw[YW] = run / max(RU, 1u);
+  if (group == 0u && gl_LocalInvocationID.x == 0u) vkml_set_extent(N_PARTS, run / max(RU, 1u));
   for (uint e = 0; e < EPI; e++) {
     uint u = (group * EPI + e) * WG_SIZE + gl_LocalInvocationID.x;
     if (u >= run) return;

@@ -16,13 +16,12 @@
 // Units are ELEM_BYTES bytes (gather may group neighbouring elements of the
 // inner block into one word); bits are copied, so every dtype works.
 //
-// ROWS_LIMIT: the indices have a run-time count of leading rows (bounded,
-// codegen/cg_data_gather.c): the count is word LIMIT_WORD of binding 1 (the
-// indices' extent word) and outputs past count x ROW_UNITS are not written
-// (their indices are not read: past the count they are not data).
-// DATA_BOUNDED (gather, with ROWS_LIMIT): the data is bounded along the
-// gathered axis; indices are checked against its run-time size (word
-// DATA_WORD of binding 0) instead of DIM.
+// Bounded indices (binding 1; the extent ABI, extent.glsl): a run-time
+// count of leading index rows (codegen/kernels/gather.c); outputs past
+// count x ROW_UNITS are not written (their indices are not read: past the
+// count they are not data).
+// Bounded data too (binding 0, gather): bounded along the gathered axis;
+// indices are checked against its run-time size instead of DIM.
 //
 // Bindings: 0 = data, 1 = indices, 2 = out (dense C order), 3 = the error
 // slot.
@@ -56,31 +55,11 @@ layout(constant_id = 4) const int AXS = 0;    // gather_elements: axis stride
 layout(constant_id = 5) const uint RANK = 0;  // gather_elements: merged axes
 layout(constant_id = 6) const uint AXIS = 0;  // the axis (for error reports)
 layout(constant_id = 7) const uint BSL = 1;   // gather_nd: slices per batch
-layout(constant_id = 8) const uint D0 = 1;
-layout(constant_id = 9) const uint D1 = 1;
-layout(constant_id = 10) const uint D2 = 1;
-layout(constant_id = 11) const uint D3 = 1;
-layout(constant_id = 12) const uint D4 = 1;
-layout(constant_id = 13) const uint D5 = 1;
-layout(constant_id = 14) const uint D6 = 1;
-layout(constant_id = 15) const uint D7 = 1;
-layout(constant_id = 16) const int S0 = 0;
-layout(constant_id = 17) const int S1 = 0;
-layout(constant_id = 18) const int S2 = 0;
-layout(constant_id = 19) const int S3 = 0;
-layout(constant_id = 20) const int S4 = 0;
-layout(constant_id = 21) const int S5 = 0;
-layout(constant_id = 22) const int S6 = 0;
-layout(constant_id = 23) const int S7 = 0;
-layout(constant_id = 24) const uint LIMIT_WORD = 0;
+#include "index_axes.glsl" // D0..D7, S0..S7: the walked axes
 layout(constant_id = 25) const uint ROW_UNITS = 0;
-layout(constant_id = 26) const uint DATA_WORD = 0;
-#ifndef ROWS_LIMIT
-#define ROWS_LIMIT 0
-#endif
-#ifndef DATA_BOUNDED
-#define DATA_BOUNDED 0
-#endif
+#include "extent.glsl"
+#define ROWS_LIMIT VKML_EXT_HAS(1)
+#define DATA_BOUNDED VKML_EXT_HAS(0)
 
 layout(binding = 0, std430) readonly buffer Data { U x[]; };
 #if IDX64
@@ -89,12 +68,6 @@ layout(binding = 1, std430) readonly buffer Idx { uvec2 ind[]; };
 layout(binding = 1, std430) readonly buffer Idx { int ind[]; };
 #endif
 layout(binding = 2, std430) writeonly buffer Out { U y[]; };
-#if ROWS_LIMIT
-layout(binding = 1, std430) readonly buffer IdxWords { uint ind_words[]; };
-#endif
-#if DATA_BOUNDED
-layout(binding = 0, std430) readonly buffer DataWords { uint data_words[]; };
-#endif
 #define ERROR_BINDING 3
 #include "device_error.glsl"
 
@@ -106,12 +79,12 @@ int fix_index(uint j) { return fix_index_at(j, g_dim, AXIS); }
 void main() {
   uint group = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
 #if ROWS_LIMIT
-  uint n_active = min(N, min(ind_words[LIMIT_WORD], 0xffffffffu / max(ROW_UNITS, 1u)) * ROW_UNITS);
+  uint n_active = min(N, min(vkml_extent(1), 0xffffffffu / max(ROW_UNITS, 1u)) * ROW_UNITS);
 #else
   uint n_active = N;
 #endif
 #if DATA_BOUNDED
-  g_dim = int(min(data_words[DATA_WORD], uint(DIM)));
+  g_dim = int(min(vkml_extent(0), uint(DIM)));
 #endif
   for (uint e = 0; e < EPI; e++) {
     uint u = (group * EPI + e) * WG_SIZE + gl_LocalInvocationID.x;

@@ -25,8 +25,7 @@
 //   binary search for the row's first -1; the counts before the row summed
 //   across the invocations, then a tree in shared memory), and its triples
 //   are written an element per invocation. The last row's workgroup writes
-//   the total after the capacity (the bounded output's extent word,
-//   ir/graph.h).
+//   the total as the bounded output's extent (the extent ABI, extent.glsl).
 //   Bindings: 0 = selected, 1 = output (i64 as word pairs, then the count).
 //
 // Overlap: glsl/nms_iou.glsl.
@@ -34,8 +33,8 @@
 // Knobs (#defines): WG_SIZE (64, 128 or 256: the kept-vs-candidate tests of
 // a chunk spread over all of them). Baked per workload: STAGE,
 // DTYPE_F16, KEPT_SHARED (kept boxes held in shared memory; the rest are
-// read back by index), EXTENT_AT (the extent word's place in word pairs) (#defines); the sizes and attributes (specialization
-// constants).
+// read back by index) (#defines); the sizes and attributes
+// (specialization constants).
 
 #extension GL_EXT_control_flow_attributes : enable
 // buffer memory shared within the workgroup at workgroup scope (device
@@ -159,6 +158,7 @@ void main() {
 #else
 layout(set = 0, binding = 0) readonly buffer Kb { int SEL[]; };
 layout(set = 0, binding = 1) writeonly buffer Yb { uvec2 Y[]; };
+#include "extent.glsl" // the output's count
 
 shared uint s_part[WG_SIZE];
 
@@ -175,7 +175,7 @@ uint row_count(uint row) {
 
 void main() {
   uint row = gl_WorkGroupID.y * GX + gl_WorkGroupID.x, lid = gl_LocalInvocationID.x;
-  if (B * C == 0u && row == 0u && lid == 0u) Y[EXTENT_AT] = uvec2(0u); // no rows, no boxes
+  if (B * C == 0u && row == 0u && lid == 0u) vkml_set_extent(1, 0u); // no rows, no boxes
   if (row >= B * C) return;
   // the row's first output: the kept boxes of the rows before it
   uint before = 0u;
@@ -193,6 +193,6 @@ void main() {
     Y[o + 1u] = uvec2(cc, 0u);
     Y[o + 2u] = uvec2(uint(SEL[row * M + q]), 0u);
   }
-  if (row == B * C - 1u && lid == 0u) Y[EXTENT_AT] = uvec2(first + n, 0u);
+  if (row == B * C - 1u && lid == 0u) vkml_set_extent(1, first + n);
 }
 #endif

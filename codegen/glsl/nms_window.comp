@@ -44,7 +44,8 @@
 //   WG_SIZE / 64 invocations scanning each box's window, in passes until
 //   the 64 are decided (each pass decides at least the top undecided one).
 // STAGE 3, finish (one workgroup): the kept boxes in score order become
-//   (0, 0, box) triples, at most M; the count goes in the extent word.
+//   (0, 0, box) triples, at most M; the count goes in the extent word (the
+//   boxes' and scores' counts too: the extent ABI, extent.glsl).
 //
 // Bindings: keys 0 = boxes, 1 = scores, 2 = keys, 3 = error slot;
 // prep 0 = boxes, 1 = scores, 2 = order (i64 as word pairs), 3 = prep;
@@ -53,8 +54,7 @@
 // the count).
 //
 // Knobs (#defines): WG_SIZE (64 .. 1024). Baked per workload: STAGE,
-// DTYPE_F16, EXTENT_AT (the triples' extent word, in word pairs)
-// (#defines); the capacity, attributes and extent words (specialization
+// DTYPE_F16 (#defines); the capacity and attributes (specialization
 // constants).
 
 #extension GL_EXT_control_flow_attributes : enable
@@ -75,8 +75,6 @@ layout(constant_id = 4) const bool TIE_UP = false;
 layout(constant_id = 5) const bool HAS_ST = false;
 layout(constant_id = 6) const float STH = 0.0;
 layout(constant_id = 7) const uint GX = 1;
-layout(constant_id = 8) const uint SCORES_EXTENT = 0; // word index
-layout(constant_id = 9) const uint BOXES_EXTENT = 0;
 layout(constant_id = 10) const uint M = 1;        // kept at most
 layout(constant_id = 11) const uint STATE_AT = 0; // the state in the state input, in words
 const uint NB = N;
@@ -91,8 +89,8 @@ const uint P_XMAX = 0u, P_XMIN = ROW, P_STATE = 2u * ROW, P_SEG = 3u * ROW, P_SE
 layout(set = 0, binding = 0) readonly buffer Bb { T BX[]; };
 layout(set = 0, binding = 1) readonly buffer Sb { T SC[]; };
 layout(set = 0, binding = 2) writeonly buffer Kb { float KEY[]; };
-layout(set = 0, binding = 0) readonly buffer BWb { uint BX_W[]; };
-layout(set = 0, binding = 1) readonly buffer SWb { uint SC_W[]; };
+#define BOXES_AT 0
+#define SCORES_AT 1
 #define ERROR_BINDING 3
 #include "device_error.glsl"
 #elif STAGE == 1
@@ -100,14 +98,16 @@ layout(set = 0, binding = 0) readonly buffer Bb { T BX[]; };
 layout(set = 0, binding = 1) readonly buffer Sb { T SC[]; };
 layout(set = 0, binding = 2) readonly buffer Ob { uvec2 ORD[]; };
 layout(set = 0, binding = 3) writeonly buffer Pb { uint PREP[]; };
-layout(set = 0, binding = 1) readonly buffer SWb { uint SC_W[]; };
+#define BOXES_AT 0
+#define SCORES_AT 1
 #else
 layout(set = 0, binding = 0) readonly buffer Ib { uint STATE_IN[]; };
 layout(set = 0, binding = 1) readonly buffer Bb { T BX[]; };
 layout(set = 0, binding = 2) readonly buffer Sb { T SC[]; };
 layout(set = 0, binding = 3) readonly buffer Ob { uvec2 ORD[]; };
 layout(set = 0, binding = 4) readonly buffer Pb { uint PREP[]; };
-layout(set = 0, binding = 2) readonly buffer SWb { uint SC_W[]; };
+#define BOXES_AT 1
+#define SCORES_AT 2
 #if STAGE == 2
 layout(set = 0, binding = 5) writeonly buffer Yb { uint STATE[]; };
 #elif STAGE == 3
@@ -118,6 +118,7 @@ layout(set = 0, binding = 5) coherent buffer Yb { uint STATE[]; };
 #endif
 
 #include "nms_iou.glsl"
+#include "extent.glsl" // the boxes' and scores' counts; finish: the output's
 
 #define NEG_INF uintBitsToFloat(0xff800000u)
 
@@ -129,13 +130,13 @@ bool finite_box(vec4 b) {
   return all(notEqual(e, uvec4(0x7f800000u)));
 }
 
-uint live_count() { return min(SC_W[SCORES_EXTENT], N); }
+uint live_count() { return min(vkml_extent(SCORES_AT), N); }
 
 #if STAGE == 0
 void main() {
   uint i = (gl_WorkGroupID.y * GX + gl_WorkGroupID.x) * WG_SIZE + gl_LocalInvocationID.x;
   if (i >= N) return;
-  uint ns = SC_W[SCORES_EXTENT], nb = BX_W[BOXES_EXTENT];
+  uint ns = vkml_extent(SCORES_AT), nb = vkml_extent(BOXES_AT);
   if (i == 0u && ns != nb) report_error(3u, 0u, nb, 0u, 1u, ns);
   float sk = NEG_INF, xk = NEG_INF;
   if (i < min(min(ns, nb), N)) {
@@ -304,7 +305,7 @@ void main() {
     total += s_flag[WG_SIZE - 1u];
     barrier();
   }
-  if (lid == 0u) Y[EXTENT_AT] = uvec2(min(total, M), 0u);
+  if (lid == 0u) vkml_set_extent(5, min(total, M));
 }
 
 #else

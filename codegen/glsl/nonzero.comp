@@ -1,5 +1,5 @@
 #version 450
-// NonZero's GPU stages (codegen/cg_nonzero.c; passes/pass_split_nonzero.c
+// NonZero's GPU stages (codegen/kernels/nonzero.c; passes/pass_split_nonzero.c
 // puts an exclusive cumsum of the flags between them): the positions of
 // x's non-zero elements in row-major order, as numpy's nonzero (NaN is
 // non-zero, -0 is zero), compacted through the scan.
@@ -9,18 +9,18 @@
 // STAGE 1, write: the element at p, non-zero, is column O[p] (the
 //   exclusive cumsum of the flags) of the output i64[RANK, count], count
 //   = O[N-1] + flag(N-1) read from the offsets, so no host round trip sits
-//   between the stages; the first invocation writes count after the
-//   output's capacity (the bounded output's extent word, ir/graph.h).
+//   between the stages; the first invocation writes count as the bounded
+//   output's extent (the extent ABI, extent.glsl).
 //   Bindings: 0 = x, 1 = offsets (i32), 2 = output (i64 as word pairs).
 //
-// A bounded x (BOUNDED 1, its rows leading: ir/graph.h) holds X_EXT_WORD's
-// count of rows of ROW elements as a prefix of its capacity; the elements
-// past them count as zeros, so both stages read the count.
+// A bounded x (its rows leading: ir/graph.h) holds its run-time count of
+// rows of ROW elements as a prefix of its capacity; the elements past them
+// count as zeros, so both stages read the count.
 //
 // Knob (#define): WG_SIZE. Baked per workload: STAGE, DTYPE (0 f32, 1 f16,
-//   2 i32, 3 i64, 4 bytes: bool, u8, i8), EXTENT_AT (word pairs), BOUNDED
-//   (#defines); N (the capacity's elements), RANK, the dims D0..D7 (the
-//   capacity's), GX, X_EXT_WORD, ROW (specialization constants).
+//   2 i32, 3 i64, 4 bytes: bool, u8, i8) (#defines); N (the capacity's
+//   elements), RANK, the dims D0..D7 (the capacity's), GX, ROW
+//   (specialization constants).
 
 #if DTYPE == 1
 #extension GL_EXT_shader_16bit_storage : require
@@ -48,13 +48,10 @@ layout(constant_id = 7) const uint D5 = 1;
 layout(constant_id = 8) const uint D6 = 1;
 layout(constant_id = 9) const uint D7 = 1;
 layout(constant_id = 10) const uint GX = 1;
-layout(constant_id = 11) const uint X_EXT_WORD = 0;
 layout(constant_id = 12) const uint ROW = 1;
 
 layout(set = 0, binding = 0) readonly buffer Xb { ST X[]; };
-#if BOUNDED
-layout(set = 0, binding = 0) readonly buffer Xe { uint XE[]; }; // x's extent word
-#endif
+#include "extent.glsl"
 uint live; // x's live elements
 #if STAGE == 0
 layout(set = 0, binding = 1) writeonly buffer Fb { int F[]; };
@@ -84,8 +81,8 @@ uint dim(uint d) {
 
 void main() {
   uint p = (gl_WorkGroupID.y * GX + gl_WorkGroupID.x) * WG_SIZE + gl_LocalInvocationID.x;
-#if BOUNDED
-  live = min(XE[X_EXT_WORD] * ROW, N);
+#if VKML_EXT_HAS(0)
+  live = min(vkml_extent(0) * ROW, N);
 #else
   live = N;
 #endif
@@ -93,7 +90,9 @@ void main() {
   if (p < N) F[p] = nonzero(p) ? 1 : 0;
 #else
   uint count = N == 0u ? 0u : uint(O[N - 1u]) + (nonzero(N - 1u) ? 1u : 0u);
-  if (p == 0u) Y[EXTENT_AT] = uvec2(count, 0u);
+#if VKML_EXT_HAS(2)
+  if (p == 0u) vkml_set_extent(2, count);
+#endif
   if (p >= N || !nonzero(p)) return;
   uint col = uint(O[p]), rest = p;
   for (uint d = RANK; d-- > 0u;) {

@@ -78,18 +78,17 @@ const uint OUTS = WG_SIZE / LANES;                  // slots per workgroup
 const uint NV = VW - (VW - 1) * LANES_FAST;         // outputs per slot
 layout(constant_id = 42) const uint OP = 0;
 layout(constant_id = 43) const uint SELECT_LAST = 0;
-// a whole reduction of a bounded input (its live elements a prefix): the
-// extent word's index in the input (NONE: not bounded) and the elements per
-// bounded index; the row is then extent * EXT_ROW long (-inf / +inf / 0 / 1
-// for an empty max / min / sum / prod, as ONNX's opset 18)
-layout(constant_id = 44) const uint EXT_WORD = 0xffffffffu;
+// a whole reduction of a bounded input (its live elements a prefix; its
+// count through the extent ABI, extent.glsl): the elements per bounded
+// index; the row is then extent * EXT_ROW long (-inf / +inf / 0 / 1 for an
+// empty max / min / sum / prod, as ONNX's opset 18)
 layout(constant_id = 45) const uint EXT_ROW = 1;
+#include "extent.glsl"
 const bool IS_MAX = OP == OP_MAX || OP == OP_MIN;
 const bool NEG = OP == OP_MIN || OP == OP_ARGMIN;
 
 layout(binding = 0, std430) restrict readonly buffer X1 { T x1[]; };
 layout(binding = 0, std430) restrict readonly buffer XV { TV xv[]; };
-layout(binding = 0, std430) restrict readonly buffer XW { uint xw[]; };
 #if IS_ARG
 layout(binding = 1, std430) restrict writeonly buffer Y { uint y[]; };
 #else
@@ -209,7 +208,11 @@ void main() {
     // output; across it: element k of VW neighbouring outputs
     uint kfirst = LANES_FAST != 0 ? lane * VW : lane;
     uint kstep = LANES_FAST != 0 ? LANES * VW : LANES;
-    uint len = EXT_WORD == NONE ? L : min(L, xw[EXT_WORD] * EXT_ROW);
+#if VKML_EXT_HAS(0)
+    uint len = min(L, vkml_extent(0) * EXT_ROW);
+#else
+    uint len = L;
+#endif
     for (uint k = kfirst; k < len; k += kstep) {
       float v[VW];
       load(b + off_of(k), v);

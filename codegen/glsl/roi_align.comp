@@ -18,15 +18,15 @@
 // finite, a sampling grid beyond 65536 per axis or 2^20 per bin) give NaN:
 // the kernel must neither read outside x nor run for ever.
 //
-// BOUNDED: rois, batch indices and y are bounded along R (a run-time count
-// of rois, R the capacity): the counts come from the rois' and the batch
-// indices' extent words (words ROIS_EXTENT, BI_EXTENT of their bindings);
-// counts that differ are reported (kind 3) and the smaller one is used.
-// Invocations past the count write nothing; y's extent word is the
-// executor's copy of the rois' (ir/plan.h IR_STEP_EXTENT_FROM).
+// Bounded rois (bindings 1 and 2 bounded, the extent ABI: extent.glsl): rois,
+// batch indices and y are bounded along R (a run-time count of rois, R the
+// capacity): the counts come from the rois' and the batch indices' extent
+// words; counts that differ are reported (kind 3) and the smaller one is
+// used. Invocations past the count write nothing; y's extent word is the
+// rois' (copied in the kernel or by the executor: IR_STEP_EXTENT_FROM).
 //
 // Knobs (#defines): WG_SIZE, EPI (outputs per invocation, WG_SIZE * GX
-//   apart). Baked per workload: DTYPE_F16, BI_I64, BOUNDED (#defines); the shape,
+//   apart). Baked per workload: DTYPE_F16, BI_I64 (#defines); the shape,
 //   mode, sampling ratio, spatial scale (float bits) and coordinate mode
 //   (specialization constants).
 
@@ -52,8 +52,6 @@ layout(constant_id = 8) const bool MAX_MODE = false;
 layout(constant_id = 9) const bool HALF_PIXEL = true;
 layout(constant_id = 10) const uint SCALE_BITS = 0x3f800000u;
 layout(constant_id = 11) const uint GX = 1;
-layout(constant_id = 12) const uint ROIS_EXTENT = 0;
-layout(constant_id = 13) const uint BI_EXTENT = 0;
 
 layout(set = 0, binding = 0) readonly buffer Xb { T X[]; };
 layout(set = 0, binding = 1) readonly buffer Rb { T ROIS[]; };
@@ -63,11 +61,8 @@ layout(set = 0, binding = 2) readonly buffer Bb { uvec2 BI[]; };
 layout(set = 0, binding = 2) readonly buffer Bb { int BI[]; };
 #endif
 layout(set = 0, binding = 3) writeonly buffer Yb { T Y[]; };
-#if BOUNDED
-// the same buffers as words, for their extent words
-layout(set = 0, binding = 1) readonly buffer RWb { uint ROIS_W[]; };
-layout(set = 0, binding = 2) readonly buffer BWb { uint BI_W[]; };
-#endif
+#include "extent.glsl"
+#define BOUNDED VKML_EXT_HAS(1)
 #define ERROR_BINDING 4
 #include "device_error.glsl"
 
@@ -167,7 +162,7 @@ void main() {
   uint stride = WG_SIZE * GX * max(gl_NumWorkGroups.y, 1u);
   uint u = wg * WG_SIZE + gl_LocalInvocationID.x;
 #if BOUNDED
-  uint nr = ROIS_W[ROIS_EXTENT], nb = BI_W[BI_EXTENT];
+  uint nr = vkml_extent(1), nb = vkml_extent(2);
   if (nr != nb && u == 0u) report_error(3u, 1u, nr, 0u, 2u, nb);
   uint total = min(min(nr, nb), R) * C * OH * OW;
 #else

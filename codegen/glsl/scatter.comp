@@ -19,13 +19,12 @@
 // index out of range is reported in the error slot (index.glsl) and
 // clamped.
 //
-// ROWS (scatter_elements): data, indices, updates and output bounded along
-// the scatter axis (codegen/cg_data_scatter.c): the indices' and updates'
-// counts (words IND_WORD, UPD_WORD of their bindings: extent words) must
-// agree (else error kind 3) and bound the invocations (ROW_UNITS update
-// elements per row); an index is checked against the data's count (word
-// DATA_WORD of binding 0). The output's extent is the executor's copy of
-// the data's (IR_STEP_EXTENT_FROM).
+// Bounded operands (scatter_elements; the extent ABI, extent.glsl): data,
+// indices, updates and output bounded along the scatter axis
+// (codegen/kernels/scatter.c): the indices' and updates' counts must agree
+// (else error kind 3) and bound the invocations (ROW_UNITS update elements
+// per row); an index is checked against the data's count. The output's
+// extent is the executor's copy of the data's (IR_STEP_EXTENT_FROM).
 //
 // Bindings: 0 = data (not read: the copy put it in the output), 1 = indices,
 // 2 = updates, 3 = out, 4 = the error slot.
@@ -40,34 +39,10 @@ layout(constant_id = 3) const int DIM = 1;    // scatter_elements: the axis's si
 layout(constant_id = 4) const int AXS = 0;    // scatter_elements: the axis's stride
 layout(constant_id = 5) const uint RANK = 0;  // merged axes / index tuple length
 layout(constant_id = 6) const uint AXIS = 0;  // the (first) indexed axis, for reports
-layout(constant_id = 8) const uint D0 = 1;
-layout(constant_id = 9) const uint D1 = 1;
-layout(constant_id = 10) const uint D2 = 1;
-layout(constant_id = 11) const uint D3 = 1;
-layout(constant_id = 12) const uint D4 = 1;
-layout(constant_id = 13) const uint D5 = 1;
-layout(constant_id = 14) const uint D6 = 1;
-layout(constant_id = 15) const uint D7 = 1;
-layout(constant_id = 16) const int S0 = 0;
-layout(constant_id = 17) const int S1 = 0;
-layout(constant_id = 18) const int S2 = 0;
-layout(constant_id = 19) const int S3 = 0;
-layout(constant_id = 20) const int S4 = 0;
-layout(constant_id = 21) const int S5 = 0;
-layout(constant_id = 22) const int S6 = 0;
-layout(constant_id = 23) const int S7 = 0;
-layout(constant_id = 24) const uint DATA_WORD = 0;
-layout(constant_id = 25) const uint IND_WORD = 0;
-layout(constant_id = 26) const uint UPD_WORD = 0;
+#include "index_axes.glsl" // D0..D7, S0..S7: the walked axes
 layout(constant_id = 27) const uint ROW_UNITS = 0;
-#ifndef ROWS
-#define ROWS 0
-#endif
-#if ROWS
-layout(binding = 0, std430) readonly buffer DataWords { uint data_words[]; };
-layout(binding = 1, std430) readonly buffer IdxWords { uint ind_words[]; };
-layout(binding = 2, std430) readonly buffer UpdWords { uint upd_words[]; };
-#endif
+#include "extent.glsl"
+#define ROWS VKML_EXT_HAS(1)
 
 #if IDX64
 layout(binding = 1, std430) readonly buffer Idx { uvec2 ind[]; };
@@ -171,10 +146,10 @@ void store(uint pos, uint v) {
 void main() {
   uint group = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
 #if ROWS
-  uint ni = ind_words[IND_WORD], nu = upd_words[UPD_WORD];
+  uint ni = vkml_extent(1), nu = vkml_extent(2);
   if (ni != nu && group == 0u && gl_LocalInvocationID.x == 0u) report_error(3u, 1u, ni, 0u, 2u, nu);
   uint n_active = min(N, min(min(ni, nu), 0xffffffffu / max(ROW_UNITS, 1u)) * ROW_UNITS);
-  int dim = int(data_words[DATA_WORD]);
+  int dim = int(vkml_extent(0));
 #else
   uint n_active = N;
   int dim = DIM;

@@ -21,16 +21,14 @@
 //
 // RUNTIME_K: k is an input (binding 1, i64) read on the device, one row
 // (ROWS = INNER = 1); K is then its upper bound known at compile time (it
-// sizes P) and x may be bounded along the axis (its count the word
-// X_EXTENT of binding 0; 0xffffffff: not bounded). A k outside [0, count]
-// or above K is reported in the error slot (kind 4; binding 4) and
-// clamped. The outputs are bounded: invocation 0 writes k into their
-// extent words (V_EXTENT, I_EXTENT).
+// sizes P) and x may be bounded along the axis (its count through the
+// extent ABI, extent.glsl). A k outside [0, count] or above K is reported
+// in the error slot (kind 4; binding 4) and clamped. The outputs are
+// bounded: invocation 0 writes k as their extents.
 //
 // Knob (#define): WG_SIZE. Baked per workload (#defines): DTYPE (0 f32,
 //   1 f16, 2 i32), P (room for the candidates: it sizes shared memory),
-//   RUNTIME_K; specialization constants ROWS, LEN, INNER, K, LARGEST, GX,
-//   X_EXTENT, V_EXTENT, I_EXTENT.
+//   RUNTIME_K; specialization constants ROWS, LEN, INNER, K, LARGEST, GX.
 
 #extension GL_EXT_control_flow_attributes : enable
 // shared-memory atomics at workgroup scope (a plain atomicAdd is device
@@ -54,9 +52,6 @@ layout(constant_id = 2) const uint INNER = 1;
 layout(constant_id = 3) const uint K = 1;
 layout(constant_id = 4) const bool LARGEST = true;
 layout(constant_id = 5) const uint GX = 1;
-layout(constant_id = 6) const uint X_EXTENT = 0xffffffffu;
-layout(constant_id = 7) const uint V_EXTENT = 0;
-layout(constant_id = 8) const uint I_EXTENT = 0;
 
 #ifndef RUNTIME_K
 #define RUNTIME_K 0
@@ -73,9 +68,7 @@ layout(set = 0, binding = VB) writeonly buffer Vb { ST V[]; };
 layout(set = 0, binding = IB) writeonly buffer Ib { uvec2 I[]; };
 #if RUNTIME_K
 layout(set = 0, binding = 1) readonly buffer Kb { uvec2 KIN[]; };
-layout(set = 0, binding = 0) readonly buffer XWb { uint x_words[]; };
-layout(set = 0, binding = VB) writeonly buffer VWb { uint v_words[]; };
-layout(set = 0, binding = IB) writeonly buffer IWb { uint i_words[]; };
+#include "extent.glsl"
 #define ERROR_BINDING 4
 #include "device_error.glsl"
 #endif
@@ -108,7 +101,9 @@ void main() {
   uint lid = gl_LocalInvocationID.x;
   uint len = LEN, k = K;
 #if RUNTIME_K
-  if (X_EXTENT != 0xffffffffu) len = min(LEN, x_words[X_EXTENT]);
+#if VKML_EXT_HAS(0)
+  len = min(LEN, vkml_extent(0));
+#endif
   uvec2 kw = KIN[0];
   uint most = min(len, K);
   if (kw.y == 0u && kw.x <= most) {
@@ -118,8 +113,8 @@ void main() {
     k = kw.y == 0u ? most : 0u;
   }
   if (row == 0u && lid == 0u) {
-    v_words[V_EXTENT] = k;
-    i_words[I_EXTENT] = k;
+    vkml_set_extent(VB, k);
+    vkml_set_extent(IB, k);
   }
 #endif
   if (row >= ROWS || k == 0u) return;

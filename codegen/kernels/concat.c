@@ -19,10 +19,6 @@
 #include "codegen/core/core.h"
 #include "ir/params.h"
 
-enum { SPEC_N = 0, SPEC_ROW = 1, SPEC_E = 8 };
-/* the PACKED path: texels per plane, the whole's C4 and C, each split
- * output's texel end */
-enum { SPEC_HW = 2, SPEC_C4 = 3, SPEC_C = 4, SPEC_T = 40 };
 /* parts of a packed kernel: the width of cg_node_layout_operands' mask */
 #define PACKED_MAX_PARTS 16
 
@@ -68,12 +64,12 @@ static vkml_status concat_emit(bool split, const ir_type *whole, const ir_type *
   VKML_RETURN_IF_ERROR(cg_data_define_unit(k, es * g, t));
   VKML_RETURN_IF_ERROR(cg_kernel_define(k, "SPLIT", "%d", split));
   VKML_RETURN_IF_ERROR(cg_kernel_define(k, "N_PARTS", "%d", n_parts));
-  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, SPEC_N, (uint32_t)units));
-  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, SPEC_ROW, (uint32_t)(row ? row : 1)));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_SPEC_DATA_CONCAT_N, (uint32_t)units));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_SPEC_DATA_CONCAT_ROW, (uint32_t)(row ? row : 1)));
   int64_t end = 0;
   for (int p = 0; p < n_parts; p++) {
     end += blocks[p] / g;
-    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, SPEC_E + (uint32_t)p, (uint32_t)end));
+    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_SPEC_DATA_CONCAT_E0 + (uint32_t)p, (uint32_t)end));
   }
   k->n_buffers = n_parts + 1;
   return cg_data_grid(k, units, t);
@@ -81,7 +77,6 @@ static vkml_status concat_emit(bool split, const ir_type *whole, const ir_type *
 
 /* ---- bounded: a concat along the parts' run-time sized axis ----------------- */
 
-enum { SPEC_RU = 56, SPEC_YW = 57, SPEC_XW = 60 };
 
 static vkml_status concat_bounded(const ir_node *n, int axis, const cg_template *st,
                                   const cg_schedule *s, const ir_target *t, cg_kernel *k) {
@@ -121,14 +116,8 @@ static vkml_status concat_bounded(const ir_node *n, int axis, const cg_template 
   VKML_RETURN_IF_ERROR(cg_kernel_define(k, "SPLIT", "0"));
   VKML_RETURN_IF_ERROR(cg_kernel_define(k, "N_PARTS", "%d", np));
   VKML_RETURN_IF_ERROR(cg_kernel_define(k, "BOUNDED", "1"));
-  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, SPEC_N, (uint32_t)units));
-  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, SPEC_RU, (uint32_t)ru));
-  VKML_RETURN_IF_ERROR(cg_kernel_spec(
-      k, SPEC_YW, (uint32_t)(ir_type_extent_offset(wt, IR_LAYOUT_DEFAULT) / 4)));
-  for (int p = 0; p < np; p++)
-    VKML_RETURN_IF_ERROR(cg_kernel_spec(
-        k, SPEC_XW + (uint32_t)p,
-        (uint32_t)(ir_type_extent_offset(&n->inputs[p]->type, IR_LAYOUT_DEFAULT) / 4)));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_SPEC_DATA_CONCAT_N, (uint32_t)units));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_SPEC_DATA_CONCAT_RU, (uint32_t)ru));
   k->n_buffers = np + 1;
   return cg_data_grid(k, units, t);
 }
@@ -198,16 +187,16 @@ static vkml_status packed_gather(bool split, const ir_type *whole, const ir_type
   int64_t texels = split ? 0 : whole->dims[0] * c4 * hw, c_end = 0;
   for (int p = 0; p < n_parts; p++) {
     c_end += parts[p]->dims[1];
-    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, SPEC_E + (uint32_t)p, (uint32_t)c_end));
+    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_SPEC_DATA_CONCAT_E0 + (uint32_t)p, (uint32_t)c_end));
     if (split) {
       texels += whole->dims[0] * ((parts[p]->dims[1] + 3) / 4) * hw;
-      VKML_RETURN_IF_ERROR(cg_kernel_spec(k, SPEC_T + (uint32_t)p, (uint32_t)texels));
+      VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_SPEC_DATA_CONCAT_T0 + (uint32_t)p, (uint32_t)texels));
     }
   }
-  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, SPEC_N, (uint32_t)texels));
-  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, SPEC_HW, (uint32_t)(hw ? hw : 1)));
-  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, SPEC_C4, (uint32_t)c4));
-  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, SPEC_C, (uint32_t)whole->dims[1]));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_SPEC_DATA_CONCAT_N, (uint32_t)texels));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_SPEC_DATA_CONCAT_HW, (uint32_t)(hw ? hw : 1)));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_SPEC_DATA_CONCAT_C4, (uint32_t)c4));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_SPEC_DATA_CONCAT_C, (uint32_t)whole->dims[1]));
   k->n_buffers = n_parts + 1;
   return cg_data_grid(k, texels, t);
 }

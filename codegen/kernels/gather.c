@@ -8,9 +8,7 @@
 #include "codegen/core/core.h"
 #include "ir/params.h"
 
-/* ids 8.. and 16..: the walked axes' dims and strides (cg_data_spec_axes) */
-enum { SPEC_N = 0, SPEC_INNER = 1, SPEC_NIDX = 2, SPEC_DIM = 3, SPEC_AXS = 4, SPEC_RANK = 5,
-       SPEC_AXIS = 6, SPEC_BSL = 7 };
+
 
 static vkml_status check_io(const ir_node *n, const ir_type **x, const ir_type **ind,
                             const ir_type **y) {
@@ -46,14 +44,13 @@ static vkml_status check_out(const ir_node *n, const ir_type *y, ir_dtype dt, in
  * bounded along a leading axis (codegen/cg_rows.h) of the same capacity;
  * data not bounded, or (gather) bounded along the gathered axis, leading.
  * The kernel is n's unbounded twin at the capacity; it reads the count
- * from the indices' extent word and invocations past count x the output
- * units per row return before reading an index (ROWS_LIMIT); indices are
- * checked against the data's run-time size (DATA_BOUNDED); the output
- * takes the indices' extent (IR_STEP_EXTENT_FROM). */
+ * through the extent ABI, and invocations past count x the output units
+ * per row return before reading an index; indices are checked against the
+ * data's run-time size when it is bounded; the output takes the indices'
+ * extent (IR_STEP_EXTENT_FROM). */
 typedef struct gather_rows {
-  bool on, data_bounded;
+  bool on;
   cg_twin twin;
-  uint32_t word, data_word; /* the extent words (32-bit words into bindings 1, 0) */
   int64_t cap;
 } gather_rows;
 
@@ -72,7 +69,6 @@ static vkml_status rows_begin(const ir_node **n, gather_rows *r) {
       axis = -1;
     }
   }
-  r->data_bounded = xt->bounded;
   if (m->n_inputs != 2 || m->n_outputs != 1 ||
       (xt->bounded && (axis != xt->bounded_axis || !cg_rows_leading(m->inputs[0]))) ||
       !cg_rows_leading(m->inputs[1]) || !cg_rows_leading(m->outputs[0]) ||
@@ -88,24 +84,16 @@ static vkml_status rows_begin(const ir_node **n, gather_rows *r) {
   if (yt->dims[yt->bounded_axis] != r->cap)
     return vkml_status_make(VKML_CODE_UNSUPPORTED, "%s: output and indices differ in capacity",
                             ir_op_name(m->op));
-  r->word = (uint32_t)(ir_type_extent_offset(it, IR_LAYOUT_DEFAULT) / 4);
-  r->data_word = xt->bounded ? (uint32_t)(ir_type_extent_offset(xt, IR_LAYOUT_DEFAULT) / 4) : 0;
   VKML_RETURN_IF_ERROR(cg_twin_make(m, &r->twin));
   r->on = true;
   *n = &r->twin.node;
   return VKML_OK;
 }
 
-enum { SPEC_LIMIT_WORD = 24, SPEC_ROW_UNITS = 25, SPEC_DATA_WORD = 26 };
-
 static vkml_status rows_end(const gather_rows *r, int64_t units, cg_kernel *out) {
   if (!r->on) return VKML_OK;
-  VKML_RETURN_IF_ERROR(cg_kernel_define(out, "ROWS_LIMIT", "1"));
-  VKML_RETURN_IF_ERROR(cg_kernel_define(out, "DATA_BOUNDED", "%d", r->data_bounded));
-  if (r->data_bounded) VKML_RETURN_IF_ERROR(cg_kernel_spec(out, SPEC_DATA_WORD, r->data_word));
-  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, SPEC_LIMIT_WORD, r->word));
-  VKML_RETURN_IF_ERROR(
-      cg_kernel_spec(out, SPEC_ROW_UNITS, (uint32_t)(r->cap ? units / r->cap : 0)));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, CG_SPEC_DATA_GATHER_ROW_UNITS,
+                                      (uint32_t)(r->cap ? units / r->cap : 0)));
   out->extent_from = 2; /* input 1, the indices */
   return VKML_OK;
 }
@@ -161,11 +149,11 @@ static vkml_status gather_kernel(const ir_node *n, const gather_rows *rows, cons
   VKML_RETURN_IF_ERROR(cg_kernel_define(out, "MODE", "0"));
   VKML_RETURN_IF_ERROR(cg_kernel_define(out, "IDX64", "%d", ind->dtype == IR_I64));
   int64_t units = n_out / g;
-  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, SPEC_N, (uint32_t)units));
-  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, SPEC_INNER, (uint32_t)(inner ? inner / g : 1)));
-  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, SPEC_NIDX, (uint32_t)(n_idx ? n_idx : 1)));
-  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, SPEC_DIM, (uint32_t)dim));
-  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, SPEC_AXIS, (uint32_t)axis));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, CG_SPEC_DATA_GATHER_N, (uint32_t)units));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, CG_SPEC_DATA_GATHER_INNER, (uint32_t)(inner ? inner / g : 1)));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, CG_SPEC_DATA_GATHER_NIDX, (uint32_t)(n_idx ? n_idx : 1)));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, CG_SPEC_DATA_GATHER_DIM, (uint32_t)dim));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, CG_SPEC_DATA_GATHER_AXIS, (uint32_t)axis));
   VKML_RETURN_IF_ERROR(rows_end(rows, units, out));
   out->n_buffers = 4;
   out->error_slot = true;
@@ -204,11 +192,11 @@ vkml_status cg_node_gather_elements(const ir_node *n, const cg_template *st,
   VKML_RETURN_IF_ERROR(cg_data_define_unit(out, es, t));
   VKML_RETURN_IF_ERROR(cg_kernel_define(out, "MODE", "1"));
   VKML_RETURN_IF_ERROR(cg_kernel_define(out, "IDX64", "%d", ind->dtype == IR_I64));
-  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, SPEC_N, (uint32_t)n_out));
-  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, SPEC_DIM, (uint32_t)dim));
-  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, SPEC_AXS, (uint32_t)axs));
-  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, SPEC_RANK, (uint32_t)m));
-  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, SPEC_AXIS, (uint32_t)axis));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, CG_SPEC_DATA_GATHER_N, (uint32_t)n_out));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, CG_SPEC_DATA_GATHER_DIM, (uint32_t)dim));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, CG_SPEC_DATA_GATHER_AXS, (uint32_t)axs));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, CG_SPEC_DATA_GATHER_RANK, (uint32_t)m));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, CG_SPEC_DATA_GATHER_AXIS, (uint32_t)axis));
   VKML_RETURN_IF_ERROR(cg_data_spec_axes(out, m, md, ms));
   out->n_buffers = 4;
   out->error_slot = true;
@@ -238,12 +226,12 @@ static vkml_status gather_nd_kernel(const ir_node *n, const gather_rows *rows, c
   VKML_RETURN_IF_ERROR(cg_kernel_define(out, "MODE", "2"));
   VKML_RETURN_IF_ERROR(cg_kernel_define(out, "IDX64", "%d", ind->dtype == IR_I64));
   int64_t units = n_out / g;
-  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, SPEC_N, (uint32_t)units));
-  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, SPEC_INNER, (uint32_t)(inner ? inner / g : 1)));
-  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, SPEC_NIDX, (uint32_t)(p.tuples ? p.tuples : 1)));
-  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, SPEC_RANK, (uint32_t)p.k));
-  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, SPEC_AXIS, (uint32_t)p.batch_dims));
-  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, SPEC_BSL, (uint32_t)p.batch_slices));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, CG_SPEC_DATA_GATHER_N, (uint32_t)units));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, CG_SPEC_DATA_GATHER_INNER, (uint32_t)(inner ? inner / g : 1)));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, CG_SPEC_DATA_GATHER_NIDX, (uint32_t)(p.tuples ? p.tuples : 1)));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, CG_SPEC_DATA_GATHER_RANK, (uint32_t)p.k));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, CG_SPEC_DATA_GATHER_AXIS, (uint32_t)p.batch_dims));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, CG_SPEC_DATA_GATHER_BSL, (uint32_t)p.batch_slices));
   VKML_RETURN_IF_ERROR(cg_data_spec_axes(out, p.k, p.dims, p.strides));
   VKML_RETURN_IF_ERROR(rows_end(rows, units, out));
   out->n_buffers = 4;

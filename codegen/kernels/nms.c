@@ -61,10 +61,6 @@ static vkml_status nms_stage(const ir_node *n, int stage, const cg_template *st,
   VKML_RETURN_IF_ERROR(cg_kernel_define(out, "STAGE", "%d", stage));
   VKML_RETURN_IF_ERROR(cg_kernel_define(out, "DTYPE_F16", "%d", f16));
   VKML_RETURN_IF_ERROR(cg_kernel_define(out, "KEPT_SHARED", "%lld", (long long)kept));
-  /* the extent word after the capacity (ir_value_device_bytes), in word pairs */
-  int64_t cap_bytes = b * c * m * 3 * 8;
-  VKML_RETURN_IF_ERROR(
-      cg_kernel_define(out, "EXTENT_AT", "%lldu", (long long)((cap_bytes + 15) / 16 * 2)));
   uint32_t mm = 1;
   int32_t me = 0;
   bool tie_up = false;
@@ -74,15 +70,24 @@ static vkml_status nms_stage(const ir_node *n, int stage, const cg_template *st,
   float sth = sa ? sa->u.f : 0.0f;
   uint32_t sth_bits;
   memcpy(&sth_bits, &sth, sizeof sth_bits);
-  uint32_t spec[10] = {(uint32_t)b, (uint32_t)c, (uint32_t)nb, (uint32_t)m,
-                       ir_node_int(n, IR_A_CENTER_POINT_BOX, 0) != 0, mm, (uint32_t)me,
-                       tie_up, sa != NULL, sth_bits};
-  for (uint32_t i = 0; i < 10; i++) VKML_RETURN_IF_ERROR(cg_kernel_spec(out, i, spec[i]));
-  VKML_RETURN_IF_ERROR(cg_fold_grid(out, t, b * c, 10, ir_op_name(n->op)));
+  const cg_spec_value specs[] = {
+      {CG_SPEC_NMS_B, (uint32_t)b},
+      {CG_SPEC_NMS_C, (uint32_t)c},
+      {CG_SPEC_NMS_NB, (uint32_t)nb},
+      {CG_SPEC_NMS_M, (uint32_t)m},
+      {CG_SPEC_NMS_CENTER, ir_node_int(n, IR_A_CENTER_POINT_BOX, 0) != 0},
+      {CG_SPEC_NMS_MM, mm},
+      {CG_SPEC_NMS_ME, (uint32_t)me},
+      {CG_SPEC_NMS_TIE_UP, tie_up},
+      {CG_SPEC_NMS_HAS_ST, sa != NULL},
+      {CG_SPEC_NMS_STH, sth_bits},
+  };
+  VKML_RETURN_IF_ERROR(CG_KERNEL_SPECS(out, specs));
+  VKML_RETURN_IF_ERROR(cg_fold_grid(out, t, b * c, CG_SPEC_NMS_GX, ir_op_name(n->op)));
   out->n_buffers = n->n_inputs + 1;
   char attrs[160];
   snprintf(attrs, sizeof attrs,
-           "{center_point_box=%d,iou_threshold=%.9g,score_threshold=%s%.9g}", (int)spec[4],
+           "{center_point_box=%d,iou_threshold=%.9g,score_threshold=%s%.9g}", (int)specs[4].value,
            (double)iou, sa ? "" : "none:", (double)sth);
   cg_node_key(n, stage ? "" : attrs, out->key, sizeof out->key);
   return VKML_OK;
@@ -164,15 +169,7 @@ vkml_status cg_node_nms_window(const ir_node *n, const cg_template *st, const cg
   VKML_RETURN_IF_ERROR(cg_kernel_define(out, "STAGE", "%d", stage));
   VKML_RETURN_IF_ERROR(cg_kernel_define(out, "DTYPE_F16", "%d", f16));
   int64_t per = 0;
-  if (stage == FINISH) {
-    const ir_type *y = &n->outputs[0]->type;
-    per = y->dims[0];
-    VKML_RETURN_IF_ERROR(cg_kernel_define(
-        out, "EXTENT_AT", "%lldu",
-        (long long)(ir_type_extent_offset(y, IR_LAYOUT_DEFAULT) / 8)));
-  } else {
-    VKML_RETURN_IF_ERROR(cg_kernel_define(out, "EXTENT_AT", "0u"));
-  }
+  if (stage == FINISH) per = n->outputs[0]->type.dims[0];
   uint32_t mm = 1;
   int32_t me = 0;
   bool tie_up = false;
@@ -185,34 +182,29 @@ vkml_status cg_node_nms_window(const ir_node *n, const cg_template *st, const cg
   /* the state input: prep's third row, or a round's output */
   uint32_t state_at = 0;
   if (stage >= ROUND && n->inputs[0]->type.rank == 2) state_at = (uint32_t)(2 * (cap + 1));
-  uint32_t spec[12] = {(uint32_t)cap,
-                       ir_node_int(n, IR_A_CENTER_POINT_BOX, 0) != 0,
-                       mm,
-                       (uint32_t)me,
-                       tie_up,
-                       sa != NULL,
-                       sth_bits,
-                       1,
-                       (uint32_t)(ir_type_extent_offset(sc, IR_LAYOUT_DEFAULT) / 4),
-                       (uint32_t)(ir_type_extent_offset(bt, IR_LAYOUT_DEFAULT) / 4),
-                       (uint32_t)per,
-                       state_at};
-  for (uint32_t i = 0; i < 12; i++)
-    if (i != 7) VKML_RETURN_IF_ERROR(cg_kernel_spec(out, i, spec[i]));
+  bool center = ir_node_int(n, IR_A_CENTER_POINT_BOX, 0) != 0;
+  const cg_spec_value specs[] = {
+      {CG_SPEC_NMS_WINDOW_N, (uint32_t)cap},   {CG_SPEC_NMS_WINDOW_CENTER, center},
+      {CG_SPEC_NMS_WINDOW_MM, mm},             {CG_SPEC_NMS_WINDOW_ME, (uint32_t)me},
+      {CG_SPEC_NMS_WINDOW_TIE_UP, tie_up},     {CG_SPEC_NMS_WINDOW_HAS_ST, sa != NULL},
+      {CG_SPEC_NMS_WINDOW_STH, sth_bits},      {CG_SPEC_NMS_WINDOW_M, (uint32_t)per},
+      {CG_SPEC_NMS_WINDOW_STATE_AT, state_at},
+  };
+  VKML_RETURN_IF_ERROR(CG_KERNEL_SPECS(out, specs));
   /* settle: workgroups striding over the segments; round over the count */
   int64_t groups = stage == PREP || stage == FINISH ? 1
                  : stage == SETTLE ? (cap < 1024 ? cap : 1024)
                  : (cap + s->v[0] - 1) / s->v[0];
   if (stage == ROUND && groups > 2048) groups = 2048;
   if (groups < 1) groups = 1;
-  VKML_RETURN_IF_ERROR(cg_fold_grid(out, t, groups, 7, ir_op_name(n->op)));
+  VKML_RETURN_IF_ERROR(cg_fold_grid(out, t, groups, CG_SPEC_NMS_WINDOW_GX, ir_op_name(n->op)));
   out->n_buffers = n->n_inputs + n->n_outputs + (stage == KEYS);
   out->error_slot = stage == KEYS;
   out->copy_input0 = stage == SETTLE;
   char attrs[192];
   snprintf(attrs, sizeof attrs,
            "{center_point_box=%d,iou_threshold=%.9g,score_threshold=%s%.9g,max=%lld}",
-           (int)spec[1], (double)iou, sa ? "" : "none:", (double)sth, (long long)per);
+           (int)center, (double)iou, sa ? "" : "none:", (double)sth, (long long)per);
   cg_node_key(n, attrs, out->key, sizeof out->key);
   return VKML_OK;
 }

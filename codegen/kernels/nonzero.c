@@ -1,6 +1,6 @@
 /* non_zero's GPU stages on glsl/nonzero.comp: nonzero_flags and
  * nonzero_write (pass_split_nonzero puts an exclusive cumsum between them).
- * non_zero itself is a staged op (cg_sort.h). */
+ * non_zero itself is a staged op (core/staged.h). */
 #include <stdio.h>
 #include <string.h>
 
@@ -46,22 +46,16 @@ static vkml_status nonzero_stage(const ir_node *n, int stage, const cg_template 
   VKML_RETURN_IF_ERROR(cg_kernel_begin(out, &cg_nonzero_template, s, t));
   VKML_RETURN_IF_ERROR(cg_kernel_define(out, "STAGE", "%d", stage));
   VKML_RETURN_IF_ERROR(cg_kernel_define(out, "DTYPE", "%d", dt));
-  /* the extent word after the capacity (ir_type_extent_offset), in word pairs */
-  uint64_t at = stage ? ir_type_extent_offset(&n->outputs[0]->type, IR_LAYOUT_DEFAULT) / 8 : 0;
-  VKML_RETURN_IF_ERROR(cg_kernel_define(out, "EXTENT_AT", "%lluu", (unsigned long long)at));
-  VKML_RETURN_IF_ERROR(cg_kernel_define(out, "BOUNDED", "%d", x->bounded ? 1 : 0));
   if (x->bounded) {
     int64_t row = 1;
     for (int d = x->bounded_axis + 1; d < x->rank; d++) row *= x->dims[d];
-    VKML_RETURN_IF_ERROR(
-        cg_kernel_spec(out, 11, (uint32_t)(ir_type_extent_offset(x, IR_LAYOUT_DEFAULT) / 4)));
-    VKML_RETURN_IF_ERROR(cg_kernel_spec(out, 12, (uint32_t)row));
+    VKML_RETURN_IF_ERROR(cg_kernel_spec(out, CG_SPEC_NONZERO_ROW, (uint32_t)row));
   }
-  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, 0, (uint32_t)numel));
-  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, 1, (uint32_t)x->rank));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, CG_SPEC_NONZERO_N, (uint32_t)numel));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, CG_SPEC_NONZERO_RANK, (uint32_t)x->rank));
   for (int d = 0; d < 8; d++)
-    VKML_RETURN_IF_ERROR(cg_kernel_spec(out, 2 + (uint32_t)d, d < x->rank ? (uint32_t)x->dims[d] : 1));
-  VKML_RETURN_IF_ERROR(cg_fold_grid(out, t, (numel + s->v[0] - 1) / s->v[0], 10, ir_op_name(n->op)));
+    VKML_RETURN_IF_ERROR(cg_kernel_spec(out, CG_SPEC_NONZERO_D0 + (uint32_t)d, d < x->rank ? (uint32_t)x->dims[d] : 1));
+  VKML_RETURN_IF_ERROR(cg_fold_grid(out, t, (numel + s->v[0] - 1) / s->v[0], CG_SPEC_NONZERO_GX, ir_op_name(n->op)));
   out->n_buffers = n->n_inputs + 1;
   cg_node_key(n, "", out->key, sizeof out->key);
   return VKML_OK;

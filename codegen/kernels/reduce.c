@@ -52,8 +52,8 @@ static vkml_status reduce_instantiate(const ir_node *n, const bool *mask, int op
                                     &m, "reduce", &plan));
   VKML_RETURN_IF_ERROR(cg_kernel_define(k, "IS_ARG", "%d", op == OP_ARGMAX || op == OP_ARGMIN));
   VKML_RETURN_IF_ERROR(cg_kernel_define(k, "DTYPE_F16", "%d", x->dtype == IR_F16));
-  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, 42, (uint32_t)op));
-  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, 43, last));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_SPEC_REDUCE_OP, (uint32_t)op));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_SPEC_REDUCE_SELECT_LAST, last));
   k->n_buffers = 2;
   cg_node_key(n, attrs, k->key, sizeof k->key);
   return VKML_OK;
@@ -91,9 +91,7 @@ static vkml_status reduce_bounded(const ir_node *n, const cg_template *st, const
     return vkml_status_make(VKML_CODE_UNSUPPORTED,
                             "%s: rows of %lld elements of a bounded input, vectors of %d",
                             ir_op_name(n->op), (long long)row, vw);
-  VKML_RETURN_IF_ERROR(cg_kernel_spec(
-      out, 44, (uint32_t)(ir_type_extent_offset(&x->type, IR_LAYOUT_DEFAULT) / 4)));
-  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, 45, (uint32_t)row));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, CG_SPEC_REDUCE_EXT_ROW, (uint32_t)row));
   /* the key of the bounded type, with the twin's attributes */
   char attrs[160] = "";
   const char *brace = strrchr(out->key, '{');
@@ -234,11 +232,11 @@ static vkml_status reduce_int(const ir_node *n, const cg_template *st, const cg_
   VKML_RETURN_IF_ERROR(cg_kernel_begin(out, &cg_reduce_int_template, s, t));
   VKML_RETURN_IF_ERROR(cg_kernel_define(out, "OP", "%d", op));
   VKML_RETURN_IF_ERROR(cg_kernel_define(out, "DT", "%d", xt->dtype == IR_I64 ? 3 : 2));
-  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, 0, (uint32_t)(xt->rank ? xt->rank : 1)));
-  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, 1, bits));
-  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, 2, (uint32_t)out_n));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, CG_SPEC_REDUCE_INT_RANK, (uint32_t)(xt->rank ? xt->rank : 1)));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, CG_SPEC_REDUCE_INT_MASK, bits));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, CG_SPEC_REDUCE_INT_OUT_N, (uint32_t)out_n));
   for (int d = 0; d < xt->rank; d++)
-    VKML_RETURN_IF_ERROR(cg_kernel_spec(out, 8 + (uint32_t)d, (uint32_t)xt->dims[d]));
+    VKML_RETURN_IF_ERROR(cg_kernel_spec(out, CG_SPEC_REDUCE_INT_D0 + (uint32_t)d, (uint32_t)xt->dims[d]));
   out->n_buffers = 2;
   out->groups[0] = (uint32_t)((out_n + 63) / 64);
   out->groups[1] = out->groups[2] = 1;

@@ -71,19 +71,24 @@ vkml_status cg_node_roi_align(const ir_node *n, const cg_template *st, const cg_
   VKML_RETURN_IF_ERROR(cg_kernel_begin(out, &cg_roi_align_template, s, t));
   VKML_RETURN_IF_ERROR(cg_kernel_define(out, "DTYPE_F16", "%d", x->dtype == IR_F16));
   VKML_RETURN_IF_ERROR(cg_kernel_define(out, "BI_I64", "%d", bi->dtype == IR_I64));
-  VKML_RETURN_IF_ERROR(cg_kernel_define(out, "BOUNDED", "%d", bounded));
-  if (bounded) {
-    VKML_RETURN_IF_ERROR(cg_kernel_spec(out, 12, (uint32_t)(ir_type_extent_offset(rois, IR_LAYOUT_DEFAULT) / 4)));
-    VKML_RETURN_IF_ERROR(cg_kernel_spec(out, 13, (uint32_t)(ir_type_extent_offset(bi, IR_LAYOUT_DEFAULT) / 4)));
-    out->extent_from = 2; /* the output's extent is the rois' */
-  }
-  uint32_t spec[11] = {(uint32_t)x->dims[0], (uint32_t)x->dims[1], (uint32_t)x->dims[2],
-                       (uint32_t)x->dims[3], (uint32_t)rois->dims[0], (uint32_t)oh, (uint32_t)ow,
-                       (uint32_t)(ratio < 0 ? 0 : ratio > 65537 ? 65537 : ratio), max_mode,
-                       coord == IR_COORD_HALF_PIXEL, scale_bits};
-  for (uint32_t i = 0; i < 11; i++) VKML_RETURN_IF_ERROR(cg_kernel_spec(out, i, spec[i]));
+  if (bounded) out->extent_from = 2; /* the output's extent is the rois' */
+  const cg_spec_value specs[] = {
+      {CG_SPEC_ROI_ALIGN_N, (uint32_t)x->dims[0]},
+      {CG_SPEC_ROI_ALIGN_C, (uint32_t)x->dims[1]},
+      {CG_SPEC_ROI_ALIGN_H, (uint32_t)x->dims[2]},
+      {CG_SPEC_ROI_ALIGN_W, (uint32_t)x->dims[3]},
+      {CG_SPEC_ROI_ALIGN_R, (uint32_t)rois->dims[0]},
+      {CG_SPEC_ROI_ALIGN_OH, (uint32_t)oh},
+      {CG_SPEC_ROI_ALIGN_OW, (uint32_t)ow},
+      {CG_SPEC_ROI_ALIGN_RATIO, (uint32_t)(ratio < 0 ? 0 : ratio > 65537 ? 65537 : ratio)},
+      {CG_SPEC_ROI_ALIGN_MAX_MODE, max_mode},
+      {CG_SPEC_ROI_ALIGN_HALF_PIXEL, coord == IR_COORD_HALF_PIXEL},
+      {CG_SPEC_ROI_ALIGN_SCALE_BITS, scale_bits},
+  };
+  VKML_RETURN_IF_ERROR(CG_KERNEL_SPECS(out, specs));
   int64_t per_group = (int64_t)s->v[0] * s->v[1];
-  VKML_RETURN_IF_ERROR(cg_fold_grid(out, t, (total + per_group - 1) / per_group, 11, "roi_align"));
+  VKML_RETURN_IF_ERROR(cg_fold_grid(out, t, (total + per_group - 1) / per_group,
+                                    CG_SPEC_ROI_ALIGN_GX, "roi_align"));
   out->n_buffers = 5;
   out->error_slot = true;
   char attrs[320];

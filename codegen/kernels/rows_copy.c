@@ -33,13 +33,13 @@ static vkml_status refuse(const ir_node *n, const char *why) {
 /* v's rows along its bounded axis, or a static v's along axis (-1: v is
  * one row), and the bytes of a row. */
 static vkml_status operand(const ir_node *n, const ir_value *v, int axis, const ir_type *y,
-                           uint32_t *rows, uint32_t *ext, uint64_t *row_bytes) {
+                           uint32_t *rows, uint64_t *row_bytes) {
   const ir_type *t = &v->type;
   if (v->layout != IR_LAYOUT_DEFAULT || t->dtype != y->dtype)
     return refuse(n, "its operands differ in dtype or layout from the output");
   if (t->bounded) axis = t->bounded_axis;
   if (axis < 0) {
-    *rows = 1, *ext = 0;
+    *rows = 1;
     *row_bytes = (uint64_t)ir_type_bytes(t);
     return VKML_OK;
   }
@@ -50,7 +50,6 @@ static vkml_status operand(const ir_node *n, const ir_value *v, int axis, const 
   for (int d = axis + 1; d < t->rank; d++) rb *= (uint64_t)t->dims[d];
   *row_bytes = rb;
   *rows = t->bounded ? DYNAMIC : (uint32_t)t->dims[axis];
-  *ext = t->bounded ? (uint32_t)(ir_type_extent_offset(t, v->layout) / 4) : 0;
   return VKML_OK;
 }
 
@@ -63,17 +62,17 @@ static vkml_status rows_copy(const ir_node *n, const ir_value *a, const ir_value
   if (y->layout != IR_LAYOUT_DEFAULT) return refuse(n, "the output is packed");
   /* to_capacity: y static, its rows along a's bounded axis */
   int axis = yt->bounded ? yt->bounded_axis : fill ? a->type.bounded_axis : -1;
-  uint32_t ar, ae, br = 0, be = 0;
+  uint32_t ar, br = 0;
   uint64_t arb, brb = 0, yrb;
-  VKML_RETURN_IF_ERROR(operand(n, a, axis, yt, &ar, &ae, &arb));
-  if (b) VKML_RETURN_IF_ERROR(operand(n, b, axis, yt, &br, &be, &brb));
+  VKML_RETURN_IF_ERROR(operand(n, a, axis, yt, &ar, &arb));
+  if (b) VKML_RETURN_IF_ERROR(operand(n, b, axis, yt, &br, &brb));
   if (!b && yt->rank != a->type.rank && n->op != IR_OP_RESHAPE && n->op != IR_OP_FLATTEN &&
       n->op != IR_OP_SQUEEZE && n->op != IR_OP_UNSQUEEZE)
     return refuse(n, "its operand differs in rank from the output");
   if (b && (a->type.rank != yt->rank || b->type.rank != yt->rank))
     return refuse(n, "its operands differ in rank from the output");
-  uint32_t yr, ye;
-  VKML_RETURN_IF_ERROR(operand(n, y, axis, yt, &yr, &ye, &yrb));
+  uint32_t yr;
+  VKML_RETURN_IF_ERROR(operand(n, y, axis, yt, &yr, &yrb));
   /* an input row is y_per_a output rows (a reshape merging axes into the
    * bounded one), else the rows match */
   uint64_t y_per_a = yrb && arb % yrb == 0 ? arb / yrb : 0;
@@ -91,17 +90,15 @@ static vkml_status rows_copy(const ir_node *n, const ir_value *a, const ir_value
   VKML_RETURN_IF_ERROR(cg_kernel_define(out, "SELECT", "%d", b ? 1 : 0));
   VKML_RETURN_IF_ERROR(cg_kernel_define(out, "FILL", "%d", fill ? 1 : 0));
   if (fill) {
-    VKML_RETURN_IF_ERROR(cg_kernel_spec(out, 10, fill[0]));
-    VKML_RETURN_IF_ERROR(cg_kernel_spec(out, 11, fill[1]));
+    VKML_RETURN_IF_ERROR(cg_kernel_spec(out, CG_SPEC_ROWS_COPY_FILL0, fill[0]));
+    VKML_RETURN_IF_ERROR(cg_kernel_spec(out, CG_SPEC_ROWS_COPY_FILL1, fill[1]));
   }
-  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, 2, (uint32_t)yrb));
-  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, 3, ar));
-  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, 4, ae));
-  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, 5, br));
-  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, 6, be));
-  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, 7, (uint32_t)cap_rows));
-  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, 8, yt->bounded ? ye : DYNAMIC));
-  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, 9, (uint32_t)y_per_a));
+  const cg_spec_value specs[] = {
+      {CG_SPEC_ROWS_COPY_ROW_BYTES, (uint32_t)yrb}, {CG_SPEC_ROWS_COPY_A_ROWS, ar},
+      {CG_SPEC_ROWS_COPY_B_ROWS, br},               {CG_SPEC_ROWS_COPY_Y_ROWS, (uint32_t)cap_rows},
+      {CG_SPEC_ROWS_COPY_Y_PER_A, (uint32_t)y_per_a},
+  };
+  VKML_RETURN_IF_ERROR(CG_KERNEL_SPECS(out, specs));
   uint64_t groups = (words + WG - 1) / WG, mx = t->max_workgroup_count[0];
   if (!groups) groups = 1;
   if (mx && groups > mx) groups = mx;

@@ -16,17 +16,14 @@ const cg_template cg_data_scatter_template = {
     .constraints = {{CG_LIMIT_WORKGROUP_X, 1u << 0, 1}, {CG_LIMIT_WORKGROUP_INVOCATIONS, 1u << 0, 1}},
     .dflt = {{128, 1}}};
 
-/* ids 8.. and 16..: the walked axes' dims and strides (cg_data_spec_axes) */
-enum { SPEC_N = 0, SPEC_SLICE = 1, SPEC_DIM = 3, SPEC_AXS = 4, SPEC_RANK = 5, SPEC_AXIS = 6 };
 
 /* scatter_elements over run-time counts: data, indices, updates and output
  * bounded along the scatter axis, leading (codegen/cg_rows.h), one
- * capacity. The kernel is n's unbounded twin at the capacity with ROWS:
- * the counts from the extent words (glsl/scatter.comp). */
+ * capacity. The kernel is n's unbounded twin at the capacity; it reads
+ * the counts through the extent ABI (glsl/scatter.comp). */
 typedef struct scatter_rows {
   bool on;
   cg_twin twin;
-  uint32_t word[3]; /* the inputs' extent words (32-bit words) */
   int64_t cap;
 } scatter_rows;
 
@@ -56,8 +53,6 @@ static vkml_status rows_begin(const ir_node **n, scatter_rows *r) {
                             "along the scatter axis",
                             op);
   r->cap = m->inputs[0]->type.dims[axis];
-  for (int i = 0; i < 3; i++)
-    r->word[i] = (uint32_t)(ir_type_extent_offset(&m->inputs[i]->type, IR_LAYOUT_DEFAULT) / 4);
   VKML_RETURN_IF_ERROR(cg_twin_make(m, &r->twin));
   r->on = true;
   *n = &r->twin.node;
@@ -66,9 +61,8 @@ static vkml_status rows_begin(const ir_node **n, scatter_rows *r) {
 
 static vkml_status rows_end(const scatter_rows *r, int64_t n_upd, cg_kernel *out) {
   if (!r->on) return VKML_OK;
-  VKML_RETURN_IF_ERROR(cg_kernel_define(out, "ROWS", "1"));
-  for (uint32_t i = 0; i < 3; i++) VKML_RETURN_IF_ERROR(cg_kernel_spec(out, 24 + i, r->word[i]));
-  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, 27, (uint32_t)(r->cap ? n_upd / r->cap : 0)));
+  VKML_RETURN_IF_ERROR(
+      cg_kernel_spec(out, CG_SPEC_SCATTER_ROW_UNITS, (uint32_t)(r->cap ? n_upd / r->cap : 0)));
   out->extent_from = 1; /* input 0, the data */
   return VKML_OK;
 }
@@ -127,11 +121,11 @@ static vkml_status scatter_elements_kernel(const ir_node *n, const scatter_rows 
   int64_t axs, md[IR_MAX_RANK], ms[IR_MAX_RANK];
   int m = n_upd > 0 ? cg_data_index_walk(x, ind, axis, &axs, md, ms) : 0;
   VKML_RETURN_IF_ERROR(cg_kernel_define(out, "MODE", "0"));
-  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, SPEC_N, (uint32_t)n_upd));
-  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, SPEC_DIM, (uint32_t)x->dims[axis]));
-  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, SPEC_AXS, (uint32_t)axs));
-  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, SPEC_RANK, (uint32_t)m));
-  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, SPEC_AXIS, (uint32_t)axis));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, CG_SPEC_SCATTER_N, (uint32_t)n_upd));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, CG_SPEC_SCATTER_DIM, (uint32_t)x->dims[axis]));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, CG_SPEC_SCATTER_AXS, (uint32_t)axs));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, CG_SPEC_SCATTER_RANK, (uint32_t)m));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, CG_SPEC_SCATTER_AXIS, (uint32_t)axis));
   VKML_RETURN_IF_ERROR(cg_data_spec_axes(out, m, md, ms));
   VKML_RETURN_IF_ERROR(rows_end(rows, n_upd, out));
   return cg_data_grid(out, n_upd, t);
@@ -160,9 +154,9 @@ vkml_status cg_node_scatter_nd(const ir_node *n, const cg_template *st, const cg
                             "expected %lld", (long long)ir_type_numel(&n->inputs[2]->type),
                             (long long)n_upd);
   VKML_RETURN_IF_ERROR(cg_kernel_define(out, "MODE", "1"));
-  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, SPEC_N, (uint32_t)n_upd));
-  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, SPEC_SLICE, (uint32_t)(p.slice ? p.slice : 1)));
-  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, SPEC_RANK, (uint32_t)p.k));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, CG_SPEC_SCATTER_N, (uint32_t)n_upd));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, CG_SPEC_SCATTER_SLICE, (uint32_t)(p.slice ? p.slice : 1)));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, CG_SPEC_SCATTER_RANK, (uint32_t)p.k));
   VKML_RETURN_IF_ERROR(cg_data_spec_axes(out, p.k, p.dims, p.strides));
   return cg_data_grid(out, n_upd, t);
 }

@@ -1,6 +1,6 @@
 /* shape on the GPU (glsl/shape.comp): a static value's dims are baked; a
- * bounded axis's size is read from the value's extent word, so shape
- * arithmetic on run-time sizes stays on the device. */
+ * bounded axis's size is read through the extent ABI, so shape arithmetic
+ * on run-time sizes stays on the device. */
 #include <string.h>
 
 #include "codegen/core/core.h"
@@ -22,12 +22,11 @@ vkml_status cg_node_shape(const ir_node *n, const cg_template *st, const cg_sche
       return vkml_status_make(VKML_CODE_UNSUPPORTED, "shape: a dim beyond 32 bits");
   if (!s) s = &cg_shape_template.dflt;
   VKML_RETURN_IF_ERROR(cg_kernel_begin(out, &cg_shape_template, s, t));
-  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, 0, (uint32_t)xt->rank));
-  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, 1, xt->bounded ? (uint32_t)xt->bounded_axis : UINT32_MAX));
-  VKML_RETURN_IF_ERROR(cg_kernel_spec(
-      out, 2, xt->bounded ? (uint32_t)(ir_type_extent_offset(xt, x->layout) / 4) : 0));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, CG_SPEC_SHAPE_RANK, (uint32_t)xt->rank));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, CG_SPEC_SHAPE_BOUNDED_AXIS,
+                                      xt->bounded ? (uint32_t)xt->bounded_axis : UINT32_MAX));
   for (int d = 0; d < xt->rank; d++)
-    VKML_RETURN_IF_ERROR(cg_kernel_spec(out, 8 + (uint32_t)d, (uint32_t)xt->dims[d]));
+    VKML_RETURN_IF_ERROR(cg_kernel_spec(out, CG_SPEC_SHAPE_D0 + (uint32_t)d, (uint32_t)xt->dims[d]));
   out->n_buffers = 2;
   out->groups[0] = out->groups[1] = out->groups[2] = 1;
   cg_node_key(n, "", out->key, sizeof out->key);

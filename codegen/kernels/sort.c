@@ -24,10 +24,6 @@ const cg_template cg_sort_template = {
 
 enum { SORT_BLOCK, SORT_MERGE, SORT_INDEX };
 
-static vkml_status fold(cg_kernel *out, const ir_target *t, int64_t groups, const char *op) {
-  return cg_fold_grid(out, t, groups, 5, op);
-}
-
 static vkml_status sort_stage(const ir_node *n, int stage, const cg_template *st,
                               const cg_schedule *s, const ir_target *t, cg_kernel *out) {
   memset(out, 0, sizeof *out);
@@ -82,13 +78,17 @@ static vkml_status sort_stage(const ir_node *n, int stage, const cg_template *st
     VKML_RETURN_IF_ERROR(cg_kernel_define(out, "R", "%lld", (long long)(width / wg)));
   bool largest = ir_node_int(n, IR_A_LARGEST, 0) != 0;
   if (stage != SORT_MERGE && !len) len = 1; /* an empty row: nothing to do */
-  uint32_t spec[5] = {(uint32_t)numel, (uint32_t)len, (uint32_t)nseg, (uint32_t)width, largest};
-  for (uint32_t i = 0; i < 5; i++) VKML_RETURN_IF_ERROR(cg_kernel_spec(out, i, spec[i]));
+  const cg_spec_value specs[] = {
+      {CG_SPEC_SORT_N, (uint32_t)numel}, {CG_SPEC_SORT_LEN, (uint32_t)len},
+      {CG_SPEC_SORT_NSEG, (uint32_t)nseg}, {CG_SPEC_SORT_WIDTH, (uint32_t)width},
+      {CG_SPEC_SORT_LARGEST, largest},
+  };
+  VKML_RETURN_IF_ERROR(CG_KERNEL_SPECS(out, specs));
   if (stage == SORT_BLOCK && !offsets) /* blocks from each row's start */
     groups = numel / len * ((len + width - 1) / width);
   else
     groups = (numel + (stage == SORT_BLOCK ? width : wg) - 1) / (stage == SORT_BLOCK ? width : wg);
-  VKML_RETURN_IF_ERROR(fold(out, t, groups, ir_op_name(n->op)));
+  VKML_RETURN_IF_ERROR(cg_fold_grid(out, t, groups, CG_SPEC_SORT_GX, ir_op_name(n->op)));
   out->n_buffers = n->n_inputs + 1;
   char attrs[96];
   snprintf(attrs, sizeof attrs, "{width=%lld,row=%lld,largest=%d}", (long long)width,

@@ -23,9 +23,8 @@ const cg_template cg_topk_template = {
 /* ---- topk ---------------------------------------------------------------------- */
 
 /* topk with k an input (one row): K, the bound of k known at compile time
- * (ir/bounds.h) and at most the row's capacity; the extent words. */
-static vkml_status topk_runtime_k(const ir_node *n, int axis, int64_t *k_bound,
-                                  uint32_t words[3]) {
+ * (ir/bounds.h) and at most the row's capacity. */
+static vkml_status topk_runtime_k(const ir_node *n, int axis, int64_t *k_bound) {
   const ir_type *x = &n->inputs[0]->type, *kt = &n->inputs[1]->type;
   const ir_type *vt = &n->outputs[0]->type, *it = &n->outputs[1]->type;
   if (kt->dtype != IR_I64 || ir_type_numel(kt) != 1 || kt->bounded)
@@ -47,10 +46,6 @@ static vkml_status topk_runtime_k(const ir_node *n, int axis, int64_t *k_bound,
    * run-time k above K is an error the kernel reports */
   *k_bound = hi < 0 ? 0 : hi < x->dims[axis] ? hi : x->dims[axis];
   if (*k_bound > vt->dims[axis]) *k_bound = vt->dims[axis];
-  words[0] = x->bounded ? (uint32_t)(ir_type_extent_offset(x, IR_LAYOUT_DEFAULT) / 4)
-                        : 0xffffffffu;
-  words[1] = (uint32_t)(ir_type_extent_offset(vt, IR_LAYOUT_DEFAULT) / 4);
-  words[2] = (uint32_t)(ir_type_extent_offset(it, IR_LAYOUT_DEFAULT) / 4);
   return VKML_OK;
 }
 
@@ -86,9 +81,8 @@ vkml_status cg_node_topk(const ir_node *n, const cg_template *st, const cg_sched
   VKML_RETURN_IF_ERROR(ir_axis_normalize(ir_node_int(n, IR_A_AXIS, -1), x->rank, &axis));
   const ir_attr *ka = ir_node_attr(n, IR_A_K);
   int64_t k = 0, len = x->dims[axis];
-  uint32_t words[3] = {0xffffffffu, 0, 0};
   if (runtime_k)
-    VKML_RETURN_IF_ERROR(topk_runtime_k(n, axis, &k, words));
+    VKML_RETURN_IF_ERROR(topk_runtime_k(n, axis, &k));
   else if (!ka)
     return vkml_status_make(VKML_CODE_INVALID_ARGUMENT, "topk needs k");
   else
@@ -142,11 +136,13 @@ vkml_status cg_node_topk(const ir_node *n, const cg_template *st, const cg_sched
   VKML_RETURN_IF_ERROR(cg_kernel_define(out, "P", "%lld", (long long)p));
   VKML_RETURN_IF_ERROR(cg_kernel_define(out, "RUNTIME_K", "%d", runtime_k));
   bool largest = ir_node_int(n, IR_A_LARGEST, 1) != 0;
-  uint32_t spec[5] = {(uint32_t)rows, (uint32_t)len, (uint32_t)inner, (uint32_t)k, largest};
-  for (uint32_t i = 0; i < 5; i++) VKML_RETURN_IF_ERROR(cg_kernel_spec(out, i, spec[i]));
-  VKML_RETURN_IF_ERROR(cg_fold_grid(out, t, rows, 5, "topk"));
-  if (runtime_k)
-    for (uint32_t i = 0; i < 3; i++) VKML_RETURN_IF_ERROR(cg_kernel_spec(out, 6 + i, words[i]));
+  const cg_spec_value specs[] = {
+      {CG_SPEC_TOPK_ROWS, (uint32_t)rows}, {CG_SPEC_TOPK_LEN, (uint32_t)len},
+      {CG_SPEC_TOPK_INNER, (uint32_t)inner}, {CG_SPEC_TOPK_K, (uint32_t)k},
+      {CG_SPEC_TOPK_LARGEST, largest},
+  };
+  VKML_RETURN_IF_ERROR(CG_KERNEL_SPECS(out, specs));
+  VKML_RETURN_IF_ERROR(cg_fold_grid(out, t, rows, CG_SPEC_TOPK_GX, "topk"));
   out->n_buffers = runtime_k ? 5 : 3;
   out->error_slot = runtime_k;
   char attrs[96];
