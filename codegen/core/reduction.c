@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "codegen/core/reduction.h"
+#include "codegen/core/spec.h"
 /* ---- shared helpers ------------------------------------------------------ */
 
 static int64_t pow2ceil(int64_t v) {
@@ -96,20 +97,20 @@ vkml_status cg_row_begin(cg_kernel *k, const cg_template *tmpl, const cg_schedul
    * specialization constants, so that shapes share SPIR-V modules. */
   VKML_RETURN_IF_ERROR(cg_kernel_define(k, "VW", "%d", vw));
   VKML_RETURN_IF_ERROR(cg_kernel_define(k, "USE_SG", "%d", plan->use_sg));
-  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, 40, (uint32_t)plan->lanes));
-  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, 41, m->lanes_fast));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_SPEC_ROWMAP_LANES, (uint32_t)plan->lanes));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_SPEC_ROWMAP_LANES_FAST, m->lanes_fast));
 
-  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, 0, (uint32_t)m->n_rows));
-  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, 1, (uint32_t)m->len));
-  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, 2, (uint32_t)m->nk));
-  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, 3, (uint32_t)m->nr));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_SPEC_ROWMAP_O, (uint32_t)m->n_rows));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_SPEC_ROWMAP_L, (uint32_t)m->len));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_SPEC_ROWMAP_NK, (uint32_t)m->nk));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_SPEC_ROWMAP_NR, (uint32_t)m->nr));
   for (int i = 0; i < m->nk; i++) {
-    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, 4 + (uint32_t)i, (uint32_t)m->kd[i]));
-    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, 8 + (uint32_t)i, (uint32_t)m->ks[i]));
+    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_SPEC_ROWMAP_KD0 + (uint32_t)i, (uint32_t)m->kd[i]));
+    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_SPEC_ROWMAP_KS0 + (uint32_t)i, (uint32_t)m->ks[i]));
   }
   for (int i = 0; i < m->nr; i++) {
-    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, 12 + (uint32_t)i, (uint32_t)m->rd[i]));
-    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, 16 + (uint32_t)i, (uint32_t)m->rs[i]));
+    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_SPEC_ROWMAP_RD0 + (uint32_t)i, (uint32_t)m->rd[i]));
+    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_SPEC_ROWMAP_RS0 + (uint32_t)i, (uint32_t)m->rs[i]));
   }
 
   int64_t per_slot = m->lanes_fast ? 1 : vw;

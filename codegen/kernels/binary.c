@@ -16,19 +16,6 @@ const cg_template cg_binary_template = {
     CG_ELEMENTWISE_SPACE,
 };
 
-/* Spec constant ids (see the template). */
-enum {
-  SPEC_N = 0,
-  SPEC_RANK = 1,
-  SPEC_A_MODE = 2,
-  SPEC_B_MODE = 3,
-  SPEC_VEC_OK = 4,
-  SPEC_ALPHA = 5,
-  SPEC_BETA = 6,
-  SPEC_D = 8,
-  SPEC_SA = 16,
-  SPEC_SB = 24,
-};
 
 static int op_code(ir_op op) {
   switch (op) {
@@ -136,12 +123,6 @@ static uint32_t addr_mode(const merged *m, const int64_t *s) {
   return contiguous ? 1 : (zero ? 2 : 0);
 }
 
-static uint32_t f32_bits(float f) {
-  uint32_t u;
-  memcpy(&u, &f, 4);
-  return u;
-}
-
 static vkml_status check_workload(const cg_binary_workload *w, const ir_target *target) {
   if (op_code(w->op) < 0)
     return vkml_status_make(VKML_CODE_UNSUPPORTED, "elementwise_binary: op %s",
@@ -219,22 +200,22 @@ vkml_status cg_binary_instantiate(const cg_binary_workload *w, const cg_schedule
   if (a_mode == 0) vec_ok = vec_ok && (m.sa[0] == 0 || m.sa[0] == 1);
   if (b_mode == 0) vec_ok = vec_ok && (m.sb[0] == 0 || m.sb[0] == 1);
 
-  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, SPEC_N, (uint32_t)n));
-  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, SPEC_RANK, (uint32_t)m.rank));
-  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, SPEC_A_MODE, a_mode));
-  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, SPEC_B_MODE, b_mode));
-  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, SPEC_VEC_OK, vec_ok));
-  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, SPEC_ALPHA, f32_bits(w->act.alpha)));
-  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, SPEC_BETA, f32_bits(w->act.beta)));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_SPEC_ELEMENTWISE_BINARY_N, (uint32_t)n));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_SPEC_ELEMENTWISE_BINARY_RANK, (uint32_t)m.rank));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_SPEC_ELEMENTWISE_BINARY_A_MODE, a_mode));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_SPEC_ELEMENTWISE_BINARY_B_MODE, b_mode));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_SPEC_ELEMENTWISE_BINARY_VEC_OK, vec_ok));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_SPEC_ELEMENTWISE_BINARY_ACT_ALPHA, cg_elt_f32_bits(w->act.alpha)));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_SPEC_ELEMENTWISE_BINARY_ACT_BETA, cg_elt_f32_bits(w->act.beta)));
   for (int i = 0; i < m.rank; i++) {
-    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, SPEC_D + (uint32_t)i, (uint32_t)m.d[i]));
-    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, SPEC_SA + (uint32_t)i, (uint32_t)m.sa[i]));
-    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, SPEC_SB + (uint32_t)i, (uint32_t)m.sb[i]));
+    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_SPEC_ELEMENTWISE_BINARY_D0 + (uint32_t)i, (uint32_t)m.d[i]));
+    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_SPEC_ELEMENTWISE_BINARY_SA0 + (uint32_t)i, (uint32_t)m.sa[i]));
+    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_SPEC_ELEMENTWISE_BINARY_SB0 + (uint32_t)i, (uint32_t)m.sb[i]));
   }
   if (packed) {
-    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, 32, (uint32_t)pc));
-    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, 33, (uint32_t)pc4));
-    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, 34, (uint32_t)phw));
+    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_SPEC_ELEMENTWISE_BINARY_PK_C, (uint32_t)pc));
+    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_SPEC_ELEMENTWISE_BINARY_PK_C4, (uint32_t)pc4));
+    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_SPEC_ELEMENTWISE_BINARY_PK_HW, (uint32_t)phw));
   }
   k->n_buffers = 3;
   k->push_bytes = 0;
@@ -262,19 +243,6 @@ const cg_template cg_nary_template = {
     CG_ELEMENTWISE_SPACE,
 };
 
-/* Spec constant ids (see the template). */
-enum {
-  NSPEC_N = 0,
-  NSPEC_RANK = 1,
-  NSPEC_VEC_OK = 2,
-  NSPEC_ALPHA = 3,
-  NSPEC_BETA = 4,
-  NSPEC_ILO = 5, /* 5, 6: low, high word; 7, 8: the upper bound */
-  NSPEC_IHI = 7,
-  NSPEC_D = 16,
-  NSPEC_M = 24,
-  NSPEC_S = 32, /* + 8 * input + axis */
-};
 
 int cg_nary_code(ir_op op) {
   switch (op) {
@@ -451,12 +419,12 @@ vkml_status cg_nary_instantiate(const cg_nary_workload *w, const cg_schedule *s,
   for (int i = 0; i < w->n_in; i++)
     if (m.mode[i] == 0) vec_ok = vec_ok && (m.s[i][0] == 0 || m.s[i][0] == 1);
 
-  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, NSPEC_N, (uint32_t)n));
-  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, NSPEC_RANK, (uint32_t)m.rank));
-  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, NSPEC_VEC_OK, vec_ok));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_SPEC_ELEMENTWISE_NARY_N, (uint32_t)n));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_SPEC_ELEMENTWISE_NARY_RANK, (uint32_t)m.rank));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_SPEC_ELEMENTWISE_NARY_VEC_OK, vec_ok));
   if (fact) {
-    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, NSPEC_ALPHA, f32_bits(w->act.alpha)));
-    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, NSPEC_BETA, f32_bits(w->act.beta)));
+    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_SPEC_ELEMENTWISE_NARY_ACT_ALPHA, cg_elt_f32_bits(w->act.alpha)));
+    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_SPEC_ELEMENTWISE_NARY_ACT_BETA, cg_elt_f32_bits(w->act.beta)));
   }
   if (iclip) {
     /* bounds truncated toward zero (as the reference's), saturated to the
@@ -468,20 +436,20 @@ vkml_status cg_nary_instantiate(const cg_nary_workload *w, const cg_schedule *s,
                   : bd[i] < -9223372036854775808.0 ? INT64_MIN
                                                    : (int64_t)bd[i];
       if (da != IR_I64 && !wide) v = v < INT32_MIN ? INT32_MIN : (v > INT32_MAX ? INT32_MAX : v);
-      uint32_t id = i ? NSPEC_IHI : NSPEC_ILO;
+      uint32_t id = i ? CG_SPEC_ELEMENTWISE_NARY_IHI0 : CG_SPEC_ELEMENTWISE_NARY_ILO0;
       VKML_RETURN_IF_ERROR(cg_kernel_spec(k, id, (uint32_t)(uint64_t)v));
       VKML_RETURN_IF_ERROR(cg_kernel_spec(k, id + 1, (uint32_t)((uint64_t)v >> 32)));
     }
   }
   for (int j = 0; j < m.rank; j++)
-    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, NSPEC_D + (uint32_t)j, (uint32_t)m.d[j]));
+    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_SPEC_ELEMENTWISE_NARY_D0 + (uint32_t)j, (uint32_t)m.d[j]));
   for (int i = 0; i < w->n_in; i++) {
     if (m.mode[i] != 1)
-      VKML_RETURN_IF_ERROR(cg_kernel_spec(k, NSPEC_M + (uint32_t)i, m.mode[i]));
+      VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_SPEC_ELEMENTWISE_NARY_M0 + (uint32_t)i, m.mode[i]));
     if (m.mode[i] == 0)
       for (int j = 0; j < m.rank; j++)
         VKML_RETURN_IF_ERROR(
-            cg_kernel_spec(k, NSPEC_S + 8 * (uint32_t)i + (uint32_t)j, (uint32_t)m.s[i][j]));
+            cg_kernel_spec(k, CG_SPEC_ELEMENTWISE_NARY_S0_0 + 8 * (uint32_t)i + (uint32_t)j, (uint32_t)m.s[i][j]));
   }
   k->n_buffers = w->n_in + 1;
   k->push_bytes = 0;

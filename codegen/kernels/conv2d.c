@@ -230,11 +230,6 @@ static const char *mismatch(const cg_template *t, const cg_conv_workload *w) {
 
 /* ---- instantiation -------------------------------------------------------------- */
 
-/* Specialization constant ids (see the templates): 0..15 are the sizes and
- * attributes in cg_conv_specs' order, then the activation's parameters and
- * up to three template-specific constants. */
-enum { SPEC_ALPHA = 17, SPEC_BETA = 18, SPEC_X0 = 19 };
-
 static int64_t gcd(int64_t a, int64_t b) {
   while (b) {
     int64_t t = a % b;
@@ -456,16 +451,17 @@ static vkml_status instantiate(const cg_conv_workload *w, const cg_template *t,
 
   const ir_conv_params *p = &w->p;
   if (t == &cg_conv2d_1x1_template || t == &cg_conv2d_1x1_sliced_k_template) {
-    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, SPEC_X0, w->c % 4 == 0));
+    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_SPEC_CONV2D_1X1_VEC_A, w->c % 4 == 0));
     /* vec4 x loads run along pixels: the default layout's rows only */
-    VKML_RETURN_IF_ERROR(cg_kernel_spec(
-        k, SPEC_X0 + 1, w->x_layout == IR_LAYOUT_DEFAULT && (w->h * w->wd) % 4 == 0));
+    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_SPEC_CONV2D_1X1_VEC_B,
+                                        w->x_layout == IR_LAYOUT_DEFAULT && (w->h * w->wd) % 4 == 0));
   }
   if (t == &cg_conv_transpose2d_template) {
     int64_t sh = p->strides[0], sw = p->strides[1];
-    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, SPEC_X0, (uint32_t)(sh / gcd(sh, p->dilations[0]))));
-    VKML_RETURN_IF_ERROR(
-        cg_kernel_spec(k, SPEC_X0 + 1, (uint32_t)(sw / gcd(sw, p->dilations[1]))));
+    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_SPEC_CONV_TRANSPOSE2D_STEP_KH,
+                                        (uint32_t)(sh / gcd(sh, p->dilations[0]))));
+    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_SPEC_CONV_TRANSPOSE2D_STEP_KW,
+                                        (uint32_t)(sw / gcd(sw, p->dilations[1]))));
   }
   if (t != &cg_conv2d_depthwise_template) {
     int64_t bm = (int64_t)sched.v[K_WG_M] * sched.v[K_TM];
@@ -473,10 +469,10 @@ static vkml_status instantiate(const cg_conv_workload *w, const cg_template *t,
     return set_grid(k, target, ceil_div(gd.pixels, bn), ceil_div(gd.channels, bm), gd.gz);
   }
   /* depthwise */
-  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, SPEC_X0, (uint32_t)in_th));
-  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, SPEC_X0 + 1, (uint32_t)in_tw));
-  VKML_RETURN_IF_ERROR(cg_kernel_spec(
-      k, SPEC_X0 + 2, sched.v[K_SMEM] ? (uint32_t)(smem / (vec4 ? 16 : 4)) : 1u));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_SPEC_CONV2D_DEPTHWISE_IN_TH, (uint32_t)in_th));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_SPEC_CONV2D_DEPTHWISE_IN_TW, (uint32_t)in_tw));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_SPEC_CONV2D_DEPTHWISE_SMEM_ELEMS,
+                                      sched.v[K_SMEM] ? (uint32_t)(smem / (vec4 ? 16 : 4)) : 1u));
   int64_t th = (int64_t)sched.v[K_WG_Y] * sched.v[K_OPY];
   int64_t tw = (int64_t)sched.v[K_WG_X] * sched.v[K_OPX];
   int64_t planes = w->n * (vec4 ? ceil_div(w->m, 4) : w->m);

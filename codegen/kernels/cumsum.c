@@ -99,17 +99,17 @@ vkml_status cg_node_cumsum(const ir_node *n, const cg_template *st, const cg_sch
   while (map == MAP_TILED && tile_c > 8 && outer * ((inner + tile_c - 1) / tile_c) < 512)
     tile_c /= 2;
   VKML_RETURN_IF_ERROR(cg_kernel_define(out, "DTYPE", "%d", dt));
-  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, 0, (uint32_t)rows));
-  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, 1, (uint32_t)len));
-  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, 2, (uint32_t)inner));
-  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, 3, exclusive));
-  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, 4, reverse));
-  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, 5, (uint32_t)map));
-  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, 7, (uint32_t)tile_c));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, CG_SPEC_SCAN_ROWS, (uint32_t)rows));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, CG_SPEC_SCAN_LEN, (uint32_t)len));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, CG_SPEC_SCAN_INNER, (uint32_t)inner));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, CG_SPEC_SCAN_EXCLUSIVE, exclusive));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, CG_SPEC_SCAN_REVERSE, reverse));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, CG_SPEC_SCAN_MAPPING, (uint32_t)map));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, CG_SPEC_SCAN_TILE_C, (uint32_t)tile_c));
   int64_t groups = map == MAP_BLOCKED ? rows
                    : map == MAP_TILED ? (inner ? rows / inner * ((inner + tile_c - 1) / tile_c) : 0)
                                       : (rows + wg - 1) / wg;
-  VKML_RETURN_IF_ERROR(cg_fold_grid(out, t, groups, 6, "cumsum"));
+  VKML_RETURN_IF_ERROR(cg_fold_grid(out, t, groups, CG_SPEC_SCAN_GX, "cumsum"));
   out->n_buffers = 2;
   char attrs[80];
   snprintf(attrs, sizeof attrs, "{axis=%d,exclusive=%d,reverse=%d}", axis, exclusive, reverse);

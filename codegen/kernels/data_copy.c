@@ -23,8 +23,6 @@ typedef struct cg_data_axes {
 /* ---- the strided copy ------------------------------------------------------ */
 
 enum { MODE_AFFINE = 0, MODE_TILE = 1, MODE_PAD = 2 };
-enum { SPEC_N = 0, SPEC_RANK = 1, SPEC_BASE = 2, SPEC_PV = 3, SPEC_D = 8, SPEC_S = 16,
-       SPEC_A = 24, SPEC_B = 32 };
 
 typedef struct copy_axis {
   int64_t d;    /* output dim */
@@ -168,9 +166,9 @@ static vkml_status copy_emit(copy_desc *c, const ir_target *t, cg_kernel *k) {
   VKML_RETURN_IF_ERROR(cg_data_define_unit(k, es * g, t));
   VKML_RETURN_IF_ERROR(cg_kernel_define(k, "MODE", "%d", c->mode));
   VKML_RETURN_IF_ERROR(cg_kernel_define(k, "PAD_MODE", "%d", (int)c->pad_mode));
-  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, SPEC_N, (uint32_t)units));
-  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, SPEC_RANK, (uint32_t)c->rank));
-  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, SPEC_BASE, (uint32_t)(int32_t)c->base));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_SPEC_DATA_COPY_N, (uint32_t)units));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_SPEC_DATA_COPY_RANK, (uint32_t)c->rank));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_SPEC_DATA_COPY_BASE, (uint32_t)(int32_t)c->base));
   if (c->mode == MODE_PAD && c->pad_mode == IR_PAD_CONSTANT) {
     unsigned char unit[16] = {0};
     for (int64_t i = 0; i < g; i++) memcpy(unit + i * es, c->pad_value, (size_t)es);
@@ -178,17 +176,17 @@ static vkml_status copy_emit(copy_desc *c, const ir_target *t, cg_kernel *k) {
       uint32_t word;
       memcpy(&word, unit + 4 * w, 4);
       if (es * g < 4) word &= es * g == 1 ? 0xffu : 0xffffu;
-      VKML_RETURN_IF_ERROR(cg_kernel_spec(k, SPEC_PV + (uint32_t)w, word));
+      VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_SPEC_DATA_COPY_PV0 + (uint32_t)w, word));
     }
   }
   for (int i = 0; i < c->rank; i++) {
     const copy_axis *x = &c->ax[i];
-    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, SPEC_D + (uint32_t)i, (uint32_t)x->d));
-    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, SPEC_S + (uint32_t)i, (uint32_t)(int32_t)x->s));
+    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_SPEC_DATA_COPY_D0 + (uint32_t)i, (uint32_t)x->d));
+    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_SPEC_DATA_COPY_S0 + (uint32_t)i, (uint32_t)(int32_t)x->s));
     if (c->mode != MODE_AFFINE)
-      VKML_RETURN_IF_ERROR(cg_kernel_spec(k, SPEC_A + (uint32_t)i, (uint32_t)(int32_t)x->a));
+      VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_SPEC_DATA_COPY_A0 + (uint32_t)i, (uint32_t)(int32_t)x->a));
     if (c->mode == MODE_PAD)
-      VKML_RETURN_IF_ERROR(cg_kernel_spec(k, SPEC_B + (uint32_t)i, (uint32_t)(int32_t)x->b));
+      VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_SPEC_DATA_COPY_B0 + (uint32_t)i, (uint32_t)(int32_t)x->b));
   }
   k->n_buffers = 2;
   return cg_data_grid(k, units, t);
@@ -245,8 +243,6 @@ static vkml_status one_input(const ir_node *n) {
  * picks it by default when both tile edges are at least 8 elements. ---- */
 
 enum { TP_KNOB_TILE = 0, TP_KNOB_ROWS = 1 };
-enum { TP_SPEC_TILES_J = 0, TP_SPEC_TILES_I = 1, TP_SPEC_GROUPS = 2, TP_SPEC_DJ = 3, TP_SPEC_SJ = 4,
-       TP_SPEC_DI = 5, TP_SPEC_OI = 6, TP_SPEC_RANK = 7, TP_SPEC_BD = 8, TP_SPEC_BS = 16, TP_SPEC_BO = 24 };
 
 /* Shared memory is TILE * (TILE + 1) elements of at most 8 bytes (or
  * TILE * (TILE / 2 + 1) words of 16-bit pairs): 8.25 KiB at TILE 32, inside
@@ -294,22 +290,22 @@ static vkml_status transpose_tiled(const ir_node *n, const cg_data_axes *a, ir_d
   int64_t groups = tiles_j * tiles_i * batch;
   VKML_RETURN_IF_ERROR(cg_data_define_unit(k, pack ? 4 : (int64_t)ir_dtype_size(dt), t));
   VKML_RETURN_IF_ERROR(cg_kernel_define(k, "PACK", "%d", pack));
-  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, TP_SPEC_TILES_J, (uint32_t)tiles_j));
-  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, TP_SPEC_TILES_I, (uint32_t)tiles_i));
-  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, TP_SPEC_GROUPS, (uint32_t)groups));
-  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, TP_SPEC_DJ, (uint32_t)a->d[0]));
-  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, TP_SPEC_SJ, (uint32_t)a->s[0]));
-  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, TP_SPEC_DI, (uint32_t)a->d[p]));
-  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, TP_SPEC_OI, (uint32_t)out_stride[p]));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_SPEC_DATA_TRANSPOSE_TILES_J, (uint32_t)tiles_j));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_SPEC_DATA_TRANSPOSE_TILES_I, (uint32_t)tiles_i));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_SPEC_DATA_TRANSPOSE_GROUPS, (uint32_t)groups));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_SPEC_DATA_TRANSPOSE_DJ, (uint32_t)a->d[0]));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_SPEC_DATA_TRANSPOSE_SJ, (uint32_t)a->s[0]));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_SPEC_DATA_TRANSPOSE_DI, (uint32_t)a->d[p]));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_SPEC_DATA_TRANSPOSE_OI, (uint32_t)out_stride[p]));
   uint32_t b = 0;
   for (int i = 1; i < a->rank; i++) {
     if (i == p) continue;
-    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, TP_SPEC_BD + b, (uint32_t)a->d[i]));
-    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, TP_SPEC_BS + b, (uint32_t)a->s[i]));
-    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, TP_SPEC_BO + b, (uint32_t)out_stride[i]));
+    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_SPEC_DATA_TRANSPOSE_BD0 + b, (uint32_t)a->d[i]));
+    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_SPEC_DATA_TRANSPOSE_BS0 + b, (uint32_t)a->s[i]));
+    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_SPEC_DATA_TRANSPOSE_BO0 + b, (uint32_t)out_stride[i]));
     b++;
   }
-  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, TP_SPEC_RANK, b));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_SPEC_DATA_TRANSPOSE_RANK, b));
   k->n_buffers = 2;
   int64_t gx = groups < t->max_workgroup_count[0] ? groups : t->max_workgroup_count[0];
   int64_t gy = (groups + gx - 1) / gx;

@@ -168,27 +168,27 @@ static vkml_status unary_instantiate(const ir_node *n, const cg_schedule *s,
                     at.name[i], (double)vals[i], i == at.n - 1 ? "}" : "");
   snprintf(k->key, sizeof k->key, "%s(%s)->%s%s", ir_op_name(op), tin, tout, attrs);
 
-  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, 0, (uint32_t)count));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_SPEC_ELEMENTWISE_UNARY_N, (uint32_t)count));
   if (packed) {
     key_layout(k, "layout=nc4hw4");
-    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, 8, (uint32_t)ti->dims[1]));
-    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, 9, (uint32_t)((ti->dims[1] + 3) / 4)));
-    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, 10, (uint32_t)(ti->dims[2] * ti->dims[3])));
+    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_SPEC_ELEMENTWISE_UNARY_PK_C, (uint32_t)ti->dims[1]));
+    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_SPEC_ELEMENTWISE_UNARY_PK_C4, (uint32_t)((ti->dims[1] + 3) / 4)));
+    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_SPEC_ELEMENTWISE_UNARY_PK_HW, (uint32_t)(ti->dims[2] * ti->dims[3])));
   }
   if (at.n) {
-    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, 1, cg_elt_f32_bits(at.alpha)));
-    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, 2, cg_elt_f32_bits(at.beta)));
-    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, 3, cg_elt_f32_bits(at.gamma)));
+    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_SPEC_ELEMENTWISE_UNARY_ALPHA, cg_elt_f32_bits(at.alpha)));
+    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_SPEC_ELEMENTWISE_UNARY_BETA, cg_elt_f32_bits(at.beta)));
+    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_SPEC_ELEMENTWISE_UNARY_GAMMA, cg_elt_f32_bits(at.gamma)));
   }
   if (op == IR_OP_CLIP && ir_dtype_is_int(di)) {
     /* bounds truncated toward zero (docs/ops.md); the 32-bit domain of
        i32 / u8 / i8 takes them saturated, which clamps alike */
     ir_dtype dom = di == IR_I64 ? IR_I64 : IR_I32;
     int64_t lo = ir_f64_to_int(at.alpha, dom), hi = ir_f64_to_int(at.beta, dom);
-    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, 4, (uint32_t)(uint64_t)lo));
-    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, 5, (uint32_t)((uint64_t)lo >> 32)));
-    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, 6, (uint32_t)(uint64_t)hi));
-    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, 7, (uint32_t)((uint64_t)hi >> 32)));
+    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_SPEC_ELEMENTWISE_UNARY_ILO0, (uint32_t)(uint64_t)lo));
+    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_SPEC_ELEMENTWISE_UNARY_ILO1, (uint32_t)((uint64_t)lo >> 32)));
+    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_SPEC_ELEMENTWISE_UNARY_IHI0, (uint32_t)(uint64_t)hi));
+    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_SPEC_ELEMENTWISE_UNARY_IHI1, (uint32_t)((uint64_t)hi >> 32)));
   }
   k->n_buffers = 2;
   int wg = s->v[KNOB_WG], epi = s->v[KNOB_EPI];
@@ -243,9 +243,9 @@ static vkml_status copy_instantiate(const ir_node *n, const cg_schedule *s,
   ir_type_format(to, tout, sizeof tout);
   snprintf(k->key, sizeof k->key, "%s(%s)->%s", ir_op_name(n->op), tin, tout);
   if (lay != IR_LAYOUT_DEFAULT) key_layout(k, "layout=nc4hw4");
-  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, 0, (uint32_t)(bytes / 16)));
-  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, 1, (uint32_t)(bytes / 4)));
-  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, 2, (uint32_t)bytes));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_SPEC_COPY_NQ, (uint32_t)(bytes / 16)));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_SPEC_COPY_NW, (uint32_t)(bytes / 4)));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_SPEC_COPY_NB, (uint32_t)bytes));
   k->n_buffers = 2;
   return cg_elt_grid(k, bytes / 16, (int64_t)s->v[KNOB_WG] * s->v[KNOB_EPI], target);
 }
@@ -292,10 +292,10 @@ static vkml_status layout_instantiate(const ir_node *n, const cg_schedule *s,
   ir_type_format(ti, tin, sizeof tin);
   snprintf(k->key, sizeof k->key, "%s(%s)->%s{layout=%s->%s}", ir_op_name(n->op), tin, tin,
            ir_layout_name(x->layout), ir_layout_name(y->layout));
-  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, 0, (uint32_t)texels));
-  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, 1, (uint32_t)c));
-  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, 2, (uint32_t)c4));
-  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, 3, (uint32_t)hw));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_SPEC_DATA_LAYOUT_TEXELS, (uint32_t)texels));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_SPEC_DATA_LAYOUT_C, (uint32_t)c));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_SPEC_DATA_LAYOUT_C4, (uint32_t)c4));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_SPEC_DATA_LAYOUT_HW, (uint32_t)hw));
   k->n_buffers = 2;
   return cg_elt_grid(k, texels, (int64_t)s->v[KNOB_WG] * s->v[KNOB_EPI], target);
 }

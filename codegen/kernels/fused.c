@@ -21,15 +21,6 @@ const cg_template cg_fused_template = {
     CG_ELEMENTWISE_SPACE,
 };
 
-/* Spec constant ids (see the template). */
-enum {
-  SPEC_N = 0,
-  SPEC_RANK = 1,
-  SPEC_D = 8,
-  SPEC_M = 16,
-  SPEC_P = 40, /* + 2 * slot */
-  SPEC_S = 72, /* + 8 * input + axis */
-};
 
 /* The shader's op code: unary.glsl's below 32, 32 + k for the binary ops. */
 static int shader_op(ir_op op) {
@@ -114,16 +105,16 @@ vkml_status cg_node_fused_elementwise(const ir_node *n, const cg_template *st,
   if (len < (int)sizeof k->key) snprintf(k->key + len, sizeof k->key - (size_t)len, "]}");
 
   int64_t count = ir_type_numel(out);
-  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, SPEC_N, (uint32_t)count));
-  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, SPEC_RANK, (uint32_t)m.rank));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_SPEC_ELEMENTWISE_FUSED_N, (uint32_t)count));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_SPEC_ELEMENTWISE_FUSED_RANK, (uint32_t)m.rank));
   for (int j = 0; j < m.rank; j++)
-    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, SPEC_D + (uint32_t)j, (uint32_t)m.d[j]));
+    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_SPEC_ELEMENTWISE_FUSED_D0 + (uint32_t)j, (uint32_t)m.d[j]));
   for (int i = 0; i < n->n_inputs; i++) {
-    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, SPEC_M + (uint32_t)i, m.mode[i]));
+    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_SPEC_ELEMENTWISE_FUSED_M0 + (uint32_t)i, m.mode[i]));
     if (m.mode[i] == 0)
       for (int j = 0; j < m.rank; j++)
         VKML_RETURN_IF_ERROR(
-            cg_kernel_spec(k, SPEC_S + 8 * (uint32_t)i + (uint32_t)j, (uint32_t)m.s[i][j]));
+            cg_kernel_spec(k, CG_SPEC_ELEMENTWISE_FUSED_S0_0 + 8 * (uint32_t)i + (uint32_t)j, (uint32_t)m.s[i][j]));
   }
   for (int i = 0; i < p.n_instr; i++) {
     const ir_fused_instr *in_i = &p.instr[i];
@@ -136,9 +127,9 @@ vkml_status cg_node_fused_elementwise(const ir_node *n, const cg_template *st,
     snprintf(name, sizeof name, "C%d", i);
     VKML_RETURN_IF_ERROR(cg_kernel_define(k, name, "%uu", code));
     VKML_RETURN_IF_ERROR(
-        cg_kernel_spec(k, SPEC_P + 2 * (uint32_t)i, cg_elt_f32_bits(in_i->p[0])));
+        cg_kernel_spec(k, CG_SPEC_ELEMENTWISE_FUSED_PA0 + 2 * (uint32_t)i, cg_elt_f32_bits(in_i->p[0])));
     VKML_RETURN_IF_ERROR(
-        cg_kernel_spec(k, SPEC_P + 2 * (uint32_t)i + 1, cg_elt_f32_bits(in_i->p[1])));
+        cg_kernel_spec(k, CG_SPEC_ELEMENTWISE_FUSED_PA0 + 2 * (uint32_t)i + 1, cg_elt_f32_bits(in_i->p[1])));
   }
   k->n_buffers = n->n_inputs + 1;
   k->push_bytes = 0;

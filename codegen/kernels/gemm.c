@@ -69,26 +69,6 @@ const cg_template cg_gemm_gemv_template = {
     .dflt = {{2, 64, 4, 4, 1}},
 };
 
-/* Spec constant ids (see the templates). */
-enum {
-  SPEC_M = 0,
-  SPEC_N,
-  SPEC_K,
-  SPEC_A_SI,
-  SPEC_A_SK,
-  SPEC_B_SK,
-  SPEC_B_SJ,
-  SPEC_C_SI,
-  SPEC_C_SJ,
-  SPEC_ALPHA,
-  SPEC_BETA,
-  SPEC_ACT_ALPHA,
-  SPEC_ACT_BETA,
-  SPEC_NBD,
-  SPEC_BD = 16,
-  SPEC_BSA = 20,
-  SPEC_BSB = 24,
-};
 
 #define MAX_BATCH_AXES 4
 
@@ -330,36 +310,26 @@ static int load_code(int64_t x_len, int64_t x_s, int x_tile, int64_t k_len, int6
   return wk >= wx ? 10 + wk : wx;
 }
 
-static uint32_t f32_bits(float f) {
-  uint32_t u;
-  memcpy(&u, &f, 4);
-  return u;
-}
-
 /* Specialization constants, defines and grid common to both templates. */
 static vkml_status emit_common(cg_kernel *k, const cg_gemm_workload *w, const gemm_plan *p,
                                const ir_target *t, int bm, int bn) {
   cg_gemm_workload_key(w, k->key, sizeof k->key);
   VKML_RETURN_IF_ERROR(cg_kernel_define(k, "ACT", "%d", (int)w->act.kind));
   VKML_RETURN_IF_ERROR(cg_kernel_define(k, "HAS_C", "%d", w->has_c ? 1 : 0));
-  const struct {
-    uint32_t id;
-    uint32_t v;
-  } spec[] = {
-      {SPEC_M, (uint32_t)p->m},           {SPEC_N, (uint32_t)p->n},
-      {SPEC_K, (uint32_t)p->k},           {SPEC_A_SI, (uint32_t)p->a_si},
-      {SPEC_A_SK, (uint32_t)p->a_sk},     {SPEC_B_SK, (uint32_t)p->b_sk},
-      {SPEC_B_SJ, (uint32_t)p->b_sj},     {SPEC_C_SI, (uint32_t)p->c_si},
-      {SPEC_C_SJ, (uint32_t)p->c_sj},     {SPEC_ALPHA, f32_bits(w->alpha)},
-      {SPEC_BETA, f32_bits(w->beta)},     {SPEC_ACT_ALPHA, f32_bits(w->act.alpha)},
-      {SPEC_ACT_BETA, f32_bits(w->act.beta)}, {SPEC_NBD, (uint32_t)p->nbd},
+  const cg_spec_value spec[] = {
+      {CG_SPEC_GEMM_PARAMS_M, (uint32_t)p->m},           {CG_SPEC_GEMM_PARAMS_N, (uint32_t)p->n},
+      {CG_SPEC_GEMM_PARAMS_K, (uint32_t)p->k},           {CG_SPEC_GEMM_PARAMS_A_SI, (uint32_t)p->a_si},
+      {CG_SPEC_GEMM_PARAMS_A_SK, (uint32_t)p->a_sk},     {CG_SPEC_GEMM_PARAMS_B_SK, (uint32_t)p->b_sk},
+      {CG_SPEC_GEMM_PARAMS_B_SJ, (uint32_t)p->b_sj},     {CG_SPEC_GEMM_PARAMS_C_SI, (uint32_t)p->c_si},
+      {CG_SPEC_GEMM_PARAMS_C_SJ, (uint32_t)p->c_sj},     {CG_SPEC_GEMM_PARAMS_ALPHA, cg_elt_f32_bits(w->alpha)},
+      {CG_SPEC_GEMM_PARAMS_BETA, cg_elt_f32_bits(w->beta)},     {CG_SPEC_GEMM_PARAMS_ACT_ALPHA, cg_elt_f32_bits(w->act.alpha)},
+      {CG_SPEC_GEMM_PARAMS_ACT_BETA, cg_elt_f32_bits(w->act.beta)}, {CG_SPEC_GEMM_PARAMS_NBD, (uint32_t)p->nbd},
   };
-  for (size_t i = 0; i < sizeof spec / sizeof spec[0]; i++)
-    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, spec[i].id, spec[i].v));
+  VKML_RETURN_IF_ERROR(CG_KERNEL_SPECS(k, spec));
   for (int i = 0; i < p->nbd; i++) {
-    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, SPEC_BD + (uint32_t)i, (uint32_t)p->bd[i]));
-    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, SPEC_BSA + (uint32_t)i, (uint32_t)p->bsa[i]));
-    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, SPEC_BSB + (uint32_t)i, (uint32_t)p->bsb[i]));
+    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_SPEC_GEMM_PARAMS_BD0 + (uint32_t)i, (uint32_t)p->bd[i]));
+    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_SPEC_GEMM_PARAMS_BSA0 + (uint32_t)i, (uint32_t)p->bsa[i]));
+    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_SPEC_GEMM_PARAMS_BSB0 + (uint32_t)i, (uint32_t)p->bsb[i]));
   }
   k->n_buffers = w->has_c ? 4 : 3;
   k->push_bytes = 0;
@@ -464,28 +434,6 @@ vkml_status cg_gemm_coopmat_instantiate(const cg_gemm_workload *w, const cg_sche
 
 /* ---- the GEMV template ---------------------------------------------------------------- */
 
-/* Spec constant ids of gemv.comp. */
-enum {
-  GV_CN = 0,
-  GV_K,
-  GV_X_SI,
-  GV_X_SK,
-  GV_W_SK,
-  GV_W_SJ,
-  GV_C_SR,
-  GV_C_SC,
-  GV_Y_SR,
-  GV_Y_SC,
-  GV_Y_SZ,
-  GV_ALPHA,
-  GV_BETA,
-  GV_ACT_ALPHA,
-  GV_ACT_BETA,
-  GV_NBD,
-  GV_BD = 16,
-  GV_BSX = 20,
-  GV_BSW = 24,
-};
 
 vkml_status cg_gemm_gemv_instantiate(const cg_gemm_workload *w, const cg_schedule *s,
                                      const ir_target *t, cg_kernel *k) {
@@ -540,25 +488,21 @@ vkml_status cg_gemm_gemv_instantiate(const cg_gemm_workload *w, const cg_schedul
   VKML_RETURN_IF_ERROR(cg_kernel_define(k, "USE_SG", "%d", use_sg));
   VKML_RETURN_IF_ERROR(cg_kernel_define(k, "SWAP", "%d", swap ? 1 : 0));
   cg_gemm_workload_key(w, k->key, sizeof k->key);
-  const struct {
-    uint32_t id;
-    uint32_t v;
-  } spec[] = {
-      {GV_CN, (uint32_t)cols},          {GV_K, (uint32_t)p.k},
-      {GV_X_SI, (uint32_t)x_si},        {GV_X_SK, (uint32_t)x_sk},
-      {GV_W_SK, (uint32_t)w_sk},        {GV_W_SJ, (uint32_t)w_sj},
-      {GV_C_SR, (uint32_t)c_sr},        {GV_C_SC, (uint32_t)c_sc},
-      {GV_Y_SR, (uint32_t)y_sr},        {GV_Y_SC, (uint32_t)y_sc},
-      {GV_Y_SZ, (uint32_t)(p.m * p.n)}, {GV_ALPHA, f32_bits(w->alpha)},
-      {GV_BETA, f32_bits(w->beta)},     {GV_ACT_ALPHA, f32_bits(w->act.alpha)},
-      {GV_ACT_BETA, f32_bits(w->act.beta)}, {GV_NBD, (uint32_t)p.nbd},
+  const cg_spec_value spec[] = {
+      {CG_SPEC_GEMV_CN, (uint32_t)cols},          {CG_SPEC_GEMV_K, (uint32_t)p.k},
+      {CG_SPEC_GEMV_X_SI, (uint32_t)x_si},        {CG_SPEC_GEMV_X_SK, (uint32_t)x_sk},
+      {CG_SPEC_GEMV_W_SK, (uint32_t)w_sk},        {CG_SPEC_GEMV_W_SJ, (uint32_t)w_sj},
+      {CG_SPEC_GEMV_C_SR, (uint32_t)c_sr},        {CG_SPEC_GEMV_C_SC, (uint32_t)c_sc},
+      {CG_SPEC_GEMV_Y_SR, (uint32_t)y_sr},        {CG_SPEC_GEMV_Y_SC, (uint32_t)y_sc},
+      {CG_SPEC_GEMV_Y_SZ, (uint32_t)(p.m * p.n)}, {CG_SPEC_GEMV_ALPHA, cg_elt_f32_bits(w->alpha)},
+      {CG_SPEC_GEMV_BETA, cg_elt_f32_bits(w->beta)},     {CG_SPEC_GEMV_ACT_ALPHA, cg_elt_f32_bits(w->act.alpha)},
+      {CG_SPEC_GEMV_ACT_BETA, cg_elt_f32_bits(w->act.beta)}, {CG_SPEC_GEMV_NBD, (uint32_t)p.nbd},
   };
-  for (size_t i = 0; i < sizeof spec / sizeof spec[0]; i++)
-    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, spec[i].id, spec[i].v));
+  VKML_RETURN_IF_ERROR(CG_KERNEL_SPECS(k, spec));
   for (int i = 0; i < p.nbd; i++) {
-    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, GV_BD + (uint32_t)i, (uint32_t)p.bd[i]));
-    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, GV_BSX + (uint32_t)i, (uint32_t)bsx[i]));
-    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, GV_BSW + (uint32_t)i, (uint32_t)bsw[i]));
+    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_SPEC_GEMV_BD0 + (uint32_t)i, (uint32_t)p.bd[i]));
+    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_SPEC_GEMV_BSX0 + (uint32_t)i, (uint32_t)bsx[i]));
+    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_SPEC_GEMV_BSW0 + (uint32_t)i, (uint32_t)bsw[i]));
   }
   k->n_buffers = w->has_c ? 4 : 3;
   k->push_bytes = 0;

@@ -15,12 +15,6 @@ const cg_template cg_batchnorm_template = {
     CG_ELEMENTWISE_SPACE,
 };
 
-static uint32_t f32_bits(float f) {
-  uint32_t u;
-  memcpy(&u, &f, 4);
-  return u;
-}
-
 /* ---- softmax ---------------------------------------------------------------- */
 
 vkml_status cg_node_softmax(const ir_node *n, const cg_template *st, const cg_schedule *s,
@@ -43,7 +37,7 @@ vkml_status cg_node_softmax(const ir_node *n, const cg_template *st, const cg_sc
   cg_rowplan plan;
   VKML_RETURN_IF_ERROR(cg_row_begin(out, &cg_softmax_template,
                                     s ? s : &cg_softmax_template.dflt, t, &m, "softmax", &plan));
-  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, 42, n->op == IR_OP_LOG_SOFTMAX));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, CG_SPEC_SOFTMAX_LOG_SOFTMAX, n->op == IR_OP_LOG_SOFTMAX));
   VKML_RETURN_IF_ERROR(cg_kernel_define(out, "CACHE", "%d", plan.cache));
   VKML_RETURN_IF_ERROR(cg_kernel_define(out, "DTYPE_F16", "%d", x->dtype == IR_F16));
   out->n_buffers = 2;
@@ -55,18 +49,6 @@ vkml_status cg_node_softmax(const ir_node *n, const cg_template *st, const cg_sc
 
 /* ---- layer_norm / instance_norm ------------------------------------------------- */
 
-/* Spec constant ids of norm.comp past the rowmap's 0..19. */
-enum {
-  SPEC_EPS = 20,
-  SPEC_C = 21,
-  SPEC_S_MODE = 22,
-  SPEC_B_MODE = 23,
-  SPEC_PN = 24,
-  SPEC_PD = 25,
-  SPEC_PS = 29,
-  SPEC_PB = 33,
-  SPEC_INSTANCE = 42,
-};
 
 /* Element strides of p broadcast (right-aligned) against the row shape
  * (rank nd), outermost first; 0 on broadcast axes. */
@@ -128,14 +110,14 @@ static vkml_status layer_params(const ir_node *n, int axis, cg_kernel *k) {
   if (pn > 4 && (smode == 0 || bmode == 0))
     return vkml_status_make(VKML_CODE_UNSUPPORTED,
                             "layer_norm: scale / bias broadcast over more than 4 merged axes");
-  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, SPEC_S_MODE, smode));
-  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, SPEC_B_MODE, bmode));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_SPEC_NORM_S_MODE, smode));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_SPEC_NORM_B_MODE, bmode));
   if (smode == 0 || bmode == 0) {
-    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, SPEC_PN, (uint32_t)pn));
+    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_SPEC_NORM_PN, (uint32_t)pn));
     for (int i = 0; i < pn; i++) {
-      VKML_RETURN_IF_ERROR(cg_kernel_spec(k, SPEC_PD + (uint32_t)i, (uint32_t)pd[i]));
-      VKML_RETURN_IF_ERROR(cg_kernel_spec(k, SPEC_PS + (uint32_t)i, (uint32_t)ps[i]));
-      VKML_RETURN_IF_ERROR(cg_kernel_spec(k, SPEC_PB + (uint32_t)i, (uint32_t)pb[i]));
+      VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_SPEC_NORM_PD0 + (uint32_t)i, (uint32_t)pd[i]));
+      VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_SPEC_NORM_PS0 + (uint32_t)i, (uint32_t)ps[i]));
+      VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_SPEC_NORM_PB0 + (uint32_t)i, (uint32_t)pb[i]));
     }
   }
   return VKML_OK;
@@ -156,13 +138,13 @@ static vkml_status norm_rows(const ir_node *n, const cg_template *st, const cg_s
   VKML_RETURN_IF_ERROR(cg_row_begin(k, &cg_norm_template, s ? s : &cg_norm_template.dflt, t, &m,
                                     ir_op_name(n->op), &plan));
   bool has_bias = n->n_inputs > 2;
-  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, SPEC_INSTANCE, instance));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_SPEC_NORM_INSTANCE, instance));
   VKML_RETURN_IF_ERROR(cg_kernel_define(k, "HAS_BIAS", "%d", has_bias));
   VKML_RETURN_IF_ERROR(cg_kernel_define(k, "CACHE", "%d", plan.cache));
   VKML_RETURN_IF_ERROR(cg_kernel_define(k, "DTYPE_F16", "%d", x->dtype == IR_F16));
   float eps = ir_node_float(n, IR_A_EPSILON, 1e-5f);
-  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, SPEC_EPS, f32_bits(eps)));
-  if (instance) VKML_RETURN_IF_ERROR(cg_kernel_spec(k, SPEC_C, (uint32_t)x->dims[1]));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_SPEC_NORM_EPS, cg_elt_f32_bits(eps)));
+  if (instance) VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_SPEC_NORM_C, (uint32_t)x->dims[1]));
   else VKML_RETURN_IF_ERROR(layer_params(n, first_axis, k));
   k->n_buffers = n->n_inputs + 1;
   char attrs[64];
@@ -236,11 +218,11 @@ vkml_status cg_node_batchnorm(const ir_node *n, const cg_template *st, const cg_
   while (vw > 1 && inner % vw) vw /= 2;
   VKML_RETURN_IF_ERROR(cg_kernel_define(out, "VW", "%d", vw));
   VKML_RETURN_IF_ERROR(cg_kernel_define(out, "DTYPE_F16", "%d", x->dtype == IR_F16));
-  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, 0, (uint32_t)numel));
-  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, 1, (uint32_t)(inner ? inner : 1)));
-  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, 2, (uint32_t)(x->dims[1] ? x->dims[1] : 1)));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, CG_SPEC_BATCHNORM_N, (uint32_t)numel));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, CG_SPEC_BATCHNORM_INNER, (uint32_t)(inner ? inner : 1)));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, CG_SPEC_BATCHNORM_C, (uint32_t)(x->dims[1] ? x->dims[1] : 1)));
   float eps = ir_node_float(n, IR_A_EPSILON, 1e-5f);
-  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, 3, f32_bits(eps)));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, CG_SPEC_BATCHNORM_EPS, cg_elt_f32_bits(eps)));
   out->n_buffers = 6;
   char attrs[40];
   snprintf(attrs, sizeof attrs, "{epsilon=%.9g}", (double)eps);

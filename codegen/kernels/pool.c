@@ -29,21 +29,6 @@ const cg_template cg_pool2d_template = {
     .dflt = {{128, 2, 1}},
 };
 
-/* Spec constant ids (see the template). */
-enum {
-  SPEC_PLANES = 0,
-  SPEC_H = 1,
-  SPEC_W = 2,
-  SPEC_OH = 3,
-  SPEC_OW = 4,
-  SPEC_PADS = 5, /* top, left, bottom, right */
-  SPEC_TILES_W = 9,
-  SPEC_TILES_H = 10,
-  SPEC_IS_MAX = 11,
-  SPEC_COUNT_PAD = 12,
-  SPEC_C = 13,  /* packed: channels */
-  SPEC_C4 = 14, /* packed: texel planes per image */
-};
 
 static bool is_global(ir_op op) {
   return op == IR_OP_GLOBAL_AVG_POOL || op == IR_OP_GLOBAL_MAX_POOL;
@@ -149,20 +134,20 @@ vkml_status cg_node_pool(const ir_node *n, const cg_template *st, const cg_sched
   int64_t c4 = (x->dims[1] + 3) / 4;
   int64_t planes = x->dims[0] * (packed ? c4 : x->dims[1]);
   int64_t tiles_w = (ow + tw - 1) / tw, tiles_h = (oh + th - 1) / th;
-  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, SPEC_PLANES, (uint32_t)planes));
-  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, SPEC_H, (uint32_t)x->dims[2]));
-  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, SPEC_W, (uint32_t)x->dims[3]));
-  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, SPEC_OH, (uint32_t)oh));
-  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, SPEC_OW, (uint32_t)ow));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_SPEC_POOL2D_PLANES, (uint32_t)planes));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_SPEC_POOL2D_H, (uint32_t)x->dims[2]));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_SPEC_POOL2D_W, (uint32_t)x->dims[3]));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_SPEC_POOL2D_OH, (uint32_t)oh));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_SPEC_POOL2D_OW, (uint32_t)ow));
   for (int i = 0; i < 4; i++)
-    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, SPEC_PADS + (uint32_t)i, (uint32_t)p.pads[i]));
-  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, SPEC_TILES_W, (uint32_t)(tiles_w ? tiles_w : 1)));
-  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, SPEC_TILES_H, (uint32_t)(tiles_h ? tiles_h : 1)));
-  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, SPEC_IS_MAX, is_max));
-  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, SPEC_COUNT_PAD, !is_max && p.count_include_pad));
+    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_SPEC_POOL2D_PT + (uint32_t)i, (uint32_t)p.pads[i]));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_SPEC_POOL2D_TILES_W, (uint32_t)(tiles_w ? tiles_w : 1)));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_SPEC_POOL2D_TILES_H, (uint32_t)(tiles_h ? tiles_h : 1)));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_SPEC_POOL2D_IS_MAX, is_max));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_SPEC_POOL2D_COUNT_PAD, !is_max && p.count_include_pad));
   if (packed) {
-    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, SPEC_C, (uint32_t)x->dims[1]));
-    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, SPEC_C4, (uint32_t)c4));
+    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_SPEC_POOL2D_C, (uint32_t)x->dims[1]));
+    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_SPEC_POOL2D_C4, (uint32_t)c4));
   }
   k->n_buffers = 2;
 

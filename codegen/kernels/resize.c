@@ -17,8 +17,6 @@
 #include "codegen/core/core.h"
 #include "ir/params.h"
 
-enum { SPEC_N = 0, SPEC_RANK = 1, SPEC_BASE = 2, SPEC_D = 8, SPEC_S = 16, SPEC_C = 24,
-       SPEC_A = 32, SPEC_BL = 40, SPEC_BH = 48, SPEC_I = 56, SPEC_W = 64 };
 #define MAX_RESIZED 4
 
 /* An axis of the kernel: output dim d, input stride s; resized when c != 0:
@@ -244,22 +242,22 @@ vkml_status cg_node_resize(const ir_node *n, const cg_template *st, const cg_sch
     for (int i = 1; i < rank; i++) ax[i].s /= g;
   }
   int64_t units = n_out / g;
-  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, SPEC_N, (uint32_t)units));
-  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, SPEC_RANK, (uint32_t)rank));
-  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, SPEC_BASE, (uint32_t)base));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, CG_SPEC_DATA_RESIZE_N, (uint32_t)units));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, CG_SPEC_DATA_RESIZE_RANK, (uint32_t)rank));
+  VKML_RETURN_IF_ERROR(cg_kernel_spec(out, CG_SPEC_DATA_RESIZE_BASE, (uint32_t)base));
   for (int i = 0; i < rank; i++) {
     const rs_axis *a = &ax[i];
     uint32_t k = (uint32_t)i;
-    VKML_RETURN_IF_ERROR(cg_kernel_spec(out, SPEC_D + k, (uint32_t)a->d));
-    VKML_RETURN_IF_ERROR(cg_kernel_spec(out, SPEC_S + k, (uint32_t)a->s));
+    VKML_RETURN_IF_ERROR(cg_kernel_spec(out, CG_SPEC_DATA_RESIZE_D0 + k, (uint32_t)a->d));
+    VKML_RETURN_IF_ERROR(cg_kernel_spec(out, CG_SPEC_DATA_RESIZE_S0 + k, (uint32_t)a->s));
     if (a->c == 0) continue;
     uint64_t b = (uint64_t)a->b;
-    VKML_RETURN_IF_ERROR(cg_kernel_spec(out, SPEC_C + k, (uint32_t)a->c));
-    VKML_RETURN_IF_ERROR(cg_kernel_spec(out, SPEC_A + k, (uint32_t)a->a));
-    VKML_RETURN_IF_ERROR(cg_kernel_spec(out, SPEC_BL + k, (uint32_t)b));
-    VKML_RETURN_IF_ERROR(cg_kernel_spec(out, SPEC_BH + k, (uint32_t)(b >> 32)));
-    VKML_RETURN_IF_ERROR(cg_kernel_spec(out, SPEC_I + k, (uint32_t)a->in));
-    if (a->wide) VKML_RETURN_IF_ERROR(cg_kernel_spec(out, SPEC_W + k, 1));
+    VKML_RETURN_IF_ERROR(cg_kernel_spec(out, CG_SPEC_DATA_RESIZE_C0 + k, (uint32_t)a->c));
+    VKML_RETURN_IF_ERROR(cg_kernel_spec(out, CG_SPEC_DATA_RESIZE_A0 + k, (uint32_t)a->a));
+    VKML_RETURN_IF_ERROR(cg_kernel_spec(out, CG_SPEC_DATA_RESIZE_BL0 + k, (uint32_t)b));
+    VKML_RETURN_IF_ERROR(cg_kernel_spec(out, CG_SPEC_DATA_RESIZE_BH0 + k, (uint32_t)(b >> 32)));
+    VKML_RETURN_IF_ERROR(cg_kernel_spec(out, CG_SPEC_DATA_RESIZE_I0 + k, (uint32_t)a->in));
+    if (a->wide) VKML_RETURN_IF_ERROR(cg_kernel_spec(out, CG_SPEC_DATA_RESIZE_W0 + k, 1));
   }
   out->n_buffers = 2;
   return cg_data_grid(out, units, t);

@@ -249,7 +249,14 @@ Test(conv_coopmat, instantiation) {
   cr_assert_eq(k.groups[1], 2); /* 32 / 16 */
   cr_assert_eq(k.groups[2], 1);
   const uint32_t want[] = {1, 16, 9, 9, 32, 9, 9, 3, 3, 1, 1, 1, 1, 1, 1, 1};
-  for (uint32_t i = 0; i < 16; i++) cr_assert_eq(vt_spec_of(&k, i), want[i], "spec %u", i);
+  const uint32_t ids[] = {CG_SPEC_CONV_PARAMS_NB, CG_SPEC_CONV_PARAMS_C,  CG_SPEC_CONV_PARAMS_H,
+                          CG_SPEC_CONV_PARAMS_W,  CG_SPEC_CONV_PARAMS_M,  CG_SPEC_CONV_PARAMS_OH,
+                          CG_SPEC_CONV_PARAMS_OW, CG_SPEC_CONV_PARAMS_KH, CG_SPEC_CONV_PARAMS_KW,
+                          CG_SPEC_CONV_PARAMS_SH, CG_SPEC_CONV_PARAMS_SW, CG_SPEC_CONV_PARAMS_DH,
+                          CG_SPEC_CONV_PARAMS_DW, CG_SPEC_CONV_PARAMS_PT, CG_SPEC_CONV_PARAMS_PL,
+                          CG_SPEC_CONV_PARAMS_G};
+  for (uint32_t i = 0; i < 16; i++)
+    cr_assert_eq(vt_spec_of(&k, ids[i]), want[i], "spec %u", ids[i]);
   char key[512];
   cg_conv_workload w;
   T_OK(cg_conv_workload_from_node(n, &w));

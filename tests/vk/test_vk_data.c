@@ -686,7 +686,7 @@ Test(vk_data, grouped_units) {
 }
 
 /* Resized axes whose exact coordinates pass 31 bits take the shader's
- * 64-bit path (spec constant 64 + axis); small ones the 32-bit one. */
+ * 64-bit path (specialization constant W<axis>); small ones the 32-bit one. */
 Test(vk_data, resize_wide_coordinates) {
   ir_target t;
   ir_target_minimum(&t);
@@ -704,7 +704,7 @@ Test(vk_data, resize_wide_coordinates) {
     cg_kernel k;
     T_OK(cg_kernel_for_node(n, NULL, NULL, &t, &k));
     bool wide = false;
-    for (int j = 0; j < k.n_spec; j++) wide = wide || (k.spec_id[j] == 65 && k.spec_value[j]);
+    for (int j = 0; j < k.n_spec; j++) wide = wide || (k.spec_id[j] == CG_SPEC_DATA_RESIZE_W1 && k.spec_value[j]);
     cr_expect_eq(wide, cases[i].wide, "%s", k.key);
     ir_graph_destroy(g);
   }

@@ -379,15 +379,15 @@ Test(gemm_template, coopmat_instantiation) {
   cr_assert_eq(k.groups[0], 2);
   cr_assert_eq(k.groups[1], 2);
   cr_assert_eq(k.groups[2], 1);
-  cr_assert_eq(vt_spec_of(&k, 0), 100);
-  cr_assert_eq(vt_spec_of(&k, 1), 72);
-  cr_assert_eq(vt_spec_of(&k, 2), 64);
-  cr_assert_eq(vt_spec_of(&k, 3), 1);   /* A_SI */
-  cr_assert_eq(vt_spec_of(&k, 4), 100); /* A_SK */
-  cr_assert_eq(vt_spec_of(&k, 7), 0);   /* C broadcast along i */
-  cr_assert_eq(vt_spec_of(&k, 8), 1);
+  cr_assert_eq(vt_spec_of(&k, CG_SPEC_GEMM_PARAMS_M), 100);
+  cr_assert_eq(vt_spec_of(&k, CG_SPEC_GEMM_PARAMS_N), 72);
+  cr_assert_eq(vt_spec_of(&k, CG_SPEC_GEMM_PARAMS_K), 64);
+  cr_assert_eq(vt_spec_of(&k, CG_SPEC_GEMM_PARAMS_A_SI), 1);   /* A_SI */
+  cr_assert_eq(vt_spec_of(&k, CG_SPEC_GEMM_PARAMS_A_SK), 100); /* A_SK */
+  cr_assert_eq(vt_spec_of(&k, CG_SPEC_GEMM_PARAMS_C_SI), 0);   /* C broadcast along i */
+  cr_assert_eq(vt_spec_of(&k, CG_SPEC_GEMM_PARAMS_C_SJ), 1);
   float alpha;
-  uint32_t ab = vt_spec_of(&k, 9);
+  uint32_t ab = vt_spec_of(&k, CG_SPEC_GEMM_PARAMS_ALPHA);
   memcpy(&alpha, &ab, 4);
   cr_assert_float_eq(alpha, 0.5f, 0);
   cr_assert_str_eq(k.key, "gemm(f16[64,100],f16[64,72],f16[72])->f16[100,72]{trans_a=1,alpha=0.5}");
@@ -464,13 +464,13 @@ Test(gemm_template, matmul_plan) {
     ir_node *n = vt_type_node(&g, IR_OP_MATMUL, IR_F32, 2, ranks, dims, 4, od);
     T_OK(cg_node_matmul(n, &cg_gemm_tiled_template, NULL, &t, &k));
     cr_assert_eq(k.groups[2], 6);
-    cr_assert_eq(vt_spec_of(&k, 13), 2);
-    cr_assert_eq(vt_spec_of(&k, 16), 3);
-    cr_assert_eq(vt_spec_of(&k, 20), 0);
-    cr_assert_eq(vt_spec_of(&k, 24), 70);
-    cr_assert_eq(vt_spec_of(&k, 17), 2);
-    cr_assert_eq(vt_spec_of(&k, 21), 60);
-    cr_assert_eq(vt_spec_of(&k, 25), 0);
+    cr_assert_eq(vt_spec_of(&k, CG_SPEC_GEMM_PARAMS_NBD), 2);
+    cr_assert_eq(vt_spec_of(&k, CG_SPEC_GEMM_PARAMS_BD0), 3);
+    cr_assert_eq(vt_spec_of(&k, CG_SPEC_GEMM_PARAMS_BSA0), 0);
+    cr_assert_eq(vt_spec_of(&k, CG_SPEC_GEMM_PARAMS_BSB0), 70);
+    cr_assert_eq(vt_spec_of(&k, CG_SPEC_GEMM_PARAMS_BD1), 2);
+    cr_assert_eq(vt_spec_of(&k, CG_SPEC_GEMM_PARAMS_BSA1), 60);
+    cr_assert_eq(vt_spec_of(&k, CG_SPEC_GEMM_PARAMS_BSB1), 0);
     cr_assert_eq(k.n_buffers, 3);
     cr_assert_str_eq(k.key, "matmul(f32[2,1,6,10],f32[3,10,7])->f32[2,3,6,7]");
     ir_graph_destroy(g);
@@ -483,10 +483,10 @@ Test(gemm_template, matmul_plan) {
     ir_node *n = vt_type_node(&g, IR_OP_MATMUL, IR_F32, 2, ranks, dims, 4, od);
     T_OK(ir_node_set_enum(g, n, IR_A_ACT, IR_ACT_RELU));
     T_OK(cg_node_matmul(n, &cg_gemm_tiled_template, NULL, &t, &k));
-    cr_assert_eq(vt_spec_of(&k, 13), 1);
-    cr_assert_eq(vt_spec_of(&k, 16), 20);
-    cr_assert_eq(vt_spec_of(&k, 20), 128);
-    cr_assert_eq(vt_spec_of(&k, 24), 128);
+    cr_assert_eq(vt_spec_of(&k, CG_SPEC_GEMM_PARAMS_NBD), 1);
+    cr_assert_eq(vt_spec_of(&k, CG_SPEC_GEMM_PARAMS_BD0), 20);
+    cr_assert_eq(vt_spec_of(&k, CG_SPEC_GEMM_PARAMS_BSA0), 128);
+    cr_assert_eq(vt_spec_of(&k, CG_SPEC_GEMM_PARAMS_BSB0), 128);
     cr_assert_str_eq(vt_define_of(&k, "A_LOAD"), "14"); /* along k, vectors of 4 */
     cr_assert_str_eq(vt_define_of(&k, "B_LOAD"), "4");  /* along n */
     cr_assert_str_eq(k.key, "matmul(f32[4,5,8,16],f32[4,5,16,8])->f32[4,5,8,8]{act=relu}");
@@ -498,9 +498,9 @@ Test(gemm_template, matmul_plan) {
     const int64_t dims[2][IR_MAX_RANK] = {{37}, {37}};
     ir_node *n = vt_type_node(&g, IR_OP_MATMUL, IR_F32, 2, ranks, dims, 0, NULL);
     T_OK(cg_node_matmul(n, &cg_gemm_tiled_template, NULL, &t, &k));
-    cr_assert_eq(vt_spec_of(&k, 0), 1);
-    cr_assert_eq(vt_spec_of(&k, 1), 1);
-    cr_assert_eq(vt_spec_of(&k, 2), 37);
+    cr_assert_eq(vt_spec_of(&k, CG_SPEC_GEMM_PARAMS_M), 1);
+    cr_assert_eq(vt_spec_of(&k, CG_SPEC_GEMM_PARAMS_N), 1);
+    cr_assert_eq(vt_spec_of(&k, CG_SPEC_GEMM_PARAMS_K), 37);
     cr_assert_str_eq(vt_define_of(&k, "A_LOAD"), "11");
     cr_assert_str_eq(vt_define_of(&k, "B_LOAD"), "11");
     ir_graph_destroy(g);

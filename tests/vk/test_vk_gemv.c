@@ -433,12 +433,12 @@ Test(gemv_template, instantiation) {
   cr_assert_eq(k.groups[1], 1);
   cr_assert_eq(k.groups[2], 1);
   cr_assert_eq(k.n_buffers, 4);
-  cr_assert_eq(vt_spec_of(&k, 0), 1000);
-  cr_assert_eq(vt_spec_of(&k, 1), 2048);
-  cr_assert_eq(vt_spec_of(&k, 4), 1000); /* W_SK */
-  cr_assert_eq(vt_spec_of(&k, 5), 1);    /* W_SJ */
-  cr_assert_eq(vt_spec_of(&k, 6), 0);    /* C [N] broadcast along rows */
-  cr_assert_eq(vt_spec_of(&k, 7), 1);
+  cr_assert_eq(vt_spec_of(&k, CG_SPEC_GEMV_CN), 1000);
+  cr_assert_eq(vt_spec_of(&k, CG_SPEC_GEMV_K), 2048);
+  cr_assert_eq(vt_spec_of(&k, CG_SPEC_GEMV_W_SK), 1000); /* W_SK */
+  cr_assert_eq(vt_spec_of(&k, CG_SPEC_GEMV_W_SJ), 1);    /* W_SJ */
+  cr_assert_eq(vt_spec_of(&k, CG_SPEC_GEMV_C_SR), 0);    /* C [N] broadcast along rows */
+  cr_assert_eq(vt_spec_of(&k, CG_SPEC_GEMV_C_SC), 1);
   T_OK(cg_node_gemm(n, NULL, NULL, &big, &k));
   cr_assert_str_eq(define_of(&k, "USE_SG"), "2");
   big.subgroup_ops &= ~(uint32_t)IR_SUBGROUP_CLUSTERED;
@@ -473,14 +473,14 @@ Test(gemv_template, instantiation) {
   cr_assert_str_eq(define_of(&k, "WK"), "1");
   cr_assert_str_eq(define_of(&k, "VW"), "4");
   cr_assert_str_eq(define_of(&k, "X_VEC"), "0");
-  cr_assert_eq(vt_spec_of(&k, 0), 300);
-  cr_assert_eq(vt_spec_of(&k, 2), 1);  /* X_SI = B's column stride */
-  cr_assert_eq(vt_spec_of(&k, 3), 3);  /* X_SK = B's row stride */
-  cr_assert_eq(vt_spec_of(&k, 5), 20); /* W_SJ = A's row stride */
-  cr_assert_eq(vt_spec_of(&k, 6), 1);  /* C [N] along the kernel's rows */
-  cr_assert_eq(vt_spec_of(&k, 7), 0);
-  cr_assert_eq(vt_spec_of(&k, 8), 1);  /* Y_SR */
-  cr_assert_eq(vt_spec_of(&k, 9), 3);  /* Y_SC */
+  cr_assert_eq(vt_spec_of(&k, CG_SPEC_GEMV_CN), 300);
+  cr_assert_eq(vt_spec_of(&k, CG_SPEC_GEMV_X_SI), 1);  /* X_SI = B's column stride */
+  cr_assert_eq(vt_spec_of(&k, CG_SPEC_GEMV_X_SK), 3);  /* X_SK = B's row stride */
+  cr_assert_eq(vt_spec_of(&k, CG_SPEC_GEMV_W_SJ), 20); /* W_SJ = A's row stride */
+  cr_assert_eq(vt_spec_of(&k, CG_SPEC_GEMV_C_SR), 1);  /* C [N] along the kernel's rows */
+  cr_assert_eq(vt_spec_of(&k, CG_SPEC_GEMV_C_SC), 0);
+  cr_assert_eq(vt_spec_of(&k, CG_SPEC_GEMV_Y_SR), 1);  /* Y_SR */
+  cr_assert_eq(vt_spec_of(&k, CG_SPEC_GEMV_Y_SC), 3);  /* Y_SC */
   cr_assert_eq(k.groups[0], 150);
   ir_graph_destroy(g);
 
@@ -495,14 +495,14 @@ Test(gemv_template, instantiation) {
     cr_assert_str_eq(define_of(&k, "SWAP"), "0");
     cr_assert_str_eq(define_of(&k, "VW"), "1"); /* 7 columns */
     cr_assert_eq(k.groups[2], 6);
-    cr_assert_eq(vt_spec_of(&k, 10), 42); /* Y_SZ */
-    cr_assert_eq(vt_spec_of(&k, 15), 2);
-    cr_assert_eq(vt_spec_of(&k, 16), 3);
-    cr_assert_eq(vt_spec_of(&k, 20), 0);
-    cr_assert_eq(vt_spec_of(&k, 24), 70);
-    cr_assert_eq(vt_spec_of(&k, 17), 2);
-    cr_assert_eq(vt_spec_of(&k, 21), 60);
-    cr_assert_eq(vt_spec_of(&k, 25), 0);
+    cr_assert_eq(vt_spec_of(&k, CG_SPEC_GEMV_Y_SZ), 42); /* Y_SZ */
+    cr_assert_eq(vt_spec_of(&k, CG_SPEC_GEMV_NBD), 2);
+    cr_assert_eq(vt_spec_of(&k, CG_SPEC_GEMV_BD0), 3);
+    cr_assert_eq(vt_spec_of(&k, CG_SPEC_GEMV_BSX0), 0);
+    cr_assert_eq(vt_spec_of(&k, CG_SPEC_GEMV_BSW0), 70);
+    cr_assert_eq(vt_spec_of(&k, CG_SPEC_GEMV_BD1), 2);
+    cr_assert_eq(vt_spec_of(&k, CG_SPEC_GEMV_BSX1), 60);
+    cr_assert_eq(vt_spec_of(&k, CG_SPEC_GEMV_BSW1), 0);
     ir_graph_destroy(g);
   }
 }

@@ -234,7 +234,7 @@ Test(vk_scan, mapping_and_refusals) {
     T_OK(ir_node_set_int(g, n, IR_A_AXIS, m[i].axis));
     cg_kernel k;
     T_OK(cg_kernel_for_node(n, NULL, NULL, &t, &k));
-    cr_assert_eq(vt_spec_of(&k, 5), m[i].mapping, "case %d", i);
+    cr_assert_eq(vt_spec_of(&k, CG_SPEC_SCAN_MAPPING), m[i].mapping, "case %d", i);
     ir_graph_destroy(g);
   }
   /* u8 (and i8) stay on the CPU */
