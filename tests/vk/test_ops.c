@@ -7,6 +7,7 @@
  * booleans exactly. Inputs are random, non-zero, seeded by the row. */
 #include <criterion/criterion.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
