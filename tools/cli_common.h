@@ -5,6 +5,7 @@
 #define TOOLS_CLI_COMMON_H
 
 #include <stdbool.h>
+#include <stdio.h>
 
 #include "ir/graph.h"
 #include "ir/memplan.h"
@@ -94,5 +95,8 @@ size_t cli_escape(const char *in, char *out, size_t cap, bool one_line);
 
 /* CLOCK_MONOTONIC in seconds. */
 double cli_now_seconds(void);
+
+/* s as a JSON string literal on f (quotes and control characters escaped). */
+void cli_print_json_string(FILE *f, const char *s);
 
 #endif

@@ -1,95 +1,16 @@
 /* rt_vk_exec: a graph on the GPU per its plan, CPU steps on the reference
  * kernels, host copies only at the plan's transfer steps and the graph's
- * edges (see vk_exec.h). */
-#include "vk_exec.h"
+ * edges (see vk_exec.h). This file builds it: pipelines, buffers, the
+ * recorded programs; vk_exec_run.c runs it, vk_exec_chain.c times it. */
+#include "vk_exec_internal.h"
 
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <pthread.h>
-#include <time.h>
-#include <unistd.h>
-
-#include "ir/file.h"
-#include "ir/memplan.h"
-#include "ir/text.h"
-#include "runtime/cpu/cpu_kernels.h"
-#include "vk_errors.h"
-#include "vk_memory.h"
-#include "vk_pipeline.h"
-#include "vk_weights.h"
-#include "ir/util.h"
-
-typedef struct pipe_entry {
-  const ir_plan_step *step; /* the first step that uses it */
-  int first_step;           /* its index */
-  uint64_t hash;
-  rt_vk_pipeline *pipe;
-  vkml_status err; /* of its creation (parallel phase) */
-} pipe_entry;
-
-typedef struct segment {
-  int first, last; /* step indices, inclusive */
-  rt_vk_program *prog; /* NULL when every step in it is an elided view */
-  rt_vk_program *chain; /* its commands chain_repeat times (rt_vk_exec_replay_chained) */
-  int chain_cmds;       /* commands of one repeat */
-} segment;
-
-struct rt_vk_exec {
-  rt_vk_context *ctx;
-  const ir_graph *g; /* the graph the plan runs */
-  const ir_plan *plan;
-  rt_vk_exec_opts opts;
-  const ir_node **nodes;   /* by node id */
-  const ir_value **values; /* by value id */
-  rt_vk_buffer **bufs;     /* by value id; NULL: the value stays on the host;
-                              the arena for values the memory plan places */
-  rt_vk_buffer **owned;    /* by value id: the buffer made for it (freed with
-                              the executor; bufs may share it) */
-  uint64_t *buf_off;       /* by value id: where its bytes start in bufs[id] */
-  uint64_t *buf_bytes;     /* by value id: bytes bound */
-  rt_vk_buffer *arena;     /* the intermediates' shared buffer (plan->mem) */
-  rt_tensor *host;         /* by value id: host copies (owned, or views) */
-  bool *host_valid;        /* by value id, during a run */
-  int *step_pipe;          /* by step: index into pipes, -1 on the CPU */
-  int *step_seg;           /* by step: index into segs, -1 on the CPU */
-  bool *step_edge_view;    /* by step: a view at the graph's edge sharing bytes
-                              (alias_edge_views) */
-  int *step_disp;          /* by step: dispatch index in its segment, -1: none
-                              (CPU, or a view that shares its input's bytes) */
-  pipe_entry *pipes;
-  int n_pipes;
-  segment *segs;
-  int n_segs;
-  double *seg_ns; /* scratch for program timings */
-  int chain_repeat; /* of the segments' chained programs (0: none yet) */
-  const rt_vk_buffer *chain_flush; /* and the buffer they zero before each repeat */
-  double *chain_ns, *chain_t; /* scratch for their timings, per repeat */
-  const rt_vk_weights *weights; /* the constants (shared, or own_weights) */
-  rt_vk_weights *own_weights;
-  /* the lean path (plans whose steps all run on the GPU): one program that
-   * copies the inputs in from host-visible staging, runs every dispatch and
-   * copies the outputs out; a run is memcpy, one submit, memcpy */
-  rt_vk_program *io_prog;
-  rt_vk_buffer **in_stage, **out_stage; /* by graph input / output index */
-  bool *in_direct; /* by graph input: in_stage is the kernels' own buffer
-                      (UPLOAD memory, no copy in; not owned here) */
-  int io_first;                         /* io_prog command of the first dispatch */
-  double *io_ns;                        /* scratch for its timings */
-  rt_vk_errors *errors;  /* the checking steps' error slots; NULL: none */
-  uint32_t seen_errors; /* validation errors already reported */
-  rt_vk_exec_stats stats;
-};
-
-static double now_ns(void) {
+double rt_vk_exec_now_ns(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return 1e9 * (double)ts.tv_sec + (double)ts.tv_nsec;
 }
 
-/* s with n's description in front, unless it starts with it already (the
- * CPU kernels name their node: one prefix per message). */
-static vkml_status at_node(vkml_status s, const ir_node *n) {
+vkml_status rt_vk_exec_at_node(vkml_status s, const ir_node *n) {
   if (!s) return s;
   char d[160];
   ir_node_describe(n, d, sizeof d);
@@ -99,8 +20,7 @@ static vkml_status at_node(vkml_status s, const ir_node *n) {
   return vkml_status_annotate(s, "%s", d);
 }
 
-/* A DEVICE status when the validation layer reported new errors. */
-static vkml_status check_validation(rt_vk_exec *e, const ir_node *n, const char *what) {
+vkml_status rt_vk_exec_check_validation(rt_vk_exec *e, const ir_node *n, const char *what) {
   rt_vk_report r;
   rt_vk_context_report(e->ctx, &r);
   if (r.n_errors <= e->seen_errors) return VKML_OK;
@@ -108,7 +28,7 @@ static vkml_status check_validation(rt_vk_exec *e, const ir_node *n, const char 
   e->seen_errors = r.n_errors;
   vkml_status s = vkml_status_make(VKML_CODE_DEVICE, "%s: %u validation error(s); first: %s",
                                    what, new_errors, r.first_message);
-  return n ? at_node(s, n) : s;
+  return n ? rt_vk_exec_at_node(s, n) : s;
 }
 
 /* ---- creation ------------------------------------------------------------------ */
@@ -200,7 +120,7 @@ static vkml_status create_pipelines(rt_vk_exec *e) {
   vkml_status first = VKML_OK;
   for (int i = 0; i < e->n_pipes; i++) {
     if (!e->pipes[i].err) continue;
-    if (!first) first = at_node(e->pipes[i].err, e->nodes[e->plan->steps[e->pipes[i].first_step].node]);
+    if (!first) first = rt_vk_exec_at_node(e->pipes[i].err, e->nodes[e->plan->steps[e->pipes[i].first_step].node]);
     else vkml_status_free(e->pipes[i].err);
     e->pipes[i].err = VKML_OK;
   }
@@ -397,7 +317,7 @@ static vkml_status alias_edge_views(rt_vk_exec *e) {
 /* Appends the dispatches of steps first..last to *prog (created on the
  * first one); fills step_disp (command index relative to the first
  * dispatch) and, with count, the stats. */
-static vkml_status record_dispatches(rt_vk_exec *e, int first, int last, rt_vk_program **prog,
+vkml_status rt_vk_exec_record_dispatches(rt_vk_exec *e, int first, int last, rt_vk_program **prog,
                                      bool count) {
   const ir_plan *p = e->plan;
   rt_vk_binding b[64];
@@ -416,7 +336,7 @@ static vkml_status record_dispatches(rt_vk_exec *e, int first, int last, rt_vk_p
       const ir_value *a = n->inputs[0], *y = n->outputs[0];
       uint64_t bytes = (uint64_t)ir_type_bytes(&a->type);
       if (bytes) {
-        VKML_RETURN_IF_ERROR(at_node(rt_vk_program_copy(*prog, e->bufs[a->id], e->buf_off[a->id],
+        VKML_RETURN_IF_ERROR(rt_vk_exec_at_node(rt_vk_program_copy(*prog, e->bufs[a->id], e->buf_off[a->id],
                                                         e->bufs[y->id], e->buf_off[y->id], bytes),
                                      n));
         n_disp++; /* the copy is a command of its own (copy_ns) */
@@ -430,7 +350,7 @@ static vkml_status record_dispatches(rt_vk_exec *e, int first, int last, rt_vk_p
       uint64_t xo = e->buf_off[x->id] + ir_type_extent_offset(&x->type, x->layout);
       for (int k = 0; k < n->n_outputs; k++) {
         const ir_value *y = n->outputs[k];
-        VKML_RETURN_IF_ERROR(at_node(
+        VKML_RETURN_IF_ERROR(rt_vk_exec_at_node(
             rt_vk_program_copy(*prog, e->bufs[x->id], xo, e->bufs[y->id],
                                e->buf_off[y->id] + ir_type_extent_offset(&y->type, y->layout),
                                sizeof(uint32_t)),
@@ -440,14 +360,14 @@ static vkml_status record_dispatches(rt_vk_exec *e, int first, int last, rt_vk_p
     }
     e->step_disp[i] = n_disp++;
     if (s->n_bindings > 64)
-      return at_node(vkml_status_make(VKML_CODE_UNSUPPORTED, "more than 64 bindings"), n);
+      return rt_vk_exec_at_node(vkml_status_make(VKML_CODE_UNSUPPORTED, "more than 64 bindings"), n);
     const int32_t *ids = ir_plan_step_bindings(p, s);
     for (int k = 0; k < s->n_bindings; k++)
       b[k] = ids[k] == IR_PLAN_ERROR_BINDING
                  ? rt_vk_errors_binding(e->errors, i)
                  : (rt_vk_binding){e->bufs[ids[k]], e->buf_off[ids[k]], e->buf_bytes[ids[k]],
                                    k < n->n_inputs ? RT_VK_READ : RT_VK_WRITE};
-    VKML_RETURN_IF_ERROR(at_node(
+    VKML_RETURN_IF_ERROR(rt_vk_exec_at_node(
         rt_vk_program_dispatch(*prog, e->pipes[e->step_pipe[i]].pipe, b, s->n_bindings,
                                s->push_bytes ? p->push + s->push : NULL, s->push_bytes,
                                s->groups),
@@ -457,7 +377,7 @@ static vkml_status record_dispatches(rt_vk_exec *e, int first, int last, rt_vk_p
 }
 
 static vkml_status record_segment(rt_vk_exec *e, segment *sg) {
-  VKML_RETURN_IF_ERROR(record_dispatches(e, sg->first, sg->last, &sg->prog, true));
+  VKML_RETURN_IF_ERROR(rt_vk_exec_record_dispatches(e, sg->first, sg->last, &sg->prog, true));
   if (!sg->prog) return VKML_OK;
   VKML_RETURN_IF_ERROR(rt_vk_program_finish(sg->prog));
   rt_vk_program_stats ps;
@@ -517,7 +437,7 @@ static vkml_status make_io_program(rt_vk_exec *e) {
                                             e->buf_off[v->id], bytes));
     e->io_first++;
   }
-  VKML_RETURN_IF_ERROR(record_dispatches(e, 0, e->plan->n_steps - 1, &e->io_prog, false));
+  VKML_RETURN_IF_ERROR(rt_vk_exec_record_dispatches(e, 0, e->plan->n_steps - 1, &e->io_prog, false));
   for (int i = 0; i < g->n_outputs; i++) {
     const ir_value *v = g->outputs[i];
     uint64_t bytes = (uint64_t)ir_type_bytes(&v->type);
@@ -629,13 +549,13 @@ static vkml_status exec_init(rt_vk_exec *e) {
     assign_pipeline(e, i);
   }
   VKML_RETURN_IF_ERROR(create_pipelines(e));
-  VKML_RETURN_IF_ERROR(check_validation(e, NULL, "pipeline creation"));
+  VKML_RETURN_IF_ERROR(rt_vk_exec_check_validation(e, NULL, "pipeline creation"));
   e->stats.n_pipelines = e->n_pipes;
   VKML_RETURN_IF_ERROR(rt_vk_errors_create(e->ctx, p, &e->errors));
   VKML_RETURN_IF_ERROR(make_segments(e));
   e->stats.n_segments = e->n_segs;
   if (!e->opts.no_lean && lean_possible(e)) VKML_RETURN_IF_ERROR(make_io_program(e));
-  return check_validation(e, NULL, "executor creation");
+  return rt_vk_exec_check_validation(e, NULL, "executor creation");
 }
 
 vkml_status rt_vk_exec_create(rt_vk_context *ctx, const ir_plan *plan,
@@ -720,466 +640,3 @@ void rt_vk_exec_stats_get(const rt_vk_exec *e, rt_vk_exec_stats *out) { *out = e
 bool rt_vk_exec_step_dispatches(const rt_vk_exec *e, int step) {
   return step >= 0 && step < e->plan->n_steps && e->step_disp[step] >= 0;
 }
-
-/* ---- running ---------------------------------------------------------------------- */
-
-/* A step's copy commands before its dispatch (IR_STEP_COPY_IN0, then one
- * per output for IR_STEP_EXTENT_FROM without IR_STEP_EXTENT_KERNEL), whose time counts as the step's:
- * the entries before the dispatch's (t). */
-static double copy_ns(const rt_vk_exec *e, int step, const double *t) {
-  const ir_plan_step *s = &e->plan->steps[step];
-  const ir_node *n = e->nodes[s->node];
-  int k = IR_STEP_EXTENT_COPY_INPUT(s->flags) >= 0 ? n->n_outputs : 0;
-  if ((s->flags & IR_STEP_COPY_IN0) && ir_type_bytes(&n->inputs[0]->type)) k++;
-  double ns = 0;
-  for (int i = 1; i <= k; i++) ns += t[-i];
-  return ns;
-}
-
-/* The type of bounded value v this run: its extent word (ir/graph.h) read
- * back from the device; a word past the capacity is a kernel's bug. */
-static vkml_status run_type(rt_vk_exec *e, const ir_value *v, ir_type *out) {
-  *out = v->type;
-  out->bounded = false;
-  if (!v->type.bounded) return VKML_OK;
-  uint32_t extent;
-  VKML_RETURN_IF_ERROR(rt_vk_buffer_download(
-      e->ctx, e->bufs[v->id], e->buf_off[v->id] + ir_type_extent_offset(&v->type, v->layout),
-      &extent, sizeof extent));
-  int axis = v->type.bounded_axis;
-  if (extent > v->type.dims[axis])
-    return vkml_status_make(VKML_CODE_INTERNAL,
-                            "%%%s: the device wrote a size of %u along axis %d, past its "
-                            "capacity %lld",
-                            v->name, extent, axis, (long long)v->type.dims[axis]);
-  out->dims[axis] = extent;
-  return VKML_OK;
-}
-
-/* A download step: host[out] receives the device bytes of its input (of a
- * bounded input, the elements its extent word counts). */
-static vkml_status run_download(rt_vk_exec *e, const ir_node *n) {
-  const ir_value *v = n->inputs[0], *w = n->outputs[0];
-  rt_tensor *t = &e->host[w->id];
-  if (!e->bufs[v->id])
-    return vkml_status_make(VKML_CODE_INTERNAL, "%%%s has no device buffer", v->name);
-  ir_type want, have = rt_tensor_type(t);
-  VKML_RETURN_IF_ERROR(run_type(e, v, &want));
-  if (!t->owns_data || !ir_type_equal(&want, &have)) {
-    rt_tensor_free(t);
-    VKML_RETURN_IF_ERROR(rt_tensor_alloc(&want, t));
-  }
-  uint64_t bytes = rt_tensor_bytes(t);
-  if (bytes)
-    VKML_RETURN_IF_ERROR(
-        rt_vk_buffer_download(e->ctx, e->bufs[v->id], e->buf_off[v->id], t->data, bytes));
-  e->stats.n_downloads++;
-  e->host_valid[w->id] = true;
-  return VKML_OK;
-}
-
-/* An upload step: the device buffer of its output receives host[in]. */
-static vkml_status run_upload(rt_vk_exec *e, const ir_node *n) {
-  const ir_value *v = n->inputs[0], *w = n->outputs[0];
-  if (!e->host_valid[v->id] || !e->bufs[w->id])
-    return vkml_status_make(VKML_CODE_INTERNAL, "upload of %%%s: %s", v->name,
-                            e->bufs[w->id] ? "not on the host" : "no device buffer");
-  uint64_t bytes = rt_tensor_bytes(&e->host[v->id]);
-  if (bytes > e->buf_bytes[w->id])
-    return vkml_status_make(VKML_CODE_INTERNAL, "%%%s: %llu bytes do not fit its buffer",
-                            w->name, (unsigned long long)bytes);
-  if (bytes)
-    VKML_RETURN_IF_ERROR(rt_vk_buffer_upload(e->ctx, e->bufs[w->id], e->buf_off[w->id],
-                                             e->host[v->id].data, bytes));
-  if (w->type.bounded) {
-    /* the kernels that read a bounded value find its size in the extent
-     * word (ir/graph.h), which the host writes for what it made */
-    const rt_tensor *t = &e->host[v->id];
-    int axis = w->type.bounded_axis;
-    if (t->rank != w->type.rank || t->dims[axis] > w->type.dims[axis])
-      return vkml_status_make(VKML_CODE_INTERNAL, "upload of %%%s: %lld past its capacity %lld",
-                              v->name, (long long)(t->rank == w->type.rank ? t->dims[axis] : -1),
-                              (long long)w->type.dims[axis]);
-    uint32_t extent = (uint32_t)t->dims[axis];
-    VKML_RETURN_IF_ERROR(rt_vk_buffer_upload(
-        e->ctx, e->bufs[w->id],
-        e->buf_off[w->id] + ir_type_extent_offset(&w->type, w->layout), &extent, sizeof extent));
-  }
-  e->stats.n_uploads++;
-  return VKML_OK;
-}
-
-/* Output types of a CPU step for this run: static, unless an input's actual
- * size differs from its type (a bounded tensor), then re-inferred. */
-static vkml_status output_types(rt_vk_exec *e, const ir_node *n, ir_type *types) {
-  bool dynamic = false;
-  ir_type in[64];
-  for (int i = 0; i < n->n_inputs; i++) {
-    in[i] = rt_tensor_type(&e->host[n->inputs[i]->id]);
-    ir_type stat = n->inputs[i]->type;
-    stat.bounded = false;
-    if (!ir_type_equal(&in[i], &stat)) dynamic = true;
-  }
-  if (dynamic) return ir_infer_node_types(n, in, types);
-  for (int i = 0; i < n->n_outputs; i++) types[i] = n->outputs[i]->type;
-  return VKML_OK;
-}
-
-static vkml_status run_cpu_step(rt_vk_exec *e, const ir_node *n) {
-  ir_type types[64];
-  const rt_tensor *in[64];
-  rt_tensor *out[64];
-  if (n->n_inputs > 64 || n->n_outputs > 64)
-    return vkml_status_make(VKML_CODE_UNSUPPORTED, "more than 64 inputs or outputs");
-  for (int i = 0; i < n->n_inputs; i++) {
-    const ir_value *v = n->inputs[i];
-    if (!e->host_valid[v->id])
-      return vkml_status_make(VKML_CODE_INTERNAL,
-                              "%%%s is not on the host (the plan lacks its download)", v->name);
-    in[i] = &e->host[v->id];
-  }
-  VKML_RETURN_IF_ERROR(output_types(e, n, types));
-  for (int i = 0; i < n->n_outputs; i++) {
-    out[i] = &e->host[n->outputs[i]->id];
-    rt_tensor_free(out[i]);
-    VKML_RETURN_IF_ERROR(rt_tensor_alloc(&types[i], out[i]));
-  }
-  VKML_RETURN_IF_ERROR(rt_cpu_run_node(n, in, n->n_inputs, out, n->n_outputs));
-  for (int i = 0; i < n->n_outputs; i++) e->host_valid[n->outputs[i]->id] = true;
-  return VKML_OK;
-}
-
-/* Submits prog, segment sg's program (`kind`: "" or "chained "), and waits;
- * then the validation messages and the device's error slots of its steps. */
-static vkml_status submit_segment(rt_vk_exec *e, const segment *sg, rt_vk_program *prog,
-                                  const char *kind) {
-  const ir_node *first = e->nodes[e->plan->steps[sg->first].node];
-  vkml_status s = rt_vk_program_run(prog, e->opts.wait);
-  if (s) {
-    char d[160];
-    ir_node_describe(first, d, sizeof d);
-    return vkml_status_annotate(s, "%sGPU steps %d-%d (from %s)", kind, sg->first, sg->last, d);
-  }
-  e->stats.n_segment_runs++;
-  char what[80];
-  snprintf(what, sizeof what, "%sGPU run of the segment starting at", kind);
-  VKML_RETURN_IF_ERROR(check_validation(e, first, what));
-  return rt_vk_errors_check(e->ctx, e->errors, e->nodes, sg->first, sg->last);
-}
-
-static vkml_status run_segment(rt_vk_exec *e, const segment *sg, double *step_ns) {
-  if (!sg->prog) {
-    for (int k = sg->first; step_ns && k <= sg->last; k++) step_ns[k] = 0;
-    return VKML_OK;
-  }
-  VKML_RETURN_IF_ERROR(submit_segment(e, sg, sg->prog, ""));
-  int n = sg->last - sg->first + 1;
-  if (step_ns && e->opts.timestamps) {
-    double total;
-    rt_vk_program_stats ps;
-    rt_vk_program_stats_get(sg->prog, &ps);
-    VKML_RETURN_IF_ERROR(rt_vk_program_timings(sg->prog, e->seg_ns, ps.n_dispatches, &total));
-    for (int k = 0; k < n; k++) {
-      int d = e->step_disp[sg->first + k];
-      step_ns[sg->first + k] = d >= 0 ? e->seg_ns[d] + copy_ns(e, sg->first + k, e->seg_ns + d) : 0;
-    }
-  } else if (step_ns) {
-    for (int k = 0; k < n; k++) step_ns[sg->first + k] = 0;
-  }
-  return VKML_OK;
-}
-
-/* Each input's dtype and dims against the graph's (the expected one named). */
-static vkml_status check_inputs(const rt_vk_exec *e, const rt_tensor *inputs) {
-  const ir_graph *g = e->g;
-  for (int i = 0; i < g->n_inputs; i++) {
-    const ir_value *v = g->inputs[i];
-    ir_type got = rt_tensor_type(&inputs[i]);
-    if (!ir_type_holds(&v->type, &got)) {
-      char a[128], b[128];
-      ir_type_format(&v->type, a, sizeof a);
-      ir_type_format(&got, b, sizeof b);
-      return vkml_status_make(VKML_CODE_INVALID_ARGUMENT, "input %%%s: expected %s, got %s",
-                              v->name, a, b);
-    }
-  }
-  return VKML_OK;
-}
-
-static vkml_status bind_inputs(rt_vk_exec *e, const rt_tensor *inputs) {
-  const ir_graph *g = e->g;
-  VKML_RETURN_IF_ERROR(check_inputs(e, inputs));
-  for (int i = 0; i < g->n_inputs; i++) {
-    const ir_value *v = g->inputs[i];
-    rt_tensor_free(&e->host[v->id]);
-    ir_type t = rt_tensor_type(&inputs[i]);
-    e->host[v->id] = rt_tensor_view(&t, inputs[i].data);
-    e->host_valid[v->id] = true;
-    uint64_t bytes = rt_tensor_bytes(&inputs[i]);
-    if (!e->bufs[v->id]) continue;
-    if (v->type.bounded) {
-      /* its actual size, for the kernels that read it (ir/graph.h) */
-      uint32_t extent = (uint32_t)t.dims[v->type.bounded_axis];
-      VKML_RETURN_IF_ERROR(rt_vk_buffer_upload(
-          e->ctx, e->bufs[v->id], e->buf_off[v->id] + ir_type_extent_offset(&v->type, v->layout),
-          &extent, sizeof extent));
-    }
-    if (!bytes) continue;
-    VKML_RETURN_IF_ERROR(rt_vk_buffer_upload(e->ctx, e->bufs[v->id], e->buf_off[v->id], inputs[i].data, bytes));
-    e->stats.n_uploads++;
-  }
-  return VKML_OK;
-}
-
-static vkml_status run_steps(rt_vk_exec *e, const rt_tensor *inputs, double *step_ns) {
-  const ir_plan *p = e->plan;
-  const ir_graph *g = e->g;
-  ir_foreach_value(g, v) e->host_valid[v->id] = ir_value_is_const(v);
-  VKML_RETURN_IF_ERROR(rt_vk_errors_reset(e->ctx, e->errors));
-  VKML_RETURN_IF_ERROR(bind_inputs(e, inputs));
-  for (int i = 0; i < p->n_steps;) {
-    const ir_plan_step *s = &p->steps[i];
-    if (s->device == IR_DEVICE_GPU) {
-      const segment *sg = &e->segs[e->step_seg[i]];
-      VKML_RETURN_IF_ERROR(run_segment(e, sg, step_ns));
-      i = sg->last + 1;
-      continue;
-    }
-    const ir_node *n = e->nodes[s->node];
-    double t0 = step_ns ? now_ns() : 0;
-    vkml_status st = s->transfer == IR_TRANSFER_DOWNLOAD ? run_download(e, n)
-                     : s->transfer == IR_TRANSFER_UPLOAD ? run_upload(e, n)
-                                                         : run_cpu_step(e, n);
-    VKML_RETURN_IF_ERROR(at_node(st, n));
-    if (step_ns) step_ns[i] = now_ns() - t0;
-    i++;
-  }
-  return VKML_OK;
-}
-
-static vkml_status read_output(rt_vk_exec *e, const ir_value *v, rt_tensor *out) {
-  if (e->host_valid[v->id]) {
-    const rt_tensor *src = &e->host[v->id];
-    VKML_RETURN_IF_ERROR(rt_tensor_alloc_dims(src->dtype, src->rank, src->dims, out));
-    memcpy(out->data, src->data, rt_tensor_bytes(src));
-    return VKML_OK;
-  }
-  if (!e->bufs[v->id])
-    return vkml_status_make(VKML_CODE_INTERNAL, "output %%%s was never computed", v->name);
-  ir_type t;
-  VKML_RETURN_IF_ERROR(run_type(e, v, &t));
-  VKML_RETURN_IF_ERROR(rt_tensor_alloc(&t, out));
-  uint64_t n = rt_tensor_bytes(out);
-  e->stats.n_downloads++;
-  return n ? rt_vk_buffer_download(e->ctx, e->bufs[v->id], e->buf_off[v->id], out->data, n) : VKML_OK;
-}
-
-/* ---- the lean path --------------------------------------------------------------- */
-
-/* Submits the io program (inputs already in staging) and waits; step_ns
- * from its timestamps. */
-static vkml_status run_io(rt_vk_exec *e, double *step_ns) {
-  const ir_graph *g = e->g;
-  double t0 = now_ns();
-  VKML_RETURN_IF_ERROR(rt_vk_errors_reset(e->ctx, e->errors));
-  for (int i = 0; i < g->n_inputs; i++)
-    VKML_RETURN_IF_ERROR(rt_vk_buffer_flush(e->ctx, e->in_stage[i], 0,
-                                            rt_vk_buffer_bytes(e->in_stage[i])));
-  vkml_status s = rt_vk_program_run(e->io_prog, e->opts.wait);
-  e->stats.submit_wait_ns += now_ns() - t0;
-  if (s) return vkml_status_annotate(s, "GPU run");
-  e->stats.n_segment_runs++;
-  e->stats.n_uploads += g->n_inputs;
-  e->stats.n_downloads += g->n_outputs;
-  VKML_RETURN_IF_ERROR(check_validation(e, NULL, "GPU run"));
-  VKML_RETURN_IF_ERROR(rt_vk_errors_check(e->ctx, e->errors, e->nodes, 0, e->plan->n_steps - 1));
-  for (int i = 0; i < g->n_outputs; i++)
-    VKML_RETURN_IF_ERROR(rt_vk_buffer_invalidate(e->ctx, e->out_stage[i], 0,
-                                                 rt_vk_buffer_bytes(e->out_stage[i])));
-  if (!step_ns) return VKML_OK;
-  for (int k = 0; k < e->plan->n_steps; k++) step_ns[k] = 0;
-  if (!e->opts.timestamps) return VKML_OK;
-  rt_vk_program_stats ps;
-  rt_vk_program_stats_get(e->io_prog, &ps);
-  double total;
-  VKML_RETURN_IF_ERROR(rt_vk_program_timings(e->io_prog, e->io_ns, ps.n_dispatches, &total));
-  for (int k = 0; k < e->plan->n_steps; k++)
-    if (e->step_disp[k] >= 0) {
-      const double *t = e->io_ns + e->io_first + e->step_disp[k];
-      step_ns[k] = *t + copy_ns(e, k, t);
-    }
-  return VKML_OK;
-}
-
-static vkml_status lean_run(rt_vk_exec *e, const rt_tensor *inputs, rt_tensor *outputs,
-                            double *step_ns) {
-  const ir_graph *g = e->g;
-  VKML_RETURN_IF_ERROR(check_inputs(e, inputs));
-  double t0 = now_ns();
-  for (int i = 0; i < g->n_inputs; i++) {
-    uint64_t bytes = rt_tensor_bytes(&inputs[i]);
-    if (bytes) memcpy(rt_vk_buffer_map(e->in_stage[i]), inputs[i].data, bytes);
-  }
-  e->stats.host_copy_ns += now_ns() - t0;
-  VKML_RETURN_IF_ERROR(run_io(e, step_ns));
-  t0 = now_ns();
-  for (int i = 0; i < g->n_outputs; i++) {
-    VKML_RETURN_IF_ERROR(rt_tensor_alloc(&g->outputs[i]->type, &outputs[i]));
-    uint64_t bytes = rt_tensor_bytes(&outputs[i]);
-    if (bytes) memcpy(outputs[i].data, rt_vk_buffer_map(e->out_stage[i]), bytes);
-  }
-  e->stats.host_copy_ns += now_ns() - t0;
-  return VKML_OK;
-}
-
-void *rt_vk_exec_input_map(rt_vk_exec *e, int i) {
-  if (!e->io_prog || i < 0 || i >= e->g->n_inputs) return NULL;
-  return rt_vk_buffer_map(e->in_stage[i]);
-}
-
-const void *rt_vk_exec_output_map(const rt_vk_exec *e, int i) {
-  if (!e->io_prog || i < 0 || i >= e->g->n_outputs) return NULL;
-  return rt_vk_buffer_map(e->out_stage[i]);
-}
-
-vkml_status rt_vk_exec_run_mapped(rt_vk_exec *e, double *step_ns) {
-  if (!e->io_prog)
-    return vkml_status_make(VKML_CODE_INVALID_ARGUMENT,
-                            "this plan has no mapped inputs and outputs (steps on the CPU)");
-  VKML_RETURN_IF_ERROR(run_io(e, step_ns));
-  e->stats.n_runs++;
-  return VKML_OK;
-}
-
-vkml_status rt_vk_exec_run(rt_vk_exec *e, const rt_tensor *inputs, int n_in,
-                           rt_tensor *outputs, int n_out, double *step_ns) {
-  const ir_graph *g = e->g;
-  for (int i = 0; i < n_out; i++) memset(&outputs[i], 0, sizeof outputs[i]);
-  if (n_in != g->n_inputs || n_out != g->n_outputs)
-    return vkml_status_make(VKML_CODE_INVALID_ARGUMENT,
-                            "graph @%s takes %d inputs and %d outputs, given %d and %d",
-                            g->name ? g->name : "", g->n_inputs, g->n_outputs, n_in, n_out);
-  if (e->io_prog) {
-    vkml_status s = lean_run(e, inputs, outputs, step_ns);
-    if (s) {
-      for (int i = 0; i < n_out; i++) rt_tensor_free(&outputs[i]);
-      return s;
-    }
-    e->stats.n_runs++;
-    return VKML_OK;
-  }
-  vkml_status s = run_steps(e, inputs, step_ns);
-  for (int i = 0; i < g->n_outputs && !s; i++) s = read_output(e, g->outputs[i], &outputs[i]);
-  /* the caller's input memory must not be reachable after the run */
-  for (int i = 0; i < g->n_inputs; i++) {
-    const ir_value *v = g->inputs[i];
-    if (!e->host[v->id].owns_data) memset(&e->host[v->id], 0, sizeof e->host[v->id]);
-    e->host_valid[v->id] = false;
-  }
-  if (s) {
-    for (int i = 0; i < n_out; i++) rt_tensor_free(&outputs[i]);
-    return s;
-  }
-  e->stats.n_runs++;
-  return VKML_OK;
-}
-
-vkml_status rt_vk_exec_replay(rt_vk_exec *e, double *step_ns) {
-  const ir_plan *p = e->plan;
-  if (e->stats.n_runs == 0)
-    return vkml_status_make(VKML_CODE_INVALID_ARGUMENT,
-                            "replay needs a complete run first (the device buffers hold its data)");
-  for (int i = 0; i < p->n_steps; i++)
-    if (step_ns) step_ns[i] = 0;
-  VKML_RETURN_IF_ERROR(rt_vk_errors_reset(e->ctx, e->errors));
-  for (int k = 0; k < e->n_segs; k++) VKML_RETURN_IF_ERROR(run_segment(e, &e->segs[k], step_ns));
-  e->stats.n_replays++;
-  return VKML_OK;
-}
-
-/* Records segment sg's commands `repeat` times into sg->chain, each time
- * after a fill of e->chain_flush when there is one. */
-static vkml_status record_chain(rt_vk_exec *e, segment *sg, int repeat) {
-  rt_vk_program_destroy(e->ctx, sg->chain);
-  sg->chain = NULL;
-  sg->chain_cmds = 0;
-  if (!sg->prog) return VKML_OK;
-  for (int r = 0; r < repeat; r++) {
-    if (e->chain_flush) {
-      if (!sg->chain)
-        VKML_RETURN_IF_ERROR(rt_vk_program_create(e->ctx, e->opts.timestamps, &sg->chain));
-      VKML_RETURN_IF_ERROR(rt_vk_program_fill(sg->chain, e->chain_flush));
-    }
-    VKML_RETURN_IF_ERROR(record_dispatches(e, sg->first, sg->last, &sg->chain, false));
-  }
-  VKML_RETURN_IF_ERROR(rt_vk_program_finish(sg->chain));
-  rt_vk_program_stats ps;
-  rt_vk_program_stats_get(sg->chain, &ps);
-  sg->chain_cmds = ps.n_dispatches / repeat;
-  return VKML_OK;
-}
-
-static vkml_status prepare_chains(rt_vk_exec *e, int repeat, const rt_vk_buffer *flush) {
-  if (e->chain_repeat == repeat && e->chain_flush == flush) return VKML_OK;
-  e->chain_repeat = 0;
-  e->chain_flush = flush;
-  int most = 0;
-  for (int k = 0; k < e->n_segs; k++) {
-    VKML_RETURN_IF_ERROR(record_chain(e, &e->segs[k], repeat));
-    if (e->segs[k].chain_cmds > most) most = e->segs[k].chain_cmds;
-  }
-  free(e->chain_ns);
-  free(e->chain_t);
-  e->chain_ns = calloc((size_t)most * (size_t)repeat + 1, sizeof *e->chain_ns);
-  e->chain_t = calloc((size_t)repeat, sizeof *e->chain_t);
-  if (!e->chain_ns || !e->chain_t) return ir_oom("chained replays");
-  e->chain_repeat = repeat;
-  return VKML_OK;
-}
-
-static int cmp_ns(const void *x, const void *y) {
-  double a = *(const double *)x, b = *(const double *)y;
-  return (a > b) - (a < b);
-}
-
-/* One chained segment submitted; each of its steps' time: the median over
- * repeats 1.. of the step's commands' timestamp intervals. */
-static vkml_status run_chain(rt_vk_exec *e, const segment *sg, int repeat, double *step_ns) {
-  if (!sg->chain) return VKML_OK;
-  VKML_RETURN_IF_ERROR(submit_segment(e, sg, sg->chain, "chained "));
-  if (!step_ns) return VKML_OK;
-  double total;
-  VKML_RETURN_IF_ERROR(
-      rt_vk_program_timings(sg->chain, e->chain_ns, sg->chain_cmds * repeat, &total));
-  for (int k = sg->first; k <= sg->last; k++) {
-    int d = e->step_disp[k];
-    if (d < 0) continue;
-    for (int r = 1; r < repeat; r++) {
-      const double *t = e->chain_ns + (size_t)r * (size_t)sg->chain_cmds + d + !!e->chain_flush;
-      e->chain_t[r - 1] = *t + copy_ns(e, k, t);
-    }
-    qsort(e->chain_t, (size_t)repeat - 1, sizeof *e->chain_t, cmp_ns);
-    int m = repeat - 1;
-    step_ns[k] = m % 2 ? e->chain_t[m / 2] : 0.5 * (e->chain_t[m / 2 - 1] + e->chain_t[m / 2]);
-  }
-  return VKML_OK;
-}
-
-vkml_status rt_vk_exec_replay_chained(rt_vk_exec *e, int repeat, const rt_vk_buffer *flush,
-                                      double *step_ns) {
-  if (repeat < 2)
-    return vkml_status_make(VKML_CODE_INVALID_ARGUMENT, "a chained replay needs 2 or more repeats");
-  if (e->stats.n_runs == 0)
-    return vkml_status_make(VKML_CODE_INVALID_ARGUMENT,
-                            "replay needs a complete run first (the device buffers hold its data)");
-  if (step_ns && !e->opts.timestamps)
-    return vkml_status_make(VKML_CODE_INVALID_ARGUMENT, "chained timings need timestamps");
-  for (int i = 0; step_ns && i < e->plan->n_steps; i++) step_ns[i] = 0;
-  VKML_RETURN_IF_ERROR(prepare_chains(e, repeat, flush));
-  VKML_RETURN_IF_ERROR(rt_vk_errors_reset(e->ctx, e->errors));
-  for (int k = 0; k < e->n_segs; k++)
-    VKML_RETURN_IF_ERROR(run_chain(e, &e->segs[k], repeat, step_ns));
-  e->stats.n_replays++;
-  return VKML_OK;
-}
-
