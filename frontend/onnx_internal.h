@@ -205,12 +205,31 @@ typedef vkml_status (*onnx_convert_fn)(onnx_ctx *c, onnx_node *n);
  * sets *done, or leaves *done false to fall back to the converter. */
 typedef vkml_status (*onnx_fold_fn)(onnx_ctx *c, onnx_node *n, bool *done);
 
+/* How one ONNX attribute becomes an IR attribute (the rows the generic
+ * converter onnx_convert_mapped takes): ONNX name, IR attribute (its kind
+ * says how to read the ONNX one: int, float, ints, floats, or a string
+ * naming an enum value), the ONNX default as text (NULL: absent stays
+ * absent), and for enums the ONNX names that differ from the IR's as
+ * "onnx=ir,onnx=ir" (NULL: the same names). */
+typedef struct onnx_attr_map {
+  const char *onnx;
+  ir_attr_id ir;
+  const char *dflt;
+  const char *rename;
+} onnx_attr_map;
+
 struct onnx_op_entry {
   const char *name;
   onnx_convert_fn convert;
   onnx_fold_fn fold;    /* NULL: never folded */
   uint32_t param_mask;  /* inputs in parameter positions (bit i = input i) */
   int min_opset;        /* older versions have other semantics */
+  /* onnx_convert_mapped: one IR node of op `ir` on the ONNX inputs (their
+   * count in [min_in, max_in]) with the attributes of `attrs` (terminated
+   * by an entry with onnx NULL) */
+  ir_op ir;
+  int min_in, max_in;
+  const onnx_attr_map *attrs;
 };
 
 const onnx_op_entry *onnx_op_find(const char *op_type);
@@ -225,7 +244,8 @@ const onnx_op_entry *onnx_op_find(const char *op_type);
   X(unsqueeze) X(transpose) X(concat) X(split) X(slice) X(pad) X(expand)       \
   X(tile) X(gather) X(gather_elements) X(topk) X(cumsum) X(nms) X(roi_align)   \
   X(nonzero) X(constant) X(shape) X(size) X(constant_of_shape) X(range)        \
-  X(gather_nd) X(scatter_elements) X(scatter_nd) X(if) X(loop)
+  X(gather_nd) X(scatter_elements) X(scatter_nd) X(if) X(loop)                 \
+  X(mapped) /* onnx_mapped.c: an op whose table row says it all */
 
 #define X(name) vkml_status onnx_convert_##name(onnx_ctx *c, onnx_node *n);
 ONNX_CONVERTERS(X)
