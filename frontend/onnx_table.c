@@ -113,6 +113,12 @@ static const onnx_op_entry ops[] = {
     {"CumSum", onnx_convert_cumsum, F, P(1), 11},
     {"NonMaxSuppression", onnx_convert_nms, NULL, P(2) | P(3) | P(4), 10},
     {"RoiAlign", onnx_convert_roi_align, NULL, 0, 10},
+    {"GridSample", onnx_convert_mapped, NULL, 0, 16, IR_OP_GRID_SAMPLE, 2, 2,
+     (const onnx_attr_map[]){
+         {"mode", IR_A_RESIZE_MODE, "bilinear", "bilinear=linear,bicubic=cubic"},
+         {"padding_mode", IR_A_PADDING_MODE, "zeros", "zeros=constant,border=edge,reflection=reflect"},
+         {"align_corners", IR_A_ALIGN_CORNERS, "0", NULL},
+         {0}}},
     {"NonZero", onnx_convert_nonzero, NULL, 0, 9},
     /* constants and shape computations (always folded) */
     {"Constant", onnx_convert_constant, NULL, 0, 1},

@@ -311,3 +311,25 @@ vkml_status ir_infer_roi_align(const ir_node *n, const ir_type *in, ir_type *out
   }
   return VKML_OK;
 }
+
+vkml_status ir_infer_grid_sample(const ir_node *n, const ir_type *in, ir_type *out) {
+  const ir_type *x = &in[0], *grid = &in[1];
+  VKML_RETURN_IF_ERROR(want_float(n, "input", x->dtype));
+  if (grid->dtype != x->dtype)
+    return ir_infer_error("grid_sample: grid is %s, input is %s", ir_dtype_name(grid->dtype),
+                          ir_dtype_name(x->dtype));
+  if (x->bounded || grid->bounded)
+    return ir_infer_error("grid_sample: bounded operands; this op needs static sizes");
+  if (x->rank != 4 || grid->rank != 4 || grid->dims[0] != x->dims[0] || grid->dims[3] != 2) {
+    char sx[200], sg[200];
+    ir_dims_format(x, sx, sizeof sx);
+    ir_dims_format(grid, sg, sizeof sg);
+    return ir_infer_error("grid_sample: input must be [N,C,H,W] and grid [N,Ho,Wo,2], got %s "
+                          "and %s", sx, sg);
+  }
+  VKML_RETURN_IF_ERROR(ir_infer_want_bit(n, IR_A_ALIGN_CORNERS, 0));
+  int64_t d[4] = {x->dims[0], x->dims[1], grid->dims[1], grid->dims[2]};
+  out[0] = ir_type_make(x->dtype, 4, d);
+  return VKML_OK;
+}
+

@@ -193,6 +193,11 @@
   X(ROI_ALIGN, "roi_align", roi_align, roi_align, IO(3, 3, 1, 1),                                  \
     ATTRS(IR_A_ROI_MODE, IR_A_OUTPUT_HEIGHT, IR_A_OUTPUT_WIDTH, IR_A_SAMPLING_RATIO,               \
           IR_A_SPATIAL_SCALE, IR_A_COORD_MODE), READS_EXTENT | WRITES_EXTENT, NONE)                \
+  /* grid_sample: x [N,C,H,W] sampled at grid [N,Ho,Wo,2] (x, y in [-1, 1]) */                   \
+  /* -> [N,C,Ho,Wo]: mode nearest / linear / cubic, padding_mode constant */                       \
+  /* (zeros) / edge (border) / reflect, align_corners (ONNX GridSample) */                        \
+  X(GRID_SAMPLE, "grid_sample", grid_sample, grid_sample, IO(2, 2, 1, 1),                          \
+    ATTRS(IR_A_RESIZE_MODE, IR_A_PADDING_MODE, IR_A_ALIGN_CORNERS), 0, NONE)                       \
   /* argsort: x along its last axis, or a 1-D x cut into segments by i64 */                        \
   /* offsets [S+1]; i64 indices within each segment (stable; NaN above every */                    \
   /* number). Its GPU stages (passes/pass_split_sort.c) work on a sort state */                    \
@@ -347,7 +352,10 @@ typedef enum ir_enum {
   X(REGS, "regs", INTS, NONE)                                                  \
   X(PARAMS, "params", FLOATS, NONE)                                            \
   /* topk with a run-time k: its upper bound, the outputs' capacity */         \
-  X(K_MAX, "k_max", INT, NONE)
+  X(K_MAX, "k_max", INT, NONE)                                                 \
+  /* grid_sample */                                                            \
+  X(PADDING_MODE, "padding_mode", ENUM, PAD_MODE)                              \
+  X(ALIGN_CORNERS, "align_corners", INT, NONE)
 
 typedef enum ir_attr_id {
 #define X(id, name, kind, en) IR_A_##id,

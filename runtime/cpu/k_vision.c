@@ -1,4 +1,5 @@
-/* CPU reference kernels: topk, cumsum, non_max_suppression, roi_align.
+/* CPU reference kernels: topk, cumsum, non_max_suppression, roi_align,
+ * grid_sample.
  * NMS and roi_align follow onnxruntime / the ONNX reference implementation
  * step by step, so that the GPU kernels have an exact oracle. */
 #include <float.h>
@@ -638,5 +639,110 @@ vkml_status rt_cpu_roi_align(const rt_cpu_args *a) {
     }
     free(taps);
   }
+  return VKML_OK;
+}
+
+/* ---- grid_sample ----------------------------------------------------------- */
+
+/* ONNX GridSample (opset 16) as PyTorch's grid_sampler_2d computes it: a
+ * grid coordinate in [-1, 1] maps to a pixel index, then the padding mode
+ * keeps it in the image (border: clamped; reflection: reflected, then
+ * clamped) or a sample outside reads 0 (zeros). Bicubic applies the padding
+ * to each of its 16 taps. */
+static double gs_unnormalize(double c, int64_t size, bool align) {
+  return align ? (c + 1) / 2 * (double)(size - 1) : ((c + 1) * (double)size - 1) / 2;
+}
+
+static double gs_clip(double c, int64_t size) {
+  return c < 0 ? 0 : c > (double)(size - 1) ? (double)(size - 1) : c;
+}
+
+/* c reflected into [lo2 / 2, hi2 / 2] (bounds doubled, as PyTorch keeps them) */
+static double gs_reflect(double c, double lo2, double hi2) {
+  if (lo2 == hi2) return 0;
+  double lo = lo2 / 2, span = (hi2 - lo2) / 2;
+  c = fabs(c - lo);
+  double extra = fmod(c, span);
+  int64_t flips = (int64_t)floor(c / span);
+  return flips % 2 == 0 ? extra + lo : span - extra + lo;
+}
+
+static double gs_pad(double c, int64_t size, int pad, bool align) {
+  if (pad == IR_PAD_EDGE) return gs_clip(c, size);
+  if (pad == IR_PAD_REFLECT)
+    return gs_clip(align ? gs_reflect(c, 0, 2.0 * (double)(size - 1))
+                         : gs_reflect(c, -1, 2.0 * (double)size - 1),
+                   size);
+  return c;
+}
+
+/* A pixel index of coordinate c; -1 (outside) for NaN and the huge. */
+static int64_t gs_idx(double c) { return c > -1e15 && c < 1e15 ? (int64_t)c : -1; }
+
+/* x[plane] at integer (ix, iy), 0 outside. */
+static double gs_at(const rt_tensor *x, int64_t plane, int64_t h, int64_t w, int64_t iy,
+                    int64_t ix) {
+  if (ix < 0 || iy < 0 || ix >= w || iy >= h) return 0;
+  return rt_load_f(x, (plane * h + iy) * w + ix);
+}
+
+static double gs_cubic1(double t) { return ((-0.75 + 2) * t - (-0.75 + 3)) * t * t + 1; }
+static double gs_cubic2(double t) {
+  return ((-0.75 * t - 5 * -0.75) * t + 8 * -0.75) * t - 4 * -0.75;
+}
+
+vkml_status rt_cpu_grid_sample(const rt_cpu_args *a) {
+  const ir_node *n = a->node;
+  const rt_tensor *x = a->in[0], *grid = a->in[1];
+  rt_tensor *y = a->out[0];
+  if (!ir_dtype_is_float(x->dtype) || x->rank != 4 || grid->rank != 4 ||
+      grid->dims[0] != x->dims[0] || grid->dims[3] != 2)
+    return rt_cpu_error(n, VKML_CODE_INVALID_ARGUMENT,
+                        "needs float x [N,C,H,W] and grid [N,Ho,Wo,2]");
+  int64_t nb = x->dims[0], nc = x->dims[1], h = x->dims[2], w = x->dims[3];
+  int64_t oh = grid->dims[1], ow = grid->dims[2];
+  int64_t dims[4] = {nb, nc, oh, ow};
+  VKML_RETURN_IF_ERROR(rt_cpu_check_out(n, 0, y, x->dtype, 4, dims));
+  int mode = (int)ir_node_int(n, IR_A_RESIZE_MODE, IR_RESIZE_LINEAR);
+  int pad = (int)ir_node_int(n, IR_A_PADDING_MODE, IR_PAD_CONSTANT);
+  bool align = ir_node_int(n, IR_A_ALIGN_CORNERS, 0) != 0;
+  for (int64_t b = 0; b < nb; b++)
+    for (int64_t i = 0; i < oh; i++)
+      for (int64_t j = 0; j < ow; j++) {
+        int64_t g = ((b * oh + i) * ow + j) * 2;
+        double gx = gs_unnormalize(rt_load_f(grid, g), w, align);
+        double gy = gs_unnormalize(rt_load_f(grid, g + 1), h, align);
+        for (int64_t c = 0; c < nc; c++) {
+          int64_t plane = b * nc + c;
+          double v = 0;
+          if (mode == IR_RESIZE_CUBIC) {
+            double fx = floor(gx), fy = floor(gy), tx = gx - fx, ty = gy - fy;
+            double cx[4] = {gs_cubic2(tx + 1), gs_cubic1(tx), gs_cubic1(1 - tx), gs_cubic2(2 - tx)};
+            double cy[4] = {gs_cubic2(ty + 1), gs_cubic1(ty), gs_cubic1(1 - ty), gs_cubic2(2 - ty)};
+            for (int r = 0; r < 4; r++) {
+              double row = 0;
+              for (int k = 0; k < 4; k++) {
+                double px = gs_pad(fx - 1 + k, w, pad, align);
+                double py = gs_pad(fy - 1 + r, h, pad, align);
+                row += cx[k] * gs_at(x, plane, h, w, gs_idx(py), gs_idx(px));
+              }
+              v += cy[r] * row;
+            }
+          } else {
+            double px = gs_pad(gx, w, pad, align), py = gs_pad(gy, h, pad, align);
+            if (mode == IR_RESIZE_NEAREST) {
+              v = gs_at(x, plane, h, w, gs_idx(nearbyint(py)), gs_idx(nearbyint(px)));
+            } else {
+              double fx = floor(px), fy = floor(py), tx = px - fx, ty = py - fy;
+              int64_t x0 = gs_idx(fx), y0 = gs_idx(fy);
+              v = (1 - ty) * ((1 - tx) * gs_at(x, plane, h, w, y0, x0) +
+                              tx * gs_at(x, plane, h, w, y0, x0 + 1)) +
+                  ty * ((1 - tx) * gs_at(x, plane, h, w, y0 + 1, x0) +
+                        tx * gs_at(x, plane, h, w, y0 + 1, x0 + 1));
+            }
+          }
+          rt_store_f(y, ((plane * oh) + i) * ow + j, v);
+        }
+      }
   return VKML_OK;
 }

@@ -246,6 +246,18 @@
     .body = "%y = roi_align %x, %r, %b {output_height=2, output_width=2, "          \
             "sampling_ratio=2, spatial_scale=0.5} : $T[4,3,2,2]",                   \
     .lo = 0.5, .hi = 8, .ilo = 0, .ihi = 2)                                         \
+  X(grid_sample_bilinear, .dtypes = FLOATS, .inputs = "%x: $T[2,3,5,6], %g: $T[2,4,7,2]", \
+    .outputs = "%y: $T[2,3,4,7]",                                                   \
+    .body = "%y = grid_sample %x, %g : $T[2,3,4,7]", .lo = -1.2, .hi = 1.2)          \
+  X(grid_sample_nearest_border, .dtypes = FLOATS,                                   \
+    .inputs = "%x: $T[1,2,5,6], %g: $T[1,4,7,2]", .outputs = "%y: $T[1,2,4,7]",      \
+    .body = "%y = grid_sample %x, %g {mode=nearest, padding_mode=edge, "            \
+            "align_corners=1} : $T[1,2,4,7]",                                       \
+    .lo = -1.3, .hi = 1.3)                                                          \
+  X(grid_sample_bicubic_reflect, .dtypes = FLOATS,                                  \
+    .inputs = "%x: $T[1,2,5,6], %g: $T[1,3,5,2]", .outputs = "%y: $T[1,2,3,5]",      \
+    .body = "%y = grid_sample %x, %g {mode=cubic, padding_mode=reflect} : $T[1,2,3,5]", \
+    .lo = -1.6, .hi = 1.6, .rtol16 = 3e-2, .atol16 = 5e-2)                          \
   /* staged ops: a pass splits the node, its stages keep their defaults */          \
   X(argsort, .dtypes = F32 | I64, .inputs = "%x: $T[3,70]", .outputs = "%y: i64[3,70]", \
     .body = "%y = argsort %x : i64[3,70]", .lo = -1000, .hi = 1000, .ilo = -1000,    \
