@@ -1,5 +1,6 @@
 /* The op test table (op_cases.h) on the device: every row a test. For each
- * dtype of the row, the graph runs on the CPU reference once and on the GPU
+ * dtype of the row, the graph's text form round-trips, and the graph runs
+ * on the CPU reference once and on the GPU
  * once per template that takes its first node and per schedule of it (the
  * default, then points sampled from the template's space), every step on
  * the GPU under the validation layer; outputs agree within the row's
@@ -13,6 +14,7 @@
 
 #include "op_case.h"
 #include "op_cases.h"
+#include "ir/text.h"
 #include "runtime/cpu/executor.h"
 #include "test_support.h"
 #include "vk_test.h"
@@ -92,9 +94,23 @@ static void gpu_run(const vt_env *e, const char *text, ir_op op, const cg_templa
   ir_plan_destroy(p);
 }
 
+/* The text form round-trips: print(parse(print(g))) == print(g). */
+static void check_text(const ir_graph *g) {
+  char *a, *b;
+  size_t la, lb;
+  T_OK(ir_print(g, &a, &la));
+  ir_graph *g2 = vt_parse(a);
+  T_OK(ir_print(g2, &b, &lb));
+  cr_assert_str_eq(a, b, "the text form does not round-trip");
+  ir_graph_destroy(g2);
+  free(a);
+  free(b);
+}
+
 static void run_dtype(const vt_env *e, const op_case *c, ir_dtype dt) {
   char *text = oc_text(c, dt);
   ir_graph *ref = vt_parse(text);
+  check_text(ref);
   rt_tensor in[MAX_IO], want[MAX_IO], got[MAX_IO];
   int n_in, n_out = ref->n_outputs;
   cr_assert_leq(n_out, MAX_IO);
