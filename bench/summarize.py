@@ -31,11 +31,11 @@ def ratio(a, b):
     return f"{a / b:.2f}" if isinstance(a, float) and isinstance(b, float) and b > 0 else "-"
 
 
-fp32_peak = 65e12   # plain fp32 FMA, H200 register-only microbenchmark (DESIGN.md)
+fp32_peak = 65e12   # plain fp32 FMA, H200 register-only microbenchmark (the team's register-only microbenchmark, bench/results/2026-11-22-h200-run2.md)
 copy_bw = peaks["copy_GBps"] * 1e9
 print(f"ceilings: copy {peaks['copy_GBps']:.0f} GB/s (measured here, torch d2d copy); "
       f"fp32 matmul {peaks['fp32_matmul_TFLOPs']:.1f} TFLOP/s (torch, TF32 off); "
-      f"fp32 FMA peak taken as 65 TFLOP/s (DESIGN.md microbenchmark)\n")
+      f"fp32 FMA peak taken as 65 TFLOP/s (register-only microbenchmark, bench/results/2026-11-22-h200-run2.md)\n")
 if peers.get("torch"):
     print(f"peer: torch {peers['torch']} (CUDA {peers.get('cuda')}, cuDNN {peers.get('cudnn')}) on "
           f"{peers.get('gpu')}, TF32 off, cudnn.benchmark on; kernels: CUDA events, median of 50 "

@@ -1,4 +1,6 @@
-/* ONNX importer: an ONNX model (protobuf, opsets 7..17) becomes a verified-
+/* ONNX importer: an ONNX model (protobuf, default-domain opsets 1..17, each op
+ * checked against the oldest opset whose semantics its converter follows)
+ * becomes a verified-
  * shape ir_graph. Parameters that ONNX passes as inputs (Reshape's shape,
  * Slice's starts, Clip's min, ...) become attributes, so they must be
  * constants: initializers, Constant nodes, shape computations folded at

@@ -3,8 +3,10 @@
  * subgraphs). A condition known at import time binds the outputs to the
  * taken branch, whose nodes alone are converted. A run-time condition runs
  * both branches — they have no side effects — and selects each output with
- * `where` on the scalar condition, on the device; that needs one static
- * type per output in both branches (otherwise UNSUPPORTED naming both). A
+ * `where` on the scalar condition, on the device; branches whose outputs
+ * differ in size along one axis (an empty result against a bounded keep
+ * list) give a bounded output through `select`; other differences are
+ * UNSUPPORTED naming both. A
  * data-dependent error in the branch not taken (an index out of range)
  * still fails the run. */
 #include <string.h>

@@ -437,7 +437,7 @@ vkml_status onnx_convert_transpose(onnx_ctx *c, onnx_node *n) {
 
 /* Parts of one IR concat: what the GPU's concat kernel binds (31 inputs and
  * the output: 32 storage buffers, the per-stage limit of many devices;
- * codegen/cg_data.h CG_DATA_MAX_PARTS), well under a node's operands. */
+ * codegen/core/data.h CG_DATA_MAX_PARTS), well under a node's operands. */
 enum { CONCAT_MAX_PARTS = 31 };
 
 vkml_status onnx_convert_concat(onnx_ctx *c, onnx_node *n) {

@@ -1,7 +1,7 @@
 /* The ONNX op types the importer knows: converter, whether constant inputs
  * fold, which inputs are parameters (must be constant: they become
  * attributes), and the oldest opset whose semantics the converter follows
- * (opsets 7..17 everywhere; older ones where the converter knows them). */
+ * (up to opset 17; older ones where the converter knows them). */
 #include <string.h>
 
 #include "onnx_internal.h"

@@ -1,5 +1,5 @@
 /* The .vkm artifact: a compiled plan and the graph it runs in one file, what
- * `vkc compile` writes and `vkrun` loads (DESIGN.md, Artifact). Plain data
+ * `vkc compile` writes and `vkrun` loads (docs/architecture.md, Formats). Plain data
  * like ir_plan, so it lives in ir/: the compiler writes it, the runtime
  * reads it, neither needs the other.
  *

@@ -1,6 +1,6 @@
 /* Upper bounds of small integer values known before a graph runs: what a
  * kernel can size itself by when the value itself is computed at run time
- * (TopK's k from min(constant, a run-time count), codegen/cg_vision.c). */
+ * (TopK's k from min(constant, a run-time count), codegen/kernels/roi_align.c). */
 #ifndef IR_BOUNDS_H
 #define IR_BOUNDS_H
 

@@ -24,7 +24,7 @@
  *           allowed on every op
  *   flags   IR_OPF_<flag> names joined by |, or 0 (see enum below)
  *   rows    how the rows of a bounded input pass through the op: IR_ROWS_<rows>
- *           (ir/bounds.h ir_node_keeps_rows)
+ *           (ir/rows.h ir_node_keeps_rows)
  *
  * Only ir/op_table.c expands every column; other users take ID, name and
  * family. Adding an op: docs/adding-an-op.md. */
@@ -450,7 +450,7 @@ enum {
 /* How the rows of a bounded input (its rows leading: ir_type_rows_lead)
  * pass through an op: output row i depends on input row i only, so the op
  * runs as its unbounded twin over the capacity (the rows column of IR_OPS;
- * ir/bounds.h ir_node_keeps_rows has the conditions). */
+ * ir/rows.h ir_node_keeps_rows has the conditions). */
 typedef enum ir_rows {
   IR_ROWS_NONE,      /* no: the kernel reads extents (IR_OPF_READS_EXTENT) or the CPU runs it */
   IR_ROWS_SAME,      /* unary, cast and reshapes: the same elements per row */

@@ -117,7 +117,7 @@ vkml_status ir_resize_params_get(const ir_node *n, const ir_type *in,
                                  ir_resize_params *out);
 /* The coordinate semantics of resize (ONNX Resize-13), in one place for the
  * CPU reference (runtime/cpu/k_resize.c) and for what codegen bakes into the
- * GPU kernel (codegen/cg_data_resize.c checks its exact integer maps
+ * GPU kernel (codegen/kernels/resize.c checks its exact integer maps
  * against them). All in double, as the ONNX reference computes. */
 /* Axis d (in -> out elements): the scale and resized length the coordinate
  * transform uses — sizes give the exact ratio out/in, scales the float. */

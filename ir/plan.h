@@ -5,7 +5,7 @@
  * One step per node of the graph, in graph order. A GPU step names its
  * SPIR-V module (an index into the plan's module table; identical modules are
  * stored once), its buffer bindings as value ids (the node's inputs in order,
- * then its outputs: codegen/cg_ops.h's convention), specialization constants,
+ * then its outputs: codegen/core/ops.h's convention), specialization constants,
  * push-constant bytes, the workgroup grid, and its provenance (workload key,
  * template, schedule). A CPU step runs the node on the reference kernels and
  * records why it is not on the GPU. A transfer step (the placement pass's
@@ -78,11 +78,11 @@ enum {
 /* GPU step flags. IR_STEP_COPY_IN0: before the dispatch, the executor
  * copies input 0's bytes into output 0 (same type): a scatter's kernel then
  * writes only the updates, in place. IR_STEP_EXTENT_FROM(i): the kernel
- * runs over bounded input i's capacity (codegen/cg_rows.h); before the
+ * runs over bounded input i's capacity (codegen/core/extent.h); before the
  * dispatch the executor copies that input's extent word (ir/graph.h) into
  * every output's, all bounded with the same capacity — unless
  * IR_STEP_EXTENT_KERNEL says the kernel copies it itself (its first
- * invocation, codegen/cg_template.c cg_kernel_compile): no copy command and
+ * invocation, codegen/core/template.c cg_kernel_compile): no copy command and
  * no barrier of its own in front of the dispatch. */
 enum {
   IR_STEP_COPY_IN0 = 1u << 0,

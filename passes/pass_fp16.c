@@ -11,7 +11,7 @@
  * CPU-placed nodes exact to what the GPU computes around them (the reference
  * kernels run on f16 tensors too). The caller still sees f32 inputs and
  * outputs. Built as a new graph, then swapped into g (which then owns the
- * converted weights). Moved here from codegen/cg_plan.c unchanged. */
+ * converted weights). Moved here from codegen/core/plan.c unchanged. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

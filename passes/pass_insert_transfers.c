@@ -1,4 +1,4 @@
-/* pass_insert_transfers: device placement, pass 2 of 2 (DESIGN.md). Every
+/* pass_insert_transfers: device placement, pass 2 of 2 (passes/README.md). Every
  * edge whose ends sit on different devices gets an explicit copy:
  *
  *   %c = conv2d@gpu %x, %w : f32[1,8,4,4]

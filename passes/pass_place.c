@@ -1,4 +1,4 @@
-/* pass_place: device placement, pass 1 of 2 (DESIGN.md). Tags every node
+/* pass_place: device placement, pass 1 of 2 (passes/README.md). Tags every node
  * @gpu or @cpu. A node the IR already places @cpu stays there (with its
  * cpu_reason, or "placed on the CPU in the IR"); every other node asks the
  * injected callback (codegen's cg_query_place: --cpu-ops, no GPU kernel,

@@ -18,8 +18,11 @@ typedef struct pass_pipeline_opts {
   const char *dump_after;
   FILE *dump;
   bool verify_each; /* ir_verify after every pass in release builds too */
-  /* Only the passes the target needs (fp16, layout): what a graph costs
-   * without the optimizing ones, for before/after measurements. */
+  /* Leave out the optimizing passes (fold_constants, remove_identities,
+   * dce, fold_batchnorm, merge_pad, fuse_activation, fuse_elementwise): the
+   * rest, which the target needs (bounds, fp16, the splits of staged ops,
+   * placement, layout, transfers), still run. What a graph costs without
+   * them, for before/after measurements. */
   bool no_optimize;
 } pass_pipeline_opts;
 

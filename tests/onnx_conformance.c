@@ -1,4 +1,4 @@
-/* ONNX conformance runner (DESIGN.md, Tools):
+/* ONNX conformance runner (tests/README.md):
  *   onnx_conformance [--device cpu|gpu] [--precision fp32|fp16] [--layout nc4hw4]
  *                    [--expected FILE]
  *                    [--write-expected FILE] [--text-roundtrip] [--via-artifact]

@@ -1,6 +1,8 @@
-/* Shared command-line plumbing of vkc and vkrun: tensor files, input binding,
- * output printing and writing, benchmark statistics. Links the runtime library
- * only, so vkrun stays free of the compiler's dependencies. */
+/* Shared command-line plumbing of vkc, vkrun and vktune: the run options,
+ * tensor files, messages (cli_common.c), running a graph on the CPU or a
+ * GPU with its outputs and --bench statistics (cli_run.c, its reports in
+ * cli_report.c). Links the runtime library only, so vkrun stays free of the
+ * compiler's dependencies. */
 #ifndef TOOLS_CLI_COMMON_H
 #define TOOLS_CLI_COMMON_H
 
@@ -36,8 +38,8 @@ typedef struct cli_run_opts {
   const char *input_files[64];
   int n_inputs;
   const char *output_dir; /* NULL: print outputs */
-  const char *device;     /* "cpu" or a Vulkan device index; NULL: default
-                             (vkrun: the CPU; vkc run: the default Vulkan device) */
+  const char *device;     /* "cpu" or a Vulkan device index; NULL: the default
+                             Vulkan device (vkrun of a .vkir: the CPU) */
   int bench;              /* timed runs; 0: none */
   int warmup;             /* untimed runs before timing; -1: default */
   int warmup_ms;          /* and at least this long; -1: default (GPU 200, CPU 0) */

@@ -1,5 +1,5 @@
 /* vkdb: a thin command-line tool over tunedb for one or many schedule
- * databases (DESIGN.md, Tools). Several --db files are merged into a private
+ * databases (tools/README.md). Several --db files are merged into a private
  * in-memory database (through ATTACH) and queried there; only `merge` and
  * `import` write, and only to the file they name. */
 #include <errno.h>

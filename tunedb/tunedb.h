@@ -1,4 +1,4 @@
-/* tunedb: the per-device SQLite schedule database (DESIGN.md, Schedule
+/* tunedb: the per-device SQLite schedule database (tunedb/README.md: Schedule
  * database). Devices, workloads, every tuning trial (records), a `best` view,
  * and the fleet queries vkdb needs. Uses sqlite3 and libc only: the caller
  * fills tunedb_device from the runtime's Vulkan properties and passes the

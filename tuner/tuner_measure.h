@@ -64,7 +64,7 @@ bool tuner_workload_valid(const tuner_workload *w, const ir_target *t, const tun
 int64_t tuner_workload_points(const tuner_workload *w, const ir_target *t, tuner_point *out);
 
 /* Compiles the SPIR-V of points pts[0..n) of w on t into the SPIR-V cache
- * at cache_dir (NULL: the default one, cg_compile.h) on `threads` host
+ * at cache_dir (NULL: the default one, codegen/core/compile.h) on `threads` host
  * threads (<= 0: one per core), so that their measurements, one after
  * another, find it there: the host's cores compile while the tuner, which
  * needs the GPU to itself, only measures. A point that does not instantiate

@@ -1,6 +1,6 @@
 /* tuner_sa: simulated annealing over one workload's schedule space — the
  * union of the templates that instantiate for it, each with its knobs
- * (codegen/cg_template.h) — as DESIGN.md's Tuner section describes: start
+ * (codegen/core/template.h) — as tuner/README.md describes: start
  * from a given point (the default, or the nearest device's best), neighbour
  * = one knob moved or a switch of template, a worse point accepted with
  * probability exp(-d/T) where d is the difference of log-costs (so the

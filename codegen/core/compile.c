@@ -1,6 +1,6 @@
 /* shaderc wrapper and the on-disk SPIR-V cache.
  *
- * `#include "NAME"` resolves NAME among the embedded files (cg_glsl.h): the
+ * `#include "NAME"` resolves NAME among the embedded files (codegen/core/glsl.h): the
  * templates share act.glsl and math.glsl. The cache key hashes every
  * embedded .glsl snippet, whether the source includes it or not, so that an
  * edited snippet can never be served from a stale cache entry.

@@ -23,7 +23,7 @@ typedef struct cg_define {
 typedef enum cg_opt_level {
   CG_OPT_PERFORMANCE = 0,
   /* No SPIRV-Tools optimisation: Debian 12's optimizer crashes on
-   * cooperative-matrix shaders (DESIGN.md, Building against Debian 12). */
+   * cooperative-matrix shaders (docs/architecture.md, Building against Debian 12). */
   CG_OPT_ZERO,
 } cg_opt_level;
 

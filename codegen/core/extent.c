@@ -1,4 +1,4 @@
-/* Bounded rows (cg_rows.h): which nodes run over a bounded value's
+/* Bounded rows (codegen/core/extent.h): which nodes run over a bounded value's
  * capacity, and which input's extent word their outputs take. */
 #include "codegen/core/extent.h"
 

@@ -36,7 +36,7 @@ typedef struct cg_kernel {
   /* output 0 starts as a copy of input 0 (the executor copies before the
    * dispatch: ir/plan.h IR_STEP_COPY_IN0); the kernel writes in place */
   bool copy_input0;
-  /* the node runs over a bounded input's capacity (cg_rows.h): 1 + the
+  /* the node runs over a bounded input's capacity (codegen/core/extent.h): 1 + the
    * input whose extent word the outputs take (ir/plan.h
    * IR_STEP_EXTENT_FROM), 0 for none */
   int extent_from;

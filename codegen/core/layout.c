@@ -1,5 +1,5 @@
 /* Which operands of a node the GPU kernels take in a packed layout
- * (cg_node_layout_operands, cg_ops.h); cg_kernel_for_node (cg_ops.c)
+ * (cg_node_layout_operands, codegen/core/ops.h); cg_kernel_for_node (codegen/core/ops.c)
  * refuses every packed operand outside this mask.
  *
  * The mask is first derived from the op and the operands' types (rank-4

@@ -1,6 +1,6 @@
 /* The node -> GPU kernel table, driven by the op table's kernel families,
  * and the layout guard in front of it: only the operands
- * cg_node_layout_operands names (cg_layout.c) may be packed, so the families
+ * cg_node_layout_operands names (codegen/core/layout.c) may be packed, so the families
  * without packed paths never see a packed operand. */
 #include "codegen/core/ops.h"
 
@@ -69,7 +69,7 @@ static vkml_status add_extent_check(const ir_node *n, cg_kernel *k) {
   return VKML_OK;
 }
 
-/* n over bounded rows (cg_rows.h): its unbounded twin's kernel at the
+/* n over bounded rows (codegen/core/extent.h): its unbounded twin's kernel at the
  * capacity, the outputs' extent taken from input `from`. */
 static vkml_status rows_kernel(const ir_node *n, int from, const cg_template *sched_template,
                                const cg_schedule *sched, const ir_target *t, cg_kernel *out) {

@@ -1,5 +1,5 @@
 /* Graph -> ir_plan: what the placement and layout passes ask, and kernel
- * compilation (see cg_plan.h). */
+ * compilation (see codegen/core/plan.h). */
 #include "codegen/core/plan.h"
 
 #include <stdio.h>
@@ -84,7 +84,7 @@ static vkml_status module_for(ir_plan *p, cg_compiler *cc, module_memo *m, const
 static const char *cpu_only_reason(const ir_node *n, const ir_target *t, const bool *forced,
                                    char *buf, size_t bytes) {
   if (forced[n->op]) return "forced onto the CPU (--cpu-ops)";
-  /* every kernel binds one storage buffer per operand (cg_ops.h) */
+  /* every kernel binds one storage buffer per operand (codegen/core/ops.h) */
   if (t->max_storage_buffers_per_stage &&
       (uint64_t)n->n_inputs + (uint64_t)n->n_outputs > t->max_storage_buffers_per_stage) {
     snprintf(buf, bytes,
@@ -93,13 +93,13 @@ static const char *cpu_only_reason(const ir_node *n, const ir_target *t, const b
              n->n_inputs + n->n_outputs, t->max_storage_buffers_per_stage);
     return buf;
   }
-  /* bounded operands: a node over bounded rows (cg_rows.h), or one of the
-   * few kernels that write or read extent words (cg_sort.h) */
+  /* bounded operands: a node over bounded rows (codegen/core/extent.h), or one of the
+   * few kernels that write or read extent words (codegen/core/staged.h) */
   int rows = cg_rows_extent_input(n);
   for (int i = 0; i < n->n_inputs + n->n_outputs; i++) {
     const ir_value *v = i < n->n_inputs ? n->inputs[i] : n->outputs[i - n->n_inputs];
     /* a bounded output is written with its extent word by the few kernels
-     * that can (cg_sort.h) */
+     * that can (codegen/core/staged.h) */
     if (v->type.bounded && rows < 0 &&
         !(ir_op_get(n->op)->flags &
           (i >= n->n_inputs ? IR_OPF_WRITES_EXTENT : IR_OPF_READS_EXTENT))) {

@@ -1,6 +1,6 @@
 #version 450
 // conv2d with a 1x1 kernel, stride 1, no padding and one group: a GEMM per
-// image (codegen/cg_conv.c instantiates it):
+// image (codegen/kernels/conv2d.c instantiates it):
 //   out[n, m, p] = ACT(bias[m] + sum_c w[m, c] * x[n, c, p])   p over H*W
 // i.e. [M, C] x [C, H*W]. A workgroup computes a BM x BN block (BM = WG_M*TM
 // output channels by BN = WG_N*TN pixels of one image, z = the image); per

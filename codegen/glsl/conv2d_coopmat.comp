@@ -1,7 +1,7 @@
 #version 450
 // conv2d (one group, f16) as an implicit GEMM on cooperative matrices
 // (GL_NV_cooperative_matrix, fp16 inputs, fp16 or fp32 accumulation);
-// codegen/cg_conv_coopmat.c instantiates it. Derived from gemm_coopmat.comp:
+// codegen/kernels/conv2d_coopmat.c instantiates it. Derived from gemm_coopmat.comp:
 //   y[n, m, oh, ow] = ACT(bias[m] + sum_k A[m, k] * B[k, p])
 //   A[m, k] = w[m, ic, kh, kw]              k = (ic*KH + kh)*KW + kw (w itself)
 //   B[k, p] = x[n, ic, oh*SH + kh*DH - PT, ow*SW + kw*DW - PL] (0 outside)

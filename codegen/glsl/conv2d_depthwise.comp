@@ -1,6 +1,6 @@
 #version 450
 // Depthwise conv2d (group == C, channel multiplier MULT = M / C), strides,
-// dilations, asymmetric pads (codegen/cg_conv.c instantiates it):
+// dilations, asymmetric pads (codegen/kernels/conv2d.c instantiates it):
 //   out[n, m, oh, ow] = ACT(bias[m] + sum_{kh,kw} w[m, 0, kh, kw] *
 //                           x[n, m / MULT, oh*SH + kh*DH - PT, ow*SW + kw*DW - PL])
 // A workgroup computes a TH x TW tile of output pixels (TH = WG_Y*OPY,

@@ -1,6 +1,6 @@
 #version 450
 // conv2d, general form (groups, strides, dilations, asymmetric pads), as an
-// implicit GEMM per group (codegen/cg_conv.c instantiates it):
+// implicit GEMM per group (codegen/kernels/conv2d.c instantiates it):
 //   out[n, g*MG + m, oh, ow] = ACT(bias[g*MG + m] + sum_k A[m, k] * B[k, p])
 //   A[m, k] = w[g*MG + m, ic, kh, kw]          k = (ic*KH + kh)*KW + kw
 //     (K_TAP_OUTER: k = (kh*KW + kw)*CG + ic, see FETCH)

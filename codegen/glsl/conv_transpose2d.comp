@@ -1,5 +1,5 @@
 #version 450
-// conv_transpose2d as a gather (codegen/cg_conv.c instantiates it): each
+// conv_transpose2d as a gather (codegen/kernels/conv2d.c instantiates it): each
 // output pixel sums the input pixels and taps that map onto it,
 //   out[n, g*MG + m, oh, ow] = ACT(bias + sum over ic, kh, kw with
 //       oh + PT - kh*DH = ih*SH, ow + PL - kw*DW = iw*SW, (ih, iw) inside x of

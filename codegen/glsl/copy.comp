@@ -1,6 +1,6 @@
 #version 450
 // A plain buffer copy: identity, reshape, flatten, squeeze, unsqueeze and
-// same-type cast move bytes unchanged (codegen/cg_elementwise.c).
+// same-type cast move bytes unchanged (codegen/kernels/elementwise.c).
 //
 // Bindings: 0 = in, 1 = out, the same byte count.
 // Knobs (#defines): WG_SIZE (invocations per workgroup), EPI (16-byte

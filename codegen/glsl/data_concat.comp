@@ -1,5 +1,5 @@
 #version 450
-// Concat and split along one axis as one dispatch (codegen/cg_data_concat.c).
+// Concat and split along one axis as one dispatch (codegen/kernels/concat.c).
 // Both see the tensor as rows [outer][ROW units]: part k owns the units
 // [E(k-1), E(k)) of every row (E(-1) = 0), as a dense [outer][E(k) - E(k-1)]
 // tensor of its own.

@@ -1,6 +1,6 @@
 #version 450
 // Strided gather copy: transpose, slice (any step sign), expand, tile and pad
-// (constant / reflect / edge) as one template (codegen/cg_data.c):
+// (constant / reflect / edge) as one template (codegen/kernels/data_copy.c):
 //   out[u] = in[BASE + sum_k map_k(c_k) * S_k]     c = multi-index of u
 // Units are ELEM_BYTES bytes: one element, or several neighbouring elements
 // moved as one word where the host found the layout allows it. Bits are

@@ -1,5 +1,5 @@
 #version 450
-// gather, gather_elements and gather_nd (codegen/cg_data_gather.c).
+// gather, gather_elements and gather_nd (codegen/kernels/gather.c).
 //   gather (MODE 0): data seen as [outer][DIM][INNER units], out as
 //     [outer][NIDX][INNER]: out[o][j][i] = data[o][idx[j]][i];
 //   gather_elements (MODE 1): out has the indices' shape;

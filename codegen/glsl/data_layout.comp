@@ -2,7 +2,7 @@
 // Layout conversion of a rank-4 [N,C,H,W] tensor between the default
 // (row-major) layout and nc4hw4 ([N, ceil(C/4), H, W, 4], the lanes of
 // channels >= C zero): the reorder / identity kernel at the edges of packed
-// regions (codegen/cg_elementwise.c instantiates it).
+// regions (codegen/kernels/elementwise.c instantiates it).
 //
 // One invocation per packed texel (4 channels of one pixel): DIR 0 (pack)
 // gathers the 4 channels' elements, HW apart in the input, and writes the

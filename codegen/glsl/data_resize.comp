@@ -1,6 +1,6 @@
 #version 450
 // resize, nearest (every nearest_mode) and N-linear (every coordinate
-// transform), as the CPU reference computes them (codegen/cg_data_resize.c).
+// transform), as the CPU reference computes them (codegen/kernels/resize.c).
 //
 // The host turns each resized axis' coordinate transform into an exact
 // rational map: output coordinate c -> n(c) / C with n(c) = c * A + B (A, C

@@ -1,5 +1,5 @@
 #version 450
-// Transpose through shared memory (codegen/cg_data_transpose.c): after
+// Transpose through shared memory (codegen/kernels/data_copy.c): after
 // merging, the output's contiguous axis J and the input's contiguous axis I
 // differ; the rest are batch axes. Each workgroup moves one TILE x TILE tile
 // of (I, J) for one batch index: it reads rows of I (neighbouring

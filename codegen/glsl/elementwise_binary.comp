@@ -1,6 +1,6 @@
 #version 450
 // Elementwise binary op with NumPy broadcasting and a fused activation:
-//   out[i] = ACT(a[ia(i)] OP b[ib(i)])      (codegen/cg_binary.c instantiates it)
+//   out[i] = ACT(a[ia(i)] OP b[ib(i)])      (codegen/kernels/binary.c instantiates it)
 //
 // Bindings: 0 = a, 1 = b, 2 = out, dense C-order tensors of DTYPE.
 // Knobs (#defines): WG_SIZE (invocations per workgroup), EPI (elements per
@@ -100,7 +100,7 @@ layout(binding = 2, std430) writeonly buffer OV { TV ov[]; };
 #ifndef EXTENT_CHECK
 #define EXTENT_CHECK 0
 #endif
-#if EXTENT_CHECK // bounded a and b (codegen/cg_rows.c): binding 3 the error slot
+#if EXTENT_CHECK // bounded a and b (codegen/core/extent.c): binding 3 the error slot
 #define EXTENT_INPUTS 2
 #define EXTENT_ERROR_BINDING 3
 #include "extent_check.glsl"

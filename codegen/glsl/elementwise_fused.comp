@@ -1,5 +1,5 @@
 #version 450
-// fused_elementwise (codegen/cg_fused.c instantiates it): a program of float
+// fused_elementwise (codegen/kernels/fused.c instantiates it): a program of float
 // unary / binary ops (ir/params.h ir_fused_program) per output element, the
 // inputs read with NumPy broadcasting.
 //

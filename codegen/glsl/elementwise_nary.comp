@@ -1,5 +1,5 @@
 #version 450
-// Elementwise ops of 1..7 inputs with NumPy broadcasting (codegen/cg_binary.c
+// Elementwise ops of 1..7 inputs with NumPy broadcasting (codegen/kernels/binary.c
 // instantiates it): arithmetic with a fused activation (integer types
 // included), pow, prelu, comparisons, and / or, variadic min / max / sum /
 // mean, where.
@@ -617,7 +617,7 @@ CVO vector(uint i) {
 #ifndef EXTENT_CHECK
 #define EXTENT_CHECK 0
 #endif
-#if EXTENT_CHECK // bounded inputs (codegen/cg_rows.c): binding NIN + 1 the error slot
+#if EXTENT_CHECK // bounded inputs (codegen/core/extent.c): binding NIN + 1 the error slot
 #define EXTENT_INPUTS NIN
 #define EXTENT_ERROR_BINDING (NIN + 1)
 #include "extent_check.glsl"

@@ -1,6 +1,6 @@
 #version 450
 // Elementwise unary ops and cast on a dense tensor: out[i] = OP(in[i])
-// (codegen/cg_elementwise.c instantiates it).
+// (codegen/kernels/elementwise.c instantiates it).
 //
 // Bindings: 0 = in (DTI), 1 = out (DTO), dense C-order.
 // Knobs (#defines): WG_SIZE (invocations per workgroup), EPI (elements per

@@ -1,7 +1,7 @@
 #version 450
 // GEMM on cooperative matrices (GL_NV_cooperative_matrix, fp16 inputs, fp16 or
 // fp32 accumulation) for gemm and matmul, same bindings and addressing as
-// gemm_tiled.comp (codegen/cg_gemm.c instantiates both):
+// gemm_tiled.comp (codegen/kernels/gemm.c instantiates both):
 //   Y[z][i][j] = ACT(ALPHA * sum_k A(z,i,k) * B(z,k,j) + BETA * C[i][j])
 //
 // Bindings: 0 = A, 1 = B, [2 = C when HAS_C], then Y; f16 tensors.
@@ -23,7 +23,7 @@
 // multiplied. The epilogue goes through shared memory (one fp32 MS x NS tile
 // per subgroup): alpha, C, the activation and the bounds are applied per
 // element there.
-// Compile at optimisation level zero (DESIGN.md: Debian 12's SPIRV-Tools
+// Compile at optimisation level zero (docs/architecture.md, Building: Debian 12's SPIRV-Tools
 // optimizer crashes on cooperative-matrix shaders). glslang declares the
 // Vulkan memory model in every GL_NV_cooperative_matrix module, so the device
 // must enable vulkanMemoryModel (ir_target.vulkan_memory_model).

@@ -2,7 +2,7 @@
 // Tiled GEMM through shared memory with register blocking, for gemm (ONNX
 // Gemm) and matmul (NumPy matmul, batches along the grid's z):
 //   Y[z][i][j] = ACT(ALPHA * sum_k A(z,i,k) * B(z,k,j) + BETA * C[i][j])
-// (codegen/cg_gemm.c instantiates it).
+// (codegen/kernels/gemm.c instantiates it).
 //
 // Bindings: 0 = A, 1 = B, [2 = C when HAS_C], then Y; dense tensors of DTYPE,
 //   addressed through baked strides (transposes, 1-D operands, broadcast

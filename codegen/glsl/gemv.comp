@@ -1,6 +1,6 @@
 #version 450
 // GEMV: gemm / matmul with few rows (R <= 8) on one side, memory-bound on the
-// weights (codegen/cg_gemm.c instantiates it):
+// weights (codegen/kernels/gemm.c instantiates it):
 //   Y(z,r,c) = ACT(ALPHA * sum_k X(z,r,k) * W(z,k,c) + BETA * Cm(r,c))
 // X is the small operand (R rows), W the weights (CN columns). Normally X = A
 // and W = B (r = i, c = j); with SWAP (N small, M large) X = B^T, W = A^T

@@ -1,5 +1,5 @@
 // Accurate fp32 helpers shared by the templates (#include "math.glsl"; the
-// compiler resolves it among the embedded files, codegen/cg_compile.c). They
+// compiler resolves it among the embedded files, codegen/core/compile.c). They
 // stay within ~1e-6 relative error of the double-precision reference where
 // GLSL has no built-in (erf, erfc) or its built-in promises less (expm1 near
 // 0). Functions only: no bindings, no constants a template must declare.

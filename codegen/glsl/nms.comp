@@ -1,6 +1,6 @@
 #version 450
 // NonMaxSuppression's GPU stages (ONNX semantics, as the CPU reference and
-// onnxruntime); codegen/cg_sort.c instantiates them, passes/pass_split_nms.c
+// onnxruntime); codegen/kernels/sort.c instantiates them, passes/pass_split_nms.c
 // chains them after the segmented argsort of the scores.
 //
 // STAGE 0, select: one workgroup per (batch, class) row walks the row's

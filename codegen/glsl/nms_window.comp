@@ -1,7 +1,7 @@
 #version 450
 // NonMaxSuppression over one row of a run-time count of candidates (boxes
 // [1,<=N,4], scores [1,1,<=N]: what batched NMS exports, the classes kept
-// apart by coordinate offsets), on the whole GPU. codegen/cg_nms_window.c
+// apart by coordinate offsets), on the whole GPU. codegen/kernels/nms.c
 // instantiates the stages, passes/pass_split_nms.c chains them:
 //
 //   keys   = nms_keys boxes, scores           f32[1,2,N]: the score and -x_min

@@ -1,7 +1,7 @@
 #version 450
 // maxpool / avgpool over NCHW with strides, dilations, asymmetric pads and
 // ceil_mode (docs/ops.md; the host computes OH / OW, including the dropped
-// last window), count_include_pad for avgpool. codegen/cg_pool.c
+// last window), count_include_pad for avgpool. codegen/kernels/pool.c
 // instantiates it.
 //
 // Bindings: 0 = x [N,C,H,W], 1 = y [N,C,OH,OW], dense, DTYPE.

@@ -1,7 +1,7 @@
 #version 450
 // Reduction over a set of axes: reduce_{sum,mean,max,min,prod}, the global
 // pools (a reduction over the spatial axes) and argmax / argmin (one axis,
-// i64 indices). codegen/cg_reduce.c instantiates it.
+// i64 indices). codegen/kernels/reduce.c instantiates it.
 //
 // Bindings: 0 = x (DTYPE), 1 = y (DTYPE, or i64 indices written as pairs of
 // uint32 words: low = index, high = 0), dense C order.

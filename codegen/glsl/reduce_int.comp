@@ -1,6 +1,6 @@
 #version 450
 // Integer reductions (sum, prod, max, min) of small static i32 / i64
-// tensors (codegen/cg_reduce_int.c): the shape arithmetic of exported
+// tensors (codegen/kernels/reduce.c): the shape arithmetic of exported
 // detectors, e.g. the element count of a run-time sized value as
 // reduce_prod(shape(x)), stays on the device. One invocation per output
 // element walks its reduced elements in order; integers wrap as the CPU's.

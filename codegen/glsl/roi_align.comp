@@ -2,7 +2,7 @@
 // RoiAlign (ONNX semantics, as the CPU reference and onnxruntime): avg or
 // max over a bin's sampling grid of bilinear samples; half_pixel (opset 16)
 // or output_half_pixel (opset 10: no half-pixel offset, rois at least 1x1).
-// codegen/cg_vision.c instantiates it.
+// codegen/kernels/roi_align.c instantiates it.
 //
 // Bindings: 0 = x [N,C,H,W] (DTYPE), 1 = rois [R,4] (DTYPE, x1 y1 x2 y2),
 // 2 = batch_indices [R] (i64 as word pairs, or i32: BI_I64), 3 = y

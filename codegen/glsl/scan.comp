@@ -1,6 +1,6 @@
 #version 450
 // Prefix sum along one axis (cumsum: inclusive or exclusive, forward or
-// reverse) in one dispatch. codegen/cg_vision.c instantiates it.
+// reverse) in one dispatch. codegen/kernels/cumsum.c instantiates it.
 //
 // Bindings: 0 = x, 1 = y (same dtype and shape, dense C order).
 //

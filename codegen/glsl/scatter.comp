@@ -1,5 +1,5 @@
 #version 450
-// scatter_elements (MODE 0) and scatter_nd (MODE 1) (codegen/cg_data_scatter.c).
+// scatter_elements (MODE 0) and scatter_nd (MODE 1) (codegen/kernels/scatter.c).
 // The output already holds the data: the step copies input 0 into output 0
 // before this dispatch (ir/plan.h IR_STEP_COPY_IN0). An invocation per
 // update element writes it where its index points, combined with what is

@@ -3,7 +3,7 @@
 // maximum and sum of exponentials together (online: the sum is rescaled when
 // the maximum grows), the lanes of a row combine their (max, sum) pairs, and
 // a second pass writes exp(x - max) / sum or (x - max) - log(sum).
-// codegen/cg_norm.c instantiates it.
+// codegen/kernels/norm.c instantiates it.
 //
 // Bindings: 0 = x, 1 = y (same shape), dense C order of DTYPE.
 // Mapping, knobs and specialization constants as glsl/reduce.comp: row o,

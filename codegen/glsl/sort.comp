@@ -1,6 +1,6 @@
 #version 450
 // Segmented argsort, the stages of the integrated-GPU TVM paper's sort
-// (codegen/cg_sort.c instantiates them; passes/pass_split_sort.c chains
+// (codegen/kernels/sort.c instantiates them; passes/pass_split_sort.c chains
 // them). Every element becomes a triple (segment, order key, position) and
 // the triples are sorted ascending, which sorts each segment by key and
 // keeps equal keys in position order (stable). The state between stages is

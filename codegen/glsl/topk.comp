@@ -1,5 +1,5 @@
 #version 450
-// TopK along one axis by selection (codegen/cg_vision.c): one workgroup per
+// TopK along one axis by selection (codegen/kernels/topk.c): one workgroup per
 // row (the LEN elements along the axis for one (outer, inner) pair).
 //
 // Bindings: 0 = x (DTYPE), 1 = values (DTYPE), 2 = indices (i64 as word

@@ -1,5 +1,5 @@
 // The float unary ops of the op table as fp32 functions of the op's shader
-// code (ir_op -> code: cg_elementwise.c cg_elt_unary_code), shared by
+// code (ir_op -> code: codegen/kernels/elementwise.c cg_elt_unary_code), shared by
 // elementwise_unary.comp (OP baked as a #define) and elementwise_fused.comp
 // (the op of each program slot a specialization constant), so both compute
 // alike. Written to stay within ~1e-6 relative error of the reference

@@ -7,7 +7,7 @@
  * elementwise_nary (glsl/elementwise_nary.comp): 1..7 inputs with NumPy
  * broadcasting: add, sub, mul, div (+ act) of every numeric type, pow,
  * prelu, the comparisons, and / or, variadic min / max / sum / mean, where.
- * Device needs as cg_elementwise.h states (f16, 8-bit types, i64).
+ * Device needs as codegen/core/elt.h states (f16, 8-bit types, i64).
  *
  * Knobs of both: WG_SIZE {32..1024}, EPI (elements per invocation = vector
  * width up to 4, then several vectors) {1,2,4,8}. Default WG_SIZE=128,

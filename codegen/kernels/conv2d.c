@@ -1,7 +1,7 @@
-/* conv2d / conv_transpose2d kernels (see cg_conv.h): the templates' spaces,
+/* conv2d / conv_transpose2d kernels (see codegen/core/conv.h): the templates' spaces,
  * workloads and keys, the choice of algorithm, instantiation (specialization
- * constants, grid) and the family entry points of cg_ops.h; the
- * cooperative-matrix template lives in cg_conv_coopmat.c. */
+ * constants, grid) and the family entry points of codegen/core/ops.h; the
+ * cooperative-matrix template lives in codegen/kernels/conv2d_coopmat.c. */
 #include <stdio.h>
 #include <string.h>
 
@@ -480,7 +480,7 @@ static vkml_status instantiate(const cg_conv_workload *w, const cg_template *t,
                   ceil_div(planes, sched.v[K_CPW]));
 }
 
-/* ---- family entry points (cg_ops.h) ---------------------------------------------- */
+/* ---- family entry points (codegen/core/ops.h) ---------------------------------------------- */
 
 static vkml_status node_conv(const ir_node *n, const cg_template *st, const cg_schedule *s,
                              const ir_target *t, cg_kernel *out) {

@@ -16,13 +16,13 @@
  *                     implicit GEMM weights [M, C*KH*KW] x im2col [C*KH*KW,
  *                     N*OH*OW], the gathered slice staged in shared memory,
  *                     fp32 (or fp16: knob ACC) accumulation
- *                     (glsl/conv2d_coopmat.comp, cg_conv_coopmat.c)
+ *                     (glsl/conv2d_coopmat.comp, codegen/kernels/conv2d_coopmat.c)
  *
  * Knobs of the GEMM-like templates: WG_M x WG_N invocations (output channels
  * x pixels), TM x TN outputs per invocation, BK reduction elements per
  * shared-memory step; conv2d_sliced_k and conv2d_1x1_sliced_k add KS, slices
  * of the workgroup splitting k (glsl/sliced_k.glsl). Cooperative matrix: as
- * gemm_coopmat (cg_gemm.h): WM x WN subgroups, each TM x TN matrix tiles, BK,
+ * gemm_coopmat (codegen/kernels/gemm.h): WM x WN subgroups, each TM x TN matrix tiles, BK,
  * ACC; conv2d_coopmat_sliced_k adds SLK. Depthwise: WG_X x WG_Y x CPW
  * invocations (pixel columns x rows x channels), OPX x OPY outputs per
  * invocation, SMEM (stage input). */

@@ -1,6 +1,6 @@
-/* conv2d on cooperative matrices (glsl/conv2d_coopmat.comp, see cg_conv.h):
+/* conv2d on cooperative matrices (glsl/conv2d_coopmat.comp, see codegen/core/conv.h):
  * its space, the per-workload default, the staging-load choice and
- * instantiation. Kept apart from cg_conv.c, whose scalar templates share
+ * instantiation. Kept apart from codegen/kernels/conv2d.c, whose scalar templates share
  * nothing with it but the workload and the specialization constants. */
 #include <string.h>
 
@@ -8,7 +8,7 @@
 
 enum { C_WM = 0, C_WN, C_TM, C_TN, C_BK, C_ACC, C_SLK };
 
-/* The space of gemm_coopmat (CG_COOPMAT_SPACE, cg_gemm.h). */
+/* The space of gemm_coopmat (CG_COOPMAT_SPACE, codegen/kernels/gemm.h). */
 const cg_template cg_conv2d_coopmat_template = {
     .name = "conv2d_coopmat",
     .glsl = "conv2d_coopmat.comp",
@@ -170,7 +170,7 @@ vkml_status cg_conv_coopmat_instantiate(const cg_conv_workload *w, const cg_temp
     coop_default(w, t, (int)t->coopmat_shapes[si].m, (int)t->coopmat_shapes[si].n, &sched);
   else sched = tmpl->dflt;
   VKML_RETURN_IF_ERROR(cg_kernel_begin(k, tmpl, &sched, t));
-  k->opt = CG_OPT_ZERO; /* DESIGN.md: SPIRV-Tools' optimizer crashes on these */
+  k->opt = CG_OPT_ZERO; /* docs/architecture.md, Building: SPIRV-Tools' optimizer crashes on these */
   const char *name = tmpl->name;
   int64_t slk = sliced ? sched.v[C_SLK] : 1;
   int acc = sched.v[C_ACC];

@@ -1,7 +1,7 @@
 /* GPU kernels of the elementwise families: unary ops and cast
  * (elementwise_unary), the copy family (copy), and the routing of the
  * binary, variadic and where families to elementwise_binary or
- * elementwise_nary (cg_binary.c). Helpers shared by these templates. */
+ * elementwise_nary (codegen/kernels/binary.c). Helpers shared by these templates. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>

@@ -41,7 +41,7 @@ static vkml_status check_out(const ir_node *n, const ir_type *y, ir_dtype dt, in
 }
 
 /* Bounded indices, a run-time count of index rows: indices and output
- * bounded along a leading axis (codegen/cg_rows.h) of the same capacity;
+ * bounded along a leading axis (codegen/core/extent.h) of the same capacity;
  * data not bounded, or (gather) bounded along the gathered axis, leading.
  * The kernel is n's unbounded twin at the capacity; it reads the count
  * through the extent ABI, and invocations past count x the output units

@@ -1,7 +1,7 @@
 /* gemm and matmul on the GPU: workloads from nodes, the three templates'
  * spaces (tiled, cooperative matrix, GEMV), the shape plan shared by all (M N K,
  * operand strides, merged batch axes), the staging-load choice (direction,
- * vector width from the alignment) and instantiation. See cg_gemm.h. */
+ * vector width from the alignment) and instantiation. See codegen/kernels/gemm.h. */
 #include <stdio.h>
 #include <string.h>
 

@@ -63,7 +63,7 @@ vkml_status cg_gemm_coopmat_instantiate(const cg_gemm_workload *w, const cg_sche
 vkml_status cg_gemm_gemv_instantiate(const cg_gemm_workload *w, const cg_schedule *s,
                                      const ir_target *target, cg_kernel *out);
 
-/* cg_node_gemm / cg_node_matmul (cg_ops.h): sched_template names
+/* cg_node_gemm / cg_node_matmul (codegen/core/ops.h): sched_template names
  * cg_gemm_tiled_template, cg_gemm_coopmat_template or cg_gemm_gemv_template;
  * NULL lets the family choose: gemv when min(M, N) is 1..CG_GEMV_MAX_ROWS
  * (per batch), else the cooperative-matrix template for f16 when the target

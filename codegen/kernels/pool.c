@@ -1,7 +1,7 @@
 /* maxpool / avgpool on the GPU (glsl/pool2d.comp): the template's space,
  * workload key and instantiation, in the default layout and in nc4hw4 (x
  * and y both packed: one vec4 per pixel and texel plane). Packed global
- * pools run here too (cg_ops.c routes them), as a window over the plane. */
+ * pools run here too (codegen/core/ops.c routes them), as a window over the plane. */
 #include <stdio.h>
 #include <string.h>
 

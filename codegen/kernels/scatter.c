@@ -18,7 +18,7 @@ const cg_template cg_data_scatter_template = {
 
 
 /* scatter_elements over run-time counts: data, indices, updates and output
- * bounded along the scatter axis, leading (codegen/cg_rows.h), one
+ * bounded along the scatter axis, leading (codegen/core/extent.h), one
  * capacity. The kernel is n's unbounded twin at the capacity; it reads
  * the counts through the extent ABI (glsl/scatter.comp). */
 typedef struct scatter_rows {

@@ -5,8 +5,10 @@
 #include "ir/graph.h"
 #include "runtime/tensor.h"
 
-/* Runs g. inputs[i] binds g->inputs[i]; its dtype and dims must match the
- * input's type exactly (a message names the input otherwise). outputs receives
+/* Runs g. inputs[i] binds g->inputs[i]; its dtype and dims must be the
+ * input's type, or fit in it for a bounded input (at most its capacity
+ * along the bounded axis: ir_type_holds); a message names the input
+ * otherwise. outputs receives
  * n_outputs == g->n_outputs freshly allocated tensors; the caller frees each
  * with rt_tensor_free (also on error: they are zeroed then). Intermediate
  * tensors are freed after their last use. */

@@ -344,7 +344,7 @@ vkml_status rt_vk_exec_record_dispatches(rt_vk_exec *e, int first, int last, rt_
     }
     int from = IR_STEP_EXTENT_COPY_INPUT(s->flags);
     if (from >= 0) {
-      /* a kernel over bounded rows (codegen/cg_rows.h) that does not copy
+      /* a kernel over bounded rows (codegen/core/extent.h) that does not copy
        * it itself: its outputs have its bounded input's actual size */
       const ir_value *x = n->inputs[from];
       uint64_t xo = e->buf_off[x->id] + ir_type_extent_offset(&x->type, x->layout);

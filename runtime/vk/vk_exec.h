@@ -21,9 +21,11 @@
  * check refuses such plans first). A GPU view step whose output the memory
  * plan aliases to its input (reshape and friends) records no dispatch: the
  * bytes are already there. Host sync happens only around CPU and transfer
- * steps and at the graph's edges. Values with data-dependent
- * (bounded) shapes never reach the device: the plan keeps their nodes on the
- * CPU, where their actual sizes travel with the host tensors. */
+ * steps and at the graph's edges. A value with a data-dependent (bounded)
+ * shape carries its run-time size on the device in its extent word (the
+ * word after its capacity's elements, ir/graph.h): kernels read and write
+ * it (codegen/glsl/extent.glsl), the executor copies it where a step says
+ * so (IR_STEP_EXTENT_FROM), and a download reads the actual size. */
 #ifndef RT_VK_EXEC_H
 #define RT_VK_EXEC_H
 

@@ -8,7 +8,7 @@
  * both with one row here (docs/adding-an-op.md), as ggml's test-backend-ops
  * takes a new op.
  *
- * X(name, fields...): the fields initialise an op_case (test_ops.h):
+ * X(name, fields...): the fields initialise an op_case (op_case.h):
  *   .dtypes   the dtypes $T stands for: F32, F16, I32, I64 (or'ed)
  *   .inputs   the graph's inputs, "%x: $T[3,7], %i: i64[2]"
  *   .outputs  its outputs, "%y: $T[3,7]"

@@ -45,7 +45,7 @@ Test(vk_context, target_is_plausible) {
   cr_assert_gt(nonzero, 0, "pipelineCacheUUID is all zero");
   cr_assert(!t->coopmat_nv || t->n_coopmat_shapes > 0);
   if (!strncmp(t->name, "llvmpipe", 8)) {
-    /* lavapipe, as DESIGN.md describes it */
+    /* lavapipe: subgroups of 8, 32 KiB shared memory, no cooperative matrix */
     cr_assert_eq(t->type, IR_TARGET_CPU);
     cr_assert_eq(t->subgroup_size, 8u);
     cr_assert_eq(t->max_shared_bytes, 32768u);

@@ -1,4 +1,4 @@
-/* The conv2d / conv_transpose2d templates (codegen/cg_conv.c) on the device
+/* The conv2d / conv_transpose2d templates (codegen/kernels/conv2d.c) on the device
  * against the CPU reference kernel (rt_cpu_run_node on the same node), on
  * random non-zero inputs: for each of the four algorithms (direct, 1x1,
  * depthwise, transposed) 22 shape/attribute cases with the default schedule

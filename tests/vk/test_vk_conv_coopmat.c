@@ -1,4 +1,4 @@
-/* The cooperative-matrix conv2d template (codegen/cg_conv_coopmat.c,
+/* The cooperative-matrix conv2d template (codegen/kernels/conv2d_coopmat.c,
  * glsl/conv2d_coopmat.comp). lavapipe has no VK_NV_cooperative_matrix, so
  * in CI: the template's registration and space; the choice of algorithm on
  * a synthetic target that claims cooperative matrices (as the H200 reports

@@ -1,4 +1,4 @@
-/* The data-movement GPU kernels (codegen/cg_data*.c: transpose, slice,
+/* The data-movement GPU kernels (codegen/kernels/data_copy.c*.c: transpose, slice,
  * expand, tile, pad, concat, split, gather, gather_elements, resize) on the
  * device against the CPU reference (rt_cpu_run_node on the same node), on
  * random non-zero inputs: 20+ shape/attribute/dtype combinations per family,

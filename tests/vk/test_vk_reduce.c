@@ -1,5 +1,5 @@
-/* The reduction-shaped GPU kernels (codegen/cg_reduce.c, cg_norm.c,
- * cg_pool.c: reduce_*, global pools, argmax / argmin, softmax /
+/* The reduction-shaped GPU kernels (codegen/kernels/reduce.c, codegen/kernels/norm.c,
+ * codegen/kernels/pool.c: reduce_*, global pools, argmax / argmin, softmax /
  * log_softmax, layer_norm, instance_norm, batchnorm, maxpool / avgpool) on
  * the device against the CPU reference (rt_cpu_run_node on the same node),
  * random non-zero inputs, at least 20 shape / attribute combinations per

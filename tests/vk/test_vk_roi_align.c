@@ -1,4 +1,4 @@
-/* roi_align on the GPU (glsl/roi_align.comp, codegen/cg_vision.c) against
+/* roi_align on the GPU (glsl/roi_align.comp, codegen/kernels/roi_align.c) against
  * the CPU reference (the ONNX reference's semantics): avg and max,
  * half_pixel and output_half_pixel, adaptive and fixed sampling ratios,
  * spatial scales, boxes partly or wholly outside the image and degenerate

@@ -1,4 +1,4 @@
-/* Bounded rows on the GPU (codegen/cg_rows.h): a chain over a bounded
+/* Bounded rows on the GPU (codegen/core/extent.h): a chain over a bounded
  * input f32[<=40,8] — gemm, relu, softmax, a broadcast add, slice, reshape,
  * gather and split along other axes, a matmul, a transpose that moves a 1 —
  * runs every step on the GPU
@@ -679,7 +679,7 @@ Test(vk_rows, the_if_tail_of_a_batched_nms) {
   all_gpu_close(&e, ref, p, x);
 }
 
-/* Integer reductions (codegen/cg_reduce_int.c): sum, prod, max and min of
+/* Integer reductions (codegen/kernels/reduce.c): sum, prod, max and min of
  * i32 and i64 values over every axis or some, kept or dropped,
  * equal to the CPU's; a reduction over an empty axis stays on the CPU. */
 Test(vk_rows, integer_reductions) {

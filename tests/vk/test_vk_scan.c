@@ -1,4 +1,4 @@
-/* cumsum on the GPU (glsl/scan.comp, codegen/cg_vision.c) against the CPU
+/* cumsum on the GPU (glsl/scan.comp, codegen/kernels/cumsum.c) against the CPU
  * reference kernel on random non-zero inputs: f32, f16, i32, i64;
  * inclusive and exclusive, forward and reverse; every axis; lengths from 1
  * to 2^24 (non-powers of two, chunk edges, a row of 2^20 + 7); the serial,

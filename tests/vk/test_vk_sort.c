@@ -1,4 +1,4 @@
-/* The segmented argsort (glsl/sort.comp, codegen/cg_sort.c,
+/* The segmented argsort (glsl/sort.comp, codegen/kernels/sort.c,
  * passes/pass_split_sort.c) and non_max_suppression's GPU stages
  * (glsl/nms.comp, passes/pass_split_nms.c), compiled as vkc compiles them,
  * every step on the GPU, against the CPU reference on the unsplit graph:
@@ -262,7 +262,7 @@ Test(vk_nms, ties_and_edges) {
 }
 
 /* The bounded output through a download into a CPU step (a transpose of a
- * bounded tensor stays on the CPU; codegen/cg_rows.h would take a cast),
+ * bounded tensor stays on the CPU; codegen/core/extent.h would take a cast),
  * and the placement of what the GPU leaves: --cpu-ops non_max_suppression,
  * u8 keys. */
 Test(vk_nms, bounded_output_downloaded) {

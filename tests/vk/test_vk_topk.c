@@ -1,4 +1,4 @@
-/* topk on the GPU (glsl/topk.comp, codegen/cg_vision.c) against the CPU
+/* topk on the GPU (glsl/topk.comp, codegen/kernels/topk.c) against the CPU
  * reference, exactly (values bit for bit, indices equal): largest and
  * smallest, every axis, k from 1 to the axis length, f32 / f16 / i32, ties
  * (few distinct values: the lower index first), NaN and infinities (NaN
