@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "onnx_internal.h"
+#include "ir/file.h"
 
 enum {
   T_FLOAT = 1, T_UINT8 = 2, T_INT8 = 3, T_UINT16 = 4, T_INT16 = 5, T_INT32 = 6,
@@ -117,10 +118,10 @@ static vkml_status read_external(onnx_ctx *c, const Onnx__TensorProto *t,
                    location);
     goto done;
   }
-  FILE *f = fopen(real_file, "rb");
-  if (!f) {
-    s = onnx_error(VKML_CODE_IO, "external data '%s': cannot open: %s", location,
-                   strerror(errno));
+  FILE *f;
+  s = ir_file_fopen(real_file, &f);
+  if (s) {
+    s = vkml_status_annotate(s, "external data '%s'", location);
     goto done;
   }
   long fsize = -1;

@@ -1,5 +1,6 @@
 /* The .vkm artifact: encoding and decoding (see artifact.h). */
 #include "artifact.h"
+#include "file.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -582,13 +583,11 @@ static void unmap(void *p, uint64_t n) { munmap(p, (size_t)n); }
 
 vkml_status ir_artifact_load_file(const char *path, ir_plan **out) {
   *out = NULL;
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return vkml_status_make(VKML_CODE_IO, "%s: %s", path, strerror(errno));
+  int fd;
+  unsigned long long size;
+  VKML_RETURN_IF_ERROR(ir_file_open(path, &fd, &size));
   struct stat st;
-  if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
-    close(fd);
-    return vkml_status_make(VKML_CODE_IO, "%s: not a regular file", path);
-  }
+  st.st_size = (off_t)size;
   if (st.st_size < HEADER) {
     close(fd);
     return corrupt(path, "truncated: shorter than the 64-byte header", NULL);

@@ -28,19 +28,38 @@ unsigned long long ir_memory_available(void) {
   return pages > 0 && page > 0 ? (unsigned long long)pages * (unsigned long long)page : 0;
 }
 
+vkml_status ir_file_open(const char *path, int *fd_out, unsigned long long *bytes) {
+  *fd_out = -1;
+  *bytes = 0;
+  /* non-blocking first: opening a FIFO for reading waits for a writer */
+  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+  if (fd < 0) return vkml_status_make(VKML_CODE_IO, "%s: cannot open: %s", path, strerror(errno));
+  struct stat st;
+  if (fstat(fd, &st) != 0) {
+    int e = errno;
+    close(fd);
+    return vkml_status_make(VKML_CODE_IO, "%s: cannot stat: %s", path, strerror(e));
+  }
+  if (!S_ISREG(st.st_mode)) {
+    close(fd);
+    return vkml_status_make(VKML_CODE_IO, "%s: not a regular file", path);
+  }
+  int fl = fcntl(fd, F_GETFL);
+  if (fl != -1) (void)fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+  *fd_out = fd;
+  *bytes = (unsigned long long)st.st_size;
+  return VKML_OK;
+}
+
 vkml_status ir_file_read(const char *path, void **out, size_t *bytes) {
   *out = NULL;
   *bytes = 0;
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return vkml_status_make(VKML_CODE_IO, "%s: cannot open: %s", path, strerror(errno));
-  struct stat st;
+  int fd;
+  unsigned long long size;
+  VKML_RETURN_IF_ERROR(ir_file_open(path, &fd, &size));
   vkml_status s = VKML_OK;
-  if (fstat(fd, &st) != 0) {
-    s = vkml_status_make(VKML_CODE_IO, "%s: cannot stat: %s", path, strerror(errno));
-  } else if (!S_ISREG(st.st_mode)) {
-    s = vkml_status_make(VKML_CODE_IO, "%s: not a regular file", path);
-  } else {
-    unsigned long long size = (unsigned long long)st.st_size, avail = ir_memory_available();
+  {
+    unsigned long long avail = ir_memory_available();
     if ((avail && size > avail) || size > (unsigned long long)SIZE_MAX - 1)
       s = vkml_status_make(VKML_CODE_OUT_OF_MEMORY,
                            "%s: %llu bytes, more than the %llu bytes of memory available", path,
@@ -66,3 +85,19 @@ vkml_status ir_file_read(const char *path, void **out, size_t *bytes) {
   close(fd);
   return s;
 }
+
+vkml_status ir_file_fopen(const char *path, FILE **out) {
+  *out = NULL;
+  int fd;
+  unsigned long long size;
+  VKML_RETURN_IF_ERROR(ir_file_open(path, &fd, &size));
+  FILE *f = fdopen(fd, "rb");
+  if (!f) {
+    int e = errno;
+    close(fd);
+    return vkml_status_make(VKML_CODE_IO, "%s: cannot open: %s", path, strerror(e));
+  }
+  *out = f;
+  return VKML_OK;
+}
+

@@ -9,6 +9,7 @@
 #define IR_FILE_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "vkml_status.h"
 
@@ -17,6 +18,14 @@
  * a regular file", "PATH: read error: REASON"; OUT_OF_MEMORY "PATH: N
  * bytes, more than the M bytes of memory available". */
 vkml_status ir_file_read(const char *path, void **out, size_t *bytes);
+
+/* Opens path for reading (close-on-exec) and *fd_out is its descriptor,
+ * *bytes its size; a regular file only: the open does not wait on a FIFO
+ * (it is refused after it), nor on a device. Errors as ir_file_read. */
+vkml_status ir_file_open(const char *path, int *fd_out, unsigned long long *bytes);
+
+/* The same as a stdio stream (fclose it). */
+vkml_status ir_file_fopen(const char *path, FILE **out);
 
 /* Bytes of memory available to a new allocation now without swapping
  * (Linux: MemAvailable of /proc/meminfo, else the free pages sysconf

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "ir/artifact.h"
+#include "ir/file.h"
 #include "tunedb/tunedb.h"
 #include "tunedb/tunedb_json.h"
 
@@ -110,8 +111,8 @@ static int cmd_devices(tunedb *db, bool json) {
 static vkml_status read_keys(const char *path, char ***keys, size_t *n) {
   *keys = NULL;
   *n = 0;
-  FILE *f = fopen(path, "r");
-  if (!f) return vkml_status_make(VKML_CODE_IO, "%s: %s", path, strerror(errno));
+  FILE *f;
+  VKML_RETURN_IF_ERROR(ir_file_fopen(path, &f));
   char *line = NULL;
   size_t cap = 0, kcap = 0;
   ssize_t len;
@@ -301,8 +302,11 @@ static int cmd_merge(char **dbs, int n_dbs, const char *out_path, bool json) {
 }
 
 static int cmd_import(const char *db_path, const char *file, bool json) {
-  FILE *f = strcmp(file, "-") == 0 ? stdin : fopen(file, "r");
-  if (!f) return fail(vkml_status_make(VKML_CODE_IO, "%s: %s", file, strerror(errno)));
+  FILE *f = stdin;
+  if (strcmp(file, "-") != 0) {
+    vkml_status e = ir_file_fopen(file, &f);
+    if (e) return fail(e);
+  }
   tunedb *db;
   tunedb_open_opts o = {.flags = TUNEDB_OPEN_CREATE};
   vkml_status s = tunedb_open(db_path, &o, &db);

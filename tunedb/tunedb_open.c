@@ -4,6 +4,7 @@
  * tunedb_*.c uses. Never alters a file it does not recognise as vkml's. */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -193,8 +194,13 @@ vkml_status tunedb_open(const char *path, const tunedb_open_opts *opts, tunedb *
   bool create = o.flags & TUNEDB_OPEN_CREATE;
   bool readonly = o.flags & TUNEDB_OPEN_READONLY;
   bool memory = strcmp(path, ":memory:") == 0;
-  if (!memory && !create && access(path, F_OK) != 0)
+  struct stat st;
+  bool exists = !memory && stat(path, &st) == 0;
+  if (!memory && !create && !exists)
     return vkml_status_make(VKML_CODE_IO, "%s: no such file", path);
+  /* SQLite would block on a FIFO's read, or read a device */
+  if (exists && !S_ISREG(st.st_mode))
+    return vkml_status_make(VKML_CODE_IO, "%s: not a regular file", path);
 
   tunedb *db = calloc(1, sizeof *db);
   if (!db || !(db->path = strdup(path))) {

@@ -10,6 +10,7 @@
  * module. Anything that does not check out is recompiled. */
 #include "codegen/core/compile.h"
 #include "ir/cache_dir.h"
+#include "ir/file.h"
 
 #include <errno.h>
 #include <shaderc/shaderc.h>
@@ -171,8 +172,12 @@ static void cache_path(const cg_compiler *c, const uint8_t key[16], char *buf, s
 static bool cache_read(cg_compiler *c, const uint8_t key[16], cg_spirv *out) {
   char path[4200];
   cache_path(c, key, path, sizeof path);
-  FILE *f = fopen(path, "rb");
-  if (!f) return false;
+  FILE *f;
+  vkml_status e = ir_file_fopen(path, &f);
+  if (e) {
+    vkml_status_free(e);
+    return false;
+  }
   unsigned char h[HEADER_BYTES];
   bool ok = fread(h, 1, HEADER_BYTES, f) == HEADER_BYTES && !memcmp(h, MAGIC, 8) &&
             !memcmp(h + 8, key, 16);

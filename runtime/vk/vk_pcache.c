@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "ir/cache_dir.h"
+#include "ir/file.h"
 #include "vk_internal.h"
 #include "ir/util.h"
 
@@ -68,10 +69,12 @@ static const char *check_file(const rt_vk_context *ctx, const unsigned char *d, 
 static void read_file(rt_vk_context *ctx, unsigned char **data, size_t *n) {
   *data = NULL;
   *n = 0;
-  FILE *f = fopen(ctx->pcache_path, "rb");
-  if (!f) {
-    if (errno != ENOENT)
-      rt_vk_warn(ctx, "pipeline cache %s ignored: %s", ctx->pcache_path, strerror(errno));
+  if (access(ctx->pcache_path, F_OK) != 0 && errno == ENOENT) return;
+  FILE *f;
+  vkml_status e = ir_file_fopen(ctx->pcache_path, &f);
+  if (e) { /* a FIFO or a device is refused, not waited on */
+    rt_vk_warn(ctx, "pipeline cache ignored: %s", vkml_status_message(e));
+    vkml_status_free(e);
     return;
   }
   long size = -1;
