@@ -50,10 +50,16 @@ struct vkml_instance {
   rt_vk_exec *exec; /* NULL on the CPU */
   bool lean;
   bool ran;
+  bool *in_set;        /* by input: given (vkml_set_input, vkml_input_memory) */
   rt_tensor *in, *out; /* host tensors when not lean (owned) */
   void **in_mem;       /* by input: where its bytes live */
   void **out_mem;      /* by output */
 };
+
+/* INVALID_ARGUMENT naming the function and the argument. */
+static vkml_status bad_arg(const char *fn, const char *what) {
+  return vkml_status_make(VKML_CODE_INVALID_ARGUMENT, "%s: %s", fn, what);
+}
 
 /* ---- models ---------------------------------------------------------------------- */
 
@@ -78,6 +84,11 @@ vkml_status vkml_model_load(const char *path, vkml_model **out) {
   return model_make(plan, out);
 }
 
+static void free_copy(void *p, uint64_t n) {
+  (void)n;
+  free(p);
+}
+
 vkml_status vkml_model_load_memory(const void *data, size_t bytes, vkml_model **out) {
   if (!out)
     return vkml_status_make(VKML_CODE_INVALID_ARGUMENT, "vkml_model_load_memory: out is NULL");
@@ -85,7 +96,23 @@ vkml_status vkml_model_load_memory(const void *data, size_t bytes, vkml_model **
   if (!data && bytes)
     return vkml_status_make(VKML_CODE_INVALID_ARGUMENT, "vkml_model_load_memory: no data");
   ir_plan *plan = NULL;
-  VKML_RETURN_IF_ERROR(ir_artifact_decode(data, bytes, "<memory>", &plan));
+  if ((uintptr_t)data % 64 == 0) {
+    VKML_RETURN_IF_ERROR(ir_artifact_decode(data, bytes, "<memory>", &plan));
+    return model_make(plan, out);
+  }
+  /* the sections are 64-byte aligned in the file: an unaligned buffer is
+   * copied to an aligned one the model keeps (its words read in place) */
+  void *copy = NULL;
+  if (posix_memalign(&copy, 64, bytes ? bytes : 1) != 0) return ir_oom(NULL);
+  if (bytes) memcpy(copy, data, bytes);
+  vkml_status s = ir_artifact_decode(copy, bytes, "<memory>", &plan);
+  if (s) {
+    free(copy);
+    return s;
+  }
+  plan->backing = copy;
+  plan->backing_bytes = bytes;
+  plan->backing_release = free_copy;
   return model_make(plan, out);
 }
 
@@ -127,10 +154,14 @@ static vkml_status info_at(const vkml_model *m, bool input, int i, vkml_tensor_i
 }
 
 vkml_status vkml_model_input(const vkml_model *m, int i, vkml_tensor_info *out) {
+  if (!m) return bad_arg("vkml_model_input", "no model");
+  if (!out) return bad_arg("vkml_model_input", "out is NULL");
   return info_at(m, true, i, out);
 }
 
 vkml_status vkml_model_output(const vkml_model *m, int i, vkml_tensor_info *out) {
+  if (!m) return bad_arg("vkml_model_output", "no model");
+  if (!out) return bad_arg("vkml_model_output", "out is NULL");
   return info_at(m, false, i, out);
 }
 
@@ -154,6 +185,8 @@ static vkml_status find(const vkml_model *m, bool input, const char *name, int *
 }
 
 vkml_status vkml_model_find_input(const vkml_model *m, const char *name, vkml_tensor_info *out) {
+  if (!m) return bad_arg("vkml_model_find_input", "no model");
+  if (!out) return bad_arg("vkml_model_find_input", "out is NULL");
   int i;
   VKML_RETURN_IF_ERROR(find(m, true, name, &i));
   info_of(m->plan->graph->inputs[i], out);
@@ -162,6 +195,8 @@ vkml_status vkml_model_find_input(const vkml_model *m, const char *name, vkml_te
 
 vkml_status vkml_model_find_output(const vkml_model *m, const char *name,
                                   vkml_tensor_info *out) {
+  if (!m) return bad_arg("vkml_model_find_output", "no model");
+  if (!out) return bad_arg("vkml_model_find_output", "out is NULL");
   int i;
   VKML_RETURN_IF_ERROR(find(m, false, name, &i));
   info_of(m->plan->graph->outputs[i], out);
@@ -235,6 +270,7 @@ static void instance_free(vkml_instance *inst) {
   free(inst->out);
   free(inst->in_mem);
   free(inst->out_mem);
+  free(inst->in_set);
   free(inst);
 }
 
@@ -267,7 +303,8 @@ static vkml_status instance_init(vkml_instance *inst, const vkml_instance_opts *
                               g->outputs[i]->name);
   inst->in_mem = calloc((size_t)g->n_inputs + 1, sizeof *inst->in_mem);
   inst->out_mem = calloc((size_t)g->n_outputs + 1, sizeof *inst->out_mem);
-  if (!inst->in_mem || !inst->out_mem) return ir_oom(NULL);
+  inst->in_set = calloc((size_t)g->n_inputs + 1, sizeof *inst->in_set);
+  if (!inst->in_mem || !inst->out_mem || !inst->in_set) return ir_oom(NULL);
   if (inst->dev->ctx) {
     rt_vk_exec_opts xo = {.weights = inst->dev->weights,
                           .wait = o->wait == VKML_WAIT_SPIN     ? RT_VK_WAIT_SPIN
@@ -334,6 +371,9 @@ void vkml_instance_destroy(vkml_instance *inst) {
 
 vkml_status vkml_set_input(vkml_instance *inst, const char *name, vkml_dtype dtype, int rank,
                            const int64_t *dims, const void *data) {
+  if (!inst) return bad_arg("vkml_set_input", "no instance");
+  if (rank < 0 || rank > IR_MAX_RANK) return bad_arg("vkml_set_input", "rank out of range");
+  if (rank && !dims) return bad_arg("vkml_set_input", "dims is NULL");
   int i;
   VKML_RETURN_IF_ERROR(find(inst->m, true, name, &i));
   const ir_value *v = inst->m->plan->graph->inputs[i];
@@ -357,6 +397,7 @@ vkml_status vkml_set_input(vkml_instance *inst, const char *name, vkml_dtype dty
   if (bytes && !data)
     return vkml_status_make(VKML_CODE_INVALID_ARGUMENT, "input '%s': no data", v->name);
   if (bytes) memcpy(inst->in_mem[i], data, bytes);
+  inst->in_set[i] = true;
   return VKML_OK;
 }
 
@@ -390,12 +431,20 @@ static vkml_status run_hosted(vkml_instance *inst) {
 
 vkml_status vkml_run(vkml_instance *inst) {
   if (!inst) return vkml_status_make(VKML_CODE_INVALID_ARGUMENT, "vkml_run: no instance");
+  const ir_graph *g = inst->m->plan->graph;
+  for (int i = 0; i < g->n_inputs; i++)
+    if (!inst->in_set[i])
+      return vkml_status_make(VKML_CODE_INVALID_ARGUMENT,
+                              "vkml_run: input '%s' was never given (vkml_set_input, or "
+                              "vkml_input_memory and a write there)",
+                              g->inputs[i]->name);
   VKML_RETURN_IF_ERROR(inst->lean ? rt_vk_exec_run_mapped(inst->exec, NULL) : run_hosted(inst));
   inst->ran = true;
   return VKML_OK;
 }
 
 vkml_status vkml_get_output(vkml_instance *inst, const char *name, void *data, size_t bytes) {
+  if (!inst) return bad_arg("vkml_get_output", "no instance");
   int i;
   VKML_RETURN_IF_ERROR(find(inst->m, false, name, &i));
   const ir_value *v = inst->m->plan->graph->outputs[i];
@@ -415,13 +464,20 @@ vkml_status vkml_get_output(vkml_instance *inst, const char *name, void *data, s
 }
 
 vkml_status vkml_input_memory(vkml_instance *inst, const char *name, void **data) {
+  if (!inst) return bad_arg("vkml_input_memory", "no instance");
+  if (!data) return bad_arg("vkml_input_memory", "data is NULL");
+  *data = NULL;
   int i;
   VKML_RETURN_IF_ERROR(find(inst->m, true, name, &i));
   *data = inst->in_mem[i];
+  inst->in_set[i] = true; /* the caller writes it there */
   return VKML_OK;
 }
 
 vkml_status vkml_output_memory(vkml_instance *inst, const char *name, const void **data) {
+  if (!inst) return bad_arg("vkml_output_memory", "no instance");
+  if (!data) return bad_arg("vkml_output_memory", "data is NULL");
+  *data = NULL;
   int i;
   VKML_RETURN_IF_ERROR(find(inst->m, false, name, &i));
   *data = inst->out_mem[i];
@@ -429,7 +485,9 @@ vkml_status vkml_output_memory(vkml_instance *inst, const char *name, const void
 }
 
 vkml_status vkml_instance_memory(const vkml_instance *inst, vkml_memory *out) {
+  if (!out) return bad_arg("vkml_instance_memory", "out is NULL");
   memset(out, 0, sizeof *out);
+  if (!inst) return bad_arg("vkml_instance_memory", "no instance");
   vkml_model *m = inst->m;
   pthread_mutex_lock(&m->lock);
   out->weights_users = inst->dev->users;
@@ -453,5 +511,6 @@ vkml_status vkml_instance_memory(const vkml_instance *inst, vkml_memory *out) {
 }
 
 const char *vkml_instance_device(const vkml_instance *inst) {
+  if (!inst) return NULL;
   return inst->dev->ctx ? rt_vk_context_target(inst->dev->ctx)->name : "cpu";
 }

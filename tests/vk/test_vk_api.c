@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "ir/artifact.h"
+#include "ir/file.h"
 #include "ir/text.h"
 #include "runtime/cpu/executor.h"
 #include "test_support.h"
@@ -296,5 +297,110 @@ Test(vk_api, bad_calls_name_what_was_expected) {
                  "no output named 'x'; the model's outputs: 'prob'");
   vkml_instance_destroy(inst);
   vkml_model_free(m);
+  fixture_close(&f);
+}
+
+/* Every function with a NULL or out-of-range argument: INVALID_ARGUMENT
+ * naming the function or the argument, never a crash. */
+Test(vk_api, every_function_refuses_null_and_wrong_sizes) {
+  fixture f;
+  fixture_open(&f);
+  vkml_model *m = NULL;
+  vkml_tensor_info info;
+  const int INV = VKML_CODE_INVALID_ARGUMENT;
+  t_expect_error(vkml_model_load(NULL, &m), INV, "no path");
+  t_expect_error(vkml_model_load(f.path[0], NULL), INV, "out is NULL");
+  t_expect_error(vkml_model_load_memory(NULL, 10, &m), INV, "no data");
+  t_expect_error(vkml_model_load_memory("x", 1, NULL), INV, "out is NULL");
+  cr_assert_eq(vkml_model_input_count(NULL), 0);
+  cr_assert_eq(vkml_model_output_count(NULL), 0);
+  t_expect_error(vkml_model_input(NULL, 0, &info), INV, "vkml_model_input: no model");
+  t_expect_error(vkml_model_output(NULL, 0, &info), INV, "vkml_model_output: no model");
+  t_expect_error(vkml_model_find_input(NULL, "x", &info), INV, "no model");
+  t_expect_error(vkml_model_find_output(NULL, "prob", &info), INV, "no model");
+  T_OK(vkml_model_load(f.path[0], &m));
+  t_expect_error(vkml_model_input(m, 0, NULL), INV, "out is NULL");
+  t_expect_error(vkml_model_output(m, 0, NULL), INV, "out is NULL");
+  t_expect_error(vkml_model_input(m, -1, &info), INV, "input -1");
+  t_expect_error(vkml_model_output(m, 1, &info), INV, "output 1");
+  t_expect_error(vkml_model_find_input(m, "x", NULL), INV, "out is NULL");
+  t_expect_error(vkml_model_find_output(m, "prob", NULL), INV, "out is NULL");
+  t_expect_error(vkml_model_find_input(m, NULL, &info), INV, "no input named");
+  t_expect_error(vkml_model_find_output(m, NULL, &info), INV, "no output named");
+
+  vkml_instance *inst = NULL;
+  t_expect_error(vkml_instance_create(NULL, &CPU, &inst), INV, "no model");
+  t_expect_error(vkml_instance_create(m, &CPU, NULL), INV, "out is NULL");
+  T_OK(vkml_instance_create(m, &CPU, &inst));
+  float x[3 * 17 * 17] = {0}, out[5];
+  int64_t dims[4] = {1, 3, 17, 17};
+  t_expect_error(vkml_set_input(NULL, "x", VKML_F32, 4, dims, x), INV, "no instance");
+  t_expect_error(vkml_set_input(inst, NULL, VKML_F32, 4, dims, x), INV, "no input named");
+  t_expect_error(vkml_set_input(inst, "x", VKML_F32, 4, NULL, x), INV, "dims is NULL");
+  t_expect_error(vkml_set_input(inst, "x", VKML_F32, -1, dims, x), INV, "rank");
+  t_expect_error(vkml_set_input(inst, "x", VKML_F32, 1000, dims, x), INV, "rank");
+  t_expect_error(vkml_set_input(inst, "x", VKML_F32, 4, dims, NULL), INV, "no data");
+  t_expect_error(vkml_set_input(inst, "x", (vkml_dtype)99, 4, dims, x), INV, "expected f32");
+  /* a run before every input was given is refused, naming the input */
+  t_expect_error(vkml_run(inst), INV, "input 'x' was never given");
+  t_expect_error(vkml_run(NULL), INV, "no instance");
+  T_OK(vkml_set_input(inst, "x", VKML_F32, 4, dims, x));
+  T_OK(vkml_run(inst));
+  t_expect_error(vkml_get_output(NULL, "prob", out, sizeof out), INV, "no instance");
+  t_expect_error(vkml_get_output(inst, NULL, out, sizeof out), INV, "no output named");
+  t_expect_error(vkml_get_output(inst, "prob", NULL, sizeof out), INV, "20 bytes");
+  t_expect_error(vkml_get_output(inst, "prob", out, 0), INV, "given room for 0");
+  t_expect_error(vkml_get_output(inst, "prob", out, SIZE_MAX), INV, "20 bytes");
+  void *in_mem = NULL;
+  const void *out_mem = NULL;
+  t_expect_error(vkml_input_memory(NULL, "x", &in_mem), INV, "no instance");
+  t_expect_error(vkml_input_memory(inst, "x", NULL), INV, "data is NULL");
+  t_expect_error(vkml_input_memory(inst, NULL, &in_mem), INV, "no input named");
+  cr_assert_null(in_mem);
+  t_expect_error(vkml_output_memory(NULL, "prob", &out_mem), INV, "no instance");
+  t_expect_error(vkml_output_memory(inst, "prob", NULL), INV, "data is NULL");
+  t_expect_error(vkml_output_memory(inst, "nope", &out_mem), INV, "no output named 'nope'");
+  cr_assert_null(out_mem);
+  vkml_memory mem;
+  t_expect_error(vkml_instance_memory(NULL, &mem), INV, "no instance");
+  t_expect_error(vkml_instance_memory(inst, NULL), INV, "out is NULL");
+  cr_assert_null(vkml_instance_device(NULL));
+  cr_assert_str_eq(vkml_instance_device(inst), "cpu");
+  vkml_instance_destroy(NULL);
+  vkml_model_free(NULL);
+  vkml_instance_destroy(inst);
+  vkml_model_free(m);
+  fixture_close(&f);
+}
+
+/* An artifact in memory at an odd address (a buffer of a file format that
+ * embeds it, say) loads and runs like one at an aligned address: the
+ * runtime never reads its words misaligned (UBSan in the sanitizer pass). */
+Test(vk_api, memory_at_an_odd_address_runs_like_the_file) {
+  fixture f;
+  fixture_open(&f);
+  void *bytes;
+  size_t n;
+  T_OK(ir_file_read(f.path[1], &bytes, &n));
+  unsigned char *odd = malloc(n + 3);
+  cr_assert_not_null(odd);
+  memcpy(odd + 3, bytes, n);
+  free(bytes);
+  rt_tensor in = input_for(f.ref, 5);
+  float want[5], got[5];
+  vkml_model *m[2];
+  T_OK(vkml_model_load(f.path[1], &m[0]));
+  T_OK(vkml_model_load_memory(odd + 3, n, &m[1]));
+  for (int k = 0; k < 2; k++) {
+    vkml_instance *inst;
+    T_OK(vkml_instance_create(m[k], &CPU, &inst));
+    run_api(inst, &in, k ? got : want);
+    vkml_instance_destroy(inst);
+  }
+  for (int i = 0; i < 5; i++) cr_assert_eq(got[i], want[i], "prob[%d]", i);
+  vkml_model_free(m[0]);
+  vkml_model_free(m[1]);
+  free(odd);
+  rt_tensor_free(&in);
   fixture_close(&f);
 }
