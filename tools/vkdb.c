@@ -3,10 +3,12 @@
  * in-memory database (through ATTACH) and queried there; only `merge` and
  * `import` write, and only to the file they name. */
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ir/artifact.h"
 #include "ir/file.h"
@@ -17,7 +19,8 @@ static const char usage_text[] =
     "usage: vkdb [--db FILE]... COMMAND [ARGS] [--json]\n"
     "\n"
     "commands:\n"
-    "  devices                 the devices and how many records and tuned workloads each has\n"
+    "  devices                 the devices: records (what import and merge count), of them\n"
+    "                          trials and confirmations, and workloads tuned\n"
     "  coverage WORKLOADS      which of the workloads are tuned (have a correct record) on\n"
     "                          which devices; WORKLOADS is a compiled model (MODEL.vkm: the\n"
     "                          distinct workloads of its GPU kernels) or a text file of\n"
@@ -31,6 +34,11 @@ static const char usage_text[] =
     "                          (created if missing), all or nothing\n"
     "  report OUT.html         a self-contained HTML page: tuning curves per workload,\n"
     "                          speedup of tuning per device\n"
+    "  check                   check every row of each --db (on its own) by import's rules:\n"
+    "                          times finite and positive, runs, timestamps from 2020 to now,\n"
+    "                          valid UTF-8, printable keys, templates and schedules, records\n"
+    "                          whose device or workload is missing; one line per bad row\n"
+    "                          and a summary (--json: a list); exit 1 when any is bad\n"
     "\n"
     "options:\n"
     "  --db FILE               a schedule database; repeat for several (at least one)\n"
@@ -38,17 +46,33 @@ static const char usage_text[] =
     "  --help                  this text\n"
     "\n"
     "exit status: 0 ok, 1 failure (one line on stderr naming the file and reason),\n"
-    "2 usage error\n";
+    "2 usage error. A failed import or merge leaves the file it writes as it was,\n"
+    "and no file at all where there was none.\n";
+
+/* s on stderr on one line: control characters as \xNN. */
+static void put_escaped(const char *s) {
+  for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+    if (*p < 0x20 || *p == 0x7f)
+      fprintf(stderr, "\\x%02x", *p);
+    else
+      fputc(*p, stderr);
+  }
+}
 
 static int usage_error(const char *fmt, const char *arg) {
+  char msg[512];
+  snprintf(msg, sizeof msg, fmt, arg);
   fputs("vkdb: ", stderr);
-  fprintf(stderr, fmt, arg);
+  put_escaped(msg);
   fputs(" (vkdb --help for usage)\n", stderr);
   return 2;
 }
 
+/* The one line of a failure. */
 static int fail(vkml_status s) {
-  fprintf(stderr, "vkdb: %s\n", vkml_status_message(s));
+  fputs("vkdb: ", stderr);
+  put_escaped(vkml_status_message(s));
+  fputc('\n', stderr);
   vkml_status_free(s);
   return 1;
 }
@@ -78,28 +102,45 @@ static vkml_status open_inputs(char **dbs, int n_dbs, tunedb **out) {
   return VKML_OK;
 }
 
+/* "records" is every row, what import and merge count; of them "trials"
+ * are the walk's, "confirmations" its best measured again. */
 static int cmd_devices(tunedb *db, bool json) {
   tunedb_device_list l;
   vkml_status s = tunedb_devices_list(db, &l);
   if (s != VKML_OK) return fail(s);
   if (json) fputs("[", stdout);
-  else printf("%-28s %-32s %8s %9s\n", "device", "name", "records", "workloads");
+  else
+    printf("%-28s %-32s %8s %7s %13s %9s\n", "device", "name", "records", "trials",
+           "confirmations", "workloads");
   for (size_t i = 0; i < l.n; i++) {
     const tunedb_device_info *d = &l.items[i];
+    const char *vendor = tunedb_vendor_name(d->dev.vendor_id);
+    long long n_all = (long long)(d->n_records + d->n_confirmations);
     if (json) {
       printf("%s\n {\"key\":", i ? "," : "");
       tunedb_json_string(stdout, d->key);
       printf(",\"name\":");
       tunedb_json_string(stdout, d->dev.name);
+      printf(",\"vendor\":");
+      tunedb_json_string(stdout, vendor);
       printf(",\"vendor_id\":%u,\"device_id\":%u,\"driver_version\":%u,\"driver_id\":%u,"
-             "\"api_version\":%u,\"records\":%lld,\"workloads\":%lld,\"limits\":",
+             "\"api_version\":%u,\"records\":%lld,\"trials\":%lld,\"confirmations\":%lld,"
+             "\"workloads\":%lld,\"limits\":",
              d->dev.vendor_id, d->dev.device_id, d->dev.driver_version, d->dev.driver_id,
-             d->dev.api_version, (long long)d->n_records, (long long)d->n_workloads);
+             d->dev.api_version, n_all, (long long)d->n_records,
+             (long long)d->n_confirmations, (long long)d->n_workloads);
       tunedb_json_string(stdout, d->dev.limits_json);
       printf("}");
     } else {
-      printf("%-28s %-32s %8lld %9lld\n", d->key, d->dev.name, (long long)d->n_records,
-             (long long)d->n_workloads);
+      char name[300];
+      if (d->dev.name[0])
+        snprintf(name, sizeof name, "%s", d->dev.name);
+      else if (vendor)
+        snprintf(name, sizeof name, "(no name recorded; vendor %s)", vendor);
+      else
+        snprintf(name, sizeof name, "(no name recorded; vendor 0x%x)", d->dev.vendor_id);
+      printf("%-28s %-32s %8lld %7lld %13lld %9lld\n", d->key, name, n_all,
+             (long long)d->n_records, (long long)d->n_confirmations, (long long)d->n_workloads);
     }
   }
   if (json) puts("\n]");
@@ -243,9 +284,40 @@ static int cmd_best(tunedb *db, const char *workload, bool json) {
   return 0;
 }
 
-static int cmd_compare(tunedb *db, const char *a, const char *b, bool json) {
+/* Fails naming the first of a, b that db does not know, and listing the
+ * devices it knows; label names the --db files. */
+static vkml_status devices_known(tunedb *db, const char *label, const char *a, const char *b) {
+  tunedb_device_list l;
+  VKML_RETURN_IF_ERROR(tunedb_devices_list(db, &l));
+  const char *dev[2] = {a, b}, *unknown = NULL;
+  for (int k = 0; k < 2 && !unknown; k++) {
+    bool found = false;
+    for (size_t i = 0; i < l.n && !found; i++) found = strcmp(l.items[i].key, dev[k]) == 0;
+    if (!found) unknown = dev[k];
+  }
+  vkml_status s = VKML_OK;
+  if (unknown) {
+    size_t cap = 1 + l.n * TUNEDB_DEVICE_KEY_BYTES;
+    char *known = malloc(cap);
+    size_t n = 0;
+    if (known) {
+      known[0] = 0;
+      for (size_t i = 0; i < l.n; i++)
+        n += (size_t)snprintf(known + n, cap - n, "%s%s", i ? ", " : "", l.items[i].key);
+    }
+    s = vkml_status_make(VKML_CODE_INVALID_ARGUMENT, "%s: unknown device %s (known: %s)", label,
+                         unknown, !known ? "?" : l.n ? known : "none");
+    free(known);
+  }
+  tunedb_device_list_free(&l);
+  return s;
+}
+
+static int cmd_compare(tunedb *db, const char *label, const char *a, const char *b, bool json) {
+  vkml_status s = devices_known(db, label, a, b);
+  if (s != VKML_OK) return fail(s);
   tunedb_compare c;
-  vkml_status s = tunedb_compare_get(db, a, b, &c);
+  s = tunedb_compare_get(db, a, b, &c);
   if (s != VKML_OK) return fail(s);
   double log_sum = 0;
   if (json) fputs("[", stdout);
@@ -276,28 +348,73 @@ static int cmd_compare(tunedb *db, const char *a, const char *b, bool json) {
   return 0;
 }
 
+/* Creates path when it is missing; *created says this process made it
+ * (O_EXCL), so a failed command removes only a file of its own. */
+static vkml_status create_missing(const char *path, bool *created) {
+  *created = false;
+  int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd >= 0) {
+    *created = true;
+    close(fd);
+  } else if (errno != EEXIST) {
+    return vkml_status_make(VKML_CODE_IO, "%s: %s", path, strerror(errno));
+  }
+  return VKML_OK;
+}
+
+/* Removes a database this process created, and what SQLite keeps beside it. */
+static void remove_created(const char *path) {
+  static const char *const sides[] = {"", "-wal", "-shm", "-journal"};
+  size_t n = strlen(path) + 16;
+  char *p = malloc(n);
+  for (int i = 0; p && i < 4; i++) {
+    snprintf(p, n, "%s%s", path, sides[i]);
+    unlink(p);
+  }
+  free(p);
+}
+
+/* Opens (creating when missing) the one file a command writes. */
+static vkml_status open_output(const char *path, bool *created, tunedb **out) {
+  VKML_RETURN_IF_ERROR(create_missing(path, created));
+  tunedb_open_opts o = {.flags = TUNEDB_OPEN_CREATE};
+  vkml_status s = tunedb_open(path, &o, out);
+  if (s != VKML_OK && *created) remove_created(path);
+  return s;
+}
+
+/* Every source is merged into a private copy of OUT.db (in memory) first,
+ * counting what each adds; OUT.db then takes them all in one transaction. */
 static int cmd_merge(char **dbs, int n_dbs, const char *out_path, bool json) {
   /* every source checked before anything is written */
-  tunedb *out;
+  tunedb *out = NULL, *mem = NULL;
   tunedb_open_opts ro = {.flags = TUNEDB_OPEN_READONLY};
   for (int i = 0; i < n_dbs; i++) {
     vkml_status s = tunedb_open(dbs[i], &ro, &out);
     if (s != VKML_OK) return fail(s);
     tunedb_close(out);
   }
-  tunedb_open_opts o = {.flags = TUNEDB_OPEN_CREATE};
-  vkml_status s = tunedb_open(out_path, &o, &out);
+  bool created;
+  vkml_status s = open_output(out_path, &created, &out);
   if (s != VKML_OK) return fail(s);
-  int64_t total = 0;
-  for (int i = 0; i < n_dbs && s == VKML_OK; i++) {
-    int64_t n = 0;
-    s = tunedb_merge(out, dbs[i], &n);
-    total += n;
-    if (s == VKML_OK && !json) printf("%s: %lld records added\n", dbs[i], (long long)n);
-  }
+  tunedb_open_opts mo = {.flags = TUNEDB_OPEN_CREATE};
+  s = tunedb_open(":memory:", &mo, &mem);
+  if (s == VKML_OK) s = tunedb_merge_from(mem, out, NULL);
+  int64_t *added = calloc((size_t)n_dbs, sizeof *added), total = 0;
+  if (s == VKML_OK && !added) s = vkml_status_make(VKML_CODE_OUT_OF_MEMORY, "out of memory");
+  for (int i = 0; i < n_dbs && s == VKML_OK; i++) s = tunedb_merge(mem, dbs[i], &added[i]);
+  if (s == VKML_OK) s = tunedb_merge_from(out, mem, &total);
+  tunedb_close(mem);
   tunedb_close(out);
-  if (s != VKML_OK) return fail(s);
+  if (s != VKML_OK) {
+    free(added);
+    if (created) remove_created(out_path);
+    return fail(s);
+  }
+  for (int i = 0; i < n_dbs && !json; i++)
+    printf("%s: %lld records added\n", dbs[i], (long long)added[i]);
   if (json) printf("{\"records_added\":%lld}\n", (long long)total);
+  free(added);
   return 0;
 }
 
@@ -308,18 +425,72 @@ static int cmd_import(const char *db_path, const char *file, bool json) {
     if (e) return fail(e);
   }
   tunedb *db;
-  tunedb_open_opts o = {.flags = TUNEDB_OPEN_CREATE};
-  vkml_status s = tunedb_open(db_path, &o, &db);
+  bool created;
+  vkml_status s = open_output(db_path, &created, &db);
   int64_t n = 0;
   if (s == VKML_OK) {
     s = tunedb_import(db, f, strcmp(file, "-") == 0 ? "stdin" : file, &n);
     tunedb_close(db);
+    if (s != VKML_OK && created) remove_created(db_path);
   }
   if (f != stdin) fclose(f);
   if (s != VKML_OK) return fail(s);
   if (json) printf("{\"records_added\":%lld}\n", (long long)n);
   else printf("%s: %lld records added\n", db_path, (long long)n);
   return 0;
+}
+
+/* Each file on its own (not merged: a bad row is reported where it is). */
+static int cmd_check(char **dbs, int n_dbs, bool json) {
+  int64_t n_bad = 0;
+  if (json) fputs("[", stdout);
+  for (int k = 0; k < n_dbs; k++) {
+    tunedb *db;
+    tunedb_open_opts ro = {.flags = TUNEDB_OPEN_READONLY};
+    vkml_status s = tunedb_open(dbs[k], &ro, &db);
+    tunedb_problem_list l = {0};
+    if (s == VKML_OK) {
+      s = tunedb_check(db, &l);
+      tunedb_close(db);
+    }
+    if (s != VKML_OK) {
+      if (json) puts("\n]");
+      return fail(s);
+    }
+    for (size_t i = 0; i < l.n; i++) {
+      const tunedb_problem *p = &l.items[i];
+      if (json) {
+        printf("%s\n {\"file\":", n_bad + (int64_t)i ? "," : "");
+        tunedb_json_string(stdout, dbs[k]);
+        printf(",\"table\":\"%s\",\"id\":%lld,\"device\":", p->table, (long long)p->id);
+        tunedb_json_string(stdout, p->device);
+        printf(",\"workload\":");
+        tunedb_json_string(stdout, p->workload);
+        printf(",\"schedule\":");
+        tunedb_json_string(stdout, p->schedule);
+        printf(",\"reason\":");
+        tunedb_json_string(stdout, p->reason);
+        printf("}");
+      } else {
+        printf("%s: %s %lld: device %s, workload %s, schedule %s: %s\n", dbs[k], p->table,
+               (long long)p->id, p->device ? p->device : "-", p->workload ? p->workload : "-",
+               p->schedule ? p->schedule : "-", p->reason);
+      }
+    }
+    if (!json)
+      printf("%s: %zu bad of %lld rows (devices, workloads, records)\n", dbs[k], l.n,
+             (long long)l.n_rows);
+    n_bad += (int64_t)l.n;
+    tunedb_problem_list_free(&l);
+  }
+  if (json) puts("\n]");
+  if (n_bad == 0) return 0;
+  fflush(stdout);
+  char files[512] = "";
+  for (int k = 0, len = 0; k < n_dbs && len < (int)sizeof files; k++)
+    len += snprintf(files + len, sizeof files - (size_t)len, "%s%s", k ? ", " : "", dbs[k]);
+  return fail(vkml_status_make(VKML_CODE_CORRUPT, "%s: %lld bad rows (listed on stdout)", files,
+                               (long long)n_bad));
 }
 
 /* Writes OUT.html.tmp, then renames: a failed report leaves no page. */
@@ -351,7 +522,7 @@ typedef struct command {
 } command;
 static const command commands[] = {{"devices", 0}, {"coverage", 1}, {"best", 1},
                                    {"compare", 2}, {"merge", 1},    {"export", 0},
-                                   {"import", 1},  {"report", 1}};
+                                   {"import", 1},  {"report", 1},   {"check", 0}};
 
 int main(int argc, char **argv) {
   char **dbs = calloc((size_t)argc, sizeof *dbs);
@@ -401,11 +572,19 @@ int main(int argc, char **argv) {
     rc = cmd_merge(dbs, n_dbs, pos[1], json);
     goto out;
   }
+  if (strcmp(cmd->name, "check") == 0) {
+    rc = cmd_check(dbs, n_dbs, json);
+    goto out;
+  }
   if (strcmp(cmd->name, "import") == 0) {
     rc = n_dbs == 1 ? cmd_import(dbs[0], pos[1], json)
                     : usage_error("%s takes exactly one --db", "import");
     goto out;
   }
+  /* the --db files, for messages about what they hold together */
+  char label[512] = "";
+  for (int k = 0, len = 0; k < n_dbs && len < (int)sizeof label; k++)
+    len += snprintf(label + len, sizeof label - (size_t)len, "%s%s", k ? " + " : "", dbs[k]);
   tunedb *db;
   vkml_status s = open_inputs(dbs, n_dbs, &db);
   if (s != VKML_OK) {
@@ -415,7 +594,7 @@ int main(int argc, char **argv) {
   if (strcmp(cmd->name, "devices") == 0) rc = cmd_devices(db, json);
   else if (strcmp(cmd->name, "coverage") == 0) rc = cmd_coverage(db, pos[1], json);
   else if (strcmp(cmd->name, "best") == 0) rc = cmd_best(db, pos[1], json);
-  else if (strcmp(cmd->name, "compare") == 0) rc = cmd_compare(db, pos[1], pos[2], json);
+  else if (strcmp(cmd->name, "compare") == 0) rc = cmd_compare(db, label, pos[1], pos[2], json);
   else if (strcmp(cmd->name, "report") == 0) rc = cmd_report(db, pos[1]);
   else if ((s = tunedb_export(db, stdout)) != VKML_OK) rc = fail(s);
   tunedb_close(db);

@@ -74,14 +74,20 @@ void tunedb_device_key(const tunedb_device *dev, char *key);
  * first digit, at least 4 characters ("NVIDIA H" for H100 and H200). */
 bool tunedb_device_same_family(const tunedb_device *a, const tunedb_device *b);
 
+/* The vendor of a PCI or Khronos vendor id ("NVIDIA", "AMD", "Intel",
+ * "Mesa", ...), NULL when unknown: a device stored without a name is
+ * still told apart. */
+const char *tunedb_vendor_name(uint32_t vendor_id);
+
 /* Inserts or updates (name, limits, UUID, API version) the device. */
 vkml_status tunedb_device_put(tunedb *db, const tunedb_device *dev);
 
 typedef struct tunedb_device_info {
   char key[TUNEDB_DEVICE_KEY_BYTES];
   tunedb_device dev;    /* limits_json owned by the list */
-  int64_t n_records;    /* every trial on this device (not the confirmations) */
-  int64_t n_workloads;  /* workloads with a best (correct) record */
+  int64_t n_records;       /* every trial on this device (not the confirmations) */
+  int64_t n_confirmations; /* confirmation records: n_records + n_confirmations rows */
+  int64_t n_workloads;     /* workloads with a best (correct) record */
 } tunedb_device_info;
 typedef struct tunedb_device_list {
   tunedb_device_info *items;
@@ -201,15 +207,49 @@ void tunedb_compare_free(tunedb_compare *c);
  * are skipped, so merging twice changes nothing. *n_added (may be NULL)
  * gets the number of records added. */
 vkml_status tunedb_merge(tunedb *db, const char *src_path, int64_t *n_added);
+/* The same from an open database (another file, or a private :memory: one
+ * several files were merged into first), in one transaction of db's: so a
+ * merge of several files either adds them all or changes nothing. */
+vkml_status tunedb_merge_from(tunedb *db, tunedb *src, int64_t *n_added);
 
 /* ---- JSON lines (tunedb_jsonl.c) ---- */
 
 /* Writes every device, workload and record as one JSON object per line
- * ({"type":"device",...}, "workload", "record"), in that order. */
+ * ({"type":"device",...}, "workload", "record"), in that order. Always
+ * valid JSON: bytes of a stored string that are not UTF-8 are written as
+ * U+FFFD (tunedb_check reports such rows). */
 vkml_status tunedb_export(tunedb *db, FILE *f);
 /* Reads what tunedb_export writes, in one transaction (all or nothing);
- * records already present are skipped. name is for messages. */
+ * records already present are skipped. Every line is checked first, with
+ * tunedb_check's rules, and for unknown or repeated fields, and a record's
+ * device and workload must be in the file before it or in db: the error
+ * names the line and the field. name is for messages. */
 vkml_status tunedb_import(tunedb *db, FILE *f, const char *name, int64_t *n_added);
+
+/* ---- checking a file (tunedb_check.c) ---- */
+
+/* A stored row that breaks import's rules. */
+typedef struct tunedb_problem {
+  const char *table; /* "device", "workload" or "record" (static text) */
+  int64_t id;        /* the row's id in its table */
+  /* the row's device key, workload key, schedule (NULL where its table has
+   * none), every byte outside printable ASCII written as \xNN */
+  char *device, *workload, *schedule;
+  char *reason; /* `field "median_ns": -1000 is not a positive time` */
+} tunedb_problem;
+typedef struct tunedb_problem_list {
+  tunedb_problem *items; /* strings owned by the list */
+  size_t n;
+  int64_t n_rows; /* rows checked */
+} tunedb_problem_list;
+/* Applies import's rules to every stored device, workload and record:
+ * text (valid UTF-8; keys, templates and schedules printable ASCII, each
+ * bounded), times (finite, median > 0), runs, timestamps (2020 to a day from
+ * now), booleans, a device key matching its ids; and finds records whose
+ * device or workload is missing. Reads only. out->n is 0 for a clean file;
+ * free with tunedb_problem_list_free. */
+vkml_status tunedb_check(tunedb *db, tunedb_problem_list *out);
+void tunedb_problem_list_free(tunedb_problem_list *l);
 
 /* ---- HTML report (tunedb_report.c) ---- */
 

@@ -27,6 +27,24 @@ bool tunedb_device_same_family(const tunedb_device *a, const tunedb_device *b) {
   return la >= 4 && la == lb && memcmp(a->name, b->name, la) == 0;
 }
 
+const char *tunedb_vendor_name(uint32_t vendor_id) {
+  static const struct {
+    uint32_t id;
+    const char *name;
+  } vendors[] = {
+      {0x1002, "AMD"},      {0x1010, "Imagination"}, {0x106b, "Apple"},
+      {0x10de, "NVIDIA"},   {0x13b5, "Arm"},         {0x1414, "Microsoft"},
+      {0x14e4, "Broadcom"}, {0x5143, "Qualcomm"},    {0x8086, "Intel"},
+      /* VkVendorId: vendors without a PCI id */
+      {0x10001, "Vivante"}, {0x10002, "VeriSilicon"}, {0x10003, "Kazan"},
+      {0x10004, "Codeplay"}, {0x10005, "Mesa"},       {0x10006, "PoCL"},
+      {0x10007, "Mobileye"},
+  };
+  for (size_t i = 0; i < sizeof vendors / sizeof vendors[0]; i++)
+    if (vendors[i].id == vendor_id) return vendors[i].name;
+  return NULL;
+}
+
 static void uuid_hex(const uint8_t *u, char *out) {
   for (int i = 0; i < 16; i++) snprintf(out + 2 * i, 3, "%02x", u[i]);
 }
@@ -93,7 +111,9 @@ vkml_status tunedb_devices_list(tunedb *db, tunedb_device_list *out) {
   VKML_RETURN_IF_ERROR(tunedb_prepare(
       db,
       "SELECT d.*, (SELECT count(*) FROM records r WHERE r.device = d.key AND r.confirmation = 0),"
-      " (SELECT count(*) FROM best b WHERE b.device = d.key) FROM devices d ORDER BY d.key",
+      " (SELECT count(*) FROM best b WHERE b.device = d.key),"
+      " (SELECT count(*) FROM records r WHERE r.device = d.key AND r.confirmation != 0)"
+      " FROM devices d ORDER BY d.key",
       &st));
   size_t cap = 0;
   bool oom = false;
@@ -113,6 +133,7 @@ vkml_status tunedb_devices_list(tunedb *db, tunedb_device_list *out) {
     device_from_row(st, 0, &d->dev, d->key, &oom);
     d->n_records = sqlite3_column_int64(st, 9);
     d->n_workloads = sqlite3_column_int64(st, 10);
+    d->n_confirmations = sqlite3_column_int64(st, 11);
   }
   sqlite3_finalize(st);
   vkml_status s = VKML_OK;

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 
 #include "tunedb/tunedb_internal.h"
+#include "tunedb/tunedb_valid.h"
 
 static vkml_status oom(const tunedb *db) {
   return vkml_status_make(VKML_CODE_OUT_OF_MEMORY, "%s: out of memory", db->path);
@@ -133,9 +134,17 @@ vkml_status tunedb_merge(tunedb *db, const char *src_path, int64_t *n_added) {
   VKML_RETURN_IF_ERROR(tunedb_open(src_path, &o, &src));
   tunedb_close(src);
 
+  /* read-only, creating no file beside it (tunedb_read_uri) */
+  char *uri = NULL;
+  VKML_RETURN_IF_ERROR(tunedb_read_uri(src_path, &uri));
   sqlite3_stmt *st = NULL;
-  VKML_RETURN_IF_ERROR(tunedb_prepare(db, "ATTACH DATABASE ?1 AS src", &st));
-  sqlite3_bind_text(st, 1, src_path, -1, SQLITE_TRANSIENT);
+  vkml_status ps = tunedb_prepare(db, "ATTACH DATABASE ?1 AS src", &st);
+  if (ps != VKML_OK) {
+    free(uri);
+    return ps;
+  }
+  sqlite3_bind_text(st, 1, uri, -1, SQLITE_TRANSIENT);
+  free(uri);
   int rc = sqlite3_step(st);
   sqlite3_finalize(st);
   if (rc != SQLITE_DONE) return tunedb_sql_error(db, rc, "attaching the source");
@@ -152,4 +161,45 @@ vkml_status tunedb_merge(tunedb *db, const char *src_path, int64_t *n_added) {
   sqlite3_exec(db->db, "DETACH DATABASE src", NULL, NULL, NULL);
   if (s != VKML_OK) return vkml_status_annotate(s, "merging %s", src_path);
   return VKML_OK;
+}
+
+/* Copies the rows of table t from src into db (a transaction of db's). */
+static vkml_status copy_table(tunedb *db, tunedb *src, const tunedb_table *t) {
+  char cols[512] = "", qs[128] = "", sql[800];
+  size_t len = 0;
+  for (int i = 0; i < t->n_cols; i++) {
+    len += (size_t)snprintf(cols + len, sizeof cols - len, "%s%s", i ? ", " : "", t->cols[i].name);
+    strcat(qs, i ? ", ?" : "?");
+  }
+  sqlite3_stmt *sel = NULL, *ins = NULL;
+  snprintf(sql, sizeof sql, "SELECT %s FROM %s ORDER BY %s", cols, t->name, t->order);
+  VKML_RETURN_IF_ERROR(tunedb_prepare(src, sql, &sel));
+  snprintf(sql, sizeof sql, "INSERT OR IGNORE INTO %s (%s) VALUES (%s)", t->name, cols, qs);
+  vkml_status s = tunedb_prepare(db, sql, &ins);
+  int rc = SQLITE_OK;
+  while (s == VKML_OK && (rc = sqlite3_step(sel)) == SQLITE_ROW) {
+    sqlite3_reset(ins);
+    for (int i = 0; i < t->n_cols; i++)
+      sqlite3_bind_value(ins, i + 1, sqlite3_column_value(sel, i));
+    int irc = sqlite3_step(ins);
+    if (irc != SQLITE_DONE) s = tunedb_sql_error(db, irc, "merging");
+  }
+  if (s == VKML_OK && rc != SQLITE_DONE) s = tunedb_sql_error(src, rc, "reading");
+  sqlite3_finalize(sel);
+  sqlite3_finalize(ins);
+  return s;
+}
+
+vkml_status tunedb_merge_from(tunedb *db, tunedb *src, int64_t *n_added) {
+  if (n_added) *n_added = 0;
+  int64_t before = 0, after = 0;
+  VKML_RETURN_IF_ERROR(tunedb_begin(db));
+  vkml_status s = tunedb_count_records(db, &before);
+  for (int i = 0; i < TUNEDB_N_TABLES && s == VKML_OK; i++)
+    s = copy_table(db, src, &tunedb_tables[i]);
+  if (s == VKML_OK) s = tunedb_count_records(db, &after);
+  if (s == VKML_OK) s = tunedb_commit(db);
+  else tunedb_rollback(db);
+  if (s == VKML_OK && n_added) *n_added = after - before;
+  return s;
 }

@@ -12,7 +12,13 @@ struct tunedb {
   char *path;          /* owned; for messages */
   int busy_timeout_ms;
   bool readonly;
+  bool wal; /* this handle switched the file to WAL: tunedb_close switches it back */
 };
+
+/* path as an SQLite URI for reading (mode=ro, and immutable=1 where reading
+ * it as it is would create a -wal and -shm beside it: tunedb_open.c);
+ * *out is malloc'd. */
+vkml_status tunedb_read_uri(const char *path, char **out);
 
 /* A status naming the file, what was being done and why it failed, from an
  * SQLite result code (locked, read-only, corrupt, not a database, ...). */

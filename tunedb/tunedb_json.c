@@ -7,6 +7,24 @@
 #include <stdlib.h>
 #include <string.h>
 
+int tunedb_utf8_char_bytes(const char *s) {
+  const unsigned char *p = (const unsigned char *)s;
+  if (p[0] == 0) return 0;
+  if (p[0] < 0x80) return 1;
+  int n;
+  uint32_t cp, min;
+  if ((p[0] & 0xe0) == 0xc0) n = 2, cp = p[0] & 0x1f, min = 0x80;
+  else if ((p[0] & 0xf0) == 0xe0) n = 3, cp = p[0] & 0x0f, min = 0x800;
+  else if ((p[0] & 0xf8) == 0xf0) n = 4, cp = p[0] & 0x07, min = 0x10000;
+  else return 0;
+  for (int i = 1; i < n; i++) {
+    if ((p[i] & 0xc0) != 0x80) return 0; /* the NUL included */
+    cp = cp << 6 | (p[i] & 0x3f);
+  }
+  if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp < 0xe000)) return 0;
+  return n;
+}
+
 void tunedb_json_string(FILE *f, const char *s) {
   if (!s) {
     fputs("null", f);
@@ -14,6 +32,16 @@ void tunedb_json_string(FILE *f, const char *s) {
   }
   fputc('"', f);
   for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+    if (*p >= 0x80) {
+      int n = tunedb_utf8_char_bytes((const char *)p);
+      if (n == 0) {
+        fputs("\\ufffd", f);
+      } else {
+        fwrite(p, 1, (size_t)n, f);
+        p += n - 1;
+      }
+      continue;
+    }
     switch (*p) {
     case '"': fputs("\\\"", f); break;
     case '\\': fputs("\\\\", f); break;

@@ -8,8 +8,14 @@
 #include <stdio.h>
 
 /* Writes s as a JSON string literal (quotes, backslash and control
- * characters escaped; other bytes, UTF-8 included, as they are). NULL: null. */
+ * characters escaped; valid UTF-8 as it is, every byte that is not part of a
+ * valid UTF-8 sequence as U+FFFD, so the output is always valid JSON).
+ * NULL: null. */
 void tunedb_json_string(FILE *f, const char *s);
+/* The length (1 to 4) of the valid UTF-8 sequence starting at s (shortest
+ * form, no surrogates, at most U+10FFFF), 0 when none starts there or *s is
+ * the terminating NUL. */
+int tunedb_utf8_char_bytes(const char *s);
 /* Writes v so that strtod reads back the same double; NaN/inf: null. */
 void tunedb_json_number(FILE *f, double v);
 

@@ -1,7 +1,15 @@
 /* Opening a schedule database: recognise it (application id, schema version),
  * create or migrate it in one transaction, WAL and a busy timeout so several
  * tuner processes can write one file, and the SQLite error mapping every
- * tunedb_*.c uses. Never alters a file it does not recognise as vkml's. */
+ * tunedb_*.c uses. Never alters a file it does not recognise as vkml's.
+ *
+ * Files beside the database: a writer works in WAL mode (a -wal and -shm
+ * beside the file, owned by the writer) and the last writer to close
+ * switches the file back to a rollback journal, which removes both. A
+ * reader never creates a file: on a WAL file without both it reads the file
+ * as immutable, so a read works on read-only media and another user's read
+ * leaves nothing that would lock the owner out of writing. */
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -27,6 +35,8 @@ vkml_status tunedb_sql_error(const tunedb *db, int rc, const char *what) {
   case SQLITE_CORRUPT:
     return vkml_status_make(VKML_CODE_CORRUPT, "%s: %s: corrupt database file (%s)", path,
                             what, msg);
+  case SQLITE_CONSTRAINT:
+    return vkml_status_make(VKML_CODE_INVALID_ARGUMENT, "%s: %s: %s", path, what, msg);
   case SQLITE_NOTADB:
     return vkml_status_make(VKML_CODE_INVALID_ARGUMENT,
                             "%s: not a vkml schedule database (not an SQLite file)", path);
@@ -108,9 +118,18 @@ static vkml_status check_integrity(tunedb *db) {
   vkml_status s = VKML_OK;
   if (rc == SQLITE_ROW) {
     const char *r = (const char *)sqlite3_column_text(st, 0);
-    if (!r || strcmp(r, "ok") != 0)
+    if (!r || strcmp(r, "ok") != 0) {
+      /* its report spans lines: one line, "; " between them */
+      char msg[300];
+      size_t n = 0;
+      for (const char *p = r ? r : "?"; *p && n + 3 < sizeof msg; p++) {
+        if (*p != '\n') msg[n++] = *p >= 0x20 ? *p : ' ';
+        else if (p[1]) msg[n++] = ';', msg[n++] = ' ';
+      }
+      msg[n] = 0;
       s = vkml_status_make(VKML_CODE_CORRUPT, "%s: corrupt database file (integrity check: %s)",
-                           db->path, r ? r : "?");
+                           db->path, msg);
+    }
   } else {
     s = tunedb_sql_error(db, rc, "checking integrity");
   }
@@ -187,6 +206,54 @@ static vkml_status enable_wal(tunedb *db) {
   return tunedb_exec(db, "PRAGMA synchronous = NORMAL", "switching to WAL");
 }
 
+/* True when path is an SQLite file in WAL mode (header bytes 18 and 19 are
+ * 2) without both its -wal and -shm: SQLite would create them to read it,
+ * owned by the reader, or fail where it cannot. Without a -wal every
+ * committed transaction is in the file itself. */
+static bool wal_without_files(const char *path) {
+  unsigned char h[20];
+  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return false;
+  ssize_t n = pread(fd, h, sizeof h, 0);
+  close(fd);
+  if (n != (ssize_t)sizeof h || memcmp(h, "SQLite format 3", 16) != 0 || h[18] != 2)
+    return false;
+  size_t len = strlen(path) + 5;
+  char *side = malloc(len);
+  if (!side) return true;
+  struct stat st;
+  snprintf(side, len, "%s-wal", path);
+  bool both = stat(side, &st) == 0;
+  snprintf(side, len, "%s-shm", path);
+  both = both && stat(side, &st) == 0;
+  free(side);
+  return !both;
+}
+
+/* "file:" and path with every byte outside [A-Za-z0-9/._~-] %-escaped (so
+ * '?', '#' and '%' are part of the name), then params. */
+static vkml_status make_uri(const char *path, const char *params, char **out) {
+  while (path[0] == '/' && path[1] == '/') path++; /* "file://" would start an authority */
+  size_t n = strlen(path);
+  char *u = malloc(5 + 3 * n + strlen(params) + 1), *o = u;
+  if (!u) return vkml_status_make(VKML_CODE_OUT_OF_MEMORY, "%s: out of memory", path);
+  o += sprintf(o, "file:");
+  for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
+    if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+        strchr("/._~-", *p))
+      *o++ = (char)*p;
+    else
+      o += sprintf(o, "%%%02X", *p);
+  }
+  strcpy(o, params);
+  *out = u;
+  return VKML_OK;
+}
+
+vkml_status tunedb_read_uri(const char *path, char **out) {
+  return make_uri(path, wal_without_files(path) ? "?mode=ro&immutable=1" : "?mode=ro", out);
+}
+
 vkml_status tunedb_open(const char *path, const tunedb_open_opts *opts, tunedb **out) {
   *out = NULL;
   tunedb_open_opts o = opts ? *opts : (tunedb_open_opts){0};
@@ -211,8 +278,18 @@ vkml_status tunedb_open(const char *path, const tunedb_open_opts *opts, tunedb *
   db->readonly = readonly;
   int flags = readonly ? SQLITE_OPEN_READONLY
                        : SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0);
-  vkml_status s = VKML_OK;
-  int rc = sqlite3_open_v2(path, &db->db, flags | SQLITE_OPEN_NOMUTEX, NULL);
+  /* a URI always (ATTACH takes one only on a connection opened with one) */
+  char *uri = NULL;
+  vkml_status s = memory     ? VKML_OK
+                  : readonly ? tunedb_read_uri(path, &uri)
+                             : make_uri(path, "", &uri);
+  if (s != VKML_OK) {
+    tunedb_close(db);
+    return s;
+  }
+  int rc = sqlite3_open_v2(uri ? uri : path, &db->db, flags | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI,
+                           NULL);
+  free(uri);
   if (rc != SQLITE_OK) {
     s = tunedb_sql_error(db, rc, "opening");
     goto out;
@@ -227,9 +304,10 @@ vkml_status tunedb_open(const char *path, const tunedb_open_opts *opts, tunedb *
   }
   s = recognise(db, create);
   if (s != VKML_OK) goto out;
-  if (!readonly) {
+  if (!readonly && !memory) {
     s = enable_wal(db);
     if (s != VKML_OK) goto out;
+    db->wal = true;
   }
   s = tunedb_exec(db, "PRAGMA foreign_keys = ON", "opening");
 out:
@@ -243,6 +321,14 @@ out:
 
 void tunedb_close(tunedb *db) {
   if (!db) return;
+  /* The last writer out checkpoints and leaves one self-contained file (no
+   * -wal or -shm of this user's that another user's writer could not open).
+   * While another connection has the file open the switch fails at once, and
+   * the last of them does it. */
+  if (db->wal) {
+    sqlite3_busy_timeout(db->db, 0);
+    sqlite3_exec(db->db, "PRAGMA main.journal_mode = DELETE", NULL, NULL, NULL);
+  }
   sqlite3_close_v2(db->db);
   free(db->path);
   free(db);

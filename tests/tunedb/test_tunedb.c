@@ -36,6 +36,9 @@ static void expect_error(vkml_status s, vkml_code code, const char *sub1, const 
   vkml_status_free(s);
 }
 
+/* A time import takes (2023-11-14, in us): test records are T0 + n. */
+#define T0 1700000000000000LL
+
 static char tmpdir[64];
 
 static void make_tmpdir(void) {
@@ -114,6 +117,28 @@ static void sql_exec(const char *path, const char *sql) {
   sqlite3_close(h);
 }
 
+/* The journal mode the file's header says: bytes 18 and 19 are 2 in WAL
+ * mode, 1 in rollback mode (read without SQLite, which would make files). */
+static const char *journal_mode(const char *path) {
+  FILE *f = fopen(path, "rb");
+  unsigned char hdr[20];
+  cr_assert(f && fread(hdr, 1, sizeof hdr, f) == sizeof hdr);
+  fclose(f);
+  return hdr[18] == 2 ? "wal" : hdr[18] == 1 ? "delete" : "?";
+}
+
+/* Whether a -wal, -shm or -journal is beside path. */
+static bool side_files(const char *path) {
+  static const char *const sides[] = {"-wal", "-shm", "-journal"};
+  for (int i = 0; i < 3; i++) {
+    char p[300];
+    struct stat st;
+    snprintf(p, sizeof p, "%s%s", path, sides[i]);
+    if (stat(p, &st) == 0) return true;
+  }
+  return false;
+}
+
 Test(tunedb, device_key_is_canonical) {
   char key[TUNEDB_DEVICE_KEY_BYTES];
   tunedb_device d = h100(0x8f1c8000);
@@ -155,16 +180,12 @@ Test(tunedb, schema_created_and_reopened) {
   cr_expect_eq(r.items[0].runs, 21);
   cr_expect_eq(r.items[0].timestamp_us, 1000);
   tunedb_record_list_free(&r);
+  /* WAL while a writer has it open; the last writer out leaves one file in
+   * rollback mode, nothing beside it */
+  cr_expect_str_eq(journal_mode(p), "wal");
   tunedb_close(db);
-  /* WAL persists in the file header */
-  sqlite3 *h;
-  cr_assert_eq(sqlite3_open(p, &h), SQLITE_OK);
-  sqlite3_stmt *st;
-  sqlite3_prepare_v2(h, "PRAGMA journal_mode", -1, &st, NULL);
-  cr_assert_eq(sqlite3_step(st), SQLITE_ROW);
-  cr_expect_str_eq((const char *)sqlite3_column_text(st, 0), "wal");
-  sqlite3_finalize(st);
-  sqlite3_close(h);
+  cr_expect_str_eq(journal_mode(p), "delete");
+  cr_expect(!side_files(p), "a -wal, -shm or -journal is left beside %s", p);
 }
 
 Test(tunedb, incorrect_and_failed_never_best) {
@@ -460,12 +481,17 @@ Test(tunedb, export_import_round_trip) {
   dbv.limits_json = "{\"a\":[1,2],\"s\":\"x\\\"y\"}";
   put_dev(db, &da, a);
   put_dev(db, &dbv, b);
-  put_rec(db, a, "conv2d:k=\"3\"\n\x01", "direct", "tile=8\tx", 1.0 / 3.0, true, false, 1);
-  put_rec(db, b, "w2", "t", "s", 123456789.125, true, false, 2);
-  put_rec(db, b, "w2", "t", "s2", 0, false, true, 3); /* failed: NULL times, a message */
+  /* what import takes: keys and schedules printable ASCII, times from 2020 */
+  put_rec(db, a, "conv2d:k=\"3\"\\", "direct", "tile=8 x", 1.0 / 3.0, true, false, T0 + 1);
+  put_rec(db, b, "w2", "t", "s", 123456789.125, true, false, T0 + 2);
+  /* failed: NULL times, a message with control characters */
+  tunedb_record failed = {.device_key = b, .workload_key = "w2", .template_name = "t",
+                          .schedule = "s2", .failed = true, .message = "shaderc: \"x\"\n\x01",
+                          .tool_version = "0.1.0", .timestamp_us = T0 + 3};
+  CHECK_OK(tunedb_record_put(db, &failed));
   tunedb_record conf = {.device_key = b, .workload_key = "w2", .template_name = "t",
                         .schedule = "s", .median_ns = 5, .runs = 84, .correct = true,
-                        .tool_version = "0.1.0", .timestamp_us = 4, .confirmation = true};
+                        .tool_version = "0.1.0", .timestamp_us = T0 + 4, .confirmation = true};
   CHECK_OK(tunedb_record_put(db, &conf));
   char *dump1 = NULL, *dump2 = NULL;
   size_t len1, len2;
@@ -675,6 +701,8 @@ Test(tunedb, locked_past_timeout) {
   const char *p = path_in("l.db");
   sqlite3 *other;
   cr_assert_eq(sqlite3_open(p, &other), SQLITE_OK);
+  /* another writer: in WAL mode, as every vkml writer works */
+  cr_assert_eq(sqlite3_exec(other, "PRAGMA journal_mode = WAL", NULL, NULL, NULL), SQLITE_OK);
   cr_assert_eq(sqlite3_exec(other, "BEGIN EXCLUSIVE", NULL, NULL, NULL), SQLITE_OK);
   tunedb_open_opts o = {.busy_timeout_ms = 150};
   db = NULL;
@@ -974,7 +1002,7 @@ Test(tunedb, imports_lines_without_confirmation) {
       "{\"type\":\"record\",\"device\":\"10de:2330:5:00000001\",\"workload\":\"w\","
       "\"template\":\"t\",\"schedule\":\"a\",\"median_ns\":200,\"spread_ns\":1,\"runs\":9,"
       "\"correct\":true,\"failed\":false,\"message\":null,\"tool_version\":\"0.0.9\","
-      "\"timestamp_us\":1}\n";
+      "\"timestamp_us\":1700000000000000}\n";
   FILE *f = fmemopen((void *)lines, sizeof lines - 1, "r");
   int64_t n;
   CHECK_OK(tunedb_import(db, f, "old.jsonl", &n));
@@ -982,4 +1010,230 @@ Test(tunedb, imports_lines_without_confirmation) {
   cr_expect_eq(n, 1);
   tunedb_close(db);
   cr_expect_eq(sql_int(path_in("i.db"), "SELECT count(*) FROM records WHERE confirmation = 0"), 1);
+}
+
+/* ---- issue 35: untrusted inputs and shared databases ---- */
+
+/* Imports a device line, a workload line, then record_line (line 3). */
+static vkml_status import_one(tunedb *db, const char *record_line) {
+  char lines[4096];
+  snprintf(lines, sizeof lines,
+           "{\"type\":\"device\",\"key\":\"10de:2330:5:00000001\",\"vendor_id\":4318,"
+           "\"device_id\":9008,\"driver_version\":1,\"driver_id\":5,\"name\":\"NVIDIA H100\","
+           "\"api_version\":4206592,\"pipeline_cache_uuid\":\"00\",\"limits\":\"{}\"}\n"
+           "{\"type\":\"workload\",\"key\":\"w\",\"op\":\"conv2d\",\"description\":\"{}\"}\n"
+           "%s\n",
+           record_line);
+  FILE *f = fmemopen(lines, strlen(lines), "r");
+  int64_t n = -1;
+  vkml_status s = tunedb_import(db, f, "in.jsonl", &n);
+  fclose(f);
+  return s;
+}
+
+#define GOOD_REC                                                                           \
+  "{\"type\":\"record\",\"device\":\"10de:2330:5:00000001\",\"workload\":\"w\","            \
+  "\"template\":\"direct\",\"schedule\":\"tile=8\",\"median_ns\":400,\"spread_ns\":1.5,"     \
+  "\"runs\":21,\"correct\":true,\"failed\":false,\"message\":null,\"tool_version\":\"0.1\"," \
+  "\"timestamp_us\":1700000000000000}"
+
+/* Replaces the first `from` in GOOD_REC by `to`. */
+static const char *good_but(const char *from, const char *to) {
+  static char buf[4096];
+  const char *g = GOOD_REC, *at = strstr(g, from);
+  cr_assert_not_null(at, "%s not in the record", from);
+  snprintf(buf, sizeof buf, "%.*s%s%s", (int)(at - g), g, to, at + strlen(from));
+  return buf;
+}
+
+Test(tunedb, import_refuses_bad_fields) {
+  static const struct {
+    const char *from, *to, *field;
+  } cases[] = {
+      {"\"median_ns\":400", "\"median_ns\":-1000", "median_ns"},
+      {"\"median_ns\":400", "\"median_ns\":0", "median_ns"},
+      {"\"median_ns\":400", "\"median_ns\":1e999", "median_ns"},
+      {"\"median_ns\":400", "\"median_ns\":null", "median_ns"}, /* a correct trial */
+      {"\"spread_ns\":1.5", "\"spread_ns\":-0.5", "spread_ns"},
+      {"\"runs\":21", "\"runs\":0", "runs"},
+      {"\"runs\":21", "\"runs\":-3", "runs"},
+      {"\"runs\":21", "\"runs\":2.5", "runs"},
+      {"\"timestamp_us\":1700000000000000", "\"timestamp_us\":100000000000000000000000",
+       "timestamp_us"},
+      {"\"timestamp_us\":1700000000000000", "\"timestamp_us\":1e23", "timestamp_us"},
+      {"\"timestamp_us\":1700000000000000", "\"timestamp_us\":5", "timestamp_us"},
+      {"\"timestamp_us\":1700000000000000", "\"timestamp_us\":9000000000000000", "timestamp_us"},
+      {"\"template\":\"direct\"", "\"template\":\"di\xff\"", "template"},
+      {"\"template\":\"direct\"", "\"template\":\"\"", "template"},
+      {"\"template\":\"direct\"", "\"template\":\"a b\"", "template"},
+      {"\"schedule\":\"tile=8\"", "\"schedule\":\"tile=8\\n\"", "schedule"},
+      {"\"schedule\":\"tile=8\"", "\"schedule\":\"tile=\\u00b5\"", "schedule"},
+      {"\"tool_version\":\"0.1\"", "\"tool_version\":\"0.1\\u0007\"", "tool_version"},
+      {"\"message\":null", "\"message\":\"\xc3\"", "message"},
+      {"\"correct\":true", "\"correct\":\"true\"", "correct"},
+      {"\"failed\":false", "\"failed\":true", "correct"}, /* correct and failed */
+      {"\"device\":\"10de:2330:5:00000001\"", "\"device\":\"10DE:2330:5:00000001\"", "device"},
+      {"\"device\":\"10de:2330:5:00000001\"", "\"device\":\"10de:2330:5:00000002\"", "device"},
+      {"\"workload\":\"w\"", "\"workload\":\"v\"", "workload"},
+      {"\"runs\":21", "\"runs\":21,\"runs\":1", "runs"},
+      {"\"runs\":21", "\"runs\":21,\"speed\":1", "speed"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    tunedb *db = open_new("v.db");
+    vkml_status s = import_one(db, good_but(cases[i].from, cases[i].to));
+    char want[64];
+    snprintf(want, sizeof want, "in.jsonl:3: record field \"%s\"", cases[i].field);
+    cr_expect(s != VKML_OK, "case %zu (%s) imported", i, cases[i].to);
+    if (s) {
+      cr_expect_eq(vkml_status_code(s), VKML_CODE_PARSE, "case %zu: %s", i, vkml_status_message(s));
+      cr_expect(strstr(vkml_status_message(s), want) != NULL, "case %zu: \"%s\" not in: %s", i,
+                want, vkml_status_message(s));
+      vkml_status_free(s);
+    }
+    tunedb_close(db);
+    /* all or nothing: the device and workload lines are not kept */
+    cr_expect_eq(sql_int(path_in("v.db"), "SELECT count(*) FROM devices"), 0, "case %zu", i);
+    unlink(path_in("v.db"));
+  }
+  /* the record as it is imports */
+  tunedb *db = open_new("v.db");
+  CHECK_OK(import_one(db, GOOD_REC));
+  tunedb_close(db);
+  cr_expect_eq(sql_int(path_in("v.db"), "SELECT count(*) FROM records"), 1);
+}
+
+Test(tunedb, check_reports_bad_rows) {
+  tunedb *db = open_new("p.db");
+  char key[TUNEDB_DEVICE_KEY_BYTES];
+  tunedb_device d = h100(1);
+  put_dev(db, &d, key);
+  put_rec(db, key, "w", "direct", "good", 100, true, false, T0);
+  tunedb_problem_list l;
+  CHECK_OK(tunedb_check(db, &l));
+  cr_expect_eq(l.n, 0);
+  cr_expect_eq(l.n_rows, 3);
+  tunedb_problem_list_free(&l);
+  tunedb_close(db);
+  /* rows written around import (plain SQLite: no foreign keys) */
+  sql_exec(path_in("p.db"),
+           "INSERT INTO records (device, workload, template, schedule, median_ns, spread_ns,"
+           " runs, correct, failed, tool_version, timestamp_us) VALUES"
+           " ('10de:2330:5:00000001', 'w', 'direct', 'neg', -1000, 1, 9, 1, 0, 'v', 1700000000000001),"
+           " ('10de:2330:5:00000001', 'w', 'direct', 'old', 5, 1, 9, 1, 0, 'v', 7),"
+           " ('10de:2330:5:00000001', 'w', CAST(x'64ff' AS TEXT), 'utf8', 5, 1, 9, 1, 0, 'v', 1700000000000002),"
+           " ('10de:2330:5:00000001', 'w', 'direct', 'ctl' || char(27), 5, 1, 9, 1, 0, 'v', 1700000000000003),"
+           " ('10de:2330:5:00000001', 'w', 'direct', 'bool', 5, 1, 9, 2, 0, 'v', 1700000000000004),"
+           " ('10de:2330:5:00000001', 'w', 'direct', 'text', 'fast', 1, 9, 1, 0, 'v', 1700000000000005),"
+           " ('10de:9999:5:00000001', 'w', 'direct', 'nodev', 5, 1, 9, 1, 0, 'v', 1700000000000006),"
+           " ('10de:2330:5:00000001', 'gone', 'direct', 'nowl', 5, 1, 9, 1, 0, 'v', 1700000000000007);"
+           "UPDATE devices SET name = 'H100' || char(10);");
+  tunedb_open_opts ro = {.flags = TUNEDB_OPEN_READONLY};
+  db = NULL;
+  CHECK_OK(tunedb_open(path_in("p.db"), &ro, &db));
+  CHECK_OK(tunedb_check(db, &l));
+  tunedb_close(db);
+  static const struct {
+    const char *table, *schedule, *reason;
+  } want[] = {
+      {"device", NULL, "field \"name\": a control character"},
+      {"record", "neg", "field \"median_ns\": -1000 is not a positive time"},
+      {"record", "old", "field \"timestamp_us\": 7 us is not a time from 2020 to now"},
+      {"record", "utf8", "field \"template\""},
+      {"record", "ctl\\x1b", "field \"schedule\": a byte that is not printable ASCII"},
+      {"record", "bool", "field \"correct\": not a boolean"},
+      {"record", "text", "field \"median_ns\": stored as text"},
+      {"record", "nodev", "field \"device\": no such device in the file"},
+      {"record", "nowl", "field \"workload\": no such workload in the file"},
+  };
+  cr_assert_eq(l.n, sizeof want / sizeof want[0]);
+  cr_expect_eq(l.n_rows, 11);
+  for (size_t i = 0; i < l.n; i++) {
+    cr_expect_str_eq(l.items[i].table, want[i].table);
+    if (want[i].schedule) cr_expect_str_eq(l.items[i].schedule, want[i].schedule);
+    cr_expect(strstr(l.items[i].reason, want[i].reason) != NULL, "%zu: \"%s\" not in: %s", i,
+              want[i].reason, l.items[i].reason);
+  }
+  cr_expect_str_eq(l.items[8].workload, "gone");
+  cr_expect_str_eq(l.items[7].device, "10de:9999:5:00000001");
+  tunedb_problem_list_free(&l);
+}
+
+/* A reader never makes a file beside the database: not on a file a writer
+ * closed (rollback mode), nor on one left in WAL mode without its -wal
+ * (a killed writer's, an older vkml's), read directly or merged. */
+Test(tunedb, readers_make_no_files) {
+  make_fleet_file("r.db", 1, 0, 4);
+  const char *p = path_in("r.db");
+  cr_expect_str_eq(journal_mode(p), "delete");
+  cr_expect(!side_files(p));
+  sql_exec(p, "PRAGMA journal_mode = WAL"); /* SQLite removes the -wal on close */
+  cr_expect_str_eq(journal_mode(p), "wal");
+  cr_expect(!side_files(p));
+  for (int round = 0; round < 2; round++) {
+    tunedb *db = NULL;
+    tunedb_open_opts ro = {.flags = TUNEDB_OPEN_READONLY};
+    if (round == 0) {
+      CHECK_OK(tunedb_open(p, &ro, &db));
+    } else {
+      tunedb_open_opts mem = {.flags = TUNEDB_OPEN_CREATE};
+      CHECK_OK(tunedb_open(":memory:", &mem, &db));
+      CHECK_OK(tunedb_merge(db, p, NULL));
+    }
+    tunedb_record_list r;
+    CHECK_OK(tunedb_records_all(db, &r));
+    cr_expect_eq(r.n, 4);
+    tunedb_record_list_free(&r);
+    cr_expect(!side_files(p), "round %d: a file beside %s while reading", round, p);
+    tunedb_close(db);
+    cr_expect(!side_files(p), "round %d: a file left beside %s", round, p);
+  }
+  /* a foreign WAL-mode file, refused: nothing beside it either */
+  const char *f = path_in("f.db");
+  sql_exec(f, "PRAGMA journal_mode = WAL; CREATE TABLE t(x);");
+  tunedb *db = NULL;
+  tunedb_open_opts ro = {.flags = TUNEDB_OPEN_READONLY};
+  expect_error(tunedb_open(f, &ro, &db), VKML_CODE_INVALID_ARGUMENT, "a foreign SQLite file", NULL);
+  cr_expect(!side_files(f));
+  /* a writer switches it to WAL and back */
+  db = NULL;
+  CHECK_OK(tunedb_open(p, NULL, &db));
+  cr_expect_str_eq(journal_mode(p), "wal");
+  tunedb_close(db);
+  cr_expect_str_eq(journal_mode(p), "delete");
+  cr_expect(!side_files(p));
+}
+
+Test(tunedb, json_strings_always_valid) {
+  char *out = NULL;
+  size_t len;
+  FILE *f = open_memstream(&out, &len);
+  tunedb_json_string(f, "a\xff" "b \xc3\xb5 \xe2\x82 \xed\xa0\x80 \xf0\x9f\x98\x80 \xc0\xaf");
+  fclose(f);
+  cr_expect_str_eq(out, "\"a\\ufffdb \xc3\xb5 \\ufffd\\ufffd \\ufffd\\ufffd\\ufffd "
+                        "\xf0\x9f\x98\x80 \\ufffd\\ufffd\"");
+  free(out);
+  cr_expect_str_eq(tunedb_vendor_name(0x10005), "Mesa");
+  cr_expect_str_eq(tunedb_vendor_name(0x10de), "NVIDIA");
+  cr_expect_null(tunedb_vendor_name(0x1234));
+}
+
+/* tunedb_merge_from: one transaction; twice adds nothing. */
+Test(tunedb, merge_from_handle) {
+  make_fleet_file("a.db", 1, 0, 6);
+  tunedb *src = NULL, *mem = NULL;
+  tunedb_open_opts ro = {.flags = TUNEDB_OPEN_READONLY}, mo = {.flags = TUNEDB_OPEN_CREATE};
+  CHECK_OK(tunedb_open(path_in("a.db"), &ro, &src));
+  CHECK_OK(tunedb_open(":memory:", &mo, &mem));
+  int64_t n;
+  CHECK_OK(tunedb_merge_from(mem, src, &n));
+  cr_expect_eq(n, 6);
+  CHECK_OK(tunedb_merge_from(mem, src, &n));
+  cr_expect_eq(n, 0);
+  tunedb_record_list r;
+  CHECK_OK(tunedb_records_all(mem, &r));
+  cr_expect_eq(r.n, 6);
+  cr_expect_str_eq(r.items[5].schedule, "s5"); /* measurement order kept */
+  tunedb_record_list_free(&r);
+  tunedb_close(src);
+  tunedb_close(mem);
 }
