@@ -2,19 +2,71 @@
  * (cli_compile.h). */
 #include "cli_compile.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "codegen/core/plan.h"
 #include "frontend/onnx_import.h"
 #include "ir/text.h"
+#include "ir/util.h"
 #include "passes/pipeline.h"
 #include "runtime/cpu/cpu_kernels.h"
 
 bool cli_has_ext(const char *path, const char *ext) {
   size_t n = strlen(path), m = strlen(ext);
   return n > m && !strcmp(path + n - m, ext);
+}
+
+vkml_status cli_out_path_check(const char *path) {
+  struct stat st;
+  if (!stat(path, &st) && S_ISDIR(st.st_mode))
+    return vkml_status_make(VKML_CODE_IO, "%s: is a directory", path);
+  /* its directory: what precedes the last '/', "/" or "." */
+  const char *slash = strrchr(path, '/');
+  size_t n = !slash ? 1 : slash == path ? 1 : (size_t)(slash - path);
+  char *dir = malloc(n + 1);
+  if (!dir) return ir_oom(NULL);
+  memcpy(dir, slash ? path : ".", n);
+  dir[n] = 0;
+  vkml_status s = VKML_OK;
+  if (stat(dir, &st))
+    s = vkml_status_make(VKML_CODE_IO, "%s: cannot write it: %s: %s", path, dir,
+                         errno == ENOENT ? "no such directory" : strerror(errno));
+  else if (!S_ISDIR(st.st_mode))
+    s = vkml_status_make(VKML_CODE_IO, "%s: cannot write it: %s is not a directory", path, dir);
+  else if (access(dir, W_OK | X_OK))
+    s = vkml_status_make(VKML_CODE_IO, "%s: cannot write into %s: %s", path, dir,
+                         strerror(errno));
+  free(dir);
+  return s;
+}
+
+vkml_status cli_artifact_write(const ir_plan *plan, const ir_artifact_meta *m, const char *path) {
+  uint8_t *d;
+  size_t n;
+  VKML_RETURN_IF_ERROR(ir_artifact_encode(plan, m, &d, &n));
+  size_t len = strlen(path) + 32;
+  char *tmp = malloc(len);
+  if (!tmp) {
+    free(d);
+    return ir_oom(NULL);
+  }
+  snprintf(tmp, len, "%s.tmp%ld", path, (long)getpid());
+  FILE *f = fopen(tmp, "wb");
+  bool ok = f && fwrite(d, 1, n, f) == n;
+  if (f && fclose(f)) ok = false;
+  if (ok && rename(tmp, path)) ok = false;
+  vkml_status s = ok ? VKML_OK
+                     : vkml_status_make(VKML_CODE_IO, "%s: cannot write it: %s", path,
+                                        strerror(errno));
+  if (!ok) remove(tmp);
+  free(tmp);
+  free(d);
+  return s;
 }
 
 /* --input-shape arguments collected for the importer. */

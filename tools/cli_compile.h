@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 
+#include "ir/artifact.h"
 #include "ir/graph.h"
 #include "ir/memplan.h"
 #include "ir/plan.h"
@@ -34,6 +35,16 @@ typedef struct cli_compile_args {
 } cli_compile_args;
 
 bool cli_has_ext(const char *path, const char *ext);
+
+/* Whether an output file can be written at path, checked before the work
+ * that makes it: not a directory, and its directory exists and is
+ * writable. IO status naming path and the reason. */
+vkml_status cli_out_path_check(const char *path);
+
+/* Writes the artifact of plan to path as ir_artifact_write_file does (a
+ * temporary file beside it, renamed over it), every error naming path, not
+ * the temporary file. */
+vkml_status cli_artifact_write(const ir_plan *plan, const ir_artifact_meta *m, const char *path);
 
 /* Consumes --input-shape VALUE; 1 consumed, 0 not ours, -1 bad (printed). */
 int cli_shape_arg_parse(const char *tool, int argc, char **argv, int *i, cli_shape_args *a);

@@ -11,6 +11,7 @@
 #include "codegen/core/plan.h"
 #include "frontend/onnx_import.h"
 #include "ir/artifact.h"
+#include "ir/file.h"
 #include "ir/text.h"
 #include "passes/pipeline.h"
 #include "passes/plan_memory.h"
@@ -61,6 +62,20 @@ static const char usage[] =
     "  --version                            print the version\n"
     "run options:\n";
 
+/* Whether path holds an ONNX model, not IR text: its name, or the byte a
+ * ModelProto starts with (0x08: field 1, ir_version), which IR text never
+ * does. */
+static bool looks_like_onnx(const char *path) {
+  if (cli_has_ext(path, ".onnx")) return true;
+  FILE *f = NULL;
+  vkml_status s = ir_file_fopen(path, &f); /* a FIFO or device: refused, not read */
+  vkml_status_free(s);
+  if (!f) return false;
+  int c = fgetc(f);
+  fclose(f);
+  return c == 0x08;
+}
+
 static int cmd_check(int argc, char **argv) {
   if (argc != 1 || argv[0][0] == '-') {
     fprintf(stderr, "vkc check: expects exactly one FILE.vkir\n");
@@ -68,6 +83,20 @@ static int cmd_check(int argc, char **argv) {
   }
   ir_graph *g = NULL;
   vkml_status s = ir_parse_file(argv[0], &g);
+  if (s && looks_like_onnx(argv[0])) {
+    vkml_status_free(s);
+    /* vkc import's suggested name: MODEL.onnx -> MODEL.vkir (the ONNX
+     * commands take a name ending in .onnx only) */
+    const char *p = argv[0];
+    if (cli_has_ext(p, ".onnx"))
+      s = vkml_status_make(VKML_CODE_PARSE, "%s: an ONNX model, not IR text; vkc import %s -o "
+                           "%.*s.vkir converts it (or vkc run / vkc compile take it directly)",
+                           p, p, (int)strlen(p) - 5, p);
+    else
+      s = vkml_status_make(VKML_CODE_PARSE, "%s: looks like an ONNX model, not IR text; named "
+                           "MODEL.onnx, vkc import MODEL.onnx -o MODEL.vkir converts it (or vkc "
+                           "run / vkc compile take it directly)", p);
+  }
   char *text = NULL;
   size_t len = 0;
   if (!s) s = ir_print(g, &text, &len);

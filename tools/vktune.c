@@ -13,9 +13,11 @@
 #include "cli_common.h"
 #include "cli_compile.h"
 #include "codegen/core/plan.h"
+#include "frontend/onnx_import.h"
 #include "ir/artifact.h"
 #include "passes/plan_memory.h"
 #include "tunedb/tunedb.h"
+#include "tuner/tuner_lock.h"
 #include "tuner/tuner_tune.h"
 #include "vkml.h"
 
@@ -51,6 +53,13 @@ static const char usage[] =
     "  --json                 the final table as JSON on stdout\n"
     "  -o OUT.vkm             after tuning, write the artifact with the tuned\n"
     "                         schedules (as vkc compile MODEL --db FILE)\n"
+    "  --no-wait              fail when another vktune is tuning on the device\n"
+    "                         (default: wait for it, saying so on stderr)\n"
+    "One vktune measures on a device at a time (a lock file per device in\n"
+    "$XDG_RUNTIME_DIR/vkml, else in the cache directory): kernels timed beside\n"
+    "another tuner's are slowed down by it. Everything else is checked before\n"
+    "the database is created or opened. An option other than --input-shape given\n"
+    "twice is a usage error.\n"
     "Progress goes to stderr: a bar on a terminal, a line per workload otherwise.\n"
     "Identical workloads of the model are tuned once. Run the model with the\n"
     "tuned schedules: vkrun OUT.vkm, or vkc run MODEL --db FILE.\n";
@@ -64,7 +73,7 @@ typedef struct args {
   bool exhaustive;
   int runs, chain, flush_mb;
   int compile_threads; /* tuner_tune_opts' */
-  bool json;
+  bool json, no_wait;
   cli_shape_args shapes;
   cli_compile_args compile;
 } args;
@@ -77,17 +86,35 @@ static bool parse_num(const char *s, double lo, double hi, double *out) {
   return true;
 }
 
+/* The options that take one value: given twice, which one counts would be
+ * a guess (--input-shape, one per input, may repeat). */
+static const char *const single_opts[] = {
+    "-o",     "--db",   "--seed",  "--budget-trials", "--budget-seconds", "--device",
+    "--precision", "--search", "--runs", "--chain", "--flush-mb", "--compile-threads",
+    "--ops",  "--cpu-ops",
+};
+#define N_SINGLE_OPTS ((int)(sizeof single_opts / sizeof single_opts[0]))
+
 /* 0 ok, 2 usage error (printed). */
 static int parse_args(int argc, char **argv, args *a) {
+  bool seen[N_SINGLE_OPTS] = {0};
   for (int i = 1; i < argc; i++) {
     const char *s = argv[i];
+    for (int k = 0; k < N_SINGLE_OPTS; k++) {
+      if (strcmp(s, single_opts[k])) continue;
+      if (seen[k]) {
+        fprintf(stderr, "%s: %s given twice\n", TOOL, s);
+        return 2;
+      }
+      seen[k] = true;
+    }
     int r = cli_shape_arg_parse(TOOL, argc, argv, &i, &a->shapes);
     if (r == 0 && (!strcmp(s, "--precision") || !strcmp(s, "--cpu-ops")))
       r = cli_compile_arg_parse(TOOL, argc, argv, &i, &a->compile);
     if (r < 0) return 2;
     if (r > 0) continue;
-    if (!strcmp(s, "--json")) {
-      a->json = true;
+    if (!strcmp(s, "--json") || !strcmp(s, "--no-wait")) {
+      *(s[2] == 'j' ? &a->json : &a->no_wait) = true;
       continue;
     }
     if (!strcmp(s, "-o")) {
@@ -176,6 +203,7 @@ static int parse_args(int argc, char **argv, args *a) {
 
 typedef struct progress {
   bool tty;
+  double budget_s;   /* --budget-seconds; 0: none */
   int last_workload; /* plain mode: the workload whose line is due */
   tuner_progress last; /* its w is not kept valid: op and n_nodes are */
 } progress;
@@ -186,36 +214,59 @@ static void fmt_eta(double s, char *buf, size_t n) {
 }
 
 static double speedup(double dflt, double best) {
-  return isfinite(dflt) && isfinite(best) && best > 0 ? dflt / best : NAN;
+  return isfinite(dflt) && isfinite(best) && best > 0 && dflt > 0 ? dflt / best : NAN;
 }
 
-static void workload_line(const tuner_progress *p) {
-  fprintf(stderr, "%s: [%d/%d] %s x%d: %lld trials, default %.2f us, best %.2f us (%.2fx)\n",
-          TOOL, p->workload + 1, p->n_workloads, p->op, p->n_nodes, (long long)p->trial, p->default_ns / 1e3, p->best_ns / 1e3,
-          speedup(p->default_ns, p->best_ns));
+/* ns as microseconds with 2 decimals, or "-" when unknown: never nan/inf */
+static const char *fmt_us(double ns, char *buf, size_t n) {
+  if (isfinite(ns) && ns > 0) snprintf(buf, n, "%.2f", ns / 1e3);
+  else snprintf(buf, n, "-");
+  return buf;
+}
+
+/* "1.23x", or "-" when unknown */
+static const char *fmt_speedup(double sp, char *buf, size_t n) {
+  if (isfinite(sp) && sp > 0) snprintf(buf, n, "%.2fx", sp);
+  else snprintf(buf, n, "-");
+  return buf;
+}
+
+static void workload_line(const progress *pr, const tuner_progress *p) {
+  char d[32], b[32], sp[32], t[64] = "";
+  /* under a time budget the run's progress is its time */
+  if (pr->budget_s > 0) snprintf(t, sizeof t, ", %.1f of %g s", p->elapsed_s, pr->budget_s);
+  fprintf(stderr, "%s: [%d/%d] %s x%d: %lld trials, default %s us, best %s us (%s)%s\n", TOOL,
+          p->workload + 1, p->n_workloads, p->op, p->n_nodes, (long long)p->trial,
+          fmt_us(p->default_ns, d, sizeof d), fmt_us(p->best_ns, b, sizeof b),
+          fmt_speedup(speedup(p->default_ns, p->best_ns), sp, sizeof sp), t);
 }
 
 static void on_progress(void *user, const tuner_progress *p) {
   progress *pr = user;
   if (!pr->tty) {
     /* a line when a workload is done: the previous one, now a new one starts */
-    if (p->workload != pr->last_workload && pr->last.op) workload_line(&pr->last);
+    if (p->workload != pr->last_workload && pr->last.op) workload_line(pr, &pr->last);
     pr->last_workload = p->workload;
     pr->last = *p;
     return;
   }
   char eta[32];
   fmt_eta(p->eta_s, eta, sizeof eta);
-  int width = 20, filled = 0;
-  if (p->max_trials > 0) filled = (int)(width * p->trial / p->max_trials);
+  /* the workload's trials, or under a time budget the whole run's time */
+  double done = p->max_trials > 0 ? (double)p->trial / (double)p->max_trials
+                : pr->budget_s > 0 ? p->elapsed_s / pr->budget_s
+                                   : 0;
+  int width = 20, filled = (int)(width * fmin(fmax(done, 0), 1));
   char bar[32];
   for (int i = 0; i < width; i++) bar[i] = i < filled ? '#' : '.';
   bar[width] = 0;
-  double sp = speedup(p->default_ns, p->best_ns);
-  fprintf(stderr, "\r[%d/%d] %-14.14s [%s] %lld trials  best %.2fx  measured %lld  stored %lld  "
+  char sp[32];
+  /* measured: trials timed (and stored) now; from db: found stored before */
+  fprintf(stderr, "\r[%d/%d] %-14.14s [%s] %lld trials  best %s  measured %lld  from db %lld  "
           "ETA %s ",
           p->workload + 1, p->n_workloads, p->op, bar, (long long)p->trial,
-          isnan(sp) ? 0.0 : sp, (long long)p->measured, (long long)p->stored, eta);
+          fmt_speedup(speedup(p->default_ns, p->best_ns), sp, sizeof sp), (long long)p->measured,
+          (long long)p->stored, eta);
   pr->last = *p;
 }
 
@@ -297,37 +348,96 @@ static void print_table(const tuner_result *r) {
   for (int i = 0; i < r->n; i++) {
     const tuner_result_row *w = &r->rows[i];
     /* n/a: no working point, or the confirming measurement failed */
-    char sp[16] = "n/a", conf[16] = "n/a";
+    char sp[16] = "n/a", conf[16] = "n/a", d[32], t[32];
     double s = speedup(w->default_ns, w->tuned_ns);
     if (!isnan(s)) snprintf(sp, sizeof sp, "%.2fx", s);
     if (!isnan(w->confirmed_speedup)) snprintf(conf, sizeof conf, "%.2fx", w->confirmed_speedup);
-    printf("%-4d %-18s %5d %12.2f %12.2f %8s %9s %7lld  %s %s%s%s%s\n", i + 1, w->op, w->n_nodes,
-           w->default_ns / 1e3, w->tuned_ns / 1e3, sp, conf, (long long)w->trials,
+    printf("%-4d %-18s %5d %12s %12s %8s %9s %7lld  %s %s%s%s%s\n", i + 1, w->op, w->n_nodes,
+           fmt_us(w->default_ns, d, sizeof d), fmt_us(w->tuned_ns, t, sizeof t), sp, conf,
+           (long long)w->trials,
            w->best_template, w->best_schedule, w->seeded ? "  (started from " : "",
            w->seeded ? w->seeded_from : "", w->seeded ? ")" : "");
   }
+  char g[32], gc[32];
   printf("device %s: %d workloads, %lld trials measured, %lld found in the database, %.1f s; "
-         "geometric-mean speedup %.2fx, confirmed %.2fx (weighted by nodes)\n",
+         "geometric-mean speedup %s, confirmed %s (weighted by nodes)\n",
          r->device_key, r->n, (long long)r->measured, (long long)r->stored, r->seconds,
-         geomean(r, false), geomean(r, true));
+         fmt_speedup(geomean(r, false), g, sizeof g), fmt_speedup(geomean(r, true), gc, sizeof gc));
 }
 
 /* ---- main --------------------------------------------------------------------------- */
+
+static void on_lock_wait(void *user, long pid) {
+  const rt_vk_context *ctx = user;
+  char name[300], who[48] = "";
+  cli_escape(rt_vk_context_target(ctx)->name, name, sizeof name, true);
+  if (pid) snprintf(who, sizeof who, " (pid %ld)", pid);
+  fprintf(stderr, "%s: waiting for another vktune on device %d, %s%s\n", TOOL,
+          rt_vk_context_device_index(ctx), name, who);
+}
+
+/* The device's tuning lock (tuner_lock.h): one vktune measures on it. */
+static vkml_status lock_device(rt_vk_context *ctx, bool no_wait, tuner_lock **out) {
+  tunedb_device dev;
+  char key[TUNEDB_DEVICE_KEY_BYTES];
+  tuner_device_from_target(rt_vk_context_target(ctx), &dev, NULL, 0);
+  tunedb_device_key(&dev, key);
+  tuner_lock_opts lo = {.no_wait = no_wait, .on_wait = on_lock_wait, .user = ctx};
+  vkml_status s = tuner_lock_acquire(key, rt_vk_context_device_index(ctx), &lo, out);
+  if (vkml_status_code(s) != VKML_CODE_IO) return s;
+  /* no lock file can be made (a read-only home): the lock guards the
+   * numbers, it need not stop the run */
+  char msg[600];
+  cli_escape(vkml_status_message(s), msg, sizeof msg, true);
+  fprintf(stderr, "%s: tuning without the device lock: %s\n", TOOL, msg);
+  vkml_status_free(s);
+  return VKML_OK;
+}
+
+/* The plan vkc compile --db would make from what was just tuned, written
+ * to a->out. Consumes *g (the plan's). */
+static vkml_status write_artifact(const args *a, rt_vk_context *ctx, tunedb *db, ir_graph **g) {
+  const ir_target *t = rt_vk_context_target(ctx);
+  tuner_db_chooser chooser;
+  tuner_db_chooser_init(&chooser, db, t);
+  cg_plan_opts po = {.precision = a->compile.precision,
+                     .plan_memory = pass_plan_memory,
+                     .memory_planner = a->compile.memory_planner,
+                     .choose = tuner_db_choose,
+                     .choose_user = &chooser};
+  ir_plan *plan = NULL;
+  vkml_status s = cg_plan_build(*g, t, &po, &plan);
+  if (!s) *g = NULL; /* the plan's */
+  if (!s) s = chooser.error;
+  char tool[64];
+  snprintf(tool, sizeof tool, "vktune %s", vkml_version());
+  ir_artifact_meta m = {.tool = tool, .target = t, .schedules = a->db};
+  if (!s) s = cli_artifact_write(plan, &m, a->out);
+  ir_plan_destroy(plan);
+  return s;
+}
 
 static vkml_status tune(const args *a, tuner_result *res) {
   ir_graph *g = NULL;
   tunedb *db = NULL;
   rt_vk_context *ctx = NULL;
+  tuner_lock *lock = NULL;
   cli_run_opts ro = {.device = a->device};
   if (a->device && !strcmp(a->device, "cpu"))
     return vkml_status_make(VKML_CODE_INVALID_ARGUMENT, "vktune tunes GPU kernels: --device cpu "
                                                         "has nothing to tune");
-  vkml_status s = cli_load_model(a->model, &a->shapes, &g);
-  tunedb_open_opts dbo = {.flags = TUNEDB_OPEN_CREATE};
-  if (!s) s = tunedb_open(a->db, &dbo, &db);
+  /* everything that can be refused is, before the database is created or
+   * opened: a failed vktune leaves no file behind */
+  bool only[IR_OP_COUNT];
+  vkml_status s = a->ops && *a->ops ? onnx_op_list_parse(a->ops, "--ops", only) : VKML_OK;
+  if (!s && a->out) s = cli_out_path_check(a->out);
+  if (!s) s = cli_load_model(a->model, &a->shapes, &g);
   if (!s) s = cli_vk_context_open(&ro, &ctx);
   if (!s) s = cli_pipeline_run(g, &a->compile, rt_vk_context_target(ctx));
-  progress pr = {.tty = isatty(STDERR_FILENO), .last_workload = -1};
+  if (!s) s = lock_device(ctx, a->no_wait, &lock);
+  tunedb_open_opts dbo = {.flags = TUNEDB_OPEN_CREATE};
+  if (!s) s = tunedb_open(a->db, &dbo, &db);
+  progress pr = {.tty = isatty(STDERR_FILENO), .budget_s = a->seconds, .last_workload = -1};
   tuner_tune_opts o = {
       .budget_trials = a->trials,
       .budget_seconds = a->seconds,
@@ -344,28 +454,10 @@ static vkml_status tune(const args *a, tuner_result *res) {
       .progress_user = &pr,
   };
   if (!s) s = tuner_tune_graph(ctx, g, db, &o, res);
+  tuner_lock_release(lock); /* measuring is done */
   if (pr.tty && pr.last.op) fprintf(stderr, "\n");
-  else if (pr.last.op) workload_line(&pr.last);
-  if (!s && a->out) {
-    /* the plan vkc compile --db would make, from what was just tuned */
-    const ir_target *t = rt_vk_context_target(ctx);
-    tuner_db_chooser chooser;
-    tuner_db_chooser_init(&chooser, db, t);
-    cg_plan_opts po = {.precision = a->compile.precision,
-                       .plan_memory = pass_plan_memory,
-                       .memory_planner = a->compile.memory_planner,
-                       .choose = tuner_db_choose,
-                       .choose_user = &chooser};
-    ir_plan *plan = NULL;
-    s = cg_plan_build(g, t, &po, &plan);
-    if (!s) g = NULL; /* the plan's */
-    if (!s) s = chooser.error;
-    char tool[64];
-    snprintf(tool, sizeof tool, "vktune %s", vkml_version());
-    ir_artifact_meta m = {.tool = tool, .target = t, .schedules = a->db};
-    if (!s) s = ir_artifact_write_file(plan, &m, a->out);
-    ir_plan_destroy(plan);
-  }
+  else if (pr.last.op) workload_line(&pr, &pr.last);
+  if (!s && a->out) s = write_artifact(a, ctx, db, &g);
   if (ctx) {
     rt_vk_report rep;
     rt_vk_context_destroy(ctx, &rep);
@@ -397,7 +489,10 @@ int main(int argc, char **argv) {
     } else {
       if (a.json) print_json(&res, a.db);
       else print_table(&res);
-      if (!res.n) fprintf(stderr, "%s: no GPU kernel of the model has a schedule to choose\n", TOOL);
+      if (!res.n && a.ops && *a.ops)
+        fprintf(stderr, "%s: no workload of these ops to tune (--ops %s)\n", TOOL, a.ops);
+      else if (!res.n)
+        fprintf(stderr, "%s: no GPU kernel of the model has a schedule to choose\n", TOOL);
     }
     tuner_result_free(&res);
   }

@@ -183,30 +183,43 @@ static vkml_status confirmed_before(job *j, const char *tmpl, const char *sched,
   return VKML_OK;
 }
 
-/* Points confirmed at most per workload. */
+/* Points confirmed at most per workload, after its latest trial. */
 #define CONFIRM_ROUNDS 3
+
+/* The confirmations this workload may still take: CONFIRM_ROUNDS less
+ * those stored on this device since its latest trial. A run that measured
+ * no new trial finds the earlier run's rounds spent and measures nothing
+ * (an identical rerun changes nothing); one that was killed while
+ * confirming finishes the rounds. */
+static vkml_status confirmations_left(job *j, int *left) {
+  tunedb_record_list l = {0};
+  VKML_RETURN_IF_ERROR(tunedb_records_get(j->db, j->res->device_key, j->w->key, &l));
+  int n = 0;
+  for (size_t i = l.n; i-- > 0 && l.items[i].confirmation;) n++;
+  tunedb_record_list_free(&l);
+  *left = n < CONFIRM_ROUNDS ? CONFIRM_ROUNDS - n : 0;
+  return VKML_OK;
+}
 
 /* The walk's best measured afresh against the default (pairs, 4x the runs),
  * stored as a confirmation: free of the bias of picking the minimum of many
  * noisy trials, it replaces the point's trial in the database's best view.
  * Where that leaves another measured point the best, that one is confirmed
- * in turn, up to CONFIRM_ROUNDS points. The row then names the database's
- * best (what `vkc compile --db` takes) and its confirmed speedup (1 when it
- * is the default). A point whose latest record is a confirmation is not
- * measured again. */
+ * in turn, up to CONFIRM_ROUNDS points (confirmations_left). The row then
+ * names the database's best (what `vkc compile --db` takes) and its
+ * confirmed speedup (1 when it is the default). A point whose latest record
+ * is a confirmation is not measured again. */
 static vkml_status confirm(job *j, const tuner_point *best) {
   tuner_result_row *row = j->row;
   row->confirmed_speedup = NAN;
   if (!isfinite(row->tuned_ns) || !isfinite(row->default_ns)) return VKML_OK;
+  int left;
+  VKML_RETURN_IF_ERROR(confirmations_left(j, &left));
   tuner_point p = *best;
-  for (int round = 0;; round++) {
+  for (;;) {
     if (tuner_point_equal(&j->w->space, &p, &j->w->dflt)) {
       row->confirmed_speedup = 1;
       row->tuned_ns = row->default_ns;
-      break;
-    }
-    if (round == CONFIRM_ROUNDS) {
-      row->confirmed_speedup = NAN; /* the row's best is not confirmed */
       break;
     }
     const cg_template *tm = j->w->space.tmpl[p.tmpl];
@@ -217,10 +230,15 @@ static vkml_status confirm(job *j, const tuner_point *best) {
     bool confirmed;
     VKML_RETURN_IF_ERROR(confirmed_before(j, tm->name, sched, &confirmed));
     if (!confirmed) {
+      if (left == 0) {
+        row->confirmed_speedup = NAN; /* the row's best is not confirmed */
+        break;
+      }
       tuner_measurement m;
       double c;
       VKML_RETURN_IF_ERROR(tuner_bench_confirm(j->bench, tm, &p.sched, 4, &m));
       VKML_RETURN_IF_ERROR(store(j, tm, sched, &m, true, &c));
+      left--;
     }
     row->confirmed_speedup = NAN;
     /* the database's best now (a failed or wrong confirmation has put the

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "codegen/core/ops.h"
+#include "ir/memplan.h"
 #include "ir/util.h"
 #include "tuner/tuner_measure.h"
 
@@ -55,6 +56,9 @@ vkml_status tuner_workloads_find(const ir_graph *g, const ir_target *t, tuner_wo
   vkml_status s = VKML_OK;
   ir_foreach_node(g, nd) {
     if (nd->device == IR_DEVICE_CPU || nd->op == IR_OP_UPLOAD || !benchable(nd)) continue;
+    /* a view (flatten, reshape, ...) shares its input's bytes: the plan runs
+     * it without a dispatch, so its copy kernel's schedule is never used */
+    if (ir_node_is_view(nd)) continue;
     cg_kernel k;
     s = cg_kernel_for_node(nd, NULL, NULL, t, &k);
     if (vkml_status_code(s) == VKML_CODE_UNSUPPORTED) {

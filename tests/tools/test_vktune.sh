@@ -3,8 +3,9 @@
 # with the validation layer: a small model tuned into a database, a rerun
 # that measures nothing again, `vkc run --db` giving the untuned outputs,
 # kill -9 in the middle then a rerun (every trial stored once), four tuners
-# writing one database at once (no record lost), and the error contract.
-# A time budget is shared out by where the time goes (exhaustive part).
+# writing one database at once (no record lost, one measuring at a time),
+# and the error contract: a failed run leaves no file. A time budget is
+# shared out by where the time goes (exhaustive part).
 # usage: test_vktune.sh VKTUNE VKC VKDB PART
 # (PART: basic | exhaustive | resume | concurrent: separate meson tests, each short cold)
 set -u
@@ -15,6 +16,11 @@ EX=${VKML_SOURCE_ROOT:-$(dirname "$0")/../..}/tests/models/tinycnn
 
 gpu() { ASAN_OPTIONS=detect_leaks=0 VKML_VALIDATION=1 "$@"; }
 tune() { gpu "$VKTUNE" "$EX/model.vkir" "$@"; }
+# the device lock in this test's own directory: the parts, run at once by
+# meson, and other test runs on the machine do not wait for each other
+export XDG_RUNTIME_DIR="$TMP"
+# lines DB: every line vkdb exports (devices, workloads, records)
+lines() { "$VKDB" --db "$1" export | wc -l; }
 
 # records DB: every stored trial as "workload|template|schedule", one per line
 # the trials of a database (not the confirmations), one line each
@@ -41,11 +47,37 @@ if [ "$PART" = basic ]; then
   echo "not a database" >"$TMP/foreign.db"
   expect_rc "foreign file refused" 1 "$TMP/foreign.db" tune --db "$TMP/foreign.db"
   check "foreign file untouched" grep -q "not a database" "$TMP/foreign.db"
-  expect_rc "unknown op in --ops" 1 "--ops: unknown op 'nosuchop'" \
-    tune --db "$TMP/ops.db" --ops nosuchop
   expect_rc "missing model" 1 "nope.vkir" "$VKTUNE" "$TMP/nope.vkir" --db "$TMP/x.db"
-  check "no database left behind by failed runs" test ! -e "$TMP/x.db"
-  rm -f "$TMP"/ops.db*
+  # everything is checked before the database is created: a failed run
+  # leaves no file behind
+  echo "not a model" >"$TMP/junk.vkir"
+  mkdir "$TMP/dir.vkm"
+  expect_rc "unknown op in --ops" 1 "--ops: unknown op 'nosuchop'" tune --db "$TMP/x.db" --ops nosuchop
+  expect_rc "no such device" 1 "device index 99" tune --db "$TMP/x.db" --device 99
+  expect_rc "unreadable model" 1 "$TMP/junk.vkir" "$VKTUNE" "$TMP/junk.vkir" --db "$TMP/x.db"
+  expect_rc "-o in a missing directory, checked first" 1 "/nonexistent/dir/x.vkm" \
+    tune --db "$TMP/x.db" -o /nonexistent/dir/x.vkm
+  expect_rc "-o naming a directory" 1 "$TMP/dir.vkm: is a directory" \
+    tune --db "$TMP/x.db" -o "$TMP/dir.vkm"
+  check "no database left behind by failed runs" sh -c "! ls '$TMP'/x.db* 2>/dev/null"
+  # a single-valued option given twice: which one counts would be a guess
+  for o in "-o $TMP/a.vkm" "--db $TMP/x.db" "--seed 1" "--budget-trials 2" "--budget-seconds 2" \
+    "--device 0" "--precision fp32" "--search sa" "--runs 3" "--chain 2" "--flush-mb 1" \
+    "--compile-threads 1" "--ops conv2d" "--cpu-ops softmax"; do
+    # shellcheck disable=SC2086
+    expect_rc "${o%% *} given twice" 2 "${o%% *} given twice" \
+      "$VKTUNE" "$EX/model.vkir" --db "$TMP/x.db" $o $o
+  done
+  # nothing of --ops to tune: said so, no nan or inf in the table
+  if tune --db "$TMP/r.db" --ops Relu >"$TMP/r.out" 2>"$TMP/r.err"; then
+    check "--ops with no workload: no nan or inf" sh -c "! grep -qi 'nan\|inf' '$TMP/r.out'"
+    check "--ops with no workload: said so" grep -q "no workload of these ops to tune" "$TMP/r.err"
+  else
+    bad "vktune --ops Relu: $(cat "$TMP/r.err")"
+  fi
+  # vkc check on an ONNX model says what to do with it
+  expect_rc "vkc check MODEL.onnx" 1 "an ONNX model, not IR text; vkc import" \
+    "$VKC" check "$EX/../real/smallnet_op13.onnx"
 
   # tune: every workload has a default and a tuned time no slower; the
   # database holds exactly the trials measured, each point once
@@ -67,6 +99,8 @@ w = d["workloads"]
 assert len(w) >= 4, len(w)
 ops = {x["op"] for x in w}
 assert "conv2d" in ops and "gemm" in ops, ops
+# flatten runs as a view of its input (no dispatch): nothing to tune
+assert "flatten" not in ops, ops
 for x in w:
     assert x["default_ns"] and x["tuned_ns"], x
     assert 0 < x["tuned_ns"] <= x["default_ns"], x
@@ -109,9 +143,11 @@ for x in d["workloads"]:
     n += 1
 assert len(conf) >= n
 PY
-  # a rerun measures nothing and finds the same best points (and writes the
-  # artifact with them)
+  # a rerun measures nothing, stores nothing and finds the same best points
+  # (and writes the artifact with them)
+  n_a=$(lines "$TMP/a.db")
   tune --db "$TMP/a.db" --budget-trials 4 --json -o "$TMP/a.vkm" >"$TMP/b.json" 2>/dev/null
+  check "a rerun adds no record ($n_a lines exported before)" test "$(lines "$TMP/a.db")" -eq "$n_a"
   check "a rerun measures nothing again" $PY - "$TMP/a.json" "$TMP/b.json" <<'PY'
 import json, sys
 a, b = (json.load(open(f)) for f in sys.argv[1:3])
@@ -144,13 +180,17 @@ PY
     $PY -c "import numpy as np, sys; a = np.load('$TMP/o1/prob.npy'); b = np.load('$TMP/o3/prob.npy'); sys.exit(0 if np.allclose(a, b, rtol=1e-4, atol=1e-6) else 1)"
   check "vktune -o: the artifact says where its schedules came from" grep -q "schedules=$TMP/a.db" "$TMP/a.vkm"
   # coverage of the compiled model: every workload of its GPU kernels tuned
-  # on this device; an empty database covers none
+  # on this device, but the flatten's (a view run without a dispatch, which
+  # vktune does not tune; vkdb lists its step's key); an empty database
+  # covers none
   n_tuned=$($PY -c "import json; print(len(json.load(open('$TMP/b.json'))['workloads']))" 2>/dev/null)
-  check "vkdb coverage MODEL.vkm: the tuned workloads" \
-    sh -c "'$VKDB' --db '$TMP/a.db' coverage '$TMP/a.vkm' | grep -q '^$n_tuned of $n_tuned workloads tuned'"
+  "$VKDB" --db "$TMP/a.db" coverage "$TMP/a.vkm" >"$TMP/cov.out"
+  check "vkdb coverage MODEL.vkm: the tuned workloads, the view untuned" \
+    sh -c "grep -q '^$n_tuned of $((n_tuned + 1)) workloads tuned' '$TMP/cov.out' &&
+           grep '	0\$' '$TMP/cov.out' | grep -q '^flatten('"
   "$VKDB" --db "$TMP/empty.db" import - </dev/null >/dev/null 2>&1
   check "vkdb coverage MODEL.vkm on an empty database" \
-    sh -c "'$VKDB' --db '$TMP/empty.db' coverage '$TMP/a.vkm' | grep -q '^0 of $n_tuned workloads tuned'"
+    sh -c "'$VKDB' --db '$TMP/empty.db' coverage '$TMP/a.vkm' | grep -q '^0 of $((n_tuned + 1)) workloads tuned'"
   expect_rc "vkc run --db on a missing file" 1 "$TMP/none.db" \
     gpu "$VKC" run "$EX/model.vkir" --input x="$EX/x.npy" --db "$TMP/none.db"
 fi
@@ -229,6 +269,19 @@ w = d["workloads"]
 assert len(w) >= 4 and all(x["trials"] >= 1 and x["default_ns"] for x in w), w
 assert d["seconds"] < 8 + 10, d["seconds"]  # the last trial may run past it
 PY
+  check "a time budget: each workload's line says the time spent of it" \
+    sh -c "[ \$(grep -c '^vktune: \[.*, [0-9.]* of 8 s\$' '$TMP/t.err') -ge 4 ]"
+  # on a terminal the bar fills with the time spent of a time budget, and
+  # names what it counts
+  if script -qec true /dev/null >/dev/null 2>&1; then
+    script -qec "ASAN_OPTIONS=detect_leaks=0 '$VKTUNE' '$EX/model.vkir' --db '$TMP/tty.db' \
+      --ops MaxPool --budget-seconds 2" /dev/null >"$TMP/tty.out" 2>&1
+    check "a time budget on a terminal: the bar fills" grep -q ' \[#' "$TMP/tty.out"
+    check "the bar says 'from db' for trials found in the database" \
+      grep -q "measured [0-9]*  from db 0" "$TMP/tty.out"
+  else
+    ok "# skip: no pseudo-terminal for script(1)"
+  fi
 fi
 
 if [ "$PART" = resume ]; then
@@ -257,9 +310,79 @@ assert len(set(rec)) == len(rec), "a point measured twice"
 assert len(rec) == int(sys.argv[3]) + d["measured"], (len(rec), sys.argv[3], d["measured"])
 assert d["stored"] >= int(sys.argv[3]), d
 PY
+
+  # a rerun with nothing new to measure changes nothing, even where the
+  # confirmations ran out: trials made far too fast (1, 2, 3 ... us) lose
+  # their confirmations one by one, and the run stops after 3 with the
+  # next one unconfirmed; a rerun must not go on confirming
+  tune --db "$TMP/f0.db" --ops MaxPool --budget-trials 8 >/dev/null 2>&1
+  "$VKDB" --db "$TMP/f0.db" export | $PY -c '
+import json, sys
+n = 0
+for l in sys.stdin:
+    r = json.loads(l)
+    if r["type"] == "record":
+        if r["confirmation"]:
+            continue
+        if n:  # every trial after the first, the default
+            r["median_ns"] = 1000.0 * n
+        n += 1
+    print(json.dumps(r))' >"$TMP/fast.jsonl"
+  "$VKDB" --db "$TMP/f.db" import "$TMP/fast.jsonl" >/dev/null
+  n=""
+  for i in 1 2 3; do
+    tune --db "$TMP/f.db" --ops MaxPool --budget-trials 8 --json >"$TMP/f$i.json" 2>/dev/null
+    n="$n $(lines "$TMP/f.db")"
+  done
+  # shellcheck disable=SC2086
+  check "reruns with nothing to measure add no record (lines:$n)" \
+    sh -c '[ "$1" -eq "$2" ] && [ "$2" -eq "$3" ]' - $n
+  check "reruns with nothing to measure print the same table" $PY - "$TMP"/f1.json "$TMP"/f2.json \
+    "$TMP"/f3.json <<'PY'
+import json, sys
+runs = [json.load(open(f)) for f in sys.argv[1:4]]
+assert runs[1]["measured"] == runs[2]["measured"] == 0, runs
+keys = ("key", "template", "schedule", "default_ns", "tuned_ns", "confirmed_speedup", "trials")
+rows = [[tuple(w[k] for k in keys) for w in r["workloads"]] for r in runs]
+assert rows[0] == rows[1] == rows[2], rows
+PY
 fi
 
 if [ "$PART" = concurrent ]; then
+  # one vktune measures on a device at a time: a second one waits for the
+  # first (saying so), or with --no-wait fails at once and leaves no file;
+  # their measurements do not overlap
+  # (vktune itself in the background, not a subshell: $! is its pid)
+  ASAN_OPTIONS=detect_leaks=0 VKML_VALIDATION=1 "$VKTUNE" "$EX/model.vkir" --db "$TMP/l1.db" \
+    --budget-trials 3 --json >"$TMP/l1.json" 2>"$TMP/l1.err" &
+  pid=$!
+  i=0
+  while [ $i -lt 300 ] && [ "$(records "$TMP/l1.db" 2>/dev/null | wc -l)" -lt 1 ]; do
+    sleep 0.1
+    i=$((i + 1))
+  done
+  expect_rc "--no-wait: a busy device refused" 1 "in use by another tuner (pid $pid)" \
+    tune --db "$TMP/l3.db" --budget-trials 3 --no-wait
+  check "--no-wait: no database left behind" sh -c "! ls '$TMP'/l3.db* 2>/dev/null"
+  tune --db "$TMP/l2.db" --budget-trials 3 --json >"$TMP/l2.json" 2>"$TMP/l2.err"
+  rc2=$?
+  wait $pid
+  rc1=$?
+  check "both tuners finish ($rc1, $rc2)" test "$rc1$rc2" = 00
+  check "the second waits for the first, saying so" \
+    grep -q "^vktune: waiting for another vktune on device .* (pid $pid)\$" "$TMP/l2.err"
+  check "the first does not wait" sh -c "! grep -q waiting '$TMP/l1.err'"
+  "$VKDB" --db "$TMP/l1.db" export >"$TMP/l1.jsonl"
+  "$VKDB" --db "$TMP/l2.db" export >"$TMP/l2.jsonl"
+  check "the second's measurements start after the first's end" $PY - "$TMP/l1.jsonl" \
+    "$TMP/l2.jsonl" <<'PY'
+import json, sys
+t = [[r["timestamp_us"] for r in map(json.loads, open(f)) if r["type"] == "record"]
+     for f in sys.argv[1:3]]
+assert t[0] and t[1], t
+assert max(t[0]) < min(t[1]), (max(t[0]), min(t[1]))
+PY
+
   # four tuners into one database at once: no record lost
   for s in 1 2 3 4; do
     tune --db "$TMP/c.db" --ops Conv,Gemm --budget-trials 3 --seed $s --json >"$TMP/c$s.json" 2>"$TMP/c$s.err" &
