@@ -277,6 +277,26 @@ static uint64_t bound_bytes(void *user, const ir_value *v) {
   return bound[v->id] ? ir_type_device_bytes(&v->type, v->layout) : 0;
 }
 
+/* Whether a grid of groups workgroups is within what the node's tensors
+ * imply. Every kernel gives each invocation at least one element of its
+ * tensors or a share of one (a tile, a row, a pair of boxes): its grid has
+ * at most a workgroup per element in all (the kernels measured have at most
+ * one per ten), and a few for empty tensors. The bound is four times that,
+ * plus IR_PLAN_GRID_SLACK: a grid past it (a damaged or forged plan) would
+ * only launch workgroups with nothing to do, for as long as it takes. */
+static bool grid_fits(const ir_node *n, const uint32_t groups[3]) {
+  uint64_t elems = 0;
+  for (int k = 0; k < n->n_inputs + n->n_outputs; k++) {
+    const ir_value *v = k < n->n_inputs ? n->inputs[k] : n->outputs[k - n->n_inputs];
+    int64_t e = ir_type_numel(&v->type);
+    if (e > 0) elems += (uint64_t)e;
+  }
+  uint64_t g = (uint64_t)groups[0] * groups[1]; /* < 2^64 */
+  if (groups[2] > 1 && g > UINT64_MAX / groups[2]) return false;
+  g *= groups[2];
+  return g <= 4 * elems + IR_PLAN_GRID_SLACK;
+}
+
 void ir_plan_mark_bound(const ir_plan *p, bool *bound) {
   for (int i = 0; i < p->n_steps; i++) {
     const ir_plan_step *s = &p->steps[i];
@@ -377,6 +397,13 @@ vkml_status ir_plan_check(const ir_plan *p, const ir_graph *g) {
         return step_error(i, n, "push constants out of range");
       if (!s->groups[0] || !s->groups[1] || !s->groups[2])
         return step_error(i, n, "empty workgroup grid");
+      if (!grid_fits(n, s->groups)) {
+        char what[160];
+        snprintf(what, sizeof what,
+                 "a grid of %u x %u x %u workgroups, more than its tensors' sizes imply",
+                 s->groups[0], s->groups[1], s->groups[2]);
+        return step_error(i, n, what);
+      }
       if (s->flags & ~(uint32_t)IR_STEP_FLAGS_ALL) return step_error(i, n, "unknown flags");
       if ((s->flags & IR_STEP_COPY_IN0) &&
           (n->n_inputs < 1 || n->n_outputs < 1 ||

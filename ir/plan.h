@@ -100,6 +100,10 @@ enum {
 #define IR_STEP_EXTENT_COPY_INPUT(flags) \
   (((flags) & IR_STEP_EXTENT_KERNEL) ? -1 : IR_STEP_EXTENT_INPUT(flags))
 
+/* Workgroups a step may launch beyond 4 per element of its tensors (a few
+ * for empty tensors; see ir_plan_check). */
+#define IR_PLAN_GRID_SLACK 1024
+
 typedef struct ir_plan_step {
   int32_t node;     /* node id in the plan's graph */
   ir_device device; /* IR_DEVICE_GPU; IR_DEVICE_CPU for CPU and transfer steps */
@@ -111,7 +115,8 @@ typedef struct ir_plan_step {
   int32_t n_spec, spec; /* count, first index in plan->specs */
   uint32_t push_bytes;
   int32_t push;       /* first byte in plan->push */
-  uint32_t groups[3];
+  uint32_t groups[3]; /* at most 4 x the elements of its tensors +
+                         IR_PLAN_GRID_SLACK workgroups in all (ir_plan_check) */
   uint32_t flags; /* IR_STEP_* */
   int32_t key, tmpl, schedule; /* provenance: offsets into strings */
   /* CPU steps */

@@ -103,6 +103,13 @@ static vkml_status check_value(const ir_graph *g, const ir_value *v, const char 
                   v->name, (unsigned long long)v->blob_offset,
                   (unsigned long long)(v->blob_offset + bytes),
                   (unsigned long long)g->blob_bytes);
+    /* kernels read the elements in place: each at an address of its size */
+    size_t es = ir_dtype_size(v->type.dtype);
+    if (es > 1 && v->blob_offset % es)
+      return verr(file, v->line, v->col,
+                  "constant %%%s: offset %llu in the weights blob is not a multiple of its "
+                  "element size (%zu bytes)",
+                  v->name, (unsigned long long)v->blob_offset, es);
   }
   return VKML_OK;
 }

@@ -299,6 +299,12 @@ static vkml_status create_device(rt_vk_context *ctx, dev_info *d, bool push) {
   VkPhysicalDeviceFeatures2 f2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
   f2.features.shaderInt16 = t->int16_arith;
   f2.features.shaderInt64 = t->int64_arith;
+  /* A kernel's out-of-bounds access (a forged artifact's specialization
+   * constants can make one) is contained on a GPU by its MMU (the device is
+   * lost, an error); on a CPU device it would touch the process's own
+   * memory: there, accesses are clamped to the bound ranges. */
+  f2.features.robustBufferAccess =
+      t->type == IR_TARGET_CPU && d->f2.features.robustBufferAccess;
   VkPhysicalDevice16BitStorageFeatures f16s = {
       .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES,
       .storageBuffer16BitAccess = t->storage_16bit,

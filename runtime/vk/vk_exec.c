@@ -66,6 +66,12 @@ static vkml_status create_pipeline(rt_vk_exec *e, pipe_entry *pe) {
   const ir_plan *p = e->plan;
   const ir_plan_step *s = pe->step;
   const ir_plan_module *m = &p->modules[s->module];
+  /* each module once (two threads may both check one: harmless) */
+  if (!__atomic_load_n(&e->module_ok[s->module], __ATOMIC_ACQUIRE)) {
+    VKML_RETURN_IF_ERROR(rt_vk_spirv_check(rt_vk_context_target(e->ctx), m->words,
+                                           (size_t)m->bytes, m->name));
+    __atomic_store_n(&e->module_ok[s->module], 1, __ATOMIC_RELEASE);
+  }
   rt_vk_spec *spec = malloc(sizeof *spec * ((size_t)s->n_spec + 1));
   if (!spec) return ir_oom(NULL);
   for (int i = 0; i < s->n_spec; i++)
@@ -508,11 +514,12 @@ static vkml_status exec_init(rt_vk_exec *e) {
   e->step_disp = calloc(ns, sizeof *e->step_disp);
   e->step_edge_view = calloc(ns, sizeof *e->step_edge_view);
   e->pipes = calloc(ns, sizeof *e->pipes);
+  e->module_ok = calloc((size_t)e->plan->n_modules + 1, sizeof *e->module_ok);
   e->segs = calloc(ns, sizeof *e->segs);
   e->seg_ns = calloc(2 * ns, sizeof *e->seg_ns); /* a step: a dispatch, maybe a copy */
   if (!e->nodes || !e->values || !e->bufs || !e->owned || !e->buf_off || !e->buf_bytes || !e->host ||
       !e->host_valid || !e->step_pipe || !e->step_seg || !e->step_disp ||
-      !e->step_edge_view || !e->pipes ||
+      !e->step_edge_view || !e->pipes || !e->module_ok ||
       !e->segs || !e->seg_ns)
     return ir_oom(NULL);
   ir_foreach_node(g, n) e->nodes[n->id] = n;
@@ -628,6 +635,7 @@ void rt_vk_exec_destroy(rt_vk_exec *e) {
   free(e->step_disp);
   free(e->step_edge_view);
   free(e->pipes);
+  free(e->module_ok);
   free(e->segs);
   free(e->seg_ns);
   rt_vk_weights_destroy(e->ctx, e->own_weights);

@@ -62,6 +62,7 @@ struct rt_vk_exec {
                               (CPU, or a view that shares its input's bytes) */
   pipe_entry *pipes;
   int n_pipes;
+  uint8_t *module_ok;      /* by plan module: validated (rt_vk_spirv_check) */
   segment *segs;
   int n_segs;
   double *seg_ns; /* scratch for program timings */

@@ -33,6 +33,12 @@ typedef struct rt_vk_pipeline_desc {
 vkml_status rt_vk_pipeline_create(rt_vk_context *ctx, const rt_vk_pipeline_desc *desc,
                                   rt_vk_pipeline **out);
 void rt_vk_pipeline_destroy(rt_vk_context *ctx, rt_vk_pipeline *p);
+/* Validates SPIR-V a plan brought (an artifact's is untrusted) before any
+ * driver sees it: SPIRV-Tools' validator for t's Vulkan version, then an
+ * entry point "main" for GLCompute whose literal workgroup size is within
+ * t's limits. CORRUPT naming the module and the first problem. */
+vkml_status rt_vk_spirv_check(const ir_target *t, const uint32_t *words, size_t bytes,
+                              const char *name);
 int rt_vk_pipeline_n_buffers(const rt_vk_pipeline *p);
 uint32_t rt_vk_pipeline_push_bytes(const rt_vk_pipeline *p);
 

@@ -1,16 +1,19 @@
 #!/bin/sh
 # Untrusted input to every tool: the error contract (non-zero exit, one line
 # on stderr naming the file and the reason, no crash, no hang) for files that
-# are not regular files (a FIFO with no writer, a directory, a device), and
-# nothing left behind by a failed command.
-# usage: test_untrusted.sh VKC VKRUN VKTUNE VKDB [fifo|leftovers]
+# are not regular files (a FIFO with no writer, a directory, a device:
+# part fifo), and for forged artifacts (part forged): a field edited and the
+# checksums recomputed, three known forgeries and then FUZZ_SECONDS (default
+# 20) of fuzz_forged's random ones on the default Vulkan device and the CPU.
+# usage: test_untrusted.sh VKC VKRUN VKTUNE VKDB FUZZ_FORGED [fifo|forged]
 set -u
 VKC=$1
 VKRUN=$2
 VKTUNE=$3
 VKDB=$4
-PART=${5:-fifo}
-case $PART in fifo|leftovers) ;; *) echo "test_untrusted.sh: unknown part '$PART'" >&2; exit 2;; esac
+FORGE=$5
+PART=${6:-fifo}
+case $PART in fifo|forged) ;; *) echo "test_untrusted.sh: unknown part '$PART'" >&2; exit 2;; esac
 ROOT=${VKML_SOURCE_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
 EX=$ROOT/tests/models/tinycnn
 . "$(dirname "$0")/tap.sh"
@@ -50,5 +53,40 @@ check "vkdb import FIFO leaves no database" test ! -e "$TMP/i.db"
 expect_fail "vkdb --db FIFO" "not a regular file" T "$VKDB" --db "$TMP/f.db" devices
 expect_fail "vkdb --db directory" "not a regular file" T "$VKDB" --db "$TMP/dir.vkm" devices
 fi # fifo
+
+if [ "$PART" = forged ]; then
+M=$ROOT/tests/models
+"$VKC" compile "$EX/model.vkir" -o "$TMP/tiny.vkm" >/dev/null 2>"$TMP/err" ||
+  bad "compile the seed ($(head -c 300 "$TMP/err"))"
+"$VKC" compile "$EX/model.vkir" --precision fp16 -o "$TMP/tiny16.vkm" >/dev/null 2>&1 ||
+  bad "compile the fp16 seed"
+"$VKC" compile "$M/real/smallnet_op13.onnx" --input-shape input=1,3,40,48 -o "$TMP/small.vkm" \
+  >/dev/null 2>&1 || bad "compile the smallnet seed"
+printf -- '--input\nx=%s\n' "$EX/x.npy" >"$TMP/tiny.vkm.args"
+cp "$TMP/tiny.vkm.args" "$TMP/tiny16.vkm.args"
+printf -- '--input\ninput=%s\n' "$M/real/smallnet_op13.input.npy" >"$TMP/small.vkm.args"
+IN="--input x=$EX/x.npy"
+check "the seed runs" T "$VKRUN" "$TMP/tiny.vkm" $IN
+# an id bound of 0x7fffffff crashed the driver's SPIR-V parser
+"$FORGE" --edit bound "$TMP/tiny.vkm" "$TMP/bound.vkm"
+expect_fail "SPIR-V id bound 0x7fffffff refused" "id bound is larger than the max id bound" \
+  T "$VKRUN" "$TMP/bound.vkm" $IN
+# a grid of 65535 rows of workgroups ran for over a minute
+"$FORGE" --edit grid "$TMP/tiny.vkm" "$TMP/grid.vkm"
+expect_fail "a grid past the tensors' sizes refused" "more than its tensors' sizes imply" \
+  T "$VKRUN" "$TMP/grid.vkm" $IN
+# weights at an odd offset: misaligned loads on the CPU (UBSan)
+"$FORGE" --edit blob "$TMP/tiny.vkm" "$TMP/blob.vkm"
+expect_fail "weights at an odd offset refused" "not a multiple of its element size" \
+  T "$VKRUN" "$TMP/blob.vkm" $IN --device cpu
+expect_fail "weights at an odd offset refused (GPU)" "not a multiple of its element size" \
+  T "$VKRUN" "$TMP/blob.vkm" $IN
+if "$FORGE" --vkrun "$VKRUN" --seconds "${FUZZ_SECONDS:-20}" --limit 60 --keep "$TMP/kept" \
+     "$TMP/tiny.vkm" "$TMP/tiny16.vkm" "$TMP/small.vkm" >"$TMP/fuzz" 2>&1; then
+  ok "fuzz_forged: $(tail -n 1 "$TMP/fuzz")"
+else
+  bad "fuzz_forged: $(tail -n 5 "$TMP/fuzz")"
+fi
+fi # forged
 
 tap_done
