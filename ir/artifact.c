@@ -297,10 +297,13 @@ vkml_status ir_artifact_write_file(const ir_plan *p, const ir_artifact_meta *m, 
   }
   snprintf(tmp, len, "%s.tmp%ld", path, (long)getpid());
   vkml_status s = VKML_OK;
+  /* errors name the file the caller asked for, not the temporary one */
   FILE *f = fopen(tmp, "wb");
-  if (!f) s = vkml_status_make(VKML_CODE_IO, "%s: %s", tmp, strerror(errno));
-  if (!s && fwrite(d, 1, n, f) != n) s = vkml_status_make(VKML_CODE_IO, "%s: %s", tmp, strerror(errno));
-  if (f && fclose(f) && !s) s = vkml_status_make(VKML_CODE_IO, "%s: %s", tmp, strerror(errno));
+  if (!f) s = vkml_status_make(VKML_CODE_IO, "%s: cannot write: %s", path, strerror(errno));
+  if (!s && fwrite(d, 1, n, f) != n)
+    s = vkml_status_make(VKML_CODE_IO, "%s: cannot write: %s", path, strerror(errno));
+  if (f && fclose(f) && !s)
+    s = vkml_status_make(VKML_CODE_IO, "%s: cannot write: %s", path, strerror(errno));
   if (!s && rename(tmp, path))
     s = vkml_status_make(VKML_CODE_IO, "%s: %s", path, strerror(errno));
   if (s) remove(tmp);

@@ -12,6 +12,7 @@
 
 #include "ir/artifact.h"
 #include "ir/file.h"
+#include "ir/memplan.h"
 #include "tunedb/tunedb.h"
 #include "tunedb/tunedb_json.h"
 
@@ -197,9 +198,13 @@ static vkml_status artifact_keys(const char *path, char ***keys, size_t *n) {
   vkml_status s = VKML_OK;
   *keys = calloc((size_t)p->n_steps + 1, sizeof **keys);
   if (!*keys) s = vkml_status_make(VKML_CODE_OUT_OF_MEMORY, "%s: out of memory", path);
-  for (int i = 0; !s && i < p->n_steps; i++) {
-    const ir_plan_step *st = &p->steps[i];
-    if (st->device != IR_DEVICE_GPU) continue;
+  /* steps follow the graph's nodes one to one (ir_plan_check); a view
+   * (flatten, reshape) is tuned never: it shares its input's bytes */
+  int i = 0;
+  ir_foreach_node(p->graph, node) {
+    if (s) break;
+    const ir_plan_step *st = &p->steps[i++];
+    if (st->device != IR_DEVICE_GPU || ir_node_is_view(node)) continue;
     const char *k = ir_plan_str(p, st->key);
     bool seen = !*k;
     for (size_t j = 0; j < *n && !seen; j++) seen = !strcmp((*keys)[j], k);

@@ -245,6 +245,9 @@ expect_fail "vkrun: a truncated artifact" "truncated (header says" "$VKRUN" "$TM
 expect_rc "vkc compile: no -o" 2 "no -o OUT.vkm given" "$VKC" compile "$EX/model.vkir"
 expect_rc "vkc compile: -o without .vkm" 2 "the artifact's name ends in .vkm" "$VKC" compile "$EX/model.vkir" -o "$TMP/x.bin"
 expect_fail "vkc compile: no such model" "nope.vkir" gpu_vkc compile "$TMP/nope.vkir" -o "$TMP/n.vkm"
+# a write error names the artifact asked for, not the temporary file beside it
+expect_fail "vkc compile: unwritable -o names the target" "$TMP/no/dir/x.vkm: cannot write" \
+  gpu_vkc compile "$EX/model.vkir" -o "$TMP/no/dir/x.vkm"
 [ ! -e "$TMP/n.vkm" ] && ok "vkc compile: nothing written on failure" || bad "vkc compile: a file left behind"
 expect_rc "vkc run: --input twice for one name" 2 "--input x given twice" \
   "$VKC" run "$EX/model.vkir" --device cpu --input x="$EX/x.npy" --input x="$EX/x.npy"
