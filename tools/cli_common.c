@@ -36,9 +36,11 @@ const char cli_run_opts_help[] =
     "                      host-visible memory the kernels read, where the device\n"
     "                      has it (default), or into staging copied in by the run\n"
     "  --profile           per-op time table (median over the timed runs): output\n"
-    "                      shape, GFLOP/s and GB/s from each op's work and traffic\n"
-    "  --peak GFLOPS,GBS   the device's peaks (e.g. from bench/peaks.py): --profile\n"
-    "                      adds each op's % of the nearer roof\n"
+    "                      shape, GFLOP/s and GB/s from each op's work and traffic;\n"
+    "                      with the device's peaks file (vkml-peaks) each GPU op's\n"
+    "                      % of the nearer roof (cooperative-matrix rate for its\n"
+    "                      kernels, FMA rate otherwise, copy bandwidth)\n"
+    "  --peak GFLOPS,GBS   roofs for every op instead of the peaks file\n"
     "  --json              machine-readable output\n";
 
 /* Length of the valid UTF-8 sequence at p that is not a C1 control

@@ -2,6 +2,7 @@
  * op's GFLOP/s, GB/s and share of the roof, the device memory and the load
  * times of --bench. */
 #include "cli_run.h"
+#include "cli_peaks.h"
 
 #include <errno.h>
 #include <math.h>
@@ -31,11 +32,35 @@ double cli_median_of(double *v, int n) {
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
+/* The roofs of one row: --peak's, else the device's measured peaks (a
+ * cooperative-matrix kernel's multiply-add rate for its accumulator, the
+ * FMA rate of the step's output type otherwise, the copy bandwidth); GPU
+ * steps only. */
+typedef struct roofs {
+  double gflops, gbs;
+} roofs;
+
+static roofs roofs_of(const runner *rn, const ir_node *n, const ir_plan_step *st,
+                      const cli_run_opts *o, const cli_peaks *pk) {
+  if (o->peak_gflops > 0 || o->peak_gbs > 0) return (roofs){o->peak_gflops, o->peak_gbs};
+  if (!pk || !st || st->device != IR_DEVICE_GPU || st->transfer) return (roofs){0, 0};
+  const char *tmpl = ir_plan_str(rn->plan, st->tmpl);
+  double f;
+  if (strstr(tmpl, "coopmat"))
+    f = strstr(ir_plan_str(rn->plan, st->schedule), "ACC=16") ? pk->coopmat_f16_gflops
+                                                              : pk->coopmat_f32_gflops;
+  else if (n->n_outputs && n->outputs[0]->type.dtype == IR_F16 && pk->fma_f16_gflops > 0)
+    f = pk->fma_f16_gflops;
+  else
+    f = pk->fma_f32_gflops;
+  return (roofs){f, pk->copy_gbs};
+}
+
 /* One profile row: node n, its seconds, and for GPU runs the step (kernel,
  * the reason it is on the CPU, or the direction of a transfer). */
 static void profile_row(const runner *rn, const ir_node *n, const ir_plan_step *st, int step,
                         double secs, double total, int runs, const cli_run_opts *o,
-                        bool first) {
+                        const cli_peaks *pk, bool first) {
   bool json = o->json;
   /* a view whose output shares its input's bytes runs no kernel */
   bool no_dispatch = st && st->device == IR_DEVICE_GPU && !rt_vk_exec_step_dispatches(rn->exec, step);
@@ -48,10 +73,12 @@ static void profile_row(const runner *rn, const ir_node *n, const ir_plan_step *
   if (st && st->transfer) bytes /= 2; /* one tensor crosses once */
   double gflops = flops > 0 && secs > 0 ? flops * runs / secs / 1e9 : -1;
   double gbs = secs > 0 && !no_dispatch ? bytes * runs / secs / 1e9 : -1;
-  /* % of the device's peak (--peak): the nearer of the two roofs */
+  /* % of the device's roof: the nearer of the two */
+  roofs rf = roofs_of(rn, n, st, o, pk);
   double pct = -1;
-  if (o->peak_gflops > 0 && gflops >= 0) pct = 100 * gflops / o->peak_gflops;
-  if (o->peak_gbs > 0 && gbs >= 0 && 100 * gbs / o->peak_gbs > pct) pct = 100 * gbs / o->peak_gbs;
+  if (rf.gflops > 0 && gflops >= 0) pct = 100 * gflops / rf.gflops;
+  if (rf.gbs > 0 && gbs >= 0 && 100 * gbs / rf.gbs > pct) pct = 100 * gbs / rf.gbs;
+  bool roof_column = o->peak_gflops > 0 || o->peak_gbs > 0 || pk;
   const ir_type *ot = n->n_outputs ? &n->outputs[0]->type : NULL;
   char shape[64] = "-";
   if (ot) {
@@ -70,7 +97,7 @@ static void profile_row(const runner *rn, const ir_node *n, const ir_plan_step *
     printf("], \"device\": \"%s\", \"ms\": %.6f", dev, 1e3 * secs / runs);
     if (gflops >= 0) printf(", \"gflops\": %.3f", gflops);
     if (gbs >= 0) printf(", \"gbs\": %.3f", gbs);
-    if (pct >= 0) printf(", \"pct_of_peak\": %.2f", pct);
+    if (pct >= 0) printf(", \"pct_of_roof\": %.2f", pct);
     if (st && st->device == IR_DEVICE_GPU) {
       printf(", \"kernel\": ");
       cli_print_json_string(stdout, ir_plan_str(rn->plan, st->tmpl));
@@ -92,7 +119,7 @@ static void profile_row(const runner *rn, const ir_node *n, const ir_plan_step *
   else printf(" %9s", "-");
   if (gbs >= 0) printf(" %8.1f", gbs);
   else printf(" %8s", "-");
-  if (o->peak_gflops > 0 || o->peak_gbs > 0) {
+  if (roof_column) {
     if (pct >= 0) printf(" %6.1f", pct);
     else printf(" %6s", "-");
   }
@@ -110,18 +137,29 @@ static void profile_row(const runner *rn, const ir_node *n, const ir_plan_step *
 void cli_print_profile(const runner *rn, const double *row_secs, int runs,
                           const cli_run_opts *o) {
   bool json = o->json;
+  /* the device's measured peaks (vkml-peaks), unless --peak gives roofs */
+  cli_peaks peaks, *pk = NULL;
+  if (rn->target && !(o->peak_gflops > 0 || o->peak_gbs > 0)) {
+    char *path = cli_peaks_path(rn->target);
+    vkml_status s = path ? cli_peaks_read(path, &peaks) : VKML_OK;
+    if (path && !s) pk = &peaks;
+    if (s && vkml_status_code(s) != VKML_CODE_IO)
+      fprintf(stderr, "warning: %s (no roofs)\n", vkml_status_message(s));
+    vkml_status_free(s);
+    free(path);
+  }
   double total = 0;
   for (int i = 0; i < rn->n_rows; i++) total += row_secs[i];
   if (json) printf("\"profile\": [");
   else printf("%-20s %-32s %-18s %-6s %10s %7s %9s %8s%s%s\n", "op", "output", "shape", "device",
               "ms", "%", "GFLOP/s", "GB/s",
-              o->peak_gflops > 0 || o->peak_gbs > 0 ? " %peak" : "",
+              o->peak_gflops > 0 || o->peak_gbs > 0 || pk ? "  %roof" : "",
               rn->exec ? "  kernel / why on the CPU" : "");
   int i = 0;
   const ir_graph *g = rn->g;
   ir_foreach_node(g, n) {
     const ir_plan_step *st = rn->exec ? &rn->plan->steps[i] : NULL;
-    profile_row(rn, n, st, i, row_secs[rn->exec ? i : n->id], total, runs, o, i == 0);
+    profile_row(rn, n, st, i, row_secs[rn->exec ? i : n->id], total, runs, o, pk, i == 0);
     i++;
   }
   if (json) printf("]");

@@ -350,7 +350,8 @@ vkml_status cli_run_graph(const ir_graph *g, const cli_run_opts *o) {
 
 vkml_status cli_run_graph_gpu(rt_vk_context *ctx, const ir_plan *plan, const cli_run_opts *o) {
   const ir_target *t = rt_vk_context_target(ctx);
-  runner rn = {.g = plan->graph, .plan = plan, .device = t->name, .n_rows = plan->n_steps};
+  runner rn = {.g = plan->graph, .plan = plan, .device = t->name, .target = t,
+               .n_rows = plan->n_steps};
   rt_vk_pcache_info pc;
   rt_vk_pcache_info_get(ctx, &pc);
   rn.pcache_warm = pc.loaded_bytes > 0;

@@ -17,6 +17,7 @@ typedef struct runner {
   rt_vk_exec *exec;
   const ir_plan *plan; /* GPU: the steps */
   const char *device;  /* "cpu", or the GPU's name */
+  const ir_target *target; /* GPU: the device (its peaks file, cli_peaks.h) */
   int n_rows;
 } runner;
 
