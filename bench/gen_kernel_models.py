@@ -83,6 +83,11 @@ def retina():
     conv("retina_3x3_128_100", 128, 128, 100, 3, 1)
     conv("retina_3x3_512_25", 512, 512, 25, 3, 1)
     conv("retina_3x3_256_25", 256, 256, 25, 3, 1)
+    # the 3x3 256->256 at 100x100's implicit GEMM (M 256, K 2304, N 10000)
+    # two other ways: a 1x1 conv of the same sizes (contiguous, vector loads
+    # of B) and a plain GEMM (weights [256, 2304] x im2col [2304, 10000])
+    conv("retina_1x1_2304_256_100", 2304, 256, 100, 1, 1)
+    gemm("retina_3x3_256_100_as_gemm", 256, 2304, 10000)
 
 
 def rungs():

@@ -3,7 +3,8 @@
 # ceilings measured by vkml-peaks and by torch; the cooperative-matrix GEMM and
 # conv templates on GEMM 4096^3 and RetinaNet's 3x3 256->256 conv at 100x100
 # (fp16; sampled sweeps, each point paired with the default, chained, cache
-# flushed); cuBLAS / cuDNN on the same shapes (CUDA graphs); ResNet-50 fp16's
+# flushed; the conv's implicit GEMM also as a 1x1 conv and as a plain GEMM of
+# the same sizes); cuBLAS / cuDNN on the same shapes (CUDA graphs); ResNet-50 fp16's
 # profile with every op's % of its roof, and its load to first result (cold,
 # then warm: the SPIR-V validation's share shows in "pipelines").
 # Expects the carried .gl and .bench-bin (bench/stage.sh). Results in
@@ -17,7 +18,8 @@ echo "== torch ceilings =="
 python3 bench/peaks.py | tee $W/torch_peaks.json
 python3 bench/gen_kernel_models.py $W/k kernels >/dev/null
 python3 bench/gen_kernel_models.py $W/k retina >/dev/null
-for sw in gemm_4096:gemm_coopmat:${GEMM_POINTS:-30} retina_3x3_256_100:conv2d_coopmat:${CONV_POINTS:-30}; do
+for sw in gemm_4096:gemm_coopmat:${GEMM_POINTS:-30} retina_3x3_256_100:conv2d_coopmat:${CONV_POINTS:-30} \
+    retina_1x1_2304_256_100:conv2d_coopmat:20 retina_3x3_256_100_as_gemm:gemm_coopmat:20; do
   IFS=: read -r m tp n <<<"$sw"
   timeout ${SWEEP_S:-150} $B/bench/vkml-sweep $W/k/$m.vkir --precision fp16 --ref default \
     --template $tp --sample $n --runs 10 --json-file $W/sweep.$m.json >$W/sweep.$m.txt \
@@ -74,7 +76,9 @@ print(f"vkml-peaks: fp32 FMA {p['fma_f32_gflops']/1e3:.1f} TF, fp16 FMA {p['fma_
 print(f"torch: fp16 matmul 8192 {t['fp16_matmul_TFLOPs']:.1f} TF, fp32 {t['fp32_matmul_TFLOPs']:.1f} TF, copy {t['copy_GBps']:.0f} GB/s")
 print(f"cuBLAS gemm 4096 fp16 graph: {k['gemm_4096_fp16_ms']*1e3:.1f} us ({k['gemm_4096_fp16_tflops']:.0f} TF); "
       f"cuDNN conv 3x3 256@100 fp16: {k['conv_3x3_256_100_fp16_ms']*1e3:.1f} us ({k['conv_3x3_256_100_fp16_tflops']:.0f} TF)")
-for m, fl in (("gemm_4096", 2 * 4096**3), ("retina_3x3_256_100", 2 * 256 * 256 * 9 * 100 * 100)):
+cf = 2 * 256 * 256 * 9 * 100 * 100
+for m, fl in (("gemm_4096", 2 * 4096**3), ("retina_3x3_256_100", cf), ("retina_1x1_2304_256_100", cf),
+              ("retina_3x3_256_100_as_gemm", cf)):
     try:
         txt = open(f"{w}/sweep.{m}.txt").read()
         for line in txt.splitlines():
