@@ -54,7 +54,9 @@ const char *onnx_attr_s(onnx_ctx *c, onnx_node *n, const char *name,
   const Onnx__AttributeProto *a = onnx_attr(n, name);
   if (!a || !kind_ok(n, a, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRING, a->has_s))
     return dflt;
-  const char *s = ir_arena_strndup(c->scratch, (const char *)a->s.data, a->s.len);
+  /* an empty string has no data pointer */
+  const char *data = a->s.len ? (const char *)a->s.data : "";
+  const char *s = ir_arena_strndup(c->scratch, data, a->s.len);
   if (!s && !n->err) n->err = ir_oom(NULL);
   return s ? s : dflt;
 }
