@@ -63,6 +63,7 @@ static const onnx_op_entry ops[] = {
     {"ConvTranspose", onnx_convert_conv_transpose, NULL, 0, 1},
     {"Gemm", onnx_convert_gemm, NULL, 0, 1},
     {"MatMul", onnx_convert_matmul, NULL, 0, 1},
+    {"Einsum", onnx_convert_einsum, F, 0, 12},
     {"BatchNormalization", onnx_convert_batchnorm, NULL, 0, 1},
     {"InstanceNormalization", onnx_convert_instance_norm, NULL, 0, 1},
     {"LayerNormalization", onnx_convert_layer_norm, NULL, 0, 17},

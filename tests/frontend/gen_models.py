@@ -629,11 +629,11 @@ def gen_bad():
     save("bad_unsupported", simple(nodes=[
         h.make_node("LSTM", ["x"], ["a"], name="lstm_1"),
         h.make_node("Relu", ["a"], ["b"], name="r"),
-        h.make_node("Einsum", ["b"], ["c"], name="e2", equation="ij->ij"),
+        h.make_node("Det", ["b"], ["c"], name="e2"),
         h.make_node("LSTM", ["c"], ["y"], name="lstm_2")]))
     # an unsupported op inside a branch is listed like any other; branches
     # whose outputs differ in shape need one static type at run time
-    br = h.make_graph([h.make_node("Einsum", ["x"], ["t"], name="e_in_then", equation="ij->ij")],
+    br = h.make_graph([h.make_node("Det", ["x"], ["t"], name="e_in_then")],
                       "then", [], [vi("t", T.FLOAT, [2, 3])])
     el = h.make_graph([h.make_node("Relu", ["x"], ["e"], name="r_in_else")], "else", [],
                       [vi("e", T.FLOAT, [2, 3])])
@@ -765,8 +765,154 @@ def gen_bad():
                                                then_branch=inner, else_branch=leaf)]))
 
 
+# ---- Einsum (frontend/onnx_einsum.c) -------------------------------------------
+# Cases in the ONNX backend-test layout (DIR/model.onnx,
+# DIR/test_data_set_0/{input,output}_K.pb) under einsum/ (floats) and
+# einsum_int/ (integers), which tests/meson.build runs through
+# onnx_conformance on the CPU, on the GPU and in fp16; the expected outputs
+# are numpy.einsum's.
+
+EINSUM_FLOAT = [
+    # name, equation, input shapes
+    ("matmul", "ij,jk->ik", [(3, 4), (4, 5)]),
+    ("batch_matmul", "bij,bjk->bik", [(2, 3, 4), (2, 4, 5)]),
+    ("ellipsis_matmul", "...ij,...jk->...ik", [(2, 3, 4), (2, 4, 5)]),
+    ("ellipsis_broadcast", "...ij,...jk->...ik", [(2, 1, 3, 4), (5, 4, 6)]),
+    ("ellipsis_broadcast_rank", "...ij,jk->...ik", [(2, 3, 3, 4), (4, 2)]),
+    ("ellipsis_middle", "a...b->...ba", [(2, 3, 4, 5)]),
+    ("ellipsis_implicit", "...ij,...jk", [(3, 2, 4), (4, 5)]),
+    ("transpose", "ij->ji", [(3, 4)]),
+    ("identity", "ij->ij", [(3, 4)]),
+    ("permute_cab", "abc->cab", [(2, 3, 4)]),
+    ("permute_bca", "abc->bca", [(2, 3, 4)]),
+    ("permute_dbca", "abcd->dbca", [(2, 3, 4, 5)]),
+    ("sum_all", "ij->", [(3, 4)]),
+    ("sum_rows", "ij->i", [(3, 4)]),
+    ("sum_cols", "ij->j", [(3, 4)]),
+    ("outer", "i,j->ij", [(3,), (4,)]),
+    ("outer_swapped", "i,j->ji", [(3,), (4,)]),
+    ("dot", "i,i->", [(7,)] * 2),
+    ("dot_implicit", "i,i", [(5,)] * 2),
+    ("hadamard", "ij,ij->ij", [(3, 4)] * 2),
+    ("trace", "ii->", [(4, 4)]),
+    ("trace_implicit", "ii", [(3, 3)]),
+    ("diagonal", "ii->i", [(4, 4)]),
+    ("diagonal3", "iii->i", [(3, 3, 3)]),
+    ("batch_diagonal", "bii->bi", [(2, 4, 4)]),
+    ("batch_diagonal_ellipsis", "...ii ->...i", [(3, 5, 5)]),
+    ("diagonal_mixed", "ibi->bi", [(3, 2, 3)]),
+    ("diagonal_contract", "iij,jk->ik", [(3, 3, 4), (4, 2)]),
+    ("three", "ij,jk,kl->il", [(2, 3), (3, 4), (4, 5)]),
+    ("four", "ab,bc,cd,de->ae", [(2, 3), (3, 2), (2, 4), (4, 3)]),
+    ("three_shared", "ij,ij,ij->", [(2, 3)] * 3),
+    ("three_later_label", "ab,cd,bd->ac", [(2, 3), (4, 5), (3, 5)]),
+    ("implicit", "ij,jk", [(3, 4), (4, 5)]),
+    ("implicit_case", "Ab,bC", [(2, 3), (3, 4)]),
+    ("upper", "Bij,Bjk->Bik", [(2, 3, 4), (2, 4, 3)]),
+    ("attention_qk", "bhqd,bhkd->bhqk", [(2, 3, 4, 5), (2, 3, 6, 5)]),
+    ("attention_av", "bhqk,bhkd->bhqd", [(2, 3, 4, 6), (2, 3, 6, 5)]),
+    ("attention_mixed_order", "bhqd,bkhd->bhqk", [(2, 3, 4, 5), (2, 6, 3, 5)]),
+    ("matmul_out_transposed", "ij,jk->ki", [(3, 4), (4, 5)]),
+    ("batch_matmul_out_permuted", "bij,bjk->kbi", [(2, 3, 4), (2, 4, 5)]),
+    ("trace_of_product", "ij,ji->", [(3, 4), (4, 3)]),
+    ("bilinear", "bn,anm,bm->ba", [(2, 3), (4, 3, 5), (2, 5)]),
+    ("broadcast_contracted", "ij,jk->ik", [(2, 1), (3, 4)]),
+    ("broadcast_kept", "ij,ij->ij", [(2, 1), (1, 4)]),
+    ("broadcast_batch", "bij,bjk->bik", [(1, 3, 4), (3, 4, 2)]),
+    ("scalar_operand", ",i->i", [(), (4,)]),
+    ("sum_unshared", "ij,kl->ik", [(2, 3), (4, 5)]),
+]
+
+EINSUM_INT = [
+    ("matmul_i32", "ij,jk->ik", [(3, 4), (4, 5)], np.int32),
+    ("batch_matmul_i64", "bij,bjk->bik", [(2, 3, 4), (2, 4, 5)], np.int64),
+    ("trace_i32", "ii->", [(4, 4)], np.int32),
+    ("diagonal_i64", "bii->bi", [(2, 3, 3)], np.int64),
+    ("outer_i32", "i,j->ij", [(3,), (4,)], np.int32),
+    ("dot_i64", "i,i", [(6,)] * 2, np.int64),
+    ("three_i32", "ij,jk,kl->il", [(2, 3), (3, 4), (4, 2)], np.int32),
+    ("attention_i32", "bhqd,bhkd->bhqk", [(1, 2, 3, 4), (1, 2, 5, 4)], np.int32),
+]
+
+ONNX_DTYPES = {np.dtype(np.float32): T.FLOAT, np.dtype(np.int32): T.INT32,
+               np.dtype(np.int64): T.INT64}
+
+
+def einsum_case(root, name, eq, ins, want):
+    d = os.path.join(OUT, root, name)
+    os.makedirs(os.path.join(d, "test_data_set_0"), exist_ok=True)
+    names = ["x%d" % i for i in range(len(ins))]
+    m = model([h.make_node("Einsum", names, ["y"], name="es", equation=eq)],
+              [vi(nm, ONNX_DTYPES[a.dtype], list(a.shape)) for nm, a in zip(names, ins)],
+              [vi("y", ONNX_DTYPES[want.dtype], list(want.shape))], opset=12)
+    with open(os.path.join(d, "model.onnx"), "wb") as f:
+        f.write(m.SerializeToString())
+    for i, (nm, a) in enumerate(zip(names, ins)):
+        with open(os.path.join(d, "test_data_set_0", "input_%d.pb" % i), "wb") as f:
+            f.write(nh.from_array(a, nm).SerializeToString())
+    with open(os.path.join(d, "test_data_set_0", "output_0.pb"), "wb") as f:
+        f.write(nh.from_array(want, "y").SerializeToString())
+
+
+def gen_einsum():
+    er = np.random.default_rng(33)
+    for name, eq, shapes in EINSUM_FLOAT:
+        # non-zero multiples of 1/4 in [-2, 2]: every product and sum here
+        # is exact in f32 and f16 alike, so the comparison is tight
+        ins = [(er.integers(1, 9, size=s) * er.choice([-1, 1], size=s) / 4).astype(np.float32)
+               for s in shapes]
+        want = np.asarray(np.einsum(eq, *[a.astype(np.float64) for a in ins]), np.float32)
+        einsum_case("einsum", name, eq, ins, want)
+    for name, eq, shapes, dt in EINSUM_INT:
+        ins = [(er.integers(1, 6, size=s) * er.choice([-1, 1], size=s)).astype(dt)
+               for s in shapes]
+        einsum_case("einsum_int", name, eq, ins, np.asarray(np.einsum(eq, *ins), dt))
+    # The ONNX backend node cases are f64, which vkml does not import: the same
+    # equations and data in f32.
+    node = "/usr/share/libonnx-testdata/data/node"
+    for case in ("batch_diagonal", "batch_matmul", "inner_prod", "sum", "transpose"):
+        d = os.path.join(node, "test_einsum_" + case)
+        if not os.path.isdir(d):
+            continue
+        src = onnx.load(os.path.join(d, "model.onnx"))
+        eq = src.graph.node[0].attribute[0].s.decode()
+        ins = []
+        for i in range(len(src.graph.input)):
+            t = onnx.TensorProto()
+            with open(os.path.join(d, "test_data_set_0", "input_%d.pb" % i), "rb") as f:
+                t.ParseFromString(f.read())
+            ins.append(nh.to_array(t).astype(np.float32))
+        want = np.asarray(np.einsum(eq, *[a.astype(np.float64) for a in ins]), np.float32)
+        einsum_case("einsum", "onnx_" + case + "_f32", eq, ins, want)
+
+    # refused, naming the node and the reason (test_onnx_errors.c)
+    def bad(name, eq, shapes, dtype=T.FLOAT, n_in=None):
+        names = ["x%d" % i for i in range(len(shapes))]
+        save(name, simple(nodes=[h.make_node("Einsum", names[:n_in], ["y"], name="es_bad",
+                                             equation=eq)],
+                          inputs=[vi(nm, dtype, list(s)) for nm, s in zip(names, shapes)],
+                          outputs=[vi("y", dtype, None)], opset=12))
+    bad("bad_einsum_out_label", "ij->ik", [(2, 3)])
+    bad("bad_einsum_dims", "ij,jk->ik", [(2, 3), (4, 5)])
+    bad("bad_einsum_operands", "ij,jk->ik", [(2, 3), (3, 4)], n_in=1)
+    bad("bad_einsum_rank", "ijk->i", [(2, 3)])
+    bad("bad_einsum_char", "i$->i", [(2, 3)])
+    bad("bad_einsum_ellipsis_out", "...i->i", [(2, 3)])
+    bad("bad_einsum_repeat_out", "ij->ii", [(2, 3)])
+    bad("bad_einsum_diag_sizes", "ii->i", [(2, 3)])
+    bad("bad_einsum_bool", "ij->ji", [(2, 3)], dtype=T.BOOL)
+    save("bad_einsum_no_equation", simple(
+        nodes=[h.make_node("Einsum", ["x"], ["y"], name="es_bad")],
+        outputs=[vi("y", T.FLOAT, None)], opset=12))
+    save("bad_einsum_bounded", simple(
+        nodes=[h.make_node("NonZero", ["x"], ["nz"], name="nz"),
+               h.make_node("Einsum", ["nz"], ["y"], name="es_bad", equation="ij->ji")],
+        outputs=[vi("y", T.INT64, None)], opset=12))
+
+
 gen_valid()
 gen_external()
 gen_bad()
+gen_einsum()
 with open(STAMP, "w") as f:
     f.write("ok\n")

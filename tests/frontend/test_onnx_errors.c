@@ -31,9 +31,9 @@ static bad_case cases[] = {
     {"bad_no_opset.onnx", E_PARSE, "imports no opset of the default domain"},
     {"bad_opset18.onnx", E_UNSUP, "opset 18 (supported: 1 to 17)"},
     {"bad_unsupported.onnx", E_UNSUP,
-     ": unsupported ops: LSTM (node lstm_1), Einsum (node e2)"},
+     ": unsupported ops: LSTM (node lstm_1), Det (node e2)"},
     {"bad_domain.onnx", E_UNSUP, "unsupported ops: com.example:Foo (node f)"},
-    {"bad_if_branch_op.onnx", E_UNSUP, "unsupported ops: Einsum (node e_in_then)"},
+    {"bad_if_branch_op.onnx", E_UNSUP, "unsupported ops: Det (node e_in_then)"},
     {"bad_if_shapes.onnx", E_UNSUP,
      "If node 'if2': a run-time condition selecting output 0 of f32[2,3] (then_branch) or "
      "f32[3,2] (else_branch): they may differ in size along one axis only"},
@@ -98,6 +98,31 @@ static bad_case cases[] = {
     {"bad_empty_input.onnx", E_GRAPH, "Gather node 'ge': required input 1 is empty"},
     {"bad_huge_constant.onnx", E_UNSUP,
      "ConstantOfShape node 'cos': ConstantOfShape output too large"},
+    {"bad_einsum_out_label.onnx", E_GRAPH,
+     "Einsum node 'es_bad': equation 'ij->ik': output label 'k' is in no operand"},
+    {"bad_einsum_dims.onnx", E_GRAPH,
+     "Einsum node 'es_bad': equation 'ij,jk->ik': label 'j' is 3 in operand 0 but 4 in "
+     "operand 1"},
+    {"bad_einsum_operands.onnx", E_GRAPH,
+     "Einsum node 'es_bad': equation 'ij,jk->ik' has 2 operands, the node 1 input"},
+    {"bad_einsum_rank.onnx", E_GRAPH,
+     "Einsum node 'es_bad': equation 'ijk->i': operand 0 names 3 axes, but input 0 has rank 2"},
+    {"bad_einsum_char.onnx", E_GRAPH,
+     "Einsum node 'es_bad': equation 'i$->i': unexpected character '$'"},
+    {"bad_einsum_ellipsis_out.onnx", E_GRAPH,
+     "Einsum node 'es_bad': equation '...i->i': the operands' '...' covers 1 axis, but the "
+     "output has no '...'"},
+    {"bad_einsum_repeat_out.onnx", E_GRAPH,
+     "Einsum node 'es_bad': equation 'ij->ii': output label 'i' repeats"},
+    {"bad_einsum_diag_sizes.onnx", E_GRAPH,
+     "Einsum node 'es_bad': equation 'ii->i': label 'i' repeats in operand 0 over axes of "
+     "sizes 2 and 3"},
+    {"bad_einsum_bool.onnx", E_GRAPH, "Einsum node 'es_bad': input 0 is bool: Einsum takes "
+     "numbers"},
+    {"bad_einsum_no_equation.onnx", E_GRAPH, "Einsum node 'es_bad': no 'equation' attribute"},
+    {"bad_einsum_bounded.onnx", E_UNSUP,
+     "Einsum node 'es_bad': input 0 ('nz') has a size known only at run time (axis 1): the "
+     "lowering needs static shapes"},
 };
 
 ParameterizedTestParameters(onnx_errors, malformed_model) {
