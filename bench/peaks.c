@@ -19,7 +19,7 @@
 
 #include "codegen/core/compile.h"
 #include "codegen/core/coopmat.h"
-#include "frontend/version.h"
+#include "vkml_compile.h"
 #include "ir/cache_dir.h"
 #include "runtime/vk/vk_context.h"
 #include "runtime/vk/vk_memory.h"

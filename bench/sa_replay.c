@@ -146,7 +146,7 @@ static vkml_status model_open(const char *path, const cli_shape_args *shapes,
   const ir_target *t = rt_vk_context_target(m->ctx);
   VKML_RETURN_IF_ERROR(cli_pipeline_run(m->g, c, t));
   tunedb_device dev;
-  tuner_device_from_target(t, &dev, NULL, 0);
+  drv_device_from_target(t, &dev, NULL, 0);
   tunedb_device_key(&dev, m->device_key);
   return tuner_workloads_find(m->g, t, &m->ws, &m->n);
 }

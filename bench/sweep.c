@@ -15,9 +15,8 @@
 #include "codegen/core/ops.h"
 #include "codegen/core/template.h"
 #include "ir/cost.h"
+#include "driver/driver.h"
 #include "ir/text.h"
-#include "passes/pipeline.h"
-#include "runtime/cpu/cpu_kernels.h"
 #include "runtime/vk/vk_context.h"
 #include "tuner/tuner_measure.h"
 #include "ir/util.h"
@@ -724,21 +723,20 @@ int main(int argc, char **argv) {
   vkml_status s = ir_parse_file(a.model, &g);
   if (s) return fail(s);
   sweep w = {.a = &a, .tol = a.precision == IR_PRECISION_FP16 ? 1e-2 : 1e-3};
-  /* compiled as vkc run compiles (the pass pipeline, then cg_plan_build in
-   * the bench), on a copy: the target node is found in g */
-  ir_graph *gc = NULL;
-  pass_pipeline_opts pp = {.pass = {.eval = rt_cpu_eval_node, .precision = a.precision}};
-  s = ir_graph_clone(g, &gc);
-  if (!s) s = pass_pipeline_run(gc, &pp);
-  w.g = gc ? gc : g;
   rt_vk_context_opts co = {.select_device = a.device >= 0,
                            .device_index = a.device,
                            .required = RT_VK_REQ_TIMESTAMPS};
-  if (!s) s = rt_vk_context_create(&co, &w.ctx);
-  if (!s) {
-    w.t = rt_vk_context_target(w.ctx);
-    s = cg_compiler_create(&(cg_compiler_opts){0}, &w.cc);
-  }
+  s = rt_vk_context_create(&co, &w.ctx);
+  if (!s) w.t = rt_vk_context_target(w.ctx);
+  /* compiled as vkc run compiles (the driver's pass pipeline for the
+   * device, then the plan in the bench), on a copy: the target node is
+   * found in g */
+  ir_graph *gc = NULL;
+  drv_opts d = {.precision = a.precision};
+  if (!s) s = ir_graph_clone(g, &gc);
+  if (!s) s = drv_passes(gc, w.t, &d);
+  w.g = gc ? gc : g;
+  if (!s) s = cg_compiler_create(&(cg_compiler_opts){0}, &w.cc);
   if (!s) s = run_sweep(&w, g);
   cg_compiler_destroy(w.cc);
   if (w.ctx) {

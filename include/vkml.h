@@ -41,7 +41,7 @@ extern "C" {
 #define VKML_VERSION_PATCH 0
 
 /* "MAJOR.MINOR.PATCH" of the linked runtime library. */
-const char *vkml_version(void);
+VKML_API const char *vkml_version(void);
 
 /* Element types (the values match the IR's). */
 typedef enum vkml_dtype {
@@ -71,21 +71,33 @@ typedef struct vkml_instance vkml_instance;
 /* Loads an artifact file: mapped, every section's checksum verified (a
  * corrupt or truncated file is refused naming the section, a newer format
  * naming both versions). */
-vkml_status vkml_model_load(const char *path, vkml_model **out);
+VKML_API vkml_status vkml_model_load(const char *path, vkml_model **out);
 /* The same from memory. The bytes are used in place (weights are not
  * copied): they must stay valid and unchanged until vkml_model_free. */
-vkml_status vkml_model_load_memory(const void *data, size_t bytes, vkml_model **out);
+VKML_API vkml_status vkml_model_load_memory(const void *data, size_t bytes, vkml_model **out);
+/* The same, the model taking the bytes over: release(data, bytes) is
+ * called once, when the model is freed or when loading fails (how
+ * vkml_compile hands its artifact over). release may be NULL. */
+VKML_API vkml_status vkml_model_load_owned(void *data, size_t bytes,
+                                           void (*release)(void *data, size_t bytes),
+                                           vkml_model **out);
+/* The artifact the model was loaded from (its mapped file, its bytes):
+ * *data stays valid until vkml_model_free. Written to a file, it loads as
+ * the same model (vkml_compile's output saved). */
+VKML_API vkml_status vkml_model_artifact(const vkml_model *m, const void **data, size_t *bytes);
 /* Safe on NULL. All its instances must be destroyed first. */
-void vkml_model_free(vkml_model *m);
+VKML_API void vkml_model_free(vkml_model *m);
 
-int vkml_model_input_count(const vkml_model *m);
-int vkml_model_output_count(const vkml_model *m);
+VKML_API int vkml_model_input_count(const vkml_model *m);
+VKML_API int vkml_model_output_count(const vkml_model *m);
 /* Input / output i (0-based); INVALID_ARGUMENT when out of range. */
-vkml_status vkml_model_input(const vkml_model *m, int i, vkml_tensor_info *out);
-vkml_status vkml_model_output(const vkml_model *m, int i, vkml_tensor_info *out);
+VKML_API vkml_status vkml_model_input(const vkml_model *m, int i, vkml_tensor_info *out);
+VKML_API vkml_status vkml_model_output(const vkml_model *m, int i, vkml_tensor_info *out);
 /* By name; an unknown name is INVALID_ARGUMENT listing the model's names. */
-vkml_status vkml_model_find_input(const vkml_model *m, const char *name, vkml_tensor_info *out);
-vkml_status vkml_model_find_output(const vkml_model *m, const char *name, vkml_tensor_info *out);
+VKML_API vkml_status vkml_model_find_input(const vkml_model *m, const char *name,
+                                           vkml_tensor_info *out);
+VKML_API vkml_status vkml_model_find_output(const vkml_model *m, const char *name,
+                                            vkml_tensor_info *out);
 
 typedef enum vkml_device_kind {
   VKML_DEVICE_DEFAULT = 0, /* the default Vulkan device (VKML_DEVICE, else the first
@@ -114,21 +126,22 @@ typedef struct vkml_instance_opts {
  * Instances on one device share its weights (created on the first, which
  * also creates the device's context: instances created with the same
  * options share it). */
-vkml_status vkml_instance_create(vkml_model *m, const vkml_instance_opts *opts,
-                                 vkml_instance **out);
+VKML_API vkml_status vkml_instance_create(vkml_model *m, const vkml_instance_opts *opts,
+                                          vkml_instance **out);
 /* Safe on NULL. */
-void vkml_instance_destroy(vkml_instance *inst);
+VKML_API void vkml_instance_destroy(vkml_instance *inst);
 
 /* Copies an input in. dtype, rank and dims must match the model's input: a
  * mismatch (or an unknown name) is INVALID_ARGUMENT naming the expected
  * one. Inputs keep their values across runs until set again. */
-vkml_status vkml_set_input(vkml_instance *inst, const char *name, vkml_dtype dtype, int rank,
-                           const int64_t *dims, const void *data);
+VKML_API vkml_status vkml_set_input(vkml_instance *inst, const char *name, vkml_dtype dtype,
+                                    int rank, const int64_t *dims, const void *data);
 /* Runs the model on the current inputs. */
-vkml_status vkml_run(vkml_instance *inst);
+VKML_API vkml_status vkml_run(vkml_instance *inst);
 /* Copies the last run's output out; bytes must be its size
  * (vkml_tensor_info.bytes), else INVALID_ARGUMENT naming it. */
-vkml_status vkml_get_output(vkml_instance *inst, const char *name, void *data, size_t bytes);
+VKML_API vkml_status vkml_get_output(vkml_instance *inst, const char *name, void *data,
+                                     size_t bytes);
 
 /* Zero copy: the memory an input is read from / an output is written to
  * (host-visible memory the GPU copies from and to within its one
@@ -136,8 +149,8 @@ vkml_status vkml_get_output(vkml_instance *inst, const char *name, void *data, s
  * instance otherwise). Dense, in the model's dtype and shape. The pointers
  * stay valid until the instance is destroyed: write inputs before
  * vkml_run, read outputs after it. */
-vkml_status vkml_input_memory(vkml_instance *inst, const char *name, void **data);
-vkml_status vkml_output_memory(vkml_instance *inst, const char *name, const void **data);
+VKML_API vkml_status vkml_input_memory(vkml_instance *inst, const char *name, void **data);
+VKML_API vkml_status vkml_output_memory(vkml_instance *inst, const char *name, const void **data);
 
 /* Memory an instance uses. */
 typedef struct vkml_memory {
@@ -151,10 +164,10 @@ typedef struct vkml_memory {
                                  instance of the model on this device */
   bool lean;                /* runs are one submission (every step on the GPU) */
 } vkml_memory;
-vkml_status vkml_instance_memory(const vkml_instance *inst, vkml_memory *out);
+VKML_API vkml_status vkml_instance_memory(const vkml_instance *inst, vkml_memory *out);
 
 /* The device's name ("cpu" for VKML_DEVICE_CPU); valid for the instance's life. */
-const char *vkml_instance_device(const vkml_instance *inst);
+VKML_API const char *vkml_instance_device(const vkml_instance *inst);
 
 #ifdef __cplusplus
 }

@@ -13,6 +13,14 @@
 extern "C" {
 #endif
 
+/* Marks the libraries' API: built with -fvisibility=hidden, libvkml_runtime
+ * and libvkml_compiler export what carries it and nothing else. */
+#if defined(__GNUC__)
+#define VKML_API __attribute__((visibility("default")))
+#else
+#define VKML_API
+#endif
+
 typedef enum vkml_code {
   VKML_CODE_OK = 0,
   VKML_CODE_INVALID_ARGUMENT, /* caller passed something meaningless */
@@ -31,26 +39,26 @@ typedef struct vkml_status_s *vkml_status;
 
 /* Creates a status with a printf-style message. Never returns NULL for a
  * non-OK code (falls back to a static out-of-memory status). */
-vkml_status vkml_status_make(vkml_code code, const char *fmt, ...)
+VKML_API vkml_status vkml_status_make(vkml_code code, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
-vkml_status vkml_status_makev(vkml_code code, const char *fmt, va_list ap);
+VKML_API vkml_status vkml_status_makev(vkml_code code, const char *fmt, va_list ap);
 
 /* Prefixes the message with "<context>: " (e.g. a file name). Returns the same
  * status (or OK when given OK). */
-vkml_status vkml_status_annotate(vkml_status s, const char *fmt, ...)
+VKML_API vkml_status vkml_status_annotate(vkml_status s, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
 
-vkml_code vkml_status_code(vkml_status s);
+VKML_API vkml_code vkml_status_code(vkml_status s);
 /* The message; "ok" for VKML_OK. Valid until the status is freed. */
-const char *vkml_status_message(vkml_status s);
-const char *vkml_code_name(vkml_code code);
-void vkml_status_free(vkml_status s);
+VKML_API const char *vkml_status_message(vkml_status s);
+VKML_API const char *vkml_code_name(vkml_code code);
+VKML_API void vkml_status_free(vkml_status s);
 
 /* The only error macro: return a non-OK status to the caller. */
 #define VKML_RETURN_IF_ERROR(expr)                                             \

@@ -39,6 +39,11 @@ typedef struct api_device {
 
 struct vkml_model {
   ir_plan *plan;
+  const void *artifact; /* the bytes the plan was decoded from */
+  size_t artifact_bytes;
+  /* vkml_model_load_owned: the caller's bytes, released after the plan */
+  void *owned;
+  void (*release)(void *data, size_t bytes);
   pthread_mutex_t lock;
   api_device *devices;
   int n_instances;
@@ -63,13 +68,18 @@ static vkml_status bad_arg(const char *fn, const char *what) {
 
 /* ---- models ---------------------------------------------------------------------- */
 
-static vkml_status model_make(ir_plan *plan, vkml_model **out) {
+/* The model of plan, decoded from artifact (bytes). On error the plan is
+ * destroyed. */
+static vkml_status model_make(ir_plan *plan, const void *artifact, size_t bytes,
+                              vkml_model **out) {
   vkml_model *m = calloc(1, sizeof *m);
   if (!m) {
     ir_plan_destroy(plan);
     return ir_oom(NULL);
   }
   m->plan = plan;
+  m->artifact = artifact;
+  m->artifact_bytes = bytes;
   pthread_mutex_init(&m->lock, NULL);
   *out = m;
   return VKML_OK;
@@ -81,12 +91,34 @@ vkml_status vkml_model_load(const char *path, vkml_model **out) {
   if (!path) return vkml_status_make(VKML_CODE_INVALID_ARGUMENT, "vkml_model_load: no path");
   ir_plan *plan = NULL;
   VKML_RETURN_IF_ERROR(ir_artifact_load_file(path, &plan));
-  return model_make(plan, out);
+  return model_make(plan, plan->backing, (size_t)plan->backing_bytes, out);
 }
 
 static void free_copy(void *p, uint64_t n) {
   (void)n;
   free(p);
+}
+
+/* Decodes data (bytes long) in place when it is 64-byte aligned, else from
+ * an aligned copy the plan keeps: the sections are 64-byte aligned in the
+ * file, and their words are read in place. *at: where the artifact is. */
+static vkml_status decode_aligned(const void *data, size_t bytes, ir_plan **out,
+                                  const void **at) {
+  *at = data;
+  if ((uintptr_t)data % 64 == 0) return ir_artifact_decode(data, bytes, "<memory>", out);
+  void *copy = NULL;
+  if (posix_memalign(&copy, 64, bytes ? bytes : 1) != 0) return ir_oom(NULL);
+  if (bytes) memcpy(copy, data, bytes);
+  vkml_status s = ir_artifact_decode(copy, bytes, "<memory>", out);
+  if (s) {
+    free(copy);
+    return s;
+  }
+  (*out)->backing = copy;
+  (*out)->backing_bytes = bytes;
+  (*out)->backing_release = free_copy;
+  *at = copy;
+  return VKML_OK;
 }
 
 vkml_status vkml_model_load_memory(const void *data, size_t bytes, vkml_model **out) {
@@ -96,24 +128,37 @@ vkml_status vkml_model_load_memory(const void *data, size_t bytes, vkml_model **
   if (!data && bytes)
     return vkml_status_make(VKML_CODE_INVALID_ARGUMENT, "vkml_model_load_memory: no data");
   ir_plan *plan = NULL;
-  if ((uintptr_t)data % 64 == 0) {
-    VKML_RETURN_IF_ERROR(ir_artifact_decode(data, bytes, "<memory>", &plan));
-    return model_make(plan, out);
-  }
-  /* the sections are 64-byte aligned in the file: an unaligned buffer is
-   * copied to an aligned one the model keeps (its words read in place) */
-  void *copy = NULL;
-  if (posix_memalign(&copy, 64, bytes ? bytes : 1) != 0) return ir_oom(NULL);
-  if (bytes) memcpy(copy, data, bytes);
-  vkml_status s = ir_artifact_decode(copy, bytes, "<memory>", &plan);
-  if (s) {
-    free(copy);
+  const void *at;
+  VKML_RETURN_IF_ERROR(decode_aligned(data, bytes, &plan, &at));
+  return model_make(plan, at, bytes, out);
+}
+
+vkml_status vkml_model_load_owned(void *data, size_t bytes,
+                                  void (*release)(void *data, size_t bytes), vkml_model **out) {
+  vkml_status s = VKML_OK;
+  if (!out) s = bad_arg("vkml_model_load_owned", "out is NULL");
+  else *out = NULL;
+  if (!s && !data && bytes) s = bad_arg("vkml_model_load_owned", "no data");
+  ir_plan *plan = NULL;
+  const void *at = NULL;
+  if (!s) s = decode_aligned(data, bytes, &plan, &at);
+  if (!s) s = model_make(plan, at, bytes, out);
+  if (s || at != data) {
+    /* refused, or decoded from a copy: the caller's bytes are done with */
+    if (release) release(data, bytes);
     return s;
   }
-  plan->backing = copy;
-  plan->backing_bytes = bytes;
-  plan->backing_release = free_copy;
-  return model_make(plan, out);
+  (*out)->owned = data;
+  (*out)->release = release;
+  return VKML_OK;
+}
+
+vkml_status vkml_model_artifact(const vkml_model *m, const void **data, size_t *bytes) {
+  if (!m) return bad_arg("vkml_model_artifact", "m is NULL");
+  if (!data || !bytes) return bad_arg("vkml_model_artifact", "data or bytes is NULL");
+  *data = m->artifact;
+  *bytes = m->artifact_bytes;
+  return VKML_OK;
 }
 
 void vkml_model_free(vkml_model *m) {
@@ -128,6 +173,7 @@ void vkml_model_free(vkml_model *m) {
   }
   pthread_mutex_destroy(&m->lock);
   ir_plan_destroy(m->plan);
+  if (m->release) m->release(m->owned, m->artifact_bytes);
   free(m);
 }
 

@@ -14,11 +14,11 @@
  * (and the SKIPs matched). --text-roundtrip runs each imported graph after
  * printing and re-parsing it (checking print(parse(print(g))) == print(g)).
  *
- * Every case is compiled the way vkc run compiles: the pass pipeline
- * (passes/pipeline.h, constant folding on the CPU kernels) on a copy of the
- * imported graph, then (--device gpu) cg_plan_build.
+ * Every case is compiled the way vkc run compiles, by the driver
+ * (driver/driver.h): imported with drv_import, the pass pipeline on a copy
+ * (drv_passes), then (--device gpu) the plan (drv_compile_graph).
  *
- * --device gpu compiles each case with cg_plan_build for the default Vulkan
+ * --device gpu compiles each case for the default Vulkan
  * device (VKML_DEVICE picks another) and runs it with rt_vk_exec; nodes the
  * GPU kernels do not cover run on the CPU reference kernels, so a case passes
  * on the GPU whenever it passes on the CPU and the GPU kernels are right.
@@ -58,16 +58,13 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "codegen/core/plan.h"
+#include "driver/driver.h"
 #include "frontend/onnx_import.h"
 #include "ir/artifact.h"
 #include "ir/text.h"
-#include "passes/pipeline.h"
-#include "runtime/cpu/cpu_kernels.h"
 #include "runtime/cpu/executor.h"
 #include "runtime/tensor_pb.h"
 #include "runtime/vk/vk_exec.h"
-#include "passes/plan_memory.h"
 
 /* Default tolerances; a case's data.json ("rtol", "atol") may widen them,
  * as the ONNX model-zoo cases do. */
@@ -289,23 +286,15 @@ static const char *fp16_data_skip(const rt_tensor *t, int n, const char *what, c
  * becomes NULL once it does); FAILs on any validation message. */
 static vkml_status run_gpu(run_cfg *cfg, ir_graph **gp, const rt_tensor *in, int n_in,
                            rt_tensor *out, int n_out) {
-  ir_graph *g = *gp;
   ir_plan *plan = NULL;
   rt_vk_exec *x = NULL;
   const ir_target *t = rt_vk_context_target(cfg->ctx);
-  cg_query q;
-  cg_query_init(&q, t, NULL);
-  vkml_status s = VKML_OK;
-  pass_pipeline_opts pp = {.pass = {.eval = rt_cpu_eval_node,
-                                    .precision = cfg->precision,
-                                    .place = cg_query_place,
-                                    .place_user = &q,
-                                    .layout = cfg->layout,
-                                    .layout_operands = cg_query_layout_operands,
-                                    .layout_user = &q,
-                                    .fallback_never = cfg->fallback_never}};
-  cg_plan_opts po = {.plan_memory = pass_plan_memory, .precision = cfg->precision, .compiler = cfg->cc};
-  if (!s) s = pass_pipeline_run(g, &pp);
+  drv_opts d = {.precision = cfg->precision,
+                .layout = cfg->layout,
+                .fallback_never = cfg->fallback_never,
+                .compiler = cfg->cc,
+                .tool = "onnx_conformance"};
+  vkml_status s = drv_compile_graph(gp, t, &d, NULL, &plan);
   if (s && cfg->fallback_never && vkml_status_code(s) == VKML_CODE_UNSUPPORTED &&
       strstr(vkml_status_message(s), "(--fallback never)")) {
     /* a failure, not a SKIP: the case would need a CPU step */
@@ -313,14 +302,11 @@ static vkml_status run_gpu(run_cfg *cfg, ir_graph **gp, const rt_tensor *in, int
     vkml_status_free(s);
     s = f;
   }
-  if (!s) s = cg_plan_build(g, t, &po, &plan);
-  if (!s) *gp = NULL;
   uint8_t *bytes = NULL; /* the artifact (--via-artifact): the plan borrows its weights */
   if (!s && cfg->via_artifact) {
-    ir_artifact_meta m = {.tool = "onnx_conformance", .target = t};
     size_t n = 0;
     ir_plan *back = NULL;
-    s = ir_artifact_encode(plan, &m, &bytes, &n);
+    s = drv_artifact_encode(plan, t, &d, &bytes, &n);
     if (!s) s = ir_artifact_decode(bytes, n, "<artifact>", &back);
     ir_plan_destroy(plan);
     plan = back;
@@ -356,8 +342,8 @@ static vkml_status run_graph(run_cfg *cfg, const ir_graph *g, const rt_tensor *i
   vkml_status s = ir_graph_clone(g, &h);
   if (!s && cfg->ctx) s = run_gpu(cfg, &h, in, n_in, out, n_out);
   else if (!s) {
-    pass_pipeline_opts pp = {.pass = {.eval = rt_cpu_eval_node, .precision = cfg->precision}};
-    s = pass_pipeline_run(h, &pp);
+    drv_opts d = {.precision = cfg->precision};
+    s = drv_passes(h, NULL, &d);
     if (!s) s = rt_cpu_run_graph(h, in, n_in, out, n_out);
   }
   ir_graph_destroy(h);
@@ -415,12 +401,12 @@ static result run_data_set(const char *case_dir, const char *model,
       feed[n_feed++] = ins[i];
     }
   }
-  onnx_import_opts opts = {.eval = rt_cpu_eval_node};
-  opts.n_consts = n_const;
-  opts.const_names = cnames;
-  opts.const_types = ctypes;
-  opts.const_data = cdata;
-  s = onnx_import_file(model, &opts, &g);
+  drv_opts opts = {.n_consts = n_const,
+                   .const_names = cnames,
+                   .const_types = ctypes,
+                   .const_data = cdata};
+  drv_source src = {.path = model};
+  s = drv_import(&src, &opts, &g);
   if (s) {
     r = from_status(s, reason, bytes, case_dir);
     goto done;

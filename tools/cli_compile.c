@@ -1,5 +1,5 @@
-/* Model loading and compile options shared by vkc and vktune
- * (cli_compile.h). */
+/* The compile's command-line options shared by vkc and vktune, in the
+ * driver's terms (cli_compile.h). */
 #include "cli_compile.h"
 
 #include <errno.h>
@@ -9,12 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "codegen/core/plan.h"
-#include "frontend/onnx_import.h"
-#include "ir/text.h"
 #include "ir/util.h"
-#include "passes/pipeline.h"
-#include "runtime/cpu/cpu_kernels.h"
 
 bool cli_has_ext(const char *path, const char *ext) {
   size_t n = strlen(path), m = strlen(ext);
@@ -45,30 +40,6 @@ vkml_status cli_out_path_check(const char *path) {
   return s;
 }
 
-vkml_status cli_artifact_write(const ir_plan *plan, const ir_artifact_meta *m, const char *path) {
-  uint8_t *d;
-  size_t n;
-  VKML_RETURN_IF_ERROR(ir_artifact_encode(plan, m, &d, &n));
-  size_t len = strlen(path) + 32;
-  char *tmp = malloc(len);
-  if (!tmp) {
-    free(d);
-    return ir_oom(NULL);
-  }
-  snprintf(tmp, len, "%s.tmp%ld", path, (long)getpid());
-  FILE *f = fopen(tmp, "wb");
-  bool ok = f && fwrite(d, 1, n, f) == n;
-  if (f && fclose(f)) ok = false;
-  if (ok && rename(tmp, path)) ok = false;
-  vkml_status s = ok ? VKML_OK
-                     : vkml_status_make(VKML_CODE_IO, "%s: cannot write it: %s", path,
-                                        strerror(errno));
-  if (!ok) remove(tmp);
-  free(tmp);
-  free(d);
-  return s;
-}
-
 /* --input-shape arguments collected for the importer. */
 
 void cli_shape_args_free(cli_shape_args *a) {
@@ -87,7 +58,7 @@ int cli_shape_arg_parse(const char *tool, int argc, char **argv, int *i,
     fprintf(stderr, "%s: more than 64 --input-shape options\n", tool);
     return -1;
   }
-  vkml_status s = onnx_shape_arg_parse(argv[++*i], &a->names[a->n], &a->ranks[a->n],
+  vkml_status s = drv_shape_arg_parse(argv[++*i], &a->names[a->n], &a->ranks[a->n],
                                        a->dims[a->n]);
   if (s) {
     fprintf(stderr, "%s: --input-shape: %s\n", tool, vkml_status_message(s));
@@ -106,27 +77,19 @@ int cli_shape_arg_parse(const char *tool, int argc, char **argv, int *i,
   return 1;
 }
 
-/* Loads .onnx (imported with the shape overrides) or .vkir (verified). */
 vkml_status cli_load_model(const char *path, const cli_shape_args *a, ir_graph **g) {
-  if (cli_has_ext(path, ".onnx")) {
-    onnx_import_opts o = {.eval = rt_cpu_eval_node}; /* folds shape computations */
-    o.n_shapes = a->n;
-    o.shape_names = (const char *const *)a->names;
-    o.shape_ranks = a->ranks;
-    o.shape_dims = a->dim_ptrs;
-    return onnx_import_file(path, &o, g);
-  }
-  if (cli_has_ext(path, ".vkir")) {
-    if (a->n)
-      return vkml_status_make(VKML_CODE_INVALID_ARGUMENT,
-                              "--input-shape applies to .onnx models only");
-    return ir_parse_file(path, g);
-  }
-  *g = NULL;
-  return vkml_status_make(VKML_CODE_INVALID_ARGUMENT,
-                          "%s: expected a .onnx or .vkir model", path);
+  drv_opts o = {0};
+  cli_drv_shapes(a, &o);
+  drv_source src = {.path = path};
+  return drv_import(&src, &o, g);
 }
 
+void cli_drv_shapes(const cli_shape_args *a, drv_opts *o) {
+  o->n_shapes = a->n;
+  o->shape_names = (const char *const *)a->names;
+  o->shape_ranks = a->ranks;
+  o->shape_dims = a->dim_ptrs;
+}
 
 int cli_compile_arg_parse(const char *tool, int argc, char **argv, int *i,
                              cli_compile_args *c) {
@@ -179,25 +142,23 @@ int cli_compile_arg_parse(const char *tool, int argc, char **argv, int *i,
 }
 
 
+vkml_status cli_drv_opts(const cli_compile_args *c, bool *cpu_ops, drv_opts *o) {
+  *o = (drv_opts){0};
+  VKML_RETURN_IF_ERROR(drv_op_list_parse(c->cpu_ops, "--cpu-ops", cpu_ops));
+  o->precision = c->precision;
+  o->cpu_ops = cpu_ops;
+  o->fallback_never = c->fallback_never;
+  o->layout = c->layout;
+  o->no_opt = c->no_opt;
+  o->dump_after = c->dump_after ? c->dump_after : getenv("VKML_DUMP");
+  o->memory_planner = c->memory_planner;
+  o->db = c->db;
+  return VKML_OK;
+}
+
 vkml_status cli_pipeline_run(ir_graph *g, const cli_compile_args *c, const ir_target *t) {
-  const char *dump = c->dump_after ? c->dump_after : getenv("VKML_DUMP");
-  VKML_RETURN_IF_ERROR(pass_check_dump_name(dump && *dump ? dump : NULL));
-  pass_pipeline_opts pp = {
-      .pass = {.eval = rt_cpu_eval_node, .precision = c->precision},
-      .dump_after = dump && *dump ? dump : NULL,
-      .no_optimize = c->no_opt,
-  };
-  cg_query q;
-  if (t) {
-    bool forced[IR_OP_COUNT];
-    VKML_RETURN_IF_ERROR(onnx_op_list_parse(c->cpu_ops, "--cpu-ops", forced));
-    cg_query_init(&q, t, forced);
-    pp.pass.place = cg_query_place;
-    pp.pass.place_user = &q;
-    pp.pass.fallback_never = c->fallback_never;
-    pp.pass.layout = c->layout;
-    pp.pass.layout_operands = cg_query_layout_operands;
-    pp.pass.layout_user = &q;
-  }
-  return pass_pipeline_run(g, &pp);
+  bool cpu_ops[IR_OP_COUNT];
+  drv_opts o;
+  VKML_RETURN_IF_ERROR(cli_drv_opts(c, cpu_ops, &o));
+  return drv_passes(g, t, &o);
 }

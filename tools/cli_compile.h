@@ -1,15 +1,14 @@
 /* Shared command-line plumbing of the tools that compile (vkc, vktune):
- * model loading with --input-shape overrides, the compile options and the
- * pass pipeline as the GPU plan needs it. Links libvkml_compiler. */
+ * --input-shape and the compile options, turned into the driver's options
+ * (driver/driver.h: the compile itself is the driver's). */
 #ifndef TOOLS_CLI_COMPILE_H
 #define TOOLS_CLI_COMPILE_H
 
 #include <stdbool.h>
 
-#include "ir/artifact.h"
+#include "driver/driver.h"
 #include "ir/graph.h"
 #include "ir/memplan.h"
-#include "ir/plan.h"
 #include "ir/target.h"
 
 /* --input-shape arguments collected for the importer. */
@@ -41,26 +40,28 @@ bool cli_has_ext(const char *path, const char *ext);
  * writable. IO status naming path and the reason. */
 vkml_status cli_out_path_check(const char *path);
 
-/* Writes the artifact of plan to path as ir_artifact_write_file does (a
- * temporary file beside it, renamed over it), every error naming path, not
- * the temporary file. */
-vkml_status cli_artifact_write(const ir_plan *plan, const ir_artifact_meta *m, const char *path);
-
 /* Consumes --input-shape VALUE; 1 consumed, 0 not ours, -1 bad (printed). */
 int cli_shape_arg_parse(const char *tool, int argc, char **argv, int *i, cli_shape_args *a);
 void cli_shape_args_free(cli_shape_args *a);
 
-/* Loads .onnx (imported with the shape overrides) or .vkir (verified). */
+/* Loads .onnx (imported with the shape overrides) or .vkir (verified):
+ * drv_import. */
 vkml_status cli_load_model(const char *path, const cli_shape_args *a, ir_graph **g);
+/* The shapes as the driver's import options (o points into a). */
+void cli_drv_shapes(const cli_shape_args *a, drv_opts *o);
 
 /* Consumes --precision, --cpu-ops, --layout, --dump-after, --memory-planner,
  * --fallback, --stats, --no-opt, --db; 1 consumed, 0 not ours, -1 bad (printed). */
 int cli_compile_arg_parse(const char *tool, int argc, char **argv, int *i, cli_compile_args *c);
 
-/* Runs the pass pipeline on g for a GPU target t (t NULL: for the CPU
- * executor) with c's options: precision, placement (asking codegen which
- * nodes its kernels cover; --cpu-ops, --fallback), layout (which operands
- * its kernels take packed), dumps, --no-opt. */
+/* c's options as the driver's (*o points into c and cpu_ops, which must
+ * outlive it): --cpu-ops parsed into cpu_ops[IR_OP_COUNT] (an unknown op is
+ * INVALID_ARGUMENT naming it), precision, placement, layout, dumps,
+ * --no-opt, planner, --db. */
+vkml_status cli_drv_opts(const cli_compile_args *c, bool *cpu_ops, drv_opts *o);
+
+/* The pass pipeline on g for a GPU target t (NULL: for the CPU executor)
+ * with c's options: drv_passes. */
 vkml_status cli_pipeline_run(ir_graph *g, const cli_compile_args *c, const ir_target *t);
 
 #endif

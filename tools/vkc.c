@@ -8,17 +8,10 @@
 
 #include "cli_common.h"
 #include "cli_compile.h"
-#include "codegen/core/plan.h"
-#include "frontend/onnx_import.h"
-#include "ir/artifact.h"
+#include "driver/driver.h"
 #include "ir/file.h"
 #include "ir/text.h"
-#include "passes/pipeline.h"
-#include "passes/plan_memory.h"
-#include "runtime/cpu/cpu_kernels.h"
 #include "runtime/npy.h"
-#include "tunedb/tunedb.h"
-#include "tuner/tuner_tune.h"
 #include "vkml.h"
 
 static const char usage[] =
@@ -172,56 +165,23 @@ done:
 
 /* Every planner on the plan's intermediates, for --stats. */
 static vkml_status memory_stats(const ir_plan *plan, const ir_target *t, cli_memory_stats *out) {
+  drv_memory_stats m;
+  VKML_RETURN_IF_ERROR(drv_memory_stats_get(plan, t, &m));
   out->chosen = plan->mem.strategy;
   for (int i = 0; i < IR_MEMPLAN_COUNT; i++) {
-    ir_memplan m;
-    VKML_RETURN_IF_ERROR(
-        cg_plan_memory(plan, t, pass_plan_memory, (ir_memplan_strategy)i, &m));
-    out->bytes[i] = m.arena_bytes;
-    out->n_objects[i] = m.n_objects;
-    out->lower_bound = m.lower_bound;
-    out->alignment = m.alignment;
-    ir_memplan_free(&m);
+    out->bytes[i] = m.bytes[i];
+    out->n_objects[i] = m.n_objects[i];
   }
+  out->lower_bound = m.lower_bound;
+  out->alignment = m.alignment;
   return VKML_OK;
 }
 
-/* The plan of *gp for target t: the pass pipeline in place, then codegen's
- * plan, with schedules from c->db when given (the tuner's chooser); the
- * plan takes the graph over (*gp becomes NULL). */
-static vkml_status build_plan(ir_graph **gp, const cli_compile_args *c, const ir_target *t,
-                              const char *tool, ir_plan **out) {
-  *out = NULL;
-  tunedb *db = NULL;
-  if (c->db) {
-    tunedb_open_opts dbo = {.flags = TUNEDB_OPEN_READONLY};
-    VKML_RETURN_IF_ERROR(tunedb_open(c->db, &dbo, &db));
-  }
-  tuner_db_chooser chooser;
-  cg_plan_opts po = {.precision = c->precision,
-                     .plan_memory = pass_plan_memory,
-                     .memory_planner = c->memory_planner};
-  if (db) {
-    tuner_db_chooser_init(&chooser, db, t);
-    po.choose = tuner_db_choose;
-    po.choose_user = &chooser;
-  }
-  vkml_status s = cli_pipeline_run(*gp, c, t);
-  if (!s) s = cg_plan_build(*gp, t, &po, out);
-  if (!s) *gp = NULL; /* the plan's now */
-  if (!s && db) {
-    s = chooser.error;
-    if (!s)
-      fprintf(stderr, "%s: schedules from %s: %d tuned on this device, %d from the nearest "
-              "device, %d default\n", tool, c->db, chooser.n_exact, chooser.n_nearest,
-              chooser.n_default);
-  }
-  tunedb_close(db);
-  if (s) {
-    ir_plan_destroy(*out);
-    *out = NULL;
-  }
-  return s;
+/* With --db, where the plan's schedules came from, on stderr. */
+static void report_db(const char *tool, const cli_compile_args *c, const drv_report *r) {
+  if (c->db)
+    fprintf(stderr, "%s: schedules from %s: %d tuned on this device, %d from the nearest "
+            "device, %d default\n", tool, c->db, r->n_exact, r->n_nearest, r->n_default);
 }
 
 /* Compiles *gp in place (the pass pipeline; on a device also the plan,
@@ -229,9 +189,10 @@ static vkml_status build_plan(ir_graph **gp, const cli_compile_args *c, const ir
  * executor or on a Vulkan device. */
 static vkml_status run_model(ir_graph **gp, const cli_compile_args *c, const cli_run_opts *o) {
   ir_graph *g = *gp;
-  bool forced[IR_OP_COUNT];
+  bool cpu_ops[IR_OP_COUNT];
+  drv_opts d;
   /* argument errors before opening a device */
-  VKML_RETURN_IF_ERROR(onnx_op_list_parse(c->cpu_ops, "--cpu-ops", forced));
+  VKML_RETURN_IF_ERROR(cli_drv_opts(c, cpu_ops, &d));
   if (cli_device_is_cpu(o) && c->stats)
     return vkml_status_make(VKML_CODE_INVALID_ARGUMENT,
                             "--stats reports the GPU arena's memory plans; not with --device cpu");
@@ -242,14 +203,16 @@ static vkml_status run_model(ir_graph **gp, const cli_compile_args *c, const cli
     if (c->db)
       return vkml_status_make(VKML_CODE_INVALID_ARGUMENT,
                               "--db chooses GPU kernels; not with --device cpu");
-    VKML_RETURN_IF_ERROR(cli_pipeline_run(g, c, NULL));
+    VKML_RETURN_IF_ERROR(drv_passes(g, NULL, &d));
     return cli_run_graph(g, o);
   }
   rt_vk_context *ctx = NULL;
   VKML_RETURN_IF_ERROR(cli_vk_context_open(o, &ctx));
   const ir_target *t = rt_vk_context_target(ctx);
   ir_plan *plan = NULL;
-  vkml_status s = build_plan(gp, c, t, "vkc run", &plan);
+  drv_report sched;
+  vkml_status s = drv_compile_graph(gp, t, &d, &sched, &plan);
+  if (!s) report_db("vkc run", c, &sched);
   cli_memory_stats ms = {0};
   cli_run_opts ro = *o;
   if (!s && c->stats) {
@@ -355,22 +318,19 @@ static int cmd_compile(int argc, char **argv) {
     rc = 2;
     goto done;
   }
-  ir_graph *g = NULL;
+  bool cpu_ops[IR_OP_COUNT];
+  drv_opts d;
+  vkml_status s = cli_drv_opts(&c, cpu_ops, &d);
+  cli_drv_shapes(&a, &d);
+  char tool[64];
+  snprintf(tool, sizeof tool, "vkc %s", vkml_version());
+  d.tool = tool;
   rt_vk_context *ctx = NULL;
-  ir_plan *plan = NULL;
-  vkml_status s = cli_load_model(model, &a, &g);
   if (!s) s = cli_vk_context_open(&o, &ctx);
-  if (!s) s = build_plan(&g, &c, rt_vk_context_target(ctx), "vkc compile", &plan);
-  if (!s) {
-    char tool[64];
-    snprintf(tool, sizeof tool, "vkc %s", vkml_version());
-    ir_artifact_meta m = {.tool = tool,
-                          .target = rt_vk_context_target(ctx),
-                          .schedules = c.db ? c.db : "default"};
-    s = ir_artifact_write_file(plan, &m, out);
-  }
-  ir_plan_destroy(plan);
-  ir_graph_destroy(g);
+  drv_source src = {.path = model};
+  drv_report rep;
+  if (!s) s = drv_compile(&src, rt_vk_context_target(ctx), &d, out, &rep, NULL);
+  if (!s) report_db("vkc compile", &c, &rep);
   if (ctx) rt_vk_context_destroy(ctx, NULL);
   if (s) rc = cli_fail("vkc compile", s);
 done:

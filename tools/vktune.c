@@ -12,10 +12,7 @@
 
 #include "cli_common.h"
 #include "cli_compile.h"
-#include "codegen/core/plan.h"
-#include "frontend/onnx_import.h"
-#include "ir/artifact.h"
-#include "passes/plan_memory.h"
+#include "driver/driver.h"
 #include "tunedb/tunedb.h"
 #include "tuner/tuner_lock.h"
 #include "tuner/tuner_tune.h"
@@ -380,7 +377,7 @@ static void on_lock_wait(void *user, long pid) {
 static vkml_status lock_device(rt_vk_context *ctx, bool no_wait, tuner_lock **out) {
   tunedb_device dev;
   char key[TUNEDB_DEVICE_KEY_BYTES];
-  tuner_device_from_target(rt_vk_context_target(ctx), &dev, NULL, 0);
+  drv_device_from_target(rt_vk_context_target(ctx), &dev, NULL, 0);
   tunedb_device_key(&dev, key);
   tuner_lock_opts lo = {.no_wait = no_wait, .on_wait = on_lock_wait, .user = ctx};
   vkml_status s = tuner_lock_acquire(key, rt_vk_context_device_index(ctx), &lo, out);
@@ -394,29 +391,6 @@ static vkml_status lock_device(rt_vk_context *ctx, bool no_wait, tuner_lock **ou
   return VKML_OK;
 }
 
-/* The plan vkc compile --db would make from what was just tuned, written
- * to a->out. Consumes *g (the plan's). */
-static vkml_status write_artifact(const args *a, rt_vk_context *ctx, tunedb *db, ir_graph **g) {
-  const ir_target *t = rt_vk_context_target(ctx);
-  tuner_db_chooser chooser;
-  tuner_db_chooser_init(&chooser, db, t);
-  cg_plan_opts po = {.precision = a->compile.precision,
-                     .plan_memory = pass_plan_memory,
-                     .memory_planner = a->compile.memory_planner,
-                     .choose = tuner_db_choose,
-                     .choose_user = &chooser};
-  ir_plan *plan = NULL;
-  vkml_status s = cg_plan_build(*g, t, &po, &plan);
-  if (!s) *g = NULL; /* the plan's */
-  if (!s) s = chooser.error;
-  char tool[64];
-  snprintf(tool, sizeof tool, "vktune %s", vkml_version());
-  ir_artifact_meta m = {.tool = tool, .target = t, .schedules = a->db};
-  if (!s) s = cli_artifact_write(plan, &m, a->out);
-  ir_plan_destroy(plan);
-  return s;
-}
-
 static vkml_status tune(const args *a, tuner_result *res) {
   ir_graph *g = NULL;
   tunedb *db = NULL;
@@ -428,12 +402,21 @@ static vkml_status tune(const args *a, tuner_result *res) {
                                                         "has nothing to tune");
   /* everything that can be refused is, before the database is created or
    * opened: a failed vktune leaves no file behind */
-  bool only[IR_OP_COUNT];
-  vkml_status s = a->ops && *a->ops ? onnx_op_list_parse(a->ops, "--ops", only) : VKML_OK;
+  bool only[IR_OP_COUNT], cpu_ops[IR_OP_COUNT];
+  bool filter = a->ops && *a->ops;
+  drv_opts d;
+  vkml_status s = filter ? drv_op_list_parse(a->ops, "--ops", only) : VKML_OK;
+  if (!s) s = cli_drv_opts(&a->compile, cpu_ops, &d);
+  cli_drv_shapes(&a->shapes, &d);
+  char tool[64];
+  snprintf(tool, sizeof tool, "vktune %s", vkml_version());
+  d.tool = tool;
   if (!s && a->out) s = cli_out_path_check(a->out);
-  if (!s) s = cli_load_model(a->model, &a->shapes, &g);
+  drv_source src = {.path = a->model};
+  if (!s) s = drv_import(&src, &d, &g);
   if (!s) s = cli_vk_context_open(&ro, &ctx);
-  if (!s) s = cli_pipeline_run(g, &a->compile, rt_vk_context_target(ctx));
+  const ir_target *t = ctx ? rt_vk_context_target(ctx) : NULL;
+  if (!s) s = drv_passes(g, t, &d);
   if (!s) s = lock_device(ctx, a->no_wait, &lock);
   tunedb_open_opts dbo = {.flags = TUNEDB_OPEN_CREATE};
   if (!s) s = tunedb_open(a->db, &dbo, &db);
@@ -442,7 +425,7 @@ static vkml_status tune(const args *a, tuner_result *res) {
       .budget_trials = a->trials,
       .budget_seconds = a->seconds,
       .seed = a->seed,
-      .ops = a->ops,
+      .ops = filter ? only : NULL,
       .exhaustive = a->exhaustive,
       .bench = {.runs = a->runs,
                 .chain = a->chain,
@@ -457,7 +440,15 @@ static vkml_status tune(const args *a, tuner_result *res) {
   tuner_lock_release(lock); /* measuring is done */
   if (pr.tty && pr.last.op) fprintf(stderr, "\n");
   else if (pr.last.op) workload_line(&pr, &pr.last);
-  if (!s && a->out) s = write_artifact(a, ctx, db, &g);
+  tunedb_close(db); /* -o reads what was just tuned, as vkc compile --db would */
+  if (!s && a->out) {
+    /* the plan vkc compile --db would make, written to a->out */
+    d.db = a->db;
+    ir_plan *plan = NULL;
+    s = drv_plan(&g, t, &d, NULL, &plan);
+    if (!s) s = drv_artifact_write(plan, t, &d, a->out);
+    ir_plan_destroy(plan);
+  }
   if (ctx) {
     rt_vk_report rep;
     rt_vk_context_destroy(ctx, &rep);
@@ -465,7 +456,6 @@ static vkml_status tune(const args *a, tuner_result *res) {
       s = vkml_status_make(VKML_CODE_DEVICE, "Vulkan validation: %u errors, %d leaked objects; "
                            "first: %s", rep.n_errors, rep.n_leaked, rep.first_message);
   }
-  tunedb_close(db);
   ir_graph_destroy(g);
   return s;
 }

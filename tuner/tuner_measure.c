@@ -8,9 +8,8 @@
 #include <time.h>
 
 #include "codegen/core/ops.h"
-#include "codegen/core/plan.h"
+#include "driver/driver.h"
 #include "ir/util.h"
-#include "passes/plan_memory.h"
 #include "runtime/cpu/executor.h"
 #include "runtime/tensor.h"
 #include "runtime/vk/vk_exec.h"
@@ -219,15 +218,15 @@ static double rel_error(const rt_tensor *got, const rt_tensor *ref, int n) {
 static vkml_status exec_build(tuner_bench *b, tuner_measurement *m, point_exec **out) {
   *out = NULL;
   const ir_target *t = rt_vk_context_target(b->ctx);
-  cg_plan_opts po = {.compiler = b->o.compiler, .choose = choose, .choose_user = b,
-                     .precision = b->o.precision, .plan_memory = pass_plan_memory};
+  drv_opts po = {.compiler = b->o.compiler, .choose = choose, .choose_user = b,
+                 .precision = b->o.precision};
   point_exec *e = calloc(1, sizeof *e);
   rt_tensor *got = calloc((size_t)b->n_out + 1, sizeof *got);
   /* each point's plan owns a copy of the one-node graph */
   ir_graph *g = NULL;
   vkml_status s = e && got ? ir_graph_clone(b->g, &g) : ir_oom("a tuner trial");
-  if (!s) s = cg_plan_build(g, t, &po, &e->plan);
-  if (s) ir_graph_destroy(g);
+  if (!s) s = drv_plan(&g, t, &po, NULL, &e->plan);
+  ir_graph_destroy(g); /* NULL once the plan has it */
   if (e) e->step = -1;
   for (int i = 0; !s && i < e->plan->n_steps; i++)
     if (e->plan->steps[i].node == b->node->id) e->step = i;

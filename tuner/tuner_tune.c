@@ -7,35 +7,12 @@
 #include <string.h>
 #include <time.h>
 
-#include "frontend/onnx_import.h"
+#include "driver/driver.h"
 #include "ir/util.h"
 
 void tuner_result_free(tuner_result *r) {
   free(r->rows);
   memset(r, 0, sizeof *r);
-}
-
-void tuner_device_from_target(const ir_target *t, tunedb_device *out, char *limits_json,
-                              int limits_bytes) {
-  memset(out, 0, sizeof *out);
-  out->vendor_id = t->vendor_id;
-  out->device_id = t->device_id;
-  out->driver_version = t->driver_version;
-  out->driver_id = t->driver_id;
-  out->api_version = t->api_version;
-  snprintf(out->name, sizeof out->name, "%s", t->name);
-  memcpy(out->pipeline_cache_uuid, t->pipeline_cache_uuid, 16);
-  if (limits_json) {
-    snprintf(limits_json, (size_t)limits_bytes,
-             "{\"subgroup_size\":%u,\"max_shared_bytes\":%u,\"max_workgroup_invocations\":%u,"
-             "\"max_workgroup_size\":[%u,%u,%u],\"fp16\":%s,\"storage_16bit\":%s,"
-             "\"coopmat_nv\":%s}",
-             t->subgroup_size, t->max_shared_bytes, t->max_workgroup_invocations,
-             t->max_workgroup_size[0], t->max_workgroup_size[1], t->max_workgroup_size[2],
-             t->fp16_arith ? "true" : "false", t->storage_16bit ? "true" : "false",
-             t->coopmat_nv ? "true" : "false");
-    out->limits_json = limits_json;
-  }
 }
 
 static double now_s(void) {
@@ -407,21 +384,16 @@ vkml_status tuner_tune_graph(rt_vk_context *ctx, const ir_graph *g, tunedb *db,
   const ir_target *t = rt_vk_context_target(ctx);
   tunedb_device dev;
   char limits[512];
-  tuner_device_from_target(t, &dev, limits, sizeof limits);
+  drv_device_from_target(t, &dev, limits, sizeof limits);
   tunedb_device_key(&dev, out->device_key);
   VKML_RETURN_IF_ERROR(tunedb_device_put(db, &dev));
-  bool only[IR_OP_COUNT];
-  bool filter = o->ops && *o->ops;
-  if (filter) {
-    VKML_RETURN_IF_ERROR(onnx_op_list_parse(o->ops, "--ops", only));
-  }
   tuner_workload *ws = NULL;
   int n = 0;
   VKML_RETURN_IF_ERROR(tuner_workloads_find(g, t, &ws, &n));
-  if (filter) {
+  if (o->ops) {
     int kept = 0;
     for (int i = 0; i < n; i++)
-      if (only[ws[i].node->op]) ws[kept++] = ws[i];
+      if (o->ops[ws[i].node->op]) ws[kept++] = ws[i];
     n = kept;
   }
   out->rows = calloc((size_t)n + 1, sizeof *out->rows);

@@ -1,6 +1,6 @@
 /* tuner_tune: tunes every distinct workload of a graph on one device into a
- * schedule database (what vktune runs), and the kernel chooser that builds
- * plans from such a database (what `vkc run --db` and compile use).
+ * schedule database (what vktune runs; plans take their schedules from it
+ * through the driver's chooser, driver/driver.h).
  *
  * Per workload: the default point is measured first (the baseline) and
  * becomes the reference every later trial is timed against (pairs, the
@@ -21,10 +21,6 @@
 #include "codegen/core/plan.h"
 #include "tunedb/tunedb.h"
 #include "tuner/tuner_measure.h"
-
-/* The database's description of the device ctx's target is. */
-void tuner_device_from_target(const ir_target *t, tunedb_device *out, char *limits_json,
-                              int limits_bytes);
 
 /* Progress, after every trial. */
 typedef struct tuner_progress {
@@ -48,9 +44,9 @@ typedef struct tuner_tune_opts {
    * the default's time; what a workload leaves unused goes to the rest. */
   double budget_seconds;
   uint64_t seed;           /* 0: 1 */
-  /* Only the workloads of these ops, comma-separated IR or ONNX names as
-   * --cpu-ops takes them ("conv2d,gemm", "Conv"); NULL or "": every op. */
-  const char *ops;
+  /* Only the workloads of these ops (ops[IR_OP_COUNT], true: tuned; the
+   * caller parses vktune --ops with drv_op_list_parse); NULL: every op. */
+  const bool *ops;
   /* Every valid point of each workload instead of the annealing (the
    * reference the annealing is measured against); budgets are ignored. */
   bool exhaustive;
@@ -103,21 +99,5 @@ void tuner_result_free(tuner_result *r);
  * memory; a schedule that fails is a flagged trial, not an error. */
 vkml_status tuner_tune_graph(rt_vk_context *ctx, const ir_graph *g, tunedb *db,
                              const tuner_tune_opts *o, tuner_result *out);
-
-/* ---- choosing kernels from a database (tuner_choose.c) ---- */
-
-/* A cg_kernel_chooser (cg_plan_opts.choose, with the struct as choose_user):
- * each node's workload takes the best record of this device, else of the
- * nearest device; a record whose template or schedule does not instantiate
- * here (another codegen version) falls back to the default. Counts what it
- * did. */
-typedef struct tuner_db_chooser {
-  tunedb *db;
-  tunedb_device dev;
-  int n_exact, n_nearest, n_default; /* GPU kernels chosen each way */
-  vkml_status error; /* the first database error (the node then takes the default) */
-} tuner_db_chooser;
-void tuner_db_chooser_init(tuner_db_chooser *c, tunedb *db, const ir_target *t);
-vkml_status tuner_db_choose(void *user, const ir_node *n, const ir_target *t, cg_kernel *out);
 
 #endif

@@ -75,7 +75,7 @@ vkml_status cg_plan_memory(const ir_plan *p, const ir_target *t, ir_memplan_fn p
  * pass_place_fn and pass_layout_operands_fn; pass &query as their user).
  * Initialise with the target and the ops forced onto the CPU
  * (cpu_ops[IR_OP_COUNT], NULL: none; the tools parse --cpu-ops with the
- * frontend's onnx_op_list_parse); q must outlive the pipeline run.
+ * driver's drv_op_list_parse); q must outlive the pipeline run.
  *
  * cg_query_place: why n cannot run on the GPU, or NULL.
  * cg_query_layout_operands: the operands n's GPU kernel can take packed, 0

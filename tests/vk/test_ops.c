@@ -83,7 +83,7 @@ static void gpu_run(const vt_env *e, const char *text, ir_op op, const cg_templa
                     int n_out) {
   ir_graph *g = vt_parse(text);
   forced f = {op, tm, s};
-  cg_plan_opts o = {.compiler = e->cc, .choose = choose, .choose_user = &f};
+  drv_opts o = {.compiler = e->cc, .choose = choose, .choose_user = &f};
   ir_plan *p;
   T_OK(vt_plan_build(g, e->t, &o, IR_LAYOUT_DEFAULT, NULL, &p));
   ir_graph_destroy(g);

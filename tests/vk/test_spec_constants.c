@@ -237,7 +237,7 @@ static void check_case(cg_compiler *cc, const ir_target *t, const op_case *c, ir
    * the packed paths and the reorders) */
   for (int l = 0; l < 2; l++) {
     recorder r = {0};
-    cg_plan_opts o = {.compiler = cc, .choose = record, .choose_user = &r};
+    drv_opts o = {.compiler = cc, .choose = record, .choose_user = &r};
     ir_plan *p;
     T_OK(vt_plan_build(g, t, &o, l ? IR_LAYOUT_NC4HW4 : IR_LAYOUT_DEFAULT, NULL, &p));
     for (int i = 0; i < r.n; i++) compile_check(cc, &r.k[i]);

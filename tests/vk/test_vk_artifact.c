@@ -7,11 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "codegen/core/plan.h"
 #include "ir/artifact.h"
 #include "ir/text.h"
-#include "passes/pipeline.h"
-#include "passes/plan_memory.h"
 #include "ir/util.h"
 #include "runtime/cpu/cpu_kernels.h"
 #include "runtime/cpu/executor.h"

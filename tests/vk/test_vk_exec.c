@@ -27,14 +27,13 @@
 #include "codegen/kernels/binary.h"
 #include "codegen/core/ops.h"
 #include "codegen/core/plan.h"
-#include "frontend/onnx_import.h"
+#include "driver/driver.h"
 #include "ir/text.h"
 #include "passes/pass.h"
 #include "runtime/cpu/executor.h"
 #include "runtime/vk/vk_exec.h"
 #include "test_support.h"
 #include "vk_test.h"
-#include "passes/plan_memory.h"
 
 #define F16_RTOL (1.0 / 512)
 #define F16_ATOL 1e-4
@@ -58,8 +57,8 @@ static vkml_status choose_binary(void *user, const ir_node *n, const ir_target *
   return cg_binary_instantiate(&w, &cg_binary_template.dflt, t, k);
 }
 
-static cg_plan_opts opts_binary(vt_env *e, ir_precision prec) {
-  cg_plan_opts o = {.plan_memory = pass_plan_memory};
+static drv_opts opts_binary(vt_env *e, ir_precision prec) {
+  drv_opts o = {0};
   o.compiler = e->cc;
   o.choose = choose_binary;
   o.precision = prec;
@@ -136,7 +135,7 @@ Test(vk_exec, transitions_and_repeated_runs) {
   vt_env e;
   vt_env_open(&e);
   ir_graph *g = mix_graph(1);
-  cg_plan_opts o = opts_binary(&e, IR_PRECISION_FP32);
+  drv_opts o = opts_binary(&e, IR_PRECISION_FP32);
   ir_plan *p;
   T_OK(vt_plan_build(g, e.t, &o, IR_LAYOUT_DEFAULT, "Mul, sigmoid", &p));
   const ir_graph *pg = p->graph;
@@ -216,7 +215,7 @@ Test(vk_exec, modules_and_pipelines_are_shared) {
                       "  return %r\n"
                       "}\n");
   int calls = 0;
-  cg_plan_opts o = opts_binary(&e, IR_PRECISION_FP32);
+  drv_opts o = opts_binary(&e, IR_PRECISION_FP32);
   o.choose_user = &calls;
   ir_plan *p;
   T_OK(vt_plan_build(g, e.t, &o, IR_LAYOUT_DEFAULT, NULL, &p));
@@ -251,7 +250,7 @@ Test(vk_exec, ir_cpu_placement_is_kept) {
                       "  %c = div %b, %y : f32[3,7]\n"
                       "  return %c\n"
                       "}\n");
-  cg_plan_opts o = opts_binary(&e, IR_PRECISION_FP32);
+  drv_opts o = opts_binary(&e, IR_PRECISION_FP32);
   ir_plan *p;
   T_OK(vt_plan_build(g, e.t, &o, IR_LAYOUT_DEFAULT, NULL, &p));
   /* mul, download a, add, upload b, div */
@@ -265,7 +264,7 @@ Test(vk_exec, ir_cpu_placement_is_kept) {
   cr_assert_eq(p->steps[4].device, IR_DEVICE_GPU);
   /* placed by hand without the transfers: the build refuses the crossing */
   ir_plan *q = NULL;
-  t_expect_error(cg_plan_build(g, e.t, &o, &q), VKML_CODE_INVALID_ARGUMENT,
+  t_expect_error(drv_plan(&g, e.t, &o, NULL, &q), VKML_CODE_INVALID_ARGUMENT,
                  "plan step 1 (add %b): reads %a on the CPU, but it was left on the GPU "
                  "(no download)");
   cr_assert_null(q);
@@ -292,7 +291,7 @@ Test(vk_exec, fp16_precision) {
   vt_env_open(&e);
   vt_env_skip_unless(&e, e.t->storage_16bit, "16-bit storage");
   ir_graph *g = mix_graph(2);
-  cg_plan_opts o = opts_binary(&e, IR_PRECISION_FP16);
+  drv_opts o = opts_binary(&e, IR_PRECISION_FP16);
   ir_plan *p;
   T_OK(vt_plan_build(g, e.t, &o, IR_LAYOUT_DEFAULT, "mul,Sigmoid", &p));
   cr_assert_not_null(p->graph);
@@ -402,7 +401,7 @@ Test(vk_exec, bounded_shapes_stay_on_the_cpu) {
                "  return %sel, %bb\n"
                "}\n");
   ir_graph *g = vt_parse(text);
-  cg_plan_opts o = opts_binary(&e, IR_PRECISION_FP32);
+  drv_opts o = opts_binary(&e, IR_PRECISION_FP32);
   ir_plan *p;
   T_OK(vt_plan_build(g, e.t, &o, IR_LAYOUT_DEFAULT, "non_max_suppression", &p));
   /* add, download bb, non_max_suppression */
@@ -438,7 +437,7 @@ Test(vk_exec, timestamps) {
   vt_env_open(&e);
   vt_env_skip_unless(&e, e.t->timestamp_valid_bits, "timestamps");
   ir_graph *g = mix_graph(3);
-  cg_plan_opts o = opts_binary(&e, IR_PRECISION_FP32);
+  drv_opts o = opts_binary(&e, IR_PRECISION_FP32);
   ir_plan *p;
   T_OK(vt_plan_build(g, e.t, &o, IR_LAYOUT_DEFAULT, "mul,sigmoid", &p));
   rt_vk_exec *x;
@@ -482,7 +481,7 @@ static void replay_case(bool chained) {
   vt_env e;
   vt_env_open(&e);
   ir_graph *g = mix_graph(4);
-  cg_plan_opts o = opts_binary(&e, IR_PRECISION_FP32);
+  drv_opts o = opts_binary(&e, IR_PRECISION_FP32);
   ir_plan *p;
   T_OK(vt_plan_build(g, e.t, &o, IR_LAYOUT_DEFAULT, "mul,sigmoid", &p));
   rt_vk_exec *x;
@@ -533,7 +532,7 @@ Test(vk_exec, input_errors) {
   vt_env e;
   vt_env_open(&e);
   ir_graph *g = mix_graph(4);
-  cg_plan_opts o = opts_binary(&e, IR_PRECISION_FP32);
+  drv_opts o = opts_binary(&e, IR_PRECISION_FP32);
   ir_plan *p;
   T_OK(vt_plan_build(g, e.t, &o, IR_LAYOUT_DEFAULT, "mul", &p));
   rt_vk_exec *x;
@@ -564,7 +563,7 @@ Test(vk_exec, out_of_device_memory_names_the_value) {
   vt_env e;
   vt_env_open(&e);
   ir_graph *g = mix_graph(5);
-  cg_plan_opts o = opts_binary(&e, IR_PRECISION_FP32);
+  drv_opts o = opts_binary(&e, IR_PRECISION_FP32);
   ir_plan *p;
   T_OK(vt_plan_build(g, e.t, &o, IR_LAYOUT_DEFAULT, "sigmoid", &p));
   rt_vk_exec *x = NULL;
@@ -601,7 +600,7 @@ Test(vk_exec, plan_must_fit_the_graph) {
   ir_graph *g = mix_graph(6);
   ir_graph *other = vt_parse("vkir 1\ngraph @o(%x: f32[2]) -> (%y: f32[2]) {\n"
                           "  %y = add %x, %x : f32[2]\n  return %y\n}\n");
-  cg_plan_opts o = opts_binary(&e, IR_PRECISION_FP32);
+  drv_opts o = opts_binary(&e, IR_PRECISION_FP32);
   ir_plan *p;
   T_OK(vt_plan_build(g, e.t, &o, IR_LAYOUT_DEFAULT, NULL, &p));
   rt_vk_exec *x = NULL;
@@ -644,10 +643,10 @@ Test(vk_exec, plan_errors) {
   ir_graph *g = mix_graph(7);
   ir_plan *p = NULL;
   bool forced[IR_OP_COUNT];
-  t_expect_error(onnx_op_list_parse("add,Frobnicate", "--cpu-ops", forced),
+  t_expect_error(drv_op_list_parse("add,Frobnicate", "--cpu-ops", forced),
                  VKML_CODE_INVALID_ARGUMENT, "--cpu-ops: unknown op 'Frobnicate'");
-  cg_plan_opts o = {.plan_memory = pass_plan_memory, .precision = IR_PRECISION_FP16};
-  t_expect_error(cg_plan_build(g, &t, &o, &p), VKML_CODE_UNSUPPORTED,
+  drv_opts o = {.precision = IR_PRECISION_FP16};
+  t_expect_error(drv_plan(&g, &t, &o, NULL, &p), VKML_CODE_UNSUPPORTED,
                  "fp16 precision needs 16-bit storage buffers, which vulkan-1.1-minimum lacks");
   cr_assert_null(p);
   ir_graph_destroy(g);
@@ -665,7 +664,7 @@ Test(vk_exec, tinycnn_default_kernels) {
   rt_tensor in = t_tensor_random(&r, IR_F32, 4, dx, -1, 1);
   const char *forced[2] = {NULL, "conv2d,maxpool,global_avg_pool,flatten,gemm,softmax"};
   for (int k = 0; k < 2; k++) {
-    cg_plan_opts o = {.plan_memory = pass_plan_memory, .compiler = e.cc};
+    drv_opts o = {.compiler = e.cc};
     ir_plan *p;
     T_OK(vt_plan_build(g, e.t, &o, IR_LAYOUT_DEFAULT, forced[k], &p));
     int n_gpu, n_transfer;
@@ -705,7 +704,7 @@ Test(vk_exec, lean_path_and_zero_copy) {
   vt_env e;
   vt_env_open(&e);
   ir_graph *g = gpu_graph(3);
-  cg_plan_opts o = opts_binary(&e, IR_PRECISION_FP32);
+  drv_opts o = opts_binary(&e, IR_PRECISION_FP32);
   ir_plan *p;
   T_OK(vt_plan_build(g, e.t, &o, IR_LAYOUT_DEFAULT, NULL, &p));
   rt_vk_exec *lean = NULL, *steps = NULL;
@@ -785,7 +784,7 @@ Test(vk_exec, shared_weights_are_counted_once) {
   vt_env e;
   vt_env_open(&e);
   ir_graph *g = gpu_graph(4);
-  cg_plan_opts o = opts_binary(&e, IR_PRECISION_FP32);
+  drv_opts o = opts_binary(&e, IR_PRECISION_FP32);
   ir_plan *p, *other;
   T_OK(vt_plan_build(g, e.t, &o, IR_LAYOUT_DEFAULT, NULL, &p));
   T_OK(vt_plan_build(g, e.t, &o, IR_LAYOUT_DEFAULT, NULL, &other));
@@ -856,7 +855,7 @@ Test(vk_exec, a_timed_out_wait_leaves_nothing_in_flight) {
   cg_compiler *cc = vt_compiler();
   ir_graph *g = gpu_graph(5);
   vt_env e = {ctx, cc, t};
-  cg_plan_opts o = opts_binary(&e, IR_PRECISION_FP32);
+  drv_opts o = opts_binary(&e, IR_PRECISION_FP32);
   ir_plan *p;
   T_OK(vt_plan_build(g, t, &o, IR_LAYOUT_DEFAULT, NULL, &p));
   rt_vk_exec *x = NULL;

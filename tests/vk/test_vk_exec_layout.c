@@ -18,7 +18,6 @@
 #include "runtime/vk/vk_exec.h"
 #include "test_support.h"
 #include "vk_test.h"
-#include "passes/plan_memory.h"
 
 static ir_graph *load(const char *rel) {
   char path[1024];
@@ -45,7 +44,7 @@ static int packed_values(const ir_graph *g) {
 
 /* Builds, runs twice (the recorded programs replayed) and compares with the
  * CPU executor on g. */
-static ir_plan *build_and_check(vt_env *e, const ir_graph *g, const cg_plan_opts *o, ir_layout l,
+static ir_plan *build_and_check(vt_env *e, const ir_graph *g, const drv_opts *o, ir_layout l,
                                 const char *cpu_ops, double rtol, double atol, uint64_t seed) {
   ir_plan *p;
   T_OK(vt_plan_build(g, e->t, o, l, cpu_ops, &p));
@@ -75,7 +74,7 @@ Test(vk_exec_layout, mobilenet_block_packed) {
   vt_env e;
   vt_env_open(&e);
   ir_graph *g = load("tests/ir/mobilenet_block.vkir");
-  cg_plan_opts o = {.plan_memory = pass_plan_memory, .compiler = e.cc};
+  drv_opts o = {.compiler = e.cc};
   ir_plan *p = build_and_check(&e, g, &o, IR_LAYOUT_NC4HW4, NULL, 1e-4, 1e-6, 1);
   const ir_graph *pg = p->graph;
   cr_assert(pg != g, "a packed plan runs its own copy of the graph");
@@ -99,7 +98,7 @@ Test(vk_exec_layout, tinycnn_packed_fp32_and_fp16) {
   vt_env e;
   vt_env_open(&e);
   ir_graph *g = load("tests/models/tinycnn/model.vkir");
-  cg_plan_opts o = {.plan_memory = pass_plan_memory, .compiler = e.cc};
+  drv_opts o = {.compiler = e.cc};
   ir_plan *p = build_and_check(&e, g, &o, IR_LAYOUT_NC4HW4, NULL, 1e-4, 1e-6, 2);
   const ir_graph *pg = p->graph;
   /* conv, maxpool, conv, global pool packed: reorders at %x and %g */
@@ -123,7 +122,7 @@ Test(vk_exec_layout, cpu_ops_split_the_packed_regions) {
   vt_env_open(&e);
   ir_graph *g = load("tests/models/tinycnn/model.vkir");
   /* maxpool on the CPU: conv1 packed, back to rows for the pool, conv2 packed again */
-  cg_plan_opts o = {.plan_memory = pass_plan_memory, .compiler = e.cc};
+  drv_opts o = {.compiler = e.cc};
   ir_plan *p = build_and_check(&e, g, &o, IR_LAYOUT_NC4HW4, "MaxPool", 1e-4, 1e-6, 4);
   const ir_graph *pg = p->graph;
   cr_assert_eq(count_steps(p, pg, IR_OP_MAXPOOL, IR_DEVICE_CPU), 1);
@@ -153,7 +152,7 @@ Test(vk_exec_layout, annotations_ask_for_packing_without_the_option) {
                      "}\n";
   ir_graph *g = NULL;
   T_OK(ir_parse(text, strlen(text), "<test>", &g));
-  cg_plan_opts o = {.plan_memory = pass_plan_memory, .compiler = e.cc};
+  drv_opts o = {.compiler = e.cc};
   ir_plan *p = build_and_check(&e, g, &o, IR_LAYOUT_DEFAULT, NULL, 1e-6, 0, 5);
   const ir_graph *pg = p->graph;
   /* relu packed (annotated): x in, y out (shared by sigmoid and the output) */
@@ -168,12 +167,13 @@ Test(vk_exec_layout, plans_keep_packed_buffers_off_the_host) {
   vt_env e;
   vt_env_open(&e);
   ir_graph *g = load("tests/models/tinycnn/model.vkir");
-  cg_plan_opts o = {.plan_memory = pass_plan_memory, .compiler = e.cc};
+  drv_opts o = {.compiler = e.cc};
   ir_plan *p;
   ir_graph *h;
   T_OK(ir_graph_clone(g, &h));
-  T_OK(cg_plan_build(h, e.t, &o, &p));
-  cr_assert_eq(p->graph, h, "the plan owns the graph it was built from");
+  const ir_graph *h0 = h;
+  T_OK(drv_plan(&h, e.t, &o, NULL, &p));
+  cr_assert(p->graph == h0 && !h, "the plan owns the graph it was built from");
   /* the same plan against a graph whose output claims to be packed */
   g->outputs[0]->layout = IR_LAYOUT_NC4HW4;
   t_expect_error(ir_plan_check(p, g), VKML_CODE_INVALID_ARGUMENT, "graph output %prob");

@@ -16,7 +16,6 @@
 #include "runtime/vk/vk_exec.h"
 #include "test_support.h"
 #include "vk_test.h"
-#include "passes/plan_memory.h"
 
 static void run_and_compare(rt_vk_exec *x, const ir_graph *g, uint64_t seed) {
   t_rng r = t_rng_make(seed);
@@ -58,7 +57,7 @@ Test(vk_exec_memplan, every_planner_matches_the_cpu) {
   ir_graph *g = vt_parse(MIX);
   uint64_t arena[IR_MEMPLAN_COUNT];
   for (int s = 0; s < IR_MEMPLAN_COUNT; s++) {
-    cg_plan_opts o = {.plan_memory = pass_plan_memory, .compiler = e.cc,
+    drv_opts o = {.compiler = e.cc,
                       .memory_planner = (ir_memplan_strategy)s};
     ir_plan *p;
     T_OK(vt_plan_build(g, e.t, &o, IR_LAYOUT_DEFAULT, "mul", &p));
@@ -119,11 +118,11 @@ Test(vk_exec_memplan, reused_range_gets_its_barrier) {
   const ir_value *p_v = ir_graph_find_value(g, "p"), *r_v = ir_graph_find_value(g, "r");
   const ir_memplan_strategy which[2] = {IR_MEMPLAN_NAIVE, IR_MEMPLAN_BEST};
   for (int k = 0; k < 2; k++) {
-    cg_plan_opts o = {.plan_memory = pass_plan_memory, .compiler = e.cc, .memory_planner = which[k]};
+    drv_opts o = {.compiler = e.cc, .memory_planner = which[k]};
     ir_plan *p;
     ir_graph *h;
     T_OK(ir_graph_clone(g, &h));
-    T_OK(cg_plan_build(h, e.t, &o, &p));
+    T_OK(drv_plan(&h, e.t, &o, NULL, &p));
     bool reused = p->mem.offsets[p_v->id] == p->mem.offsets[r_v->id];
     cr_assert_eq(reused, which[k] == IR_MEMPLAN_BEST, "best puts r where p was");
     cr_assert_eq(p->mem.arena_bytes, (which[k] == IR_MEMPLAN_BEST ? 2u : 3u) * 1024);
@@ -167,7 +166,7 @@ Test(vk_exec_memplan, views_at_the_edges_share_bytes) {
   vt_env_open(&e);
   ir_graph *g = vt_parse(EDGES);
   for (int v = 0; v < 2; v++) { /* lean; and with exp on the CPU */
-    cg_plan_opts o = {.plan_memory = pass_plan_memory, .compiler = e.cc};
+    drv_opts o = {.compiler = e.cc};
     ir_plan *p;
     T_OK(vt_plan_build(g, e.t, &o, IR_LAYOUT_DEFAULT, v ? "exp" : NULL, &p));
     rt_vk_exec *x;

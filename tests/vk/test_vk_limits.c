@@ -18,7 +18,6 @@
 #include "runtime/vk/vk_exec.h"
 #include "test_support.h"
 #include "vk_test.h"
-#include "passes/plan_memory.h"
 
 #define N_PARTS 6
 
@@ -88,7 +87,7 @@ static rt_tensor expected(bool concat, const int *cs, const rt_tensor *in) {
 static void plan_and_run(const vt_env *e, const ir_target *t, const char *op, const int *cs,
                          ir_layout l, bool want_gpu, uint64_t seed) {
   ir_graph *g = six_graph(op, cs);
-  cg_plan_opts o = {.plan_memory = pass_plan_memory};
+  drv_opts o = {0};
   o.compiler = e->cc;
   ir_plan *p;
   T_OK(vt_plan_build(g, t, &o, l, NULL, &p));

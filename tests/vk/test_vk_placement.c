@@ -7,12 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "codegen/core/plan.h"
-#include "frontend/onnx_import.h"
+#include "driver/driver.h"
 #include "ir/text.h"
-#include "passes/pipeline.h"
-#include "passes/plan_memory.h"
-#include "runtime/cpu/cpu_kernels.h"
 #include "runtime/vk/vk_exec.h"
 #include "test_support.h"
 #include "vk_test.h"
@@ -21,44 +17,34 @@ static ir_graph *load(const char *rel) {
   char path[1024];
   snprintf(path, sizeof path, "%s/%s", VKML_SOURCE_ROOT, rel);
   ir_graph *g = NULL;
+  /* batch 1, as in the model's bundled input (export_real_cnns.py); the
+   * shape applies to the .onnx models only */
   size_t n = strlen(path);
-  if (n > 5 && !strcmp(path + n - 5, ".onnx")) {
-    /* batch 1, as in the model's bundled input (export_real_cnns.py) */
-    const char *names[] = {"input"};
-    const int ranks[] = {4};
-    const int64_t dims[4] = {1, 3, 40, 48};
-    const int64_t *dp[] = {dims};
-    onnx_import_opts o = {.n_shapes = 1, .shape_names = names, .shape_ranks = ranks,
-                          .shape_dims = dp, .eval = rt_cpu_eval_node};
-    T_OK(onnx_import_file(path, &o, &g));
-  } else {
-    T_OK(ir_parse_file(path, &g));
-  }
+  const char *names[] = {"input"};
+  const int ranks[] = {4};
+  const int64_t dims[4] = {1, 3, 40, 48};
+  const int64_t *dp[] = {dims};
+  drv_opts o = {.shape_names = names, .shape_ranks = ranks, .shape_dims = dp};
+  o.n_shapes = n > 5 && !strcmp(path + n - 5, ".onnx");
+  drv_source src = {.path = path};
+  T_OK(drv_import(&src, &o, &g));
   return g;
 }
 
-/* A copy of g compiled as vkc run compiles it (the pass pipeline with
- * codegen's placement and layout queries, then the plan), cpu_ops forced
- * onto the CPU; the plan owns the copy. */
+/* A copy of g compiled as vkc run compiles it (drv_compile_graph: the pass
+ * pipeline with codegen's placement and layout queries, then the plan),
+ * cpu_ops forced onto the CPU; the plan owns the copy. */
 static ir_plan *compile(vt_env *e, const ir_graph *g, const char *cpu_ops, ir_layout layout) {
   ir_graph *h;
   T_OK(ir_graph_clone(g, &h));
-  cg_query q;
+  const ir_graph *h0 = h;
   bool forced[IR_OP_COUNT];
-  T_OK(onnx_op_list_parse(cpu_ops, "--cpu-ops", forced));
-  cg_query_init(&q, e->t, forced);
-  pass_pipeline_opts pp = {.pass = {.eval = rt_cpu_eval_node,
-                                    .place = cg_query_place,
-                                    .place_user = &q,
-                                    .layout = layout,
-                                    .layout_operands = cg_query_layout_operands,
-                                    .layout_user = &q}};
-  T_OK(pass_pipeline_run(h, &pp));
-  cg_plan_opts po = {.compiler = e->cc, .plan_memory = pass_plan_memory};
+  T_OK(drv_op_list_parse(cpu_ops, "--cpu-ops", forced));
+  drv_opts o = {.cpu_ops = forced, .layout = layout, .compiler = e->cc};
   ir_plan *p;
-  vkml_status s = cg_plan_build(h, e->t, &po, &p);
+  vkml_status s = drv_compile_graph(&h, e->t, &o, NULL, &p);
   cr_assert(!s, "%s: %s", cpu_ops ? cpu_ops : "all-GPU", vkml_status_message(s));
-  cr_assert_eq(p->graph, h, "the plan owns the graph it runs");
+  cr_assert_eq(p->graph, h0, "the plan owns the graph it runs");
   return p;
 }
 
@@ -174,17 +160,10 @@ Test(vk_placement, fallback_never_lists_the_nodes) {
   vt_env e;
   vt_env_open(&e);
   ir_graph *g = load("tests/models/tinycnn/model.vkir");
-  cg_query q;
   bool forced[IR_OP_COUNT];
-  T_OK(onnx_op_list_parse("maxpool,softmax", "--cpu-ops", forced));
-  cg_query_init(&q, e.t, forced);
-  pass_pipeline_opts pp = {.pass = {.eval = rt_cpu_eval_node,
-                                    .place = cg_query_place,
-                                    .place_user = &q,
-                                    .fallback_never = true,
-                                    .layout_operands = cg_query_layout_operands,
-                                    .layout_user = &q}};
-  vkml_status s = pass_pipeline_run(g, &pp);
+  T_OK(drv_op_list_parse("maxpool,softmax", "--cpu-ops", forced));
+  drv_opts o = {.cpu_ops = forced, .fallback_never = true};
+  vkml_status s = drv_passes(g, e.t, &o);
   cr_assert_eq(vkml_status_code(s), VKML_CODE_UNSUPPORTED);
   const char *m = vkml_status_message(s);
   cr_assert(strstr(m, "pass place: 2 nodes cannot run on the GPU (--fallback never):"), "%s", m);
@@ -194,8 +173,8 @@ Test(vk_placement, fallback_never_lists_the_nodes) {
   ir_graph_destroy(g);
   /* nothing forced: every tinycnn node has a GPU kernel */
   g = load("tests/models/tinycnn/model.vkir");
-  cg_query_init(&q, e.t, NULL);
-  T_OK(pass_pipeline_run(g, &pp));
+  o.cpu_ops = NULL;
+  T_OK(drv_passes(g, e.t, &o));
   ir_graph_destroy(g);
   vt_env_close(&e);
 }

@@ -10,10 +10,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "frontend/onnx_import.h"
-#include "passes/pipeline.h"
-#include "passes/plan_memory.h"
-#include "runtime/cpu/cpu_kernels.h"
 #include "test_support.h"
 
 rt_vk_context *vt_context_opts(rt_vk_context_opts *o) {
@@ -88,49 +84,26 @@ ReportHook(POST_ALL)(struct criterion_global_stats *stats) {
   vt_rmdir(dir);
 }
 
-vkml_status vt_plan_build(const ir_graph *g, const ir_target *t, const cg_plan_opts *o,
+vkml_status vt_plan_build(const ir_graph *g, const ir_target *t, const drv_opts *o,
                           ir_layout layout, const char *cpu_ops, ir_plan **out) {
   *out = NULL;
-  ir_graph *h = NULL;
-  cg_query q;
   bool forced[IR_OP_COUNT];
-  vkml_status s = onnx_op_list_parse(cpu_ops, "--cpu-ops", forced);
-  cg_query_init(&q, t, forced);
-  pass_opts po = {.precision = o->precision,
-                  .place = cg_query_place,
-                  .place_user = &q,
-                  .layout = layout,
-                  .layout_operands = cg_query_layout_operands,
-                  .layout_user = &q};
+  drv_opts d = *o;
+  d.layout = layout;
+  d.cpu_ops = forced;
+  d.no_opt = true; /* the nodes the tests place stay as they are */
+  ir_graph *h = NULL;
+  vkml_status s = drv_op_list_parse(cpu_ops, "--cpu-ops", forced);
   if (!s) s = ir_graph_clone(g, &h);
-  if (!s) s = pass_run_by_name(h, "fp16", &po, NULL);
-  if (!s) s = pass_run_by_name(h, "split_nonzero", &po, NULL);
-  if (!s) s = pass_run_by_name(h, "split_nms", &po, NULL);
-  if (!s) s = pass_run_by_name(h, "split_sort", &po, NULL);
-  if (!s) s = pass_run_by_name(h, "place", &po, NULL);
-  if (!s) s = pass_run_by_name(h, "layout", &po, NULL);
-  if (!s) s = pass_run_by_name(h, "insert_transfers", &po, NULL);
-  if (!s) s = cg_plan_build(h, t, o, out);
-  if (s) {
-    ir_graph_destroy(h);
-    return s;
-  }
-  return VKML_OK; /* the plan owns h */
+  if (!s) s = drv_compile_graph(&h, t, &d, NULL, out);
+  ir_graph_destroy(h); /* NULL once the plan owns it */
+  return s;
 }
 
 ir_plan *vt_compile(const ir_target *t, cg_compiler *cc, ir_graph *g, const bool *cpu_ops,
                     ir_precision prec) {
-  cg_query q;
-  cg_query_init(&q, t, cpu_ops);
-  pass_pipeline_opts pp = {.pass = {.eval = rt_cpu_eval_node,
-                                    .precision = prec,
-                                    .place = cg_query_place,
-                                    .place_user = &q,
-                                    .layout_operands = cg_query_layout_operands,
-                                    .layout_user = &q}};
-  T_OK(pass_pipeline_run(g, &pp));
-  cg_plan_opts po = {.compiler = cc, .plan_memory = pass_plan_memory, .precision = prec};
+  drv_opts o = {.precision = prec, .cpu_ops = cpu_ops, .compiler = cc};
   ir_plan *p;
-  T_OK(cg_plan_build(g, t, &po, &p));
+  T_OK(drv_compile_graph(&g, t, &o, NULL, &p));
   return p;
 }

@@ -5,6 +5,7 @@
 
 #include "codegen/core/core.h"
 #include "codegen/core/plan.h"
+#include "driver/driver.h"
 #include "runtime/tensor.h"
 #include "runtime/vk/vk_context.h"
 
@@ -121,18 +122,18 @@ void vt_run_kernel_slot(rt_vk_context *ctx, cg_compiler *cc, const cg_kernel *k,
                         const rt_tensor *const *in, int n_in, rt_tensor *out, int n_out,
                         uint32_t *slot_out);
 
-/* g (taken) compiled as vkc compile does: the pass pipeline (cpu_ops, by
- * ir_op, forced onto the CPU when given), then cg_plan_build with cc. */
+/* g (taken) compiled as vkc compile does (drv_compile_graph: every pass,
+ * cpu_ops, by ir_op, forced onto the CPU when given, then the plan with
+ * cc). */
 ir_plan *vt_compile(const ir_target *t, cg_compiler *cc, ir_graph *g, const bool *cpu_ops,
                     ir_precision prec);
 
-/* A copy of g through the passes a plan needs (fp16 when o->precision asks,
- * the staged ops split (split_nonzero, split_nms, split_sort), placement with cpu_ops
- * forced onto the CPU, layout, transfers), which the
- * plan then owns (ir_plan_graph); then cg_plan_build. The optimizing passes
- * stay out so that these tests keep the nodes they place. g stays the
- * caller's. */
-vkml_status vt_plan_build(const ir_graph *g, const ir_target *t, const cg_plan_opts *o,
+/* A copy of g compiled with o and the pipeline's no_opt option (bounds,
+ * fp16 when o->precision asks, the splits of the staged ops, placement with
+ * cpu_ops forced onto the CPU, layout, transfers), which the plan then owns
+ * (ir_plan_graph). The optimizing passes stay out so that these tests keep
+ * the nodes they place. g stays the caller's. */
+vkml_status vt_plan_build(const ir_graph *g, const ir_target *t, const drv_opts *o,
                           ir_layout layout, const char *cpu_ops, ir_plan **out);
 
 /* nc4hw4 (ir/graph.h) on the host, for the layout tests (vk_pack.c): the
