@@ -465,7 +465,7 @@ vkml_status ir_reduce_axes_get(const ir_node *n, int rank, bool *mask) {
   /* Absent or empty: every axis (ONNX noop_with_empty_axes=0). */
   for (int i = 0; i < rank; i++) mask[i] = na <= 0;
   for (int i = 0; i < na; i++) {
-    int ax;
+    int ax = 0; /* set when s is OK (gcc -O2 cannot tell once inlined) */
     vkml_status s = ir_axis_normalize(axes[i], rank, &ax);
     if (s) return vkml_status_annotate(s, "%s: axes[%d]", op, i);
     if (mask[ax]) return ir_infer_error("%s: axis %d appears twice in axes", op, ax);

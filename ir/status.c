@@ -98,11 +98,5 @@ void vkml_status_free(vkml_status s) {
 }
 
 #include "vkml.h"
-#include "ir/util.h"
 
 const char *vkml_version(void) { return VKML_VERSION; }
-
-vkml_status ir_oom(const char *doing) {
-  return doing ? vkml_status_make(VKML_CODE_OUT_OF_MEMORY, "out of host memory %s", doing)
-               : vkml_status_make(VKML_CODE_OUT_OF_MEMORY, "out of host memory");
-}

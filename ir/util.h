@@ -12,8 +12,13 @@
 #include "vkml_status.h"
 
 /* VKML_CODE_OUT_OF_MEMORY, "out of host memory" (+ " " + doing, when given:
- * "parsing", "building the graph"). Caller frees. */
-vkml_status ir_oom(const char *doing);
+ * "parsing", "building the graph"). Caller frees. Inline: the libraries'
+ * hidden internals each need it, and the status functions it calls are the
+ * runtime library's API. */
+static inline vkml_status ir_oom(const char *doing) {
+  return doing ? vkml_status_make(VKML_CODE_OUT_OF_MEMORY, "out of host memory %s", doing)
+               : vkml_status_make(VKML_CODE_OUT_OF_MEMORY, "out of host memory");
+}
 
 #define IR_FNV64_SEED 0xcbf29ce484222325ull
 

@@ -1,5 +1,6 @@
 /* vkml_compile (include/vkml_compile.h) as an application meets it: this
- * file includes the public headers only. tinycnn compiled from its .vkir file, from
+ * file includes the public headers only and links the two shared libraries
+ * (their exported symbols only). tinycnn compiled from its .vkir file, from
  * an ONNX file and from ONNX bytes runs on the CPU reference kernels and on
  * the default Vulkan device (lavapipe, validation on) with the NumPy
  * oracle's outputs (tests/models/tinycnn/expected.npy); the artifact it
