@@ -207,6 +207,12 @@ static void edit_pools(rng *r, art *a) {
   size_t n = a->len[S_POOLS];
   if (n < 32) return;
   uint64_t nb = rd64(d), ns = rd64(d + 8);
+  /* an earlier edit of this case may have made the counts lie: then only
+   * the header's words */
+  if (nb > n / 4 || ns > n / 8 || 32 + 4 * nb + 8 * ns > n) {
+    edit64(r, d + 8 * below(r, 4));
+    return;
+  }
   switch (below(r, 8)) {
   case 0: edit64(r, d + 8 * below(r, 4)); return;
   case 1: case 2:
