@@ -335,6 +335,7 @@ void rt_vk_context_destroy(rt_vk_context *ctx, rt_vk_report *report) {
   }
   if (ctx->loader) dlclose(ctx->loader);
   free(ctx->pcache_path);
+  free(ctx->verdict_dir);
   free(ctx->warnings);
   pthread_mutex_destroy(&ctx->queue_lock);
   pthread_mutex_destroy(&ctx->report_lock);

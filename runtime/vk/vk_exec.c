@@ -68,7 +68,7 @@ static vkml_status create_pipeline(rt_vk_exec *e, pipe_entry *pe) {
   const ir_plan_module *m = &p->modules[s->module];
   /* each module once (two threads may both check one: harmless) */
   if (!__atomic_load_n(&e->module_ok[s->module], __ATOMIC_ACQUIRE)) {
-    VKML_RETURN_IF_ERROR(rt_vk_spirv_check(rt_vk_context_target(e->ctx), m->words,
+    VKML_RETURN_IF_ERROR(rt_vk_spirv_check(e->ctx, m->words,
                                            (size_t)m->bytes, m->name));
     __atomic_store_n(&e->module_ok[s->module], 1, __ATOMIC_RELEASE);
   }

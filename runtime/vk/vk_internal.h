@@ -131,6 +131,7 @@ struct rt_vk_context {
 
   VkPipelineCache pcache;
   char *pcache_path; /* NULL when the cache file is disabled */
+  char *verdict_dir; /* the SPIR-V validator's verdicts (vk_spirv.c); NULL: none */
   size_t pcache_loaded_bytes;
   int pcache_created; /* pipelines created since start */
   bool pcache_dirty;

@@ -107,9 +107,12 @@ vkml_status rt_vk_pcache_open(rt_vk_context *ctx, const rt_vk_context_opts *o) {
       rt_vk_uuid_hex(ctx->target.pipeline_cache_uuid, hex);
       size_t len = strlen(dir) + 64;
       ctx->pcache_path = malloc(len);
+      ctx->verdict_dir = malloc(len);
       if (ctx->pcache_path) snprintf(ctx->pcache_path, len, "%s/pipelines-%s.bin", dir, hex);
+      if (ctx->verdict_dir) snprintf(ctx->verdict_dir, len, "%s/spirv-valid", dir);
       free(dir);
-      if (!ctx->pcache_path) return vkml_status_make(VKML_CODE_OUT_OF_MEMORY, "out of host memory");
+      if (!ctx->pcache_path || !ctx->verdict_dir)
+        return vkml_status_make(VKML_CODE_OUT_OF_MEMORY, "out of host memory");
       read_file(ctx, &data, &n);
       const char *why = data ? check_file(ctx, data, n) : NULL;
       if (why) {

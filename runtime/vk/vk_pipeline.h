@@ -34,10 +34,14 @@ vkml_status rt_vk_pipeline_create(rt_vk_context *ctx, const rt_vk_pipeline_desc 
                                   rt_vk_pipeline **out);
 void rt_vk_pipeline_destroy(rt_vk_context *ctx, rt_vk_pipeline *p);
 /* Validates SPIR-V a plan brought (an artifact's is untrusted) before any
- * driver sees it: SPIRV-Tools' validator for t's Vulkan version, then an
- * entry point "main" for GLCompute whose literal workgroup size is within
- * t's limits. CORRUPT naming the module and the first problem. */
-vkml_status rt_vk_spirv_check(const ir_target *t, const uint32_t *words, size_t bytes,
+ * driver sees it: SPIRV-Tools' validator for the device's Vulkan version,
+ * then an entry point "main" for GLCompute whose literal workgroup size is
+ * within the device's limits. CORRUPT naming the module and the first
+ * problem. A module that passed is remembered in the context's cache
+ * directory (spirv-valid/, an empty file named by the SHA-256 of the words,
+ * the validator's version and what the check depended on): the next load
+ * of the same module skips the validator (~1-5 ms a kernel). */
+vkml_status rt_vk_spirv_check(const rt_vk_context *ctx, const uint32_t *words, size_t bytes,
                               const char *name);
 int rt_vk_pipeline_n_buffers(const rt_vk_pipeline *p);
 uint32_t rt_vk_pipeline_push_bytes(const rt_vk_pipeline *p);

@@ -5,10 +5,16 @@
  * compute entry point's workgroup size against the device's limits. A
  * driver's SPIR-V parser trusts its input: a forged id bound of 0x7fffffff
  * crashed one inside vkCreateComputePipelines. */
+#include <errno.h>
+#include <fcntl.h>
 #include <spirv-tools/libspirv.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include "ir/cache_dir.h"
+#include "ir/sha256.h"
 #include "vk_internal.h"
 
 enum {
@@ -119,11 +125,8 @@ static vkml_status check_entry(const ir_target *t, const uint32_t *w, size_t n,
   return VKML_OK;
 }
 
-vkml_status rt_vk_spirv_check(const ir_target *t, const uint32_t *words, size_t bytes,
-                              const char *name) {
-  if (!name) name = "(unnamed)";
-  if (!words || bytes < 20 || bytes % 4 || words[0] != 0x07230203u)
-    return bad(name, "not a SPIR-V module");
+static vkml_status validate(const ir_target *t, const uint32_t *words, size_t bytes,
+                            const char *name) {
   spv_target_env env = env_for(t->api_version);
   spv_context sc = spvContextCreate(env);
   spv_validator_options vo = spvValidatorOptionsCreate();
@@ -150,4 +153,46 @@ vkml_status rt_vk_spirv_check(const ir_target *t, const uint32_t *words, size_t 
   spvContextDestroy(sc);
   if (!s) s = check_entry(t, words, bytes / 4, name);
   return s;
+}
+
+/* The verdict file of a module: SHA-256 over the words and everything the
+ * verdict depends on (the validator, the target environment, the limits
+ * check_entry compares with), so that no other input can claim it. */
+static void verdict_path(const rt_vk_context *ctx, const uint32_t *words, size_t bytes,
+                         char *out, size_t n) {
+  const ir_target *t = &ctx->target;
+  char what[256];
+  snprintf(what, sizeof what, "vkml spirv verdict 1|%s|%u|%u,%u,%u,%u", spvSoftwareVersionString(),
+           (unsigned)env_for(t->api_version), t->max_workgroup_size[0], t->max_workgroup_size[1],
+           t->max_workgroup_size[2], t->max_workgroup_invocations);
+  ir_sha256 h;
+  ir_sha256_init(&h);
+  ir_sha256_update(&h, what, strlen(what) + 1);
+  ir_sha256_update(&h, words, bytes);
+  uint8_t d[32];
+  char hex[65];
+  ir_sha256_final(&h, d);
+  ir_sha256_hex(d, hex);
+  snprintf(out, n, "%s/%s", ctx->verdict_dir, hex);
+}
+
+vkml_status rt_vk_spirv_check(const rt_vk_context *ctx, const uint32_t *words, size_t bytes,
+                              const char *name) {
+  if (!name) name = "(unnamed)";
+  if (!words || bytes < 20 || bytes % 4 || words[0] != 0x07230203u)
+    return bad(name, "not a SPIR-V module");
+  char path[4200] = "";
+  if (ctx->verdict_dir) {
+    verdict_path(ctx, words, bytes, path, sizeof path);
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) return VKML_OK;
+  }
+  VKML_RETURN_IF_ERROR(validate(&ctx->target, words, bytes, name));
+  /* remembered best-effort: a cache that cannot be written only costs a
+   * validation next time */
+  if (path[0] && ir_mkdirs(ctx->verdict_dir)) {
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd >= 0) close(fd);
+  }
+  return VKML_OK;
 }

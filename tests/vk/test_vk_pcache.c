@@ -222,3 +222,54 @@ Test(vk_pcache, default_dir_follows_xdg_cache_home) {
   vt_rmdir(xdg);
   free(xdg);
 }
+
+/* Files in d/spirv-valid (the SPIR-V validator's verdicts). */
+static int verdicts(const char *d) {
+  char p[4200];
+  snprintf(p, sizeof p, "%s/spirv-valid", d);
+  DIR *dir = opendir(p);
+  if (!dir) return 0;
+  int n = 0;
+  for (struct dirent *e; (e = readdir(dir));) n += e->d_name[0] != '.';
+  closedir(dir);
+  return n;
+}
+
+/* A module that passed the validator is remembered (one file named by a
+ * SHA-256 of it) and not validated again; a forged one is refused every
+ * time and never remembered, also beside a valid module's verdict. */
+Test(vk_pcache, spirv_verdicts_are_remembered_for_valid_modules_only) {
+  char *dir = vt_tempdir();
+  rt_vk_context *ctx = vt_context(dir);
+  cg_compiler *cc = vt_compiler();
+  static const char src[] = "#version 450\nlayout(local_size_x = 64) in;\n"
+                            "layout(binding = 0) buffer B { float v[]; };\n"
+                            "void main() { v[gl_GlobalInvocationID.x] *= 2.0; }\n";
+  cg_spirv spv;
+  T_OK(cg_compile(cc, "verdict.comp", src, NULL, 0, CG_OPT_PERFORMANCE, &spv));
+  cr_assert_eq(verdicts(dir), 0);
+  T_OK(rt_vk_spirv_check(ctx, spv.words, spv.bytes, "verdict.comp"));
+  cr_assert_eq(verdicts(dir), 1);
+  T_OK(rt_vk_spirv_check(ctx, spv.words, spv.bytes, "verdict.comp"));
+  cr_assert_eq(verdicts(dir), 1);
+  /* the id bound past SPIRV-Tools' universal limit */
+  uint32_t *forged = malloc(spv.bytes);
+  cr_assert_not_null(forged);
+  memcpy(forged, spv.words, spv.bytes);
+  forged[3] = 0x7fffffffu;
+  for (int i = 0; i < 2; i++) {
+    vkml_status s = rt_vk_spirv_check(ctx, forged, spv.bytes, "forged.comp");
+    cr_assert_eq(vkml_status_code(s), VKML_CODE_CORRUPT);
+    cr_assert(strstr(vkml_status_message(s), "forged.comp") &&
+                  strstr(vkml_status_message(s), "id bound"),
+              "%s", vkml_status_message(s));
+    vkml_status_free(s);
+  }
+  cr_assert_eq(verdicts(dir), 1);
+  free(forged);
+  cg_spirv_free(&spv);
+  cg_compiler_destroy(cc);
+  vt_destroy(ctx);
+  vt_rmdir(dir);
+  free(dir);
+}
