@@ -622,6 +622,10 @@ int main(int argc, char **argv) {
   long failed = counts[1] + counts[2] + counts[3] + counts[4] + counts[5];
   printf("fuzz_forged: %ld cases in %.0f s: %ld ran, %ld refused with one line, %ld failed\n",
          ran + refused + failed, now_s() - t0, ran, refused, failed);
-  for (int i = 0; i < n_seeds; i++) art_free(&base[i]);
+  for (int i = 0; i < n_seeds; i++) {
+    art_free(&base[i]);
+    for (int k = 0; k < sargs[i].argc; k++) free(sargs[i].argv[k]);
+  }
+  fflush(stdout);
   return failed ? 1 : 0;
 }
