@@ -4,9 +4,10 @@
  * instances; then times whole runs through the API on one instance:
  * vkml_set_input + vkml_run + vkml_get_output (copies) and vkml_run alone
  * (zero copy), blocking and spinning waits; median, p90 and min of R runs
- * after W warm-up runs. Prints one JSON object.
+ * after W warm-up runs. Prints one JSON object. --cpu: every instance on the
+ * CPU reference kernels (the wait modes then make no difference).
  *
- *   vkml-instances MODEL.vkm [--instances N] [--runs R] [--warmup W]
+ *   vkml-instances MODEL.vkm [--instances N] [--runs R] [--warmup W] [--cpu]
  *
  * Links the runtime library only and includes only <vkml.h>. */
 #include <math.h>
@@ -63,15 +64,18 @@ static void print_times(const char *name, const double *t, int runs, bool last) 
 int main(int argc, char **argv) {
   const char *path = NULL;
   int n = 8, runs = 200, warm = 50;
+  vkml_device_kind device = VKML_DEVICE_DEFAULT;
   for (int i = 1; i < argc; i++) {
-    if (!strcmp(argv[i], "--instances") && i + 1 < argc) n = atoi(argv[++i]);
+    if (!strcmp(argv[i], "--cpu")) device = VKML_DEVICE_CPU;
+    else if (!strcmp(argv[i], "--instances") && i + 1 < argc) n = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--runs") && i + 1 < argc) runs = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--warmup") && i + 1 < argc) warm = atoi(argv[++i]);
     else if (!path && argv[i][0] != '-') path = argv[i];
     else path = NULL, i = argc;
   }
   if (!path || n < 1 || n > 64 || runs < 1 || warm < 0) {
-    fprintf(stderr, "usage: vkml-instances MODEL.vkm [--instances N] [--runs R] [--warmup W]\n");
+    fprintf(stderr,
+            "usage: vkml-instances MODEL.vkm [--instances N] [--runs R] [--warmup W] [--cpu]\n");
     return 2;
   }
   vkml_model *m = NULL;
@@ -79,8 +83,9 @@ int main(int argc, char **argv) {
   if (s) return fail(s);
   vkml_instance *inst[64] = {0};
   vkml_memory one = {0}, all = {0};
+  vkml_instance_opts block = {.device = device};
   for (int i = 0; i < n && !s; i++) {
-    s = vkml_instance_create(m, NULL, &inst[i]);
+    s = vkml_instance_create(m, &block, &inst[i]);
     if (!s && i == 0) s = vkml_instance_memory(inst[0], &one);
   }
   if (!s) s = vkml_instance_memory(inst[n - 1], &all);
@@ -109,14 +114,16 @@ int main(int argc, char **argv) {
   /* timings on instance 0; the others stay idle */
   if (!s && !(s = timed(inst[0], &b, true, warm, runs, t))) print_times("api_copies", t, runs, false);
   if (!s && !(s = timed(inst[0], &b, false, warm, runs, t))) print_times("api_zero_copy", t, runs, false);
-  vkml_instance_opts spin = {.wait = VKML_WAIT_SPIN};
+  vkml_instance_opts spin = {.device = device, .wait = VKML_WAIT_SPIN};
   vkml_instance *sp = NULL;
   if (!s) s = vkml_instance_create(m, &spin, &sp);
   if (!s && !(s = timed(sp, &b, true, warm, runs, t))) print_times("api_copies_spin", t, runs, false);
   if (!s && !(s = timed(sp, &b, false, warm, runs, t))) print_times("api_zero_copy_spin", t, runs, false);
-  vkml_instance_opts hyb = {.wait = VKML_WAIT_HYBRID};
+  vkml_instance_opts hyb = {.device = device, .wait = VKML_WAIT_HYBRID};
   vkml_instance *hy = NULL;
   if (!s) s = vkml_instance_create(m, &hyb, &hy);
+  /* its zero-copy runs read the input given once (vkml_run refuses one never given) */
+  if (!s) s = vkml_set_input(hy, b.in.name, b.in.dtype, b.in.rank, b.in.dims, b.x);
   if (!s && !(s = timed(hy, &b, false, warm, runs, t))) print_times("api_zero_copy_hybrid", t, runs, true);
   vkml_instance_destroy(hy);
   if (!s) printf("}\n");

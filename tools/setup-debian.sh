@@ -4,7 +4,7 @@
 set -eu
 PKGS="gcc g++ libc6-dev meson ninja-build pkg-config libcriterion-dev
       protobuf-c-compiler libprotobuf-c-dev libonnx-dev libonnx-testdata
-      python3 python3-numpy python3-onnx
+      python3 python3-numpy python3-onnx python3-pytest
       libvulkan-dev libvulkan1 libvulkan-volk-dev glslang-dev libshaderc-dev spirv-tools
       mesa-vulkan-drivers vulkan-validationlayers libsqlite3-dev"
 missing=""
