@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -113,21 +114,41 @@ typedef struct section {
   wbuf b;
 } section;
 
-static void provenance(wbuf *b, const ir_plan *p, const ir_artifact_meta *m) {
-  char line[512];
-  int k = snprintf(line, sizeof line, "format=%d\ntool=%s\nprecision=%s\nschedules=%s\n",
-                   IR_ARTIFACT_VERSION, m && m->tool ? m->tool : "",
-                   p->precision == IR_PRECISION_FP16 ? "fp16" : "fp32",
-                   m && m->schedules ? m->schedules : "default");
+/* Appends printf-style text (any length). */
+static void w_fmt(wbuf *b, const char *fmt, ...) {
+  va_list ap, aq;
+  va_start(ap, fmt);
+  va_copy(aq, ap);
+  int k = vsnprintf(NULL, 0, fmt, ap);
+  va_end(ap);
+  char *line = k >= 0 ? malloc((size_t)k + 1) : NULL;
+  if (!line) {
+    b->oom = true;
+    va_end(aq);
+    return;
+  }
+  vsnprintf(line, (size_t)k + 1, fmt, aq);
+  va_end(aq);
   w_bytes(b, line, (size_t)k);
+  free(line);
+}
+
+static void provenance(wbuf *b, const ir_plan *p, const ir_artifact_meta *m) {
+  w_fmt(b, "format=%d\ntool=%s\nprecision=%s\nschedules=%s\n", IR_ARTIFACT_VERSION,
+        m && m->tool ? m->tool : "", p->precision == IR_PRECISION_FP16 ? "fp16" : "fp32",
+        m && m->schedules ? m->schedules : "default");
   if (m && m->target) {
     const ir_target *t = m->target;
-    k = snprintf(line, sizeof line,
-                 "device=%s\nvendor_id=0x%04x\ndevice_id=0x%04x\ndriver_id=%u\n"
-                 "driver_version=0x%08x\napi_version=0x%08x\n",
-                 t->name, t->vendor_id, t->device_id, t->driver_id, t->driver_version,
-                 t->api_version);
-    w_bytes(b, line, (size_t)k);
+    w_fmt(b,
+          "device=%s\nvendor_id=0x%04x\ndevice_id=0x%04x\ndriver_id=%u\n"
+          "driver_version=0x%08x\napi_version=0x%08x\n",
+          t->name, t->vendor_id, t->device_id, t->driver_id, t->driver_version, t->api_version);
+  }
+  if (m && m->device_key) w_fmt(b, "device_key=%s\n", m->device_key);
+  for (int i = 0; m && i < m->n_tuned; i++) {
+    const ir_artifact_schedule *e = &m->tuned[i];
+    w_fmt(b, "tuned=%d %s %s %s\n", (int)e->step, e->nearest ? "nearest" : "tuned",
+          e->device_key ? e->device_key : "-", e->confirmed ? "confirmed" : "unconfirmed");
   }
 }
 
@@ -613,4 +634,24 @@ vkml_status ir_artifact_load_file(const char *path, ir_plan **out) {
   (*out)->backing_bytes = (uint64_t)st.st_size;
   (*out)->backing_release = unmap;
   return VKML_OK;
+}
+
+void ir_artifact_section(const void *bytes, size_t n, const char *name, const void **data,
+                         uint64_t *size) {
+  const uint8_t *b = bytes;
+  *data = NULL;
+  *size = 0;
+  if (!b || n < HEADER) return;
+  uint32_t count = r_u32(b + 12);
+  if (count > MAX_SECTIONS || HEADER + (uint64_t)ENTRY * count > n) return;
+  for (uint32_t i = 0; i < count; i++) {
+    const uint8_t *e = b + HEADER + (size_t)ENTRY * i;
+    char sname[17] = {0};
+    memcpy(sname, e, 16);
+    uint64_t off = r_u64(e + 16), len = r_u64(e + 24);
+    if (strcmp(sname, name) || off > n || len > n - off) continue;
+    *data = b + off;
+    *size = len;
+    return;
+  }
 }

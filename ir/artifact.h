@@ -40,11 +40,27 @@
  * (version 1: FNV-1a) */
 #define IR_ARTIFACT_VERSION 3
 
-/* Who made the artifact, for its provenance section. */
+/* A GPU step whose schedule a schedule database gave (the others' are the
+ * defaults). */
+typedef struct ir_artifact_schedule {
+  int32_t step;           /* plan step */
+  bool nearest;           /* the nearest device's record (not the target's) */
+  const char *device_key; /* the record's device */
+  bool confirmed;         /* a confirmation record (vktune's, against the default) */
+} ir_artifact_schedule;
+
+/* Who made the artifact, for its provenance section: key=value lines,
+ * "format", "tool", "precision", "schedules"; with a target "device",
+ * "vendor_id", "device_id", "driver_id", "driver_version", "api_version"
+ * and "device_key"; then one "tuned=STEP tuned|nearest DEVICE_KEY
+ * confirmed|unconfirmed" per entry of tuned. */
 typedef struct ir_artifact_meta {
   const char *tool;         /* e.g. "vkc 0.1.0" */
   const ir_target *target;  /* the device it was compiled for (NULL: none) */
   const char *schedules;    /* where the schedules came from: "default", a database path */
+  const char *device_key;   /* the target as the schedule database keys it (NULL: none) */
+  int n_tuned;
+  const ir_artifact_schedule *tuned;
 } ir_artifact_meta;
 
 /* The bytes of p's artifact (malloc'd, *out freed by the caller). */
@@ -63,5 +79,10 @@ vkml_status ir_artifact_decode(const void *bytes, size_t n, const char *name, ir
 /* Maps path and decodes it; the plan keeps the mapping (plan->backing) and
  * unmaps it when destroyed. */
 vkml_status ir_artifact_load_file(const char *path, ir_plan **out);
+
+/* Section name of an artifact that decoded (its table was checked then):
+ * *data and *size, or NULL and 0 when there is no such section. */
+void ir_artifact_section(const void *bytes, size_t n, const char *name, const void **data,
+                         uint64_t *size);
 
 #endif
