@@ -33,6 +33,9 @@ typedef struct drv_opts {
   const char *const *shape_names;
   const int *shape_ranks;
   const int64_t *const *shape_dims;
+  /* NULL, or per shape NULL (--input-shape) or the tensor file it was read
+   * from (vkc --input): fixes symbolic dimensions only (onnx_import_opts) */
+  const char *const *shape_files;
   /* import (.onnx): graph inputs frozen to constants (the conformance
    * runner's parameter inputs; onnx_import_opts says how) */
   int n_consts;

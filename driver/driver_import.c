@@ -33,6 +33,7 @@ vkml_status drv_import(const drv_source *src, const drv_opts *o, ir_graph **out)
         .shape_names = o->shape_names,
         .shape_ranks = o->shape_ranks,
         .shape_dims = o->shape_dims,
+        .shape_files = o->shape_files,
         .n_consts = o->n_consts,
         .const_names = o->const_names,
         .const_types = o->const_types,

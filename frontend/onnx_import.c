@@ -72,16 +72,28 @@ static vkml_status input_type(onnx_ctx *c, const Onnx__ValueInfoProto *vi,
   const onnx_import_opts *o = c->opts;
   int ov = o->shape_names ? find_name(o->shape_names, o->n_shapes, name) : -1;
   const Onnx__TensorShapeProto *sh = tt->shape;
+  const char *file = ov >= 0 && o->shape_files ? o->shape_files[ov] : NULL;
+  if (file && sh) {
+    /* a file's shape fixes symbolic dimensions only */
+    bool all_known = true;
+    for (size_t i = 0; i < sh->n_dim; i++)
+      all_known &= sh->dim[i]->value_case ==
+                       ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE &&
+                   sh->dim[i]->dim_value >= 0;
+    if (all_known) ov = -1;
+  }
+  /* what a message names: the option, or the file the shape came from */
+  char from[600];
+  if (file) snprintf(from, sizeof from, "--input %s=%s", name, file);
+  else snprintf(from, sizeof from, "--input-shape %s", name);
   if (ov >= 0) {
     int rank = o->shape_ranks[ov];
     if (rank < 0 || rank > IR_MAX_RANK)
-      return onnx_error(VKML_CODE_INVALID_ARGUMENT,
-                        "--input-shape %s: rank %d outside [0, %d]", name, rank,
+      return onnx_error(VKML_CODE_INVALID_ARGUMENT, "%s: rank %d outside [0, %d]", from, rank,
                         IR_MAX_RANK);
     if (sh && (int)sh->n_dim != rank)
       return onnx_error(VKML_CODE_INVALID_ARGUMENT,
-                        "--input-shape %s: %d dims given, the model's input has %zu",
-                        name, rank, sh->n_dim);
+                        "%s: %d dims given, the model's input has %zu", from, rank, sh->n_dim);
     t->rank = rank;
     for (int i = 0; i < rank; i++) {
       int64_t d = o->shape_dims[ov][i];
@@ -89,8 +101,8 @@ static vkml_status input_type(onnx_ctx *c, const Onnx__ValueInfoProto *vi,
       if (dim && dim->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE &&
           dim->dim_value != d)
         return onnx_error(VKML_CODE_INVALID_ARGUMENT,
-                          "--input-shape %s: dim %d is %lld in the model, %lld given",
-                          name, i, (long long)dim->dim_value, (long long)d);
+                          "%s: dim %d is %lld in the model, %lld given", from, i,
+                          (long long)dim->dim_value, (long long)d);
       t->dims[i] = d;
     }
   } else {
@@ -111,8 +123,8 @@ static vkml_status input_type(onnx_ctx *c, const Onnx__ValueInfoProto *vi,
                 ? onnx_str(dim->dim_param) : "?";
         return onnx_error(VKML_CODE_INVALID_ARGUMENT,
                           "input '%s' has symbolic dimension '%s' (axis %zu); give "
-                          "the shape with --input-shape %s=D,D,...", name, sym, i,
-                          name);
+                          "the shape with --input-shape %s=D,D,... (or an --input "
+                          "file to vkc run or vkc compile)", name, sym, i, name);
       }
       t->dims[i] = dim->dim_value;
     }
@@ -162,9 +174,13 @@ static vkml_status add_inputs(onnx_ctx *c, const Onnx__GraphProto *gp) {
   /* Every override must name an input. */
   for (int i = 0; i < o->n_shapes; i++) {
     onnx_sym *s = onnx_sym_get(c, o->shape_names[i]);
-    if (!s || (s->is_const && find_name(o->const_names, o->n_consts, s->name) < 0))
+    if (!s || (s->is_const && find_name(o->const_names, o->n_consts, s->name) < 0)) {
+      if (o->shape_files && o->shape_files[i])
+        return onnx_error(VKML_CODE_INVALID_ARGUMENT, "--input %s=%s: the model has no input '%s'",
+                          o->shape_names[i], o->shape_files[i], o->shape_names[i]);
       return onnx_error(VKML_CODE_INVALID_ARGUMENT,
                         "--input-shape: the model has no input '%s'", o->shape_names[i]);
+    }
   }
   for (int i = 0; i < o->n_consts; i++) {
     onnx_sym *s = onnx_sym_get(c, o->const_names[i]);

@@ -24,6 +24,11 @@ typedef struct onnx_import_opts {
   const char *const *shape_names;
   const int *shape_ranks;
   const int64_t *const *shape_dims;
+  /* NULL, or per shape NULL (--input-shape) or the tensor file it was read
+   * from (vkc --input NAME=FILE): such a shape fixes symbolic dimensions
+   * only (an input whose dims are all known keeps them), and messages name
+   * the file. */
+  const char *const *shape_files;
   /* Graph inputs frozen to values: they become constants and leave the
    * graph's input list. const_types[i] must match the input's declared type;
    * const_data[i] holds ir_type_bytes(&const_types[i]) bytes (copied). */
