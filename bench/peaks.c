@@ -1,5 +1,5 @@
 /* vkml-peaks: this Vulkan device's ceilings, measured with kernels of its
- * own, for vkrun --profile's roofs (tools/cli_peaks.h):
+ * own, for vkrun --profile's roofs (runtime/vk/vk_peaks.h):
  *   - fp32 and fp16 fused multiply-adds: 8 independent chains of 4-wide FMAs
  *     per invocation, registers only (fp16 where the device has shaderFloat16);
  *   - cooperative-matrix multiply-adds (VK_NV_cooperative_matrix, the shape
@@ -25,7 +25,7 @@
 #include "runtime/vk/vk_memory.h"
 #include "runtime/vk/vk_pipeline.h"
 #include "runtime/vk/vk_program.h"
-#include "tools/cli_peaks.h"
+#include "runtime/vk/vk_peaks.h"
 
 static const char usage[] =
     "usage: vkml-peaks [--device N] [--json] [-o FILE] [--no-write]\n"
@@ -253,7 +253,7 @@ static void json_string(FILE *f, const char *s) {
   fputc('"', f);
 }
 
-static void write_json(FILE *f, const ir_target *t, const cli_peaks *p) {
+static void write_json(FILE *f, const ir_target *t, const rt_vk_peaks *p) {
   fprintf(f, "{\"device\": ");
   json_string(f, t->name);
   fprintf(f,
@@ -264,7 +264,7 @@ static void write_json(FILE *f, const ir_target *t, const cli_peaks *p) {
 }
 
 /* Writes the file whole or not at all: a temporary file renamed over it. */
-static vkml_status save(const char *path, const ir_target *t, const cli_peaks *p) {
+static vkml_status save(const char *path, const ir_target *t, const rt_vk_peaks *p) {
   char tmp[4200];
   snprintf(tmp, sizeof tmp, "%s.tmp", path);
   FILE *f = fopen(tmp, "w");
@@ -310,7 +310,7 @@ int main(int argc, char **argv) {
   bench b = {0};
   vkml_status s = rt_vk_context_create(&co, &b.ctx);
   if (!s) s = cg_compiler_create(NULL, &b.cc);
-  cli_peaks p = {0};
+  rt_vk_peaks p = {0};
   rt_vk_buffer *x = NULL, *y = NULL, *coop_in = NULL;
   if (!s) {
     b.t = rt_vk_context_target(b.ctx);
@@ -329,7 +329,7 @@ int main(int argc, char **argv) {
   }
   char *path = NULL;
   if (!s && write) {
-    path = out_path ? strdup(out_path) : cli_peaks_path(b.t);
+    path = out_path ? strdup(out_path) : rt_vk_peaks_path(b.t);
     if (!path) s = vkml_status_make(VKML_CODE_IO, "no vkml cache directory (set HOME or XDG_CACHE_HOME)");
     char *dir = out_path ? NULL : ir_user_cache_dir(NULL);
     if (!s && dir && !ir_mkdirs(dir)) s = vkml_status_make(VKML_CODE_IO, "%s: cannot create", dir);

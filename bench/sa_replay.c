@@ -140,9 +140,8 @@ typedef struct model {
 
 static vkml_status model_open(const char *path, const cli_shape_args *shapes,
                               const cli_compile_args *c, const char *vk_device, model *m) {
-  cli_run_opts ro = {.device = vk_device};
   VKML_RETURN_IF_ERROR(cli_load_model(path, shapes, &m->g));
-  VKML_RETURN_IF_ERROR(cli_vk_context_open(&ro, &m->ctx));
+  VKML_RETURN_IF_ERROR(cli_vk_context_open(vk_device, &m->ctx));
   const ir_target *t = rt_vk_context_target(m->ctx);
   VKML_RETURN_IF_ERROR(cli_pipeline_run(m->g, c, t));
   tunedb_device dev;

@@ -22,7 +22,14 @@
  * Weights: the instances of one model on one device share a single device
  * copy of the weights (uploaded when the first instance is created on that
  * device, freed with the last); each instance adds its own activations,
- * inputs and outputs. See vkml_instance_memory. */
+ * inputs and outputs. See vkml_instance_memory.
+ *
+ * Reports (the end of this file): what a model holds (its provenance and
+ * steps) and what an instance measured (per-step times with their roofs,
+ * run statistics, load times): everything vkrun prints, vkrun being an
+ * application of this header. Tensor files (.npy, .pb) in and out. Every
+ * function refuses NULL or out-of-range arguments with
+ * VKML_CODE_INVALID_ARGUMENT naming the function and the argument. */
 #ifndef VKML_H
 #define VKML_H
 
@@ -63,6 +70,10 @@ typedef struct vkml_tensor_info {
   int rank;
   int64_t dims[VKML_MAX_RANK];
   size_t bytes; /* dense size of the whole tensor */
+  /* -1; or the axis of a data-dependent size (an output of NonZero,
+   * NonMaxSuppression, TopK with a run-time k): dims[bounded_axis] is its
+   * capacity, the run's size is vkml_output_shape's */
+  int bounded_axis;
 } vkml_tensor_info;
 
 typedef struct vkml_model vkml_model;
@@ -85,6 +96,10 @@ VKML_API vkml_status vkml_model_load_owned(void *data, size_t bytes,
  * *data stays valid until vkml_model_free. Written to a file, it loads as
  * the same model (vkml_compile's output saved). */
 VKML_API vkml_status vkml_model_artifact(const vkml_model *m, const void **data, size_t *bytes);
+/* IR text (.vkir, its weights in NAME.bin beside it) as a model for the
+ * CPU reference kernels only (VKML_DEVICE_CPU; other devices are refused:
+ * compile it with vkml_compile or vkc compile). The graph is verified. */
+VKML_API vkml_status vkml_model_load_ir(const char *path, vkml_model **out);
 /* Safe on NULL. All its instances must be destroyed first. */
 VKML_API void vkml_model_free(vkml_model *m);
 
@@ -118,6 +133,11 @@ typedef struct vkml_instance_opts {
   int index;        /* with VKML_DEVICE_INDEX */
   vkml_wait wait;
   bool validation;  /* VK_LAYER_KHRONOS_validation; its errors fail the call */
+  bool profile;     /* time every step of each run (vkml_instance_profile):
+                       GPU timestamps where the device has them */
+  bool staged_inputs; /* copy inputs in from staging even where the kernels
+                         could read them where the host writes them
+                         (comparisons; vkml_memory.staging_bytes grows) */
 } vkml_instance_opts;
 
 /* Creates an instance of m on a device. Errors name what is missing: no
@@ -139,9 +159,29 @@ VKML_API vkml_status vkml_set_input(vkml_instance *inst, const char *name, vkml_
 /* Runs the model on the current inputs. */
 VKML_API vkml_status vkml_run(vkml_instance *inst);
 /* Copies the last run's output out; bytes must be its size
- * (vkml_tensor_info.bytes), else INVALID_ARGUMENT naming it. */
+ * (vkml_tensor_info.bytes), else INVALID_ARGUMENT naming it. An output with
+ * a bounded axis is written dense at the run's shape (vkml_output_shape):
+ * its leading bytes, the rest of the capacity left as it was. */
 VKML_API vkml_status vkml_get_output(vkml_instance *inst, const char *name, void *data,
                                      size_t bytes);
+/* The shape of the last run's output: the model's (vkml_model_find_output),
+ * but along a bounded axis the run's size, and bytes the run's. */
+VKML_API vkml_status vkml_output_shape(const vkml_instance *inst, const char *name,
+                                       vkml_tensor_info *out);
+
+/* Tensor files: NumPy .npy (format 1 to 3, little-endian, C order) or ONNX
+ * TensorProto .pb, by the name's extension. Errors name the file. */
+/* Sets input name from the file at path. Its dtype and shape must be the
+ * input's, except that float64 values (NumPy's default; vkml has no f64)
+ * are converted to an f32 or f16 input's type, *converted (may be NULL) then
+ * true; for an input of another type they are refused naming both types. */
+VKML_API vkml_status vkml_set_input_file(vkml_instance *inst, const char *name,
+                                         const char *path, bool *converted);
+/* Writes the last run's output name as a .npy file at path (at the run's
+ * shape), replacing it: written to a temporary file beside it, renamed
+ * when complete. */
+VKML_API vkml_status vkml_write_output_file(const vkml_instance *inst, const char *name,
+                                            const char *path);
 
 /* Zero copy: the memory an input is read from / an output is written to
  * (host-visible memory the GPU copies from and to within its one
@@ -168,6 +208,115 @@ VKML_API vkml_status vkml_instance_memory(const vkml_instance *inst, vkml_memory
 
 /* The device's name ("cpu" for VKML_DEVICE_CPU); valid for the instance's life. */
 VKML_API const char *vkml_instance_device(const vkml_instance *inst);
+
+/* ---- What a model holds (vkrun --info) --------------------------------------------- */
+
+/* Where a compiled model came from: its artifact's provenance section.
+ * Strings are valid as long as the model; "" where the artifact does not
+ * say (a model from vkml_model_load_ir has no artifact). */
+typedef struct vkml_provenance {
+  int format;             /* artifact format version */
+  const char *tool;       /* what compiled it, with its version ("vkc 0.1.0") */
+  const char *precision;  /* "fp32" or "fp16" */
+  const char *device;     /* the Vulkan device it was compiled for */
+  /* that device as the schedule database keys it (vendor:device:driver
+   * id:driver version, hex; vkdb devices) */
+  const char *device_key;
+  uint32_t vendor_id, device_id, driver_id, driver_version, api_version;
+  const char *schedules;  /* "default", or the schedule database it read */
+  int n_kernels;          /* GPU steps */
+  int n_tuned;            /* of them, schedules tuned on the device compiled for */
+  int n_nearest;          /* tuned on the nearest device with a record */
+  int n_default;          /* the defaults */
+  int n_confirmed;        /* tuned ones vktune confirmed against the default */
+} vkml_provenance;
+VKML_API vkml_status vkml_model_provenance(const vkml_model *m, vkml_provenance *out);
+
+/* ---- Steps, profiles and load times (vkrun --bench and --profile) ------------------ */
+
+/* A model runs as steps, one per node of its compiled graph, in order. What
+ * step i is; strings valid as long as the model, "" where they do not
+ * apply. */
+typedef struct vkml_step {
+  const char *op;          /* the IR op ("conv2d", "download") */
+  const char *output;      /* its first output's name */
+  vkml_dtype dtype;        /* and that output's type (dims: capacities) */
+  int rank;
+  int64_t dims[VKML_MAX_RANK];
+  const char *device;      /* where the plan puts it: "gpu", "cpu", or "copy"
+                              (a transfer between host and device) */
+  const char *kernel;      /* GPU: the kernel's template */
+  const char *schedule;    /* GPU: its schedule */
+  const char *workload;    /* GPU: the workload key (vktune, vkdb) */
+  /* GPU: where the schedule came from: "default", "tuned" (on the device
+   * compiled for) or "nearest" (tuned on schedule_device) */
+  const char *schedule_source;
+  const char *schedule_device; /* the database's device key, with a tuned one */
+  bool confirmed;          /* vktune confirmed it against the default */
+  const char *note;        /* CPU: why it is not on the GPU; copy: "host to
+                              device" or "device to host" */
+  double flops;            /* arithmetic per run (2 per multiply-add; 0: not counted) */
+  double bytes;            /* bytes read and written per run (a copy: once) */
+} vkml_step;
+VKML_API int vkml_model_step_count(const vkml_model *m);
+VKML_API vkml_status vkml_model_step(const vkml_model *m, int i, vkml_step *out);
+
+/* Step i of the instance's last vkml_run or vkml_replay. */
+typedef struct vkml_step_profile {
+  double seconds;       /* GPU steps: their timestamps (0 where the device has
+                           none); CPU steps: wall time, with their copies */
+  const char *device;   /* where it ran: "gpu", "cpu", "copy" (on a
+                           VKML_DEVICE_CPU instance every step is "cpu") */
+  bool dispatched;      /* false: a GPU view that shares its input's bytes
+                           (no kernel runs) */
+  /* The roofs of a GPU step from the device's measured peaks (vkml-peaks;
+   * 0: unknown): GFLOP/s for its kind of arithmetic (the cooperative-matrix
+   * rate of its accumulator type, else the FMA rate of its output type) and
+   * the copy bandwidth in GB/s. */
+  double roof_gflops, roof_gbs;
+} vkml_step_profile;
+/* Needs vkml_instance_opts.profile (else INVALID_ARGUMENT) and a run. */
+VKML_API vkml_status vkml_instance_profile(const vkml_instance *inst, int i,
+                                           vkml_step_profile *out);
+/* Whether GPU steps are timed: false on a device without compute
+ * timestamps (their seconds are 0) and on VKML_DEVICE_CPU. */
+VKML_API bool vkml_instance_gpu_timed(const vkml_instance *inst);
+/* The device's measured peaks file (written by vkml-peaks into the vkml
+ * cache directory, keyed by the device's pipeline cache UUID): its path
+ * (NULL with no cache directory; valid for the instance's life) and whether
+ * it was read: VKML_OK, IO when there is none, CORRUPT naming the key. */
+VKML_API vkml_status vkml_instance_peaks(const vkml_instance *inst, const char **path);
+
+/* Re-submits the GPU kernels the last vkml_run recorded, without input
+ * copies, CPU steps or output copies: kernels back to back, for
+ * benchmarks. The outputs keep the last run's values. INVALID_ARGUMENT on
+ * VKML_DEVICE_CPU or before a run. */
+VKML_API vkml_status vkml_replay(vkml_instance *inst);
+
+/* How an instance runs (totals over its life). */
+typedef struct vkml_run_stats {
+  int64_t runs;            /* vkml_run calls that succeeded */
+  int n_segments;          /* recorded GPU programs */
+  int n_cpu_steps, n_transfer_steps;
+  int n_direct_inputs;     /* lean: inputs the host writes where the kernels read */
+  double host_copy_seconds;   /* lean runs: the host's copies in and out */
+  double submit_wait_seconds; /* lean runs: submit to fence signalled */
+} vkml_run_stats;
+VKML_API vkml_status vkml_instance_stats(const vkml_instance *inst, vkml_run_stats *out);
+
+/* Where vkml_instance_create's time went, in seconds. The device's (its
+ * context and weights) is 0 where the instance shares one another instance
+ * of the model created. */
+typedef struct vkml_load_times {
+  double device;          /* the Vulkan context, in all; of which: */
+  double loader, vk_instance, vk_device, pipeline_cache_file;
+  double weights;         /* the weights' upload */
+  double pipelines;       /* pipelines, buffers and recorded commands */
+  bool pipeline_cache_warm; /* the pipeline cache file had data */
+  bool device_shared;     /* the context and weights were another instance's */
+} vkml_load_times;
+VKML_API vkml_status vkml_instance_load_times(const vkml_instance *inst,
+                                              vkml_load_times *out);
 
 #ifdef __cplusplus
 }

@@ -79,6 +79,9 @@ static const struct {
     {"|b1", IR_BOOL}, {"<b1", IR_BOOL},
 };
 
+/* The dtype parse_header reports for '<f8' (float64, which the IR lacks). */
+#define F64 IR_DTYPE_COUNT
+
 static vkml_status parse_header(const char *name, hdr *h, ir_dtype *dtype,
                                 int *rank, int64_t *dims) {
   bool have_descr = false, have_order = false, have_shape = false;
@@ -92,7 +95,8 @@ static vkml_status parse_header(const char *name, hdr *h, ir_dtype *dtype,
       const char *d;
       size_t dn;
       if (!read_str(h, &d, &dn)) return bad(name, "descr is not a string");
-      bool found = false;
+      bool found = dn == 3 && !memcmp(d, "<f8", 3);
+      if (found) *dtype = F64;
       for (size_t i = 0; i < sizeof descrs / sizeof descrs[0]; i++)
         if (strlen(descrs[i].descr) == dn && !memcmp(descrs[i].descr, d, dn)) {
           *dtype = descrs[i].dtype;
@@ -154,7 +158,13 @@ static vkml_status parse_header(const char *name, hdr *h, ir_dtype *dtype,
 
 vkml_status rt_npy_parse(const void *bytes, size_t n_bytes, const char *name,
                          rt_tensor *out) {
+  return rt_npy_parse_as(bytes, n_bytes, name, IR_DTYPE_COUNT, out, NULL);
+}
+
+vkml_status rt_npy_parse_as(const void *bytes, size_t n_bytes, const char *name, ir_dtype want,
+                            rt_tensor *out, bool *converted) {
   memset(out, 0, sizeof *out);
+  if (converted) *converted = false;
   const unsigned char *b = bytes;
   if (n_bytes < 10 || memcmp(b, "\x93NUMPY", 6) != 0) return bad(name, "bad magic");
   size_t hlen, hoff;
@@ -175,6 +185,18 @@ vkml_status rt_npy_parse(const void *bytes, size_t n_bytes, const char *name,
   int rank = 0;
   int64_t dims[IR_MAX_RANK] = {0};
   VKML_RETURN_IF_ERROR(parse_header(name, &h, &dtype, &rank, dims));
+  bool f64 = dtype == F64;
+  if (f64 && want != IR_F32 && want != IR_F16) {
+    if (want == IR_DTYPE_COUNT)
+      return vkml_status_make(VKML_CODE_UNSUPPORTED,
+                              "%s: float64 data ('<f8'): vkml has no f64 type (save it as "
+                              "float32)", name);
+    return vkml_status_make(VKML_CODE_INVALID_ARGUMENT,
+                            "%s: float64 data where %s is wanted: float64 is converted for f32 "
+                            "and f16 only, never to integers (save the array as %s)",
+                            name, ir_dtype_name(want), ir_dtype_name(want));
+  }
+  if (f64) dtype = IR_I64; /* 8 bytes an element, for the size checks below */
   ir_type t = ir_type_make(dtype, rank, dims);
   vkml_status s = ir_type_check(&t);
   if (s) return vkml_status_annotate(s, "%s", name);
@@ -186,6 +208,19 @@ vkml_status rt_npy_parse(const void *bytes, size_t n_bytes, const char *name,
   if (n_bytes - off > data_bytes)
     return vkml_status_make(VKML_CODE_PARSE, "%s: %zu trailing bytes after .npy data",
                             name, n_bytes - off - data_bytes);
+  if (f64) {
+    /* element by element: the data need not be 8-byte aligned in memory */
+    t.dtype = want;
+    VKML_RETURN_IF_ERROR(rt_tensor_alloc(&t, out));
+    int64_t n = ir_type_numel(&t);
+    for (int64_t i = 0; i < n; i++) {
+      double v;
+      memcpy(&v, b + off + 8 * (size_t)i, 8);
+      ir_dtype_store_f64(want, out->data, i, v);
+    }
+    if (converted) *converted = true;
+    return VKML_OK;
+  }
   VKML_RETURN_IF_ERROR(rt_tensor_alloc(&t, out));
   if (data_bytes) memcpy(out->data, b + off, data_bytes);
   if (dtype == IR_BOOL) /* normalise: any non-zero byte is true */
@@ -199,6 +234,17 @@ vkml_status rt_npy_read(const char *path, rt_tensor *out) {
   memset(out, 0, sizeof *out);
   VKML_RETURN_IF_ERROR(ir_file_read(path, &buf, &n));
   vkml_status s = rt_npy_parse(buf, n, path, out);
+  free(buf);
+  return s;
+}
+
+vkml_status rt_npy_read_as(const char *path, ir_dtype want, rt_tensor *out, bool *converted) {
+  void *buf;
+  size_t n;
+  memset(out, 0, sizeof *out);
+  if (converted) *converted = false;
+  VKML_RETURN_IF_ERROR(ir_file_read(path, &buf, &n));
+  vkml_status s = rt_npy_parse_as(buf, n, path, want, out, converted);
   free(buf);
   return s;
 }

@@ -4,6 +4,7 @@
 #ifndef RT_NPY_H
 #define RT_NPY_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "runtime/tensor.h"
@@ -13,6 +14,14 @@
 vkml_status rt_npy_parse(const void *bytes, size_t n_bytes, const char *name,
                          rt_tensor *out);
 vkml_status rt_npy_read(const char *path, rt_tensor *out);
+/* As rt_npy_parse / rt_npy_read, for a tensor of dtype want (IR_DTYPE_COUNT:
+ * any): float64 data ('<f8', NumPy's default float; the IR has no f64) is
+ * converted to want when it is f32 or f16 (*converted, may be NULL, then
+ * true), and refused naming want otherwise. Other dtypes are read as they
+ * are: the caller compares them with want. */
+vkml_status rt_npy_parse_as(const void *bytes, size_t n_bytes, const char *name, ir_dtype want,
+                            rt_tensor *out, bool *converted);
+vkml_status rt_npy_read_as(const char *path, ir_dtype want, rt_tensor *out, bool *converted);
 /* Encodes t as a version 1.0 .npy image; *out is malloc'd (caller frees). */
 vkml_status rt_npy_encode(const rt_tensor *t, void **out, size_t *out_bytes);
 /* Writes atomically: to PATH.tmp, then rename, so a failure leaves nothing

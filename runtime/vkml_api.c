@@ -1,5 +1,7 @@
 /* The public C API (include/vkml.h) over the artifact loader, the Vulkan
- * executor and the CPU reference executor.
+ * executor and the CPU reference executor: models, devices, instances,
+ * runs (the reports and tensor files are vkml_api_report.c's; the objects
+ * vkml_api_internal.h's).
  *
  * A model holds the decoded plan and, per device option used, one "device":
  * a Vulkan context and the weights uploaded once, shared by the instances
@@ -14,12 +16,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "ir/artifact.h"
+#include "ir/text.h"
 #include "ir/util.h"
 #include "runtime/cpu/executor.h"
 #include "runtime/tensor.h"
 #include "runtime/vk/vk_exec.h"
+#include "runtime/vk/vk_pipeline.h"
+#include "runtime/vkml_api_internal.h"
 
 _Static_assert(VKML_F32 == (int)IR_F32 && VKML_F16 == (int)IR_F16 && VKML_I32 == (int)IR_I32 &&
                    VKML_I64 == (int)IR_I64 && VKML_U8 == (int)IR_U8 && VKML_I8 == (int)IR_I8 &&
@@ -27,43 +33,15 @@ _Static_assert(VKML_F32 == (int)IR_F32 && VKML_F16 == (int)IR_F16 && VKML_I32 ==
                "vkml_dtype follows ir_dtype");
 _Static_assert(VKML_MAX_RANK == IR_MAX_RANK, "one maximum rank");
 
-typedef struct api_device {
-  struct api_device *next;
-  vkml_device_kind kind;
-  int index;
-  bool validation;
-  rt_vk_context *ctx; /* NULL on the CPU */
-  rt_vk_weights *weights;
-  int users;
-} api_device;
-
-struct vkml_model {
-  ir_plan *plan;
-  const void *artifact; /* the bytes the plan was decoded from */
-  size_t artifact_bytes;
-  /* vkml_model_load_owned: the caller's bytes, released after the plan */
-  void *owned;
-  void (*release)(void *data, size_t bytes);
-  pthread_mutex_t lock;
-  api_device *devices;
-  int n_instances;
-};
-
-struct vkml_instance {
-  vkml_model *m;
-  api_device *dev;
-  rt_vk_exec *exec; /* NULL on the CPU */
-  bool lean;
-  bool ran;
-  bool *in_set;        /* by input: given (vkml_set_input, vkml_input_memory) */
-  rt_tensor *in, *out; /* host tensors when not lean (owned) */
-  void **in_mem;       /* by input: where its bytes live */
-  void **out_mem;      /* by output */
-};
-
-/* INVALID_ARGUMENT naming the function and the argument. */
-static vkml_status bad_arg(const char *fn, const char *what) {
+vkml_status rt_api_bad_arg(const char *fn, const char *what) {
   return vkml_status_make(VKML_CODE_INVALID_ARGUMENT, "%s: %s", fn, what);
+}
+#define bad_arg rt_api_bad_arg
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 /* ---- models ---------------------------------------------------------------------- */
@@ -81,8 +59,43 @@ static vkml_status model_make(ir_plan *plan, const void *artifact, size_t bytes,
   m->artifact = artifact;
   m->artifact_bytes = bytes;
   pthread_mutex_init(&m->lock, NULL);
+  vkml_status s = rt_api_model_index(m);
+  if (s) {
+    vkml_model_free(m);
+    return s;
+  }
   *out = m;
   return VKML_OK;
+}
+
+vkml_status rt_api_model_from_plan(ir_plan *plan, vkml_model **out) {
+  *out = NULL;
+  return model_make(plan, NULL, 0, out);
+}
+
+vkml_status rt_api_model_from_graph(ir_graph *g, vkml_model **out) {
+  *out = NULL;
+  ir_plan *plan = NULL;
+  vkml_status s = ir_plan_create(&plan);
+  if (s) {
+    ir_graph_destroy(g);
+    return s;
+  }
+  plan->graph = g;
+  plan->graph_nodes = g->n_nodes;
+  plan->graph_values = g->n_values;
+  VKML_RETURN_IF_ERROR(model_make(plan, NULL, 0, out));
+  (*out)->cpu_only = true;
+  return VKML_OK;
+}
+
+vkml_status vkml_model_load_ir(const char *path, vkml_model **out) {
+  if (!out) return bad_arg("vkml_model_load_ir", "out is NULL");
+  *out = NULL;
+  if (!path) return bad_arg("vkml_model_load_ir", "no path");
+  ir_graph *g = NULL;
+  VKML_RETURN_IF_ERROR(ir_parse_file(path, &g));
+  return rt_api_model_from_graph(g, out);
 }
 
 vkml_status vkml_model_load(const char *path, vkml_model **out) {
@@ -172,6 +185,7 @@ void vkml_model_free(vkml_model *m) {
     free(d);
   }
   pthread_mutex_destroy(&m->lock);
+  rt_api_model_unindex(m);
   ir_plan_destroy(m->plan);
   if (m->release) m->release(m->owned, m->artifact_bytes);
   free(m);
@@ -187,6 +201,7 @@ static void info_of(const ir_value *v, vkml_tensor_info *out) {
   out->rank = v->type.rank;
   memcpy(out->dims, v->type.dims, sizeof v->type.dims[0] * (size_t)v->type.rank);
   out->bytes = ir_type_bytes(&v->type);
+  out->bounded_axis = v->type.bounded ? v->type.bounded_axis : -1;
 }
 
 static vkml_status info_at(const vkml_model *m, bool input, int i, vkml_tensor_info *out) {
@@ -211,8 +226,7 @@ vkml_status vkml_model_output(const vkml_model *m, int i, vkml_tensor_info *out)
   return info_at(m, false, i, out);
 }
 
-/* The index of name among the inputs (or outputs); the error lists them. */
-static vkml_status find(const vkml_model *m, bool input, const char *name, int *index) {
+vkml_status rt_api_find(const vkml_model *m, bool input, const char *name, int *index) {
   const ir_graph *g = m->plan->graph;
   int n = input ? g->n_inputs : g->n_outputs;
   ir_value *const *vs = input ? g->inputs : g->outputs;
@@ -234,7 +248,7 @@ vkml_status vkml_model_find_input(const vkml_model *m, const char *name, vkml_te
   if (!m) return bad_arg("vkml_model_find_input", "no model");
   if (!out) return bad_arg("vkml_model_find_input", "out is NULL");
   int i;
-  VKML_RETURN_IF_ERROR(find(m, true, name, &i));
+  VKML_RETURN_IF_ERROR(rt_api_find(m, true, name, &i));
   info_of(m->plan->graph->inputs[i], out);
   return VKML_OK;
 }
@@ -244,7 +258,7 @@ vkml_status vkml_model_find_output(const vkml_model *m, const char *name,
   if (!m) return bad_arg("vkml_model_find_output", "no model");
   if (!out) return bad_arg("vkml_model_find_output", "out is NULL");
   int i;
-  VKML_RETURN_IF_ERROR(find(m, false, name, &i));
+  VKML_RETURN_IF_ERROR(rt_api_find(m, false, name, &i));
   info_of(m->plan->graph->outputs[i], out);
   return VKML_OK;
 }
@@ -271,6 +285,7 @@ static vkml_status device_get(vkml_model *m, const vkml_instance_opts *o, api_de
       co.select_device = true;
       co.device_index = o->index;
     }
+    double t0 = now_s();
     s = rt_vk_context_create(&co, &d->ctx);
     if (!s) {
       /* refused here, before any upload, naming the missing feature */
@@ -278,7 +293,15 @@ static vkml_status device_get(vkml_model *m, const vkml_instance_opts *o, api_de
       s = ir_plan_needs_get(m->plan, &needs);
       if (!s) s = ir_target_check_needs(rt_vk_context_target(d->ctx), &needs);
     }
+    d->context_s = now_s() - t0;
+    if (d->ctx) {
+      rt_vk_pcache_info pc;
+      rt_vk_pcache_info_get(d->ctx, &pc);
+      d->pcache_warm = pc.loaded_bytes > 0;
+    }
+    t0 = now_s();
     if (!s) s = rt_vk_weights_create(d->ctx, m->plan, 0, &d->weights);
+    d->weights_s = now_s() - t0;
   }
   if (s) {
     rt_vk_weights_destroy(d->ctx, d->weights);
@@ -317,6 +340,11 @@ static void instance_free(vkml_instance *inst) {
   free(inst->in_mem);
   free(inst->out_mem);
   free(inst->in_set);
+  free(inst->out_dims);
+  free(inst->row_s);
+  free(inst->tmp);
+  free(inst->peaks_path);
+  free(inst->peaks_error);
   free(inst);
 }
 
@@ -339,27 +367,54 @@ static vkml_status host_io(vkml_instance *inst) {
   return VKML_OK;
 }
 
+/* The device's measured peaks, for the profile's roofs (vk_peaks.h). */
+static void peaks_load(vkml_instance *inst) {
+  inst->peaks_code = VKML_CODE_IO;
+  inst->peaks_path = rt_vk_peaks_path(rt_vk_context_target(inst->dev->ctx));
+  if (!inst->peaks_path) return;
+  vkml_status s = rt_vk_peaks_read(inst->peaks_path, &inst->peaks);
+  inst->peaks_code = vkml_status_code(s);
+  if (s && inst->peaks_code != VKML_CODE_IO) {
+    inst->peaks_code = VKML_CODE_CORRUPT;
+    inst->peaks_error = strdup(vkml_status_message(s));
+  }
+  vkml_status_free(s);
+}
+
 static vkml_status instance_init(vkml_instance *inst, const vkml_instance_opts *o) {
-  const ir_graph *g = inst->m->plan->graph;
-  for (int i = 0; i < g->n_outputs; i++)
-    if (g->outputs[i]->type.bounded)
-      return vkml_status_make(VKML_CODE_UNSUPPORTED,
-                              "output %%%s has a data-dependent shape: the C API does not "
-                              "return such outputs yet (vkrun does)",
-                              g->outputs[i]->name);
+  const ir_plan *plan = inst->m->plan;
+  const ir_graph *g = plan->graph;
   inst->in_mem = calloc((size_t)g->n_inputs + 1, sizeof *inst->in_mem);
   inst->out_mem = calloc((size_t)g->n_outputs + 1, sizeof *inst->out_mem);
   inst->in_set = calloc((size_t)g->n_inputs + 1, sizeof *inst->in_set);
-  if (!inst->in_mem || !inst->out_mem || !inst->in_set) return ir_oom(NULL);
+  inst->out_dims = calloc((size_t)g->n_outputs + 1, sizeof *inst->out_dims);
+  if (!inst->in_mem || !inst->out_mem || !inst->in_set || !inst->out_dims) return ir_oom(NULL);
+  for (int i = 0; i < g->n_outputs; i++)
+    memcpy(inst->out_dims[i], g->outputs[i]->type.dims, sizeof inst->out_dims[i]);
+  inst->profile = o->profile;
+  if (o->profile) {
+    /* the CPU executor times nodes by id, the GPU one steps by index */
+    size_t n = (size_t)(g->n_nodes > plan->n_steps ? g->n_nodes : plan->n_steps) + 1;
+    inst->row_s = calloc(n, sizeof *inst->row_s);
+    inst->tmp = calloc(n, sizeof *inst->tmp);
+    if (!inst->row_s || !inst->tmp) return ir_oom(NULL);
+  }
   if (inst->dev->ctx) {
+    const ir_target *t = rt_vk_context_target(inst->dev->ctx);
+    inst->gpu_timed = o->profile && t->timestamp_valid_bits;
     rt_vk_exec_opts xo = {.weights = inst->dev->weights,
+                          .timestamps = inst->gpu_timed,
+                          .staged_inputs = o->staged_inputs,
                           .wait = o->wait == VKML_WAIT_SPIN     ? RT_VK_WAIT_SPIN
                                   : o->wait == VKML_WAIT_HYBRID ? RT_VK_WAIT_HYBRID
                                                                 : RT_VK_WAIT_BLOCK};
-    VKML_RETURN_IF_ERROR(rt_vk_exec_create(inst->dev->ctx, inst->m->plan, &xo, &inst->exec));
+    double t0 = now_s();
+    VKML_RETURN_IF_ERROR(rt_vk_exec_create(inst->dev->ctx, plan, &xo, &inst->exec));
+    inst->pipelines_s = now_s() - t0;
     rt_vk_exec_stats st;
     rt_vk_exec_stats_get(inst->exec, &st);
     inst->lean = st.lean;
+    if (o->profile) peaks_load(inst);
   }
   if (!inst->lean) return host_io(inst);
   for (int i = 0; i < g->n_inputs; i++) {
@@ -381,16 +436,26 @@ vkml_status vkml_instance_create(vkml_model *m, const vkml_instance_opts *opts,
   if (!m) return vkml_status_make(VKML_CODE_INVALID_ARGUMENT, "vkml_instance_create: no model");
   vkml_instance_opts o = {0};
   if (opts) o = *opts;
+  if (o.device == VKML_DEVICE_INDEX && o.index < 0)
+    return vkml_status_make(VKML_CODE_INVALID_ARGUMENT,
+                            "vkml_instance_create: device index %d", o.index);
   if (o.device != VKML_DEVICE_DEFAULT && o.device != VKML_DEVICE_INDEX &&
       o.device != VKML_DEVICE_CPU)
     return vkml_status_make(VKML_CODE_INVALID_ARGUMENT, "unknown device kind %d", (int)o.device);
   if (o.wait != VKML_WAIT_BLOCK && o.wait != VKML_WAIT_SPIN && o.wait != VKML_WAIT_HYBRID)
     return vkml_status_make(VKML_CODE_INVALID_ARGUMENT, "unknown wait mode %d", (int)o.wait);
+  if (m->cpu_only && o.device != VKML_DEVICE_CPU)
+    return vkml_status_make(VKML_CODE_INVALID_ARGUMENT,
+                            "vkml_instance_create: IR text runs on the CPU reference "
+                            "kernels only (VKML_DEVICE_CPU); compile it for a GPU "
+                            "(vkml_compile, vkc compile)");
   vkml_instance *inst = calloc(1, sizeof *inst);
   if (!inst) return ir_oom(NULL);
   inst->m = m;
   pthread_mutex_lock(&m->lock);
+  api_device *had = m->devices;
   vkml_status s = device_get(m, &o, &inst->dev);
+  if (!s) inst->created_device = inst->dev == m->devices && m->devices != had;
   if (!s) s = instance_init(inst, &o);
   if (s) {
     api_device *d = inst->dev;
@@ -421,7 +486,7 @@ vkml_status vkml_set_input(vkml_instance *inst, const char *name, vkml_dtype dty
   if (rank < 0 || rank > IR_MAX_RANK) return bad_arg("vkml_set_input", "rank out of range");
   if (rank && !dims) return bad_arg("vkml_set_input", "dims is NULL");
   int i;
-  VKML_RETURN_IF_ERROR(find(inst->m, true, name, &i));
+  VKML_RETURN_IF_ERROR(rt_api_find(inst->m, true, name, &i));
   const ir_value *v = inst->m->plan->graph->inputs[i];
   bool same = (int)dtype == (int)v->type.dtype && rank == v->type.rank && (dims || !rank);
   for (int k = 0; same && k < rank; k++) same = dims[k] == v->type.dims[k];
@@ -447,9 +512,17 @@ vkml_status vkml_set_input(vkml_instance *inst, const char *name, vkml_dtype dty
   return VKML_OK;
 }
 
+/* The profile's seconds by step from the executor's times (GPU: by step,
+ * nanoseconds; CPU: by node id, seconds). */
+static void profile_take(vkml_instance *inst) {
+  const vkml_model *m = inst->m;
+  for (int i = 0; i < m->n_nodes; i++)
+    inst->row_s[i] = inst->exec ? 1e-9 * inst->tmp[i] : inst->tmp[m->nodes[i]->id];
+}
+
 /* A run that is not lean: the executor's allocating path (under the lock:
  * it uses the context's allocator and transfer buffer), then the outputs
- * copied into the instance's memory. */
+ * copied into the instance's memory (a bounded one at the run's size). */
 static vkml_status run_hosted(vkml_instance *inst) {
   const ir_graph *g = inst->m->plan->graph;
   rt_tensor *res = calloc((size_t)g->n_outputs + 1, sizeof *res);
@@ -457,19 +530,22 @@ static vkml_status run_hosted(vkml_instance *inst) {
   vkml_status s;
   if (inst->exec) {
     pthread_mutex_lock(&inst->m->lock);
-    s = rt_vk_exec_run(inst->exec, inst->in, g->n_inputs, res, g->n_outputs, NULL);
+    s = rt_vk_exec_run(inst->exec, inst->in, g->n_inputs, res, g->n_outputs, inst->tmp);
     pthread_mutex_unlock(&inst->m->lock);
   } else {
-    s = rt_cpu_run_graph(g, inst->in, g->n_inputs, res, g->n_outputs);
+    s = rt_cpu_run_graph_profiled(g, inst->in, g->n_inputs, res, g->n_outputs, inst->tmp);
   }
   for (int i = 0; i < g->n_outputs && !s; i++) {
     size_t bytes = rt_tensor_bytes(&res[i]);
-    if (bytes != rt_tensor_bytes(&inst->out[i]))
+    ir_type got = rt_tensor_type(&res[i]);
+    if (!ir_type_holds(&g->outputs[i]->type, &got))
       s = vkml_status_make(VKML_CODE_INTERNAL, "output %%%s: %zu bytes, expected %zu",
                            g->outputs[i]->name, bytes, rt_tensor_bytes(&inst->out[i]));
     else if (bytes)
       memcpy(inst->out[i].data, res[i].data, bytes);
+    if (!s) memcpy(inst->out_dims[i], res[i].dims, sizeof inst->out_dims[i]);
   }
+  if (!s && inst->profile) profile_take(inst);
   for (int i = 0; i < g->n_outputs; i++) rt_tensor_free(&res[i]);
   free(res);
   return s;
@@ -484,15 +560,33 @@ vkml_status vkml_run(vkml_instance *inst) {
                               "vkml_run: input '%s' was never given (vkml_set_input, or "
                               "vkml_input_memory and a write there)",
                               g->inputs[i]->name);
-  VKML_RETURN_IF_ERROR(inst->lean ? rt_vk_exec_run_mapped(inst->exec, NULL) : run_hosted(inst));
+  if (inst->lean) {
+    VKML_RETURN_IF_ERROR(rt_vk_exec_run_mapped(inst->exec, inst->tmp));
+    if (inst->profile) profile_take(inst);
+  } else {
+    VKML_RETURN_IF_ERROR(run_hosted(inst));
+  }
   inst->ran = true;
+  inst->n_runs++;
   return VKML_OK;
+}
+
+vkml_status vkml_replay(vkml_instance *inst) {
+  if (!inst) return bad_arg("vkml_replay", "no instance");
+  if (!inst->exec)
+    return bad_arg("vkml_replay", "the instance runs on the CPU (replay re-submits GPU kernels)");
+  if (!inst->ran) return bad_arg("vkml_replay", "the instance has not run yet");
+  if (!inst->lean) pthread_mutex_lock(&inst->m->lock);
+  vkml_status s = rt_vk_exec_replay(inst->exec, inst->tmp);
+  if (!inst->lean) pthread_mutex_unlock(&inst->m->lock);
+  if (!s && inst->profile) profile_take(inst);
+  return s;
 }
 
 vkml_status vkml_get_output(vkml_instance *inst, const char *name, void *data, size_t bytes) {
   if (!inst) return bad_arg("vkml_get_output", "no instance");
   int i;
-  VKML_RETURN_IF_ERROR(find(inst->m, false, name, &i));
+  VKML_RETURN_IF_ERROR(rt_api_find(inst->m, false, name, &i));
   const ir_value *v = inst->m->plan->graph->outputs[i];
   size_t want = ir_type_bytes(&v->type);
   if (bytes != want || (want && !data)) {
@@ -505,7 +599,28 @@ vkml_status vkml_get_output(vkml_instance *inst, const char *name, void *data, s
   if (!inst->ran)
     return vkml_status_make(VKML_CODE_INVALID_ARGUMENT, "output '%s': the instance has not run",
                             v->name);
-  if (want) memcpy(data, inst->out_mem[i], want);
+  vkml_tensor_info run;
+  VKML_RETURN_IF_ERROR(vkml_output_shape(inst, name, &run));
+  if (run.bytes) memcpy(data, inst->out_mem[i], run.bytes);
+  return VKML_OK;
+}
+
+vkml_status vkml_output_shape(const vkml_instance *inst, const char *name,
+                              vkml_tensor_info *out) {
+  if (!out) return bad_arg("vkml_output_shape", "out is NULL");
+  memset(out, 0, sizeof *out);
+  if (!inst) return bad_arg("vkml_output_shape", "no instance");
+  int i;
+  VKML_RETURN_IF_ERROR(rt_api_find(inst->m, false, name, &i));
+  const ir_value *v = inst->m->plan->graph->outputs[i];
+  info_of(v, out);
+  if (v->type.bounded) {
+    ir_type t = v->type;
+    t.bounded = false;
+    memcpy(t.dims, inst->out_dims[i], sizeof t.dims);
+    memcpy(out->dims, t.dims, sizeof t.dims[0] * (size_t)t.rank);
+    out->bytes = (size_t)ir_type_bytes(&t);
+  }
   return VKML_OK;
 }
 
@@ -514,7 +629,7 @@ vkml_status vkml_input_memory(vkml_instance *inst, const char *name, void **data
   if (!data) return bad_arg("vkml_input_memory", "data is NULL");
   *data = NULL;
   int i;
-  VKML_RETURN_IF_ERROR(find(inst->m, true, name, &i));
+  VKML_RETURN_IF_ERROR(rt_api_find(inst->m, true, name, &i));
   *data = inst->in_mem[i];
   inst->in_set[i] = true; /* the caller writes it there */
   return VKML_OK;
@@ -525,7 +640,7 @@ vkml_status vkml_output_memory(vkml_instance *inst, const char *name, const void
   if (!data) return bad_arg("vkml_output_memory", "data is NULL");
   *data = NULL;
   int i;
-  VKML_RETURN_IF_ERROR(find(inst->m, false, name, &i));
+  VKML_RETURN_IF_ERROR(rt_api_find(inst->m, false, name, &i));
   *data = inst->out_mem[i];
   return VKML_OK;
 }

@@ -1,23 +1,17 @@
-/* Shared CLI plumbing (see cli_common.h). */
+/* Shared CLI plumbing (see cli_common.h): options, messages, names. */
 #include "cli_common.h"
 
 #include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-#include <sys/stat.h>
 #include <time.h>
-
-#include "ir/cost.h"
-#include "runtime/cpu/executor.h"
-#include "runtime/npy.h"
-#include "runtime/tensor_pb.h"
-#include "runtime/vk/vk_exec.h"
 
 const char cli_run_opts_help[] =
     "  --input NAME=FILE   bind a graph input to a .npy or ONNX TensorProto .pb file\n"
+    "                      (float64 .npy converted for f32 and f16 inputs; vkc: its\n"
+    "                      shape fixes the ONNX input's symbolic dimensions); none\n"
+    "                      with --bench or --profile: seeded random inputs\n"
     "  --output DIR        write one DIR/NAME.npy per graph output\n"
     "  --device N|cpu      Vulkan device index, or the CPU executor (vkrun: .vkir\n"
     "                      runs on the CPU only)\n"
@@ -159,7 +153,9 @@ int cli_run_opts_parse(const char *tool, int argc, char **argv, int *i,
       fprintf(stderr, "%s: --wait expects block, spin or hybrid, got '%s'\n", tool, v);
       return -1;
     }
-    o->wait = !strcmp(v, "spin") ? 1 : !strcmp(v, "hybrid") ? 2 : 0;
+    o->wait = !strcmp(v, "spin")     ? VKML_WAIT_SPIN
+              : !strcmp(v, "hybrid") ? VKML_WAIT_HYBRID
+                                     : VKML_WAIT_BLOCK;
   } else if (!strcmp(a, "--inputs")) {
     if (strcmp(v, "direct") && strcmp(v, "staged")) {
       fprintf(stderr, "%s: --inputs expects direct or staged, got '%s'\n", tool, v);
@@ -173,24 +169,6 @@ int cli_run_opts_parse(const char *tool, int argc, char **argv, int *i,
     return -1;
   }
   return 1;
-}
-
-static bool ends_with(const char *s, const char *suffix) {
-  size_t n = strlen(s), m = strlen(suffix);
-  return n >= m && !strcmp(s + n - m, suffix);
-}
-
-vkml_status cli_tensor_read(const char *path, rt_tensor *out) {
-  if (ends_with(path, ".pb")) {
-    char *name = NULL;
-    vkml_status s = rt_tensor_read_pb(path, out, &name);
-    free(name);
-    return s;
-  }
-  if (ends_with(path, ".npy")) return rt_npy_read(path, out);
-  memset(out, 0, sizeof *out);
-  return vkml_status_make(VKML_CODE_INVALID_ARGUMENT,
-                          "%s: unknown tensor file type (expected .npy or .pb)", path);
 }
 
 void cli_sanitize_name(const char *in, char *out) {
@@ -215,18 +193,37 @@ double cli_now_seconds(void) {
 
 bool cli_device_is_cpu(const cli_run_opts *o) { return o->device && !strcmp(o->device, "cpu"); }
 
-vkml_status cli_vk_context_open(const cli_run_opts *o, rt_vk_context **out) {
-  rt_vk_context_opts co = {0};
-  *out = NULL;
-  if (o->device) {
-    int idx;
-    if (!parse_int(o->device, &idx))
-      return vkml_status_make(VKML_CODE_INVALID_ARGUMENT,
-                              "--device expects a device index or 'cpu', got '%s'", o->device);
-    co.select_device = true;
-    co.device_index = idx;
+vkml_status cli_device_parse(const char *device, vkml_device_kind *kind, int *index) {
+  *kind = VKML_DEVICE_DEFAULT;
+  *index = 0;
+  if (!device) return VKML_OK;
+  if (!strcmp(device, "cpu")) {
+    *kind = VKML_DEVICE_CPU;
+    return VKML_OK;
   }
-  return rt_vk_context_create(&co, out);
+  if (!parse_int(device, index))
+    return vkml_status_make(VKML_CODE_INVALID_ARGUMENT,
+                            "--device expects a device index or 'cpu', got '%s'", device);
+  *kind = VKML_DEVICE_INDEX;
+  return VKML_OK;
+}
+
+void cli_run_opts_init(cli_run_opts *o, const char *tool) {
+  *o = (cli_run_opts){.warmup = -1, .warmup_ms = -1, .tool = tool, .load_s = -1};
+}
+
+const char *cli_dtype_name(vkml_dtype t) {
+  static const char *const names[] = {"f32", "f16", "i32", "i64", "u8", "i8", "bool"};
+  return (int)t >= 0 && t <= VKML_BOOL ? names[t] : "?";
+}
+
+void cli_type_format(vkml_dtype t, int rank, const int64_t *dims, int bounded_axis, char *buf,
+                     size_t bytes) {
+  size_t k = (size_t)snprintf(buf, bytes, "%s[", cli_dtype_name(t));
+  for (int d = 0; d < rank && k < bytes; d++)
+    k += (size_t)snprintf(buf + k, bytes - k, "%s%s%lld", d ? "," : "",
+                          d == bounded_axis ? "<=" : "", (long long)dims[d]);
+  if (k < bytes) snprintf(buf + k, bytes - k, "]");
 }
 
 void cli_print_json_string(FILE *f, const char *s) {

@@ -1,40 +1,20 @@
-/* Shared command-line plumbing of vkc, vkrun and vktune: the run options,
- * tensor files, messages (cli_common.c), running a graph on the CPU or a
- * GPU with its outputs and --bench statistics (cli_run.c, its reports in
- * cli_report.c). Links the runtime library only, so vkrun stays free of the
- * compiler's dependencies. */
+/* Shared command-line plumbing of vkc, vkrun and vktune: the run options and
+ * messages (cli_common.c), and running a model through the public C API,
+ * include/vkml.h, with its outputs, --bench statistics and --profile
+ * (cli_run.c, its reports in cli_report.c). Nothing here includes vkml's
+ * internals: vkrun links the runtime library's API and nothing else. */
 #ifndef TOOLS_CLI_COMMON_H
 #define TOOLS_CLI_COMMON_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 
-#include "ir/graph.h"
-#include "ir/memplan.h"
-#include "ir/plan.h"
-#include "runtime/tensor.h"
-#include "runtime/vk/vk_context.h"
-
-/* Intermediate bytes per memory planner (`vkc run --stats`), printed with
- * the run's results. */
-typedef struct cli_memory_stats {
-  uint64_t bytes[IR_MEMPLAN_COUNT]; /* arena bytes, by ir_memplan_strategy */
-  int32_t n_objects[IR_MEMPLAN_COUNT];
-  uint64_t lower_bound;
-  uint64_t alignment;
-  ir_memplan_strategy chosen; /* the one the run uses */
-} cli_memory_stats;
+#include "vkml.h"
 
 /* Options of the run step shared by `vkrun` and `vkc run`. */
-/* Where the time to the first result went (vkrun MODEL.vkm on a GPU);
- * seconds, negative: not measured. */
-typedef struct cli_load_times {
-  double map_s;      /* map the artifact, verify checksums, decode */
-  double device_s;   /* Vulkan instance, device, pipeline cache file */
-} cli_load_times;
-
 typedef struct cli_run_opts {
-  const char *input_names[64];
+  const char *input_names[64]; /* NAME=FILE as given: NAME ends at '=' */
   const char *input_files[64];
   int n_inputs;
   const char *output_dir; /* NULL: print outputs */
@@ -45,12 +25,21 @@ typedef struct cli_run_opts {
   int warmup_ms;          /* and at least this long; -1: default (GPU 200, CPU 0) */
   bool replay;            /* GPU: timed runs replay the recorded kernels only */
   bool profile, json;
-  int wait;               /* GPU --wait: 0 block, 1 spin, 2 hybrid */
+  vkml_wait wait;         /* GPU --wait */
   bool staged_inputs;     /* GPU --inputs staged */
   double peak_gflops, peak_gbs; /* --peak: the device's roofs for --profile (0: none) */
-  const cli_memory_stats *memory; /* printed after the results; NULL: none */
-  const cli_load_times *load;     /* printed with --bench; NULL: none */
+  const char *tool;       /* "vkrun", "vkc run": messages on stderr */
+  /* vkrun: seconds vkml_model_load took, printed with --bench on a GPU
+   * (negative: not measured) */
+  double load_s;
+  /* vkc run --stats: printed after the results (its JSON member written by
+   * the callback) */
+  void (*extra)(void *user, bool json);
+  void *extra_user;
 } cli_run_opts;
+
+/* o with its defaults (tool named in messages). */
+void cli_run_opts_init(cli_run_opts *o, const char *tool);
 
 /* Tries to consume argv[*i] (and its value) as a run option. Returns 1 if
  * consumed, 0 if not a run option, -1 on a malformed one (message printed). */
@@ -59,29 +48,24 @@ int cli_run_opts_parse(const char *tool, int argc, char **argv, int *i,
 /* Help text for the run options. */
 extern const char cli_run_opts_help[];
 
-/* Runs g (already verified) on the CPU executor per o: binds inputs, runs,
- * prints or writes outputs, benchmark and profile. A --device other than
- * "cpu" is refused (vkrun runs .vkir files on the CPU only). */
-vkml_status cli_run_graph(const ir_graph *g, const cli_run_opts *o);
-
-/* True when o selects the CPU executor explicitly (--device cpu). */
+/* True when o selects the CPU reference kernels explicitly (--device cpu). */
 bool cli_device_is_cpu(const cli_run_opts *o);
+/* o->device as a device choice: NULL the default Vulkan device, "cpu", or
+ * an index (INVALID_ARGUMENT otherwise). */
+vkml_status cli_device_parse(const char *device, vkml_device_kind *kind, int *index);
 
-/* Opens the Vulkan device o->device names (an index in
- * vkEnumeratePhysicalDevices order), or the default one (VKML_DEVICE, else
- * discrete > integrated > CPU) when it is NULL. VKML_VALIDATION=1 turns the
- * validation layer on. *out is freed with rt_vk_context_destroy. */
-vkml_status cli_vk_context_open(const cli_run_opts *o, rt_vk_context **out);
+/* Runs m on the device o names through the C API: inputs bound from files
+ * (or, for --bench and --profile without any --input, seeded random values,
+ * said on stderr), warm-up, timed runs, outputs printed or written,
+ * --bench statistics, the device memory and load times, --profile's per-step
+ * table. */
+vkml_status cli_run_model(vkml_model *m, const cli_run_opts *o);
 
-/* Runs plan (and its graph) on ctx (the plan was built for ctx's target):
- * like cli_run_graph,
- * with --bench timing whole runs and --profile listing every step with its
- * device (GPU steps timed by GPU timestamps, CPU steps by wall time), its
- * kernel or the reason it is on the CPU. */
-vkml_status cli_run_graph_gpu(rt_vk_context *ctx, const ir_plan *plan, const cli_run_opts *o);
-
-/* Loads a tensor from .npy or ONNX TensorProto .pb (by extension). */
-vkml_status cli_tensor_read(const char *path, rt_tensor *out);
+/* The C API's element types by name ("f32", ...) and a tensor's type as
+ * text, "f32[1,3,<=5]" (bounded_axis >= 0 marks a capacity). */
+const char *cli_dtype_name(vkml_dtype t);
+void cli_type_format(vkml_dtype t, int rank, const int64_t *dims, int bounded_axis, char *buf,
+                     size_t bytes);
 
 /* Replaces characters outside [A-Za-z0-9._-] by '_' (and an empty or dot-only
  * name by "_"). out must hold strlen(in) + 2 bytes. */

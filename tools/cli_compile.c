@@ -10,6 +10,8 @@
 #include <unistd.h>
 
 #include "ir/util.h"
+#include "runtime/npy.h"
+#include "runtime/tensor_pb.h"
 
 bool cli_has_ext(const char *path, const char *ext) {
   size_t n = strlen(path), m = strlen(ext);
@@ -77,6 +79,59 @@ int cli_shape_arg_parse(const char *tool, int argc, char **argv, int *i,
   return 1;
 }
 
+vkml_status cli_shapes_from_inputs(const char *model, int n_inputs, const char *const *names,
+                                   const char *const *files, cli_shape_args *a) {
+  if (!cli_has_ext(model, ".onnx")) return VKML_OK;
+  for (int b = 0; b < n_inputs; b++) {
+    const char *eq = strchr(names[b], '=');
+    size_t len = (size_t)(eq - names[b]);
+    const char *name = names[b][0] == '%' ? names[b] + 1 : names[b];
+    if (names[b][0] == '%') len--;
+    bool given = false;
+    for (int k = 0; k < a->n; k++)
+      given |= strlen(a->names[k]) == len && !strncmp(a->names[k], name, len);
+    if (given) continue;
+    if (a->n == 64) return vkml_status_make(VKML_CODE_INVALID_ARGUMENT, "more than 64 inputs");
+    rt_tensor t;
+    /* its shape is all that is read here (a float64 file is read as f32) */
+    vkml_status s = cli_has_ext(files[b], ".pb")    ? rt_tensor_read_pb(files[b], &t, NULL)
+                    : cli_has_ext(files[b], ".npy") ? rt_npy_read_as(files[b], IR_F32, &t, NULL)
+                                                    : vkml_status_make(VKML_CODE_INVALID_ARGUMENT,
+                                                                       "%s: unknown tensor file "
+                                                                       "type (expected .npy or "
+                                                                       ".pb)", files[b]);
+    if (s) return vkml_status_annotate(s, "--input %.*s", (int)len, name);
+    a->names[a->n] = strndup(name, len);
+    if (!a->names[a->n]) {
+      rt_tensor_free(&t);
+      return ir_oom(NULL);
+    }
+    a->ranks[a->n] = t.rank;
+    memcpy(a->dims[a->n], t.dims, sizeof a->dims[a->n]);
+    a->dim_ptrs[a->n] = a->dims[a->n];
+    a->files[a->n] = files[b];
+    a->n++;
+    rt_tensor_free(&t);
+  }
+  return VKML_OK;
+}
+
+vkml_status cli_vk_context_open(const char *device, rt_vk_context **out) {
+  rt_vk_context_opts co = {0};
+  *out = NULL;
+  if (device) {
+    char *end;
+    errno = 0;
+    long idx = strtol(device, &end, 10);
+    if (errno || end == device || *end || idx < 0 || idx > 1000000)
+      return vkml_status_make(VKML_CODE_INVALID_ARGUMENT,
+                              "--device expects a device index or 'cpu', got '%s'", device);
+    co.select_device = true;
+    co.device_index = (int)idx;
+  }
+  return rt_vk_context_create(&co, out);
+}
+
 vkml_status cli_load_model(const char *path, const cli_shape_args *a, ir_graph **g) {
   drv_opts o = {0};
   cli_drv_shapes(a, &o);
@@ -89,6 +144,7 @@ void cli_drv_shapes(const cli_shape_args *a, drv_opts *o) {
   o->shape_names = (const char *const *)a->names;
   o->shape_ranks = a->ranks;
   o->shape_dims = a->dim_ptrs;
+  o->shape_files = a->files;
 }
 
 int cli_compile_arg_parse(const char *tool, int argc, char **argv, int *i,

@@ -10,14 +10,17 @@
 #include "ir/graph.h"
 #include "ir/memplan.h"
 #include "ir/target.h"
+#include "runtime/vk/vk_context.h"
 
-/* --input-shape arguments collected for the importer. */
+/* --input-shape arguments collected for the importer, and shapes read
+ * from --input files (files[i] non-NULL: they fix symbolic dims only). */
 typedef struct cli_shape_args {
   int n;
   char *names[64];
   int ranks[64];
   int64_t dims[64][IR_MAX_RANK];
   const int64_t *dim_ptrs[64];
+  const char *files[64];
 } cli_shape_args;
 
 /* Compile options (`vkc run`, `vktune`). */
@@ -43,6 +46,19 @@ vkml_status cli_out_path_check(const char *path);
 /* Consumes --input-shape VALUE; 1 consumed, 0 not ours, -1 bad (printed). */
 int cli_shape_arg_parse(const char *tool, int argc, char **argv, int *i, cli_shape_args *a);
 void cli_shape_args_free(cli_shape_args *a);
+
+/* For an ONNX model: the shape of each --input NAME=FILE whose NAME has no
+ * --input-shape, read from FILE, added to a (vkc run, vkc compile: an
+ * input's symbolic dimensions from the file it will run with). A model of
+ * another kind is left alone. */
+vkml_status cli_shapes_from_inputs(const char *model, int n_inputs, const char *const *names,
+                                   const char *const *files, cli_shape_args *a);
+
+/* Opens the Vulkan device `device` names (an index in vkEnumeratePhysicalDevices
+ * order), or the default one (VKML_DEVICE, else discrete > integrated >
+ * CPU) when it is NULL. VKML_VALIDATION=1 turns the validation layer on.
+ * *out is freed with rt_vk_context_destroy. */
+vkml_status cli_vk_context_open(const char *device, rt_vk_context **out);
 
 /* Loads .onnx (imported with the shape overrides) or .vkir (verified):
  * drv_import. */

@@ -12,6 +12,7 @@
 #include "ir/file.h"
 #include "ir/text.h"
 #include "runtime/npy.h"
+#include "runtime/vkml_api_internal.h"
 #include "vkml.h"
 
 static const char usage[] =
@@ -49,9 +50,11 @@ static const char usage[] =
     "  compile MODEL -o OUT.vkm [--device N] [--input-shape ...] [--precision fp32|fp16]\n"
     "          [--cpu-ops OP,OP] [--layout default|nc4hw4] [--memory-planner P] [--db FILE]\n"
     "          [--fallback auto|never] [--dump-after PASS|all] [--no-opt]\n"
+    "          [--input NAME=FILE]...\n"
     "                                       compile MODEL as vkc run would for the device\n"
     "                                       (default Vulkan device, --device N) and write\n"
-    "                                       the .vkm artifact vkrun runs\n"
+    "                                       the .vkm artifact vkrun runs; --input: the\n"
+    "                                       file's shape fixes NAME's symbolic dimensions\n"
     "  --version                            print the version\n"
     "run options:\n";
 
@@ -163,18 +166,42 @@ done:
   return rc;
 }
 
-/* Every planner on the plan's intermediates, for --stats. */
-static vkml_status memory_stats(const ir_plan *plan, const ir_target *t, cli_memory_stats *out) {
-  drv_memory_stats m;
-  VKML_RETURN_IF_ERROR(drv_memory_stats_get(plan, t, &m));
-  out->chosen = plan->mem.strategy;
-  for (int i = 0; i < IR_MEMPLAN_COUNT; i++) {
-    out->bytes[i] = m.bytes[i];
-    out->n_objects[i] = m.n_objects[i];
+/* Intermediate bytes per memory planner (--stats), printed after the
+ * run's results. */
+typedef struct memory_stats {
+  drv_memory_stats d;
+  ir_memplan_strategy chosen; /* the one the run uses */
+} memory_stats;
+
+/* The --stats table: arena bytes per planner next to the lower bound. */
+static void print_memory(void *user, bool json) {
+  const memory_stats *ms = user;
+  const drv_memory_stats *m = &ms->d;
+  if (json) {
+    printf("\"memory\": {\"planner\": \"%s\", \"alignment\": %llu, \"lower_bound\": %llu, "
+           "\"intermediate_bytes\": {",
+           ir_memplan_strategy_name(ms->chosen), (unsigned long long)m->alignment,
+           (unsigned long long)m->lower_bound);
+    for (int i = 0; i < IR_MEMPLAN_COUNT; i++)
+      printf("%s\"%s\": %llu", i ? ", " : "", ir_memplan_strategy_name((ir_memplan_strategy)i),
+             (unsigned long long)m->bytes[i]);
+    printf("}}");
+    return;
   }
-  out->lower_bound = m.lower_bound;
-  out->alignment = m.alignment;
-  return VKML_OK;
+  printf("memory planner   intermediate bytes   MB        / lower bound   shared objects\n");
+  /* naive, greedy, mcfp, best: the enum starts with best */
+  for (int k = 0; k < IR_MEMPLAN_COUNT; k++) {
+    ir_memplan_strategy i = (ir_memplan_strategy)((k + 1) % IR_MEMPLAN_COUNT);
+    char objs[32] = "-";
+    if (m->n_objects[i]) snprintf(objs, sizeof objs, "%d", (int)m->n_objects[i]);
+    printf("%-6s%-10s %20llu %9.3f   %13.3f   %s\n", ir_memplan_strategy_name(i),
+           i == ms->chosen ? " (used)" : "", (unsigned long long)m->bytes[i],
+           (double)m->bytes[i] / 1e6,
+           m->lower_bound ? (double)m->bytes[i] / (double)m->lower_bound : 1.0, objs);
+  }
+  printf("%-16s %20llu %9.3f   (alignment %llu)\n", "lower bound",
+         (unsigned long long)m->lower_bound, (double)m->lower_bound / 1e6,
+         (unsigned long long)m->alignment);
 }
 
 /* With --db, where the plan's schedules came from, on stderr. */
@@ -185,10 +212,10 @@ static void report_db(const char *tool, const cli_compile_args *c, const drv_rep
 }
 
 /* Compiles *gp in place (the pass pipeline; on a device also the plan,
- * which then owns the graph: *gp becomes NULL) and runs it on the CPU
- * executor or on a Vulkan device. */
+ * which then owns the graph) and runs it through the C API, as vkrun runs
+ * an artifact: on the CPU reference kernels or on the Vulkan device it was
+ * compiled for. *gp becomes NULL when the model took it. */
 static vkml_status run_model(ir_graph **gp, const cli_compile_args *c, const cli_run_opts *o) {
-  ir_graph *g = *gp;
   bool cpu_ops[IR_OP_COUNT];
   drv_opts d;
   /* argument errors before opening a device */
@@ -199,28 +226,33 @@ static vkml_status run_model(ir_graph **gp, const cli_compile_args *c, const cli
   if (cli_device_is_cpu(o) && c->fallback_never)
     return vkml_status_make(VKML_CODE_INVALID_ARGUMENT,
                             "--fallback never requires every node on the GPU; not with --device cpu");
+  vkml_model *m = NULL;
   if (cli_device_is_cpu(o)) {
     if (c->db)
       return vkml_status_make(VKML_CODE_INVALID_ARGUMENT,
                               "--db chooses GPU kernels; not with --device cpu");
-    VKML_RETURN_IF_ERROR(drv_passes(g, NULL, &d));
-    return cli_run_graph(g, o);
+    VKML_RETURN_IF_ERROR(drv_passes(*gp, NULL, &d));
+    VKML_RETURN_IF_ERROR(rt_api_model_from_graph(*gp, &m));
+    *gp = NULL;
+    vkml_status s = cli_run_model(m, o);
+    vkml_model_free(m);
+    return s;
   }
+  /* compiled for the device's target; the instance opens the device again */
   rt_vk_context *ctx = NULL;
-  VKML_RETURN_IF_ERROR(cli_vk_context_open(o, &ctx));
+  VKML_RETURN_IF_ERROR(cli_vk_context_open(o->device, &ctx));
   const ir_target *t = rt_vk_context_target(ctx);
   ir_plan *plan = NULL;
   drv_report sched;
   vkml_status s = drv_compile_graph(gp, t, &d, &sched, &plan);
   if (!s) report_db("vkc run", c, &sched);
-  cli_memory_stats ms = {0};
+  memory_stats ms = {.chosen = plan ? plan->mem.strategy : IR_MEMPLAN_BEST};
   cli_run_opts ro = *o;
   if (!s && c->stats) {
-    s = memory_stats(plan, t, &ms);
-    ro.memory = &ms;
+    s = drv_memory_stats_get(plan, t, &ms.d);
+    ro.extra = print_memory;
+    ro.extra_user = &ms;
   }
-  if (!s) s = cli_run_graph_gpu(ctx, plan, &ro);
-  ir_plan_destroy(plan);
   const char *w = rt_vk_context_warnings(ctx);
   if (w && *w) fprintf(stderr, "vkc run: warning: %s%s", w, w[strlen(w) - 1] == '\n' ? "" : "\n");
   rt_vk_report rep;
@@ -228,11 +260,19 @@ static vkml_status run_model(ir_graph **gp, const cli_compile_args *c, const cli
   if (!s && (rep.n_errors || rep.n_leaked))
     s = vkml_status_make(VKML_CODE_DEVICE, "Vulkan validation: %u errors, %d leaked objects; "
                          "first: %s", rep.n_errors, rep.n_leaked, rep.first_message);
+  if (s) {
+    ir_plan_destroy(plan);
+    return s;
+  }
+  VKML_RETURN_IF_ERROR(rt_api_model_from_plan(plan, &m));
+  s = cli_run_model(m, &ro);
+  vkml_model_free(m);
   return s;
 }
 
 static int cmd_run(int argc, char **argv) {
-  cli_run_opts o = {.warmup = -1, .warmup_ms = -1};
+  cli_run_opts o;
+  cli_run_opts_init(&o, "vkc run");
   cli_shape_args a = {0};
   cli_compile_args c = {0};
   const char *model = NULL;
@@ -259,7 +299,8 @@ static int cmd_run(int argc, char **argv) {
     goto done;
   }
   ir_graph *g = NULL;
-  vkml_status s = cli_load_model(model, &a, &g);
+  vkml_status s = cli_shapes_from_inputs(model, o.n_inputs, o.input_names, o.input_files, &a);
+  if (!s) s = cli_load_model(model, &a, &g);
   if (!s) s = run_model(&g, &c, &o);
   ir_graph_destroy(g);
   if (s) rc = cli_fail("vkc run", s);
@@ -271,7 +312,8 @@ done:
 /* vkc compile MODEL -o OUT.vkm [compile options] [--device N]: the plan
  * vkc run would run, for the device it would run on, as an artifact. */
 static int cmd_compile(int argc, char **argv) {
-  cli_run_opts o = {.warmup = -1, .warmup_ms = -1};
+  cli_run_opts o; /* --device and --input (shapes) */
+  cli_run_opts_init(&o, "vkc compile");
   cli_shape_args a = {0};
   cli_compile_args c = {0};
   const char *model = NULL, *out = NULL;
@@ -287,7 +329,9 @@ static int cmd_compile(int argc, char **argv) {
       else o.device = argv[++i];
       continue;
     }
-    int r = cli_shape_arg_parse("vkc compile", argc, argv, &i, &a);
+    int r = !strcmp(argv[i], "--input") ? cli_run_opts_parse("vkc compile", argc, argv, &i, &o)
+                                        : 0;
+    if (r == 0) r = cli_shape_arg_parse("vkc compile", argc, argv, &i, &a);
     if (r == 0) r = cli_compile_arg_parse("vkc compile", argc, argv, &i, &c);
     if (r < 0) {
       rc = 2;
@@ -321,12 +365,13 @@ static int cmd_compile(int argc, char **argv) {
   bool cpu_ops[IR_OP_COUNT];
   drv_opts d;
   vkml_status s = cli_drv_opts(&c, cpu_ops, &d);
+  if (!s) s = cli_shapes_from_inputs(model, o.n_inputs, o.input_names, o.input_files, &a);
   cli_drv_shapes(&a, &d);
   char tool[64];
   snprintf(tool, sizeof tool, "vkc %s", vkml_version());
   d.tool = tool;
   rt_vk_context *ctx = NULL;
-  if (!s) s = cli_vk_context_open(&o, &ctx);
+  if (!s) s = cli_vk_context_open(o.device, &ctx);
   drv_source src = {.path = model};
   drv_report rep;
   if (!s) s = drv_compile(&src, rt_vk_context_target(ctx), &d, out, &rep, NULL);

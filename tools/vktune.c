@@ -396,7 +396,6 @@ static vkml_status tune(const args *a, tuner_result *res) {
   tunedb *db = NULL;
   rt_vk_context *ctx = NULL;
   tuner_lock *lock = NULL;
-  cli_run_opts ro = {.device = a->device};
   if (a->device && !strcmp(a->device, "cpu"))
     return vkml_status_make(VKML_CODE_INVALID_ARGUMENT, "vktune tunes GPU kernels: --device cpu "
                                                         "has nothing to tune");
@@ -414,7 +413,7 @@ static vkml_status tune(const args *a, tuner_result *res) {
   if (!s && a->out) s = cli_out_path_check(a->out);
   drv_source src = {.path = a->model};
   if (!s) s = drv_import(&src, &d, &g);
-  if (!s) s = cli_vk_context_open(&ro, &ctx);
+  if (!s) s = cli_vk_context_open(a->device, &ctx);
   const ir_target *t = ctx ? rt_vk_context_target(ctx) : NULL;
   if (!s) s = drv_passes(g, t, &d);
   if (!s) s = lock_device(ctx, a->no_wait, &lock);

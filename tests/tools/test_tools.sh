@@ -240,8 +240,46 @@ else
   bad "vkrun --inputs direct|staged ($(head -c 300 "$TMP/err") $(head -c 300 "$TMP/d.json"))"
 fi
 expect_rc "vkrun: bad --inputs" 2 "--inputs expects direct or staged" "$VKRUN" "$TMP/h.vkm" --inputs mapped --input x="$EX/x.npy"
+# vkrun --info: what the artifact holds, as text and as JSON; it runs nothing
+if "$VKRUN" "$TMP/h.vkm" --info >"$TMP/info.txt" 2>"$TMP/err" &&
+   "$VKRUN" "$TMP/h.vkm" --info --json >"$TMP/info.json" 2>>"$TMP/err" &&
+   grep -q "^precision *fp16$" "$TMP/info.txt" && grep -q "^compiler *vkc [0-9]" "$TMP/info.txt" &&
+   grep -q "^schedules *default$" "$TMP/info.txt" && grep -q "^  x  *f32\[1,3,17,17\]$" "$TMP/info.txt" &&
+   grep -q "^  prob  *f32\[1,5\]$" "$TMP/info.txt" &&
+   $PY - "$TMP/info.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+ok = d["kind"] == "artifact" and d["precision"] == "fp16" and d["device"] and d["vendor_id"]
+ok = ok and d["compiler"].startswith("vkc ") and d["schedules"] == "default" and d["format"] >= 3
+ok = ok and len(d["device_key"].split(":")) == 4
+ok = ok and d["inputs"] == [{"name": "x", "dtype": "f32", "shape": [1, 3, 17, 17],
+                             "bounded_axis": None, "bytes": 3468}]
+ok = ok and [o["name"] for o in d["outputs"]] == ["prob"] and d["outputs"][0]["shape"] == [1, 5]
+k = d["kernels"]
+ok = ok and k["gpu"] > 0 and k["default"] == k["gpu"] and k["tuned"] == k["nearest"] == 0
+ok = ok and all(s["schedule_source"] == "default" for s in d["steps"] if s["device"] == "gpu")
+sys.exit(0 if ok else 1)
+PY
+then
+  ok "vkrun --info: inputs, outputs, device, precision, compiler, schedules (text and JSON)"
+else
+  bad "vkrun --info ($(head -c 300 "$TMP/err") $(head -c 600 "$TMP/info.txt"))"
+fi
+expect_rc "vkrun --info runs nothing" 2 "--info runs nothing: not with --input" \
+  "$VKRUN" "$TMP/h.vkm" --info --input x="$EX/x.npy"
+# an artifact benchmarked and profiled without --input: seeded random
+# inputs on the GPU too (t.vkm keeps maxpool on the CPU: 7 nodes and 2
+# transfers)
+if ASAN_OPTIONS=detect_leaks=0 VKML_VALIDATION=1 "$VKRUN" "$TMP/t.vkm" --bench 2 --profile --json >"$TMP/r.json" 2>"$TMP/err" &&
+   grep -q "no --input: seeded random inputs" "$TMP/err" &&
+   $PY -c "import json, sys; d = json.load(open('$TMP/r.json')); sys.exit(0 if d['bench']['runs'] == 2 and len(d['profile']) == 9 else 1)"; then
+  ok "vkrun MODEL.vkm --bench --profile without --input: random inputs"
+else
+  bad "vkrun MODEL.vkm --bench --profile without --input ($(head -c 300 "$TMP/err"))"
+fi
 head -c 3000 "$TMP/t.vkm" >"$TMP/cut.vkm"
 expect_fail "vkrun: a truncated artifact" "truncated (header says" "$VKRUN" "$TMP/cut.vkm" --input x="$EX/x.npy"
+expect_fail "vkrun --info on a truncated artifact" "truncated" "$VKRUN" "$TMP/cut.vkm" --info
 expect_rc "vkc compile: no -o" 2 "no -o OUT.vkm given" "$VKC" compile "$EX/model.vkir"
 expect_rc "vkc compile: -o without .vkm" 2 "the artifact's name ends in .vkm" "$VKC" compile "$EX/model.vkir" -o "$TMP/x.bin"
 expect_fail "vkc compile: no such model" "nope.vkir" gpu_vkc compile "$TMP/nope.vkir" -o "$TMP/n.vkm"
@@ -343,7 +381,68 @@ $PY -c "import numpy as np; np.save('$TMP/wrong.npy', np.ones((1,3,16,17), np.fl
 expect_fail "missing input" "missing --input x=FILE" "$VKRUN" "$EX/model.vkir"
 expect_fail "unknown input" "--input y: the graph has no input of that name" "$VKRUN" "$EX/model.vkir" --input y="$EX/x.npy"
 expect_fail "wrong input shape" "input %x: expected f32[1,3,17,17], got f32[1,3,16,17]" "$VKRUN" "$EX/model.vkir" --input x="$TMP/wrong.npy"
-expect_fail "unsupported npy dtype" "unsupported .npy dtype '<f8'" "$VKRUN" "$EX/model.vkir" --input x="$TMP/f64.npy"
+# float64 .npy (NumPy's default): converted for a float input, with a note;
+# refused for an integer input, naming both types
+if "$VKRUN" "$EX/model.vkir" --input x="$TMP/f64.npy" --json >"$TMP/f64.json" 2>"$TMP/err" &&
+   grep -q "note: .*f64.npy holds float64 values: converted to f32 for input 'x'" "$TMP/err" &&
+   [ "$(wc -l <"$TMP/err")" -eq 1 ] &&
+   $PY -c "import numpy as np; np.save('$TMP/f32ones.npy', np.ones((1,3,17,17), np.float32))" &&
+   "$VKRUN" "$EX/model.vkir" --input x="$TMP/f32ones.npy" --json >"$TMP/f32.json" 2>>"$TMP/err" &&
+   cmp -s "$TMP/f64.json" "$TMP/f32.json"; then
+  ok "float64 .npy converted to f32 with a note: the f32 file's outputs"
+else
+  bad "float64 .npy converted to f32 ($(head -c 300 "$TMP/err"))"
+fi
+printf 'vkir 1\ngraph @ints(%%i: i64[3]) -> (%%y: i64[3]) {\n  %%y = neg %%i : i64[3]\n  return %%y\n}\n' >"$TMP/ints.vkir"
+$PY -c "import numpy as np; np.save('$TMP/i3.npy', np.arange(3.0)); np.save('$TMP/a4.npy', np.ones(4, np.float32))"
+expect_fail "float64 .npy refused for an integer input" \
+  "i3.npy: float64 data where i64 is wanted: float64 is converted for f32 and f16 only, never to integers" \
+  "$VKRUN" "$TMP/ints.vkir" --input i="$TMP/i3.npy"
+# --bench and --profile without --input: seeded random inputs, said on stderr
+# (the same values every time); a plain run still asks for the input
+for flags in "--bench 2" "--profile"; do
+  if "$VKRUN" "$EX/model.vkir" $flags --json >"$TMP/r1.json" 2>"$TMP/err" &&
+     "$VKRUN" "$EX/model.vkir" $flags --json >"$TMP/r2.json" 2>>"$TMP/err" &&
+     [ "$(grep -c 'no --input: seeded random inputs (seed 1' "$TMP/err")" -eq 2 ] &&
+     $PY -c "
+import json, sys
+a, b = (json.load(open(sys.argv[k]))['outputs'][0]['data'] for k in (1, 2))
+sys.exit(0 if a == b and len(set(a)) == 5 else 1)" "$TMP/r1.json" "$TMP/r2.json"; then
+    ok "vkrun $flags without --input: seeded random inputs, the same outputs twice"
+  else
+    bad "vkrun $flags without --input ($(head -c 300 "$TMP/err"))"
+  fi
+done
+printf 'vkir 1\ngraph @sum(%%a: f32[4], %%b: f32[4]) -> (%%y: f32[4]) {\n  %%y = add %%a, %%b : f32[4]\n  return %%y\n}\n' >"$TMP/sum.vkir"
+expect_fail "vkrun --bench with some inputs given: the others are asked for" \
+  "missing --input b=FILE (f32[4])" "$VKRUN" "$TMP/sum.vkir" --bench 1 --input a="$TMP/a4.npy"
+# Symbolic ONNX dimensions from the --input files (no --input-shape): a file
+# of another shape for a known dimension is refused naming the file
+$PY -c "
+import numpy as np, onnx
+from onnx import helper as h, TensorProto as T
+g = h.make_graph([h.make_node('Relu', ['x'], ['y'])], 'g',
+                 [h.make_tensor_value_info('x', T.FLOAT, ['N', 3])],
+                 [h.make_tensor_value_info('y', T.FLOAT, ['N', 3])])
+onnx.save(h.make_model(g, opset_imports=[h.make_opsetid('', 13)]), '$TMP/sym.onnx')
+np.save('$TMP/sym4.npy', np.arange(12, dtype=np.float32).reshape(4, 3) - 6)
+np.save('$TMP/sym45.npy', np.ones((4, 5), np.float32))"
+if "$VKC" run "$TMP/sym.onnx" --device cpu --input x="$TMP/sym4.npy" --output "$TMP/sym" 2>"$TMP/err" &&
+   $PY -c "
+import numpy as np, sys
+y = np.load('$TMP/sym/y.npy'); x = np.load('$TMP/sym4.npy')
+sys.exit(0 if y.shape == (4, 3) and np.array_equal(y, np.maximum(x, 0)) else 1)"; then
+  ok "vkc run: a symbolic ONNX dimension fixed from the --input file"
+else
+  bad "vkc run: a symbolic ONNX dimension from the --input file ($(head -c 300 "$TMP/err"))"
+fi
+expect_fail "vkc run: an --input file that does not fit the ONNX input" \
+  "--input x=$TMP/sym45.npy: dim 1 is 3 in the model, 5 given" \
+  "$VKC" run "$TMP/sym.onnx" --device cpu --input x="$TMP/sym45.npy"
+expect_fail "vkc run: no shape and no --input file" "give the shape with --input-shape x=D,D,..." \
+  "$VKC" run "$TMP/sym.onnx" --device cpu
+expect_fail "vkc run: an --input the ONNX model lacks" "--input y=$TMP/sym4.npy: the model has no input 'y'" \
+  "$VKC" run "$TMP/sym.onnx" --device cpu --input x="$TMP/sym4.npy" --input y="$TMP/sym4.npy"
 expect_fail "missing input file" "nope.npy" "$VKRUN" "$EX/model.vkir" --input x="$TMP/nope.npy"
 expect_fail "missing model" "nope.vkir" "$VKRUN" "$TMP/nope.vkir" --input x="$EX/x.npy"
 expect_fail "artifact not supported yet" ".vkm" "$VKRUN" "$TMP/model.vkm"
@@ -479,6 +578,25 @@ sys.exit(0 if got.shape == want.shape and np.allclose(got, want, $tol) else 1)";
     bad "$name: vkc compile --precision $prec + vkrun ($(head -c 300 "$TMP/err"))"
   fi
 done
+# the dynamic dims from the --input file instead of --input-shape: vkc
+# compile, and vkc run, give onnxruntime's output
+if gpu_vkc compile "$REAL/smallnet_op13.onnx" --input input="$REAL/smallnet_op13.input.npy" \
+     -o "$TMP/sn_in.vkm" 2>"$TMP/err" &&
+   "$VKRUN" "$TMP/sn_in.vkm" --info | grep -q "^  input  *f32\[1,3,40,48\]$" &&
+   ASAN_OPTIONS=detect_leaks=0 VKML_VALIDATION=1 "$VKRUN" "$TMP/sn_in.vkm" \
+     --input input="$REAL/smallnet_op13.input.npy" --output "$TMP/sn_in.out" 2>>"$TMP/err" &&
+   gpu_vkc run "$REAL/smallnet_op13.onnx" --input input="$REAL/smallnet_op13.input.npy" \
+     --output "$TMP/sn_run.out" 2>>"$TMP/err" &&
+   $PY -c "
+import numpy as np, sys
+want = np.load('$REAL/smallnet_op13.ort.npy')
+for d in ('$TMP/sn_in.out', '$TMP/sn_run.out'):
+    got = np.load(d + '/output.npy')
+    if got.shape != want.shape or not np.allclose(got, want, rtol=1e-4, atol=1e-6): sys.exit(1)"; then
+  ok "smallnet_op13: symbolic dims from the --input file (vkc compile + vkrun, vkc run) match onnxruntime"
+else
+  bad "smallnet_op13: symbolic dims from the --input file ($(head -c 300 "$TMP/err"))"
+fi
 s32=$(stat -c %s "$TMP/smallnet_op13.fp32.vkm" 2>/dev/null || echo 0)
 s16=$(stat -c %s "$TMP/smallnet_op13.fp16.vkm" 2>/dev/null || echo 0)
 if [ "$s16" -gt 0 ] && [ "$s32" -gt 0 ] && $PY -c "

@@ -179,6 +179,25 @@ PY
   check "vktune -o: the tuned artifact runs (vkrun) to the default outputs" \
     $PY -c "import numpy as np, sys; a = np.load('$TMP/o1/prob.npy'); b = np.load('$TMP/o3/prob.npy'); sys.exit(0 if np.allclose(a, b, rtol=1e-4, atol=1e-6) else 1)"
   check "vktune -o: the artifact says where its schedules came from" grep -q "schedules=$TMP/a.db" "$TMP/a.vkm"
+  # vkrun --info: each kernel's schedule as tuned here, the device's key as
+  # vkdb knows it, confirmed (vktune's confirmation records are the best)
+  "$(dirname "$VKC")/vkrun" "$TMP/a.vkm" --info --json >"$TMP/info.json" 2>"$TMP/info.err"
+  "$VKDB" --db "$TMP/a.db" devices --json >"$TMP/devices.json" 2>>"$TMP/info.err"
+  check "vkrun --info: the tuned kernels, their device and confirmation" \
+    $PY - "$TMP/info.json" "$TMP/devices.json" "$TMP/a.json" "$TMP/a.db" <<'PY'
+import json, sys
+info, devices, tuned = (json.load(open(f)) for f in sys.argv[1:4])
+keys = [d["key"] for d in (devices if isinstance(devices, list) else devices["devices"])]
+assert info["schedules"] == sys.argv[4] and info["device_key"] in keys, (info, keys)
+k = info["kernels"]
+assert k["tuned"] >= 1 and k["tuned"] + k["nearest"] + k["default"] == k["gpu"], k
+best = {(w["key"]): (w["template"], w["schedule"]) for w in tuned["workloads"]}
+steps = [s for s in info["steps"] if s["device"] == "gpu" and s["schedule_source"] == "tuned"]
+assert len(steps) == k["tuned"] and sum(s["confirmed"] for s in steps) == k["confirmed"], steps
+for s in steps:
+    assert s["schedule_device"] == info["device_key"], s
+    assert best[s["workload"]] == (s["kernel"], s["schedule"]), (s, best)
+PY
   # coverage of the compiled model: every workload of its GPU kernels tuned
   # on this device (the flatten, a view run without a dispatch, is neither
   # tuned nor listed); an empty database covers none

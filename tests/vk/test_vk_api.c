@@ -5,7 +5,9 @@
  * copy of the weights (the device allocator's accounting); instances run
  * concurrently from four threads; every bad call is an error naming what
  * was expected. */
+#define _XOPEN_SOURCE 700 /* nftw */
 #include <criterion/criterion.h>
+#include <ftw.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -16,6 +18,7 @@
 #include "ir/file.h"
 #include "ir/text.h"
 #include "runtime/cpu/executor.h"
+#include "runtime/npy.h"
 #include "test_support.h"
 #include "vk_test.h"
 #include "vkml.h"
@@ -366,6 +369,56 @@ Test(vk_api, every_function_refuses_null_and_wrong_sizes) {
   t_expect_error(vkml_instance_memory(inst, NULL), INV, "out is NULL");
   cr_assert_null(vkml_instance_device(NULL));
   cr_assert_str_eq(vkml_instance_device(inst), "cpu");
+  /* the run's output shape, tensor files */
+  t_expect_error(vkml_output_shape(NULL, "prob", &info), INV, "vkml_output_shape: no instance");
+  t_expect_error(vkml_output_shape(inst, "prob", NULL), INV, "out is NULL");
+  t_expect_error(vkml_output_shape(inst, NULL, &info), INV, "no output named");
+  bool conv = true;
+  t_expect_error(vkml_set_input_file(NULL, "x", "x.npy", &conv), INV, "no instance");
+  cr_assert(!conv);
+  t_expect_error(vkml_set_input_file(inst, "x", NULL, NULL), INV, "no path");
+  t_expect_error(vkml_set_input_file(inst, NULL, "x.npy", NULL), INV, "no input named");
+  t_expect_error(vkml_set_input_file(inst, "x", "x.txt", NULL), INV,
+                 "x.txt: unknown tensor file type");
+  t_expect_error(vkml_write_output_file(NULL, "prob", "y.npy"), INV, "no instance");
+  t_expect_error(vkml_write_output_file(inst, "prob", NULL), INV, "no path");
+  t_expect_error(vkml_write_output_file(inst, "nope", "y.npy"), INV, "no output named 'nope'");
+  /* provenance, steps, profiles, statistics, load times */
+  vkml_provenance prov;
+  vkml_step step;
+  vkml_step_profile prof;
+  vkml_run_stats stats;
+  vkml_load_times lt;
+  const char *path = "x";
+  t_expect_error(vkml_model_provenance(NULL, &prov), INV, "vkml_model_provenance: no model");
+  t_expect_error(vkml_model_provenance(m, NULL), INV, "out is NULL");
+  cr_assert_eq(vkml_model_step_count(NULL), 0);
+  t_expect_error(vkml_model_step(NULL, 0, &step), INV, "vkml_model_step: no model");
+  t_expect_error(vkml_model_step(m, 0, NULL), INV, "out is NULL");
+  t_expect_error(vkml_model_step(m, -1, &step), INV, "step -1: the model has 7");
+  t_expect_error(vkml_model_step(m, 7, &step), INV, "step 7: the model has 7");
+  t_expect_error(vkml_instance_profile(NULL, 0, &prof), INV, "vkml_instance_profile: no instance");
+  t_expect_error(vkml_instance_profile(inst, 0, NULL), INV, "out is NULL");
+  t_expect_error(vkml_instance_profile(inst, 7, &prof), INV, "step 7: the model has 7");
+  t_expect_error(vkml_instance_profile(inst, 0, &prof), INV, "without vkml_instance_opts.profile");
+  cr_assert(!vkml_instance_gpu_timed(NULL) && !vkml_instance_gpu_timed(inst));
+  t_expect_error(vkml_instance_peaks(NULL, &path), INV, "vkml_instance_peaks: no instance");
+  t_expect_error(vkml_instance_peaks(inst, NULL), INV, "path is NULL");
+  t_expect_error(vkml_instance_peaks(inst, &path), INV, "runs on the CPU");
+  cr_assert_null(path);
+  t_expect_error(vkml_replay(NULL), INV, "vkml_replay: no instance");
+  t_expect_error(vkml_replay(inst), INV, "runs on the CPU");
+  t_expect_error(vkml_instance_stats(NULL, &stats), INV, "vkml_instance_stats: no instance");
+  t_expect_error(vkml_instance_stats(inst, NULL), INV, "out is NULL");
+  t_expect_error(vkml_instance_load_times(NULL, &lt), INV, "vkml_instance_load_times: no instance");
+  t_expect_error(vkml_instance_load_times(inst, NULL), INV, "out is NULL");
+  vkml_model *ir = (vkml_model *)1;
+  t_expect_error(vkml_model_load_ir(NULL, &ir), INV, "vkml_model_load_ir: no path");
+  cr_assert_null(ir);
+  t_expect_error(vkml_model_load_ir(TINYCNN, NULL), INV, "out is NULL");
+  vkml_instance_opts bad_index = {.device = VKML_DEVICE_INDEX, .index = -1};
+  vkml_instance *none = NULL;
+  t_expect_error(vkml_instance_create(m, &bad_index, &none), INV, "device index -1");
   vkml_instance_destroy(NULL);
   vkml_model_free(NULL);
   vkml_instance_destroy(inst);
@@ -403,4 +456,240 @@ Test(vk_api, memory_at_an_odd_address_runs_like_the_file) {
   free(odd);
   rt_tensor_free(&in);
   fixture_close(&f);
+}
+
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
+  (void)st, (void)flag, (void)ftw;
+  return remove(path);
+}
+
+/* Removes a directory and everything under it. */
+static void rm_tree(const char *dir) { nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS); }
+
+/* A model's steps and a profiled run through the API (what vkrun --profile
+ * and --bench print): the plan's devices, kernels and transfers; every step
+ * timed; the run's statistics; where creation's time went, the device and
+ * weights counted once; the roofs from the device's peaks file; replays. */
+Test(vk_api, steps_profile_stats_and_load_times) {
+  fixture f;
+  fixture_open(&f);
+  /* a private cache: the peaks file written below is this test's */
+  char *cache = vt_tempdir();
+  cr_assert_eq(setenv("XDG_CACHE_HOME", cache, 1), 0);
+  vkml_model *m;
+  T_OK(vkml_model_load(f.path[1], &m)); /* maxpool on the CPU */
+  int n = vkml_model_step_count(m);
+  cr_assert_eq(n, 9, "7 nodes and 2 transfers, got %d", n);
+  int gpu = 0, cpu = 0, copy = 0;
+  for (int i = 0; i < n; i++) {
+    vkml_step st;
+    T_OK(vkml_model_step(m, i, &st));
+    cr_assert(st.op[0] && st.output[0]);
+    if (!strcmp(st.device, "gpu")) {
+      gpu++;
+      cr_assert(st.kernel[0] && st.schedule[0] && st.workload[0], "%s", st.op);
+      cr_assert_str_eq(st.schedule_source, "default");
+    } else if (!strcmp(st.device, "copy")) {
+      copy++;
+      cr_assert(!strcmp(st.note, "host to device") || !strcmp(st.note, "device to host"));
+      cr_assert_eq(st.flops, 0);
+    } else {
+      cpu++;
+      cr_assert_str_eq(st.op, "maxpool");
+      cr_assert(st.note[0] && !st.kernel[0]);
+    }
+    if (!strcmp(st.op, "conv2d")) cr_assert_gt(st.flops, 0);
+    cr_assert_gt(st.bytes, 0);
+  }
+  cr_assert(gpu == 6 && cpu == 1 && copy == 2, "%d %d %d", gpu, cpu, copy);
+  vkml_provenance p;
+  T_OK(vkml_model_provenance(m, &p));
+  cr_assert_str_eq(p.tool, "test");
+  cr_assert_str_eq(p.schedules, "default");
+  cr_assert(p.format >= 3 && p.vendor_id && p.n_kernels == 6 && p.n_default == 6);
+
+  vkml_instance_opts o = GPU;
+  o.profile = true;
+  vkml_instance *a, *b;
+  T_OK(vkml_instance_create(m, &o, &a));
+  T_OK(vkml_instance_create(m, &o, &b));
+  vkml_load_times la, lb;
+  T_OK(vkml_instance_load_times(a, &la));
+  T_OK(vkml_instance_load_times(b, &lb));
+  cr_assert(!la.device_shared && la.device > 0 && la.vk_instance > 0 && la.weights > 0);
+  cr_assert(la.device >= la.loader + la.vk_instance + la.vk_device);
+  cr_assert(lb.device_shared && lb.device == 0 && lb.weights == 0 && lb.pipelines > 0);
+  /* no peaks file in the private cache */
+  const char *path = NULL;
+  t_expect_error(vkml_instance_peaks(a, &path), VKML_CODE_IO, "no peaks file");
+  cr_assert(path && strstr(path, cache) && strstr(path, "/peaks-"), "%s", path);
+  char *peaks = strdup(path); /* valid for the instance's life only */
+  t_expect_error(vkml_instance_profile(a, 0, &(vkml_step_profile){0}), VKML_CODE_INVALID_ARGUMENT,
+                 "has not run");
+  t_expect_error(vkml_replay(a), VKML_CODE_INVALID_ARGUMENT, "has not run yet");
+  rt_tensor in = input_for(f.ref, 5), want;
+  T_OK(rt_cpu_run_graph(f.ref, &in, 1, &want, 1));
+  float got[5];
+  run_api(a, &in, got);
+  assert_matches(got, &want, 1e-4);
+  double gpu_s = 0;
+  for (int i = 0; i < n; i++) {
+    vkml_step st;
+    vkml_step_profile pr;
+    T_OK(vkml_model_step(m, i, &st));
+    T_OK(vkml_instance_profile(a, i, &pr));
+    cr_assert_str_eq(pr.device, st.device);
+    cr_assert(pr.seconds >= 0 && pr.roof_gflops == 0 && pr.roof_gbs == 0);
+    if (!strcmp(st.device, "cpu")) cr_assert_gt(pr.seconds, 0);
+    if (!strcmp(st.device, "gpu")) gpu_s += pr.seconds;
+  }
+  cr_assert(!vkml_instance_gpu_timed(a) || gpu_s > 0);
+  vkml_run_stats rs;
+  T_OK(vkml_instance_stats(a, &rs));
+  cr_assert(rs.runs == 1 && rs.n_cpu_steps == 1 && rs.n_transfer_steps == 2 && rs.n_segments == 2,
+            "%lld runs, %d cpu, %d transfers, %d segments", (long long)rs.runs, rs.n_cpu_steps,
+            rs.n_transfer_steps, rs.n_segments);
+  /* replays time the kernels again and keep the outputs */
+  T_OK(vkml_replay(a));
+  float again[5];
+  T_OK(vkml_get_output(a, "prob", again, sizeof again));
+  cr_assert_eq(memcmp(got, again, sizeof got), 0);
+  T_OK(vkml_instance_stats(a, &rs));
+  cr_assert_eq(rs.runs, 1);
+  vkml_instance_destroy(b);
+  vkml_instance_destroy(a);
+  /* a peaks file: GPU steps get roofs (a conv2d the fp32 FMA rate) */
+  FILE *fp = fopen(peaks, "w");
+  cr_assert_not_null(fp);
+  fprintf(fp, "{\"fma_f32_gflops\": 123.5, \"copy_gbs\": 45.0}\n");
+  fclose(fp);
+  T_OK(vkml_instance_create(m, &o, &a));
+  run_api(a, &in, got);
+  T_OK(vkml_instance_peaks(a, &path));
+  for (int i = 0; i < n; i++) {
+    vkml_step_profile pr;
+    T_OK(vkml_instance_profile(a, i, &pr));
+    bool g = !strcmp(pr.device, "gpu");
+    cr_assert(pr.roof_gflops == (g ? 123.5 : 0) && pr.roof_gbs == (g ? 45.0 : 0));
+  }
+  vkml_instance_destroy(a);
+  fp = fopen(peaks, "w");
+  fprintf(fp, "{\"fma_f32_gflops\": -1}\n");
+  fclose(fp);
+  T_OK(vkml_instance_create(m, &o, &a));
+  t_expect_error(vkml_instance_peaks(a, &path), VKML_CODE_CORRUPT, "\"fma_f32_gflops\"");
+  vkml_instance_destroy(a);
+  remove(peaks);
+  free(peaks);
+  rt_tensor_free(&in);
+  rt_tensor_free(&want);
+  vkml_model_free(m);
+  rm_tree(cache);
+  free(cache);
+  fixture_close(&f);
+}
+
+/* Tensor files in and out; float64 .npy converted for a float input and
+ * refused for an integer one; IR text on the CPU only; an output of a
+ * data-dependent size at the run's shape. */
+Test(vk_api, tensor_files_ir_text_and_bounded_outputs) {
+  char *dir = vt_tempdir();
+  vkml_model *m;
+  T_OK(vkml_model_load_ir(TINYCNN, &m));
+  vkml_instance *inst;
+  t_expect_error(vkml_instance_create(m, &GPU, &inst), VKML_CODE_INVALID_ARGUMENT,
+                 "IR text runs on the CPU reference kernels only");
+  T_OK(vkml_instance_create(m, &CPU, &inst));
+  bool conv = true;
+  T_OK(vkml_set_input_file(inst, "x", VKML_SOURCE_ROOT "/tests/models/tinycnn/x.npy", &conv));
+  cr_assert(!conv);
+  T_OK(vkml_run(inst));
+  char out[600];
+  snprintf(out, sizeof out, "%s/prob.npy", dir);
+  T_OK(vkml_write_output_file(inst, "prob", out));
+  rt_tensor got, want, x;
+  T_OK(rt_npy_read(out, &got));
+  T_OK(rt_npy_read(VKML_SOURCE_ROOT "/tests/models/tinycnn/expected.npy", &want));
+  cr_assert(got.dtype == IR_F32 && got.rank == 2 && got.dims[1] == 5);
+  for (int i = 0; i < 5; i++)
+    cr_assert_float_eq(((float *)got.data)[i], ((float *)want.data)[i], 1e-5);
+  /* the same input as float64 (NumPy's default): an i64 tensor's header
+   * with '<f8' written in, the doubles' bits as its data */
+  T_OK(rt_npy_read(VKML_SOURCE_ROOT "/tests/models/tinycnn/x.npy", &x));
+  rt_tensor d;
+  T_OK(rt_tensor_alloc_dims(IR_I64, x.rank, x.dims, &d));
+  for (int64_t i = 0; i < rt_tensor_numel(&x); i++) {
+    double v = ((float *)x.data)[i];
+    memcpy((char *)d.data + 8 * i, &v, 8);
+  }
+  void *bytes;
+  size_t nb;
+  T_OK(rt_npy_encode(&d, &bytes, &nb));
+  char *descr = NULL;
+  for (size_t i = 0; i + 3 <= nb && !descr; i++)
+    if (!memcmp((char *)bytes + i, "<i8", 3)) descr = (char *)bytes + i;
+  cr_assert_not_null(descr);
+  descr[1] = 'f';
+  char f64[600];
+  snprintf(f64, sizeof f64, "%s/x64.npy", dir);
+  T_OK(rt_file_write(f64, bytes, nb));
+  T_OK(vkml_set_input_file(inst, "x", f64, &conv));
+  cr_assert(conv);
+  T_OK(vkml_run(inst));
+  float prob[5];
+  T_OK(vkml_get_output(inst, "prob", prob, sizeof prob));
+  cr_assert_eq(memcmp(prob, got.data, sizeof prob), 0);
+  /* a file of another shape is named with the input's type */
+  char wrong[600];
+  snprintf(wrong, sizeof wrong, "%s/short.npy", dir);
+  rt_tensor sh;
+  T_OK(rt_tensor_alloc_dims(IR_F32, 1, (int64_t[]){3}, &sh));
+  T_OK(rt_npy_write(wrong, &sh));
+  t_expect_error(vkml_set_input_file(inst, "x", wrong, NULL), VKML_CODE_INVALID_ARGUMENT,
+                 "short.npy: input %x: expected f32[1,3,17,17], got f32[3]");
+  vkml_instance_destroy(inst);
+  vkml_model_free(m);
+
+  /* an integer input refuses float64; a bounded output at the run's size */
+  char nz[600];
+  snprintf(nz, sizeof nz, "%s/nz.vkir", dir);
+  FILE *fp = fopen(nz, "w");
+  cr_assert_not_null(fp);
+  fputs("vkir 1\ngraph @nz(%x: i64[6]) -> (%y: i64[1,<=6]) {\n"
+        "  %y = non_zero %x : i64[1,<=6]\n  return %y\n}\n", fp);
+  fclose(fp);
+  T_OK(vkml_model_load_ir(nz, &m));
+  vkml_tensor_info info;
+  T_OK(vkml_model_find_output(m, "y", &info));
+  cr_assert(info.bounded_axis == 1 && info.dims[1] == 6 && info.bytes == 48);
+  T_OK(vkml_model_input(m, 0, &info));
+  cr_assert_eq(info.bounded_axis, -1);
+  T_OK(vkml_instance_create(m, &CPU, &inst));
+  int64_t xs[6] = {0, 5, 0, 7, 9, 0}, ys[6] = {-1, -1, -1, -1, -1, -1};
+  t_expect_error(vkml_set_input_file(inst, "x", f64, NULL), VKML_CODE_INVALID_ARGUMENT,
+                 "float64 data where i64 is wanted");
+  T_OK(vkml_set_input(inst, "x", VKML_I64, 1, (int64_t[]){6}, xs));
+  T_OK(vkml_run(inst));
+  T_OK(vkml_output_shape(inst, "y", &info));
+  cr_assert(info.rank == 2 && info.dims[0] == 1 && info.dims[1] == 3 && info.bytes == 24);
+  T_OK(vkml_get_output(inst, "y", ys, sizeof ys));
+  cr_assert(ys[0] == 1 && ys[1] == 3 && ys[2] == 4 && ys[3] == -1, "%lld %lld %lld %lld",
+            (long long)ys[0], (long long)ys[1], (long long)ys[2], (long long)ys[3]);
+  snprintf(out, sizeof out, "%s/y.npy", dir);
+  T_OK(vkml_write_output_file(inst, "y", out));
+  rt_tensor y;
+  T_OK(rt_npy_read(out, &y));
+  cr_assert(y.rank == 2 && y.dims[1] == 3 && ((int64_t *)y.data)[2] == 4);
+  vkml_instance_destroy(inst);
+  vkml_model_free(m);
+  remove(out);
+  rt_tensor_free(&y);
+  rt_tensor_free(&sh);
+  rt_tensor_free(&got);
+  rt_tensor_free(&want);
+  rt_tensor_free(&x);
+  rt_tensor_free(&d);
+  free(bytes);
+  vt_rmdir(dir);
+  free(dir);
 }

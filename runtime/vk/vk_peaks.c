@@ -1,5 +1,6 @@
-/* A device's measured ceilings: the file's path and reader (cli_peaks.h). */
-#include "cli_peaks.h"
+/* A device's measured ceilings: the file's path, its reader and the roof
+ * of a kernel (vk_peaks.h). */
+#include "vk_peaks.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -9,7 +10,7 @@
 #include "ir/cache_dir.h"
 #include "ir/file.h"
 
-char *cli_peaks_path(const ir_target *t) {
+char *rt_vk_peaks_path(const ir_target *t) {
   char *dir = ir_user_cache_dir(NULL);
   if (!dir) return NULL;
   char hex[33];
@@ -36,7 +37,7 @@ static bool number_of(const char *text, const char *key, double *v, bool *bad) {
   return true;
 }
 
-vkml_status cli_peaks_read(const char *path, cli_peaks *out) {
+vkml_status rt_vk_peaks_read(const char *path, rt_vk_peaks *out) {
   memset(out, 0, sizeof *out);
   void *data;
   size_t n;
@@ -62,4 +63,15 @@ vkml_status cli_peaks_read(const char *path, cli_peaks *out) {
     s = vkml_status_make(VKML_CODE_CORRUPT, "%s: no fma_f32_gflops or copy_gbs", path);
   free(text);
   return s;
+}
+
+void rt_vk_peaks_roofs(const rt_vk_peaks *pk, const char *tmpl, const char *schedule,
+                       ir_dtype out_dtype, double *gflops, double *gbs) {
+  if (strstr(tmpl, "coopmat"))
+    *gflops = strstr(schedule, "ACC=16") ? pk->coopmat_f16_gflops : pk->coopmat_f32_gflops;
+  else if (out_dtype == IR_F16 && pk->fma_f16_gflops > 0)
+    *gflops = pk->fma_f16_gflops;
+  else
+    *gflops = pk->fma_f32_gflops;
+  *gbs = pk->copy_gbs;
 }
