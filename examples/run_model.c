@@ -4,10 +4,11 @@
  * fixed pattern, runs it and prints each output's first values; --runs N
  * times N more runs through the zero-copy memory.
  *
- *   cc run_model.c $(pkg-config --cflags --libs vkml) -o run_model
+ *   cc run_model.c -o run_model -lm $(pkg-config --cflags --libs vkml)
  *   ./run_model model.vkm [--cpu] [--runs N]
  *
- * It includes only <vkml.h> and links only the runtime library. */
+ * It includes only <vkml.h> and links only the runtime library; against the
+ * build tree, see examples/README.md. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -2,7 +2,8 @@
 # The C API example (examples/run_model.c): an artifact vkc compiled runs on
 # the default Vulkan device (validation on) and on the CPU with the same
 # outputs; the tool links the runtime library only; errors exit non-zero
-# with one line.
+# with one line. examples/README.md's build-tree lines, run as written (in a
+# scratch directory where build/ is this build), build and run it too.
 # usage: test_example.sh VKC RUN_MODEL
 set -u
 VKC=$1
@@ -43,6 +44,30 @@ if command -v ldd >/dev/null; then
   else
     ok "run_model links the runtime only"
   fi
+fi
+# the documented lines (examples/README.md, the block after its build-tree
+# marker), with build/ this build and the sources beside it
+mkdir -p "$TMP/tree"
+ln -s "$ROOT/examples" "$TMP/tree/examples"
+ln -s "$ROOT/tests" "$TMP/tree/tests"
+BUILD=${VKML_BUILD_ROOT:-$(dirname "$(dirname "$RUN")")}
+ln -s "$BUILD" "$TMP/tree/build"
+# a sanitized build's library needs its runtime: cc gets the flags it was
+# built with (the documented lines stay as written)
+if nm -D "$BUILD/libvkml_runtime.so" 2>/dev/null | grep -q " __asan_init"; then
+  mkdir -p "$TMP/bin"
+  printf '#!/bin/sh\nexec %s -fsanitize=address,undefined "$@"\n' "$(command -v cc)" >"$TMP/bin/cc"
+  chmod +x "$TMP/bin/cc"
+  PATH=$TMP/bin:$PATH
+fi
+awk '/<!-- build-tree/ {m = 1; next} m && /^```sh/ {p = 1; next} p && /^```/ {exit} p' \
+  "$ROOT/examples/README.md" >"$TMP/tree/doc.sh"
+if [ "$(grep -c . "$TMP/tree/doc.sh")" -ge 3 ] &&
+   (cd "$TMP/tree" && sh -e ./doc.sh) >"$TMP/doc.out" 2>"$TMP/err" &&
+   grep -q "^output prob: \[1,5\]" "$TMP/doc.out"; then
+  ok "examples/README.md: the build-tree lines build and run run_model as written"
+else
+  bad "examples/README.md's build-tree lines ($(head -c 400 "$TMP/err") $(cat "$TMP/tree/doc.sh"))"
 fi
 expect_rc "run_model: no such file" fail "nope.vkm" "$RUN" "$TMP/nope.vkm"
 head -c 1000 "$TMP/t.vkm" >"$TMP/cut.vkm"
