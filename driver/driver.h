@@ -21,6 +21,7 @@
 #include "ir/memplan.h"
 #include "ir/plan.h"
 #include "ir/target.h"
+#include "passes/pass.h"
 #include "tunedb/tunedb.h"
 
 /* What a compile does beyond the defaults. Valid when zero-initialized
@@ -48,6 +49,7 @@ typedef struct drv_opts {
   const bool *cpu_ops;  /* [IR_OP_COUNT]: ops kept on the CPU; NULL: none */
   bool fallback_never;  /* a node that cannot run on the GPU fails the compile */
   ir_layout layout;     /* IR_LAYOUT_NC4HW4: packed wherever a kernel takes it */
+  pass_winograd_mode winograd; /* which 3x3 convs run as conv2d_winograd */
   /* Only the passes a target needs (bounds, fp16, the splits of staged
    * ops, placement, layout, transfers): vkc --no-opt, and the tests that
    * keep the nodes they place. */

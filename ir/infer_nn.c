@@ -6,6 +6,7 @@
 
 #include "infer.h"
 #include "params.h"
+#include "winograd.h"
 
 static const char *const hw_names[2] = {"H", "W"};
 
@@ -106,6 +107,46 @@ vkml_status ir_infer_conv2d(const ir_node *n, const ir_type *in, ir_type *out) {
                             (long long)p.dilations[i], (long long)padded,
                             hw_names[i]);
     o.dims[2 + i] = (padded - ext) / p.strides[i] + 1;
+  }
+  out[0] = o;
+  return VKML_OK;
+}
+
+vkml_status ir_infer_conv2d_winograd(const ir_node *n, const ir_type *in, ir_type *out) {
+  const ir_type *x = &in[0], *u = &in[1];
+  VKML_RETURN_IF_ERROR(want_float(n, "input", x->dtype));
+  VKML_RETURN_IF_ERROR(want_rank(n, "input", x, 4));
+  VKML_RETURN_IF_ERROR(want_dtype(n, "transformed weight", u, x->dtype));
+  VKML_RETURN_IF_ERROR(want_rank(n, "transformed weight", u, 3));
+  VKML_RETURN_IF_ERROR(bounded_only(n, "input", x, 0));
+  VKML_RETURN_IF_ERROR(bounded_only(n, "transformed weight", u, -1));
+  ir_conv_params p;
+  int m;
+  VKML_RETURN_IF_ERROR(ir_winograd_params_get(n, &p, &m));
+  int64_t a = m + 2;
+  if (u->dims[0] != a * a || u->dims[1] != x->dims[1])
+    return ir_infer_error("conv2d_winograd: transformed weight is [%lld,%lld,%lld], expected "
+                          "[%lld, %lld input channels, output channels]",
+                          (long long)u->dims[0], (long long)u->dims[1], (long long)u->dims[2],
+                          (long long)(a * a), (long long)x->dims[1]);
+  int64_t k = u->dims[2];
+  if (n->n_inputs > 2) {
+    VKML_RETURN_IF_ERROR(bounded_only(n, "bias", &in[2], -1));
+    VKML_RETURN_IF_ERROR(want_vec(n, "bias", &in[2], x->dtype, k));
+  }
+  const int64_t *pads = p.pads;
+  ir_type o = *x;
+  o.dims[1] = k;
+  for (int i = 0; i < 2; i++) {
+    int64_t padded;
+    if (!ir_checked_add(x->dims[2 + i], pads[i], &padded) ||
+        !ir_checked_add(padded, pads[i + 2], &padded))
+      return ir_infer_error("conv2d_winograd: sizes along %s overflow", hw_names[i]);
+    if (padded < 3)
+      return ir_infer_error("conv2d_winograd: the 3x3 kernel is larger than the padded "
+                            "input %lld along %s",
+                            (long long)padded, hw_names[i]);
+    o.dims[2 + i] = padded - 2;
   }
   out[0] = o;
   return VKML_OK;

@@ -106,6 +106,10 @@
   X(CONV_TRANSPOSE2D, "conv_transpose2d", conv_transpose2d, conv_transpose2d, IO(2, 3, 1, 1),      \
     ATTRS(IR_A_STRIDES, IR_A_PADS, IR_A_DILATIONS, IR_A_GROUP, IR_A_OUTPUT_PADDING, ACT_ATTRS),    \
           ACT, NONE)                                                                               \
+  /* a 3x3, stride-1 conv2d by Winograd's F(m x m, 3 x 3), m = out_tile, on                        \
+   * weights transformed ahead (pass_winograd; docs/ops.md) */                                     \
+  X(CONV2D_WINOGRAD, "conv2d_winograd", conv2d_winograd, conv2d_winograd, IO(2, 3, 1, 1),          \
+    ATTRS(IR_A_PADS, IR_A_OUT_TILE, ACT_ATTRS), ACT, NONE)                                         \
   X(GEMM, "gemm", gemm, gemm, IO(2, 3, 1, 1),                                                      \
     ATTRS(IR_A_ALPHA, IR_A_BETA, IR_A_TRANS_A, IR_A_TRANS_B, ACT_ATTRS), ACT, GEMM)                \
   X(MATMUL, "matmul", matmul, matmul, IO(2, 2, 1, 1), ATTRS(ACT_ATTRS), ACT, MATMUL)               \
@@ -294,6 +298,7 @@ typedef enum ir_enum {
   X(GROUP, "group", INT, NONE)                                                 \
   X(KERNEL, "kernel", INTS, NONE)                                              \
   X(OUTPUT_PADDING, "output_padding", INTS, NONE)                              \
+  X(OUT_TILE, "out_tile", INT, NONE)                                           \
   X(CEIL_MODE, "ceil_mode", INT, NONE)                                         \
   X(COUNT_INCLUDE_PAD, "count_include_pad", INT, NONE)                         \
   X(ACT, "act", ENUM, ACT)                                                     \

@@ -9,6 +9,7 @@
 
 #include "infer.h"
 #include "params.h"
+#include "winograd.h"
 
 vkml_status ir_infer_error(const char *fmt, ...) {
   va_list ap;
@@ -197,6 +198,20 @@ vkml_status ir_conv_params_get(const ir_node *n, const ir_type *w,
   if (out->group < 1)
     return ir_infer_error("%s: group is %lld, must be >= 1", op,
                           (long long)out->group);
+  ir_act_params_get(n, &out->act);
+  return VKML_OK;
+}
+
+vkml_status ir_winograd_params_get(const ir_node *n, ir_conv_params *out, int *m) {
+  memset(out, 0, sizeof *out);
+  int64_t t = ir_node_int(n, IR_A_OUT_TILE, 0);
+  if (!ir_winograd_tile_ok(t))
+    return ir_infer_error("%s: out_tile is %lld, must be 2 or 4", ir_op_name(n->op),
+                          (long long)t);
+  *m = (int)t;
+  for (int i = 0; i < 2; i++) out->kernel[i] = 3, out->strides[i] = out->dilations[i] = 1;
+  out->group = 1;
+  VKML_RETURN_IF_ERROR(ints_get(n, IR_A_PADS, 4, 0, 0, out->pads));
   ir_act_params_get(n, &out->act);
   return VKML_OK;
 }

@@ -102,6 +102,9 @@ void ir_act_params_get(const ir_node *n, ir_act_params *out);
  * w (rank 4). Channel agreement is left to shape inference. */
 vkml_status ir_conv_params_get(const ir_node *n, const ir_type *w,
                                ir_conv_params *out);
+/* conv2d_winograd: the conv2d it computes (3x3 kernel, strides and
+ * dilations 1, group 1, its pads and act) and *m, its out_tile (2 or 4). */
+vkml_status ir_winograd_params_get(const ir_node *n, ir_conv_params *out, int *m);
 /* maxpool / avgpool: kernel required, the rest defaulted and validated. */
 vkml_status ir_pool_params_get(const ir_node *n, ir_pool_params *out);
 /* Pool output extent along one spatial axis (index 0 = H, 1 = W), including

@@ -38,6 +38,15 @@ typedef const char *(*pass_place_fn)(void *user, const ir_node *n, char *why, si
  * into the weights blob above it. */
 #define PASS_INLINE_MAX_BYTES 64
 
+/* pass_winograd's choice: AUTO (the default rule, pass_winograd.c), OFF
+ * (none), F2 / F4 (every conv it can take, F(2x2,3x3) / F(4x4,3x3)). */
+typedef enum pass_winograd_mode {
+  PASS_WINOGRAD_AUTO = 0,
+  PASS_WINOGRAD_OFF,
+  PASS_WINOGRAD_F2,
+  PASS_WINOGRAD_F4,
+} pass_winograd_mode;
+
 /* Valid when zero-initialised: no folding evaluator (fold_constants does
  * nothing), fp32, no packed layout unless the graph annotates one. */
 typedef struct pass_opts {
@@ -57,6 +66,8 @@ typedef struct pass_opts {
   /* pass_place: a node that cannot run on the GPU is an error listing every
    * such node and its reason (--fallback never). */
   bool fallback_never;
+  /* pass_winograd: which 3x3 stride-1 convs become conv2d_winograd */
+  pass_winograd_mode winograd;
 } pass_opts;
 
 typedef vkml_status (*pass_fn)(ir_graph *g, const pass_opts *opts, bool *changed);
@@ -69,6 +80,7 @@ vkml_status pass_fold_batchnorm(ir_graph *g, const pass_opts *opts, bool *change
 vkml_status pass_merge_pad(ir_graph *g, const pass_opts *opts, bool *changed);
 vkml_status pass_fuse_activation(ir_graph *g, const pass_opts *opts, bool *changed);
 vkml_status pass_fuse_elementwise(ir_graph *g, const pass_opts *opts, bool *changed);
+vkml_status pass_winograd(ir_graph *g, const pass_opts *opts, bool *changed);
 vkml_status pass_fp16(ir_graph *g, const pass_opts *opts, bool *changed);
 vkml_status pass_split_nonzero(ir_graph *g, const pass_opts *opts, bool *changed);
 vkml_status pass_split_scan(ir_graph *g, const pass_opts *opts, bool *changed);

@@ -20,6 +20,7 @@ static const struct {
     {"fuse_activation", pass_fuse_activation},
     {"fuse_elementwise", pass_fuse_elementwise},
     {"bound_topk", pass_bound_topk},
+    {"winograd", pass_winograd},
     {"fp16", pass_fp16},
     {"split_nonzero", pass_split_nonzero},
     {"split_scan", pass_split_scan},
@@ -114,6 +115,7 @@ vkml_status pass_pipeline_run(ir_graph *g, const pass_pipeline_opts *opts) {
     VKML_RETURN_IF_ERROR(step(&r, pass_fuse_elementwise));
   }
   VKML_RETURN_IF_ERROR(step(&r, pass_bound_topk));
+  VKML_RETURN_IF_ERROR(step(&r, pass_winograd));
   VKML_RETURN_IF_ERROR(step(&r, pass_fp16));
   VKML_RETURN_IF_ERROR(step(&r, pass_split_nonzero));
   VKML_RETURN_IF_ERROR(step(&r, pass_split_scan));

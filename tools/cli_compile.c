@@ -156,7 +156,7 @@ int cli_compile_arg_parse(const char *tool, int argc, char **argv, int *i,
   }
   if (strcmp(a, "--precision") != 0 && strcmp(a, "--cpu-ops") != 0 && strcmp(a, "--layout") != 0 &&
       strcmp(a, "--dump-after") != 0 && strcmp(a, "--memory-planner") != 0 &&
-      strcmp(a, "--db") != 0 && strcmp(a, "--fallback") != 0)
+      strcmp(a, "--db") != 0 && strcmp(a, "--fallback") != 0 && strcmp(a, "--winograd") != 0)
     return 0;
   if (*i + 1 >= argc) {
     fprintf(stderr, "%s: %s needs a value\n", tool, a);
@@ -171,6 +171,15 @@ int cli_compile_arg_parse(const char *tool, int argc, char **argv, int *i,
       return -1;
     }
     c->fallback_never = v[0] == 'n';
+  } else if (!strcmp(a, "--winograd")) {
+    static const char *const W[] = {"auto", "off", "f2", "f4"};
+    int k = 0;
+    while (k < 4 && strcmp(v, W[k]) != 0) k++;
+    if (k == 4) {
+      fprintf(stderr, "%s: --winograd expects auto, off, f2 or f4, got '%s'\n", tool, v);
+      return -1;
+    }
+    c->winograd = (pass_winograd_mode)k;
   } else if (!strcmp(a, "--db")) {
     c->db = v;
   } else if (!strcmp(a, "--dump-after")) {
@@ -204,6 +213,7 @@ vkml_status cli_drv_opts(const cli_compile_args *c, bool *cpu_ops, drv_opts *o) 
   o->precision = c->precision;
   o->cpu_ops = cpu_ops;
   o->fallback_never = c->fallback_never;
+  o->winograd = c->winograd;
   o->layout = c->layout;
   o->no_opt = c->no_opt;
   o->dump_after = c->dump_after ? c->dump_after : getenv("VKML_DUMP");

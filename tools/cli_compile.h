@@ -33,6 +33,7 @@ typedef struct cli_compile_args {
   bool stats;
   bool no_opt;
   bool fallback_never; /* --fallback never: a node off the GPU fails the compile */
+  pass_winograd_mode winograd; /* --winograd auto|off|f2|f4 */
   const char *db; /* --db FILE: schedules from this database */
 } cli_compile_args;
 

@@ -6,6 +6,7 @@
 
 #include "cpu_kernels.h"
 #include "ir/params.h"
+#include "ir/winograd.h"
 #include "k_util.h"
 
 /* The outputs o in [*lo, *hi) of 0..count-1 whose position o*s + off lies in
@@ -200,5 +201,80 @@ vkml_status rt_cpu_conv_transpose2d(const rt_cpu_args *a) {
     }
   }
   free(acc), free(x), free(w), free(b);
+  return VKML_OK;
+}
+
+/* conv2d_winograd: Winograd's algorithm as its definition (ir/winograd.h),
+ * in double: each m x m output tile from the a x a input tile around it
+ * (zeros outside the input), V = B^T d B, M = sum over c of U (.) V,
+ * Y = A^T M A, then the bias and the activation; the edge tiles keep the
+ * outputs that exist. */
+vkml_status rt_cpu_conv2d_winograd(const rt_cpu_args *a) {
+  const ir_node *n = a->node;
+  ir_conv_params p;
+  int m;
+  VKML_RETURN_IF_ERROR(rt_cpu_at_node(n, ir_winograd_params_get(n, &p, &m)));
+  if (a->n_in < 2 || a->n_out != 1 || a->in[0]->rank != 4 || a->in[1]->rank != 3)
+    return rt_cpu_error(n, VKML_CODE_INVALID_ARGUMENT,
+                        "expects x [N,C,H,W], U [a*a,C,K] (and a bias) and one output");
+  for (int i = 0; i < a->n_in; i++)
+    if (!ir_dtype_is_float(a->in[i]->dtype))
+      return rt_cpu_error(n, VKML_CODE_UNSUPPORTED, "input %d has dtype %s; only f32 and f16",
+                          i, ir_dtype_name(a->in[i]->dtype));
+  const int64_t *xd = a->in[0]->dims;
+  int64_t N = xd[0], C = xd[1], H = xd[2], W = xd[3];
+  int al = m + 2, a2 = al * al;
+  int64_t K = a->in[1]->dims[2];
+  if (a->in[1]->dims[0] != a2 || a->in[1]->dims[1] != C)
+    return rt_cpu_error(n, VKML_CODE_INVALID_ARGUMENT, "U must have shape [%d,%lld,K]", a2,
+                        (long long)C);
+  if (a->n_in > 2 && (a->in[2]->rank != 1 || a->in[2]->dims[0] != K))
+    return rt_cpu_error(n, VKML_CODE_INVALID_ARGUMENT, "bias must have shape [%lld]",
+                        (long long)K);
+  int64_t pt = p.pads[0], pl = p.pads[1];
+  int64_t want[4] = {N, K, H + pt + p.pads[2] - 2, W + pl + p.pads[3] - 2};
+  if (want[2] < 1 || want[3] < 1)
+    return rt_cpu_error(n, VKML_CODE_INVALID_ARGUMENT, "the 3x3 kernel is larger than the input");
+  VKML_RETURN_IF_ERROR(rt_cpu_check_out_dims(n, a->out[0], 4, want));
+  int64_t OH = want[2], OW = want[3], TH = (OH + m - 1) / m, TW = (OW + m - 1) / m;
+  double *x = rt_cpu_load_doubles(a->in[0]), *u = rt_cpu_load_doubles(a->in[1]);
+  double *b = a->n_in > 2 ? rt_cpu_load_doubles(a->in[2]) : NULL;
+  /* V of every channel of one tile, then its product per output channel */
+  double *v = malloc(sizeof *v * (size_t)(C * a2 + 1));
+  if (!x || !u || (a->n_in > 2 && !b) || !v) {
+    free(x), free(u), free(b), free(v);
+    return rt_cpu_error(n, VKML_CODE_OUT_OF_MEMORY, "out of host memory");
+  }
+  rt_tensor *y = a->out[0];
+  for (int64_t in = 0; in < N; in++)
+    for (int64_t th = 0; th < TH; th++)
+      for (int64_t tw = 0; tw < TW; tw++) {
+        for (int64_t c = 0; c < C; c++) {
+          double d[IR_WINOGRAD_MAX_ALPHA * IR_WINOGRAD_MAX_ALPHA];
+          for (int i = 0; i < al; i++)
+            for (int j = 0; j < al; j++) {
+              int64_t ih = th * m + i - pt, iw = tw * m + j - pl;
+              d[i * al + j] = ih >= 0 && ih < H && iw >= 0 && iw < W
+                                  ? x[((in * C + c) * H + ih) * W + iw]
+                                  : 0.0;
+            }
+          ir_winograd_input(m, d, v + c * a2);
+        }
+        for (int64_t k = 0; k < K; k++) {
+          double mm[IR_WINOGRAD_MAX_ALPHA * IR_WINOGRAD_MAX_ALPHA] = {0};
+          for (int64_t c = 0; c < C; c++)
+            for (int xi = 0; xi < a2; xi++) mm[xi] += u[((int64_t)xi * C + c) * K + k] * v[c * a2 + xi];
+          double out[4 * 4];
+          ir_winograd_output(m, mm, out);
+          for (int i = 0; i < m; i++)
+            for (int j = 0; j < m; j++) {
+              int64_t oh = th * m + i, ow = tw * m + j;
+              if (oh >= OH || ow >= OW) continue;
+              double s = out[i * m + j] + (b ? b[k] : 0.0);
+              rt_store_f(y, ((in * K + k) * OH + oh) * OW + ow, ir_act_apply(&p.act, s));
+            }
+        }
+      }
+  free(x), free(u), free(b), free(v);
   return VKML_OK;
 }

@@ -101,6 +101,17 @@
     .outputs = "%y: $T[1,8,9,9]",                                                   \
     .body = "%y = conv2d %x, %w, %b {pads=[1,1,1,1], act=relu} : $T[1,8,9,9]",     \
     .lo = -1, .hi = 1, .rtol16 = 3e-2, .atol16 = 3e-2)                              \
+  /* conv2d_winograd on arbitrary U (any U defines an output): tiles cut at  \
+   * the edges, asymmetric pads, bias and act or neither */                     \
+  X(conv2d_winograd_f2, .dtypes = FLOATS,                                           \
+    .inputs = "%x: $T[1,5,9,7], %u: $T[16,5,6], %b: $T[6]", .outputs = "%y: $T[1,6,9,7]", \
+    .body = "%y = conv2d_winograd %x, %u, %b {pads=[1,1,1,1], out_tile=2, act=relu} "  \
+            ": $T[1,6,9,7]",                                                        \
+    .lo = -1, .hi = 1, .rtol16 = 3e-2, .atol16 = 3e-2)                              \
+  X(conv2d_winograd_f4, .dtypes = FLOATS, .inputs = "%x: $T[2,3,10,11], %u: $T[36,3,7]", \
+    .outputs = "%y: $T[2,7,11,10]",                                                 \
+    .body = "%y = conv2d_winograd %x, %u {pads=[1,0,2,1], out_tile=4} : $T[2,7,11,10]", \
+    .lo = -1, .hi = 1, .rtol16 = 3e-2, .atol16 = 5e-2)                              \
   X(conv2d_1x1, .dtypes = FLOATS, .inputs = "%x: $T[2,16,5,7], %w: $T[12,16,1,1]",    \
     .outputs = "%y: $T[2,12,5,7]", .body = "%y = conv2d %x, %w : $T[2,12,5,7]",      \
     .lo = -1, .hi = 1, .rtol16 = 3e-2, .atol16 = 3e-2)                              \

@@ -1,0 +1,80 @@
+/* pass_winograd: a 3x3, stride-1, dilation-1, one-group conv2d on constant
+ * f32 weights becomes conv2d_winograd (docs/ops.md) on U = G w G^T,
+ * computed here once in double (ir/winograd.h) and stored as a new constant
+ * [a^2, C, K]; the conv's pads, bias and fused activation carry over, the
+ * old weights are left to dce. Runs after fuse_activation (so the
+ * activation is the conv's) and before fp16 (which converts U as it
+ * converts weights).
+ *
+ * Which convs: opts->winograd. F2 / F4 take every conv they can; OFF none;
+ * AUTO (the default) none yet: the rule waits for the measurements that
+ * would justify it on a device (bench/results). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir/params.h"
+#include "ir/winograd.h"
+#include "passes/pass.h"
+
+/* Whether n is a conv2d the Winograd form computes. */
+static bool takes(const ir_graph *g, const ir_node *n) {
+  (void)g;
+  if (n->op != IR_OP_CONV2D || n->n_inputs < 2) return false;
+  const ir_value *x = n->inputs[0], *w = n->inputs[1];
+  if (x->type.dtype != IR_F32 || w->type.dtype != IR_F32 || !ir_value_is_const(w) ||
+      x->type.rank != 4 || w->type.rank != 4 || x->type.bounded || w->type.dims[2] != 3 ||
+      w->type.dims[3] != 3)
+    return false;
+  if (n->n_inputs > 2 && n->inputs[2]->type.dtype != IR_F32) return false;
+  ir_conv_params p;
+  vkml_status s = ir_conv_params_get(n, &w->type, &p);
+  if (s) {
+    vkml_status_free(s);
+    return false;
+  }
+  return p.group == 1 && p.strides[0] == 1 && p.strides[1] == 1 && p.dilations[0] == 1 &&
+         p.dilations[1] == 1 && w->type.dims[1] == x->type.dims[1];
+}
+
+static vkml_status rewrite(ir_graph *g, ir_node *n, int m) {
+  const ir_value *w = n->inputs[1];
+  int64_t k = w->type.dims[0], c = w->type.dims[1], a = m + 2;
+  double *wd = NULL;
+  VKML_RETURN_IF_ERROR(pass_const_read_f64(g, w, &wd));
+  int64_t nw = k * c * 9;
+  float *wf = malloc(sizeof *wf * (size_t)(nw + 1));
+  float *u = malloc(sizeof *u * (size_t)(a * a * c * k + 1));
+  vkml_status s = VKML_OK;
+  if (!wf || !u) s = vkml_status_make(VKML_CODE_OUT_OF_MEMORY, "out of host memory");
+  ir_value *uv = NULL;
+  if (!s) {
+    for (int64_t i = 0; i < nw; i++) wf[i] = (float)wd[i];
+    ir_winograd_weights(m, wf, k, c, u);
+    int64_t dims[3] = {a * a, c, k};
+    ir_type ut = ir_type_make(IR_F32, 3, dims);
+    s = pass_const_create(g, w->name, m == 4 ? ".wino4" : ".wino2", &ut, u, &uv);
+  }
+  free(wd);
+  free(wf);
+  free(u);
+  VKML_RETURN_IF_ERROR(s);
+  n->op = IR_OP_CONV2D_WINOGRAD;
+  n->inputs[1] = uv;
+  ir_node_remove_attr(n, IR_A_STRIDES);
+  ir_node_remove_attr(n, IR_A_DILATIONS);
+  ir_node_remove_attr(n, IR_A_GROUP);
+  return ir_node_set_int(g, n, IR_A_OUT_TILE, m);
+}
+
+vkml_status pass_winograd(ir_graph *g, const pass_opts *opts, bool *changed) {
+  if (changed) *changed = false;
+  pass_winograd_mode mode = opts ? opts->winograd : PASS_WINOGRAD_AUTO;
+  if (mode != PASS_WINOGRAD_F2 && mode != PASS_WINOGRAD_F4) return VKML_OK;
+  int m = mode == PASS_WINOGRAD_F4 ? 4 : 2;
+  ir_foreach_node(g, n) {
+    if (!takes(g, n)) continue;
+    VKML_RETURN_IF_ERROR(rewrite(g, n, m));
+    if (changed) *changed = true;
+  }
+  return VKML_OK;
+}
