@@ -4,7 +4,8 @@ per-kernel benchmark: ResNet-50 and MobileNetV2 conv shapes (batch 1,
 224x224), large GEMMs and a large elementwise add (set "kernels", the
 default); RetinaNet-ResNet50-FPN's largest convs at 800x800 (set "retina":
 its head at 100x100 and 3x3 convs at 100x100 to 25x25; set "rungs": its convs of over 2M
-outputs). Random non-zero data.
+outputs); VGG-16's 3x3 convs as conv2d_winograd F(2x2) / F(4x4) and direct (set "winograd").
+Random non-zero data.
 usage: gen_kernel_models.py OUTDIR [SET]   (prints one line per model: name flops bytes)"""
 import os, sys
 import numpy as np
@@ -36,6 +37,23 @@ def gemm(name, m, k, n):
             f"  %b = const f32[{k},{n}] @blob[0, {b.nbytes}]\n"
             f"  %y = matmul %a, %b : f32[{m},{n}]\n  return %y\n}}\n")
     write(name, text, b.tobytes(), {"a": (m, k)}, 2 * m * n * k, 4 * (m * k + k * n + m * n))
+
+def winograd(name, cin, cout, hw, m):
+    """conv2d_winograd (3x3, pad 1, bias, relu) on a random transformed
+    weight U [(m+2)^2, cin, cout] (timing only: any U is a valid input)."""
+    a2 = (m + 2) ** 2
+    u = rng.uniform(-0.1, 0.1, (a2, cin, cout)).astype(np.float32)
+    b = rng.uniform(-0.1, 0.1, cout).astype(np.float32)
+    blob = u.tobytes() + b"\0" * (-u.nbytes % 64)
+    boff = len(blob)
+    blob += b.tobytes()
+    text = (f"vkir 1\ngraph @{name}(%x: f32[1,{cin},{hw},{hw}]) -> (%y: f32[1,{cout},{hw},{hw}]) {{\n"
+            f"  %u = const f32[{a2},{cin},{cout}] @blob[0, {u.nbytes}]\n"
+            f"  %b = const f32[{cout}] @blob[{boff}, {b.nbytes}]\n"
+            f"  %y = conv2d_winograd %x, %u, %b {{pads=[1,1,1,1], out_tile={m}, act=relu}} : f32[1,{cout},{hw},{hw}]\n"
+            f"  return %y\n}}\n")
+    flops = 2 * cout * hw * hw * cin * 9  # the direct conv's, for comparable GFLOP/s
+    write(name, text, blob, {"x": (1, cin, hw, hw)}, flops, 4 * (cin * hw * hw + u.size + cout + cout * hw * hw))
 
 def add(name, n):
     text = (f"vkir 1\ngraph @{name}(%a: f32[{n}], %b: f32[{n}]) -> (%y: f32[{n}]) {{\n"
@@ -90,6 +108,14 @@ def retina():
     gemm("retina_3x3_256_100_as_gemm", 256, 2304, 10000)
 
 
+def winograd_set():
+    # VGG-16's 3x3 convs (batch 1, 224x224): F(2x2) and F(4x4), and the direct conv
+    for cin, cout, hw in [(64, 64, 224), (128, 128, 112), (256, 256, 56), (512, 512, 28), (512, 512, 14)]:
+        for m in (2, 4):
+            winograd(f"wino{m}_{cin}_{cout}_{hw}", cin, cout, hw, m)
+        conv(f"direct_{cin}_{cout}_{hw}", cin, cout, hw, 3, 1)
+
+
 def rungs():
     conv("r_conv1_7x7s2_800", 3, 64, 800, 7, 2)
     conv("r_l1_1x1_64_64_200", 64, 64, 200, 1, 1)
@@ -103,4 +129,4 @@ def rungs():
     conv("r_cls_3x3_256_819_100", 256, 819, 100, 3, 1)
 
 
-{"kernels": kernels, "retina": retina, "rungs": rungs}[sys.argv[2] if len(sys.argv) > 2 else "kernels"]()
+{"kernels": kernels, "retina": retina, "rungs": rungs, "winograd": winograd_set}[sys.argv[2] if len(sys.argv) > 2 else "kernels"]()
