@@ -47,6 +47,7 @@ vkml_status drv_passes(ir_graph *g, const ir_target *t, const drv_opts *o) {
     pp.pass.place = cg_query_place;
     pp.pass.place_user = &q;
     pp.pass.fallback_never = o->fallback_never;
+    pp.pass.target = t;
     pp.pass.layout = o->layout;
     pp.pass.layout_operands = cg_query_layout_operands;
     pp.pass.layout_user = &q;

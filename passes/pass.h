@@ -16,6 +16,7 @@
 
 #include "ir/graph.h"
 #include "ir/plan.h"
+#include "ir/target.h"
 
 /* The folding evaluator (ir/graph.h's ir_eval_fn: rt_cpu_eval_node). */
 typedef ir_eval_fn pass_eval_fn;
@@ -66,8 +67,10 @@ typedef struct pass_opts {
   /* pass_place: a node that cannot run on the GPU is an error listing every
    * such node and its reason (--fallback never). */
   bool fallback_never;
-  /* pass_winograd: which 3x3 stride-1 convs become conv2d_winograd */
+  /* pass_winograd: which 3x3 stride-1 convs become conv2d_winograd; its
+   * default rule applies on a GPU target only (target NULL: none) */
   pass_winograd_mode winograd;
+  const ir_target *target;
 } pass_opts;
 
 typedef vkml_status (*pass_fn)(ir_graph *g, const pass_opts *opts, bool *changed);

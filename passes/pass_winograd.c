@@ -7,8 +7,7 @@
  * converts weights).
  *
  * Which convs: opts->winograd. F2 / F4 take every conv they can; OFF none;
- * AUTO (the default) none yet: the rule waits for the measurements that
- * would justify it on a device (bench/results). */
+ * AUTO (the default) the rule below, on a GPU target only. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -66,13 +65,34 @@ static vkml_status rewrite(ir_graph *g, ir_node *n, int m) {
   return ir_node_set_int(g, n, IR_A_OUT_TILE, m);
 }
 
+/* The default rule: the tile for n, 0 for the direct conv. Measured on the
+ * H100 (bench/results/2026-11-27-winograd.md, VGG-16's and ResNet-50's 3x3
+ * convs in fp32, each against the direct default): Winograd paid only
+ * where a conv does at least 2^25 multiply-adds per tap (C x K x OH x OW:
+ * VGG-16 from 128@112 on, 1.12-1.6x) and lost where it does fewer
+ * (ResNet-50's 128@28 0.91x, 256@14 0.65x; its 64@56 gained 1.5x, left out
+ * by this rule); F(4x4) beat F(2x2) at 28x28 only (512@28: 1.42-1.54x
+ * against 1.12-1.14x), and lost to it at 14x14 (0.63x) and 56x56. */
+static int auto_tile(const ir_node *n, const pass_opts *o) {
+  if (!o || !o->target || o->target->type == IR_TARGET_CPU || o->precision != IR_PRECISION_FP32)
+    return 0;
+  const ir_type *x = &n->inputs[0]->type, *y = &n->outputs[0]->type;
+  double work = (double)x->dims[1] * (double)y->dims[1] * (double)y->dims[2] * (double)y->dims[3];
+  if (work < (double)(1 << 25)) return 0;
+  int64_t pixels = y->dims[2] * y->dims[3];
+  return pixels > 400 && pixels <= 1024 ? 4 : 2;
+}
+
 vkml_status pass_winograd(ir_graph *g, const pass_opts *opts, bool *changed) {
   if (changed) *changed = false;
   pass_winograd_mode mode = opts ? opts->winograd : PASS_WINOGRAD_AUTO;
-  if (mode != PASS_WINOGRAD_F2 && mode != PASS_WINOGRAD_F4) return VKML_OK;
-  int m = mode == PASS_WINOGRAD_F4 ? 4 : 2;
+  if (mode == PASS_WINOGRAD_OFF) return VKML_OK;
   ir_foreach_node(g, n) {
     if (!takes(g, n)) continue;
+    int m = mode == PASS_WINOGRAD_F4   ? 4
+            : mode == PASS_WINOGRAD_F2 ? 2
+                                       : auto_tile(n, opts);
+    if (!m) continue;
     VKML_RETURN_IF_ERROR(rewrite(g, n, m));
     if (changed) *changed = true;
   }

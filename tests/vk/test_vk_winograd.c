@@ -133,7 +133,7 @@ static ir_graph *pass_graph(void) {
 }
 
 /* pass_winograd takes 3x3 stride-1 one-group f32 convs on constant weights
- * (F2 or F4 as asked, none on AUTO for now) and leaves the others; the
+ * (F2 or F4 as asked; AUTO without a target takes none) and leaves the others; the
  * graph computes what it did (CPU executor). */
 Test(vk_winograd, the_pass_takes_what_it_can) {
   t_rng r = t_rng_make(77);
@@ -171,4 +171,59 @@ Test(vk_winograd, the_pass_takes_what_it_can) {
   }
   rt_tensor_free(&want[0]), rt_tensor_free(&want[1]), rt_tensor_free(&x);
   ir_graph_destroy(g0);
+}
+
+/* A graph of one conv2d (3x3, pads 1) of c -> k channels at hw x hw on
+ * constant weights (pass_const_create). */
+static ir_graph *one_conv(int64_t c, int64_t k, int64_t hw) {
+  ir_graph *g;
+  T_OK(ir_graph_create("one", &g));
+  int64_t xd[4] = {1, c, hw, hw}, wd[4] = {k, c, 3, 3}, yd[4] = {1, k, hw, hw};
+  ir_type xt = ir_type_make(IR_F32, 4, xd), wt = ir_type_make(IR_F32, 4, wd),
+          yt = ir_type_make(IR_F32, 4, yd);
+  ir_value *x, *w, *y;
+  T_OK(ir_value_create(g, "x", &xt, &x));
+  T_OK(ir_graph_add_input(g, x));
+  float *wdata = calloc((size_t)(k * c * 9), sizeof *wdata);
+  cr_assert_not_null(wdata);
+  T_OK(pass_const_create(g, "w", "", &wt, wdata, &w));
+  free(wdata);
+  T_OK(ir_value_create(g, "y", &yt, &y));
+  ir_value *ins[2] = {x, w};
+  ir_node *n;
+  T_OK(ir_node_create(g, IR_OP_CONV2D, ins, 2, &y, 1, &n));
+  static const int64_t pads[4] = {1, 1, 1, 1};
+  T_OK(ir_node_set_ints(g, n, IR_A_PADS, pads, 4));
+  T_OK(ir_graph_add_output(g, y));
+  return g;
+}
+
+/* The tile AUTO gives the conv (0: stays direct). */
+static int auto_tile_of(int64_t c, int64_t k, int64_t hw, const ir_target *t, ir_precision prec) {
+  ir_graph *g = one_conv(c, k, hw);
+  pass_opts o = {.target = t, .precision = prec};
+  T_OK(pass_run_by_name(g, "winograd", &o, NULL));
+  int m = 0;
+  ir_foreach_node(g, n) if (n->op == IR_OP_CONV2D_WINOGRAD) m = (int)ir_node_int(n, IR_A_OUT_TILE, 0);
+  ir_graph_destroy(g);
+  return m;
+}
+
+/* The default rule (pass_winograd.c, from the H100's measurements): on a
+ * GPU in fp32, convs of at least 2^25 multiply-adds per tap, F(4x4) at
+ * 21x21..32x32 outputs, F(2x2) elsewhere; nothing on a CPU device, in fp16
+ * or without a target. */
+Test(vk_winograd, the_default_rule) {
+  ir_target gpu, cpu;
+  ir_target_minimum(&gpu);
+  gpu.type = IR_TARGET_DISCRETE_GPU;
+  cpu = gpu;
+  cpu.type = IR_TARGET_CPU;
+  cr_assert_eq(auto_tile_of(32, 32, 200, &gpu, IR_PRECISION_FP32), 2);  /* 2^25.3, 200x200 */
+  cr_assert_eq(auto_tile_of(256, 256, 24, &gpu, IR_PRECISION_FP32), 4); /* 2^25.2, 24x24 */
+  cr_assert_eq(auto_tile_of(512, 512, 14, &gpu, IR_PRECISION_FP32), 2); /* 196 outputs */
+  cr_assert_eq(auto_tile_of(64, 64, 56, &gpu, IR_PRECISION_FP32), 0);   /* 2^23.6 */
+  cr_assert_eq(auto_tile_of(32, 32, 200, &cpu, IR_PRECISION_FP32), 0);
+  cr_assert_eq(auto_tile_of(32, 32, 200, &gpu, IR_PRECISION_FP16), 0);
+  cr_assert_eq(auto_tile_of(32, 32, 200, NULL, IR_PRECISION_FP32), 0);
 }
