@@ -211,9 +211,41 @@ def test_bench(tiny):
     expect(lambda: tiny.bench(0), 'INVALID_ARGUMENT', 'n must be a positive integer')
 
 
-def test_profile_names_the_missing_api(tiny):
-    with pytest.raises(NotImplementedError, match='include/vkml.h'):
-        tiny.profile()
+def test_profile(smallnet, smallnet_io):
+    x, _ = smallnet_io
+    for m in (smallnet, vkml.compile(os.path.join(REAL, 'smallnet_op13.onnx'),
+                                     input_shapes={'input': x.shape}, device='cpu')):
+        steps = m.profile(3, warmup=1, inputs={'input': x})
+        assert all(isinstance(s, vkml.StepTime) for s in steps) and len(steps) > 5
+        on_cpu = m.device == 'cpu'
+        assert {s.device for s in steps} == ({'cpu'} if on_cpu else {'gpu'})
+        convs = [s for s in steps if s.op == 'conv2d']
+        assert convs and all(s.flops > 0 and s.bytes > 0 for s in convs)
+        assert all(s.ms is None or s.ms >= 0 for s in steps)
+        assert sum(s.ms or 0 for s in steps) > 0
+        assert all(bool(s.kernel) != on_cpu for s in convs)  # a GPU step names its kernel
+    # the model's own instance is not the profiled one, and still runs
+    np.testing.assert_allclose(smallnet.run({'input': x})['output'], smallnet_io[1], rtol=1e-4,
+                               atol=1e-5)
+    expect(lambda: smallnet.profile(0), 'INVALID_ARGUMENT', 'n must be a positive integer')
+    expect(lambda: smallnet.profile(1, inputs={}), 'INVALID_ARGUMENT', "input 'input' not given")
+
+
+def test_bounded_outputs_at_the_runs_size(tmp_path):
+    nz = tmp_path / 'nz.vkir'
+    nz.write_text('vkir 1\ngraph @nz(%x: i64[6]) -> (%y: i64[1,<=6]) {\n'
+                  '  %y = non_zero %x : i64[1,<=6]\n  return %y\n}\n')
+    cpu = vkml.load(nz, device='cpu')  # IR text: the CPU only
+    assert cpu.outputs == (vkml.TensorInfo('y', np.dtype(np.int64), (1, 6), 1),)
+    assert cpu.inputs[0].bounded_axis is None
+    for m in (cpu, vkml.compile(nz)):
+        for x, want in (([0, 5, 0, 7, 9, 0], [[1, 3, 4]]), ([1, 5, 0, 0, 0, 0], [[0, 1]]),
+                        ([0] * 6, np.zeros((1, 0), np.int64))):
+            y = m.run({'x': np.array(x, np.int64)})['y']
+            assert y.dtype == np.int64
+            np.testing.assert_array_equal(y, want)
+    expect(lambda: vkml.load(nz).run({'x': np.zeros(6, np.int64)}), 'INVALID_ARGUMENT',
+           'IR text runs on the CPU reference kernels only')
 
 
 def test_threads_run_models_at_once():

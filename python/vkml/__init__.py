@@ -9,10 +9,11 @@ Over the public C API only (include/vkml.h, include/vkml_compile.h) through
 ctypes; errors raise vkml.Error with the library's message and code. See
 python/README.md."""
 from ._lib import Error
-from ._model import Bench, Model, TensorInfo, compile, load, random_inputs  # noqa: F401
+from ._model import (Bench, Model, StepTime, TensorInfo, compile, load,  # noqa: F401
+                     random_inputs)
 
-__all__ = ['Error', 'Bench', 'Model', 'TensorInfo', 'compile', 'load', 'random_inputs',
-           'version']
+__all__ = ['Error', 'Bench', 'Model', 'StepTime', 'TensorInfo', 'compile', 'load',
+           'random_inputs', 'version']
 
 
 def version():

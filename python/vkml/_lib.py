@@ -60,13 +60,15 @@ _RESERVE = ('_reserve', ctypes.c_uint8 * 256)
 class CTensorInfo(ctypes.Structure):
     """vkml_tensor_info."""
     _fields_ = [('name', ctypes.c_char_p), ('dtype', ctypes.c_int), ('rank', ctypes.c_int),
-                ('dims', ctypes.c_int64 * MAX_RANK), ('bytes', ctypes.c_size_t), _RESERVE]
+                ('dims', ctypes.c_int64 * MAX_RANK), ('bytes', ctypes.c_size_t),
+                ('bounded_axis', ctypes.c_int), _RESERVE]
 
 
 class InstanceOpts(ctypes.Structure):
     """vkml_instance_opts."""
     _fields_ = [('device', ctypes.c_int), ('index', ctypes.c_int), ('wait', ctypes.c_int),
-                ('validation', ctypes.c_bool), _RESERVE]
+                ('validation', ctypes.c_bool), ('profile', ctypes.c_bool),
+                ('staged_inputs', ctypes.c_bool), _RESERVE]
 
 
 class InputShape(ctypes.Structure):
@@ -93,6 +95,24 @@ class Memory(ctypes.Structure):
                 ('lean', ctypes.c_bool), _RESERVE]
 
 
+class Step(ctypes.Structure):
+    """vkml_step."""
+    _fields_ = [('op', ctypes.c_char_p), ('output', ctypes.c_char_p), ('dtype', ctypes.c_int),
+                ('rank', ctypes.c_int), ('dims', ctypes.c_int64 * MAX_RANK),
+                ('device', ctypes.c_char_p), ('kernel', ctypes.c_char_p),
+                ('schedule', ctypes.c_char_p), ('workload', ctypes.c_char_p),
+                ('schedule_source', ctypes.c_char_p), ('schedule_device', ctypes.c_char_p),
+                ('confirmed', ctypes.c_bool), ('note', ctypes.c_char_p),
+                ('flops', ctypes.c_double), ('bytes', ctypes.c_double), _RESERVE]
+
+
+class StepProfile(ctypes.Structure):
+    """vkml_step_profile."""
+    _fields_ = [('seconds', ctypes.c_double), ('device', ctypes.c_char_p),
+                ('dispatched', ctypes.c_bool), ('roof_gflops', ctypes.c_double),
+                ('roof_gbs', ctypes.c_double), _RESERVE]
+
+
 _status = ctypes.c_void_p
 _p = ctypes.c_void_p
 _RUNTIME = {
@@ -108,6 +128,7 @@ _RUNTIME = {
     'vkml_model_input': (_status, [_p, ctypes.c_int, ctypes.POINTER(CTensorInfo)]),
     'vkml_model_output': (_status, [_p, ctypes.c_int, ctypes.POINTER(CTensorInfo)]),
     'vkml_model_find_input': (_status, [_p, ctypes.c_char_p, ctypes.POINTER(CTensorInfo)]),
+    'vkml_model_load_ir': (_status, [ctypes.c_char_p, ctypes.POINTER(_p)]),
     'vkml_instance_create': (_status, [_p, ctypes.POINTER(InstanceOpts), ctypes.POINTER(_p)]),
     'vkml_instance_destroy': (None, [_p]),
     'vkml_run': (_status, [_p]),
@@ -115,6 +136,13 @@ _RUNTIME = {
     'vkml_output_memory': (_status, [_p, ctypes.c_char_p, ctypes.POINTER(_p)]),
     'vkml_instance_memory': (_status, [_p, ctypes.POINTER(Memory)]),
     'vkml_instance_device': (ctypes.c_char_p, [_p]),
+    'vkml_set_input': (_status, [_p, ctypes.c_char_p, ctypes.c_int, ctypes.c_int,
+                                 ctypes.POINTER(ctypes.c_int64), _p]),
+    'vkml_output_shape': (_status, [_p, ctypes.c_char_p, ctypes.POINTER(CTensorInfo)]),
+    'vkml_model_step_count': (ctypes.c_int, [_p]),
+    'vkml_model_step': (_status, [_p, ctypes.c_int, ctypes.POINTER(Step)]),
+    'vkml_instance_profile': (_status, [_p, ctypes.c_int, ctypes.POINTER(StepProfile)]),
+    'vkml_instance_gpu_timed': (ctypes.c_bool, [_p]),
 }
 _COMPILER = {
     'vkml_compile': (_status, [ctypes.c_char_p, ctypes.POINTER(CompileOpts), ctypes.POINTER(_p)]),
@@ -147,6 +175,11 @@ def _open(stem, protos):
             except OSError as e:
                 tried.append(str(e))
                 continue
+            missing = [n for n in protos if not hasattr(lib, n)]
+            if missing:
+                raise Error('%s lacks %s: a library older than this package (reinstall vkml, '
+                            'or point VKML_LIB_DIR at a matching build)' % (
+                                path, ', '.join(missing)), CODE_NAMES.index('UNSUPPORTED'))
             for name, (res, args) in protos.items():
                 fn = getattr(lib, name)
                 fn.restype, fn.argtypes = res, args

@@ -19,8 +19,19 @@ _DTYPES = (np.dtype(np.float32), np.dtype(np.float16), np.dtype(np.int32), np.dt
            np.dtype(np.uint8), np.dtype(np.int8), np.dtype(np.bool_))
 _IR_NAMES = ('f32', 'f16', 'i32', 'i64', 'u8', 'i8', 'bool')
 
-TensorInfo = collections.namedtuple('TensorInfo', 'name dtype shape')
-TensorInfo.__doc__ = 'A model input or output: name (str), dtype (numpy dtype), shape (tuple).'
+TensorInfo = collections.namedtuple('TensorInfo', 'name dtype shape bounded_axis',
+                                    defaults=(None,))
+TensorInfo.__doc__ = '''A model input or output: name (str), dtype (numpy dtype), shape
+(tuple); bounded_axis None, or the axis of a data-dependent size (NonZero,
+NonMaxSuppression, TopK with a run-time k): shape holds its capacity there,
+Model.run returns the run's size.'''
+
+StepTime = collections.namedtuple('StepTime', 'op output device kernel schedule ms flops bytes')
+StepTime.__doc__ = '''Model.profile: one step of the plan, in run order. device: where it
+ran ("gpu", "cpu", "copy"); kernel, schedule: a GPU step's ("" otherwise); ms:
+the median of the profiled runs (GPU steps: timestamps, None on a device
+without them; CPU steps: wall time with their copies); flops, bytes: per run
+(0: not counted).'''
 
 Bench = collections.namedtuple('Bench', 'runs min_ms median_ms p90_ms mean_ms')
 Bench.__doc__ = 'Model.bench: whole runs (Model.run, copies included), in milliseconds.'
@@ -34,6 +45,12 @@ def _type_str(dtype, shape):
     dt = dtype.type
     name = next((_IR_NAMES[i] for i, d in enumerate(_DTYPES) if d.type is dt), str(dtype))
     return '%s[%s]' % (name, ','.join(str(d) for d in shape))
+
+
+def _count(v, what, least):
+    if not isinstance(v, int) or isinstance(v, bool) or v < least:
+        raise _bad('%s must be a %s integer, given %r' % (
+            what, 'positive' if least else 'non-negative', v))
 
 
 def _device(device):
@@ -82,7 +99,8 @@ class Model:
             if not 0 <= t.dtype < len(_DTYPES):
                 raise Error('tensor %s: unknown dtype %d' % (t.name, t.dtype),
                             _lib.CODE_NAMES.index('INTERNAL'))
-            out.append(TensorInfo(t.name.decode(), _DTYPES[t.dtype], tuple(t.dims[:t.rank])))
+            out.append(TensorInfo(t.name.decode(), _DTYPES[t.dtype], tuple(t.dims[:t.rank]),
+                                  t.bounded_axis if t.bounded_axis >= 0 else None))
         return tuple(out)
 
     def _view(self, ptr, info, writable):
@@ -119,6 +137,8 @@ class Model:
             raise
         self._in_views, self._out_views = ins, outs
         self._out_names = [t.name for t in self.outputs]
+        self._bounded = [t.bounded_axis is not None for t in self.outputs]
+        self._any_bounded = any(self._bounded)
         self._inst = inst
 
     def _unknown(self, name):
@@ -153,16 +173,26 @@ class Model:
                         name, _type_str(view.dtype, view.shape), _type_str(a.dtype, a.shape)))
                 np.copyto(view, a, casting='no')
             _lib.check(self._rt.vkml_run(self._inst))  # the GIL is released here
-            return {n: v.copy() for n, v in zip(self._out_names, self._out_views)}
+            if not self._any_bounded:
+                return {n: v.copy() for n, v in zip(self._out_names, self._out_views)}
+            return {n: self._bounded_output(n, v) if b else v.copy()
+                    for n, v, b in zip(self._out_names, self._out_views, self._bounded)}
+
+    def _bounded_output(self, name, view):
+        """A bounded output at the run's shape: the leading elements of its
+        memory (vkml_output_shape; vkml_get_output's bytes)."""
+        t = _lib.CTensorInfo()
+        _lib.check(self._rt.vkml_output_shape(self._inst, name.encode(), ctypes.byref(t)))
+        shape = tuple(t.dims[:t.rank])
+        n = int(np.prod(shape, dtype=np.int64))
+        return view.reshape(-1)[:n].reshape(shape).copy()
 
     def bench(self, n=100, warmup=10, inputs=None, seed=0):
         """Times n whole runs (Model.run, copies included) after warmup runs;
         inputs: {name: ndarray}, else seeded random ones (floats uniform in
         [-1, 1), integers in [0, 4), booleans half true)."""
-        if not isinstance(n, int) or isinstance(n, bool) or n < 1:
-            raise _bad('bench: n must be a positive integer, given %r' % (n,))
-        if not isinstance(warmup, int) or isinstance(warmup, bool) or warmup < 0:
-            raise _bad('bench: warmup must be a non-negative integer, given %r' % (warmup,))
+        _count(n, 'bench: n', 1)
+        _count(warmup, 'bench: warmup', 0)
         if inputs is None:
             inputs = random_inputs(self, seed)
         for _ in range(warmup):
@@ -175,12 +205,70 @@ class Model:
         t.sort()
         return Bench(n, t[0], t[n // 2], t[(n * 9 + 9) // 10 - 1], sum(t) / n)
 
-    def profile(self, *args, **kwargs):
-        """Per-op times: not available yet (see the error)."""
-        raise NotImplementedError(
-            'Model.profile: per-op times need a profiling call in the public C API, and '
-            'include/vkml.h has none yet (vkrun --profile reads the executor\'s internals); '
-            'meanwhile: model.save("m.vkm"), then vkrun m.vkm --profile --bench 50')
+    def profile(self, n=10, warmup=2, inputs=None, seed=0):
+        """Per-step times: n runs after warmup runs on a profiling instance
+        of its own on the model's device (vkml_instance_opts.profile; the
+        model's own instance runs untimed), inputs as in bench. A list of
+        StepTime in run order, each step's median over the n runs."""
+        _count(n, 'profile: n', 1)
+        _count(warmup, 'profile: warmup', 0)
+        if inputs is None:
+            inputs = random_inputs(self, seed)
+        rt = self._rt
+        with self._lock:
+            if self._m is None:
+                raise _bad('the model is closed')
+            opts = _lib.InstanceOpts(device=self._kind, index=self._index, profile=True)
+            inst = ctypes.c_void_p()
+            _lib.check(rt.vkml_instance_create(self._m, ctypes.byref(opts), ctypes.byref(inst)))
+            try:
+                self._set_inputs(inst, inputs)
+                n_steps = rt.vkml_model_step_count(self._m)
+                times = [[] for _ in range(n_steps)]
+                where = [''] * n_steps
+                p = _lib.StepProfile()
+                for r in range(warmup + n):
+                    _lib.check(rt.vkml_run(inst))
+                    if r < warmup:
+                        continue
+                    for i in range(n_steps):
+                        _lib.check(rt.vkml_instance_profile(inst, i, ctypes.byref(p)))
+                        times[i].append(p.seconds * 1e3)
+                        where[i] = p.device.decode()
+                gpu_timed = rt.vkml_instance_gpu_timed(inst)
+            finally:
+                rt.vkml_instance_destroy(inst)
+            out = []
+            s = _lib.Step()
+            for i in range(n_steps):
+                _lib.check(rt.vkml_model_step(self._m, i, ctypes.byref(s)))
+                ms = float(np.median(times[i]))
+                if where[i] == 'gpu' and not gpu_timed:
+                    ms = None
+                gpu = where[i] == 'gpu'
+                out.append(StepTime(s.op.decode(), s.output.decode(), where[i],
+                                    s.kernel.decode() if gpu else '',
+                                    s.schedule.decode() if gpu else '', ms, s.flops, s.bytes))
+            return out
+
+    def _set_inputs(self, inst, inputs):
+        """Every input through vkml_set_input (a copy; for profile)."""
+        for t in self.inputs:
+            if t.name not in inputs:
+                raise _bad("input '%s' not given" % t.name)
+        for name, a in inputs.items():
+            i = self._in_index.get(name)
+            if i is None:
+                raise self._unknown(name)
+            t = self.inputs[i]
+            a = np.ascontiguousarray(a)
+            if a.dtype != t.dtype or a.shape != t.shape:
+                raise _bad("input '%s': expected %s, given %s" % (
+                    name, _type_str(t.dtype, t.shape), _type_str(a.dtype, a.shape)))
+            dims = (ctypes.c_int64 * max(1, len(t.shape)))(*t.shape)
+            code = next(k for k, d in enumerate(_DTYPES) if d == t.dtype)
+            _lib.check(self._rt.vkml_set_input(inst, name.encode(), code, len(t.shape), dims,
+                                               a.ctypes.data))
 
     def save(self, path):
         """Writes the artifact (.vkm) the model was loaded or compiled into;
@@ -263,12 +351,15 @@ def random_inputs(model, seed=0):
 
 def load(path, device=None):
     """Loads an artifact (.vkm); it runs on device (None: the default Vulkan
-    device, N: Vulkan device N, 'cpu': the CPU reference kernels)."""
+    device, N: Vulkan device N, 'cpu': the CPU reference kernels). IR text
+    (.vkir, its weights in NAME.bin beside it) loads for the CPU only
+    (vkml_model_load_ir; vkml.compile makes it a model for a device)."""
     p = _path(path, 'load: path')
     _device(device)
     rt = _lib.runtime()
     m = ctypes.c_void_p()
-    _lib.check(rt.vkml_model_load(p, ctypes.byref(m)))
+    fn = rt.vkml_model_load_ir if p.endswith(b'.vkir') else rt.vkml_model_load
+    _lib.check(fn(p, ctypes.byref(m)))
     return Model(m, device)
 
 
