@@ -26,6 +26,7 @@
 #include "runtime/vk/vk_pipeline.h"
 #include "runtime/vk/vk_program.h"
 #include "runtime/vk/vk_peaks.h"
+#include "tunedb/tunedb_json.h"
 
 static const char usage[] =
     "usage: vkml-peaks [--device N] [--json] [-o FILE] [--no-write]\n"
@@ -242,20 +243,9 @@ static vkml_status copy_rate(bench *b, rt_vk_buffer *x, rt_vk_buffer *y, uint64_
   return s;
 }
 
-static void json_string(FILE *f, const char *s) {
-  fputc('"', f);
-  for (; *s; s++) {
-    unsigned char c = (unsigned char)*s;
-    if (c == '"' || c == '\\') fprintf(f, "\\%c", c);
-    else if (c < 0x20) fprintf(f, "\\u%04x", c);
-    else fputc(c, f);
-  }
-  fputc('"', f);
-}
-
 static void write_json(FILE *f, const ir_target *t, const rt_vk_peaks *p) {
   fprintf(f, "{\"device\": ");
-  json_string(f, t->name);
+  tunedb_json_string(f, t->name);
   fprintf(f,
           ", \"fma_f32_gflops\": %.1f, \"fma_f16_gflops\": %.1f, \"coopmat_f16_gflops\": %.1f, "
           "\"coopmat_f32_gflops\": %.1f, \"copy_gbs\": %.1f, \"tool\": \"vkml-peaks %s\"}\n",

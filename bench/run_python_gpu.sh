@@ -7,21 +7,11 @@
 set -u
 . bench/device_env.sh >/dev/null
 W=/tmp/py; mkdir -p $W
-python3 - $W <<'PY'
-import os, sys, numpy as np, torch, torchvision, onnxruntime as ort
-w = sys.argv[1]
-torch.manual_seed(0)
-m = torchvision.models.resnet50(weights=None).eval()
-x = torch.rand(1, 3, 224, 224) * 2 - 1
-torch.onnx.export(m, x, f"{w}/resnet50.onnx", opset_version=13, input_names=["input"],
-                  output_names=["output"], dynamo=False)
-np.save(f"{w}/x.npy", x.numpy())
-np.save(f"{w}/ort.npy", ort.InferenceSession(f"{w}/resnet50.onnx", providers=["CPUExecutionProvider"]).run(None, {"input": x.numpy()})[0])
-PY
+python3 bench/torchvision_peer.py export $W resnet50 >$W/export.txt 2>&1
 VKML_LIB_DIR=$PWD/.bench-bin PYTHONPATH=$PWD/python python3 - $W <<'PY'
 import sys, time, numpy as np, vkml
 w = sys.argv[1]
-x = np.load(f"{w}/x.npy"); ref = np.load(f"{w}/ort.npy")
+x = np.load(f"{w}/resnet50.input.npy"); ref = np.load(f"{w}/resnet50.ort.npy")
 for prec in ("fp32", "fp16"):
     m = vkml.compile(f"{w}/resnet50.onnx", precision=prec)
     y = m.run({"input": x})["output"]
@@ -36,5 +26,5 @@ for prec in ("fp32", "fp16"):
     m.save(f"{w}/r50.{prec}.vkm")
 PY
 for prec in fp32 fp16; do
-  $B/tools/vkrun $W/r50.$prec.vkm --input input=$W/x.npy --bench 200 --warmup 50 | grep -E "^bench" | sed "s/^/vkrun $prec: /"
+  $B/tools/vkrun $W/r50.$prec.vkm --input input=$W/resnet50.input.npy --bench 200 --warmup 50 | grep -E "^bench" | sed "s/^/vkrun $prec: /"
 done

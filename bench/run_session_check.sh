@@ -16,20 +16,7 @@ for p in fp32 fp16; do
   timeout 200 $B/tests/onnx_conformance --device gpu --precision $p /tmp/onnxdata/node \
     >$W/conformance_$p.txt 2>&1; echo "conformance $p: rc $? $(tail -1 $W/conformance_$p.txt)"
 done
-python3 - $W/m <<'EOF' >$W/export.txt 2>&1
-import os, sys, numpy as np, torch, torchvision, onnxruntime as ort
-out = sys.argv[1]
-torch.manual_seed(0)
-for name in ["vgg16", "resnet50"]:
-    model = getattr(torchvision.models, name)(weights=None).eval()
-    x = torch.rand(1, 3, 224, 224) * 2 - 1
-    p = os.path.join(out, name + ".onnx")
-    torch.onnx.export(model, x, p, opset_version=13, input_names=["input"], output_names=["output"],
-                      dynamo=False)
-    y = ort.InferenceSession(p, providers=["CPUExecutionProvider"]).run(None, {"input": x.numpy()})[0]
-    np.save(os.path.join(out, name + ".input.npy"), x.numpy())
-    np.save(os.path.join(out, name + ".ort.npy"), y)
-EOF
+python3 bench/torchvision_peer.py export $W/m vgg16 resnet50 >$W/export.txt 2>&1
 for m in vgg16 resnet50; do
   for wv in off auto; do
     $B/tools/vkc compile $W/m/$m.onnx --winograd $wv -o $W/$m.$wv.vkm 2>$W/$m.$wv.cerr ||
@@ -45,34 +32,7 @@ for t in cold warm warm2; do
     >$W/load.$t.txt 2>&1; echo "load $t: $(grep 'load to' $W/load.$t.txt)"
 done
 export XDG_CACHE_HOME=/tmp/c
-python3 - $W/m >$W/torch.json 2>$W/torch.err <<'EOF'
-import json, sys, time, torch, torchvision
-torch.backends.cudnn.benchmark = True
-torch.backends.cuda.matmul.allow_tf32 = False
-torch.backends.cudnn.allow_tf32 = False
-res = {}
-for name in ["vgg16", "resnet50"]:
-    model = getattr(torchvision.models, name)(weights=None).eval().cuda()
-    host = (torch.rand(1, 3, 224, 224) * 2 - 1).pin_memory()
-    sin = host.cuda()
-    s = torch.cuda.Stream(); s.wait_stream(torch.cuda.current_stream())
-    with torch.inference_mode():
-        with torch.cuda.stream(s):
-            for _ in range(3): model(sin)
-        torch.cuda.current_stream().wait_stream(s)
-        g = torch.cuda.CUDAGraph()
-        with torch.cuda.graph(g): sout = model(sin)
-        oh = torch.empty(sout.shape, dtype=sout.dtype, pin_memory=True)
-        def whole():
-            sin.copy_(host, non_blocking=True); g.replay(); oh.copy_(sout, non_blocking=True)
-            torch.cuda.current_stream().synchronize()
-        for _ in range(20): whole()
-        ts = []
-        for _ in range(50):
-            t0 = time.perf_counter(); whole(); ts.append((time.perf_counter() - t0) * 1e3)
-        ts.sort(); res[name] = ts[25]
-print(json.dumps(res))
-EOF
+python3 bench/torchvision_peer.py graph vgg16 resnet50 >$W/torch.json 2>$W/torch.err
 VKML_LIB_DIR=$PWD/.bench-bin PYTHONPATH=$PWD/python python3 - $W/m >$W/python.txt 2>&1 <<'EOF'
 import sys, numpy as np, vkml
 d = sys.argv[1]

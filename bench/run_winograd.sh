@@ -11,21 +11,7 @@ set -u
 . bench/device_env.sh
 W=/tmp/wg; mkdir -p $W/k $W/m
 $B/bench/vkml-peaks --json >$W/peaks.json 2>&1
-python3 - $W/m <<'EOF' >$W/export.txt 2>&1
-import os, sys, numpy as np, torch, torchvision, onnxruntime as ort
-out = sys.argv[1]
-torch.manual_seed(0)
-for name in ["vgg16", "resnet50"]:
-    model = getattr(torchvision.models, name)(weights=None).eval()
-    x = torch.rand(1, 3, 224, 224) * 2 - 1
-    p = os.path.join(out, name + ".onnx")
-    torch.onnx.export(model, x, p, opset_version=13, input_names=["input"], output_names=["output"],
-                      dynamo=False)
-    y = ort.InferenceSession(p, providers=["CPUExecutionProvider"]).run(None, {"input": x.numpy()})[0]
-    np.save(os.path.join(out, name + ".input.npy"), x.numpy())
-    np.save(os.path.join(out, name + ".ort.npy"), y)
-    print(name, os.path.getsize(p))
-EOF
+python3 bench/torchvision_peer.py export $W/m vgg16 resnet50 >$W/export.txt 2>&1
 tail -2 $W/export.txt
 for m in vgg16 resnet50; do
   for wv in off f2 f4; do
@@ -37,34 +23,7 @@ for m in vgg16 resnet50; do
       --warmup-ms 300 --replay --profile >$W/$m.$wv.profile.txt 2>&1 || true
   done
 done
-python3 - $W >$W/torch.json 2>$W/torch.err <<'EOF'
-import json, sys, time, torch, torchvision
-torch.backends.cudnn.benchmark = True
-torch.backends.cuda.matmul.allow_tf32 = False
-torch.backends.cudnn.allow_tf32 = False
-res = {}
-for name in ["vgg16", "resnet50"]:
-    model = getattr(torchvision.models, name)(weights=None).eval().cuda()
-    host = (torch.rand(1, 3, 224, 224) * 2 - 1).pin_memory()
-    sin = host.cuda()
-    s = torch.cuda.Stream(); s.wait_stream(torch.cuda.current_stream())
-    with torch.inference_mode():
-        with torch.cuda.stream(s):
-            for _ in range(3): model(sin)
-        torch.cuda.current_stream().wait_stream(s)
-        g = torch.cuda.CUDAGraph()
-        with torch.cuda.graph(g): sout = model(sin)
-        oh = torch.empty(sout.shape, dtype=sout.dtype, pin_memory=True)
-        def whole():
-            sin.copy_(host, non_blocking=True); g.replay(); oh.copy_(sout, non_blocking=True)
-            torch.cuda.current_stream().synchronize()
-        for _ in range(20): whole()
-        ts = []
-        for _ in range(50):
-            t0 = time.perf_counter(); whole(); ts.append((time.perf_counter() - t0) * 1e3)
-        ts.sort(); res[name] = ts[25]
-print(json.dumps(res))
-EOF
+python3 bench/torchvision_peer.py graph vgg16 resnet50 >$W/torch.json 2>$W/torch.err
 python3 bench/gen_kernel_models.py $W/k winograd >$W/k/list.txt
 python3 bench/gen_kernel_models.py $W/k kernels >/dev/null
 # WSWEEP: the one-node models to sweep (default: VGG-16's 3x3 256@56 and 512@28)

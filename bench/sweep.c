@@ -19,6 +19,7 @@
 #include "ir/text.h"
 #include "runtime/vk/vk_context.h"
 #include "tuner/tuner_measure.h"
+#include "tunedb/tunedb_json.h"
 #include "ir/util.h"
 
 static const char usage[] =
@@ -113,17 +114,6 @@ static bool parse_int(const char *s, int64_t lo, int64_t hi, int64_t *out) {
   return true;
 }
 
-/* Prints s as a JSON string. */
-static void json_str(FILE *f, const char *s) {
-  fputc('"', f);
-  for (; *s; s++) {
-    unsigned char c = (unsigned char)*s;
-    if (c == '"' || c == '\\') fprintf(f, "\\%c", c);
-    else if (c < 0x20) fprintf(f, "\\u%04x", c);
-    else fputc(c, f);
-  }
-  fputc('"', f);
-}
 
 /* A JSON number, or null for inf / NaN. */
 static void json_num(FILE *f, double v) {
@@ -579,15 +569,15 @@ static void print_text_summary(const sweep *w, const point *const *r, int nr, in
 
 static void json_point(FILE *f, const point *p, double flops, double bytes) {
   fprintf(f, "{\"template\": ");
-  json_str(f, p->tmpl->name);
+  tunedb_json_string(f, p->tmpl->name);
   fprintf(f, ", \"schedule\": ");
-  json_str(f, p->text);
+  tunedb_json_string(f, p->text);
   fprintf(f, ", \"default\": %s, \"template_default\": %s, \"ok\": %s",
           p->pdefault ? "true" : "false", p->tdefault ? "true" : "false",
           p->ok ? "true" : "false");
   if (!p->ok) {
     fprintf(f, ", \"error\": ");
-    json_str(f, p->error);
+    tunedb_json_string(f, p->error);
     fputc('}', f);
     return;
   }
@@ -612,11 +602,11 @@ static void write_json(FILE *f, const sweep *w, const points *ps, const point *c
   char desc[256];
   ir_node_describe(w->target, desc, sizeof desc);
   fprintf(f, "{\"model\": ");
-  json_str(f, a->model);
+  tunedb_json_string(f, a->model);
   fprintf(f, ", \"node\": ");
-  json_str(f, desc);
+  tunedb_json_string(f, desc);
   fprintf(f, ", \"device\": ");
-  json_str(f, w->t->name);
+  tunedb_json_string(f, w->t->name);
   fprintf(f, ", \"precision\": \"%s\", \"runs\": %d, \"warmup\": %d, \"reference\": \"%s\", "
              "\"chain\": %d, \"flush_mb\": %d, \"paired\": true, \"flops\": %.0f, \"bytes\": %.0f, \"tolerance\": %g, "
              "\"points\": [",

@@ -1,0 +1,60 @@
+#!/usr/bin/env python3
+"""torchvision classifiers for the device scripts (run_winograd.sh,
+run_session_check.sh), two commands:
+
+  export OUTDIR MODEL...   each model (random weights, seed 0, eval, batch 1,
+                           224x224, opset 13, input "input", output "output",
+                           static shapes) to OUTDIR/MODEL.onnx, its input to
+                           MODEL.input.npy and onnxruntime's CPU output to
+                           MODEL.ort.npy
+  graph MODEL...           the peer: torch+cuDNN (TF32 off, cudnn.benchmark)
+                           captured in a CUDA graph, wall ms of a whole run
+                           (pinned input in, replay, output out; peers.py's
+                           cuda_graph), fp32; prints {MODEL: ms} as JSON"""
+import json
+import os
+import sys
+
+import numpy as np
+import torch
+import torchvision
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import peers  # noqa: E402  (cuda_graph: the same protocol as the other peers)
+
+
+def export(out, names):
+    import onnxruntime as ort
+    os.makedirs(out, exist_ok=True)
+    torch.manual_seed(0)
+    for name in names:
+        model = getattr(torchvision.models, name)(weights=None).eval()
+        x = torch.rand(1, 3, 224, 224) * 2 - 1
+        p = os.path.join(out, name + ".onnx")
+        torch.onnx.export(model, x, p, opset_version=13, input_names=["input"],
+                          output_names=["output"], dynamo=False)
+        y = ort.InferenceSession(p, providers=["CPUExecutionProvider"]).run(
+            None, {"input": x.numpy()})[0]
+        np.save(os.path.join(out, name + ".input.npy"), x.numpy())
+        np.save(os.path.join(out, name + ".ort.npy"), y)
+
+
+def graph(names):
+    torch.backends.cudnn.benchmark = True
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+    res = {}
+    for name in names:
+        model = getattr(torchvision.models, name)(weights=None).eval().cuda()
+        with torch.inference_mode():
+            res[name] = peers.cuda_graph(torch, model, torch.rand(1, 3, 224, 224) * 2 - 1)[1]
+    print(json.dumps(res))
+
+
+if __name__ == "__main__":
+    if len(sys.argv) >= 4 and sys.argv[1] == "export":
+        export(sys.argv[2], sys.argv[3:])
+    elif len(sys.argv) >= 3 and sys.argv[1] == "graph":
+        graph(sys.argv[2:])
+    else:
+        sys.exit(__doc__)
