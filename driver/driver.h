@@ -16,6 +16,7 @@
 #include <stdio.h>
 
 #include "codegen/core/plan.h"
+#include "frontend/onnx_import.h"
 #include "ir/artifact.h"
 #include "ir/graph.h"
 #include "ir/memplan.h"
@@ -28,21 +29,11 @@
  * (every pass, fp32, default layout and schedules, the best planner).
  * Arrays and strings are read during the calls only. */
 typedef struct drv_opts {
-  /* import (.onnx): input shape_names[i] gets shape_dims[i][0 ..
-   * shape_ranks[i]), replacing symbolic dimensions (--input-shape) */
-  int n_shapes;
-  const char *const *shape_names;
-  const int *shape_ranks;
-  const int64_t *const *shape_dims;
-  /* NULL, or per shape NULL (--input-shape) or the tensor file it was read
-   * from (vkc --input): fixes symbolic dimensions only (onnx_import_opts) */
-  const char *const *shape_files;
-  /* import (.onnx): graph inputs frozen to constants (the conformance
-   * runner's parameter inputs; onnx_import_opts says how) */
-  int n_consts;
-  const char *const *const_names;
-  const ir_type *const_types;
-  const void *const *const_data;
+  /* import (.onnx): the input shapes (--input-shape, or from --input
+   * files) and frozen inputs (the conformance runner's parameters), as
+   * onnx_import_opts takes them; its eval is the driver's (constant folding
+   * on the CPU reference kernels) */
+  onnx_import_opts import;
 
   /* the pass pipeline */
   ir_precision precision;

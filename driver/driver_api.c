@@ -70,10 +70,10 @@ static vkml_status opts_translate(const char *fn, const vkml_compile_opts *o, ap
       vkml_status_annotate(drv_op_list_parse(o->cpu_ops, "cpu_ops", a->cpu_ops), "%s", fn));
   snprintf(a->tool, sizeof a->tool, "vkml_compile %s", VKML_VERSION);
   a->d = (drv_opts){
-      .n_shapes = o->n_input_shapes,
-      .shape_names = a->names,
-      .shape_ranks = a->ranks,
-      .shape_dims = a->dims,
+      .import = {.n_shapes = o->n_input_shapes,
+                 .shape_names = a->names,
+                 .shape_ranks = a->ranks,
+                 .shape_dims = a->dims},
       .precision = o->precision == VKML_PRECISION_FP16 ? IR_PRECISION_FP16 : IR_PRECISION_FP32,
       .cpu_ops = a->cpu_ops,
       .fallback_never = o->fallback == VKML_FALLBACK_NEVER,

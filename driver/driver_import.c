@@ -28,24 +28,15 @@ vkml_status drv_import(const drv_source *src, const drv_opts *o, ir_graph **out)
     return vkml_status_make(VKML_CODE_INVALID_ARGUMENT, "%s: expected a .onnx or .vkir model",
                             src->path);
   if (onnx) {
-    onnx_import_opts io = {
-        .n_shapes = o->n_shapes,
-        .shape_names = o->shape_names,
-        .shape_ranks = o->shape_ranks,
-        .shape_dims = o->shape_dims,
-        .shape_files = o->shape_files,
-        .n_consts = o->n_consts,
-        .const_names = o->const_names,
-        .const_types = o->const_types,
-        .const_data = o->const_data,
-        .eval = rt_cpu_eval_node, /* folds shape computations */
-    };
+    onnx_import_opts io = o->import;
+    io.eval = rt_cpu_eval_node; /* folds shape computations */
     return src->path ? onnx_import_file(src->path, &io, out)
                      : onnx_import_buffer(src->data, src->bytes, name, &io, out);
   }
-  if (o->n_shapes || o->n_consts)
+  if (o->import.n_shapes || o->import.n_consts)
     return vkml_status_make(VKML_CODE_INVALID_ARGUMENT, "%s: %s apply to .onnx models only",
-                            name, o->n_shapes ? "input shapes (--input-shape)" : "frozen inputs");
+                            name,
+                            o->import.n_shapes ? "input shapes (--input-shape)" : "frozen inputs");
   if (src->path) return ir_parse_file(src->path, out);
   vkml_status s = ir_parse(src->data, src->bytes, name, out);
   if (!s) s = ir_verify(*out, name);

@@ -401,10 +401,10 @@ static result run_data_set(const char *case_dir, const char *model,
       feed[n_feed++] = ins[i];
     }
   }
-  drv_opts opts = {.n_consts = n_const,
-                   .const_names = cnames,
-                   .const_types = ctypes,
-                   .const_data = cdata};
+  drv_opts opts = {.import = {.n_consts = n_const,
+                              .const_names = cnames,
+                              .const_types = ctypes,
+                              .const_data = cdata}};
   drv_source src = {.path = model};
   s = drv_import(&src, &opts, &g);
   if (s) {

@@ -140,11 +140,11 @@ vkml_status cli_load_model(const char *path, const cli_shape_args *a, ir_graph *
 }
 
 void cli_drv_shapes(const cli_shape_args *a, drv_opts *o) {
-  o->n_shapes = a->n;
-  o->shape_names = (const char *const *)a->names;
-  o->shape_ranks = a->ranks;
-  o->shape_dims = a->dim_ptrs;
-  o->shape_files = a->files;
+  o->import.n_shapes = a->n;
+  o->import.shape_names = (const char *const *)a->names;
+  o->import.shape_ranks = a->ranks;
+  o->import.shape_dims = a->dim_ptrs;
+  o->import.shape_files = a->files;
 }
 
 int cli_compile_arg_parse(const char *tool, int argc, char **argv, int *i,

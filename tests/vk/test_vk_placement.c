@@ -24,8 +24,8 @@ static ir_graph *load(const char *rel) {
   const int ranks[] = {4};
   const int64_t dims[4] = {1, 3, 40, 48};
   const int64_t *dp[] = {dims};
-  drv_opts o = {.shape_names = names, .shape_ranks = ranks, .shape_dims = dp};
-  o.n_shapes = n > 5 && !strcmp(path + n - 5, ".onnx");
+  drv_opts o = {.import = {.shape_names = names, .shape_ranks = ranks, .shape_dims = dp}};
+  o.import.n_shapes = n > 5 && !strcmp(path + n - 5, ".onnx");
   drv_source src = {.path = path};
   T_OK(drv_import(&src, &o, &g));
   return g;
