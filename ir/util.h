@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "vkml_status.h"
 
@@ -41,9 +42,14 @@ static inline uint64_t ir_checksum_mix(uint64_t z) {
   return z ^ (z >> 31);
 }
 
+/* A little-endian 64-bit word: one load (a byte loop is not fused by gcc
+ * 12 and held the checksum to 4 GB/s). */
 static inline uint64_t ir_checksum_word(const unsigned char *p) {
-  uint64_t w = 0;
-  for (int i = 7; i >= 0; i--) w = (w << 8) | p[i];
+  uint64_t w;
+  memcpy(&w, p, 8);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+  w = __builtin_bswap64(w);
+#endif
   return w;
 }
 
