@@ -314,6 +314,9 @@ typedef struct vkml_load_times {
   double pipelines;       /* pipelines, buffers and recorded commands */
   bool pipeline_cache_warm; /* the pipeline cache file had data */
   bool device_shared;     /* the context and weights were another instance's */
+  bool weights_in_place;  /* written straight into mapped device memory (a
+                             resizable BAR, an integrated or CPU device), not
+                             through staging */
 } vkml_load_times;
 VKML_API vkml_status vkml_instance_load_times(const vkml_instance *inst,
                                               vkml_load_times *out);

@@ -300,7 +300,7 @@ static vkml_status device_get(vkml_model *m, const vkml_instance_opts *o, api_de
       d->pcache_warm = pc.loaded_bytes > 0;
     }
     t0 = now_s();
-    if (!s) s = rt_vk_weights_create(d->ctx, m->plan, 0, &d->weights);
+    if (!s) s = rt_vk_weights_create(d->ctx, m->plan, 0, false, &d->weights);
     d->weights_s = now_s() - t0;
   }
   if (s) {

@@ -252,6 +252,7 @@ vkml_status vkml_instance_load_times(const vkml_instance *inst, vkml_load_times 
   out->vk_device = t.device_s;
   out->pipeline_cache_file = t.pipeline_cache_s;
   out->weights = inst->dev->weights_s;
+  out->weights_in_place = inst->dev->weights && rt_vk_weights_direct(inst->dev->weights);
   return VKML_OK;
 }
 

@@ -181,17 +181,19 @@ void cli_print_load(const runner *rn, double load_s, double first_s, bool json) 
   if (json) {
     printf("\"load_ms\": {\"map\": %.3f, \"device\": %.3f, \"weights\": %.3f, "
            "\"pipelines\": %.3f, \"first_run\": %.3f, \"total\": %.3f, "
-           "\"pipeline_cache_warm\": %s, \"device_split\": {\"loader\": %.3f, "
+           "\"weights_in_place\": %s, \"pipeline_cache_warm\": %s, \"device_split\": {\"loader\": %.3f, "
            "\"instance\": %.3f, \"device\": %.3f, \"pipeline_cache_file\": %.3f}}",
            1e3 * load_s, 1e3 * l.device, 1e3 * l.weights, 1e3 * l.pipelines, 1e3 * first_s,
-           1e3 * total, l.pipeline_cache_warm ? "true" : "false", 1e3 * l.loader,
+           1e3 * total, l.weights_in_place ? "true" : "false",
+           l.pipeline_cache_warm ? "true" : "false", 1e3 * l.loader,
            1e3 * l.vk_instance, 1e3 * l.vk_device, 1e3 * l.pipeline_cache_file);
     return;
   }
   printf("load to first result %.1f ms: map+verify %.1f, device %.1f (loader %.1f, instance "
-         "%.1f, device %.1f, pipeline cache file %.1f), weights %.1f, pipelines %.1f "
+         "%.1f, device %.1f, pipeline cache file %.1f), weights %.1f (%s), pipelines %.1f "
          "(pipeline cache %s), first run %.1f\n",
          1e3 * total, 1e3 * load_s, 1e3 * l.device, 1e3 * l.loader, 1e3 * l.vk_instance,
-         1e3 * l.vk_device, 1e3 * l.pipeline_cache_file, 1e3 * l.weights, 1e3 * l.pipelines,
+         1e3 * l.vk_device, 1e3 * l.pipeline_cache_file, 1e3 * l.weights,
+         l.weights_in_place ? "in place" : "staged", 1e3 * l.pipelines,
          l.pipeline_cache_warm ? "warm" : "cold", 1e3 * first_s);
 }

@@ -536,7 +536,7 @@ static vkml_status exec_init(rt_vk_exec *e) {
   VKML_RETURN_IF_ERROR(check_host_memory(e));
   if (!e->weights) {
     VKML_RETURN_IF_ERROR(rt_vk_weights_create(e->ctx, p, e->opts.max_device_bytes,
-                                              &e->own_weights));
+                                              false, &e->own_weights));
     e->weights = e->own_weights;
     e->stats.device_bytes += rt_vk_weights_bytes(e->weights);
   }

@@ -356,6 +356,10 @@ void rt_vk_memory_trim(rt_vk_context *ctx) {
   }
 }
 
+int rt_vk_memory_heap(const rt_vk_context *ctx, rt_vk_mem_kind kind) {
+  return rt_vk_memory_has(ctx, kind) ? (int)ctx->pools[kind].heap_index : -1;
+}
+
 bool rt_vk_memory_has(const rt_vk_context *ctx, rt_vk_mem_kind kind) {
   return (unsigned)kind < RT_VK_MEM_KIND_COUNT && ctx->pools[kind].present;
 }

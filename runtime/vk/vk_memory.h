@@ -30,6 +30,8 @@ typedef struct rt_vk_buffer rt_vk_buffer;
 /* Whether the device has memory of this kind (DEVICE and HOST always;
  * UPLOAD only where a memory type is both device-local and host-visible). */
 bool rt_vk_memory_has(const rt_vk_context *ctx, rt_vk_mem_kind kind);
+/* The Vulkan memory heap a kind draws on; -1 where the device lacks it. */
+int rt_vk_memory_heap(const rt_vk_context *ctx, rt_vk_mem_kind kind);
 
 /* Allocates bytes (> 0) aligned to the pool's alignment (at least
  * minStorageBufferOffsetAlignment and 64). Out of device memory (including a

@@ -2,8 +2,10 @@
  * slabs, uploaded once through staging (see vk_weights.h). */
 #include "vk_weights.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ir/util.h"
 
@@ -27,6 +29,7 @@ struct rt_vk_weights {
   int32_t *slot_of; /* by value id: index into slots, -1 */
   int n_values;
   uint64_t total;
+  bool direct; /* slabs in mapped device-local memory (direct_upload) */
 };
 
 static uint64_t align_up(uint64_t x, uint64_t a) { return (x + a - 1) / a * a; }
@@ -72,30 +75,102 @@ static vkml_status collect(rt_vk_weights *w, uint64_t align) {
   return st;
 }
 
-typedef struct fill_ctx {
+/* Bytes [at, at+n) of slab `slab`, written once each (a write-combined
+ * mapping pays for every store): the constants' data and the zeros between
+ * and after them. */
+static void fill_range(const rt_vk_weights *w, int slab, uint64_t at, char *out, uint64_t n) {
+  /* the first slot of the slab ending past `at`: slots are in offset order */
+  int lo = 0, hi = w->n_slots;
+  while (lo < hi) {
+    int mid = lo + (hi - lo) / 2;
+    const slot *sl = &w->slots[mid];
+    if (sl->slab < slab || (sl->slab == slab && sl->offset + sl->bytes <= at)) lo = mid + 1;
+    else hi = mid;
+  }
+  uint64_t cur = at, end = at + n;
+  for (int i = lo; i < w->n_slots && cur < end; i++) {
+    const slot *sl = &w->slots[i];
+    if (sl->slab != slab || sl->offset >= end) break;
+    uint64_t d0 = sl->offset > cur ? sl->offset : cur;
+    uint64_t d1 = sl->offset + sl->data_bytes < end ? sl->offset + sl->data_bytes : end;
+    if (d0 > cur) memset(out + (cur - at), 0, d0 - cur);
+    if (d1 > d0) {
+      memcpy(out + (d0 - at), (const char *)sl->data + (d0 - sl->offset), d1 - d0);
+      cur = d1;
+    } else {
+      cur = d0;
+    }
+  }
+  if (cur < end) memset(out + (cur - at), 0, end - cur);
+}
+
+/* fill_range split over a few threads: one core's stores do not reach the
+ * host's (or a BAR's) write bandwidth. */
+typedef struct fill_part {
   const rt_vk_weights *w;
   int slab;
-  int next; /* first slot that may still overlap the next chunk */
-} fill_ctx;
+  uint64_t at, n;
+  char *out;
+} fill_part;
 
-/* Bytes [at, at+n) of a slab: constants' data, zeros between and after. */
-static void fill_slab(void *user, uint64_t at, void *dst, uint64_t n) {
-  fill_ctx *f = user;
-  const rt_vk_weights *w = f->w;
-  char *out = dst;
-  memset(out, 0, n);
-  for (int i = f->next; i < w->n_slots; i++) {
-    const slot *sl = &w->slots[i];
-    if (sl->slab != f->slab || sl->offset >= at + n) break;
-    uint64_t lo = sl->offset > at ? sl->offset : at;
-    uint64_t end = sl->offset + sl->data_bytes;
-    uint64_t hi = end < at + n ? end : at + n;
-    if (hi > lo) memcpy(out + (lo - at), (const char *)sl->data + (lo - sl->offset), hi - lo);
-    if (sl->offset + sl->bytes <= at + n) f->next = i + 1;
+static void *fill_worker(void *arg) {
+  fill_part *f = arg;
+  fill_range(f->w, f->slab, f->at, f->out, f->n);
+  return NULL;
+}
+
+#define FILL_PART_BYTES (4ull << 20)
+#define FILL_MAX_THREADS 8
+
+static void fill_parallel(const rt_vk_weights *w, int slab, uint64_t at, char *out,
+                          uint64_t n) {
+  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  uint64_t parts = (n + FILL_PART_BYTES - 1) / FILL_PART_BYTES;
+  int k = cpus > FILL_MAX_THREADS ? FILL_MAX_THREADS : cpus > 1 ? (int)cpus : 1;
+  if ((uint64_t)k > parts) k = (int)parts;
+  if (k <= 1) {
+    fill_range(w, slab, at, out, n);
+    return;
+  }
+  fill_part part[FILL_MAX_THREADS];
+  pthread_t th[FILL_MAX_THREADS];
+  bool started[FILL_MAX_THREADS] = {false};
+  /* 64-byte aligned parts: no two threads share a cache line */
+  uint64_t step = (n / (uint64_t)k + 63) / 64 * 64;
+  for (int t = 0; t < k; t++) {
+    uint64_t a = step * (uint64_t)t, b = a + step < n ? a + step : n;
+    part[t] = (fill_part){w, slab, at + (a < n ? a : n), b > a ? b - a : 0, out + (a < n ? a : n)};
+  }
+  for (int t = 1; t < k; t++) started[t] = !pthread_create(&th[t], NULL, fill_worker, &part[t]);
+  fill_worker(&part[0]);
+  for (int t = 1; t < k; t++) {
+    if (started[t]) pthread_join(th[t], NULL);
+    else fill_worker(&part[t]); /* no thread: this one does it */
   }
 }
 
-static vkml_status upload(rt_vk_context *ctx, rt_vk_weights *w, uint64_t max_bytes) {
+typedef struct fill_ctx {
+  const rt_vk_weights *w;
+  int slab;
+} fill_ctx;
+
+static void fill_chunk(void *user, uint64_t at, void *dst, uint64_t n) {
+  fill_ctx *f = user;
+  fill_parallel(f->w, f->slab, at, dst, n);
+}
+
+/* Whether the slabs go straight into device-local memory the host maps
+ * (a resizable BAR, an integrated or CPU device): written once from the
+ * mapped artifact, with no staging copy and no submission. Only where that
+ * memory type draws on the same heap as device memory: a 256 MiB BAR heap
+ * is left to the inputs. */
+static bool direct_upload(const rt_vk_context *ctx) {
+  return rt_vk_memory_has(ctx, RT_VK_MEM_UPLOAD) &&
+         rt_vk_memory_heap(ctx, RT_VK_MEM_UPLOAD) == rt_vk_memory_heap(ctx, RT_VK_MEM_DEVICE);
+}
+
+static vkml_status upload(rt_vk_context *ctx, rt_vk_weights *w, uint64_t max_bytes,
+                          bool staged) {
   w->slabs = calloc((size_t)w->n_slabs + 1, sizeof *w->slabs);
   w->slab_bytes = calloc((size_t)w->n_slabs + 1, sizeof *w->slab_bytes);
   if (!w->slabs || !w->slab_bytes) return ir_oom(NULL);
@@ -109,21 +184,31 @@ static vkml_status upload(rt_vk_context *ctx, rt_vk_weights *w, uint64_t max_byt
     return vkml_status_make(VKML_CODE_OUT_OF_MEMORY,
                             "the weights need %llu device bytes, over the budget of %llu",
                             (unsigned long long)w->total, (unsigned long long)max_bytes);
+  w->direct = !staged && direct_upload(ctx);
   for (int k = 0; k < w->n_slabs; k++) {
-    vkml_status s = rt_vk_buffer_create(ctx, RT_VK_MEM_DEVICE, w->slab_bytes[k], &w->slabs[k]);
+    rt_vk_mem_kind kind = w->direct ? RT_VK_MEM_UPLOAD : RT_VK_MEM_DEVICE;
+    vkml_status s = rt_vk_buffer_create(ctx, kind, w->slab_bytes[k], &w->slabs[k]);
+    if (s && w->direct) { /* the mappable type may be the scarcer one */
+      vkml_status_free(s);
+      w->direct = false;
+      s = rt_vk_buffer_create(ctx, kind = RT_VK_MEM_DEVICE, w->slab_bytes[k], &w->slabs[k]);
+    }
     if (s)
       return vkml_status_annotate(s, "weights (%llu bytes in all)", (unsigned long long)w->total);
-    int first = 0;
-    while (first < w->n_slots && w->slots[first].slab != k) first++;
-    fill_ctx f = {w, k, first};
+    if (kind == RT_VK_MEM_UPLOAD) {
+      fill_parallel(w, k, 0, rt_vk_buffer_map(w->slabs[k]), w->slab_bytes[k]);
+      VKML_RETURN_IF_ERROR(rt_vk_buffer_flush(ctx, w->slabs[k], 0, w->slab_bytes[k]));
+      continue;
+    }
+    fill_ctx f = {w, k};
     VKML_RETURN_IF_ERROR(
-        rt_vk_buffer_upload_fill(ctx, w->slabs[k], 0, w->slab_bytes[k], fill_slab, &f));
+        rt_vk_buffer_upload_fill(ctx, w->slabs[k], 0, w->slab_bytes[k], fill_chunk, &f));
   }
   return VKML_OK;
 }
 
 vkml_status rt_vk_weights_create(rt_vk_context *ctx, const ir_plan *plan,
-                                 uint64_t max_device_bytes, rt_vk_weights **out) {
+                                 uint64_t max_device_bytes, bool staged, rt_vk_weights **out) {
   *out = NULL;
   if (!plan->graph) return vkml_status_make(VKML_CODE_INVALID_ARGUMENT, "the plan has no graph");
   rt_vk_weights *w = calloc(1, sizeof *w);
@@ -132,7 +217,7 @@ vkml_status rt_vk_weights_create(rt_vk_context *ctx, const ir_plan *plan,
   uint64_t align = rt_vk_context_target(ctx)->min_storage_buffer_offset_alignment;
   if (align < 64) align = 64;
   vkml_status s = collect(w, align);
-  if (!s) s = upload(ctx, w, max_device_bytes);
+  if (!s) s = upload(ctx, w, max_device_bytes, staged);
   if (s) {
     rt_vk_weights_destroy(ctx, w);
     return s;
@@ -154,6 +239,7 @@ void rt_vk_weights_destroy(rt_vk_context *ctx, rt_vk_weights *w) {
 const ir_plan *rt_vk_weights_plan(const rt_vk_weights *w) { return w->plan; }
 uint64_t rt_vk_weights_bytes(const rt_vk_weights *w) { return w->total; }
 int rt_vk_weights_count(const rt_vk_weights *w) { return w->n_slots; }
+bool rt_vk_weights_direct(const rt_vk_weights *w) { return w->direct; }
 
 bool rt_vk_weights_find(const rt_vk_weights *w, int32_t value_id, rt_vk_buffer **buf,
                         uint64_t *offset, uint64_t *bytes) {

@@ -780,6 +780,116 @@ static uint64_t upload_used(const rt_vk_context *ctx) {
   return u.used_bytes;
 }
 
+/* The weights' slabs hold each constant's bytes at its offset and zeros
+ * everywhere else, whether written in place (mapped device memory, on
+ * several threads: the largest constant spans several 4 MiB parts) or
+ * through staging; an executor on them computes what the CPU does. */
+Test(vk_exec, weights_written_in_place_or_staged) {
+  vt_env e;
+  vt_env_open(&e);
+  enum { N = 4 };
+  static const int64_t len[N] = {3, 17, 1000, 2300001};
+  uint64_t off[N], blob_bytes = 0;
+  for (int i = 0; i < N; i++) {
+    off[i] = blob_bytes;
+    blob_bytes += (uint64_t)len[i] * 4 + 4;
+  }
+  float *blob = malloc(blob_bytes);
+  cr_assert_not_null(blob);
+  t_rng r = t_rng_make(91);
+  for (uint64_t i = 0; i < blob_bytes / 4; i++) blob[i] = (float)t_rng_uniform(&r, 0.5, 2.0);
+  char text[4096] = "vkir 1\ngraph @wts(";
+  size_t o = strlen(text);
+  for (int i = 0; i < N; i++)
+    o += (size_t)snprintf(text + o, sizeof text - o, "%s%%x%d: f32[%lld]", i ? ", " : "", i,
+                          (long long)len[i]);
+  o += (size_t)snprintf(text + o, sizeof text - o, ") -> (");
+  for (int i = 0; i < N; i++)
+    o += (size_t)snprintf(text + o, sizeof text - o, "%s%%y%d: f32[%lld]", i ? ", " : "", i,
+                          (long long)len[i]);
+  o += (size_t)snprintf(text + o, sizeof text - o, ") {\n");
+  for (int i = 0; i < N; i++)
+    o += (size_t)snprintf(text + o, sizeof text - o,
+                          "  %%c%d = const f32[%lld] @blob[%llu, %llu]\n"
+                          "  %%y%d = add %%x%d, %%c%d : f32[%lld]\n",
+                          i, (long long)len[i], (unsigned long long)off[i],
+                          (unsigned long long)len[i] * 4, i, i, i, (long long)len[i]);
+  snprintf(text + o, sizeof text - o, "  return %%y0, %%y1, %%y2, %%y3\n}\n");
+  ir_graph *g = NULL;
+  T_OK(ir_parse(text, strlen(text), "<test>", &g));
+  ir_graph_set_blob(g, blob, blob_bytes, false);
+  T_OK(ir_verify(g, "<test>"));
+  drv_opts dopts = opts_binary(&e, IR_PRECISION_FP32);
+  ir_plan *p;
+  T_OK(vt_plan_build(g, e.t, &dopts, IR_LAYOUT_DEFAULT, NULL, &p));
+  bool mappable = rt_vk_memory_heap(e.ctx, RT_VK_MEM_UPLOAD) >= 0 &&
+                  rt_vk_memory_heap(e.ctx, RT_VK_MEM_UPLOAD) ==
+                      rt_vk_memory_heap(e.ctx, RT_VK_MEM_DEVICE);
+  rt_tensor in[N];
+  random_inputs(g, 92, in);
+  for (int staged = 0; staged < 2; staged++) {
+    /* dirty memory where the slab will go (the pools reuse freed ranges
+     * first-fit): zeros must be written, not found */
+    for (int k = 0; k < 2; k++) {
+      rt_vk_mem_kind kind = k ? RT_VK_MEM_UPLOAD : RT_VK_MEM_DEVICE;
+      if (!rt_vk_memory_has(e.ctx, kind)) continue;
+      size_t dirty_bytes = 12u << 20;
+      unsigned char *junk = malloc(dirty_bytes);
+      cr_assert_not_null(junk);
+      memset(junk, 0xa5, dirty_bytes);
+      rt_vk_buffer *d;
+      T_OK(rt_vk_buffer_create(e.ctx, kind, dirty_bytes, &d));
+      T_OK(rt_vk_buffer_upload(e.ctx, d, 0, junk, dirty_bytes));
+      rt_vk_buffer_destroy(e.ctx, d);
+      free(junk);
+    }
+    rt_vk_weights *w = NULL;
+    T_OK(rt_vk_weights_create(e.ctx, p, 0, staged, &w));
+    cr_assert_eq(rt_vk_weights_direct(w), !staged && mappable, "staged %d", staged);
+    cr_assert_eq(rt_vk_weights_count(w), N);
+    rt_vk_buffer *slab = NULL;
+    uint64_t at[N], bound[N];
+    for (int i = 0; i < N; i++) {
+      rt_vk_buffer *b;
+      int32_t id = -1;
+      char name[8];
+      snprintf(name, sizeof name, "c%d", i);
+      ir_foreach_value(p->graph, v) if (!strcmp(v->name, name)) id = v->id;
+      cr_assert(rt_vk_weights_find(w, id, &b, &at[i], &bound[i]), "%s", name);
+      cr_assert(!slab || b == slab, "one slab for %s", name);
+      slab = b;
+      cr_assert_geq(bound[i], (uint64_t)len[i] * 4);
+    }
+    uint64_t n = rt_vk_buffer_bytes(slab);
+    unsigned char *got = malloc(n);
+    cr_assert_not_null(got);
+    T_OK(rt_vk_buffer_download(e.ctx, slab, 0, got, n));
+    for (uint64_t k = 0, bad = 0; k < n && bad < 5; k++) {
+      unsigned char want = 0;
+      for (int i = 0; i < N; i++)
+        if (k >= at[i] && k < at[i] + (uint64_t)len[i] * 4)
+          want = ((const unsigned char *)blob)[off[i] + (k - at[i])];
+      if (got[k] != want) {
+        bad++;
+        cr_expect_eq(got[k], want, "staged %d: byte %llu of %llu", staged,
+                     (unsigned long long)k, (unsigned long long)n);
+      }
+    }
+    free(got);
+    rt_vk_exec *x = NULL;
+    rt_vk_exec_opts xo = {.weights = w};
+    T_OK(rt_vk_exec_create(e.ctx, p, &xo, &x));
+    check_run(x, g, in, N, 1e-6, 0, NULL);
+    rt_vk_exec_destroy(x);
+    rt_vk_weights_destroy(e.ctx, w);
+  }
+  free_tensors(in, N);
+  ir_plan_destroy(p);
+  ir_graph_destroy(g);
+  free(blob);
+  vt_env_close(&e);
+}
+
 Test(vk_exec, shared_weights_are_counted_once) {
   vt_env e;
   vt_env_open(&e);
@@ -792,7 +902,7 @@ Test(vk_exec, shared_weights_are_counted_once) {
   rt_vk_memory_stats(e.ctx, RT_VK_MEM_DEVICE, &before);
   uint64_t up0 = upload_used(e.ctx);
   rt_vk_weights *w = NULL;
-  T_OK(rt_vk_weights_create(e.ctx, p, 0, &w));
+  T_OK(rt_vk_weights_create(e.ctx, p, 0, false, &w));
   cr_assert_eq(rt_vk_weights_count(w), 1); /* %c */
   cr_assert_eq(rt_vk_weights_bytes(w), 128);
   rt_vk_exec *x[8] = {0};
