@@ -75,6 +75,7 @@ typedef struct rt_vk_pool {
   bool present; /* the device has a memory type for it */
   bool coherent;
   VkDeviceSize block_bytes, align;
+  VkDeviceSize next_block; /* the next pooled block's size (doubling to block_bytes) */
   rt_vk_block **blocks;
   int n_blocks, cap_blocks, next_id;
 } rt_vk_pool;

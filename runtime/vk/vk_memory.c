@@ -7,6 +7,7 @@
 #include "vk_internal.h"
 
 #define DEFAULT_BLOCK_BYTES (64ull << 20)
+#define FIRST_BLOCK_BYTES (1ull << 20) /* a pool's first block; then doubling */
 #define BUFFER_USAGE                                                           \
   (VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |     \
    VK_BUFFER_USAGE_TRANSFER_DST_BIT)
@@ -90,6 +91,9 @@ vkml_status rt_vk_memory_init(rt_vk_context *ctx, VkDeviceSize block_bytes) {
     p->block_bytes = align_up(want < heap / 4 ? want : heap / 4, p->align);
     if (ctx->max_alloc_bytes && p->block_bytes > ctx->max_alloc_bytes)
       p->block_bytes = ctx->max_alloc_bytes & ~(p->align - 1);
+    p->next_block = p->block_bytes < FIRST_BLOCK_BYTES ? p->block_bytes
+                                                        : align_up(FIRST_BLOCK_BYTES, p->align);
+    if (p->next_block > p->block_bytes) p->next_block = p->block_bytes;
   }
   return VKML_OK;
 }
@@ -315,7 +319,13 @@ vkml_status rt_vk_buffer_create_aligned(rt_vk_context *ctx, rt_vk_mem_kind kind,
     if (block_take(p->blocks[i], size, align, &off)) b = p->blocks[i];
   if (!b) {
     bool dedicated = size > p->block_bytes;
-    vkml_status s = block_new(ctx, kind, dedicated ? size : p->block_bytes, dedicated, &b);
+    /* pooled blocks grow geometrically up to block_bytes: a context that
+     * needs a few KiB of staging does not pin 64 MiB of host memory (16 ms
+     * on the H100's driver) */
+    VkDeviceSize grown = size > p->next_block ? size : p->next_block;
+    vkml_status s = block_new(ctx, kind, dedicated ? size : grown, dedicated, &b);
+    if (!s && !dedicated)
+      p->next_block = 2 * grown < p->block_bytes ? align_up(2 * grown, p->align) : p->block_bytes;
     if (!s && !block_take(b, size, align, &off))
       s = vkml_status_make(VKML_CODE_INTERNAL, "fresh block cannot hold %llu bytes",
                            (unsigned long long)size);

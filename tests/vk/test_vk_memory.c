@@ -286,3 +286,30 @@ Test(vk_memory, upload_download_round_trip) {
   rt_vk_buffer_destroy(ctx, d);
   vt_destroy(ctx);
 }
+
+/* Pooled blocks start at 1 MiB and double up to the block size (64 MiB by
+ * default), each at least the request that made it; a request over the
+ * block size gets a dedicated block and does not move the growth. */
+Test(vk_memory, blocks_grow_geometrically) {
+  rt_vk_context_opts o = {.no_pipeline_cache = true};
+  rt_vk_context *ctx = vt_context_opts(&o);
+  rt_vk_mem_stats st;
+  rt_vk_memory_stats(ctx, RT_VK_MEM_HOST, &st);
+  cr_assert_eq(st.n_blocks, 0);
+  static const uint64_t want[][3] = {
+      /* request, blocks after, reserved after (MiB) */
+      {4096, 1, 1},        {MIB, 2, 3},          {100 * MIB, 3, 103},
+      {3 * MIB, 4, 107},   {20 * MIB, 5, 127},   {20 * MIB, 6, 167},
+      {50 * MIB, 7, 231},  {MIB, 7, 231},
+  };
+  rt_vk_buffer *b[8];
+  for (int i = 0; i < 8; i++) {
+    T_OK(rt_vk_buffer_create(ctx, RT_VK_MEM_HOST, want[i][0], &b[i]));
+    rt_vk_memory_stats(ctx, RT_VK_MEM_HOST, &st);
+    cr_expect_eq(st.n_blocks, (int)want[i][1], "request %d: %d blocks", i, st.n_blocks);
+    cr_expect_eq(st.reserved_bytes, want[i][2] * MIB, "request %d: %llu MiB reserved", i,
+                 (unsigned long long)(st.reserved_bytes / MIB));
+  }
+  for (int i = 0; i < 8; i++) rt_vk_buffer_destroy(ctx, b[i]);
+  rt_vk_context_destroy(ctx, NULL);
+}
