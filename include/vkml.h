@@ -81,7 +81,10 @@ typedef struct vkml_instance vkml_instance;
 
 /* Loads an artifact file: mapped, every section's checksum verified (a
  * corrupt or truncated file is refused naming the section, a newer format
- * naming both versions). */
+ * naming both versions). The weights' checksum runs on a thread of its own
+ * while the caller goes on (typically creating a device); damaged weights
+ * are reported by what first needs them, vkml_instance_create or
+ * vkml_model_artifact, and nothing reads them before they pass. */
 VKML_API vkml_status vkml_model_load(const char *path, vkml_model **out);
 /* The same from memory. The bytes are used in place (weights are not
  * copied): they must stay valid and unchanged until vkml_model_free. */
@@ -94,7 +97,8 @@ VKML_API vkml_status vkml_model_load_owned(void *data, size_t bytes,
                                            vkml_model **out);
 /* The artifact the model was loaded from (its mapped file, its bytes):
  * *data stays valid until vkml_model_free. Written to a file, it loads as
- * the same model (vkml_compile's output saved). */
+ * the same model (vkml_compile's output saved). CORRUPT where the weights
+ * of a loaded file failed their checksum. */
 VKML_API vkml_status vkml_model_artifact(const vkml_model *m, const void **data, size_t *bytes);
 /* IR text (.vkir, its weights in NAME.bin beside it) as a model for the
  * CPU reference kernels only (VKML_DEVICE_CPU; other devices are refused:

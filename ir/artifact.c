@@ -378,8 +378,11 @@ static uint64_t rd_u64(rd *r) {
 #define CHECKSUMS_MATTER 1
 #endif
 
+/* defer: a section index whose checksum is not computed but returned in
+ * *deferred_sum (-1: none). */
 static vkml_status check_container(const uint8_t *b, size_t n, const char *name, rsec *out,
-                                   const char *const *names, int n_names) {
+                                   const char *const *names, int n_names, int defer,
+                                   uint64_t *deferred_sum) {
   if (n < HEADER) return corrupt(name, "truncated: shorter than the 64-byte header", NULL);
   if (memcmp(b, MAGIC, 8)) return corrupt(name, "not a vkml artifact (bad magic)", NULL);
   if (CHECKSUMS_MATTER && ir_fnv64(b, 56, IR_FNV64_SEED) != r_u64(b + 56))
@@ -416,7 +419,8 @@ static vkml_status check_container(const uint8_t *b, size_t n, const char *name,
       return corrupt(name, "section out of place: ", names[i]);
     for (uint64_t k = at; k < off; k++)
       if (b[k]) return corrupt(name, "padding not zero before section ", names[i]);
-    if (CHECKSUMS_MATTER && ir_checksum64(b + off, (size_t)len) != r_u64(e + 32))
+    if ((int)i == defer) *deferred_sum = r_u64(e + 32);
+    else if (CHECKSUMS_MATTER && ir_checksum64(b + off, (size_t)len) != r_u64(e + 32))
       return corrupt(name, "checksum mismatch in section ", names[i]);
     out[i] = (rsec){b + off, len};
     at = off + len;
@@ -543,14 +547,19 @@ static vkml_status decode_memplan(ir_plan *p, rsec s, const ir_graph *g, const c
   return VKML_OK;
 }
 
-vkml_status ir_artifact_decode(const void *bytes, size_t n, const char *name, ir_plan **out) {
+/* check: where the weights' checksum is left for later (NULL: checked now). */
+static vkml_status decode(const void *bytes, size_t n, const char *name, ir_plan **out,
+                          ir_artifact_deferred *check) {
   *out = NULL;
   static const char *const NAMES[] = {"provenance", "needs",   "graph",   "steps",
                                       "pools",      "modules", "memplan", "weights"};
-  enum { N_SEC = 8 };
+  enum { N_SEC = 8, WEIGHTS = 7 };
   rsec sec[N_SEC];
   if (!name) name = "<artifact>";
-  VKML_RETURN_IF_ERROR(check_container(bytes, n, name, sec, NAMES, N_SEC));
+  uint64_t sum = 0;
+  VKML_RETURN_IF_ERROR(
+      check_container(bytes, n, name, sec, NAMES, N_SEC, check ? WEIGHTS : -1, &sum));
+  if (check) *check = (ir_artifact_deferred){sec[WEIGHTS].d, sec[WEIGHTS].n, sum};
   ir_graph *g = NULL;
   vkml_status s = ir_parse((const char *)sec[2].d, (size_t)sec[2].n, name, &g);
   if (s) {
@@ -603,9 +612,20 @@ vkml_status ir_artifact_decode(const void *bytes, size_t n, const char *name, ir
   return VKML_OK;
 }
 
+vkml_status ir_artifact_decode(const void *bytes, size_t n, const char *name, ir_plan **out) {
+  return decode(bytes, n, name, out, NULL);
+}
+
+vkml_status ir_artifact_deferred_check(const ir_artifact_deferred *check, const char *name) {
+  if (!CHECKSUMS_MATTER || !check->data) return VKML_OK;
+  if (ir_checksum64(check->data, (size_t)check->bytes) != check->checksum)
+    return corrupt(name ? name : "<artifact>", "checksum mismatch in section ", "weights");
+  return VKML_OK;
+}
+
 static void unmap(void *p, uint64_t n) { munmap(p, (size_t)n); }
 
-vkml_status ir_artifact_load_file(const char *path, ir_plan **out) {
+static vkml_status load_file(const char *path, ir_plan **out, ir_artifact_deferred *check) {
   *out = NULL;
   int fd;
   unsigned long long size;
@@ -616,16 +636,16 @@ vkml_status ir_artifact_load_file(const char *path, ir_plan **out) {
     close(fd);
     return corrupt(path, "truncated: shorter than the 64-byte header", NULL);
   }
-  /* populated at once: the checksums read every page right away */
-#ifdef MAP_POPULATE
-  int flags = MAP_PRIVATE | MAP_POPULATE;
-#else
+  /* populated at once when the checksums read every page right away; a
+   * deferred check faults the weights' pages in on its own thread */
   int flags = MAP_PRIVATE;
+#ifdef MAP_POPULATE
+  if (!check) flags |= MAP_POPULATE;
 #endif
   void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, flags, fd, 0);
   close(fd);
   if (m == MAP_FAILED) return vkml_status_make(VKML_CODE_IO, "%s: mmap: %s", path, strerror(errno));
-  vkml_status s = ir_artifact_decode(m, (size_t)st.st_size, path, out);
+  vkml_status s = decode(m, (size_t)st.st_size, path, out, check);
   if (s) {
     munmap(m, (size_t)st.st_size);
     return s;
@@ -634,6 +654,16 @@ vkml_status ir_artifact_load_file(const char *path, ir_plan **out) {
   (*out)->backing_bytes = (uint64_t)st.st_size;
   (*out)->backing_release = unmap;
   return VKML_OK;
+}
+
+vkml_status ir_artifact_load_file(const char *path, ir_plan **out) {
+  return load_file(path, out, NULL);
+}
+
+vkml_status ir_artifact_load_file_deferred(const char *path, ir_plan **out,
+                                           ir_artifact_deferred *check) {
+  *check = (ir_artifact_deferred){NULL, 0, 0};
+  return load_file(path, out, check);
 }
 
 void ir_artifact_section(const void *bytes, size_t n, const char *name, const void **data,

@@ -80,6 +80,25 @@ vkml_status ir_artifact_decode(const void *bytes, size_t n, const char *name, ir
  * unmaps it when destroyed. */
 vkml_status ir_artifact_load_file(const char *path, ir_plan **out);
 
+/* The weights section's checksum, left for later by
+ * ir_artifact_load_file_deferred. */
+typedef struct ir_artifact_deferred {
+  const void *data; /* the section in the plan's mapping */
+  uint64_t bytes;
+  uint64_t checksum; /* what the section table says */
+} ir_artifact_deferred;
+
+/* ir_artifact_load_file, but for the weights section's checksum: every other
+ * check is made, the weights are not read (nor their pages mapped in). The
+ * caller runs ir_artifact_deferred_check, e.g. on a thread while it creates a
+ * device, and lets nothing read the weights before it has passed (decoding
+ * never reads them: a forged blob cannot reach the decoders). */
+vkml_status ir_artifact_load_file_deferred(const char *path, ir_plan **out,
+                                           ir_artifact_deferred *check);
+/* CORRUPT "NAME: checksum mismatch in section weights" where the weights
+ * differ from their checksum. Reads only check->data (thread-safe). */
+vkml_status ir_artifact_deferred_check(const ir_artifact_deferred *check, const char *name);
+
 /* Section name of an artifact that decoded (its table was checked then):
  * *data and *size, or NULL and 0 when there is no such section. */
 void ir_artifact_section(const void *bytes, size_t n, const char *name, const void **data,

@@ -59,6 +59,7 @@ static vkml_status model_make(ir_plan *plan, const void *artifact, size_t bytes,
   m->artifact = artifact;
   m->artifact_bytes = bytes;
   pthread_mutex_init(&m->lock, NULL);
+  pthread_mutex_init(&m->check_lock, NULL);
   vkml_status s = rt_api_model_index(m);
   if (s) {
     vkml_model_free(m);
@@ -98,13 +99,47 @@ vkml_status vkml_model_load_ir(const char *path, vkml_model **out) {
   return rt_api_model_from_graph(g, out);
 }
 
+static void *check_weights(void *arg) {
+  vkml_model *m = arg;
+  m->check_status = ir_artifact_deferred_check(&m->check, m->check_name);
+  return NULL;
+}
+
+/* The weights' checksum runs on a thread while the caller creates a device
+ * (over 100 ms on a discrete GPU's driver); whatever reads the weights
+ * waits for it (rt_api_weights_verified). */
 vkml_status vkml_model_load(const char *path, vkml_model **out) {
   if (!out) return vkml_status_make(VKML_CODE_INVALID_ARGUMENT, "vkml_model_load: out is NULL");
   *out = NULL;
   if (!path) return vkml_status_make(VKML_CODE_INVALID_ARGUMENT, "vkml_model_load: no path");
   ir_plan *plan = NULL;
-  VKML_RETURN_IF_ERROR(ir_artifact_load_file(path, &plan));
-  return model_make(plan, plan->backing, (size_t)plan->backing_bytes, out);
+  ir_artifact_deferred check;
+  VKML_RETURN_IF_ERROR(ir_artifact_load_file_deferred(path, &plan, &check));
+  VKML_RETURN_IF_ERROR(model_make(plan, plan->backing, (size_t)plan->backing_bytes, out));
+  vkml_model *m = *out;
+  m->check = check;
+  if (!(m->check_name = strdup(path))) {
+    vkml_model_free(m);
+    *out = NULL;
+    return ir_oom(NULL);
+  }
+  m->check_running = !pthread_create(&m->check_thread, NULL, check_weights, m);
+  if (!m->check_running) check_weights(m); /* no thread: now */
+  return VKML_OK;
+}
+
+vkml_status rt_api_weights_verified(const vkml_model *cm) {
+  vkml_model *m = (vkml_model *)cm; /* the check's own fields, under their lock */
+  pthread_mutex_lock(&m->check_lock);
+  if (m->check_running) {
+    pthread_join(m->check_thread, NULL);
+    m->check_running = false;
+  }
+  vkml_status s = m->check_status ? vkml_status_make(vkml_status_code(m->check_status), "%s",
+                                                     vkml_status_message(m->check_status))
+                                  : VKML_OK;
+  pthread_mutex_unlock(&m->check_lock);
+  return s;
 }
 
 static void free_copy(void *p, uint64_t n) {
@@ -169,6 +204,9 @@ vkml_status vkml_model_load_owned(void *data, size_t bytes,
 vkml_status vkml_model_artifact(const vkml_model *m, const void **data, size_t *bytes) {
   if (!m) return bad_arg("vkml_model_artifact", "m is NULL");
   if (!data || !bytes) return bad_arg("vkml_model_artifact", "data or bytes is NULL");
+  *data = NULL;
+  *bytes = 0;
+  VKML_RETURN_IF_ERROR(rt_api_weights_verified(m));
   *data = m->artifact;
   *bytes = m->artifact_bytes;
   return VKML_OK;
@@ -184,6 +222,10 @@ void vkml_model_free(vkml_model *m) {
     rt_vk_context_destroy(d->ctx, NULL);
     free(d);
   }
+  vkml_status_free(rt_api_weights_verified(m)); /* no thread may outlive the mapping */
+  vkml_status_free(m->check_status);
+  free(m->check_name);
+  pthread_mutex_destroy(&m->check_lock);
   pthread_mutex_destroy(&m->lock);
   rt_api_model_unindex(m);
   ir_plan_destroy(m->plan);
@@ -300,6 +342,8 @@ static vkml_status device_get(vkml_model *m, const vkml_instance_opts *o, api_de
       d->pcache_warm = pc.loaded_bytes > 0;
     }
     t0 = now_s();
+    /* checked while the context was made; any wait counts as the weights' */
+    if (!s) s = rt_api_weights_verified(m);
     if (!s) s = rt_vk_weights_create(d->ctx, m->plan, 0, false, &d->weights);
     d->weights_s = now_s() - t0;
   }
@@ -455,6 +499,7 @@ vkml_status vkml_instance_create(vkml_model *m, const vkml_instance_opts *opts,
   pthread_mutex_lock(&m->lock);
   api_device *had = m->devices;
   vkml_status s = device_get(m, &o, &inst->dev);
+  if (!s) s = rt_api_weights_verified(m); /* the CPU's executor reads them too */
   if (!s) inst->created_device = inst->dev == m->devices && m->devices != had;
   if (!s) s = instance_init(inst, &o);
   if (s) {

@@ -7,6 +7,7 @@
 
 #include <pthread.h>
 
+#include "ir/artifact.h"
 #include "ir/plan.h"
 #include "runtime/tensor.h"
 #include "runtime/vk/vk_exec.h"
@@ -52,6 +53,15 @@ struct vkml_model {
   pthread_mutex_t lock;
   api_device *devices;
   int n_instances;
+  /* vkml_model_load: the weights' checksum, computed on a thread of its own
+   * while the caller goes on (creating a device); joined by
+   * rt_api_weights_verified before anything reads the weights */
+  ir_artifact_deferred check;
+  char *check_name;
+  pthread_t check_thread;
+  bool check_running;
+  vkml_status check_status;
+  pthread_mutex_t check_lock;
 };
 
 struct vkml_instance {
@@ -86,6 +96,10 @@ vkml_status rt_api_find(const vkml_model *m, bool input, const char *name, int *
 /* Parses the provenance section of m's artifact, and sets up m->nodes. */
 vkml_status rt_api_model_index(vkml_model *m);
 void rt_api_model_unindex(vkml_model *m);
+/* Waits for the weights' deferred checksum (vkml_model_load) and returns its
+ * verdict, a CORRUPT status for every caller after a mismatch; VKML_OK at
+ * once for models loaded any other way. Thread-safe. */
+vkml_status rt_api_weights_verified(const vkml_model *m);
 
 /* The model of a plan built in this process (vkc run on a GPU), which it
  * takes over (destroyed on error too). */

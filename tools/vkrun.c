@@ -61,6 +61,11 @@ static void print_str(const char *key, const char *v, bool json) {
 static vkml_status print_info(const vkml_model *m, const char *path, bool ir, bool json) {
   vkml_provenance p;
   VKML_RETURN_IF_ERROR(vkml_model_provenance(m, &p));
+  if (!ir) { /* the weights too: a damaged file is not described as if whole */
+    const void *bytes;
+    size_t n;
+    VKML_RETURN_IF_ERROR(vkml_model_artifact(m, &bytes, &n));
+  }
   if (json) {
     printf("{\"model\": ");
     cli_print_json_string(stdout, path);

@@ -280,6 +280,21 @@ fi
 head -c 3000 "$TMP/t.vkm" >"$TMP/cut.vkm"
 expect_fail "vkrun: a truncated artifact" "truncated (header says" "$VKRUN" "$TMP/cut.vkm" --input x="$EX/x.npy"
 expect_fail "vkrun --info on a truncated artifact" "truncated" "$VKRUN" "$TMP/cut.vkm" --info
+# one bit of the weights flipped: the checksum runs beside the device's
+# creation (vkml_model_load), and both a run and --info refuse the file
+$PY - "$TMP/t.vkm" "$TMP/wbit.vkm" <<'EOF2'
+import struct, sys
+b = bytearray(open(sys.argv[1], 'rb').read())
+for i in range(struct.unpack_from('<I', b, 12)[0]):
+    e = 64 + 48 * i
+    if b[e:e + 16].rstrip(b'\0') == b'weights':
+        off, n = struct.unpack_from('<QQ', b, e + 16)
+        b[off + n // 2] ^= 8
+open(sys.argv[2], 'wb').write(b)
+EOF2
+expect_fail "vkrun: damaged weights" "wbit.vkm: checksum mismatch in section weights" "$VKRUN" "$TMP/wbit.vkm" --bench 1
+expect_fail "vkrun --device cpu: damaged weights" "checksum mismatch in section weights" "$VKRUN" "$TMP/wbit.vkm" --bench 1 --device cpu
+expect_fail "vkrun --info: damaged weights" "checksum mismatch in section weights" "$VKRUN" "$TMP/wbit.vkm" --info
 expect_rc "vkc compile: no -o" 2 "no -o OUT.vkm given" "$VKC" compile "$EX/model.vkir"
 expect_rc "vkc compile: -o without .vkm" 2 "the artifact's name ends in .vkm" "$VKC" compile "$EX/model.vkir" -o "$TMP/x.bin"
 expect_fail "vkc compile: no such model" "nope.vkir" gpu_vkc compile "$TMP/nope.vkir" -o "$TMP/n.vkm"

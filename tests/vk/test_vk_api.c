@@ -303,6 +303,68 @@ Test(vk_api, bad_calls_name_what_was_expected) {
   fixture_close(&f);
 }
 
+/* vkml_model_load leaves the weights' checksum to a thread: a file whose
+ * weights were damaged (one bit of one constant) loads, and everything that
+ * reads them refuses it naming the file and the section, on the GPU and the
+ * CPU alike; the whole file's bytes are not handed out either. */
+Test(vk_api, damaged_weights_are_refused_before_use) {
+  fixture f;
+  fixture_open(&f);
+  size_t n = 0;
+  uint8_t *bytes = NULL;
+  T_OK(ir_file_read(f.path[0], (void **)&bytes, &n));
+  const void *w;
+  uint64_t wn;
+  ir_artifact_section(bytes, n, "weights", &w, &wn);
+  cr_assert(w && wn > 100);
+  bytes[(const uint8_t *)w - bytes + wn / 2] ^= 4;
+  char bad[600];
+  snprintf(bad, sizeof bad, "%s/damaged.vkm", f.dir);
+  FILE *fp = fopen(bad, "wb");
+  cr_assert_not_null(fp);
+  cr_assert_eq(fwrite(bytes, 1, n, fp), n);
+  fclose(fp);
+  free(bytes);
+  /* decoded at once (every check but the weights') */
+  ir_plan *p = NULL;
+  cr_assert_eq(vkml_status_code(ir_artifact_load_file(bad, &p)), VKML_CODE_CORRUPT);
+  vkml_model *m = NULL;
+  T_OK(vkml_model_load(bad, &m));
+  vkml_tensor_info info;
+  T_OK(vkml_model_input(m, 0, &info)); /* what the model is: no weights read */
+  for (int round = 0; round < 2; round++) /* the verdict stays */
+    for (int cpu = 0; cpu < 2; cpu++) {
+      vkml_instance *inst = NULL;
+      vkml_status s = vkml_instance_create(m, cpu ? &CPU : &GPU, &inst);
+      cr_assert_eq(vkml_status_code(s), VKML_CODE_CORRUPT, "%s",
+                   s ? vkml_status_message(s) : "accepted");
+      cr_assert(strstr(vkml_status_message(s), "damaged.vkm") &&
+                    strstr(vkml_status_message(s), "checksum mismatch in section weights"),
+                "%s", vkml_status_message(s));
+      vkml_status_free(s);
+      cr_assert_null(inst);
+    }
+  const void *data = &info;
+  size_t size = 1;
+  t_expect_error(vkml_model_artifact(m, &data, &size), VKML_CODE_CORRUPT,
+                 "checksum mismatch in section weights");
+  cr_assert(!data && !size);
+  vkml_model_free(m);
+  /* freed before anyone asked: the thread is joined, nothing leaks (ASan) */
+  T_OK(vkml_model_load(bad, &m));
+  vkml_model_free(m);
+  /* the undamaged file runs */
+  T_OK(vkml_model_load(f.path[0], &m));
+  vkml_instance *inst = NULL;
+  T_OK(vkml_instance_create(m, &CPU, &inst));
+  vkml_instance_destroy(inst);
+  T_OK(vkml_model_artifact(m, &data, &size));
+  cr_assert(data && size);
+  vkml_model_free(m);
+  remove(bad);
+  fixture_close(&f);
+}
+
 /* Every function with a NULL or out-of-range argument: INVALID_ARGUMENT
  * naming the function or the argument, never a crash. */
 Test(vk_api, every_function_refuses_null_and_wrong_sizes) {
