@@ -11,6 +11,7 @@
 #include "ir/text.h"
 
 typedef struct exec_state {
+  const rt_cpu_ctx *ctx;
   rt_tensor *vals;  /* by value id */
   int *last_use;    /* node id of last consumer; -1 if none, INT_MAX if output */
   int n_values;
@@ -62,7 +63,7 @@ static vkml_status run_node(const ir_node *n, exec_state *st) {
     out[i] = &st->vals[n->outputs[i]->id];
     VKML_RETURN_IF_ERROR(rt_tensor_alloc(&types[i], out[i]));
   }
-  return rt_cpu_run_node(n, in, n->n_inputs, out, n->n_outputs);
+  return rt_cpu_run_node_ctx(st->ctx, n, in, n->n_inputs, out, n->n_outputs);
 }
 
 vkml_status rt_cpu_eval_node(void *user, const ir_node *n, const void *const *in,
@@ -132,6 +133,12 @@ vkml_status rt_cpu_run_graph(const ir_graph *g, const rt_tensor *inputs,
 vkml_status rt_cpu_run_graph_profiled(const ir_graph *g, const rt_tensor *inputs,
                                       int n_inputs, rt_tensor *outputs,
                                       int n_outputs, double *node_seconds) {
+  return rt_cpu_run_graph_ctx(NULL, g, inputs, n_inputs, outputs, n_outputs, node_seconds);
+}
+
+vkml_status rt_cpu_run_graph_ctx(const rt_cpu_ctx *ctx, const ir_graph *g,
+                                 const rt_tensor *inputs, int n_inputs, rt_tensor *outputs,
+                                 int n_outputs, double *node_seconds) {
   if (node_seconds)
     for (int i = 0; i < g->n_nodes; i++) node_seconds[i] = 0;
   for (int i = 0; i < n_outputs; i++) memset(&outputs[i], 0, sizeof outputs[i]);
@@ -141,6 +148,7 @@ vkml_status rt_cpu_run_graph_profiled(const ir_graph *g, const rt_tensor *inputs
                             g->name, g->n_inputs, g->n_outputs, n_inputs, n_outputs);
   vkml_status s = VKML_OK;
   exec_state st = {0};
+  st.ctx = ctx;
   st.n_values = g->n_values;
   st.vals = calloc((size_t)g->n_values + 1, sizeof *st.vals);
   st.last_use = malloc(((size_t)g->n_values + 1) * sizeof *st.last_use);

@@ -2,6 +2,7 @@
 #ifndef RT_CPU_EXECUTOR_H
 #define RT_CPU_EXECUTOR_H
 
+#include "cpu_kernels.h"
 #include "ir/graph.h"
 #include "runtime/tensor.h"
 
@@ -20,5 +21,11 @@ vkml_status rt_cpu_run_graph(const ir_graph *g, const rt_tensor *inputs,
 vkml_status rt_cpu_run_graph_profiled(const ir_graph *g, const rt_tensor *inputs,
                                       int n_inputs, rt_tensor *outputs,
                                       int n_outputs, double *node_seconds);
+
+/* Same, the kernels running as ctx says (its pool's threads; NULL: the
+ * calling thread, fast paths on). */
+vkml_status rt_cpu_run_graph_ctx(const rt_cpu_ctx *ctx, const ir_graph *g,
+                                 const rt_tensor *inputs, int n_inputs, rt_tensor *outputs,
+                                 int n_outputs, double *node_seconds);
 
 #endif

@@ -1,12 +1,15 @@
 /* CPU reference kernels for conv2d and conv_transpose2d (NCHW, groups,
  * dilation, asymmetric pads, fused activation). Tensors are converted to
  * double once so one loop nest serves f32 and f16 and accumulates exactly
- * enough to be the oracle for the GPU kernels. */
+ * enough to be the oracle for the GPU kernels. conv2d checks its operands
+ * here, then takes the fp32 fast path (k_conv_fast.c) unless the caller
+ * asks for the reference (rt_cpu_ctx.reference). */
 #include <stdlib.h>
 
 #include "cpu_kernels.h"
 #include "ir/params.h"
 #include "ir/winograd.h"
+#include "k_sgemm.h"
 #include "k_util.h"
 
 /* The outputs o in [*lo, *hi) of 0..count-1 whose position o*s + off lies in
@@ -80,6 +83,31 @@ static void store_plane(rt_tensor *y, int64_t base, const double *acc, int64_t p
   for (int64_t i = 0; i < plane; i++) rt_store_f(y, base + i, ir_act_apply(act, acc[i]));
 }
 
+/* The fp32 fast path (k_conv_fast.c) on float views of the tensors. */
+static vkml_status conv2d_fast(const rt_cpu_args *a, const rt_conv_shape *s,
+                               const ir_act_params *act) {
+  float *ox, *ow, *ob = NULL, *oy;
+  const float *x = rt_cpu_floats(a->in[0], &ox), *w = rt_cpu_floats(a->in[1], &ow);
+  const float *b = a->n_in > 2 ? rt_cpu_floats(a->in[2], &ob) : NULL;
+  float *y = rt_cpu_floats_out(a->out[0], &oy);
+  bool ok = x && w && (a->n_in <= 2 || b) && y &&
+            rt_cpu_conv2d_fast(rt_cpu_threads_of(a), s, x, w, b, act, y);
+  if (ok)
+    rt_cpu_floats_out_done(a->out[0], oy);
+  else
+    free(oy);
+  free(ox), free(ow), free(ob);
+  return ok ? VKML_OK : rt_cpu_error(a->node, VKML_CODE_OUT_OF_MEMORY, "out of host memory");
+}
+
+/* Whether every tensor of the node has elements (the fast paths assume it;
+ * the reference loops handle the empty ones). */
+static bool all_nonempty(const rt_cpu_args *a) {
+  for (int i = 0; i < a->n_in; i++)
+    if (rt_tensor_numel(a->in[i]) == 0) return false;
+  return rt_tensor_numel(a->out[0]) > 0;
+}
+
 vkml_status rt_cpu_conv2d(const rt_cpu_args *a) {
   const ir_node *n = a->node;
   ir_type wt;
@@ -105,6 +133,10 @@ vkml_status rt_cpu_conv2d(const rt_cpu_args *a) {
   int64_t want[4] = {N, M, (ph - eh) / sh + 1, (pw - ew) / sw + 1};
   VKML_RETURN_IF_ERROR(rt_cpu_check_out_dims(n, a->out[0], 4, want));
   int64_t OH = want[2], OW = want[3], Mg = M / G;
+  if (rt_cpu_use_fast(a) && all_nonempty(a)) {
+    rt_conv_shape s = {N, C, H, W, M, KH, KW, G, sh, sw, dh, dw, pt, pl, OH, OW};
+    return conv2d_fast(a, &s, &p.act);
+  }
 
   double *x, *w, *b, *acc;
   VKML_RETURN_IF_ERROR(load_all(a, OH * OW, &x, &w, &b, &acc));

@@ -1,12 +1,38 @@
 /* CPU reference kernels for gemm (ONNX Gemm: transposes, alpha/beta, C
  * broadcast, fused activation) and matmul (NumPy matmul: 1-D promotion and
  * batch broadcasting). Float products accumulate in double; integer matmul
- * accumulates in int64 with wrap-around, as fixed-width hardware would. */
+ * accumulates in int64 with wrap-around, as fixed-width hardware would.
+ * Both check their operands here, then float ones take the fp32 fast path
+ * (k_sgemm.c) unless the caller asks for the reference. */
 #include <stdlib.h>
 
 #include "cpu_kernels.h"
 #include "ir/params.h"
+#include "k_sgemm.h"
 #include "k_util.h"
+
+/* g's A, B (and D) read from the node's inputs 0, 1 (and 2) as floats, C
+ * written to its output, on the fast path. */
+static vkml_status sgemm_on(const rt_cpu_args *a, rt_sgemm *g) {
+  float *oa, *ob, *od = NULL, *oy;
+  g->a = rt_cpu_floats(a->in[0], &oa);
+  g->b = rt_cpu_floats(a->in[1], &ob);
+  if (a->n_in > 2) g->d = rt_cpu_floats(a->in[2], &od);
+  g->c = rt_cpu_floats_out(a->out[0], &oy);
+  bool ok = g->a && g->b && (a->n_in <= 2 || g->d) && g->c && rt_sgemm_run(rt_cpu_threads_of(a), g);
+  if (ok)
+    rt_cpu_floats_out_done(a->out[0], oy);
+  else
+    free(oy);
+  free(oa), free(ob), free(od);
+  return ok ? VKML_OK : rt_cpu_error(a->node, VKML_CODE_OUT_OF_MEMORY, "out of host memory");
+}
+
+static bool all_nonempty(const rt_cpu_args *a) {
+  for (int i = 0; i < a->n_in; i++)
+    if (rt_tensor_numel(a->in[i]) == 0) return false;
+  return rt_tensor_numel(a->out[0]) > 0;
+}
 
 vkml_status rt_cpu_gemm(const rt_cpu_args *a) {
   const ir_node *n = a->node;
@@ -46,6 +72,17 @@ vkml_status rt_cpu_gemm(const rt_cpu_args *a) {
       return rt_cpu_error(n, VKML_CODE_INVALID_ARGUMENT,
                           "c of shape [%lld,%lld] does not broadcast to [%lld,%lld]",
                           (long long)cm, (long long)cn, (long long)M, (long long)N);
+  }
+  if (rt_cpu_use_fast(a) && all_nonempty(a)) {
+    rt_sgemm g = {
+        .m = M, .n = N, .k = K, .n_batch = 1,
+        .a_rs = ta ? 1 : K, .a_cs = ta ? M : 1,
+        .b_rs = tb ? 1 : N, .b_cs = tb ? K : 1,
+        .ldc = N, .scaled = alpha != 1.0, .alpha = (float)alpha,
+        .d_rs = cm == 1 ? 0 : cn, .d_cs = cn == 1 ? 0 : 1, .beta = (float)beta,
+        .act = act,
+    };
+    return sgemm_on(a, &g);
   }
   double *av = rt_cpu_load_doubles(A), *bv = rt_cpu_load_doubles(B);
   double *cv = Ct ? rt_cpu_load_doubles(Ct) : NULL;
@@ -125,6 +162,27 @@ vkml_status rt_cpu_matmul(const rt_cpu_args *a) {
   int64_t nbatch = 1;
   for (int i = 0; i < rbatch; i++) nbatch *= bdims[i];
 
+  if (fl && rt_cpu_use_fast(a) && all_nonempty(a)) {
+    int64_t *offs = malloc(sizeof *offs * (size_t)(3 * nbatch));
+    if (!offs) return rt_cpu_error(n, VKML_CODE_OUT_OF_MEMORY, "out of host memory");
+    int64_t idx[IR_MAX_RANK] = {0};
+    for (int64_t bt = 0; bt < nbatch; bt++) {
+      offs[bt] = rt_cpu_index_offset(rbatch, idx, sa) * (M * K);
+      offs[nbatch + bt] = rt_cpu_index_offset(rbatch, idx, sb) * (K * N);
+      offs[2 * nbatch + bt] = bt * M * N;
+      rt_cpu_index_next(rbatch, bdims, idx);
+    }
+    rt_sgemm g = {
+        .m = M, .n = N, .k = K, .n_batch = nbatch,
+        .a_rs = K, .a_cs = 1, .a_off = offs,
+        .b_rs = N, .b_cs = 1, .b_off = offs + nbatch,
+        .ldc = N, .c_off = offs + 2 * nbatch,
+        .act = act,
+    };
+    vkml_status s = sgemm_on(a, &g);
+    free(offs);
+    return s;
+  }
   double *av = NULL, *bv = NULL;
   if (fl) {
     av = rt_cpu_load_doubles(A), bv = rt_cpu_load_doubles(B);

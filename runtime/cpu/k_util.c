@@ -27,6 +27,32 @@ double *rt_cpu_load_doubles(const rt_tensor *t) {
   return d;
 }
 
+const float *rt_cpu_floats(const rt_tensor *t, float **owned) {
+  *owned = NULL;
+  if (t->dtype == IR_F32) return t->data;
+  int64_t n = rt_tensor_numel(t);
+  float *f = malloc((size_t)(n > 0 ? n : 1) * sizeof *f);
+  if (!f) return NULL;
+  for (int64_t i = 0; i < n; i++) f[i] = (float)rt_load_f(t, i);
+  *owned = f;
+  return f;
+}
+
+float *rt_cpu_floats_out(rt_tensor *y, float **owned) {
+  *owned = NULL;
+  if (y->dtype == IR_F32) return y->data;
+  int64_t n = rt_tensor_numel(y);
+  *owned = malloc((size_t)(n > 0 ? n : 1) * sizeof **owned);
+  return *owned;
+}
+
+void rt_cpu_floats_out_done(rt_tensor *y, float *owned) {
+  if (!owned) return;
+  int64_t n = rt_tensor_numel(y);
+  for (int64_t i = 0; i < n; i++) rt_store_f(y, i, owned[i]);
+  free(owned);
+}
+
 vkml_status rt_cpu_check_out(const ir_node *n, int which, const rt_tensor *out,
                              ir_dtype dtype, int rank, const int64_t *dims) {
   char want[160], got[160];

@@ -20,6 +20,25 @@ vkml_status rt_cpu_at_node(const ir_node *n, vkml_status s);
  * out of memory. The caller frees it. */
 double *rt_cpu_load_doubles(const rt_tensor *t);
 
+/* The fast paths' view of tensors as floats. rt_cpu_floats: t's own data
+ * when it is f32, else a malloc'd conversion, also put in *owned for the
+ * caller to free; NULL when out of memory. rt_cpu_floats_out: where to
+ * write y's elements as floats: y's data when it is f32, else a malloc'd
+ * buffer in *owned, which rt_cpu_floats_out_done stores into y (rounded)
+ * and frees (safe on NULL). */
+const float *rt_cpu_floats(const rt_tensor *t, float **owned);
+float *rt_cpu_floats_out(rt_tensor *y, float **owned);
+void rt_cpu_floats_out_done(rt_tensor *y, float *owned);
+
+/* Whether a kernel may take its fast path (not asked for the reference),
+ * and the threads it has for it. */
+static inline bool rt_cpu_use_fast(const rt_cpu_args *a) {
+  return !a->ctx || !a->ctx->reference;
+}
+static inline struct rt_threads *rt_cpu_threads_of(const rt_cpu_args *a) {
+  return a->ctx ? a->ctx->pool : NULL;
+}
+
 /* Checks that output `which` of the node has the dtype, rank and dims the
  * kernel computed, and that its buffer holds them (so a malformed graph gives
  * an INTERNAL status naming the node, never an overflow). */

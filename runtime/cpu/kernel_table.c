@@ -26,10 +26,16 @@ vkml_status rt_cpu_error(const ir_node *n, vkml_code code, const char *fmt, ...)
 
 vkml_status rt_cpu_run_node(const ir_node *n, const rt_tensor *const *in,
                             int n_in, rt_tensor *const *out, int n_out) {
+  return rt_cpu_run_node_ctx(NULL, n, in, n_in, out, n_out);
+}
+
+vkml_status rt_cpu_run_node_ctx(const rt_cpu_ctx *ctx, const ir_node *n,
+                                const rt_tensor *const *in, int n_in,
+                                rt_tensor *const *out, int n_out) {
   rt_cpu_kernel k = rt_cpu_kernel_for(n->op);
   if (!k) return rt_cpu_error(n, VKML_CODE_INTERNAL, "no CPU kernel");
   if (n_in != n->n_inputs || n_out != n->n_outputs)
     return rt_cpu_error(n, VKML_CODE_INTERNAL, "tensor count mismatch");
-  rt_cpu_args a = {n, in, n_in, out, n_out};
+  rt_cpu_args a = {n, in, n_in, out, n_out, ctx};
   return k(&a);
 }
