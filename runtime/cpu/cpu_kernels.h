@@ -1,7 +1,7 @@
 /* CPU reference kernels: plain, obviously-correct C for every op family of
  * the op table. They are the oracle for GPU kernels and the fallback executor
  * for CPU-placed nodes: correctness beats speed here, except that conv2d,
- * gemm and float matmul take a blocked fp32 fast path (k_sgemm.h) unless
+ * conv_transpose2d, gemm and float matmul take a blocked fp32 fast path (k_sgemm.h) unless
  * rt_cpu_ctx.reference asks for the plain loops.
  *
  * A kernel reads its inputs and the node's attributes and writes its outputs.

@@ -1,8 +1,8 @@
 /* CPU reference kernels for conv2d and conv_transpose2d (NCHW, groups,
  * dilation, asymmetric pads, fused activation). Tensors are converted to
  * double once so one loop nest serves f32 and f16 and accumulates exactly
- * enough to be the oracle for the GPU kernels. conv2d checks its operands
- * here, then takes the fp32 fast path (k_conv_fast.c) unless the caller
+ * enough to be the oracle for the GPU kernels. Both check their operands
+ * here, then take the fp32 fast path (k_conv_fast.c) unless the caller
  * asks for the reference (rt_cpu_ctx.reference). */
 #include <stdlib.h>
 
@@ -84,14 +84,15 @@ static void store_plane(rt_tensor *y, int64_t base, const double *acc, int64_t p
 }
 
 /* The fp32 fast path (k_conv_fast.c) on float views of the tensors. */
-static vkml_status conv2d_fast(const rt_cpu_args *a, const rt_conv_shape *s,
-                               const ir_act_params *act) {
+static vkml_status conv_fast(const rt_cpu_args *a, const rt_conv_shape *s,
+                             const ir_act_params *act, bool transpose) {
   float *ox, *ow, *ob = NULL, *oy;
   const float *x = rt_cpu_floats(a->in[0], &ox), *w = rt_cpu_floats(a->in[1], &ow);
   const float *b = a->n_in > 2 ? rt_cpu_floats(a->in[2], &ob) : NULL;
   float *y = rt_cpu_floats_out(a->out[0], &oy);
   bool ok = x && w && (a->n_in <= 2 || b) && y &&
-            rt_cpu_conv2d_fast(rt_cpu_threads_of(a), s, x, w, b, act, y);
+            (transpose ? rt_cpu_conv_transpose2d_fast : rt_cpu_conv2d_fast)(
+                rt_cpu_threads_of(a), s, x, w, b, act, y);
   if (ok)
     rt_cpu_floats_out_done(a->out[0], oy);
   else
@@ -135,7 +136,7 @@ vkml_status rt_cpu_conv2d(const rt_cpu_args *a) {
   int64_t OH = want[2], OW = want[3], Mg = M / G;
   if (rt_cpu_use_fast(a) && all_nonempty(a)) {
     rt_conv_shape s = {N, C, H, W, M, KH, KW, G, sh, sw, dh, dw, pt, pl, OH, OW};
-    return conv2d_fast(a, &s, &p.act);
+    return conv_fast(a, &s, &p.act, false);
   }
 
   double *x, *w, *b, *acc;
@@ -202,6 +203,10 @@ vkml_status rt_cpu_conv_transpose2d(const rt_cpu_args *a) {
     return rt_cpu_error(n, VKML_CODE_INVALID_ARGUMENT, "empty output");
   VKML_RETURN_IF_ERROR(rt_cpu_check_out_dims(n, a->out[0], 4, want));
   int64_t OH = want[2], OW = want[3];
+  if (rt_cpu_use_fast(a) && all_nonempty(a)) {
+    rt_conv_shape s = {N, C, H, W, M, KH, KW, G, sh, sw, dh, dw, pt, pl, OH, OW};
+    return conv_fast(a, &s, &p.act, true);
+  }
 
   double *x, *w, *b, *acc;
   VKML_RETURN_IF_ERROR(load_all(a, OH * OW, &x, &w, &b, &acc));

@@ -160,3 +160,82 @@ bool rt_cpu_conv2d_fast(rt_threads *pool, const rt_conv_shape *s, const float *x
   free(offs);
   return ok;
 }
+
+typedef struct col2im_job {
+  const rt_conv_shape *s;
+  const float *col, *b; /* col: [batch of the chunk][Mg*KH*KW][H*W] */
+  const ir_act_params *act;
+  float *y;
+  int64_t n0; /* the chunk's first (image, group) */
+} col2im_job;
+
+/* Output planes [begin, end) of the chunk's (image, group)s: the bias, each
+ * tap's column rows added at their output positions, the activation. */
+RT_CPU_FAST_CLONES
+static void col2im_planes(void *user, int64_t begin, int64_t end, int worker) {
+  (void)worker;
+  const col2im_job *job = user;
+  const rt_conv_shape *s = job->s;
+  int64_t mg = s->m / s->g, p = s->h * s->w, khw = s->kh * s->kw;
+  for (int64_t pl = begin; pl < end; pl++) {
+    int64_t t = pl / mg, oc = pl % mg, bt = job->n0 + t;
+    int64_t n = bt / s->g, g = bt % s->g, m = g * mg + oc;
+    float *yp = job->y + (n * s->m + m) * s->oh * s->ow;
+    float bias = job->b ? job->b[m] : 0.0f;
+    for (int64_t i = 0; i < s->oh * s->ow; i++) yp[i] = bias;
+    const float *cp = job->col + (t * mg + oc) * khw * p;
+    for (int64_t kh = 0; kh < s->kh; kh++) {
+      int64_t offh = kh * s->dh - s->pt, ih0, ih1;
+      tap_range(offh, s->sh, s->oh, s->h, &ih0, &ih1);
+      for (int64_t kw = 0; kw < s->kw; kw++) {
+        int64_t offw = kw * s->dw - s->pl, iw0, iw1;
+        tap_range(offw, s->sw, s->ow, s->w, &iw0, &iw1);
+        const float *cr = cp + (kh * s->kw + kw) * p;
+        for (int64_t ih = ih0; ih < ih1; ih++) {
+          float *restrict yr = yp + (ih * s->sh + offh) * s->ow + offw;
+          const float *restrict xr = cr + ih * s->w;
+          if (s->sw == 1)
+            for (int64_t iw = iw0; iw < iw1; iw++) yr[iw] += xr[iw];
+          else
+            for (int64_t iw = iw0; iw < iw1; iw++) yr[iw * s->sw] += xr[iw];
+        }
+      }
+    }
+    rt_sgemm_act(job->act, yp, s->oh * s->ow);
+  }
+}
+
+bool rt_cpu_conv_transpose2d_fast(rt_threads *pool, const rt_conv_shape *s, const float *x,
+                                  const float *w, const float *b, const ir_act_params *act,
+                                  float *y) {
+  int64_t cg = s->c / s->g, mg = s->m / s->g, p = s->h * s->w;
+  int64_t rows = mg * s->kh * s->kw, per = rows * p, n_batch = s->n * s->g;
+  /* (image, group)s per chunk: the column buffer within 2^26 floats */
+  int64_t chunk = per > 0 && ((int64_t)1 << 26) / per > 1 ? ((int64_t)1 << 26) / per : 1;
+  if (chunk > n_batch) chunk = n_batch;
+  float *col = malloc(sizeof *col * (size_t)(chunk * per));
+  int64_t *offs = malloc(sizeof *offs * (size_t)(3 * chunk));
+  bool ok = col && offs;
+  for (int64_t n0 = 0; ok && n0 < n_batch; n0 += chunk) {
+    int64_t nb = n_batch - n0 < chunk ? n_batch - n0 : chunk;
+    for (int64_t t = 0; t < nb; t++) {
+      int64_t n = (n0 + t) / s->g, g = (n0 + t) % s->g;
+      offs[t] = g * cg * rows;
+      offs[chunk + t] = (n * s->c + g * cg) * p;
+      offs[2 * chunk + t] = t * per;
+    }
+    /* col[(oc, kh, kw)][pixel] = sum over ic of w[ic][oc, kh, kw] * x[ic][pixel] */
+    rt_sgemm gm = {
+        .m = rows, .n = p, .k = cg, .n_batch = nb,
+        .a = w, .a_rs = 1, .a_cs = rows, .a_off = offs,
+        .b = x, .b_rs = p, .b_cs = 1, .b_off = offs + chunk,
+        .c = col, .ldc = p, .c_off = offs + 2 * chunk,
+    };
+    ok = rt_sgemm_run(pool, &gm);
+    col2im_job job = {s, col, b, act, y, n0};
+    if (ok) rt_parallel_for(pool, nb * mg, 1, col2im_planes, &job);
+  }
+  free(col);
+  free(offs);
+  return ok;
+}

@@ -84,6 +84,14 @@ typedef struct rt_conv_shape {
 bool rt_cpu_conv2d_fast(rt_threads *pool, const rt_conv_shape *s, const float *x,
                         const float *w, const float *b, const ir_act_params *act, float *y);
 
+/* conv_transpose2d's y = act(convT(x, w) + b) in fp32 (k_conv_fast.c), s
+ * with x's dims and y's (weight [C, M/G, KH, KW]): per (image, group) a
+ * GEMM of W^T and x into columns, scattered into y plane by plane. b may be
+ * NULL. False when out of memory. */
+bool rt_cpu_conv_transpose2d_fast(rt_threads *pool, const rt_conv_shape *s, const float *x,
+                                  const float *w, const float *b, const ir_act_params *act,
+                                  float *y);
+
 /* y[i] = act(y[i]) for n floats: the epilogue's activation, in float for
  * the piecewise-linear ones and through ir_act_apply's double otherwise. */
 void rt_sgemm_act(const ir_act_params *act, float *y, int64_t n);

@@ -138,6 +138,62 @@ Test(cpu_fast, conv2d_random) {
   rt_threads_destroy(pool);
 }
 
+/* One random conv_transpose2d. */
+static bool convt_case(t_rng *r, int i, rt_threads *pool) {
+  int64_t g = pick(r, 0, 2) ? 1 : pick(r, 2, 3);
+  int64_t cg = pick(r, 1, 12), mg = pick(r, 1, 12);
+  int64_t kh = pick(r, 1, 5), kw = pick(r, 1, 5);
+  int64_t sh = pick(r, 1, 3), sw = pick(r, 1, 3), dh = pick(r, 1, 2), dw = pick(r, 1, 2);
+  int64_t pads[4] = {pick(r, 0, 2), pick(r, 0, 2), pick(r, 0, 2), pick(r, 0, 2)};
+  int64_t oph = pick(r, 0, sh - 1), opw = pick(r, 0, sw - 1);
+  int64_t n = pick(r, 1, 2), h = pick(r, 1, 12), w = pick(r, 1, 12);
+  int64_t eh = (kh - 1) * dh + 1, ew = (kw - 1) * dw + 1;
+  int64_t oh = sh * (h - 1) + oph + eh - pads[0] - pads[2];
+  int64_t ow = sw * (w - 1) + opw + ew - pads[1] - pads[3];
+  if (oh < 1 || ow < 1) {
+    pads[0] = pads[1] = pads[2] = pads[3] = 0;
+    oh = sh * (h - 1) + oph + eh, ow = sw * (w - 1) + opw + ew;
+  }
+  bool bias = pick(r, 0, 2) != 0;
+  ir_dtype dt = pick(r, 0, 5) == 0 ? IR_F16 : IR_F32;
+  rt_tensor in[3];
+  int64_t xd[4] = {n, g * cg, h, w}, wd[4] = {g * cg, mg, kh, kw}, bd[1] = {g * mg};
+  in[0] = t_tensor_random(r, dt, 4, xd, -1, 1);
+  in[1] = t_tensor_random(r, dt, 4, wd, -1, 1);
+  in[2] = t_tensor_random(r, dt, 1, bd, -1, 1);
+  int64_t yd[4] = {n, g * mg, oh, ow};
+  ir_type yt = ir_type_make(dt, 4, yd);
+  ir_graph *gr;
+  ir_node *node = t_node_make(&gr, IR_OP_CONV_TRANSPOSE2D, in, bias ? 3 : 2, &yt, 1);
+  t_set_window_attrs(gr, node, sh, sw, dh, dw, pads);
+  if (g > 1) T_OK(ir_node_set_int(gr, node, IR_A_GROUP, g));
+  if (oph || opw) T_OK(ir_node_set_ints(gr, node, IR_A_OUTPUT_PADDING, (int64_t[]){oph, opw}, 2));
+  set_act(gr, node, r);
+  char what[200];
+  snprintf(what, sizeof what,
+           "conv_transpose case %d: x [%lld,%lld,%lld,%lld] w [%lld,%lld,%lld,%lld] s %lld,%lld "
+           "d %lld,%lld pads %lld,%lld,%lld,%lld op %lld,%lld group %lld %s",
+           i, (long long)n, (long long)(g * cg), (long long)h, (long long)w, (long long)(g * cg),
+           (long long)mg, (long long)kh, (long long)kw, (long long)sh, (long long)sw,
+           (long long)dh, (long long)dw, (long long)pads[0], (long long)pads[1],
+           (long long)pads[2], (long long)pads[3], (long long)oph, (long long)opw, (long long)g,
+           ir_dtype_name(dt));
+  bool live = check_node(node, in, bias ? 3 : 2, &yt, cg * kh * kw + 1, pool, what);
+  ir_graph_destroy(gr);
+  for (int k = 0; k < 3; k++) rt_tensor_free(&in[k]);
+  return live;
+}
+
+Test(cpu_fast, conv_transpose2d_random) {
+  rt_threads *pool;
+  T_OK(rt_threads_create(3, &pool));
+  t_rng r = t_rng_make(41);
+  int live = 0;
+  for (int i = 0; i < 120; i++) live += convt_case(&r, i, pool);
+  cr_assert_gt(live, 108, "only %d of 120 cases have a non-zero output", live);
+  rt_threads_destroy(pool);
+}
+
 /* ResNet-like shapes whose blocks are whole (every path of the tile store). */
 Test(cpu_fast, conv2d_whole_blocks) {
   rt_threads *pool;
