@@ -377,6 +377,7 @@ static void device_put(vkml_model *m, api_device *d) {
 static void instance_free(vkml_instance *inst) {
   const ir_graph *g = inst->m->plan->graph;
   rt_vk_exec_destroy(inst->exec);
+  rt_threads_destroy(inst->cpu_pool);
   for (int i = 0; inst->in && i < g->n_inputs; i++) rt_tensor_free(&inst->in[i]);
   for (int i = 0; inst->out && i < g->n_outputs; i++) rt_tensor_free(&inst->out[i]);
   free(inst->in);
@@ -459,6 +460,9 @@ static vkml_status instance_init(vkml_instance *inst, const vkml_instance_opts *
     rt_vk_exec_stats_get(inst->exec, &st);
     inst->lean = st.lean;
     if (o->profile) peaks_load(inst);
+  } else {
+    /* the online cores, or VKML_CPU_THREADS */
+    VKML_RETURN_IF_ERROR(rt_threads_create(0, &inst->cpu_pool));
   }
   if (!inst->lean) return host_io(inst);
   for (int i = 0; i < g->n_inputs; i++) {
@@ -578,7 +582,8 @@ static vkml_status run_hosted(vkml_instance *inst) {
     s = rt_vk_exec_run(inst->exec, inst->in, g->n_inputs, res, g->n_outputs, inst->tmp);
     pthread_mutex_unlock(&inst->m->lock);
   } else {
-    s = rt_cpu_run_graph_profiled(g, inst->in, g->n_inputs, res, g->n_outputs, inst->tmp);
+    rt_cpu_ctx ctx = {.pool = inst->cpu_pool};
+    s = rt_cpu_run_graph_ctx(&ctx, g, inst->in, g->n_inputs, res, g->n_outputs, inst->tmp);
   }
   for (int i = 0; i < g->n_outputs && !s; i++) {
     size_t bytes = rt_tensor_bytes(&res[i]);

@@ -9,6 +9,7 @@
 
 #include "ir/artifact.h"
 #include "ir/plan.h"
+#include "runtime/cpu/threads.h"
 #include "runtime/tensor.h"
 #include "runtime/vk/vk_exec.h"
 #include "runtime/vk/vk_peaks.h"
@@ -69,6 +70,7 @@ struct vkml_instance {
   api_device *dev;
   bool created_device;  /* this instance created dev (its load times count it) */
   rt_vk_exec *exec;     /* NULL on the CPU */
+  rt_threads *cpu_pool; /* the CPU executor's threads (on the CPU; owned) */
   bool lean;
   bool ran;
   int64_t n_runs;       /* vkml_run calls that succeeded */
