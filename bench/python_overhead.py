@@ -7,7 +7,7 @@ CPU. Rounds alternate C and Python so that drift hits both; prints the
 medians of each round's median and their difference, as JSON lines.
 
     VKML_LIB_DIR=build PYTHONPATH=python /usr/bin/python3 bench/python_overhead.py \\
-        build/bench/vkml-instances [MODEL.vkm ...] [--runs R] [--rounds K] [--cpu-only]
+        build/bench/vkml-instances [MODEL.vkm ...] [--runs R] [--rounds K] [--cpu-only | --gpu-only]
 
 Without models it makes three here (needs a Vulkan device to compile for):
 tinycnn; a relu on f32[1,16] (the run costs next to nothing: what is left is
@@ -62,7 +62,7 @@ def c_median(instances, vkm, runs, cpu):
 
 
 def main(argv):
-    runs, rounds, cpu_only, paths, instances = 2000, 5, False, [], None
+    runs, rounds, cpu_only, gpu_only, paths, instances = 2000, 5, False, False, [], None
     args = iter(argv)
     for a in args:
         if a == '--runs':
@@ -71,6 +71,8 @@ def main(argv):
             rounds = int(next(args))
         elif a == '--cpu-only':
             cpu_only = True
+        elif a == '--gpu-only':  # large models: the CPU reference kernels take seconds a run
+            gpu_only = True
         elif instances is None:
             instances = a
         else:
@@ -80,7 +82,7 @@ def main(argv):
         return 2
     with tempfile.TemporaryDirectory() as tmp:
         for vkm in paths or models(tmp):
-            for device in (['cpu'] if cpu_only else [None, 'cpu']):
+            for device in (['cpu'] if cpu_only else [None] if gpu_only else [None, 'cpu']):
                 m = vkml.load(vkm, device=device)
                 feeds = vkml.random_inputs(m)
                 c, py = [], []
@@ -88,11 +90,14 @@ def main(argv):
                     c.append(c_median(instances, vkm, runs, device == 'cpu'))
                     py.append(m.bench(runs, warmup=runs // 10, inputs=feeds).median_ms)
                 cm, pm = statistics.median(c), statistics.median(py)
+                paired = statistics.median(b - a for a, b in zip(c, py))
                 print(json.dumps({
                     'model': os.path.basename(vkm), 'device': m.device, 'runs': runs,
                     'rounds': rounds, 'input_bytes': sum(a.nbytes for a in feeds.values()),
                     'c_median_ms': round(cm, 4), 'python_median_ms': round(pm, 4),
                     'overhead_ms': round(pm - cm, 4),
+                    # each round's Python median minus the C median just before it
+                    'paired_overhead_ms': round(paired, 4),
                     'c_rounds_ms': [round(v, 4) for v in c],
                     'python_rounds_ms': [round(v, 4) for v in py]}), flush=True)
                 m.close()
