@@ -428,7 +428,12 @@ vkml_status ir_infer_resize(const ir_node *n, const ir_type *in, ir_type *out) {
   } else {
     VKML_RETURN_IF_ERROR(want_float(n, "input", x->dtype));
   }
-  VKML_RETURN_IF_ERROR(bounded_only(n, "input", x, -1));
+  /* a bounded axis left alone (scale 1: each run's size is its own; sizes
+   * would name the capacity) stays bounded */
+  if (x->bounded && (p.from_sizes || p.scale[x->bounded_axis] != 1.0f))
+    return ir_infer_error("resize: input is bounded along axis %d, which only a scale of 1 "
+                          "there keeps (%s)",
+                          x->bounded_axis, p.from_sizes ? "sizes given" : "scale not 1");
   ir_type o = *x;
   for (int i = 0; i < x->rank; i++) o.dims[i] = p.out_dims[i];
   out[0] = o;

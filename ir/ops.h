@@ -102,36 +102,36 @@
     IO(1, IR_FUSED_MAX_INPUTS, 1, 1), ATTRS(IR_A_OPS, IR_A_REGS, IR_A_PARAMS), ELEMENTWISE, NONE)  \
   /* neural-network ops */                                                                         \
   X(CONV2D, "conv2d", conv2d, conv2d, IO(2, 3, 1, 1),                                              \
-    ATTRS(IR_A_STRIDES, IR_A_PADS, IR_A_DILATIONS, IR_A_GROUP, ACT_ATTRS), ACT, NONE)              \
+    ATTRS(IR_A_STRIDES, IR_A_PADS, IR_A_DILATIONS, IR_A_GROUP, ACT_ATTRS), ACT, BATCH)             \
   X(CONV_TRANSPOSE2D, "conv_transpose2d", conv_transpose2d, conv_transpose2d, IO(2, 3, 1, 1),      \
     ATTRS(IR_A_STRIDES, IR_A_PADS, IR_A_DILATIONS, IR_A_GROUP, IR_A_OUTPUT_PADDING, ACT_ATTRS),    \
-          ACT, NONE)                                                                               \
+          ACT, BATCH)                                                                              \
   /* a 3x3, stride-1 conv2d by Winograd's F(m x m, 3 x 3), m = out_tile, on                        \
    * weights transformed ahead (pass_winograd; docs/ops.md) */                                     \
   X(CONV2D_WINOGRAD, "conv2d_winograd", conv2d_winograd, conv2d_winograd, IO(2, 3, 1, 1),          \
-    ATTRS(IR_A_PADS, IR_A_OUT_TILE, ACT_ATTRS), ACT, NONE)                                         \
+    ATTRS(IR_A_PADS, IR_A_OUT_TILE, ACT_ATTRS), ACT, BATCH)                                        \
   X(GEMM, "gemm", gemm, gemm, IO(2, 3, 1, 1),                                                      \
     ATTRS(IR_A_ALPHA, IR_A_BETA, IR_A_TRANS_A, IR_A_TRANS_B, ACT_ATTRS), ACT, GEMM)                \
   X(MATMUL, "matmul", matmul, matmul, IO(2, 2, 1, 1), ATTRS(ACT_ATTRS), ACT, MATMUL)               \
-  X(BATCHNORM, "batchnorm", batchnorm, batchnorm, IO(5, 5, 1, 1), ATTRS(IR_A_EPSILON), 0, NONE)    \
+  X(BATCHNORM, "batchnorm", batchnorm, batchnorm, IO(5, 5, 1, 1), ATTRS(IR_A_EPSILON), 0, BATCH)   \
   X(INSTANCE_NORM, "instance_norm", instance_norm, instance_norm, IO(3, 3, 1, 1),                  \
-    ATTRS(IR_A_EPSILON), 0, NONE)                                                                  \
+    ATTRS(IR_A_EPSILON), 0, BATCH)                                                                 \
   X(LAYER_NORM, "layer_norm", layer_norm, layer_norm, IO(2, 3, 1, 1),                              \
     ATTRS(IR_A_AXIS, IR_A_EPSILON), 0, NONE)                                                       \
   X(MAXPOOL, "maxpool", pool, pool, IO(1, 1, 1, 1),                                                \
-    ATTRS(IR_A_KERNEL, IR_A_STRIDES, IR_A_PADS, IR_A_DILATIONS, IR_A_CEIL_MODE), 0, NONE)          \
+    ATTRS(IR_A_KERNEL, IR_A_STRIDES, IR_A_PADS, IR_A_DILATIONS, IR_A_CEIL_MODE), 0, BATCH)         \
   X(AVGPOOL, "avgpool", pool, pool, IO(1, 1, 1, 1),                                                \
     ATTRS(IR_A_KERNEL, IR_A_STRIDES, IR_A_PADS, IR_A_DILATIONS, IR_A_CEIL_MODE,                    \
-          IR_A_COUNT_INCLUDE_PAD), 0, NONE)                                                        \
+          IR_A_COUNT_INCLUDE_PAD), 0, BATCH)                                                       \
   X(GLOBAL_AVG_POOL, "global_avg_pool", global_pool, global_pool, IO(1, 1, 1, 1),                  \
-    NO_ATTRS, 0, NONE)                                                                             \
+    NO_ATTRS, 0, BATCH)                                                                            \
   X(GLOBAL_MAX_POOL, "global_max_pool", global_pool, global_pool, IO(1, 1, 1, 1),                  \
-    NO_ATTRS, 0, NONE)                                                                             \
+    NO_ATTRS, 0, BATCH)                                                                            \
   X(SOFTMAX, "softmax", softmax, softmax, IO(1, 1, 1, 1), ATTRS(IR_A_AXIS), 0, AXIS)               \
   X(LOG_SOFTMAX, "log_softmax", softmax, softmax, IO(1, 1, 1, 1), ATTRS(IR_A_AXIS), 0, AXIS)       \
   X(RESIZE, "resize", resize, resize, IO(1, 1, 1, 1),                                              \
     ATTRS(IR_A_RESIZE_MODE, IR_A_SCALES, IR_A_SIZES, IR_A_COORD_MODE, IR_A_NEAREST_MODE,           \
-          IR_A_CUBIC_COEFF_A, IR_A_EXCLUDE_OUTSIDE), 0, NONE)                                      \
+          IR_A_CUBIC_COEFF_A, IR_A_EXCLUDE_OUTSIDE), 0, BATCH)                                     \
   /* reductions */                                                                                 \
   X(REDUCE_MEAN, "reduce_mean", reduce, reduce, IO(1, 1, 1, 1),                                    \
     ATTRS(IR_A_AXES, IR_A_KEEPDIMS), 0, NONE)                                                      \
@@ -468,6 +468,8 @@ typedef enum ir_rows {
   IR_ROWS_SPLIT,     /* split along another axis */
   IR_ROWS_GATHER,    /* data's rows, indices addressing a later axis */
   IR_ROWS_SLICE,     /* a slice keeping the bounded axis whole */
+  IR_ROWS_BATCH,     /* the batch axis (N) of the data input, the weights not bounded: convs,
+                        pools, norms over a run-time count of RoIs; resize at scale 1 there */
 } ir_rows;
 
 /* The op's row of IR_OPS but its name and family (ir_op_name(),

@@ -34,6 +34,21 @@ static bool transpose_is_reshape(const ir_node *n, const ir_type *x) {
   return true;
 }
 
+/* A resize that leaves the batch axis alone: scale 1 there (sizes follow
+ * the capacity, not the run-time count) and a coordinate transform mapping
+ * output index i to input index i at scale 1 (tf_half_pixel_for_nn maps it
+ * to i + 0.5). */
+static bool resize_keeps_batch(const ir_node *n, const ir_type *x) {
+  ir_resize_params rp;
+  vkml_status s = ir_resize_params_get(n, x, &rp);
+  if (s) {
+    vkml_status_free(s);
+    return false;
+  }
+  return !rp.from_sizes && rp.scale[0] == 1.0f && rp.out_dims[0] == x->dims[0] &&
+         rp.coord != IR_COORD_TF_HALF_PIXEL_FOR_NN;
+}
+
 bool ir_node_keeps_rows(const ir_node *n, int bi) {
   const ir_type *x = &n->inputs[bi]->type, *y = &n->outputs[0]->type;
   int xa = x->bounded_axis, ya = y->bounded_axis, axis;
@@ -82,6 +97,12 @@ bool ir_node_keeps_rows(const ir_node *n, int bi) {
         axis <= xa)
       return false;
     return xa == ya;
+  case IR_ROWS_BATCH:
+    /* the data input's batch axis; weights, bias and statistics not bounded */
+    if (bi != 0 || xa != 0 || ya != 0 || x->rank < 3) return false;
+    for (int i = 1; i < n->n_inputs; i++)
+      if (n->inputs[i] && n->inputs[i]->type.bounded) return false;
+    return n->op != IR_OP_RESIZE || resize_keeps_batch(n, x);
   case IR_ROWS_SLICE: {
     ir_slice_params sp;
     vkml_status s = ir_slice_params_get(n, x, &sp);

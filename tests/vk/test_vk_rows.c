@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "codegen/core/core.h"
+#include "ir/text.h"
 #include "runtime/cpu/executor.h"
 #include "runtime/vk/vk_exec.h"
 #include "test_support.h"
@@ -195,6 +196,92 @@ Test(vk_rows, what_keeps_the_rows) {
                  n->outputs[0]->name);
     i++;
   }
+  ir_graph_destroy(g);
+}
+
+/* A RoI head over a run-time count of RoIs (a bounded batch axis): conv2d
+ * with relu, conv_transpose2d, batchnorm, maxpool, avgpool, a nearest and a
+ * linear resize at scale 1 on the batch, instance_norm and global pools run
+ * every step on the GPU at the capacity and agree with the CPU at 7, 12 and
+ * 0 RoIs; a resize that scales the batch, conv weights with a bounded axis
+ * and a tf_half_pixel_for_nn resize keep nothing. fp32 against the CPU
+ * reference: rtol 1e-4, atol 1e-5 (3x3x4 and 4x4x8 sums of [-1, 1]). */
+static const char *k_roi_head =
+    "vkir 1\n"
+    "graph @head(%x: f32[<=12,4,6,6], %w: f32[8,4,3,3], %b: f32[8], %wt: f32[8,3,4,4], "
+    "%s: f32[3], %m: f32[3], %v: f32[3]) -> (%gp: f32[<=12,3,1,1], %gm: f32[<=12,3,1,1], "
+    "%lr: f32[<=12,3,12,12], %in: f32[<=12,3,6,6]) {\n"
+    "  %c = conv2d %x, %w, %b {pads=[1,1,1,1], act=relu} : f32[<=12,8,6,6]\n"
+    "  %t = conv_transpose2d %c, %wt {strides=[2,2], pads=[1,1,1,1]} : f32[<=12,3,12,12]\n"
+    "  %n = batchnorm %t, %s, %m, %m, %v {epsilon=0.001} : f32[<=12,3,12,12]\n"
+    "  %p = maxpool %n {kernel=[2,2], strides=[2,2]} : f32[<=12,3,6,6]\n"
+    "  %a = avgpool %p {kernel=[3,3], strides=[2,2], pads=[1,1,1,1]} : f32[<=12,3,3,3]\n"
+    "  %r = resize %a {mode=nearest, scales=[1.0,1.0,2.0,2.0]} : f32[<=12,3,6,6]\n"
+    "  %lr = resize %p {mode=linear, scales=[1.0,1.0,2.0,2.0]} : f32[<=12,3,12,12]\n"
+    "  %in = instance_norm %r, %s, %m : f32[<=12,3,6,6]\n"
+    "  %gp = global_avg_pool %in : f32[<=12,3,1,1]\n"
+    "  %gm = global_max_pool %lr : f32[<=12,3,1,1]\n"
+    "  return %gp, %gm, %lr, %in\n"
+    "}\n";
+
+Test(vk_rows, a_roi_head_over_a_run_time_batch) {
+  const char *text = k_roi_head;
+  vt_env e;
+  vt_env_open(&e);
+  ir_graph *ref;
+  ir_plan *p;
+  rt_vk_exec *x;
+  all_gpu(&e, text, &ref, &p, &x);
+  t_rng r = t_rng_make(31);
+  int64_t wd[4] = {8, 4, 3, 3}, bd[1] = {8}, wtd[4] = {8, 3, 4, 4}, sd[1] = {3};
+  for (int k = 0; k < 3; k++) {
+    int64_t rows = k == 0 ? 7 : k == 1 ? 12 : 0;
+    int64_t xd[4] = {rows, 4, 6, 6};
+    rt_tensor in[7] = {t_tensor_random(&r, IR_F32, 4, xd, -1, 1),
+                       t_tensor_random(&r, IR_F32, 4, wd, -1, 1),
+                       t_tensor_random(&r, IR_F32, 1, bd, -1, 1),
+                       t_tensor_random(&r, IR_F32, 4, wtd, -1, 1),
+                       t_tensor_random(&r, IR_F32, 1, sd, 0.5, 1.5),
+                       t_tensor_random(&r, IR_F32, 1, sd, -1, 1),
+                       t_tensor_random(&r, IR_F32, 1, sd, 0.5, 1.5)};
+    rt_tensor got[4], want[4];
+    T_OK(rt_vk_exec_run(x, in, 7, got, 4, NULL));
+    T_OK(rt_cpu_run_graph(ref, in, 7, want, 4));
+    for (int i = 0; i < 4; i++) {
+      cr_assert_eq(got[i].dims[0], rows, "output %d: %lld rows, want %lld", i,
+                   (long long)got[i].dims[0], (long long)rows);
+      t_assert_close(&got[i], &want[i], 1e-4, 1e-5);
+      rt_tensor_free(&got[i]);
+      rt_tensor_free(&want[i]);
+    }
+    for (int i = 0; i < 7; i++) rt_tensor_free(&in[i]);
+  }
+  all_gpu_close(&e, ref, p, x);
+  /* a tf_half_pixel_for_nn resize does not keep the rows (x + 0.5 at
+   * scale 1); one that scales the batch, or names its size, is refused */
+  ir_graph *g = vt_parse(
+      "vkir 1\n"
+      "graph @no(%x: f32[<=12,4,6,6]) -> (%h: f32[<=12,4,12,12]) {\n"
+      "  %h = resize %x {mode=nearest, scales=[1.0,1.0,2.0,2.0], "
+      "coordinate_transformation_mode=tf_half_pixel_for_nn} : f32[<=12,4,12,12]\n"
+      "  return %h\n"
+      "}\n");
+  static const char *const refused[] = {
+      "scales=[2.0,1.0,1.0,1.0]} : f32[<=24,4,6,6]", "sizes=[12,4,6,6]} : f32[<=12,4,6,6]"};
+  for (int i = 0; i < 2; i++) {
+    char t[512];
+    snprintf(t, sizeof t,
+             "vkir 1\ngraph @no(%%x: f32[<=12,4,6,6]) -> (%%u: f32[%s]) {\n"
+             "  %%u = resize %%x {mode=nearest, %s\n  return %%u\n}\n",
+             i ? "<=12,4,6,6" : "<=24,4,6,6", refused[i]);
+    ir_graph *bad = NULL;
+    T_OK(ir_parse(t, strlen(t), "<test>", &bad));
+    t_expect_error(ir_verify(bad, "<test>"), VKML_CODE_INVALID_GRAPH,
+                   i ? "only a scale of 1 there keeps (sizes given)"
+                     : "only a scale of 1 there keeps (scale not 1)");
+    ir_graph_destroy(bad);
+  }
+  ir_foreach_node(g, n) cr_assert_eq(cg_rows_extent_input(n), -1, "%%%s", n->outputs[0]->name);
   ir_graph_destroy(g);
 }
 
