@@ -555,6 +555,15 @@ static vkml_status exec_init(rt_vk_exec *e) {
     if (elided_view(e, &p->steps[i])) continue; /* no dispatch, no pipeline */
     assign_pipeline(e, i);
   }
+  /* CPU steps run their kernels on a pool of the host's cores (a fallback
+   * conv over a detector's RoIs is a GEMM worth threads); without one (no
+   * threads to be had) on this thread */
+  if (e->stats.n_cpu_steps && rt_threads_default() > 1) {
+    vkml_status ps = rt_threads_create(0, &e->cpu_pool);
+    vkml_status_free(ps);
+    e->cpu.pool = e->cpu_pool;
+  }
+  if (e->stats.n_cpu_steps) e->stats.cpu_threads = rt_threads_count(e->cpu_pool);
   VKML_RETURN_IF_ERROR(create_pipelines(e));
   VKML_RETURN_IF_ERROR(rt_vk_exec_check_validation(e, NULL, "pipeline creation"));
   e->stats.n_pipelines = e->n_pipes;
@@ -621,6 +630,7 @@ void rt_vk_exec_destroy(rt_vk_exec *e) {
     if (e->owned) rt_vk_buffer_destroy(e->ctx, e->owned[i]);
     if (e->host) rt_tensor_free(&e->host[i]);
   }
+  rt_threads_destroy(e->cpu_pool);
   free(e->nodes);
   free(e->values);
   free(e->bufs);

@@ -140,6 +140,7 @@ bool rt_vk_exec_step_dispatches(const rt_vk_exec *e, int step);
 
 typedef struct rt_vk_exec_stats {
   int n_gpu_steps, n_cpu_steps, n_transfer_steps;
+  int cpu_threads;      /* the CPU steps' kernels' threads (0: no CPU step) */
   int n_segments;       /* recorded programs */
   int n_pipelines;      /* distinct pipelines created */
   int n_buffers;        /* device buffers (the arena, one per other bound

@@ -17,6 +17,7 @@
 #include "ir/memplan.h"
 #include "ir/text.h"
 #include "runtime/cpu/cpu_kernels.h"
+#include "runtime/cpu/threads.h"
 #include "vk_errors.h"
 #include "vk_memory.h"
 #include "vk_pipeline.h"
@@ -40,6 +41,8 @@ typedef struct segment {
 
 struct rt_vk_exec {
   rt_vk_context *ctx;
+  rt_threads *cpu_pool; /* the CPU steps' kernels' threads (NULL: none, or no CPU step) */
+  rt_cpu_ctx cpu;       /* how the CPU steps run: on cpu_pool */
   const ir_graph *g; /* the graph the plan runs */
   const ir_plan *plan;
   rt_vk_exec_opts opts;

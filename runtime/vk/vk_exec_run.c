@@ -126,7 +126,7 @@ static vkml_status run_cpu_step(rt_vk_exec *e, const ir_node *n) {
     rt_tensor_free(out[i]);
     VKML_RETURN_IF_ERROR(rt_tensor_alloc(&types[i], out[i]));
   }
-  VKML_RETURN_IF_ERROR(rt_cpu_run_node(n, in, n->n_inputs, out, n->n_outputs));
+  VKML_RETURN_IF_ERROR(rt_cpu_run_node_ctx(&e->cpu, n, in, n->n_inputs, out, n->n_outputs));
   for (int i = 0; i < n->n_outputs; i++) e->host_valid[n->outputs[i]->id] = true;
   return VKML_OK;
 }

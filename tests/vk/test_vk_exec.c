@@ -31,6 +31,7 @@
 #include "ir/text.h"
 #include "passes/pass.h"
 #include "runtime/cpu/executor.h"
+#include "runtime/cpu/threads.h"
 #include "runtime/vk/vk_exec.h"
 #include "test_support.h"
 #include "vk_test.h"
@@ -183,6 +184,8 @@ Test(vk_exec, transitions_and_repeated_runs) {
   cr_assert_eq(st.n_segments, 3);
   cr_assert_eq(st.n_gpu_steps, 3);
   cr_assert_eq(st.n_cpu_steps, 2);
+  /* the CPU steps' kernels run on a pool of the host's cores */
+  cr_assert_eq(st.cpu_threads, rt_threads_default(), "%d threads", st.cpu_threads);
   cr_assert_eq(st.n_transfer_steps, 3);
   cr_assert_eq(st.n_pipelines, 3);
   cr_assert_eq(st.n_runs, 6);
