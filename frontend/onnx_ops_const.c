@@ -164,7 +164,12 @@ static vkml_status fill_runtime(onnx_ctx *c, onnx_node *n, int in, const ir_type
                         k >= 0 ? " in more than one entry" : " from values the importer cannot follow");
     k = i;
   }
-  if (k < 0) return onnx_error(VKML_CODE_INTERNAL, "a run-time shape with every entry known");
+  if (k < 0) { /* computed at run time from sizes that are all static: a constant */
+    ir_type ct = ir_type_make(vt->dtype, cnt, dims);
+    char *o;
+    VKML_RETURN_IF_ERROR(filled(c, &ct, vd, &o));
+    return onnx_const_value(c, "fill", &ct, o, out);
+  }
   /* src narrowed to its bounded axis: [<=n], then laid along axis k */
   ir_value *x = (ir_value *)src[k];
   int a = axis[k], r = x->type.rank;

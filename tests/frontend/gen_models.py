@@ -429,13 +429,20 @@ def gen_valid():
                # Slice to [0, 0 + n) of the same count, arange(n)
                h.make_node("Add", ["zero_l", "n1"], ["endn"], name="endn"),
                h.make_node("Slice", ["sc", "zero_l", "endn", "zero_l"], ["slc"], name="slc"),
-               h.make_node("Range", ["zero", "n0", "one_s"], ["rng"], name="rng")],
+               h.make_node("Range", ["zero", "n0", "one_s"], ["rng"], name="rng"),
+               # ConstantOfShape of a run-time Shape's entries that are all
+               # known ([2] of fill2's [n, 2]; keypointrcnn's heads)
+               h.make_node("Shape", ["fill2"], ["s3"], name="sh3"),
+               h.make_node("Slice", ["s3", "one", "two_l"], ["s3k"], name="s3k"),
+               h.make_node("ConstantOfShape", ["s3k"], ["known"], name="cos3",
+                           value=nh.from_array(np.array([4.0], np.float32)))],
               [vi("x", T.FLOAT, [6]), vi("k", T.INT64, [1]), vi("c", T.BOOL, [])],
               [vi("col", T.FLOAT, [None, 1]), vi("fill", T.INT64, [None]),
                vi("sel", T.FLOAT, [None]), vi("big", T.FLOAT, [420]),
                vi("fill2", T.FLOAT, [None, 2]), vi("exp", T.FLOAT, [None, 3]),
                vi("col3", T.FLOAT, [None, 2, 1]), vi("sc", T.FLOAT, [None, 2]),
-               vi("slc", T.FLOAT, [None, 2]), vi("rng", T.INT64, [None])],
+               vi("slc", T.FLOAT, [None, 2]), vi("rng", T.INT64, [None]),
+               vi("known", T.FLOAT, [2])],
               [nh.from_array(np.array(0, np.int64), "zero"), nh.from_array(np.array([0], np.int64), "ax0"),
                nh.from_array(np.array([1], np.int64), "one"),
                nh.from_array(np.array([2], np.int64), "two_l"),
@@ -453,7 +460,7 @@ def gen_valid():
                np.full((4, 2, 1), 1.5, np.float32),
                np.array([[3, 3], [1.5, 1.5], [1.5, 1.5], [1.5, 1.5]], np.float32),
                np.array([[3, 3], [1.5, 1.5], [1.5, 1.5], [1.5, 1.5]], np.float32),
-               np.arange(4, dtype=np.int64)])
+               np.arange(4, dtype=np.int64), np.full(2, 4.0, np.float32)])
 
 
     # A large initializer goes to the blob (64-byte aligned), small ones inline.

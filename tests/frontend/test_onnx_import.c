@@ -352,13 +352,14 @@ Test(onnx_import, shape_of_a_bounded_value) {
 /* Reshape, ConstantOfShape (of the Shape, and of a Concat holding one
  * run-time size), Expand to an exported Where(Equal(shape, -1), 1, shape),
  * Reshape to [n, -1, 1], ScatterElements on bounded data, Slice to
- * [0, 0 + n), Range(0, n, 1) and If on TopK's run-time count; Concat of 70. */
+ * [0, 0 + n), Range(0, n, 1) and If on TopK's run-time count; Concat of 70;
+ * ConstantOfShape of a run-time Shape's entries that are all known. */
 Test(onnx_import, runtime_shapes) {
   ir_graph *g = import_model("runtime_shapes", NULL);
   cr_assert(nth_node(g, IR_OP_SELECT, 0), "the If selects a bounded output");
   ir_node *rs = nth_node(g, IR_OP_RESHAPE, 0);
   cr_assert(rs && rs->outputs[0]->type.bounded && rs->outputs[0]->type.bounded_axis == 0);
-  run_compare(g, "runtime_shapes", 3, 10);
+  run_compare(g, "runtime_shapes", 3, 11);
   ir_graph_destroy(g);
 }
 
