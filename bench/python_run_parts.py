@@ -4,6 +4,8 @@ R runs each of (alternating, medians in µs)
   run      Model.run (checks, inputs copied in, vkml_run, outputs copied out)
   vkml_run the bare foreign call on the same instance (inputs as last written)
   in       the input copies alone (numpy.copyto into vkml_input_memory)
+  in_memmove the same by ctypes.memmove (what Model.run does for
+           C-contiguous arrays)
   out      the output copies alone (ndarray.copy of vkml_output_memory)
   c_api    the C API's own copying run: vkml_set_input, vkml_run,
            vkml_get_output (one foreign call each, as a C program makes them)
@@ -66,6 +68,12 @@ def main(argv):
             for v, a in ins:
                 np.copyto(v, a, casting='no')
 
+        in_ptrs = [(m._in_ptrs[m._in_index[n]], a.ctypes.data, a.nbytes) for n, a in feeds.items()]
+
+        def copy_in_memmove():
+            for d, src, nb in in_ptrs:
+                ctypes.memmove(d, src, nb)
+
         def copy_out():
             return [v.copy() for v in outs]
 
@@ -85,12 +93,13 @@ def main(argv):
             for name, _, ptr, n in c_out:
                 lib.check(rt.vkml_get_output(inst, name, ptr, n))
 
-        parts = {'run': [], 'c_api': [], 'vkml_run': [], 'in': [], 'out': []}
+        parts = {'run': [], 'c_api': [], 'vkml_run': [], 'in': [], 'in_memmove': [], 'out': []}
         for _ in range(rounds):
             parts['run'].append(timed(lambda: m.run(feeds), runs))
             parts['c_api'].append(timed(c_api, runs))
             parts['vkml_run'].append(timed(bare, runs))
             parts['in'].append(timed(copy_in, runs))
+            parts['in_memmove'].append(timed(copy_in_memmove, runs))
             parts['out'].append(timed(copy_out, runs))
         med = {k: round(statistics.median(v), 2) for k, v in parts.items()}
         added = statistics.median(a - b for a, b in zip(parts['run'], parts['vkml_run']))
