@@ -286,6 +286,23 @@ const ir_value *onnx_shape_source(const ir_value *v);
  * (onnx_import.c). Inputs that are not bound are an error. */
 vkml_status onnx_convert_subgraph(onnx_ctx *c, const Onnx__GraphProto *gp);
 
+/* A conv or pool node's spatial attributes resolved against its input
+ * (auto_pad made explicit), per ONNX spatial axis (onnx_ops_nn.c). */
+typedef struct onnx_spatial {
+  int sp; /* spatial axes: 1 to 3 */
+  int64_t kernel[3], strides[3], dilations[3];
+  int64_t pads[6]; /* ONNX order: every axis's begin, then every end */
+} onnx_spatial;
+
+/* 3-D (5-D input) Conv, pools and ConvTranspose lowered into 2-D ops
+ * (onnx_conv3d.c); they bind the node's output. group is ONNX's; the pools
+ * take MAXPOOL or AVGPOOL; out_pad is ConvTranspose's output_padding. */
+vkml_status onnx_conv3d(onnx_ctx *c, onnx_node *n, const onnx_spatial *s, int64_t group);
+vkml_status onnx_pool3d(onnx_ctx *c, onnx_node *n, ir_op op, const onnx_spatial *s,
+                        bool ceil_mode, bool count_include_pad);
+vkml_status onnx_conv_transpose3d(onnx_ctx *c, onnx_node *n, const onnx_spatial *s,
+                                  const int64_t *out_pad, int64_t group);
+
 /* The IR op an ONNX elementwise op maps to (unary, binary, variadic). */
 bool onnx_elementwise_op(const char *op_type, ir_op *out);
 

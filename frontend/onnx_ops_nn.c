@@ -1,25 +1,21 @@
 /* Converters for ONNX neural-network ops: Conv, ConvTranspose (1-D through a
- * unit H axis, auto_pad resolved to explicit pads), Gemm, MatMul, the
- * normalisations, pools and Softmax/LogSoftmax. Resize lives in
- * onnx_ops_vision.c. */
+ * unit H axis, auto_pad resolved to explicit pads; 3-D lowered to 2-D ops in
+ * onnx_conv3d.c), Gemm, MatMul, the normalisations, pools and
+ * Softmax/LogSoftmax. Resize lives in onnx_ops_vision.c. */
 #include <string.h>
 
 #include "onnx_internal.h"
 
-/* Spatial attributes of a conv or pool node, resolved and in IR form: always
- * two spatial axes (a 1-D op gets H = 1). */
+/* The 2-D IR attributes of a 1-D or 2-D conv or pool (a 1-D op gets H = 1). */
 typedef struct spatial {
   int sp; /* spatial axes in the ONNX op: 1 or 2 */
   int64_t kernel[2], strides[2], dilations[2], pads[4]; /* top left bottom right */
 } spatial;
 
 static vkml_status spatial_rank(const onnx_node *n, const ir_type *x, int *sp) {
-  if (x->rank == 5)
-    return onnx_error(VKML_CODE_UNSUPPORTED, "3-D %s (5-D input) is not supported",
-                      n->op->name);
-  if (x->rank != 3 && x->rank != 4)
+  if (x->rank < 3 || x->rank > 5)
     return onnx_error(VKML_CODE_INVALID_GRAPH,
-                      "%s input must be 3-D or 4-D [N,C,...], not rank %d",
+                      "%s input must be 3-D, 4-D or 5-D [N,C,...], not rank %d",
                       n->op->name, x->rank);
   *sp = x->rank - 2;
   return VKML_OK;
@@ -49,11 +45,11 @@ static vkml_status list_attr(onnx_node *n, const char *name, int want,
 }
 
 /* Reads strides, dilations, pads and auto_pad (resolved against x's spatial
- * extents) for a kernel k[] already known. */
+ * extents) for a kernel k[] already known, per ONNX spatial axis. */
 static vkml_status spatial_get(onnx_ctx *c, onnx_node *n, const ir_type *x,
                                int sp, const int64_t *k, bool has_dilations,
-                               spatial *out) {
-  int64_t s[2], d[2], p[4];
+                               onnx_spatial *out) {
+  int64_t *s = out->strides, *d = out->dilations, *p = out->pads;
   VKML_RETURN_IF_ERROR(list_attr(n, "strides", sp, 1, s));
   VKML_RETURN_IF_ERROR(list_attr(n, "dilations", sp, 1, d));
   if (!has_dilations && onnx_attr(n, "dilations"))
@@ -85,7 +81,14 @@ static vkml_status spatial_get(onnx_ctx *c, onnx_node *n, const ir_type *x,
     return onnx_error(VKML_CODE_INVALID_GRAPH, "unknown auto_pad '%s'", ap);
   }
   out->sp = sp;
-  int o = 2 - sp; /* 1-D: the W axis carries the data */
+  for (int i = 0; i < sp; i++) out->kernel[i] = k[i];
+  return VKML_OK;
+}
+
+/* The 2-D IR form of a 1-D or 2-D op's attributes. */
+static void spatial_2d(const onnx_spatial *in, spatial *out) {
+  int sp = in->sp, o = 2 - sp; /* 1-D: the W axis carries the data */
+  out->sp = sp;
   for (int i = 0; i < 2; i++) {
     out->kernel[i] = 1;
     out->strides[i] = 1;
@@ -93,13 +96,12 @@ static vkml_status spatial_get(onnx_ctx *c, onnx_node *n, const ir_type *x,
     out->pads[i] = out->pads[2 + i] = 0;
   }
   for (int i = 0; i < sp; i++) {
-    out->kernel[o + i] = k[i];
-    out->strides[o + i] = s[i];
-    out->dilations[o + i] = d[i];
-    out->pads[o + i] = p[i];
-    out->pads[2 + o + i] = p[sp + i];
+    out->kernel[o + i] = in->kernel[i];
+    out->strides[o + i] = in->strides[i];
+    out->dilations[o + i] = in->dilations[i];
+    out->pads[o + i] = in->pads[i];
+    out->pads[2 + o + i] = in->pads[sp + i];
   }
-  return VKML_OK;
 }
 
 /* x [N,C,L] -> [N,C,1,L] for 1-D ops (constants are retyped, not copied). */
@@ -137,7 +139,7 @@ static vkml_status weight_kernel(onnx_node *n, const ir_type *x, const ir_type *
   if (w->rank != x->rank)
     return onnx_error(VKML_CODE_INVALID_GRAPH, "weight has rank %d, input rank %d",
                       w->rank, x->rank);
-  int64_t ks[2];
+  int64_t ks[3];
   for (int i = 0; i < sp; i++) k[i] = w->dims[2 + i];
   if (onnx_attr(n, "kernel_shape")) {
     VKML_RETURN_IF_ERROR(list_attr(n, "kernel_shape", sp, 0, ks));
@@ -166,18 +168,22 @@ vkml_status onnx_convert_conv(onnx_ctx *c, onnx_node *n) {
   VKML_RETURN_IF_ERROR(onnx_check_arity(n, 2, 3));
   const ir_type *x = &n->in[0]->type, *w = &n->in[1]->type;
   int sp = 2;
-  int64_t k[2];
+  int64_t k[3];
+  onnx_spatial os;
   spatial s;
   VKML_RETURN_IF_ERROR(spatial_rank(n, x, &sp));
   VKML_RETURN_IF_ERROR(weight_kernel(n, x, w, sp, k));
-  VKML_RETURN_IF_ERROR(spatial_get(c, n, x, sp, k, true, &s));
+  VKML_RETURN_IF_ERROR(spatial_get(c, n, x, sp, k, true, &os));
+  int64_t group = onnx_attr_i(n, "group", 1);
+  if (sp == 3) return onnx_conv3d(c, n, &os, group);
+  spatial_2d(&os, &s);
   ir_value *ins[3];
   VKML_RETURN_IF_ERROR(conv_inputs(c, n, sp, ins));
   int n_in = onnx_has_input(n, 2) ? 3 : 2;
   ir_node *nd;
   VKML_RETURN_IF_ERROR(onnx_emit(c, n, IR_OP_CONV2D, ins, n_in, 1, sp == 2, &nd));
   VKML_RETURN_IF_ERROR(set_spatial(c, nd, &s, false, true));
-  VKML_RETURN_IF_ERROR(ir_node_set_int(c->g, nd, IR_A_GROUP, onnx_attr_i(n, "group", 1)));
+  VKML_RETURN_IF_ERROR(ir_node_set_int(c->g, nd, IR_A_GROUP, group));
   return finish_spatial(c, n, nd, sp);
 }
 
@@ -185,7 +191,7 @@ vkml_status onnx_convert_conv_transpose(onnx_ctx *c, onnx_node *n) {
   VKML_RETURN_IF_ERROR(onnx_check_arity(n, 2, 3));
   const ir_type *x = &n->in[0]->type, *w = &n->in[1]->type;
   int sp = 2;
-  int64_t k[2], s[2], d[2], p[4], op[2], os[2];
+  int64_t k[3], s[3], d[3], p[6], op[3], os[3];
   VKML_RETURN_IF_ERROR(spatial_rank(n, x, &sp));
   VKML_RETURN_IF_ERROR(weight_kernel(n, x, w, sp, k));
   VKML_RETURN_IF_ERROR(list_attr(n, "strides", sp, 1, s));
@@ -239,6 +245,18 @@ vkml_status onnx_convert_conv_transpose(onnx_ctx *c, onnx_node *n) {
       }
     }
   }
+  int64_t group = onnx_attr_i(n, "group", 1);
+  if (sp == 3) {
+    onnx_spatial sp3 = {.sp = 3};
+    for (int i = 0; i < 3; i++) {
+      sp3.kernel[i] = k[i];
+      sp3.strides[i] = s[i];
+      sp3.dilations[i] = d[i];
+      sp3.pads[i] = p[i];
+      sp3.pads[3 + i] = p[3 + i];
+    }
+    return onnx_conv_transpose3d(c, n, &sp3, op, group);
+  }
   int64_t st[2] = {1, 1}, dl[2] = {1, 1}, pd[4] = {0, 0, 0, 0},
           opd[2] = {0, 0};
   int o = 2 - sp;
@@ -258,7 +276,7 @@ vkml_status onnx_convert_conv_transpose(onnx_ctx *c, onnx_node *n) {
   VKML_RETURN_IF_ERROR(ir_node_set_ints(c->g, nd, IR_A_PADS, pd, 4));
   VKML_RETURN_IF_ERROR(ir_node_set_ints(c->g, nd, IR_A_DILATIONS, dl, 2));
   VKML_RETURN_IF_ERROR(ir_node_set_ints(c->g, nd, IR_A_OUTPUT_PADDING, opd, 2));
-  VKML_RETURN_IF_ERROR(ir_node_set_int(c->g, nd, IR_A_GROUP, onnx_attr_i(n, "group", 1)));
+  VKML_RETURN_IF_ERROR(ir_node_set_int(c->g, nd, IR_A_GROUP, group));
   return finish_spatial(c, n, nd, sp);
 }
 
@@ -384,14 +402,19 @@ static vkml_status pool(onnx_ctx *c, onnx_node *n, ir_op op) {
     return onnx_error(VKML_CODE_UNSUPPORTED, "MaxPool with an Indices output");
   const ir_type *x = &n->in[0]->type;
   int sp = 2;
-  int64_t k[2];
+  int64_t k[3];
+  onnx_spatial os;
   spatial s;
   VKML_RETURN_IF_ERROR(spatial_rank(n, x, &sp));
   if (!onnx_attr(n, "kernel_shape"))
     return onnx_error(VKML_CODE_INVALID_GRAPH, "attribute 'kernel_shape' is missing");
   VKML_RETURN_IF_ERROR(list_attr(n, "kernel_shape", sp, 1, k));
   bool dil = op == IR_OP_MAXPOOL;
-  VKML_RETURN_IF_ERROR(spatial_get(c, n, x, sp, k, dil, &s));
+  VKML_RETURN_IF_ERROR(spatial_get(c, n, x, sp, k, dil, &os));
+  bool ceil = onnx_attr_i(n, "ceil_mode", 0) != 0;
+  bool include_pad = onnx_attr_i(n, "count_include_pad", 0) != 0;
+  if (sp == 3) return onnx_pool3d(c, n, op, &os, ceil, include_pad);
+  spatial_2d(&os, &s);
   ir_value *in;
   if (sp == 1)
     VKML_RETURN_IF_ERROR(to_2d(c, n, 0, &in));
@@ -400,11 +423,9 @@ static vkml_status pool(onnx_ctx *c, onnx_node *n, ir_op op) {
   ir_node *nd;
   VKML_RETURN_IF_ERROR(onnx_emit(c, n, op, &in, 1, 1, sp == 2, &nd));
   VKML_RETURN_IF_ERROR(set_spatial(c, nd, &s, true, dil));
-  VKML_RETURN_IF_ERROR(ir_node_set_int(c->g, nd, IR_A_CEIL_MODE,
-                                       onnx_attr_i(n, "ceil_mode", 0) != 0));
+  VKML_RETURN_IF_ERROR(ir_node_set_int(c->g, nd, IR_A_CEIL_MODE, ceil));
   if (op == IR_OP_AVGPOOL)
-    VKML_RETURN_IF_ERROR(ir_node_set_int(c->g, nd, IR_A_COUNT_INCLUDE_PAD,
-                                         onnx_attr_i(n, "count_include_pad", 0) != 0));
+    VKML_RETURN_IF_ERROR(ir_node_set_int(c->g, nd, IR_A_COUNT_INCLUDE_PAD, include_pad));
   return finish_spatial(c, n, nd, sp);
 }
 

@@ -744,10 +744,18 @@ def gen_bad():
         inputs=[vi("x", T.FLOAT, [1, 2, 5, 5])], outputs=[vi("y", T.FLOAT, None)]))
     seq = h.make_tensor_sequence_value_info("x", T.FLOAT, [2, 3])
     save("bad_sequence_input", simple(inputs=[seq]))
-    save("bad_conv3d", simple(
+    save("bad_conv4d", simple(
+        nodes=[h.make_node("Conv", ["x", "w"], ["y"], name="c4")],
+        inputs=[vi("x", T.FLOAT, [1, 2, 3, 3, 3, 3])], outputs=[vi("y", T.FLOAT, None)],
+        inits=[init("w", rand(3, 2, 1, 1, 1, 1))]))
+    save("bad_conv3d_group", simple(
+        nodes=[h.make_node("Conv", ["x", "w"], ["y"], name="c3", group=2)],
+        inputs=[vi("x", T.FLOAT, [1, 3, 4, 4, 4])], outputs=[vi("y", T.FLOAT, None)],
+        inits=[init("w", rand(4, 2, 1, 3, 3))]))
+    save("bad_conv3d_depth", simple(
         nodes=[h.make_node("Conv", ["x", "w"], ["y"], name="c3")],
-        inputs=[vi("x", T.FLOAT, [1, 2, 4, 4, 4])], outputs=[vi("y", T.FLOAT, None)],
-        inits=[init("w", rand(3, 2, 1, 1, 1))]))
+        inputs=[vi("x", T.FLOAT, [1, 2, 2, 4, 4])], outputs=[vi("y", T.FLOAT, None)],
+        inits=[init("w", rand(3, 2, 3, 1, 1))]))
     save("bad_bn_training", simple(
         nodes=[h.make_node("BatchNormalization", ["x", "s", "b", "m", "v"], ["y"], name="bn",
                            training_mode=1)],

@@ -78,7 +78,12 @@ static bad_case cases[] = {
     {"bad_no_outputs.onnx", E_GRAPH, "the graph has no outputs"},
     {"bad_arity.onnx", E_GRAPH, "Conv node 'c1': expects 2 to 3 inputs, got 1"},
     {"bad_sequence_input.onnx", E_UNSUP, "input 'x' is a sequence"},
-    {"bad_conv3d.onnx", E_UNSUP, "Conv node 'c3': 3-D Conv (5-D input) is not supported"},
+    {"bad_conv4d.onnx", E_GRAPH, "Conv node 'c4': Conv input must be 3-D, 4-D or 5-D "
+     "[N,C,...], not rank 6"},
+    {"bad_conv3d_group.onnx", E_GRAPH, "Conv node 'c3': group 2 does not divide the channels "
+     "(3 in, 4 out)"},
+    {"bad_conv3d_depth.onnx", E_GRAPH, "Conv node 'c3': the kernel's depth extent 3 exceeds "
+     "the padded input's 2"},
     {"bad_bn_training.onnx", E_UNSUP, "BatchNormalization node 'bn': BatchNormalization in "
      "training mode"},
     {"reshape_runtime_shape.onnx", E_UNSUP,
