@@ -188,6 +188,9 @@ CONV = [
     ("groups3_kd1_stride", (1, 6, 4, 6, 6), (3, 2, 1, 3, 3), dict(group=3, strides=[2, 2, 2]),
      False),
     ("kernel_shape_attr", (1, 2, 4, 4, 4), (3, 2, 2, 2, 2), dict(kernel_shape=[2, 2, 2]), True),
+    # more depth taps than one concat node takes (a tree of concats)
+    ("kd33_groups2", (1, 2, 36, 3, 3), (2, 1, 33, 2, 2), dict(group=2, pads=[1, 0, 0, 1, 0, 0]),
+     True),
 ]
 
 # name, x shape, weight shape, attributes, bias
@@ -295,6 +298,15 @@ def gen_conv_transpose():
         write_case("conv3d", "convt_" + name,
                    [h.make_node("ConvTranspose", ins, ["y"], name="ct", **a)],
                    [("x", x)], want, inits)
+
+
+    # a computed weight: its taps sliced by the graph
+    x, w, b = quarters(1, 4, 3, 3, 4), quarters(4, 1, 3, 3, 3), quarters(2)
+    want = conv_transpose3d_ref(x, w, b, [2, 1, 2], [1, 1, 1], [1, 0, 1, 0, 1, 1], [0, 0, 0], 2)
+    write_case("conv3d", "convt_runtime_weight",
+               [h.make_node("ConvTranspose", ["x", "w", "b"], ["y"], name="ct", group=2,
+                            strides=[2, 1, 2], pads=[1, 0, 1, 0, 1, 1])],
+               [("x", x), ("w", w)], want, [("b", b)])
 
 
 def gen_pools():
