@@ -117,7 +117,7 @@
   X(INSTANCE_NORM, "instance_norm", instance_norm, instance_norm, IO(3, 3, 1, 1),                  \
     ATTRS(IR_A_EPSILON), 0, BATCH)                                                                 \
   X(LAYER_NORM, "layer_norm", layer_norm, layer_norm, IO(2, 3, 1, 1),                              \
-    ATTRS(IR_A_AXIS, IR_A_EPSILON), 0, NONE)                                                       \
+    ATTRS(IR_A_AXIS, IR_A_EPSILON), 0, TAIL)                                                       \
   X(MAXPOOL, "maxpool", pool, pool, IO(1, 1, 1, 1),                                                \
     ATTRS(IR_A_KERNEL, IR_A_STRIDES, IR_A_PADS, IR_A_DILATIONS, IR_A_CEIL_MODE), 0, BATCH)         \
   X(AVGPOOL, "avgpool", pool, pool, IO(1, 1, 1, 1),                                                \
@@ -470,6 +470,7 @@ typedef enum ir_rows {
   IR_ROWS_SLICE,     /* a slice keeping the bounded axis whole */
   IR_ROWS_BATCH,     /* the batch axis (N) of the data input, the weights not bounded: convs,
                         pools, norms over a run-time count of RoIs; resize at scale 1 there */
+  IR_ROWS_TAIL,      /* over the axes from `axis` on, all after the bounded one (layer_norm) */
 } ir_rows;
 
 /* The op's row of IR_OPS but its name and family (ir_op_name(),

@@ -103,6 +103,15 @@ bool ir_node_keeps_rows(const ir_node *n, int bi) {
     for (int i = 1; i < n->n_inputs; i++)
       if (n->inputs[i] && n->inputs[i]->type.bounded) return false;
     return n->op != IR_OP_RESIZE || resize_keeps_batch(n, x);
+  case IR_ROWS_TAIL:
+    /* normalized over [axis, rank): every such axis after the bounded one;
+     * scale and bias not bounded */
+    if (bi != 0 || ir_axis_normalize(ir_node_int(n, IR_A_AXIS, -1), x->rank, &axis) ||
+        axis <= xa || xa != ya)
+      return false;
+    for (int i = 1; i < n->n_inputs; i++)
+      if (n->inputs[i] && n->inputs[i]->type.bounded) return false;
+    return true;
   case IR_ROWS_SLICE: {
     ir_slice_params sp;
     vkml_status s = ir_slice_params_get(n, x, &sp);

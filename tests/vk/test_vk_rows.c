@@ -201,7 +201,8 @@ Test(vk_rows, what_keeps_the_rows) {
 
 /* A RoI head over a run-time count of RoIs (a bounded batch axis): conv2d
  * with relu, conv_transpose2d, batchnorm, maxpool, avgpool, a nearest and a
- * linear resize at scale 1 on the batch, instance_norm and global pools run
+ * linear resize at scale 1 on the batch, instance_norm, layer_norm over the
+ * last axis and global pools run
  * every step on the GPU at the capacity and agree with the CPU at 7, 12 and
  * 0 RoIs; a resize that scales the batch, conv weights with a bounded axis
  * and a tf_half_pixel_for_nn resize keep nothing. fp32 against the CPU
@@ -209,7 +210,7 @@ Test(vk_rows, what_keeps_the_rows) {
 static const char *k_roi_head =
     "vkir 1\n"
     "graph @head(%x: f32[<=12,4,6,6], %w: f32[8,4,3,3], %b: f32[8], %wt: f32[8,3,4,4], "
-    "%s: f32[3], %m: f32[3], %v: f32[3]) -> (%gp: f32[<=12,3,1,1], %gm: f32[<=12,3,1,1], "
+    "%s: f32[3], %m: f32[3], %v: f32[3], %g: f32[12]) -> (%gp: f32[<=12,3,1,1], %gm: f32[<=12,3,1,1], "
     "%lr: f32[<=12,3,12,12], %in: f32[<=12,3,6,6]) {\n"
     "  %c = conv2d %x, %w, %b {pads=[1,1,1,1], act=relu} : f32[<=12,8,6,6]\n"
     "  %t = conv_transpose2d %c, %wt {strides=[2,2], pads=[1,1,1,1]} : f32[<=12,3,12,12]\n"
@@ -220,7 +221,8 @@ static const char *k_roi_head =
     "  %lr = resize %p {mode=linear, scales=[1.0,1.0,2.0,2.0]} : f32[<=12,3,12,12]\n"
     "  %in = instance_norm %r, %s, %m : f32[<=12,3,6,6]\n"
     "  %gp = global_avg_pool %in : f32[<=12,3,1,1]\n"
-    "  %gm = global_max_pool %lr : f32[<=12,3,1,1]\n"
+    "  %ln = layer_norm %lr, %g {axis=3} : f32[<=12,3,12,12]\n"
+    "  %gm = global_max_pool %ln : f32[<=12,3,1,1]\n"
     "  return %gp, %gm, %lr, %in\n"
     "}\n";
 
@@ -233,20 +235,21 @@ Test(vk_rows, a_roi_head_over_a_run_time_batch) {
   rt_vk_exec *x;
   all_gpu(&e, text, &ref, &p, &x);
   t_rng r = t_rng_make(31);
-  int64_t wd[4] = {8, 4, 3, 3}, bd[1] = {8}, wtd[4] = {8, 3, 4, 4}, sd[1] = {3};
+  int64_t wd[4] = {8, 4, 3, 3}, bd[1] = {8}, wtd[4] = {8, 3, 4, 4}, sd[1] = {3}, gd[1] = {12};
   for (int k = 0; k < 3; k++) {
     int64_t rows = k == 0 ? 7 : k == 1 ? 12 : 0;
     int64_t xd[4] = {rows, 4, 6, 6};
-    rt_tensor in[7] = {t_tensor_random(&r, IR_F32, 4, xd, -1, 1),
+    rt_tensor in[8] = {t_tensor_random(&r, IR_F32, 4, xd, -1, 1),
                        t_tensor_random(&r, IR_F32, 4, wd, -1, 1),
                        t_tensor_random(&r, IR_F32, 1, bd, -1, 1),
                        t_tensor_random(&r, IR_F32, 4, wtd, -1, 1),
                        t_tensor_random(&r, IR_F32, 1, sd, 0.5, 1.5),
                        t_tensor_random(&r, IR_F32, 1, sd, -1, 1),
-                       t_tensor_random(&r, IR_F32, 1, sd, 0.5, 1.5)};
+                       t_tensor_random(&r, IR_F32, 1, sd, 0.5, 1.5),
+                       t_tensor_random(&r, IR_F32, 1, gd, 0.5, 1.5)};
     rt_tensor got[4], want[4];
-    T_OK(rt_vk_exec_run(x, in, 7, got, 4, NULL));
-    T_OK(rt_cpu_run_graph(ref, in, 7, want, 4));
+    T_OK(rt_vk_exec_run(x, in, 8, got, 4, NULL));
+    T_OK(rt_cpu_run_graph(ref, in, 8, want, 4));
     for (int i = 0; i < 4; i++) {
       cr_assert_eq(got[i].dims[0], rows, "output %d: %lld rows, want %lld", i,
                    (long long)got[i].dims[0], (long long)rows);
@@ -254,7 +257,7 @@ Test(vk_rows, a_roi_head_over_a_run_time_batch) {
       rt_tensor_free(&got[i]);
       rt_tensor_free(&want[i]);
     }
-    for (int i = 0; i < 7; i++) rt_tensor_free(&in[i]);
+    for (int i = 0; i < 8; i++) rt_tensor_free(&in[i]);
   }
   all_gpu_close(&e, ref, p, x);
   /* a tf_half_pixel_for_nn resize does not keep the rows (x + 0.5 at
