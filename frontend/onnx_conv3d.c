@@ -125,12 +125,11 @@ static vkml_status emit_concat(onnx_ctx *c, onnx_node *n, ir_value **parts, int 
 }
 
 /* Input i, a weight seen as [a, b, t, r], with its middle axes swapped:
- * [a, t, b, r]. A constant is permuted here, a computed weight by a
- * transpose. */
+ * [a, t, b, r], in the shape dims (rank 4, the same elements). A constant is
+ * permuted here, a computed weight by a transpose. */
 static vkml_status swap_mid(onnx_ctx *c, onnx_node *n, int i, int64_t a, int64_t b,
-                            int64_t t, int64_t r, ir_value **out) {
+                            int64_t t, int64_t r, const int64_t *dims, ir_value **out) {
   const onnx_sym *s = n->in[i];
-  int64_t dims[4] = {a, t, b, r};
   if (s->is_const) {
     size_t es = ir_dtype_size(s->type.dtype), row = (size_t)r * es;
     char *dst = onnx_alloc(c, (size_t)(a * b * t) * row + 1);
@@ -147,7 +146,8 @@ static vkml_status swap_mid(onnx_ctx *c, onnx_node *n, int i, int64_t a, int64_t
   ir_value *v;
   int64_t in_dims[4] = {a, b, t, r};
   VKML_RETURN_IF_ERROR(onnx_input_reshaped(c, n, i, 4, in_dims, &v));
-  return swap12(c, n, v, out);
+  VKML_RETURN_IF_ERROR(swap12(c, n, v, &v));
+  return onnx_reshape(c, n, v, 4, dims, false, out);
 }
 
 /* The 2-D attributes of a conv, conv_transpose or pool node. */
@@ -263,9 +263,8 @@ vkml_status onnx_conv3d(onnx_ctx *c, onnx_node *n, const onnx_spatial *s, int64_
   VKML_RETURN_IF_ERROR(emit_concat(c, n, parts, (int)kd, cat_axis, &x));
   VKML_RETURN_IF_ERROR(onnx_reshape(c, n, x, 4, (int64_t[]){N * Do, kd * C, H, W}, false,
                                     &ins[0]));
-  VKML_RETURN_IF_ERROR(swap_mid(c, n, 1, K, Cg, kd, kh * kw, &ins[1]));
-  VKML_RETURN_IF_ERROR(onnx_reshape(c, n, ins[1], 4, (int64_t[]){K, kd * Cg, kh, kw}, false,
-                                    &ins[1]));
+  VKML_RETURN_IF_ERROR(swap_mid(c, n, 1, K, Cg, kd, kh * kw,
+                                (int64_t[]){K, kd * Cg, kh, kw}, &ins[1]));
   VKML_RETURN_IF_ERROR(emit_2d(c, n, IR_OP_CONV2D, ins, n_in, &a, &y));
   int64_t OH = y->type.dims[2], OW = y->type.dims[3];
   VKML_RETURN_IF_ERROR(onnx_reshape(c, n, y, 4, (int64_t[]){N, Do, K, OH * OW}, false, &y));
