@@ -10,7 +10,8 @@ R runs each of (alternating, medians in µs)
   c_api    the C API's own copying run: vkml_set_input, vkml_run,
            vkml_get_output (one foreign call each, as a C program makes them)
 so that run - c_api is what the package adds over a C program's run with
-its copies, run - vkml_run what it adds over the bare call, and in/out how
+its copies (also measured interleaved: each Model.run next to a C API run,
+the order alternating, the median of the pairs' differences), run - vkml_run what it adds over the bare call, and in/out how
 much of that is copying into and out of the instance's memory (on a GPU,
 host-visible memory the driver maps; freshly written input also delays the
 GPU's start while the writes drain). Prints JSON lines.
@@ -101,6 +102,20 @@ def main(argv):
             parts['in'].append(timed(copy_in, runs))
             parts['in_memmove'].append(timed(copy_in_memmove, runs))
             parts['out'].append(timed(copy_out, runs))
+        # interleaved: each Model.run paired with a C API run next to it
+        # (the order alternating), so that drift of the device's clocks
+        # between rounds cancels
+        diffs = []
+        for i in range(2 * runs):
+            first, second = (lambda: m.run(feeds), c_api) if i % 2 == 0 else (c_api, lambda: m.run(feeds))
+            t0 = time.perf_counter_ns()
+            first()
+            t1 = time.perf_counter_ns()
+            second()
+            t2 = time.perf_counter_ns()
+            d = (t1 - t0) - (t2 - t1)
+            diffs.append(d if i % 2 == 0 else -d)
+        interleaved = statistics.median(diffs) / 1e3
         med = {k: round(statistics.median(v), 2) for k, v in parts.items()}
         added = statistics.median(a - b for a, b in zip(parts['run'], parts['vkml_run']))
         over_c = statistics.median(a - b for a, b in zip(parts['run'], parts['c_api']))
@@ -108,6 +123,7 @@ def main(argv):
                           'rounds': rounds, 'median_us': med,
                           'run_minus_vkml_run_us': round(added, 2),
                           'run_minus_c_api_us': round(over_c, 2),
+                          'run_minus_c_api_interleaved_us': round(interleaved, 2),
                           'input_bytes': sum(a.nbytes for a in feeds.values()),
                           'output_bytes': sum(v.nbytes for v in outs),
                           'rounds_us': {k: [round(x, 2) for x in v] for k, v in parts.items()}}),
