@@ -246,6 +246,7 @@ const onnx_op_entry *onnx_op_find(const char *op_type);
   X(nonzero) X(constant) X(shape) X(size) X(constant_of_shape) X(range)        \
   X(gather_nd) X(scatter_elements) X(scatter_nd) X(if) X(loop)                 \
   X(einsum) /* onnx_einsum.c: lowered into ops that have kernels */            \
+  X(rnn) /* onnx_rnn.c: RNN, GRU, LSTM unrolled into ops that have kernels */   \
   X(mapped) /* onnx_mapped.c: an op whose table row says it all */
 
 #define X(name) vkml_status onnx_convert_##name(onnx_ctx *c, onnx_node *n);
