@@ -8,6 +8,7 @@ usage: gen_models.py OUTDIR STAMPFILE
 """
 import os
 import sys
+import zlib
 
 import numpy as np
 import onnx
@@ -634,10 +635,10 @@ def gen_bad():
     save("bad_no_opset", m)
     save("bad_opset18", simple(opset=18))
     save("bad_unsupported", simple(nodes=[
-        h.make_node("LSTM", ["x"], ["a"], name="lstm_1"),
+        h.make_node("LRN", ["x"], ["a"], name="lrn_1", size=3),
         h.make_node("Relu", ["a"], ["b"], name="r"),
         h.make_node("Det", ["b"], ["c"], name="e2"),
-        h.make_node("LSTM", ["c"], ["y"], name="lstm_2")]))
+        h.make_node("LRN", ["c"], ["y"], name="lrn_2", size=3)]))
     # an unsupported op inside a branch is listed like any other; branches
     # whose outputs differ in shape need one static type at run time
     br = h.make_graph([h.make_node("Det", ["x"], ["t"], name="e_in_then")],
@@ -925,9 +926,261 @@ def gen_einsum():
         outputs=[vi("y", T.INT64, None)], opset=12))
 
 
+# ---- RNN, GRU, LSTM (frontend/onnx_rnn.c) ---------------------------------------
+# Cases in the ONNX backend-test layout under rnn/ (every input float: run on
+# the CPU, on the GPU and in fp16) and rnn_int/ (sequence_lens a run-time
+# int32 input: CPU and GPU), which tests/meson.build runs through
+# onnx_conformance. The expected outputs come from rnn_ref below, written
+# from the ONNX operator spec (float64, one batch item at a time, each over
+# its own length), not from the lowering.
+
+def rnn_act(name, alpha, beta):
+    n = name.lower()
+    return {
+        "sigmoid": lambda x: 1 / (1 + np.exp(-x)),
+        "tanh": np.tanh,
+        "relu": lambda x: np.maximum(x, 0),
+        "affine": lambda x: alpha * x + beta,
+        "leakyrelu": lambda x: np.where(x >= 0, x, alpha * x),
+        "thresholdedrelu": lambda x: np.where(x > alpha, x, 0),
+        "scaledtanh": lambda x: alpha * np.tanh(beta * x),
+        "hardsigmoid": lambda x: np.clip(alpha * x + beta, 0, 1),
+        "elu": lambda x: np.where(x >= 0, x, alpha * (np.exp(x) - 1)),
+        "softsign": lambda x: x / (1 + np.abs(x)),
+        "softplus": lambda x: np.log1p(np.exp(x)),
+    }[n]
+
+
+# (alpha, beta) defaults of the activations that take them, as the ONNX ops
+RNN_ACT_PARAMS = {"affine": (2, 1.0, 0.0), "leakyrelu": (1, 0.01, 0), "thresholdedrelu": (1, 1.0, 0),
+                  "scaledtanh": (2, 1.0, 1.0), "hardsigmoid": (2, 0.2, 0.5), "elu": (1, 1.0, 0)}
+
+
+def rnn_acts(names, alphas, betas, n_act, n_dirs):
+    """Per direction, the list of activation functions; alpha / beta are
+    consumed in order by the activations that take them."""
+    alphas, betas = list(alphas or []), list(betas or [])
+    fns = []
+    for nm in names:
+        k, a, b = RNN_ACT_PARAMS.get(nm.lower(), (0, 0, 0))
+        if k >= 1 and alphas:
+            a = alphas.pop(0)
+        if k >= 2 and betas:
+            b = betas.pop(0)
+        fns.append(rnn_act(nm, a, b))
+    if len(fns) == n_act:
+        fns = fns * n_dirs
+    return [fns[d * n_act:(d + 1) * n_act] for d in range(n_dirs)]
+
+
+def rnn_ref(op, X, W, R, B=None, seq=None, h0=None, c0=None, P=None, direction="forward",
+            layout=0, clip=None, acts=None, alphas=None, betas=None, lbr=0, input_forget=0):
+    X, W, R = (np.asarray(a, np.float64) for a in (X, W, R))
+    if layout:
+        X = X.transpose(1, 0, 2)
+        h0 = None if h0 is None else h0.transpose(1, 0, 2)
+        c0 = None if c0 is None else c0.transpose(1, 0, 2)
+    S, Bn, _ = X.shape
+    D = 2 if direction == "bidirectional" else 1
+    Hs = R.shape[-1]
+    G = {"RNN": 1, "GRU": 3, "LSTM": 4}[op]
+    n_act = {"RNN": 1, "GRU": 2, "LSTM": 3}[op]
+    dflt = {"RNN": ["Tanh"], "GRU": ["Sigmoid", "Tanh"], "LSTM": ["Sigmoid", "Tanh", "Tanh"]}[op]
+    fns = rnn_acts(acts or dflt, alphas, betas, n_act, D)
+    cl = (lambda v: np.clip(v, -clip, clip)) if clip else (lambda v: v)
+    B = np.zeros((D, 2 * G * Hs)) if B is None else np.asarray(B, np.float64)
+    P = np.zeros((D, 3 * Hs)) if P is None else np.asarray(P, np.float64)
+    Y = np.zeros((S, D, Bn, Hs))
+    Yh = np.zeros((D, Bn, Hs))
+    Yc = np.zeros((D, Bn, Hs))
+    for d in range(D):
+        rev = direction == "reverse" or d == 1
+        f = fns[d][0]
+        g = fns[d][1] if n_act > 1 else None
+        hh = fns[d][2] if n_act > 2 else None
+        Wb, Rb = B[d, :G * Hs], B[d, G * Hs:]
+        for b in range(Bn):
+            L = S if seq is None else int(seq[b])
+            Ht = np.zeros(Hs) if h0 is None else np.asarray(h0[d, b], np.float64)
+            Ct = np.zeros(Hs) if c0 is None else np.asarray(c0[d, b], np.float64)
+            for t in (range(L - 1, -1, -1) if rev else range(L)):
+                x = X[t, b]
+                if op == "RNN":
+                    Ht = f(cl(W[d] @ x + R[d] @ Ht + Wb + Rb))
+                elif op == "LSTM":
+                    gates = W[d] @ x + R[d] @ Ht + Wb + Rb
+                    gi, go, gf, gc = (gates[k * Hs:(k + 1) * Hs] for k in range(4))
+                    pi, po, pf = (P[d, k * Hs:(k + 1) * Hs] for k in range(3))
+                    i = f(cl(gi + pi * Ct))
+                    fg = 1 - i if input_forget else f(cl(gf + pf * Ct))
+                    Ct = fg * Ct + i * g(cl(gc))
+                    o = f(cl(go + po * Ct))
+                    Ht = o * hh(cl(Ct))
+                else:
+                    Wz, Wr, Wh = (W[d][k * Hs:(k + 1) * Hs] for k in range(3))
+                    Rz, Rr, Rh = (R[d][k * Hs:(k + 1) * Hs] for k in range(3))
+                    Wbz, Wbr, Wbh = (Wb[k * Hs:(k + 1) * Hs] for k in range(3))
+                    Rbz, Rbr, Rbh = (Rb[k * Hs:(k + 1) * Hs] for k in range(3))
+                    z = f(cl(Wz @ x + Rz @ Ht + Wbz + Rbz))
+                    r = f(cl(Wr @ x + Rr @ Ht + Wbr + Rbr))
+                    if lbr:
+                        hc = g(cl(Wh @ x + r * (Rh @ Ht + Rbh) + Wbh))
+                    else:
+                        hc = g(cl(Wh @ x + Rh @ (r * Ht) + Rbh + Wbh))
+                    Ht = (1 - z) * hc + z * Ht
+                Y[t, d, b] = Ht
+            Yh[d, b] = Ht
+            Yc[d, b] = Ct
+    if layout:
+        Y, Yh, Yc = Y.transpose(2, 0, 1, 3), Yh.transpose(1, 0, 2), Yc.transpose(1, 0, 2)
+    return [a.astype(np.float32) for a in (Y, Yh, Yc)]
+
+
+def rnn_case(root, name, op, S, Bn, I, Hs, direction="forward", layout=0, bias=True,
+             seq=None, seq_runtime=False, init_h=False, init_c=False, peep=False,
+             outputs=("Y", "Y_h", "Y_c"), weights_as_inputs=False, opset=14, **attrs):
+    rr = np.random.default_rng(zlib.crc32(name.encode()))
+    G = {"RNN": 1, "GRU": 3, "LSTM": 4}[op]
+    D = 2 if direction == "bidirectional" else 1
+    u = lambda *s, k=0.5: rr.uniform(-k, k, size=s).astype(np.float32)
+    X = u(*((Bn, S, I) if layout else (S, Bn, I)), k=1.0)
+    vals = {"X": X, "W": u(D, G * Hs, I), "R": u(D, G * Hs, Hs)}
+    if bias:
+        vals["B"] = u(D, 2 * G * Hs)
+    if seq is not None:
+        vals["sequence_lens"] = np.asarray(seq, np.int32)
+    st = (Bn, D, Hs) if layout else (D, Bn, Hs)
+    if init_h:
+        vals["initial_h"] = u(*st)
+    if init_c:
+        vals["initial_c"] = u(*st)
+    if peep:
+        vals["P"] = u(D, 3 * Hs)
+    order = ["X", "W", "R", "B", "sequence_lens", "initial_h", "initial_c", "P"]
+    order = order[:8 if op == "LSTM" else 6]
+    last = max(k for k, nm in enumerate(order) if nm in vals)
+    node_in = [nm if nm in vals else "" for nm in order[:last + 1]]
+    outs = [o for o in ("Y", "Y_h", "Y_c") if op == "LSTM" or o != "Y_c"]
+    node_out = [o if o in outputs else "" for o in outs]
+    while node_out and not node_out[-1]:
+        node_out.pop()
+    node_attrs = dict(hidden_size=Hs, direction=direction, **attrs)
+    if layout:
+        node_attrs["layout"] = layout
+    node = h.make_node(op, node_in, node_out, name="rnn", **node_attrs)
+    ref_kw = {k: attrs[k] for k in ("clip", "input_forget") if k in attrs}
+    ref_kw["lbr"] = attrs.get("linear_before_reset", 0)
+    ref_kw.update(acts=attrs.get("activations"), alphas=attrs.get("activation_alpha"),
+                  betas=attrs.get("activation_beta"))
+    Y, Yh, Yc = rnn_ref(op, X, vals["W"], vals["R"], vals.get("B"), vals.get("sequence_lens"),
+                        vals.get("initial_h"), vals.get("initial_c"), vals.get("P"),
+                        direction, layout, **ref_kw)
+    wants = [(o, a) for o, a in (("Y", Y), ("Y_h", Yh), ("Y_c", Yc)) if o in node_out]
+    graph_in = [nm for nm in node_in if nm and (nm == "X" or (nm == "sequence_lens" and seq_runtime)
+                                                or (weights_as_inputs and nm != "sequence_lens"))]
+    inits = [init(nm, vals[nm]) for nm in node_in if nm and nm not in graph_in]
+    dts = {np.dtype(np.float32): T.FLOAT, np.dtype(np.int32): T.INT32}
+    m = model([node], [vi(nm, dts[vals[nm].dtype], list(vals[nm].shape)) for nm in graph_in],
+              [vi(o, T.FLOAT, list(a.shape)) for o, a in wants], inits, opset=opset)
+    d = os.path.join(OUT, root, name)
+    os.makedirs(os.path.join(d, "test_data_set_0"), exist_ok=True)
+    with open(os.path.join(d, "model.onnx"), "wb") as f:
+        f.write(m.SerializeToString())
+    for i, nm in enumerate(graph_in):
+        with open(os.path.join(d, "test_data_set_0", "input_%d.pb" % i), "wb") as f:
+            f.write(nh.from_array(vals[nm], nm).SerializeToString())
+    for i, (o, a) in enumerate(wants):
+        with open(os.path.join(d, "test_data_set_0", "output_%d.pb" % i), "wb") as f:
+            f.write(nh.from_array(a, o).SerializeToString())
+
+
+def gen_rnn():
+    c = lambda name, op, *a, **k: rnn_case("rnn", name, op, *a, **k)
+    # LSTM
+    c("lstm_forward", "LSTM", 5, 3, 4, 6)
+    c("lstm_reverse_states", "LSTM", 4, 2, 3, 5, direction="reverse", init_h=True, init_c=True)
+    c("lstm_bidir_lens", "LSTM", 6, 4, 3, 4, direction="bidirectional", seq=[6, 3, 1, 4],
+      init_h=True, init_c=True)
+    c("lstm_bidir_lens_zero", "LSTM", 5, 3, 2, 3, direction="bidirectional", seq=[2, 0, 5],
+      init_h=True)
+    c("lstm_peepholes", "LSTM", 5, 2, 3, 4, peep=True, init_h=True, init_c=True, seq=[5, 3])
+    c("lstm_peepholes_bidir", "LSTM", 4, 3, 5, 2, direction="bidirectional", peep=True)
+    c("lstm_clip", "LSTM", 5, 2, 4, 3, clip=0.4, init_c=True)
+    c("lstm_input_forget", "LSTM", 5, 2, 3, 4, input_forget=1, peep=True, init_c=True)
+    c("lstm_layout1", "LSTM", 4, 3, 2, 5, layout=1, direction="bidirectional", init_h=True,
+      init_c=True, seq=[4, 2, 3])
+    c("lstm_acts", "LSTM", 4, 2, 3, 4, direction="bidirectional",
+      activations=["HardSigmoid", "ScaledTanh", "Softsign", "Sigmoid", "Elu", "Softplus"],
+      activation_alpha=[0.3, 0.9, 0.7], activation_beta=[0.6, 1.3])
+    c("lstm_acts_shared", "LSTM", 3, 2, 2, 3, direction="bidirectional",
+      activations=["sigmoid", "tanh", "relu"])
+    c("lstm_long", "LSTM", 40, 1, 2, 3, outputs=("Y",))
+    c("lstm_only_yc", "LSTM", 3, 2, 3, 2, outputs=("Y_c",), init_c=True)
+    c("lstm_weights_in", "LSTM", 3, 5, 3, 8, weights_as_inputs=True, init_h=True)
+    c("lstm_opset7", "LSTM", 3, 2, 3, 4, opset=7, direction="bidirectional")
+    # GRU
+    c("gru_forward", "GRU", 5, 3, 4, 6)
+    c("gru_lbr0_bidir_lens", "GRU", 5, 3, 3, 4, direction="bidirectional", seq=[5, 2, 4],
+      init_h=True, linear_before_reset=0)
+    c("gru_lbr1_bidir_lens", "GRU", 5, 3, 3, 4, direction="bidirectional", seq=[5, 2, 4],
+      init_h=True, linear_before_reset=1)
+    c("gru_lbr1_nobias", "GRU", 4, 2, 3, 3, bias=False, linear_before_reset=1)
+    c("gru_reverse_clip", "GRU", 4, 2, 3, 5, direction="reverse", clip=0.3, init_h=True)
+    c("gru_layout1", "GRU", 3, 4, 2, 3, layout=1, direction="bidirectional", init_h=True)
+    c("gru_acts", "GRU", 4, 2, 3, 4, direction="bidirectional",
+      activations=["HardSigmoid", "LeakyRelu", "Sigmoid", "Affine"],
+      activation_alpha=[0.25, 0.2, 0.5], activation_beta=[0.45, -0.1], linear_before_reset=1)
+    c("gru_opset7", "GRU", 3, 2, 2, 3, opset=7)
+    # RNN
+    c("rnn_forward", "RNN", 5, 3, 4, 6)
+    c("rnn_relu_lens", "RNN", 5, 3, 2, 4, activations=["Relu"], seq=[1, 5, 3], init_h=True)
+    c("rnn_bidir", "RNN", 4, 2, 3, 5, direction="bidirectional",
+      activations=["ScaledTanh", "Affine"], activation_alpha=[0.8, 0.5],
+      activation_beta=[1.2, 0.25], init_h=True)
+    c("rnn_thresholded", "RNN", 4, 2, 3, 3, activations=["ThresholdedRelu"],
+      activation_alpha=[0.1])
+    c("rnn_leaky_default", "RNN", 4, 2, 3, 3, direction="bidirectional",
+      activations=["LeakyRelu", "Elu"])
+    c("rnn_softsign_clip", "RNN", 4, 3, 2, 4, activations=["Softsign"], clip=0.5)
+    c("rnn_layout1_reverse", "RNN", 4, 3, 2, 3, layout=1, direction="reverse", seq=[2, 4, 3],
+      init_h=True)
+    c("rnn_opset7", "RNN", 3, 1, 2, 2, opset=7, outputs=("Y_h",))
+    # sequence_lens given at run time: a mask per step computed on the device
+    for op, hs in (("LSTM", 3), ("GRU", 4), ("RNN", 5)):
+        rnn_case("rnn_int", op.lower() + "_runtime_lens", op, 5, 4, 3, hs,
+                 direction="bidirectional", seq=[5, 1, 3, 0], seq_runtime=True, init_h=True)
+    rnn_case("rnn_int", "lstm_runtime_lens_layout1", "LSTM", 4, 3, 2, 3, layout=1,
+             seq=[2, 4, 3], seq_runtime=True, peep=True)
+
+    # refused, naming the node and the reason (test_onnx_errors.c)
+    def bad(name, nodes, inputs, inits=(), opset=14):
+        save(name, model(nodes, inputs, [vi("y", T.FLOAT, None)], inits, opset=opset))
+    w = init("W", np.ones((1, 3, 2), np.float32))
+    r = init("R", np.ones((1, 3, 3), np.float32))
+    x = [vi("X", T.FLOAT, [2, 1, 2])]
+    bad("bad_rnn_activation", [h.make_node("RNN", ["X", "W", "R"], ["", "y"], name="rnn_bad",
+                                           hidden_size=3, activations=["Gelu"])], x, [w, r])
+    bad("bad_rnn_direction", [h.make_node("RNN", ["X", "W", "R"], ["", "y"], name="rnn_bad",
+                                          hidden_size=3, direction="sideways")], x, [w, r])
+    bad("bad_rnn_w_shape", [h.make_node("GRU", ["X", "W", "R"], ["", "y"], name="rnn_bad",
+                                        hidden_size=3)], x, [w, r])
+    bad("bad_rnn_activation_count", [h.make_node("LSTM", ["X", "W", "R"], ["", "y"],
+                                                 name="rnn_bad", activations=["Tanh", "Tanh"])],
+        x, [init("W", np.ones((1, 4, 2), np.float32)), init("R", np.ones((1, 4, 1), np.float32))])
+    # a sequence whose length is known only at run time (a NonZero count)
+    bad("bad_rnn_runtime_length",
+        [h.make_node("NonZero", ["m"], ["nz"], name="nz"),
+         h.make_node("Transpose", ["nz"], ["nzt"], name="tr"),
+         h.make_node("Cast", ["nzt"], ["nzf"], name="cast", to=T.FLOAT),
+         h.make_node("Unsqueeze", ["nzf", "ax"], ["xs"], name="unsq"),
+         h.make_node("RNN", ["xs", "W", "R"], ["", "y"], name="rnn_bad", hidden_size=3)],
+        [vi("m", T.FLOAT, [2, 3])], [w, r, init("ax", np.array([1], np.int64))])
+
+
 gen_valid()
 gen_external()
 gen_bad()
 gen_einsum()
+gen_rnn()
 with open(STAMP, "w") as f:
     f.write("ok\n")

@@ -31,7 +31,7 @@ static bad_case cases[] = {
     {"bad_no_opset.onnx", E_PARSE, "imports no opset of the default domain"},
     {"bad_opset18.onnx", E_UNSUP, "opset 18 (supported: 1 to 17)"},
     {"bad_unsupported.onnx", E_UNSUP,
-     ": unsupported ops: LSTM (node lstm_1), Det (node e2)"},
+     ": unsupported ops: LRN (node lrn_1), Det (node e2)"},
     {"bad_domain.onnx", E_UNSUP, "unsupported ops: com.example:Foo (node f)"},
     {"bad_if_branch_op.onnx", E_UNSUP, "unsupported ops: Det (node e_in_then)"},
     {"bad_if_shapes.onnx", E_UNSUP,
@@ -128,6 +128,19 @@ static bad_case cases[] = {
     {"bad_einsum_bounded.onnx", E_UNSUP,
      "Einsum node 'es_bad': input 0 ('nz') has a size known only at run time (axis 1): the "
      "lowering needs static shapes"},
+    {"bad_rnn_activation.onnx", E_UNSUP,
+     "RNN node 'rnn_bad': activation 'Gelu' (activations[0]) is not one the ONNX recurrent ops "
+     "list (Sigmoid, Tanh, Relu, Affine,"},
+    {"bad_rnn_direction.onnx", E_GRAPH,
+     "RNN node 'rnn_bad': direction 'sideways' is none of forward, reverse, bidirectional"},
+    {"bad_rnn_w_shape.onnx", E_GRAPH,
+     "GRU node 'rnn_bad': W ('W') has shape [1,3,2], expected [1,9,2]"},
+    {"bad_rnn_activation_count.onnx", E_GRAPH,
+     "LSTM node 'rnn_bad': attribute 'activations' lists 2 functions; LSTM takes 3 per "
+     "direction (1 direction)"},
+    {"bad_rnn_runtime_length.onnx", E_UNSUP,
+     "RNN node 'rnn_bad': X ('xs') has a sequence length known only at run time: the time loop "
+     "is unrolled at import over a static sequence length"},
 };
 
 ParameterizedTestParameters(onnx_errors, malformed_model) {
