@@ -79,6 +79,7 @@ typedef vkml_status (*pass_fn)(ir_graph *g, const pass_opts *opts, bool *changed
 vkml_status pass_fold_constants(ir_graph *g, const pass_opts *opts, bool *changed);
 vkml_status pass_remove_identities(ir_graph *g, const pass_opts *opts, bool *changed);
 vkml_status pass_dce(ir_graph *g, const pass_opts *opts, bool *changed);
+vkml_status pass_hoist_channelwise(ir_graph *g, const pass_opts *opts, bool *changed);
 vkml_status pass_fold_batchnorm(ir_graph *g, const pass_opts *opts, bool *changed);
 vkml_status pass_merge_pad(ir_graph *g, const pass_opts *opts, bool *changed);
 vkml_status pass_fuse_activation(ir_graph *g, const pass_opts *opts, bool *changed);
