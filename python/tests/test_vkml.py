@@ -53,6 +53,20 @@ def test_tinycnn_vkir_on_the_default_device(tiny):
     assert tiny.memory()['lean']  # one submission: inputs written into device memory
 
 
+def test_wait_modes_give_the_same_results(tmp_path):
+    x, want = tiny_io()
+    path = str(tmp_path / 'tiny.vkm')
+    vkml.compile(os.path.join(TINY, 'model.vkir')).save(path)
+    for wait in ('block', 'spin', 'hybrid'):
+        with vkml.load(path, wait=wait) as m:
+            for _ in range(3):  # hybrid sleeps for the last run's time
+                np.testing.assert_allclose(m.run({'x': x})['prob'], want, rtol=1e-4, atol=1e-6)
+    expect(lambda: vkml.load(path, wait='busy'), 'INVALID_ARGUMENT',
+           "wait must be 'block', 'spin' or 'hybrid', given 'busy'")
+    expect(lambda: vkml.compile(os.path.join(TINY, 'model.vkir'), wait=1), 'INVALID_ARGUMENT',
+           "wait must be")
+
+
 def test_tinycnn_on_the_cpu():
     x, want = tiny_io()
     with vkml.compile(os.path.join(TINY, 'model.vkir'), device='cpu') as m:

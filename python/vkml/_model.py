@@ -1,7 +1,7 @@
 """Models: vkml.compile and vkml.load, and Model over one vkml_model and one
 vkml_instance (created on the first run). A run writes each input straight
-into the instance's input memory (vkml_input_memory: one memmove, or a numpy
-copyto gathering a non-contiguous array; no intermediate), calls vkml_run with the GIL released, and copies each output
+into the instance's input memory (vkml_input_memory: one numpy copyto, no
+intermediate), calls vkml_run with the GIL released, and copies each output
 out of the instance's output memory once."""
 import collections
 import ctypes
@@ -65,6 +65,16 @@ def _device(device):
                "'cpu', given %r" % (device,))
 
 
+_WAITS = {'block': 0, 'spin': 1, 'hybrid': 2}  # vkml_wait
+
+
+def _wait(wait):
+    """vkml_wait of Python's wait argument."""
+    if wait not in _WAITS:
+        raise _bad("wait must be 'block', 'spin' or 'hybrid', given %r" % (wait,))
+    return _WAITS[wait]
+
+
 def _path(path, what):
     try:
         return os.fsencode(os.fspath(path))
@@ -81,10 +91,11 @@ class Model:
     an instance belongs to one thread at a time); other Python threads run
     while the device works."""
 
-    def __init__(self, handle, device):
+    def __init__(self, handle, device, wait='block'):
         self._rt = _lib.runtime()
         self._m = handle
         self._kind, self._index = _device(device)
+        self._wait = _wait(wait)
         self._inst = None
         self._lock = threading.Lock()
         self.inputs = self._infos(self._rt.vkml_model_input_count, self._rt.vkml_model_input)
@@ -119,7 +130,7 @@ class Model:
             return
         if self._m is None:
             raise _bad('the model is closed')
-        opts = _lib.InstanceOpts(device=self._kind, index=self._index)
+        opts = _lib.InstanceOpts(device=self._kind, index=self._index, wait=self._wait)
         inst = ctypes.c_void_p()
         _lib.check(self._rt.vkml_instance_create(self._m, ctypes.byref(opts), ctypes.byref(inst)))
         try:
@@ -154,8 +165,12 @@ class Model:
         """Runs the model on feeds ({input name: ndarray}, every input, each
         in the model's dtype and shape: no conversion) and returns
         {output name: ndarray} (copies, owned by the caller)."""
+        # as little Python as can be between two runs: after a run that
+        # waited asleep (VKML_WAIT_BLOCK) this code meets a cold core, and
+        # each line costs microseconds (bench/python_run_variants.py)
         with self._lock:
-            self._instance()
+            if self._inst is None:
+                self._instance()
             if len(feeds) != len(self.inputs):
                 missing = [t.name for t in self.inputs if t.name not in feeds]
                 if missing:
@@ -167,18 +182,15 @@ class Model:
                 if i is None:
                     raise self._unknown(name)
                 view = self._in_views[i]
-                if not isinstance(a, np.ndarray):
+                if type(a) is not np.ndarray:  # pylint: disable=unidiomatic-typecheck
                     a = np.asarray(a)
                 if a.dtype != view.dtype or a.shape != view.shape:
                     raise _bad("input '%s': expected %s, given %s" % (
                         name, _type_str(view.dtype, view.shape), _type_str(a.dtype, a.shape)))
-                if a.flags.c_contiguous and a.nbytes and self._in_ptrs[i]:
-                    # one memcpy, as vkml_set_input's: into a GPU's mapped
-                    # (write-combined) memory faster than numpy's loop
-                    ctypes.memmove(self._in_ptrs[i], a.ctypes.data, a.nbytes)
-                else:
-                    np.copyto(view, a, casting='no')
-            _lib.check(self._rt.vkml_run(self._inst))  # the GIL is released here
+                np.copyto(view, a, casting='no')  # one C call; gathers a strided array
+            st = self._rt.vkml_run(self._inst)  # the GIL is released here
+            if st:
+                _lib.check(st)
             if not self._any_bounded:
                 return {n: v.copy() for n, v in zip(self._out_names, self._out_views)}
             return {n: self._bounded_output(n, v) if b else v.copy()
@@ -355,18 +367,22 @@ def random_inputs(model, seed=0):
     return out
 
 
-def load(path, device=None):
+def load(path, device=None, wait='block'):
     """Loads an artifact (.vkm); it runs on device (None: the default Vulkan
     device, N: Vulkan device N, 'cpu': the CPU reference kernels). IR text
     (.vkir, its weights in NAME.bin beside it) loads for the CPU only
-    (vkml_model_load_ir; vkml.compile makes it a model for a device)."""
+    (vkml_model_load_ir; vkml.compile makes it a model for a device).
+    wait: how a run waits for the GPU (vkml_wait): 'block' (asleep), 'spin'
+    (polling: the lowest latency, a core busy) or 'hybrid' (asleep for 3/4
+    of the last run's time, then polling)."""
     p = _path(path, 'load: path')
     _device(device)
+    _wait(wait)
     rt = _lib.runtime()
     m = ctypes.c_void_p()
     fn = rt.vkml_model_load_ir if p.endswith(b'.vkir') else rt.vkml_model_load
     _lib.check(fn(p, ctypes.byref(m)))
-    return Model(m, device)
+    return Model(m, device, wait)
 
 
 def _shapes(input_shapes):
@@ -391,7 +407,7 @@ def _shapes(input_shapes):
 
 
 def compile(path, input_shapes=None, precision='fp32', device=None, db=None, cpu_ops=(),
-            fallback='auto'):  # pylint: disable=redefined-builtin
+            fallback='auto', wait='block'):  # pylint: disable=redefined-builtin
     """Compiles an ONNX model (.onnx) or IR text (.vkir with its .bin) as
     `vkc compile` does (vkml_compile).
 
@@ -402,9 +418,11 @@ def compile(path, input_shapes=None, precision='fp32', device=None, db=None, cpu
     default Vulkan device and runs on the CPU reference kernels. db: a
     schedule database (vktune). cpu_ops: op names kept on the CPU (IR names
     or ONNX spellings). fallback: 'auto' (a node the GPU cannot run runs on
-    the CPU) or 'never' (such a node fails the compile)."""
+    the CPU) or 'never' (such a node fails the compile). wait: as in
+    vkml.load."""
     p = _path(path, 'compile: path')
     kind, index = _device(device)
+    _wait(wait)
     if precision not in _lib.PRECISIONS:
         raise _bad("compile: precision must be 'fp32' or 'fp16', given %r" % (precision,))
     if fallback not in _lib.FALLBACKS:
@@ -429,4 +447,4 @@ def compile(path, input_shapes=None, precision='fp32', device=None, db=None, cpu
         device=_lib.DEVICE_DEFAULT if kind == _lib.DEVICE_CPU else kind, index=index)
     m = ctypes.c_void_p()
     _lib.check(_lib.compiler().vkml_compile(p, ctypes.byref(o), ctypes.byref(m)))
-    return Model(m, device)
+    return Model(m, device, wait)
