@@ -2,12 +2,11 @@
  * slabs, uploaded once through staging (see vk_weights.h). */
 #include "vk_weights.h"
 
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "ir/util.h"
+#include "runtime/cpu/threads.h"
 
 #define SLAB_BYTES (256ull << 20)
 
@@ -104,59 +103,40 @@ static void fill_range(const rt_vk_weights *w, int slab, uint64_t at, char *out,
   if (cur < end) memset(out + (cur - at), 0, end - cur);
 }
 
-/* fill_range split over a few threads: one core's stores do not reach the
- * host's (or a BAR's) write bandwidth. */
-typedef struct fill_part {
-  const rt_vk_weights *w;
-  int slab;
-  uint64_t at, n;
-  char *out;
-} fill_part;
-
-static void *fill_worker(void *arg) {
-  fill_part *f = arg;
-  fill_range(f->w, f->slab, f->at, f->out, f->n);
-  return NULL;
-}
-
+/* fill_range over 4 MiB parts on a pool of threads (runtime/cpu/threads.h):
+ * one core's stores do not reach the host's (or a BAR's) write bandwidth. */
 #define FILL_PART_BYTES (4ull << 20)
 #define FILL_MAX_THREADS 8
-
-static void fill_parallel(const rt_vk_weights *w, int slab, uint64_t at, char *out,
-                          uint64_t n) {
-  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-  uint64_t parts = (n + FILL_PART_BYTES - 1) / FILL_PART_BYTES;
-  int k = cpus > FILL_MAX_THREADS ? FILL_MAX_THREADS : cpus > 1 ? (int)cpus : 1;
-  if ((uint64_t)k > parts) k = (int)parts;
-  if (k <= 1) {
-    fill_range(w, slab, at, out, n);
-    return;
-  }
-  fill_part part[FILL_MAX_THREADS];
-  pthread_t th[FILL_MAX_THREADS];
-  bool started[FILL_MAX_THREADS] = {false};
-  /* 64-byte aligned parts: no two threads share a cache line */
-  uint64_t step = (n / (uint64_t)k + 63) / 64 * 64;
-  for (int t = 0; t < k; t++) {
-    uint64_t a = step * (uint64_t)t, b = a + step < n ? a + step : n;
-    part[t] = (fill_part){w, slab, at + (a < n ? a : n), b > a ? b - a : 0, out + (a < n ? a : n)};
-  }
-  for (int t = 1; t < k; t++) started[t] = !pthread_create(&th[t], NULL, fill_worker, &part[t]);
-  fill_worker(&part[0]);
-  for (int t = 1; t < k; t++) {
-    if (started[t]) pthread_join(th[t], NULL);
-    else fill_worker(&part[t]); /* no thread: this one does it */
-  }
-}
 
 typedef struct fill_ctx {
   const rt_vk_weights *w;
   int slab;
+  rt_threads *pool; /* NULL: the calling thread */
+  uint64_t at;      /* the range being filled: [at, at + n) of the slab, into out */
+  uint64_t n;
+  char *out;
 } fill_ctx;
 
+static void fill_parts(void *user, int64_t begin, int64_t end, int worker) {
+  (void)worker;
+  const fill_ctx *f = user;
+  for (int64_t i = begin; i < end; i++) {
+    uint64_t a = (uint64_t)i * FILL_PART_BYTES;
+    uint64_t n = f->n - a < FILL_PART_BYTES ? f->n - a : FILL_PART_BYTES;
+    fill_range(f->w, f->slab, f->at + a, f->out + a, n);
+  }
+}
+
+static void fill_parallel(fill_ctx *f, uint64_t at, char *out, uint64_t n) {
+  f->at = at;
+  f->out = out;
+  f->n = n;
+  rt_parallel_for(f->pool, (int64_t)((n + FILL_PART_BYTES - 1) / FILL_PART_BYTES), 1, fill_parts,
+                  f);
+}
+
 static void fill_chunk(void *user, uint64_t at, void *dst, uint64_t n) {
-  fill_ctx *f = user;
-  fill_parallel(f->w, f->slab, at, dst, n);
+  fill_parallel(user, at, dst, n);
 }
 
 /* Whether the slabs go straight into device-local memory the host maps
@@ -168,6 +148,8 @@ static bool direct_upload(const rt_vk_context *ctx) {
   return rt_vk_memory_has(ctx, RT_VK_MEM_UPLOAD) &&
          rt_vk_memory_heap(ctx, RT_VK_MEM_UPLOAD) == rt_vk_memory_heap(ctx, RT_VK_MEM_DEVICE);
 }
+
+static vkml_status upload_slabs(rt_vk_context *ctx, rt_vk_weights *w, fill_ctx *f);
 
 static vkml_status upload(rt_vk_context *ctx, rt_vk_weights *w, uint64_t max_bytes,
                           bool staged) {
@@ -185,6 +167,19 @@ static vkml_status upload(rt_vk_context *ctx, rt_vk_weights *w, uint64_t max_byt
                             "the weights need %llu device bytes, over the budget of %llu",
                             (unsigned long long)w->total, (unsigned long long)max_bytes);
   w->direct = !staged && direct_upload(ctx);
+  /* no pool (no threads to be had, or one core): the calling thread fills */
+  int threads = rt_threads_default();
+  uint64_t parts = (w->total + FILL_PART_BYTES - 1) / FILL_PART_BYTES;
+  if (threads > FILL_MAX_THREADS) threads = FILL_MAX_THREADS;
+  if ((uint64_t)threads > parts) threads = (int)parts;
+  fill_ctx f = {w, 0, NULL, 0, 0, NULL};
+  if (threads > 1) vkml_status_free(rt_threads_create(threads, &f.pool));
+  vkml_status s = upload_slabs(ctx, w, &f);
+  rt_threads_destroy(f.pool);
+  return s;
+}
+
+static vkml_status upload_slabs(rt_vk_context *ctx, rt_vk_weights *w, fill_ctx *f) {
   for (int k = 0; k < w->n_slabs; k++) {
     rt_vk_mem_kind kind = w->direct ? RT_VK_MEM_UPLOAD : RT_VK_MEM_DEVICE;
     vkml_status s = rt_vk_buffer_create(ctx, kind, w->slab_bytes[k], &w->slabs[k]);
@@ -195,14 +190,14 @@ static vkml_status upload(rt_vk_context *ctx, rt_vk_weights *w, uint64_t max_byt
     }
     if (s)
       return vkml_status_annotate(s, "weights (%llu bytes in all)", (unsigned long long)w->total);
+    f->slab = k;
     if (kind == RT_VK_MEM_UPLOAD) {
-      fill_parallel(w, k, 0, rt_vk_buffer_map(w->slabs[k]), w->slab_bytes[k]);
+      fill_parallel(f, 0, rt_vk_buffer_map(w->slabs[k]), w->slab_bytes[k]);
       VKML_RETURN_IF_ERROR(rt_vk_buffer_flush(ctx, w->slabs[k], 0, w->slab_bytes[k]));
       continue;
     }
-    fill_ctx f = {w, k};
     VKML_RETURN_IF_ERROR(
-        rt_vk_buffer_upload_fill(ctx, w->slabs[k], 0, w->slab_bytes[k], fill_chunk, &f));
+        rt_vk_buffer_upload_fill(ctx, w->slabs[k], 0, w->slab_bytes[k], fill_chunk, f));
   }
   return VKML_OK;
 }
