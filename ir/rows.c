@@ -49,6 +49,14 @@ static bool resize_keeps_batch(const ir_node *n, const ir_type *x) {
          rp.coord != IR_COORD_TF_HALF_PIXEL_FOR_NN;
 }
 
+/* n's inputs after the data input (weights, bias, statistics) have no
+ * bounded axis. */
+static bool params_unbounded(const ir_node *n) {
+  for (int i = 1; i < n->n_inputs; i++)
+    if (n->inputs[i] && n->inputs[i]->type.bounded) return false;
+  return true;
+}
+
 bool ir_node_keeps_rows(const ir_node *n, int bi) {
   const ir_type *x = &n->inputs[bi]->type, *y = &n->outputs[0]->type;
   int xa = x->bounded_axis, ya = y->bounded_axis, axis;
@@ -99,9 +107,7 @@ bool ir_node_keeps_rows(const ir_node *n, int bi) {
     return xa == ya;
   case IR_ROWS_BATCH:
     /* the data input's batch axis; weights, bias and statistics not bounded */
-    if (bi != 0 || xa != 0 || ya != 0 || x->rank < 3) return false;
-    for (int i = 1; i < n->n_inputs; i++)
-      if (n->inputs[i] && n->inputs[i]->type.bounded) return false;
+    if (bi != 0 || xa != 0 || ya != 0 || x->rank < 3 || !params_unbounded(n)) return false;
     return n->op != IR_OP_RESIZE || resize_keeps_batch(n, x);
   case IR_ROWS_TAIL:
     /* normalized over [axis, rank): every such axis after the bounded one;
@@ -109,9 +115,7 @@ bool ir_node_keeps_rows(const ir_node *n, int bi) {
     if (bi != 0 || ir_axis_normalize(ir_node_int(n, IR_A_AXIS, -1), x->rank, &axis) ||
         axis <= xa || xa != ya)
       return false;
-    for (int i = 1; i < n->n_inputs; i++)
-      if (n->inputs[i] && n->inputs[i]->type.bounded) return false;
-    return true;
+    return params_unbounded(n);
   case IR_ROWS_SLICE: {
     ir_slice_params sp;
     vkml_status s = ir_slice_params_get(n, x, &sp);

@@ -135,6 +135,11 @@ vkml_status pass_rewrite_until_done(ir_graph *g, const pass_opts *opts,
                                     vkml_status (*rewrite)(ir_graph *, ir_node *),
                                     bool *changed);
 
+/* The fused form (ir_act and its alpha, beta) of activation node u: relu,
+ * sigmoid, tanh, hard_swish, leaky_relu, elu, hard_sigmoid, clip; false for
+ * any other op (pass_fuse_activation.c). */
+bool pass_act_of(const ir_node *u, ir_act *kind, float *alpha, float *beta);
+
 /* The f32 elements of a constant as doubles (malloc'd, freed by the
  * caller); UNSUPPORTED for a non-float constant. */
 vkml_status pass_const_read_f64(const ir_graph *g, const ir_value *v, double **out);

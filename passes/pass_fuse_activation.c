@@ -27,8 +27,7 @@
 
 #include "passes/pass.h"
 
-/* The fused form of activation node u, or false if it has none. */
-static bool act_of(const ir_node *u, ir_act *kind, float *alpha, float *beta) {
+bool pass_act_of(const ir_node *u, ir_act *kind, float *alpha, float *beta) {
   *alpha = 0;
   *beta = 0;
   switch (u->op) {
@@ -203,7 +202,7 @@ vkml_status pass_fuse_activation(ir_graph *g, const pass_opts *opts, bool *chang
       kind = IR_ACT_GELU;
       alpha = beta = 0;
       want_uses = 2;
-    } else if (!act_of(u, &kind, &alpha, &beta)) {
+    } else if (!pass_act_of(u, &kind, &alpha, &beta)) {
       continue;
     }
     ir_node *p = x->producer;

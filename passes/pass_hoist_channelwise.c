@@ -27,18 +27,11 @@
 
 enum { MAX_CHAIN = 8 };
 
+/* An activation fuse_activation fuses (pass_act_of). */
 static bool fusible(const ir_node *u) {
-  switch (u->op) {
-  case IR_OP_RELU:
-  case IR_OP_SIGMOID:
-  case IR_OP_TANH:
-  case IR_OP_CLIP:
-  case IR_OP_LEAKY_RELU:
-  case IR_OP_ELU:
-  case IR_OP_HARD_SIGMOID:
-  case IR_OP_HARD_SWISH: return true;
-  default: return false;
-  }
+  ir_act kind;
+  float alpha, beta;
+  return pass_act_of(u, &kind, &alpha, &beta);
 }
 
 static bool plain(const ir_value *v) {
