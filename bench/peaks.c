@@ -2,8 +2,8 @@
  * own, for vkrun --profile's roofs (runtime/vk/vk_peaks.h):
  *   - fp32 and fp16 fused multiply-adds: 8 independent chains of 4-wide FMAs
  *     per invocation, registers only (fp16 where the device has shaderFloat16);
- *   - cooperative-matrix multiply-adds (VK_NV_cooperative_matrix, the shape
- *     the kernels use): 8 independent accumulators per subgroup, fp16 and fp32
+ *   - cooperative-matrix multiply-adds (the API, KHR or NV, and the shape the
+ *     kernels use): 8 independent accumulators per subgroup, fp16 and fp32
  *     accumulation, operands loaded once;
  *   - memory: a copy of 16-byte words between two device-local buffers
  *     (bytes read + written).
@@ -67,7 +67,7 @@ static const char FMA_GLSL[] =
 
 static const char COOP_GLSL[] =
     "#version 450\n"
-    "#extension GL_NV_cooperative_matrix : require\n"
+    "#include \"coopmat.glsl\"\n" /* the NV or KHR form, as the kernels use (CM_KHR) */
     "#extension GL_EXT_shader_explicit_arithmetic_types_float16 : require\n"
     "#extension GL_EXT_shader_16bit_storage : require\n"
     "#extension GL_KHR_shader_subgroup_basic : require\n"
@@ -76,21 +76,20 @@ static const char COOP_GLSL[] =
     "layout(constant_id = 0) const uint ITERS = 16;\n"
     "layout(binding = 0, std430) readonly buffer I { float16_t h[]; };\n"
     "layout(binding = 1, std430) writeonly buffer O { float o[]; };\n"
-    "#define ACC_T fcoopmatNV<ACC, 3, MS, NS>\n"
     "void main() {\n"
-    "  fcoopmatNV<16, 3, MS, KS> a;\n"
-    "  fcoopmatNV<16, 3, KS, NS> b;\n"
-    "  coopMatLoadNV(a, h, 0, KS, false);\n"
-    "  coopMatLoadNV(b, h, MS * KS, NS, false);\n"
-    "  ACC_T c[8];\n"
-    "  [[unroll]] for (int i = 0; i < 8; i++) c[i] = ACC_T(0.0);\n"
+    "  CM_A(MS, KS) a;\n"
+    "  CM_B(KS, NS) b;\n"
+    "  CM_LOAD(a, h, 0, KS, false);\n"
+    "  CM_LOAD(b, h, MS * KS, NS, false);\n"
+    "  CM_ACC(MS, NS) c[8];\n"
+    "  [[unroll]] for (int i = 0; i < 8; i++) c[i] = CM_ACC(MS, NS)(0.0);\n"
     "  for (uint it = 0; it < ITERS; it++) {\n"
-    "    [[unroll]] for (int i = 0; i < 8; i++) c[i] = coopMatMulAddNV(a, b, c[i]);\n"
+    "    [[unroll]] for (int i = 0; i < 8; i++) c[i] = CM_MULADD(a, b, c[i]);\n"
     "  }\n"
     "  [[unroll]] for (int i = 1; i < 8; i++) c[0] = c[0] + c[i];\n"
-    "  fcoopmatNV<32, 3, MS, NS> r = fcoopmatNV<32, 3, MS, NS>(c[0]);\n"
+    "  CM_F32(MS, NS) r = CM_F32(MS, NS)(c[0]);\n"
     "  uint sg = gl_WorkGroupID.x * 4u + gl_SubgroupID;\n"
-    "  coopMatStoreNV(r, o, sg * MS * NS, NS, false);\n"
+    "  CM_STORE(r, o, sg * MS * NS, NS, false);\n"
     "}\n";
 
 static const char COPY_GLSL[] =
@@ -205,15 +204,17 @@ static vkml_status coop_rate(bench *b, int acc, rt_vk_buffer *in, rt_vk_buffer *
   snprintf(ns, sizeof ns, "%u", cs->n);
   snprintf(ks, sizeof ks, "%u", cs->k);
   snprintf(accs, sizeof accs, "%d", acc);
-  cg_define d[] = {{"SG", sg}, {"MS", ms}, {"NS", ns}, {"KS", ks}, {"ACC", accs}};
+  bool khr = cg_coopmat_api_of(b->t) == CG_COOPMAT_KHR;
+  cg_define d[] = {{"SG", sg}, {"MS", ms}, {"NS", ns}, {"KS", ks}, {"ACC", accs},
+                   {"CM_KHR", khr ? "1" : "0"}};
   uint32_t groups = 4096; /* of 4 subgroups */
   rt_vk_binding bind[2] = {{in, 0, 0, RT_VK_READ},
                            {out, 0, (uint64_t)groups * 4 * cs->m * cs->n * 4, RT_VK_WRITE}};
   double r;
-  /* optimisation level zero: Debian 12's SPIRV-Tools optimizer crashes on
-   * cooperative-matrix shaders (docs/architecture.md) */
+  /* compiled as the kernels are (codegen/core/coopmat.c) */
   VKML_RETURN_IF_ERROR(rate_of(b, acc == 16 ? "peaks_coop16.comp" : "peaks_coop32.comp",
-                               COOP_GLSL, d, 5, CG_OPT_ZERO, 2, bind, groups, groups * 4.0,
+                               COOP_GLSL, d, 6, khr ? CG_OPT_GLSLANG15 : CG_OPT_ZERO, 2, bind,
+                               groups, groups * 4.0,
                                8.0 * 2 * cs->m * cs->n * cs->k, &r));
   *gflops = r / 1e9;
   return VKML_OK;
@@ -311,7 +312,7 @@ int main(int argc, char **argv) {
     if (!s) s = rt_vk_buffer_create(b.ctx, RT_VK_MEM_DEVICE, 4096, &coop_in);
     if (!s) s = fma_rate(&b, false, y, &p.fma_f32_gflops);
     if (!s && b.t->fp16_arith) s = fma_rate(&b, true, y, &p.fma_f16_gflops);
-    if (!s && b.t->coopmat_nv && b.t->vulkan_memory_model) {
+    if (!s && cg_coopmat_api_of(b.t) != CG_COOPMAT_NONE) {
       s = coop_rate(&b, 16, coop_in, y, &p.coopmat_f16_gflops);
       if (!s) s = coop_rate(&b, 32, coop_in, y, &p.coopmat_f32_gflops);
     }

@@ -23,11 +23,11 @@ void drv_device_from_target(const ir_target *t, tunedb_device *out, char *limits
     snprintf(limits_json, (size_t)limits_bytes,
              "{\"subgroup_size\":%u,\"max_shared_bytes\":%u,\"max_workgroup_invocations\":%u,"
              "\"max_workgroup_size\":[%u,%u,%u],\"fp16\":%s,\"storage_16bit\":%s,"
-             "\"coopmat_nv\":%s}",
+             "\"coopmat_nv\":%s,\"coopmat_khr\":%s}",
              t->subgroup_size, t->max_shared_bytes, t->max_workgroup_invocations,
              t->max_workgroup_size[0], t->max_workgroup_size[1], t->max_workgroup_size[2],
              t->fp16_arith ? "true" : "false", t->storage_16bit ? "true" : "false",
-             t->coopmat_nv ? "true" : "false");
+             t->coopmat_nv ? "true" : "false", t->coopmat_khr ? "true" : "false");
     out->limits_json = limits_json;
   }
 }

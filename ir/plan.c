@@ -190,6 +190,10 @@ static const struct {
     {5345, IR_NEED_VULKAN_MEMORY_MODEL, 0, "VulkanMemoryModel"},
     {5346, IR_NEED_VULKAN_MEMORY_MODEL, 0, "VulkanMemoryModelDeviceScope"},
     {5357, IR_NEED_COOPMAT_NV, 0, "CooperativeMatrixNV"},
+    {6022, IR_NEED_COOPMAT_KHR, 0, "CooperativeMatrixKHR"},
+    {5432, IR_NEED_COOPMAT2, 0, "CooperativeMatrixPerElementOperationsNV"},
+    {5433, IR_NEED_COOPMAT2, 0, "CooperativeMatrixTensorAddressingNV"},
+    {5439, IR_NEED_COOPMAT2, 0, "TensorAddressingNV"},
 };
 
 vkml_status ir_plan_needs_get(const ir_plan *p, ir_plan_needs *out) {
@@ -233,9 +237,12 @@ vkml_status ir_target_check_needs(const ir_target *t, const ir_plan_needs *needs
       {IR_NEED_STORAGE_8BIT, "storageBuffer8BitAccess"},
       {IR_NEED_COOPMAT_NV, "VK_NV_cooperative_matrix"},
       {IR_NEED_VULKAN_MEMORY_MODEL, "vulkanMemoryModel"},
+      {IR_NEED_COOPMAT_KHR, "VK_KHR_cooperative_matrix"},
+      {IR_NEED_COOPMAT2, "VK_NV_cooperative_matrix2"},
   };
   bool have[] = {t->fp16_arith,    t->int8_arith,   t->int16_arith, t->int64_arith,
-                 t->storage_16bit, t->storage_8bit, t->coopmat_nv,  t->vulkan_memory_model};
+                 t->storage_16bit, t->storage_8bit, t->coopmat_nv,  t->vulkan_memory_model,
+                 t->coopmat_khr, t->coopmat2};
   for (size_t k = 0; k < sizeof F / sizeof F[0]; k++)
     if ((needs->features & F[k].bit) && !have[k])
       return vkml_status_make(VKML_CODE_UNSUPPORTED, "the kernels need %s, which %s lacks",

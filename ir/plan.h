@@ -165,6 +165,8 @@ enum {
   IR_NEED_STORAGE_8BIT = 1u << 5,  /* StorageBuffer8BitAccess */
   IR_NEED_COOPMAT_NV = 1u << 6,    /* CooperativeMatrixNV */
   IR_NEED_VULKAN_MEMORY_MODEL = 1u << 7,
+  IR_NEED_COOPMAT_KHR = 1u << 8,   /* CooperativeMatrixKHR */
+  IR_NEED_COOPMAT2 = 1u << 9,      /* the VK_NV_cooperative_matrix2 capabilities */
 };
 typedef struct ir_plan_needs {
   uint32_t features;     /* IR_NEED_* */

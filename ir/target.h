@@ -45,14 +45,16 @@ typedef enum ir_coopmat_type {
   IR_COOPMAT_OTHER,
 } ir_coopmat_type;
 
-/* One supported D = A(MxK) * B(KxN) + C(MxN) shape. */
+/* One supported D = A(MxK) * B(KxN) + C(MxN) shape, of subgroup scope. */
 typedef struct ir_coopmat_shape {
   uint32_t m, n, k;
   ir_coopmat_type a, b, c, d;
+  bool khr; /* listed by VK_KHR_cooperative_matrix (else by the NV extension) */
 } ir_coopmat_shape;
 
 #define IR_TARGET_MAX_HEAPS 16
-#define IR_TARGET_MAX_COOPMAT 16
+#define IR_TARGET_MAX_COOPMAT 48
+#define IR_TARGET_MAX_COOPMAT2 16
 
 typedef struct ir_target_heap {
   uint64_t bytes;
@@ -96,14 +98,27 @@ typedef struct ir_target {
   bool storage_16bit;  /* storageBuffer16BitAccess */
   bool storage_8bit;   /* storageBuffer8BitAccess */
 
-  /* VK_NV_cooperative_matrix */
+  /* VK_NV_cooperative_matrix, VK_KHR_cooperative_matrix (enabled on the
+   * device when true; VKML_COOPMAT=nv or =khr keeps only that one, for
+   * comparisons). codegen/core/coopmat.h chooses which the kernels use. */
   bool coopmat_nv;
+  bool coopmat_khr;
   /* vulkanMemoryModel enabled on the device: glslang 12 declares the Vulkan
    * memory model in every GL_NV_cooperative_matrix shader, so those kernels
    * need it. */
   bool vulkan_memory_model;
-  int n_coopmat_shapes;
+  int n_coopmat_shapes; /* both extensions' shapes, each marked */
   ir_coopmat_shape coopmat_shapes[IR_TARGET_MAX_COOPMAT];
+  /* VK_NV_cooperative_matrix2 with workgroup scope, flexible dimensions,
+   * per-element operations and tensor addressing (all enabled when true;
+   * VKML_COOPMAT=nv or =khr turns it off too), and its workgroup-scope
+   * f16 x f16 shapes: m, n, k are the granularities, and workgroups of
+   * coopmat2_invocations[i] invocations run them. */
+  bool coopmat2;
+  uint32_t coopmat2_max_workgroup;
+  int n_coopmat2_shapes;
+  ir_coopmat_shape coopmat2_shapes[IR_TARGET_MAX_COOPMAT2];
+  uint32_t coopmat2_invocations[IR_TARGET_MAX_COOPMAT2];
 
   bool push_descriptors; /* VK_KHR_push_descriptor in use */
 

@@ -17,6 +17,9 @@
 
 #include "codegen/cg_config.h"
 #include "codegen/core/glsl.h"
+#if CG_HAVE_GLSLANG15
+#include "codegen/core/glslang15.h"
+#endif
 #include "ir/util.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,6 +56,8 @@ const char *cg_compiler_version(void) {
   return "shaderc " CG_SHADERC_VERSION ", glslang " CG_GLSLANG_VERSION
          ", target vulkan1.1/spirv1.3";
 }
+
+bool cg_compiler_has_glslang15(void) { return CG_HAVE_GLSLANG15; }
 
 /* ---- hashing ------------------------------------------------------------ */
 
@@ -99,7 +104,11 @@ static void compute_key(const char *source, const cg_define *d, int n, cg_opt_le
   cg_hash128 h = cg_fnv128_init();
   h = hash_str(h, "vkml spirv cache 1");
   h = hash_str(h, cg_compiler_version());
-  h = hash_str(h, opt == CG_OPT_ZERO ? "O0" : "O");
+  static const char *const OPT[] = {"O", "O0", "glslang15", "glslang15 vulkan1.3"};
+  h = hash_str(h, (unsigned)opt < 4 ? OPT[opt] : "?");
+#if CG_HAVE_GLSLANG15
+  if (opt >= CG_OPT_GLSLANG15) h = hash_str(h, vkml_glslang15_version());
+#endif
   h = hash_str(h, source);
   for (const cg_glsl_file *f = cg_glsl_files; f->name; f++)
     if (is_snippet(f->name)) {
@@ -292,6 +301,97 @@ static vkml_status compile_error(const char *name, const char *source, const cha
   return st;
 }
 
+#if CG_HAVE_GLSLANG15
+static const char *include15(void *ctx, const char *name, size_t *len) {
+  (void)ctx;
+  const cg_glsl_file *f = cg_glsl_find(name);
+  if (!f) return NULL;
+  *len = f->bytes;
+  return f->text;
+}
+
+/* glslang's "ERROR: 0:42: ..." as shaderc's "name:42: error: ..." (string
+ * 0 is the source; an included file keeps its name), for compile_error. */
+static char *log15(const char *name, const char *log) {
+  size_t cap = strlen(log) * 2 + strlen(name) * 64 + 64, len = 0;
+  char *out = malloc(cap);
+  if (!out) return NULL;
+  for (const char *l = log; *l;) {
+    const char *end = strchr(l, '\n');
+    int n = (int)(end ? (size_t)(end - l) : strlen(l));
+    const char *kind = !strncmp(l, "ERROR: ", 7) ? "error" : !strncmp(l, "WARNING: ", 9) ? "warning" : NULL;
+    const char *at = kind ? l + (kind[0] == 'e' ? 7 : 9) : l;
+    char file[256];
+    long ln = 0;
+    int skip = 0;
+    if (kind && sscanf(at, "%255[^: ]:%ld: %n", file, &ln, &skip) >= 2 && skip > 0)
+      len += (size_t)snprintf(out + len, cap - len, "%s:%ld: %s: %.*s\n",
+                              strcmp(file, "0") ? file : name, ln, kind, n - (int)(at + skip - l),
+                              at + skip);
+    else if (n)
+      len += (size_t)snprintf(out + len, cap - len, "%.*s\n", n, l);
+    if (len >= cap) len = cap - 1;
+    if (!end) break;
+    l = end + 1;
+  }
+  out[len] = '\0';
+  return out;
+}
+
+/* CG_OPT_GLSLANG15: the defines become a preamble of #define lines. */
+static vkml_status compile15(const char *name, const char *source, const cg_define *defines,
+                             int n_defines, bool vulkan13, cg_spirv *out) {
+  size_t cap = 1;
+  for (int i = 0; i < n_defines; i++)
+    cap += strlen(defines[i].name) + (defines[i].value ? strlen(defines[i].value) : 0) + 10;
+  char *pre = malloc(cap), *log = NULL;
+  if (!pre) return vkml_status_make(VKML_CODE_OUT_OF_MEMORY, "out of host memory");
+  size_t len = 0;
+  pre[0] = '\0';
+  for (int i = 0; i < n_defines; i++)
+    len += (size_t)snprintf(pre + len, cap - len, "#define %s %s\n", defines[i].name,
+                            defines[i].value ? defines[i].value : "");
+  uint32_t *words = NULL;
+  size_t bytes = 0;
+  /* #include needs GL_GOOGLE_include_directive, which shaderc enables after
+   * the #version line: so here, keeping the line numbers */
+  const char *v = strstr(source, "#version");
+  const char *eol = v ? strchr(v, '\n') : NULL;
+  char *src = NULL;
+  if (eol) {
+    static const char INC[] = "#extension GL_GOOGLE_include_directive : enable\n#line %d\n";
+    int line = 2;
+    for (const char *q = source; q < eol; q++) line += *q == '\n';
+    size_t n = strlen(source) + sizeof INC + 16;
+    if ((src = malloc(n))) {
+      int k = snprintf(src, n, "%.*s", (int)(eol + 1 - source), source);
+      k += snprintf(src + k, n - (size_t)k, INC, line);
+      snprintf(src + k, n - (size_t)k, "%s", eol + 1);
+    }
+  }
+  int rc = !eol || src ? vkml_glslang15_compile(name, src ? src : source, pre, vulkan13, include15,
+                                                NULL, &words, &bytes, &log)
+                       : -1;
+  free(src);
+  free(pre);
+  vkml_status s = VKML_OK;
+  if (rc) {
+    char *msg = log ? log15(name, log) : NULL;
+    s = log ? compile_error(name, source, msg ? msg : log)
+            : vkml_status_make(VKML_CODE_OUT_OF_MEMORY, "%s: glslang 15: out of host memory", name);
+    free(msg);
+  } else if (bytes < 20 || bytes > MAX_SPIRV_BYTES) {
+    s = vkml_status_make(VKML_CODE_INTERNAL, "%s: glslang 15 produced %zu bytes", name, bytes);
+  } else {
+    out->words = words, out->bytes = bytes;
+    words = NULL;
+  }
+  free(words);
+  free(log);
+  return s;
+}
+#endif
+
 vkml_status cg_compile(cg_compiler *c, const char *name, const char *source,
                        const cg_define *defines, int n_defines, cg_opt_level opt,
                        cg_spirv *out) {
@@ -303,6 +403,18 @@ vkml_status cg_compile(cg_compiler *c, const char *name, const char *source,
   if (c->cache_dir && cache_read(c, out->key, out)) {
     c->stats.n_cache_hits++;
     return VKML_OK;
+  }
+  if (opt == CG_OPT_GLSLANG15 || opt == CG_OPT_GLSLANG15_VK13) {
+#if CG_HAVE_GLSLANG15
+    c->stats.n_compiled++;
+    vkml_status s = compile15(name, source, defines, n_defines, opt == CG_OPT_GLSLANG15_VK13, out);
+    if (s) return s;
+    if (c->cache_dir) cache_write(c, out->key, out);
+    return VKML_OK;
+#else
+    return vkml_status_make(VKML_CODE_UNSUPPORTED,
+                            "%s needs glslang 15, which this build lacks (tools/build-glslang.sh)", name);
+#endif
   }
 
   shaderc_compile_options_t o = shaderc_compile_options_initialize();

@@ -25,7 +25,17 @@ typedef enum cg_opt_level {
   /* No SPIRV-Tools optimisation: Debian 12's optimizer crashes on
    * cooperative-matrix shaders (docs/architecture.md, Building against Debian 12). */
   CG_OPT_ZERO,
+  /* No optimisation either, compiled by glslang 15 instead of shaderc: the
+   * shaders glslang 12 cannot compile (GL_KHR_cooperative_matrix,
+   * GL_NV_cooperative_matrix2). Only where cg_compiler_has_glslang15(). */
+  CG_OPT_GLSLANG15,
+  /* The same for Vulkan 1.3 (SPIR-V 1.6): GL_NV_cooperative_matrix2. */
+  CG_OPT_GLSLANG15_VK13,
 } cg_opt_level;
+
+/* Whether this build links glslang 15 (tools/build-glslang.sh;
+ * docs/architecture.md, "Two GLSL compilers"). */
+bool cg_compiler_has_glslang15(void);
 
 /* Valid when zero-initialized. */
 typedef struct cg_compiler_opts {
@@ -41,7 +51,7 @@ typedef struct cg_spirv {
 } cg_spirv;
 
 typedef struct cg_compiler_stats {
-  int n_compiled;   /* shaderc invocations */
+  int n_compiled;   /* compiler invocations (shaderc or glslang 15) */
   int n_cache_hits; /* modules read from the cache */
   int n_cache_bad;  /* cache files ignored as damaged */
 } cg_compiler_stats;
@@ -63,7 +73,8 @@ vkml_status cg_compile(cg_compiler *c, const char *name, const char *source,
                        cg_spirv *out);
 void cg_spirv_free(cg_spirv *s);
 
-/* "shaderc <version>, SPIR-V <version>" — part of every cache key. */
+/* "shaderc <version>, glslang <version>, target ..." — part of every cache
+ * key (with glslang 15's version for CG_OPT_GLSLANG15). */
 const char *cg_compiler_version(void);
 
 /* 128-bit FNV-1a over bytes, continuing from h (start with

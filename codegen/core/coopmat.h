@@ -1,8 +1,11 @@
-/* Cooperative matrices (VK_NV_cooperative_matrix), shared by the GEMM and
- * conv templates that use them (kernels/gemm.c, kernels/conv2d_coopmat.c). */
+/* Cooperative matrices, shared by the GEMM and conv templates that use them
+ * (kernels/gemm.c, kernels/conv2d_coopmat.c): which API they are written
+ * in, the shapes, the space. One GLSL source serves both APIs through the
+ * macros of glsl/coopmat.glsl (CM_KHR chooses). */
 #ifndef CG_CORE_COOPMAT_H
 #define CG_CORE_COOPMAT_H
 
+#include "codegen/core/kernel.h"
 #include "codegen/core/template.h"
 #include "ir/target.h"
 
@@ -28,9 +31,32 @@
                   {CG_LIMIT_SHARED_BYTES, 3u, 3072}},                          \
   .dflt = {{2, 2, 2, 2, 32, 32}}
 
+typedef enum cg_coopmat_api {
+  CG_COOPMAT_NONE = 0,
+  CG_COOPMAT_NV,  /* GL_NV_cooperative_matrix, compiled by shaderc (glslang 12) */
+  CG_COOPMAT_KHR, /* GL_KHR_cooperative_matrix, compiled by glslang 15 */
+} cg_coopmat_api;
+
+/* The API the templates use on target: VK_KHR_cooperative_matrix where the
+ * device enables it and this build links glslang 15 (the portable path);
+ * else VK_NV_cooperative_matrix where the device enables it; either only
+ * with the Vulkan memory model, which glslang declares in every
+ * cooperative-matrix shader; else none. */
+cg_coopmat_api cg_coopmat_api_of(const ir_target *target);
+
+/* NULL when target can run the cooperative-matrix templates (an API above,
+ * fp16 arithmetic and storage, basic subgroup operations in compute with a
+ * power-of-two subgroup size), else why not. */
+const char *cg_coopmat_lacks(const ir_target *target);
+
+/* Defines CM_KHR (0 or 1) on k and compiles it with the API's compiler
+ * (cg_kernel.opt). Call after cg_kernel_begin. */
+vkml_status cg_coopmat_kernel_api(cg_kernel *k, const ir_target *target);
+
 /* Index into target->coopmat_shapes of the shape the cooperative-matrix
- * templates use for f16 x f16 with acc_bits (16 or 32) accumulation:
- * 16x16x16 if listed, else the largest; -1 if none. */
+ * templates use for f16 x f16 with acc_bits (16 or 32) accumulation, among
+ * those of cg_coopmat_api_of's extension: 16x16x16 if listed, else the
+ * largest; -1 if none. */
 int cg_coopmat_shape(const ir_target *target, int acc_bits);
 
 #endif

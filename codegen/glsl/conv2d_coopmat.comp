@@ -1,6 +1,7 @@
 #version 450
 // conv2d (one group, f16) as an implicit GEMM on cooperative matrices
-// (GL_NV_cooperative_matrix, fp16 inputs, fp16 or fp32 accumulation);
+// (GL_KHR_ or GL_NV_cooperative_matrix through coopmat.glsl, fp16 inputs,
+// fp16 or fp32 accumulation);
 // codegen/kernels/conv2d_coopmat.c instantiates it. Derived from gemm_coopmat.comp:
 //   y[n, m, oh, ow] = ACT(bias[m] + sum_k A[m, k] * B[k, p])
 //   A[m, k] = w[m, ic, kh, kw]              k = (ic*KH + kh)*KW + kw (w itself)
@@ -33,9 +34,8 @@
 // Baked per shape (specialization constants): the sizes and attributes below
 //   (the ids of conv2d_direct.comp), the activation's parameters.
 // Every cooperative load/store offset and stride is a multiple of 16 bytes.
-// Compile at optimisation level zero, with the Vulkan memory model enabled
-// on the device (see gemm_coopmat.comp).
-#extension GL_NV_cooperative_matrix : require
+// Compiled as gemm_coopmat.comp is (codegen/core/coopmat.c).
+#include "coopmat.glsl" // CM_*: the NV or KHR cooperative matrices (CM_KHR)
 #extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
 #extension GL_EXT_shader_16bit_storage : require
 #extension GL_KHR_shader_subgroup_basic : require
@@ -224,12 +224,6 @@ void stash(uint lid, uint col0, uint row0) {
   }
 }
 
-// Scope 3 = gl_ScopeSubgroup (as gemm_coopmat.comp).
-#define SCOPE_SUBGROUP 3
-#define ACC_T(r, c) fcoopmatNV<ACC, SCOPE_SUBGROUP, r, c>
-#define F16_T(r, c) fcoopmatNV<16, SCOPE_SUBGROUP, r, c>
-#define F32_T(r, c) fcoopmatNV<32, SCOPE_SUBGROUP, r, c>
-
 void main() {
 #if SLK > 1
   // staging: slice gl_LocalInvocationID.x / WGS; multiplying: the slice of
@@ -270,9 +264,9 @@ void main() {
     ciw[c] = int((q % OW) * SW) - PL;
   }
 
-  ACC_T(MS, NS) acc[TM][TN];
+  CM_ACC(MS, NS) acc[TM][TN];
   [[unroll]] for (uint i = 0; i < TM; i++)
-    [[unroll]] for (uint j = 0; j < TN; j++) acc[i][j] = ACC_T(MS, NS)(0.0);
+    [[unroll]] for (uint j = 0; j < TN; j++) acc[i][j] = CM_ACC(MS, NS)(0.0);
 
   // every slice runs the same steps (zeros past K): uniform barriers
   fetch(lid, m0, sl * BK, col0, row0);
@@ -281,18 +275,18 @@ void main() {
     barrier();
     if (k0 + SLK * BK < K) fetch(lid, m0, k0 + (SLK * BK + sl * BK), col0, row0);
     [[unroll]] for (uint kk = 0; kk < BK; kk += KS) {
-      F16_T(MS, KS) a[TM];
-      F16_T(KS, NS) b[TN];
+      CM_A(MS, KS) a[TM];
+      CM_B(KS, NS) b[TN];
       [[unroll]] for (uint i = 0; i < TM; i++) {
         uint row = (sm * TM + i) * MS;
-        coopMatLoadNV(a[i], As, CA_((row * ASTR + kk) / A_U), ASTR / A_U, false);
+        CM_LOAD(a[i], As, CA_((row * ASTR + kk) / A_U), ASTR / A_U, false);
       }
       [[unroll]] for (uint j = 0; j < TN; j++) {
         uint col = (sn * TN + j) * NS;
-        coopMatLoadNV(b[j], Bs, CB_((kk * BSTR + col) / B_U), BSTR / B_U, false);
+        CM_LOAD(b[j], Bs, CB_((kk * BSTR + col) / B_U), BSTR / B_U, false);
       }
       [[unroll]] for (uint i = 0; i < TM; i++)
-        [[unroll]] for (uint j = 0; j < TN; j++) acc[i][j] = coopMatMulAddNV(a[i], b[j], acc[i][j]);
+        [[unroll]] for (uint j = 0; j < TN; j++) acc[i][j] = CM_MULADD(a[i], b[j], acc[i][j]);
     }
     barrier();
   }
@@ -304,10 +298,10 @@ void main() {
   [[unroll]] for (uint i = 0; i < TM; i++) {
     [[unroll]] for (uint j = 0; j < TN; j++) {
 #if ACC == 32
-      coopMatStoreNV(acc[i][j], Cs, cbase, NS, false);
+      CM_STORE(acc[i][j], Cs, cbase, NS, false);
 #else
-      F32_T(MS, NS) t = F32_T(MS, NS)(acc[i][j]);
-      coopMatStoreNV(t, Cs, cbase, NS, false);
+      CM_F32(MS, NS) t = CM_F32(MS, NS)(acc[i][j]);
+      CM_STORE(t, Cs, cbase, NS, false);
 #endif
 #if SLK > 1
       barrier();

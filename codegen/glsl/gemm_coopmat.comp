@@ -1,6 +1,6 @@
 #version 450
-// GEMM on cooperative matrices (GL_NV_cooperative_matrix, fp16 inputs, fp16 or
-// fp32 accumulation) for gemm and matmul, same bindings and addressing as
+// GEMM on cooperative matrices (GL_KHR_ or GL_NV_cooperative_matrix through
+// coopmat.glsl, fp16 inputs, fp16 or fp32 accumulation) for gemm and matmul, same bindings and addressing as
 // gemm_tiled.comp (codegen/kernels/gemm.c instantiates both):
 //   Y[z][i][j] = ACT(ALPHA * sum_k A(z,i,k) * B(z,k,j) + BETA * C[i][j])
 //
@@ -23,11 +23,11 @@
 // multiplied. The epilogue goes through shared memory (one fp32 MS x NS tile
 // per subgroup): alpha, C, the activation and the bounds are applied per
 // element there.
-// Compile at optimisation level zero (docs/architecture.md, Building: Debian 12's SPIRV-Tools
-// optimizer crashes on cooperative-matrix shaders). glslang declares the
-// Vulkan memory model in every GL_NV_cooperative_matrix module, so the device
-// must enable vulkanMemoryModel (ir_target.vulkan_memory_model).
-#extension GL_NV_cooperative_matrix : require
+// Compiled as codegen/core/coopmat.c says (cg_coopmat_kernel_api): the NV
+// form by shaderc at optimisation level zero (Debian 12's SPIRV-Tools
+// optimizer crashes on it; glslang declares the Vulkan memory model in it, so
+// the device must enable vulkanMemoryModel), the KHR form by glslang 15.
+#include "coopmat.glsl" // CM_*: the NV or KHR cooperative matrices (CM_KHR)
 #extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
 #extension GL_EXT_shader_16bit_storage : require
 #extension GL_KHR_shader_subgroup_basic : require
@@ -210,13 +210,6 @@ void stash(uint lid) {
   }
 }
 
-// Scope 3 = gl_ScopeSubgroup; the name would need GL_KHR_memory_scope_semantics,
-// which nothing else here uses.
-#define SCOPE_SUBGROUP 3
-#define ACC_T(r, c) fcoopmatNV<ACC, SCOPE_SUBGROUP, r, c>
-#define F16_T(r, c) fcoopmatNV<16, SCOPE_SUBGROUP, r, c>
-#define F32_T(r, c) fcoopmatNV<32, SCOPE_SUBGROUP, r, c>
-
 void main() {
   uint lid = gl_LocalInvocationID.x;
   uint sg = gl_SubgroupID, lane = gl_SubgroupInvocationID;
@@ -234,9 +227,9 @@ void main() {
   STEP(0) STEP(1) STEP(2) STEP(3)
 #undef STEP
 
-  ACC_T(MS, NS) acc[TM][TN];
+  CM_ACC(MS, NS) acc[TM][TN];
   [[unroll]] for (uint i = 0; i < TM; i++)
-    [[unroll]] for (uint j = 0; j < TN; j++) acc[i][j] = ACC_T(MS, NS)(0.0);
+    [[unroll]] for (uint j = 0; j < TN; j++) acc[i][j] = CM_ACC(MS, NS)(0.0);
 
   if (K > 0) fetch(lid, aoff, boff, m0, n0, 0);
   for (uint k0 = 0; k0 < K; k0 += BK) {
@@ -244,26 +237,26 @@ void main() {
     barrier();
     if (k0 + BK < K) fetch(lid, aoff, boff, m0, n0, k0 + BK);
     [[unroll]] for (uint kk = 0; kk < BK; kk += KS) {
-      F16_T(MS, KS) a[TM];
-      F16_T(KS, NS) b[TN];
+      CM_A(MS, KS) a[TM];
+      CM_B(KS, NS) b[TN];
       [[unroll]] for (uint i = 0; i < TM; i++) {
         uint row = (sm * TM + i) * MS;
 #if A_KCONTIG
-        coopMatLoadNV(a[i], As, (row * ASTR + kk) / A_U, ASTR / A_U, false);
+        CM_LOAD(a[i], As, (row * ASTR + kk) / A_U, ASTR / A_U, false);
 #else
-        coopMatLoadNV(a[i], As, (kk * ASTR + row) / A_U, ASTR / A_U, true);
+        CM_LOAD(a[i], As, (kk * ASTR + row) / A_U, ASTR / A_U, true);
 #endif
       }
       [[unroll]] for (uint j = 0; j < TN; j++) {
         uint col = (sn * TN + j) * NS;
 #if B_KCONTIG
-        coopMatLoadNV(b[j], Bs, (col * BSTR + kk) / B_U, BSTR / B_U, true);
+        CM_LOAD(b[j], Bs, (col * BSTR + kk) / B_U, BSTR / B_U, true);
 #else
-        coopMatLoadNV(b[j], Bs, (kk * BSTR + col) / B_U, BSTR / B_U, false);
+        CM_LOAD(b[j], Bs, (kk * BSTR + col) / B_U, BSTR / B_U, false);
 #endif
       }
       [[unroll]] for (uint i = 0; i < TM; i++)
-        [[unroll]] for (uint j = 0; j < TN; j++) acc[i][j] = coopMatMulAddNV(a[i], b[j], acc[i][j]);
+        [[unroll]] for (uint j = 0; j < TN; j++) acc[i][j] = CM_MULADD(a[i], b[j], acc[i][j]);
     }
     barrier();
   }
@@ -273,10 +266,10 @@ void main() {
   [[unroll]] for (uint i = 0; i < TM; i++) {
     [[unroll]] for (uint j = 0; j < TN; j++) {
 #if ACC == 32
-      coopMatStoreNV(acc[i][j], Cs, cbase, NS, false);
+      CM_STORE(acc[i][j], Cs, cbase, NS, false);
 #else
-      F32_T(MS, NS) t = F32_T(MS, NS)(acc[i][j]);
-      coopMatStoreNV(t, Cs, cbase, NS, false);
+      CM_F32(MS, NS) t = CM_F32(MS, NS)(acc[i][j]);
+      CM_STORE(t, Cs, cbase, NS, false);
 #endif
       subgroupMemoryBarrierShared();
       subgroupBarrier();

@@ -41,13 +41,9 @@ const cg_template cg_conv2d_coopmat_sliced_k_template = {
     .dflt = {{1, 1, 1, 1, 32, 32, 2}},
 };
 
-static bool pow2(uint32_t v) { return v && !(v & (v - 1)); }
 
 bool cg_conv_coopmat_suits(const ir_target *t) {
-  return t->coopmat_nv && t->fp16_arith && t->storage_16bit && t->vulkan_memory_model &&
-         t->subgroup_in_compute && (t->subgroup_ops & IR_SUBGROUP_BASIC) &&
-         pow2(t->subgroup_size) &&
-         cg_coopmat_shape(t, cg_conv2d_coopmat_template.dflt.v[C_ACC]) >= 0;
+  return !cg_coopmat_lacks(t) && cg_coopmat_shape(t, cg_conv2d_coopmat_template.dflt.v[C_ACC]) >= 0;
 }
 
 static vkml_status unsupported(const char *why) {
@@ -151,16 +147,8 @@ vkml_status cg_conv_coopmat_instantiate(const cg_conv_workload *w, const cg_temp
   if (w->op != IR_OP_CONV2D || w->p.group != 1)
     return unsupported("runs conv2d with one group only");
   if (w->y.dtype != IR_F16) return unsupported("cooperative matrices take f16 only");
-  if (!t->coopmat_nv) return unsupported("the device lacks VK_NV_cooperative_matrix");
-  if (!t->fp16_arith) return unsupported("the device lacks fp16 arithmetic");
-  if (!t->storage_16bit) return unsupported("f16 needs 16-bit storage, which the device lacks");
-  if (!t->vulkan_memory_model)
-    return unsupported("the device does not enable the Vulkan memory model, which glslang "
-                       "declares in cooperative-matrix shaders");
-  if (!t->subgroup_in_compute || !(t->subgroup_ops & IR_SUBGROUP_BASIC) ||
-      !pow2(t->subgroup_size))
-    return unsupported("the device lacks basic subgroup operations in compute with a "
-                       "power-of-two subgroup size");
+  const char *lacks = cg_coopmat_lacks(t);
+  if (lacks) return unsupported(lacks);
   int si = cg_coopmat_shape(t, 32);
   cg_schedule sched;
   if (s) sched = *s;
@@ -170,7 +158,7 @@ vkml_status cg_conv_coopmat_instantiate(const cg_conv_workload *w, const cg_temp
     coop_default(w, t, (int)t->coopmat_shapes[si].m, (int)t->coopmat_shapes[si].n, &sched);
   else sched = tmpl->dflt;
   VKML_RETURN_IF_ERROR(cg_kernel_begin(k, tmpl, &sched, t));
-  k->opt = CG_OPT_ZERO; /* docs/architecture.md, Building: SPIRV-Tools' optimizer crashes on these */
+  VKML_RETURN_IF_ERROR(cg_coopmat_kernel_api(k, t));
   const char *name = tmpl->name;
   int64_t slk = sliced ? sched.v[C_SLK] : 1;
   int acc = sched.v[C_ACC];

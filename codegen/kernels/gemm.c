@@ -380,15 +380,10 @@ vkml_status cg_gemm_coopmat_instantiate(const cg_gemm_workload *w, const cg_sche
   gemm_plan p;
   VKML_RETURN_IF_ERROR(plan_workload(w, t, name, &p));
   if (w->out.dtype != IR_F16) return unsupported(name, "cooperative matrices take f16 only");
-  if (!t->coopmat_nv) return unsupported(name, "the device lacks VK_NV_cooperative_matrix");
-  if (!t->fp16_arith) return unsupported(name, "the device lacks fp16 arithmetic");
-  if (!t->vulkan_memory_model)
-    return unsupported(name, "the device does not enable the Vulkan memory model, which "
-                             "glslang declares in cooperative-matrix shaders");
-  if (!t->subgroup_in_compute || !(t->subgroup_ops & IR_SUBGROUP_BASIC) || t->subgroup_size < 1)
-    return unsupported(name, "the device lacks basic subgroup operations in compute");
+  const char *lacks = cg_coopmat_lacks(t);
+  if (lacks) return unsupported(name, lacks);
   VKML_RETURN_IF_ERROR(cg_kernel_begin(k, &cg_gemm_coopmat_template, s, t));
-  k->opt = CG_OPT_ZERO;
+  VKML_RETURN_IF_ERROR(cg_coopmat_kernel_api(k, t));
   int acc = s->v[C_ACC];
   int si = cg_coopmat_shape(t, acc);
   if (si < 0)
@@ -533,7 +528,7 @@ static bool gemv_suits(const cg_gemm_workload *w, const ir_target *t) {
 }
 
 static bool coopmat_suits(const cg_gemm_workload *w, const ir_target *t) {
-  return w->out.dtype == IR_F16 && t->coopmat_nv && t->fp16_arith && t->vulkan_memory_model &&
+  return w->out.dtype == IR_F16 && !cg_coopmat_lacks(t) &&
          cg_coopmat_shape(t, cg_gemm_coopmat_template.dflt.v[C_ACC]) >= 0;
 }
 

@@ -21,9 +21,12 @@ typedef struct dev_info {
   VkPhysicalDevice8BitStorageFeaturesKHR f8s;
   VkPhysicalDeviceShaderFloat16Int8FeaturesKHR f16i8;
   VkPhysicalDeviceCooperativeMatrixFeaturesNV fcm;
+  VkPhysicalDeviceCooperativeMatrixFeaturesKHR fcmk;
+  VkPhysicalDeviceCooperativeMatrix2FeaturesNV fcm2;
+  VkPhysicalDeviceCooperativeMatrix2PropertiesNV pcm2;
   VkPhysicalDeviceVulkanMemoryModelFeatures fvmm;
   bool has_vmm, ext_vmm;
-  bool has_f8s, has_f16i8, has_cm, has_push; /* structs/extensions usable */
+  bool has_f8s, has_f16i8, has_cm, has_cmk, has_cm2, has_push; /* structs/extensions usable */
   bool ext_f8s, ext_f16i8;                   /* need enabling as extensions */
   uint32_t api; /* effective API version */
 } dev_info;
@@ -58,6 +61,17 @@ static vkml_status query_device(rt_vk_context *ctx, VkPhysicalDevice pd, dev_inf
   d->has_vmm = v12 || d->ext_vmm;
   d->has_cm = has_ext(e, n, VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME) &&
               ctx->fn.vkGetPhysicalDeviceCooperativeMatrixPropertiesNV;
+  d->has_cmk = has_ext(e, n, VK_KHR_COOPERATIVE_MATRIX_EXTENSION_NAME) &&
+               ctx->fn.vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR;
+  /* VK_NV_cooperative_matrix2 builds on the KHR one */
+  d->has_cm2 = d->has_cmk && has_ext(e, n, VK_NV_COOPERATIVE_MATRIX_2_EXTENSION_NAME) &&
+               ctx->fn.vkGetPhysicalDeviceCooperativeMatrixFlexibleDimensionsPropertiesNV;
+  /* VKML_COOPMAT=nv|khr keeps one of the two subgroup-scope APIs (to compare
+   * them on a device that has both; either also turns cooperative_matrix2
+   * off); anything else keeps all */
+  const char *only = getenv("VKML_COOPMAT");
+  if (only && !strcmp(only, "nv")) d->has_cmk = d->has_cm2 = false;
+  if (only && !strcmp(only, "khr")) d->has_cm = d->has_cm2 = false;
   d->has_push = has_ext(e, n, VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME);
   free(e);
 
@@ -69,6 +83,11 @@ static vkml_status query_device(rt_vk_context *ctx, VkPhysicalDevice pd, dev_inf
   }
   d->subgroup.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES;
   d->subgroup.pNext = &d->maint3;
+  if (d->has_cm2) {
+    d->pcm2.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_2_PROPERTIES_NV;
+    d->pcm2.pNext = d->maint3.pNext;
+    d->maint3.pNext = &d->pcm2;
+  }
   VkPhysicalDeviceProperties2 p2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2,
                                     .pNext = &d->subgroup};
   ctx->fn.vkGetPhysicalDeviceProperties2(pd, &p2);
@@ -93,6 +112,16 @@ static vkml_status query_device(rt_vk_context *ctx, VkPhysicalDevice pd, dev_inf
     d->fcm.pNext = chain;
     chain = &d->fcm;
   }
+  if (d->has_cmk) {
+    d->fcmk.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_KHR;
+    d->fcmk.pNext = chain;
+    chain = &d->fcmk;
+  }
+  if (d->has_cm2) {
+    d->fcm2.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_2_FEATURES_NV;
+    d->fcm2.pNext = chain;
+    chain = &d->fcm2;
+  }
   if (d->has_vmm) {
     d->fvmm.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_MEMORY_MODEL_FEATURES;
     d->fvmm.pNext = chain;
@@ -102,6 +131,11 @@ static vkml_status query_device(rt_vk_context *ctx, VkPhysicalDevice pd, dev_inf
   d->f2.pNext = chain;
   ctx->fn.vkGetPhysicalDeviceFeatures2(pd, &d->f2);
   d->has_cm = d->has_cm && d->fcm.cooperativeMatrix;
+  d->has_cmk = d->has_cmk && d->fcmk.cooperativeMatrix;
+  d->has_cm2 = d->has_cm2 && d->has_cmk && d->fcm2.cooperativeMatrixWorkgroupScope &&
+               d->fcm2.cooperativeMatrixFlexibleDimensions &&
+               d->fcm2.cooperativeMatrixPerElementOperations &&
+               d->fcm2.cooperativeMatrixTensorAddressing;
   /* with the memory model on, Device-scope atomics (a kernel's error slot,
    * glsl/device_error.glsl) need its device scope too: both, or neither */
   d->has_vmm = d->has_vmm && d->fvmm.vulkanMemoryModel && d->fvmm.vulkanMemoryModelDeviceScope;
@@ -211,6 +245,9 @@ static void fill_target(rt_vk_context *ctx, const dev_info *d, uint32_t ts_bits,
   t->storage_16bit = d->f16s.storageBuffer16BitAccess;
   t->storage_8bit = d->has_f8s && d->f8s.storageBuffer8BitAccess;
   t->coopmat_nv = d->has_cm;
+  t->coopmat_khr = d->has_cmk;
+  t->coopmat2 = d->has_cm2 && d->api >= VK_API_VERSION_1_3; /* its shaders are SPIR-V 1.6 */
+  t->coopmat2_max_workgroup = t->coopmat2 ? d->pcm2.cooperativeMatrixWorkgroupScopeMaxWorkgroupSize : 0;
   t->vulkan_memory_model = d->has_vmm;
   t->push_descriptors = push;
   t->timestamp_period_ns = l->timestampPeriod;
@@ -224,29 +261,62 @@ static void fill_target(rt_vk_context *ctx, const dev_info *d, uint32_t ts_bits,
   }
 }
 
+static void add_shape(ir_target *t, uint32_t m, uint32_t n, uint32_t k, VkComponentTypeNV a,
+                      VkComponentTypeNV b, VkComponentTypeNV c, VkComponentTypeNV d, bool khr) {
+  if (t->n_coopmat_shapes >= IR_TARGET_MAX_COOPMAT) return;
+  ir_coopmat_shape *s = &t->coopmat_shapes[t->n_coopmat_shapes++];
+  *s = (ir_coopmat_shape){m, n, k, cm_type(a), cm_type(b), cm_type(c), cm_type(d), khr};
+}
+
+/* The subgroup-scope shapes each enabled extension lists, marked by which. */
 static void fill_coopmat(rt_vk_context *ctx) {
   ir_target *t = &ctx->target;
-  if (!t->coopmat_nv) return;
   uint32_t n = 0;
-  if (ctx->fn.vkGetPhysicalDeviceCooperativeMatrixPropertiesNV(ctx->phys, &n, NULL) !=
-      VK_SUCCESS)
-    return;
-  VkCooperativeMatrixPropertiesNV p[IR_TARGET_MAX_COOPMAT];
-  if (n > IR_TARGET_MAX_COOPMAT) n = IR_TARGET_MAX_COOPMAT;
-  for (uint32_t i = 0; i < n; i++)
-    p[i] = (VkCooperativeMatrixPropertiesNV){
-        .sType = VK_STRUCTURE_TYPE_COOPERATIVE_MATRIX_PROPERTIES_NV};
-  if (ctx->fn.vkGetPhysicalDeviceCooperativeMatrixPropertiesNV(ctx->phys, &n, p) < 0) return;
-  for (uint32_t i = 0; i < n; i++) {
-    if (p[i].scope != VK_SCOPE_SUBGROUP_NV) continue;
-    ir_coopmat_shape *s = &t->coopmat_shapes[t->n_coopmat_shapes++];
-    s->m = p[i].MSize;
-    s->n = p[i].NSize;
-    s->k = p[i].KSize;
-    s->a = cm_type(p[i].AType);
-    s->b = cm_type(p[i].BType);
-    s->c = cm_type(p[i].CType);
-    s->d = cm_type(p[i].DType);
+  if (t->coopmat_nv &&
+      ctx->fn.vkGetPhysicalDeviceCooperativeMatrixPropertiesNV(ctx->phys, &n, NULL) == VK_SUCCESS) {
+    VkCooperativeMatrixPropertiesNV p[IR_TARGET_MAX_COOPMAT];
+    if (n > IR_TARGET_MAX_COOPMAT) n = IR_TARGET_MAX_COOPMAT;
+    for (uint32_t i = 0; i < n; i++)
+      p[i] = (VkCooperativeMatrixPropertiesNV){
+          .sType = VK_STRUCTURE_TYPE_COOPERATIVE_MATRIX_PROPERTIES_NV};
+    if (ctx->fn.vkGetPhysicalDeviceCooperativeMatrixPropertiesNV(ctx->phys, &n, p) >= 0)
+      for (uint32_t i = 0; i < n; i++)
+        if (p[i].scope == VK_SCOPE_SUBGROUP_NV)
+          add_shape(t, p[i].MSize, p[i].NSize, p[i].KSize, p[i].AType, p[i].BType, p[i].CType,
+                    p[i].DType, false);
+  }
+  n = 0;
+  if (t->coopmat_khr &&
+      ctx->fn.vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR(ctx->phys, &n, NULL) == VK_SUCCESS) {
+    VkCooperativeMatrixPropertiesKHR p[IR_TARGET_MAX_COOPMAT];
+    if (n > IR_TARGET_MAX_COOPMAT) n = IR_TARGET_MAX_COOPMAT;
+    for (uint32_t i = 0; i < n; i++)
+      p[i] = (VkCooperativeMatrixPropertiesKHR){
+          .sType = VK_STRUCTURE_TYPE_COOPERATIVE_MATRIX_PROPERTIES_KHR};
+    if (ctx->fn.vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR(ctx->phys, &n, p) >= 0)
+      for (uint32_t i = 0; i < n; i++)
+        if (p[i].scope == VK_SCOPE_SUBGROUP_NV && !p[i].saturatingAccumulation)
+          add_shape(t, p[i].MSize, p[i].NSize, p[i].KSize, p[i].AType, p[i].BType, p[i].CType,
+                    p[i].ResultType, true);
+  }
+  n = 0;
+  if (t->coopmat2 && ctx->fn.vkGetPhysicalDeviceCooperativeMatrixFlexibleDimensionsPropertiesNV(
+                         ctx->phys, &n, NULL) == VK_SUCCESS) {
+    VkCooperativeMatrixFlexibleDimensionsPropertiesNV p[IR_TARGET_MAX_COOPMAT];
+    if (n > IR_TARGET_MAX_COOPMAT) n = IR_TARGET_MAX_COOPMAT;
+    for (uint32_t i = 0; i < n; i++)
+      p[i] = (VkCooperativeMatrixFlexibleDimensionsPropertiesNV){
+          .sType = VK_STRUCTURE_TYPE_COOPERATIVE_MATRIX_FLEXIBLE_DIMENSIONS_PROPERTIES_NV};
+    if (ctx->fn.vkGetPhysicalDeviceCooperativeMatrixFlexibleDimensionsPropertiesNV(ctx->phys, &n,
+                                                                                  p) >= 0)
+      for (uint32_t i = 0; i < n && t->n_coopmat2_shapes < IR_TARGET_MAX_COOPMAT2; i++) {
+        if (p[i].scope != VK_SCOPE_WORKGROUP_NV || p[i].saturatingAccumulation) continue;
+        int j = t->n_coopmat2_shapes++;
+        t->coopmat2_shapes[j] = (ir_coopmat_shape){
+            p[i].MGranularity,  p[i].NGranularity,  p[i].KGranularity,      cm_type(p[i].AType),
+            cm_type(p[i].BType), cm_type(p[i].CType), cm_type(p[i].ResultType), true};
+        t->coopmat2_invocations[j] = p[i].workgroupInvocations;
+      }
   }
 }
 
@@ -285,12 +355,14 @@ static void load_device_table(rt_vk_context *ctx) {
 }
 
 static vkml_status create_device(rt_vk_context *ctx, dev_info *d, bool push) {
-  const char *exts[5];
+  const char *exts[7];
   uint32_t n_exts = 0;
   if (push) exts[n_exts++] = VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME;
   if (d->ext_f8s) exts[n_exts++] = VK_KHR_8BIT_STORAGE_EXTENSION_NAME;
   if (d->ext_f16i8) exts[n_exts++] = VK_KHR_SHADER_FLOAT16_INT8_EXTENSION_NAME;
   if (d->has_cm) exts[n_exts++] = VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME;
+  if (d->has_cmk) exts[n_exts++] = VK_KHR_COOPERATIVE_MATRIX_EXTENSION_NAME;
+  if (ctx->target.coopmat2) exts[n_exts++] = VK_NV_COOPERATIVE_MATRIX_2_EXTENSION_NAME;
   if (d->ext_vmm) exts[n_exts++] = VK_KHR_VULKAN_MEMORY_MODEL_EXTENSION_NAME;
 
   /* Enable exactly the features the target advertises (the ones kernels may
@@ -335,6 +407,25 @@ static vkml_status create_device(rt_vk_context *ctx, dev_info *d, bool push) {
   if (d->has_cm) {
     *tail = &fcm;
     tail = &fcm.pNext;
+  }
+  VkPhysicalDeviceCooperativeMatrixFeaturesKHR fcmk = {
+      .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_KHR,
+      .cooperativeMatrix = VK_TRUE,
+  };
+  if (d->has_cmk) {
+    *tail = &fcmk;
+    tail = &fcmk.pNext;
+  }
+  VkPhysicalDeviceCooperativeMatrix2FeaturesNV fcm2 = {
+      .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_2_FEATURES_NV,
+      .cooperativeMatrixWorkgroupScope = VK_TRUE,
+      .cooperativeMatrixFlexibleDimensions = VK_TRUE,
+      .cooperativeMatrixPerElementOperations = VK_TRUE,
+      .cooperativeMatrixTensorAddressing = VK_TRUE,
+  };
+  if (t->coopmat2) {
+    *tail = &fcm2;
+    tail = &fcm2.pNext;
   }
   VkPhysicalDeviceVulkanMemoryModelFeatures fvmm = {
       .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_MEMORY_MODEL_FEATURES,

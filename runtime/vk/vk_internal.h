@@ -18,6 +18,7 @@
 #include <pthread.h>
 
 #include "vk_context.h"
+#include "vk_khr_coopmat.h"
 #include "vk_memory.h"
 #include "vk_pipeline.h"
 
@@ -44,7 +45,9 @@
 #define RT_VK_INSTANCE_EXT_FNS(X)                                              \
   X(vkCreateDebugUtilsMessengerEXT)                                            \
   X(vkDestroyDebugUtilsMessengerEXT)                                           \
-  X(vkGetPhysicalDeviceCooperativeMatrixPropertiesNV)
+  X(vkGetPhysicalDeviceCooperativeMatrixPropertiesNV)                          \
+  X(vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR)                         \
+  X(vkGetPhysicalDeviceCooperativeMatrixFlexibleDimensionsPropertiesNV)
 
 typedef struct rt_vk_ifn {
 #define X(f) PFN_##f f;

@@ -153,6 +153,85 @@ Test(codegen, include_resolves_embedded_snippets) {
   cg_compiler_destroy(c);
 }
 
+/* The second compiler (glslang 15, CG_OPT_GLSLANG15): a
+ * GL_KHR_cooperative_matrix shader with defines and an embedded include
+ * compiles to a module that declares the KHR capability; a GLSL error names
+ * the template's line as shaderc's do; and it shares the SPIR-V cache. */
+Test(codegen, glslang15_compiles_khr_cooperative_matrices) {
+  if (!cg_compiler_has_glslang15()) cr_skip_test("this build lacks glslang 15 (tools/build-glslang.sh)");
+  char *dir = vt_tempdir();
+  cg_compiler *c = compiler(dir);
+  static const char KHR[] =
+      "#version 450\n"
+      "#extension GL_KHR_cooperative_matrix : require\n"
+      "#extension GL_KHR_memory_scope_semantics : require\n"
+      "#extension GL_EXT_shader_explicit_arithmetic_types_float16 : require\n"
+      "#define ACT 11\nconst float ACT_ALPHA = 0.0, ACT_BETA = 0.0;\n"
+      "#include \"act.glsl\"\n"
+      "layout(local_size_x = 32) in;\n"
+      "layout(binding = 0) buffer A { float16_t a[]; };\n"
+      "layout(binding = 1) buffer C { float c[]; };\n"
+      "void main() {\n"
+      "  coopmat<float16_t, gl_ScopeSubgroup, N, N, gl_MatrixUseA> ma;\n"
+      "  coopmat<float16_t, gl_ScopeSubgroup, N, N, gl_MatrixUseB> mb;\n"
+      "  coopmat<float, gl_ScopeSubgroup, N, N, gl_MatrixUseAccumulator> acc =\n"
+      "      coopmat<float, gl_ScopeSubgroup, N, N, gl_MatrixUseAccumulator>(0.0);\n"
+      "  coopMatLoad(ma, a, 0, N, gl_CooperativeMatrixLayoutRowMajor);\n"
+      "  coopMatLoad(mb, a, N * N, N, gl_CooperativeMatrixLayoutColumnMajor);\n"
+      "  acc = coopMatMulAdd(ma, mb, acc);\n"
+      "  coopMatStore(acc, c, 0, N, gl_CooperativeMatrixLayoutRowMajor);\n"
+      "  c[0] = act(c[0]);\n"
+      "}\n";
+  cg_define d[] = {{"N", "16"}};
+  cg_spirv s;
+  T_OK(cg_compile(c, "khr.comp", KHR, d, 1, CG_OPT_GLSLANG15, &s));
+  cr_assert_eq(s.words[0], 0x07230203u);
+  cr_assert_eq(s.words[1], 0x00010300u, "SPIR-V 1.3, as shaderc's");
+  bool cap = false; /* OpCapability (17, 2 words) CooperativeMatrixKHR (6022) */
+  for (size_t i = 5; i + 1 < s.bytes / 4; i += s.words[i] >> 16 ? s.words[i] >> 16 : 1)
+    if (s.words[i] == ((2u << 16) | 17u) && s.words[i + 1] == 6022u) cap = true;
+  cr_assert(cap, "no CooperativeMatrixKHR capability");
+  cr_assert_not(s.from_cache);
+  cg_spirv again;
+  T_OK(cg_compile(c, "khr.comp", KHR, d, 1, CG_OPT_GLSLANG15, &again));
+  cr_assert(again.from_cache);
+  cr_assert_eq(again.bytes, s.bytes);
+  cr_assert_eq(memcmp(again.words, s.words, s.bytes), 0);
+  /* for Vulkan 1.3 (what GL_NV_cooperative_matrix2 needs): SPIR-V 1.6, its own cache entry */
+  cg_spirv v13;
+  T_OK(cg_compile(c, "khr.comp", KHR, d, 1, CG_OPT_GLSLANG15_VK13, &v13));
+  cr_assert_eq(v13.words[1], 0x00010600u);
+  cr_assert_not(v13.from_cache);
+  cg_spirv_free(&v13);
+  /* the same source through shaderc (glslang 12) fails: it does not know it */
+  cg_spirv old;
+  vkml_status st = cg_compile(c, "khr.comp", KHR, d, 1, CG_OPT_ZERO, &old);
+  cr_assert_eq(vkml_status_code(st), VKML_CODE_PARSE);
+  vkml_status_free(st);
+  /* an error quotes the line, as shaderc's do */
+  static const char BAD[] = "#version 450\nlayout(local_size_x = 1) in;\n"
+                            "layout(binding = 0) buffer B { float x[]; };\n"
+                            "void main() {\n  x[0] = undefined_thing;\n}\n";
+  st = cg_compile(c, "bad15.comp", BAD, d, 1, CG_OPT_GLSLANG15, &old);
+  cr_assert_eq(vkml_status_code(st), VKML_CODE_PARSE);
+  const char *m = vkml_status_message(st);
+  cr_assert(strstr(m, "bad15.comp:5: error:"), "%s", m);
+  cr_assert(strstr(m, "5 |   x[0] = undefined_thing;"), "%s", m);
+  vkml_status_free(st);
+  /* so does an include that is not embedded */
+  static const char NOINC[] = "#version 450\n#extension GL_GOOGLE_include_directive : require\n"
+                              "#include \"no_such.glsl\"\nlayout(local_size_x = 1) in;\nvoid main() {}\n";
+  st = cg_compile(c, "noinc.comp", NOINC, NULL, 0, CG_OPT_GLSLANG15, &old);
+  cr_assert_eq(vkml_status_code(st), VKML_CODE_PARSE);
+  cr_assert(strstr(vkml_status_message(st), "no_such.glsl"), "%s", vkml_status_message(st));
+  vkml_status_free(st);
+  cg_spirv_free(&s);
+  cg_spirv_free(&again);
+  cg_compiler_destroy(c);
+  vt_rmdir(dir);
+  free(dir);
+}
+
 Test(codegen, templates_are_embedded_verbatim) {
   for (int i = 0; cg_templates[i]; i++) {
     const cg_template *t = cg_templates[i];

@@ -410,11 +410,16 @@ Test(conv_coopmat, packed_operands) {
  * variant, both accumulators, packed operands, with and without bias, and
  * the module declares the CooperativeMatrixNV capability. */
 /* Compiles k (variant i) and checks that the module declares
- * CooperativeMatrixNV. */
+ * CooperativeMatrixNV, or for the KHR form (CM_KHR=1) CooperativeMatrixKHR. */
 static void compiles_coopmat(cg_compiler *cc, const cg_kernel *k, size_t i) {
   cg_spirv spv;
   T_OK(cg_kernel_compile(cc, k, &spv));
-  cr_assert(vt_has_capability(&spv, 5357), "variant %zu: no CooperativeMatrixNV capability", i);
+  if (!strcmp(vt_define_of(k, "CM_KHR"), "1")) {
+    cr_assert_eq(k->opt, CG_OPT_GLSLANG15);
+    cr_assert(vt_has_capability(&spv, 6022), "variant %zu: no CooperativeMatrixKHR capability", i);
+  } else {
+    cr_assert(vt_has_capability(&spv, 5357), "variant %zu: no CooperativeMatrixNV capability", i);
+  }
   cg_spirv_free(&spv);
 }
 
@@ -444,8 +449,10 @@ Test(conv_coopmat, compiles) {
       {14, "WM=1,WN=1,TM=1,TN=1,BK=16,ACC=16", 0, 32},
       {12, "WM=4,WN=2,TM=1,TN=2,BK=32,ACC=32", 2, 32},
   };
+  /* both forms: NV, and KHR where the build has glslang 15 */
+  for (int khr = 0; khr <= (int)cg_compiler_has_glslang15(); khr++)
   for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
-    ir_target t = vt_coop_target();
+    ir_target t = khr ? vt_coop_khr_target() : vt_coop_target();
     t.subgroup_size = (uint32_t)v[i].subgroup;
     ir_graph *g;
     rt_tensor in[3];
@@ -458,6 +465,7 @@ Test(conv_coopmat, compiles) {
     cg_conv_workload w;
     T_OK(cg_conv_workload_from_node(n, &w));
     T_OK(cg_conv_coopmat_instantiate(&w, &cg_conv2d_coopmat_template, v[i].sched ? &s : NULL, &t, &k));
+    cr_assert_str_eq(vt_define_of(&k, "CM_KHR"), khr ? "1" : "0");
     compiles_coopmat(cc, &k, i);
     ir_graph_destroy(g);
     free3(in);

@@ -422,7 +422,7 @@ Test(gemm_template, coopmat_instantiation) {
   t = vt_coop_target();
   t.coopmat_nv = false;
   t_expect_error(cg_node_gemm(n, &cg_gemm_coopmat_template, NULL, &t, &k),
-                 VKML_CODE_UNSUPPORTED, "VK_NV_cooperative_matrix");
+                 VKML_CODE_UNSUPPORTED, "lacks cooperative matrices");
   T_OK(cg_node_gemm(n, NULL, NULL, &t, &k)); /* the family falls back to tiles */
   cr_assert_eq(k.tmpl, &cg_gemm_tiled_template);
   t = vt_coop_target();
@@ -531,15 +531,57 @@ Test(gemm_template, unsupported_workloads) {
   ir_graph_destroy(g);
 }
 
+/* VK_KHR_cooperative_matrix, the portable path: chosen over the NV one where
+ * the device has both and the build has glslang 15; its own shape list (here
+ * 16x16x16 for fp16 accumulation, where NV lists 16x8x16); the Vulkan memory
+ * model needed as for NV; without glslang 15 a KHR-only device has no
+ * coopmat path. */
+Test(gemm_template, coopmat_khr_choice) {
+  ir_target t = vt_coop_khr_target();
+  ir_graph *g;
+  int ranks[2] = {2, 2};
+  const int64_t dims[2][IR_MAX_RANK] = {{64, 96}, {96, 80}};
+  int64_t od[2] = {64, 80};
+  ir_node *n = vt_type_node(&g, IR_OP_GEMM, IR_F16, 2, ranks, dims, 2, od);
+  cg_kernel k;
+  cg_schedule s;
+  T_OK(cg_schedule_parse(&cg_gemm_coopmat_template, "WM=2,WN=2,TM=2,TN=2,BK=32,ACC=16", &s));
+  if (cg_compiler_has_glslang15()) {
+    cr_assert_eq(cg_coopmat_api_of(&t), CG_COOPMAT_KHR);
+    T_OK(cg_node_gemm(n, NULL, NULL, &t, &k));
+    cr_assert_eq(k.tmpl, &cg_gemm_coopmat_template);
+    cr_assert_str_eq(vt_define_of(&k, "CM_KHR"), "1");
+    cr_assert_eq(k.opt, CG_OPT_GLSLANG15);
+    T_OK(cg_node_gemm(n, &cg_gemm_coopmat_template, &s, &t, &k));
+    cr_assert_str_eq(vt_define_of(&k, "NS"), "16");
+    t.vulkan_memory_model = false;
+    t_expect_error(cg_node_gemm(n, &cg_gemm_coopmat_template, &s, &t, &k), VKML_CODE_UNSUPPORTED,
+                   "memory model");
+    /* VKML_COOPMAT=nv: the NV form, with its shapes */
+    t = vt_coop_khr_target();
+    t.coopmat_khr = false;
+    cr_assert_eq(cg_coopmat_api_of(&t), CG_COOPMAT_NV);
+    T_OK(cg_node_gemm(n, &cg_gemm_coopmat_template, &s, &t, &k));
+    cr_assert_str_eq(vt_define_of(&k, "CM_KHR"), "0");
+    cr_assert_str_eq(vt_define_of(&k, "NS"), "8");
+  } else {
+    t.coopmat_nv = false;
+    cr_assert_eq(cg_coopmat_api_of(&t), CG_COOPMAT_NONE);
+    t_expect_error(cg_node_gemm(n, &cg_gemm_coopmat_template, &s, &t, &k), VKML_CODE_UNSUPPORTED,
+                   "glslang 15");
+  }
+  ir_graph_destroy(g);
+}
+
 /* The cooperative-matrix template compiles (at optimisation level zero) for
  * every staging variant and both accumulators, and the module declares the
- * CooperativeMatrixNV capability. */
+ * CooperativeMatrixNV capability, or in the KHR form CooperativeMatrixKHR;
+ * both with the Vulkan memory model, which glslang adds to either. */
 Test(gemm_template, coopmat_compiles) {
   char *dir = vt_tempdir();
   cg_compiler_opts o = {.cache_dir = dir};
   cg_compiler *cc;
   T_OK(cg_compiler_create(&o, &cc));
-  ir_target t = vt_coop_target();
   static const struct {
     int ta, tb, has_c;
     int64_t m, k, n;
@@ -552,7 +594,10 @@ Test(gemm_template, coopmat_compiles) {
       /* scalars along k */
       {0, 1, 1, 7, 13, 5, "WM=4,WN=1,TM=1,TN=2,BK=64,ACC=32", "11", "11"},
   };
+  /* both forms: NV, and KHR where the build has glslang 15 (no memory model) */
+  for (int khr = 0; khr <= (int)cg_compiler_has_glslang15(); khr++)
   for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
+    ir_target t = khr ? vt_coop_khr_target() : vt_coop_target();
     ir_graph *g;
     int ranks[3] = {2, 2, 1};
     const int64_t dims[3][IR_MAX_RANK] = {{v[i].ta ? v[i].k : v[i].m, v[i].ta ? v[i].m : v[i].k},
@@ -571,7 +616,11 @@ Test(gemm_template, coopmat_compiles) {
     cr_assert_str_eq(vt_define_of(&k, "B_LOAD"), v[i].b_load);
     cg_spirv spv;
     T_OK(cg_kernel_compile(cc, &k, &spv));
-    cr_assert(vt_has_capability(&spv, 5357), "%s: no CooperativeMatrixNV capability", v[i].sched);
+    cr_assert_str_eq(vt_define_of(&k, "CM_KHR"), khr ? "1" : "0");
+    cr_assert_eq(k.opt, khr ? CG_OPT_GLSLANG15 : CG_OPT_ZERO);
+    cr_assert(vt_has_capability(&spv, khr ? 6022 : 5357), "%s: no CooperativeMatrix%s capability",
+              v[i].sched, khr ? "KHR" : "NV");
+    cr_assert(vt_has_capability(&spv, 5345), "%s: no memory model", v[i].sched);
     cg_spirv_free(&spv);
     ir_graph_destroy(g);
   }

@@ -156,6 +156,18 @@ ir_target vt_coop_target(void) {
   return t;
 }
 
+ir_target vt_coop_khr_target(void) {
+  ir_target t = vt_coop_target();
+  t.coopmat_khr = true;
+  ir_coopmat_shape sh[] = {
+      {16, 16, 16, IR_COOPMAT_F16, IR_COOPMAT_F16, IR_COOPMAT_F16, IR_COOPMAT_F16, true},
+      {16, 16, 16, IR_COOPMAT_F16, IR_COOPMAT_F16, IR_COOPMAT_F32, IR_COOPMAT_F32, true},
+  };
+  memcpy(t.coopmat_shapes + t.n_coopmat_shapes, sh, sizeof sh);
+  t.n_coopmat_shapes += 2;
+  return t;
+}
+
 const char *vt_define_of(const cg_kernel *k, const char *name) {
   for (int i = 0; i < k->n_defines; i++)
     if (!strcmp(k->def_name[i], name)) return k->def_value[i];
