@@ -1,5 +1,6 @@
-/* gemm and matmul on the GPU: workloads from nodes, the three templates'
- * spaces (tiled, cooperative matrix, GEMV), the shape plan shared by all (M N K,
+/* gemm and matmul on the GPU: workloads from nodes, the four templates'
+ * spaces (tiled, cooperative matrix, workgroup-scope cooperative matrix,
+ * GEMV), the shape plan shared by all (M N K,
  * operand strides, merged batch axes), the staging-load choice (direction,
  * vector width from the alignment) and instantiation. See codegen/kernels/gemm.h. */
 #include <stdio.h>
@@ -40,6 +41,31 @@ const cg_template cg_gemm_coopmat_template = {
     .name = "gemm_coopmat",
     .glsl = "gemm_coopmat.comp",
     CG_COOPMAT_SPACE,
+};
+
+enum { C2_BM = 0, C2_BN, C2_BK, C2_ACC, C2_WG };
+
+/* VK_NV_cooperative_matrix2: one workgroup-scope BM x BN accumulator, BK per
+ * step, WG invocations (the driver's own staging; gemm_coopmat2.comp). */
+const cg_template cg_gemm_coopmat2_template = {
+    .name = "gemm_coopmat2",
+    .glsl = "gemm_coopmat2.comp",
+    .n_knobs = 5,
+    .knobs =
+        {
+            {"BM", 4, {32, 64, 128, 256}},
+            {"BN", 4, {32, 64, 128, 256}},
+            {"BK", 3, {16, 32, 64}},
+            {"ACC", 2, {16, 32}},
+            {"WG", 3, {64, 128, 256}},
+        },
+    .n_constraints = 2,
+    .constraints =
+        {
+            {CG_LIMIT_WORKGROUP_X, 1u << C2_WG, 1},
+            {CG_LIMIT_WORKGROUP_INVOCATIONS, 1u << C2_WG, 1},
+        },
+    .dflt = {{128, 128, 32, 32, 128}},
 };
 
 enum { V_WG_N = 0, V_WG_K, V_VEC, V_UNROLL, V_SG };
@@ -427,6 +453,50 @@ vkml_status cg_gemm_coopmat_instantiate(const cg_gemm_workload *w, const cg_sche
   return emit_common(k, w, &p, t, bm, bn);
 }
 
+/* ---- the workgroup-scope cooperative-matrix template ---------------------------- */
+
+vkml_status cg_gemm_coopmat2_instantiate(const cg_gemm_workload *w, const cg_schedule *s,
+                                         const ir_target *t, cg_kernel *k) {
+  memset(k, 0, sizeof *k);
+  const char *name = "gemm_coopmat2";
+  gemm_plan p;
+  VKML_RETURN_IF_ERROR(plan_workload(w, t, name, &p));
+  if (w->out.dtype != IR_F16) return unsupported(name, "cooperative matrices take f16 only");
+  if (!t->coopmat2) return unsupported(name, "the device lacks VK_NV_cooperative_matrix2");
+  if (!cg_compiler_has_glslang15())
+    return unsupported(name, "it needs glslang 15, which this build lacks (tools/build-glslang.sh)");
+  if (!t->vulkan_memory_model || !t->fp16_arith)
+    return unsupported(name, "the device does not enable the Vulkan memory model (which glslang "
+                             "declares in cooperative-matrix shaders) and fp16 arithmetic");
+  /* each operand needs one axis of unit stride: the rows of its tensor layout */
+  int a_t = p.a_sk == 1 ? 0 : p.a_si == 1 ? 1 : -1;
+  int b_t = p.b_sj == 1 ? 0 : p.b_sk == 1 ? 1 : -1;
+  if (a_t < 0 || b_t < 0) return unsupported(name, "an operand has no axis of unit stride");
+  int bm = s->v[C2_BM], bn = s->v[C2_BN], bk = s->v[C2_BK], acc = s->v[C2_ACC];
+  uint32_t wg = (uint32_t)s->v[C2_WG];
+  ir_coopmat_type at = acc == 16 ? IR_COOPMAT_F16 : IR_COOPMAT_F32;
+  bool shape = false;
+  for (int i = 0; i < t->n_coopmat2_shapes && i < IR_TARGET_MAX_COOPMAT2 && !shape; i++) {
+    const ir_coopmat_shape *c = &t->coopmat2_shapes[i];
+    shape = c->a == IR_COOPMAT_F16 && c->b == IR_COOPMAT_F16 && c->c == at && c->d == at &&
+            t->coopmat2_invocations[i] == wg && c->m && c->n && c->k && bm % (int)c->m == 0 &&
+            bn % (int)c->n == 0 && bk % (int)c->k == 0;
+  }
+  if (!shape)
+    return vkml_status_make(VKML_CODE_UNSUPPORTED,
+                            "%s: %s lists no workgroup-scope f16 x f16 -> f%d shape for %u "
+                            "invocations that divides %dx%dx%d",
+                            name, t->name, acc, wg, bm, bn, bk);
+  if (t->coopmat2_max_workgroup && wg > t->coopmat2_max_workgroup)
+    return vkml_status_make(VKML_CODE_UNSUPPORTED, "%s: %u invocations exceed the %u of %s",
+                            name, wg, t->coopmat2_max_workgroup, t->name);
+  VKML_RETURN_IF_ERROR(cg_kernel_begin(k, &cg_gemm_coopmat2_template, s, t));
+  k->opt = CG_OPT_GLSLANG15_VK13;
+  VKML_RETURN_IF_ERROR(cg_kernel_define(k, "A_T", "%d", a_t));
+  VKML_RETURN_IF_ERROR(cg_kernel_define(k, "B_T", "%d", b_t));
+  return emit_common(k, w, &p, t, bm, bn);
+}
+
 /* ---- the GEMV template ---------------------------------------------------------------- */
 
 
@@ -538,7 +608,7 @@ static vkml_status node_kernel(const ir_node *n, const cg_template *st, const cg
   cg_gemm_workload w;
   VKML_RETURN_IF_ERROR(cg_gemm_workload_from_node(n, &w));
   if (st && st != &cg_gemm_tiled_template && st != &cg_gemm_coopmat_template &&
-      st != &cg_gemm_gemv_template)
+      st != &cg_gemm_coopmat2_template && st != &cg_gemm_gemv_template)
     return vkml_status_make(VKML_CODE_INVALID_ARGUMENT, "%s: template %s is not a gemm template",
                             ir_op_name(n->op), st->name);
   if (!st) {
@@ -557,6 +627,7 @@ static vkml_status node_kernel(const ir_node *n, const cg_template *st, const cg
   }
   if (!s) s = &st->dflt;
   if (st == &cg_gemm_coopmat_template) return cg_gemm_coopmat_instantiate(&w, s, t, out);
+  if (st == &cg_gemm_coopmat2_template) return cg_gemm_coopmat2_instantiate(&w, s, t, out);
   if (st == &cg_gemm_gemv_template) return cg_gemm_gemv_instantiate(&w, s, t, out);
   return cg_gemm_tiled_instantiate(&w, s, t, out);
 }

@@ -260,16 +260,9 @@ Test(vk_gemm, coopmat_on_device) {
   env e;
   env_open(&e);
   const ir_target *t = e.v.t;
-  char why[400];
-  snprintf(why, sizeof why,
-           "VK_NV_cooperative_matrix with f16 shapes (%d), fp16 arithmetic (%d), "
-           "16-bit storage (%d) or the Vulkan memory model (%d)",
-           t->coopmat_nv && cg_coopmat_shape(t, 32) >= 0, t->fp16_arith, t->storage_16bit,
-           t->vulkan_memory_model);
-  vt_env_skip_unless(&e.v,
-                     t->coopmat_nv && t->fp16_arith && t->storage_16bit && t->vulkan_memory_model &&
-                         cg_coopmat_shape(t, 32) >= 0,
-                     why);
+  const char *lacks = cg_coopmat_lacks(t);
+  vt_env_skip_unless(&e.v, !lacks && cg_coopmat_shape(t, 32) >= 0,
+                     lacks ? lacks : "no f16 x f16 -> f32 cooperative-matrix shape");
   static const char *const pts[] = {
       "WM=2,WN=2,TM=2,TN=2,BK=32,ACC=32", "WM=1,WN=1,TM=1,TN=1,BK=16,ACC=32",
       "WM=2,WN=4,TM=4,TN=2,BK=64,ACC=32", "WM=2,WN=2,TM=2,TN=2,BK=32,ACC=16",
@@ -291,6 +284,60 @@ Test(vk_gemm, coopmat_on_device) {
             900u + 50u * (uint64_t)p + (uint64_t)c);
     }
   }
+  vt_env_close(&e.v);
+}
+
+/* Whether case c (f16) instantiates with tmpl / s on t. */
+static vkml_status instantiates(const gcase *c, const cg_template *tmpl, const cg_schedule *s,
+                                const ir_target *t) {
+  t_rng r = t_rng_make(1);
+  int n_in = c->rc >= 0 ? 3 : 2;
+  rt_tensor in[3];
+  in[0] = t_tensor_random(&r, IR_F16, c->ra, c->a, -1, 1);
+  in[1] = t_tensor_random(&r, IR_F16, c->rb, c->b, -1, 1);
+  if (n_in == 3) in[2] = t_tensor_random(&r, IR_F16, c->rc, c->c, -1, 1);
+  ir_type to = out_type(c, IR_F16);
+  ir_graph *g;
+  ir_node *n = make_node(&g, c, in, n_in, &to, false);
+  cg_kernel k;
+  vkml_status st = cg_kernel_for_node(n, tmpl, s, t, &k);
+  ir_graph_destroy(g);
+  for (int i = 0; i < n_in; i++) rt_tensor_free(&in[i]);
+  return st;
+}
+
+/* gemm_coopmat2 (VK_NV_cooperative_matrix2) on the device, where it exists:
+ * tiles larger and smaller than the cases, both accumulators, both
+ * workgroup sizes the H100 lists. */
+Test(vk_gemm, coopmat2_on_device) {
+  env e;
+  env_open(&e);
+  const ir_target *t = e.v.t;
+  vt_env_skip_unless(&e.v, t->coopmat2 && cg_compiler_has_glslang15(),
+                     "VK_NV_cooperative_matrix2 (or glslang 15 in this build)");
+  static const char *const pts[] = {
+      "BM=128,BN=128,BK=32,ACC=32,WG=256", "BM=32,BN=32,BK=16,ACC=32,WG=128",
+      "BM=64,BN=256,BK=64,ACC=32,WG=256", "BM=64,BN=64,BK=32,ACC=16,WG=128",
+      "BM=256,BN=64,BK=16,ACC=16,WG=256",
+  };
+  int ran = 0;
+  for (size_t p = 0; p < sizeof pts / sizeof pts[0]; p++) {
+    cg_schedule s;
+    T_OK(cg_schedule_parse(&cg_gemm_coopmat2_template, pts[p], &s));
+    for (int c = 0; c < N_CASES; c++) {
+      if (s.v[3] == 16 && inner_k(&CASES[c]) > 512) continue;
+      vkml_status st = instantiates(&CASES[c], &cg_gemm_coopmat2_template, &s, t);
+      if (st) { /* a shape the device does not list, or no unit stride */
+        cr_assert_eq(vkml_status_code(st), VKML_CODE_UNSUPPORTED, "%s", vkml_status_message(st));
+        vkml_status_free(st);
+        continue;
+      }
+      check(&e, &CASES[c], IR_F16, &cg_gemm_coopmat2_template, &s, s.v[3],
+            1300u + 50u * (uint64_t)p + (uint64_t)c);
+      ran++;
+    }
+  }
+  cr_assert_gt(ran, 0, "no point instantiated on %s", t->name);
   vt_env_close(&e.v);
 }
 
@@ -570,6 +617,72 @@ Test(gemm_template, coopmat_khr_choice) {
     t_expect_error(cg_node_gemm(n, &cg_gemm_coopmat_template, &s, &t, &k), VKML_CODE_UNSUPPORTED,
                    "glslang 15");
   }
+  ir_graph_destroy(g);
+}
+
+/* gemm_coopmat2: only when named (not a default yet); the operands'
+ * orientation as defines; Vulkan 1.3 SPIR-V from glslang 15; refused
+ * without the extension, for a workgroup size or tile the device does not
+ * list, past its workgroup limit; compiles where the build has glslang 15. */
+Test(gemm_template, coopmat2) {
+  ir_target t = vt_coop2_target();
+  const cg_template *tp = &cg_gemm_coopmat2_template;
+  cr_assert_eq(cg_template_find("gemm_coopmat2"), tp);
+  ir_graph *g;
+  int ranks[3] = {2, 2, 1};
+  const int64_t dims[3][IR_MAX_RANK] = {{96, 200}, {80, 96}, {80}}; /* both transposed */
+  int64_t od[2] = {200, 80};
+  ir_node *n = vt_type_node(&g, IR_OP_GEMM, IR_F16, 3, ranks, dims, 2, od);
+  T_OK(ir_node_set_int(g, n, IR_A_TRANS_A, 1));
+  T_OK(ir_node_set_int(g, n, IR_A_TRANS_B, 1));
+  cg_kernel k;
+  T_OK(cg_node_gemm(n, NULL, NULL, &t, &k));
+  cr_assert_neq(k.tmpl, tp, "the family's default");
+  if (!cg_compiler_has_glslang15()) {
+    t_expect_error(cg_node_gemm(n, tp, NULL, &t, &k), VKML_CODE_UNSUPPORTED, "glslang 15");
+    ir_graph_destroy(g);
+    return;
+  }
+  T_OK(cg_node_gemm(n, tp, NULL, &t, &k));
+  cr_assert_eq(k.tmpl, tp);
+  cr_assert_eq(k.opt, CG_OPT_GLSLANG15_VK13);
+  cr_assert_str_eq(vt_define_of(&k, "A_T"), "1");
+  cr_assert_str_eq(vt_define_of(&k, "B_T"), "1");
+  cr_assert_str_eq(vt_define_of(&k, "BM"), "128");
+  cr_assert_eq(k.groups[0], 1); /* 80 / 128 */
+  cr_assert_eq(k.groups[1], 2); /* 200 / 128 */
+  char *dir = vt_tempdir();
+  cg_compiler_opts o = {.cache_dir = dir};
+  cg_compiler *cc;
+  T_OK(cg_compiler_create(&o, &cc));
+  static const char *const pts[] = {"BM=128,BN=128,BK=32,ACC=32,WG=256",
+                                    "BM=32,BN=64,BK=16,ACC=16,WG=128"};
+  for (int p = 0; p < 2; p++) {
+    cg_schedule s;
+    T_OK(cg_schedule_parse(tp, pts[p], &s));
+    T_OK(cg_node_gemm(n, tp, &s, &t, &k));
+    cg_spirv spv;
+    T_OK(cg_kernel_compile(cc, &k, &spv));
+    cr_assert_eq(spv.words[1], 0x00010600u, "SPIR-V 1.6");
+    cr_assert(vt_has_capability(&spv, 5433), "%s: no CooperativeMatrixTensorAddressingNV", pts[p]);
+    cr_assert(vt_has_capability(&spv, 5432), "%s: no CooperativeMatrixPerElementOperationsNV", pts[p]);
+    cg_spirv_free(&spv);
+  }
+  cg_compiler_destroy(cc);
+  vt_rmdir(dir);
+  free(dir);
+  cg_schedule s;
+  T_OK(cg_schedule_parse(tp, "BM=128,BN=128,BK=32,ACC=32,WG=64", &s));
+  t_expect_error(cg_node_gemm(n, tp, &s, &t, &k), VKML_CODE_UNSUPPORTED, "64 invocations");
+  t.coopmat2_max_workgroup = 128;
+  T_OK(cg_schedule_parse(tp, "BM=128,BN=128,BK=32,ACC=32,WG=256", &s));
+  t_expect_error(cg_node_gemm(n, tp, &s, &t, &k), VKML_CODE_UNSUPPORTED, "exceed");
+  t = vt_coop2_target();
+  t.coopmat2_shapes[3].m = 48; /* f32 accumulators at 256 invocations: 48-row granules */
+  t_expect_error(cg_node_gemm(n, tp, &s, &t, &k), VKML_CODE_UNSUPPORTED, "divides 128x128x32");
+  t = vt_coop_khr_target();
+  t_expect_error(cg_node_gemm(n, tp, &s, &t, &k), VKML_CODE_UNSUPPORTED,
+                 "VK_NV_cooperative_matrix2");
   ir_graph_destroy(g);
 }
 

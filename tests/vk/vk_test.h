@@ -70,13 +70,16 @@ void vt_poisoned(const ir_type *t, unsigned char byte, rt_tensor *out);
  * device (vk_harness.c). vt_coop_target: a device with
  * VK_NV_cooperative_matrix as the H200 reports it (shapes in driver order;
  * 16x8x16 first); vt_coop_khr_target: the same with VK_KHR_cooperative_matrix
- * too (its list: 16x16x16 for both accumulators). vt_define_of: the value of define name, NULL if k has
+ * too (its list: 16x16x16 for both accumulators); vt_coop2_target: and
+ * VK_NV_cooperative_matrix2 (16x16x16 granules, workgroups of 128 and 256
+ * invocations). vt_define_of: the value of define name, NULL if k has
  * none. vt_spec_of: specialization constant id, failing the test if k has
  * none. vt_has_capability: whether SPIR-V module m declares capability cap.
  * vt_type_node: a one-node graph of op on inputs of the given types (only
  * the types are set, no data). */
 ir_target vt_coop_target(void);
 ir_target vt_coop_khr_target(void);
+ir_target vt_coop2_target(void);
 const char *vt_define_of(const cg_kernel *k, const char *name);
 uint32_t vt_spec_of(const cg_kernel *k, uint32_t id);
 bool vt_has_capability(const cg_spirv *m, uint32_t cap);
