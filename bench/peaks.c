@@ -332,6 +332,15 @@ int main(int argc, char **argv) {
       write_json(stdout, b.t, &p);
     } else {
       printf("%s\n", b.t->name);
+      int nk = 0, nn = 0;
+      for (int i = 0; i < b.t->n_coopmat_shapes && i < IR_TARGET_MAX_COOPMAT; i++)
+        b.t->coopmat_shapes[i].khr ? nk++ : nn++;
+      cg_coopmat_api api = cg_coopmat_api_of(b.t);
+      printf("  cooperative matrices: %s (VK_KHR_cooperative_matrix: %d shapes, "
+             "VK_NV_cooperative_matrix: %d, VK_NV_cooperative_matrix2: %s, %d workgroup shapes, "
+             "up to %u invocations)\n",
+             api == CG_COOPMAT_KHR ? "KHR" : api == CG_COOPMAT_NV ? "NV" : "none", nk, nn,
+             b.t->coopmat2 ? "yes" : "no", b.t->n_coopmat2_shapes, b.t->coopmat2_max_workgroup);
       printf("  fp32 FMA              %10.1f GFLOP/s\n", p.fma_f32_gflops);
       if (p.fma_f16_gflops > 0) printf("  fp16 FMA              %10.1f GFLOP/s\n", p.fma_f16_gflops);
       if (p.coopmat_f16_gflops > 0)
