@@ -13,8 +13,10 @@ set -u
 . bench/device_env.sh
 W=/tmp/ca; mkdir -p $W/k
 TL="LD_LIBRARY_PATH=$B/test-libs:$LD_LIBRARY_PATH"
+echo "== what the driver lists =="
+python3 bench/vk_coopmat_probe.py 2>&1 | tee $W/probe.txt
 echo "== GPU tests: KHR form (default), NV form, gemm_coopmat2 =="
-for api in khr nv; do
+for api in all nv; do
   for t in "test_vk_gemm --filter vk_gemm/coopmat*" "test_vk_conv_coopmat"; do
     env VKML_COOPMAT=$api $TL timeout 200 $B/tests/$t >$W/test.$api.${t%% *}.txt 2>&1
     echo "$api ${t%% *}: rc $? $(grep -E 'Synthesis' $W/test.$api.${t%% *}.txt)"
@@ -22,7 +24,7 @@ for api in khr nv; do
   done
 done
 echo "== vkml-peaks, each form =="
-for api in khr nv; do
+for api in all nv; do
   VKML_COOPMAT=$api $B/bench/vkml-peaks --no-write | tee $W/peaks.$api.txt
 done
 $B/bench/vkml-peaks --no-write --json >$W/peaks.json
@@ -35,7 +37,7 @@ sweep() { # api model template extra... : one sweep, JSON kept
     >$W/sweep.$api.$m.$tp.txt 2>$W/sweep.$api.$m.$tp.err || echo "sweep $api $m $tp: rc $?"
   echo "== $api $m $tp"; sed -n '/^best/,$p' $W/sweep.$api.$m.$tp.txt | head -8
 }
-for api in khr nv; do
+for api in all nv; do
   sweep $api gemm_4096 gemm_coopmat --fix WM=4,WN=4,TM=4,TN=4,BK=16,ACC=16
   sweep $api retina_3x3_256_100 conv2d_coopmat --fix WM=2,WN=2,TM=4,TN=2,BK=16,ACC=32
 done
@@ -61,12 +63,12 @@ print(json.dumps({"gemm_4096_fp16_us": ms * 1e3, "tflops": 2 * 4096**3 / ms / 1e
 EOF
 echo "== ResNet-50 fp16 whole runs, each form =="
 python3 bench/export_e2e.py $W/e2e >$W/e2e_export.txt 2>&1 || tail -3 $W/e2e_export.txt
-for api in khr nv; do
+for api in all nv; do
   VKML_COOPMAT=$api $B/tools/vkc compile $W/e2e/resnet50.onnx --input-shape input=1,3,224,224 \
     --precision fp16 -o $W/r50.$api.vkm 2>$W/compile.$api.err || head -3 $W/compile.$api.err
 done
 for rep in 1 2; do
-  for api in khr nv; do
+  for api in all nv; do
     VKML_COOPMAT=$api $B/tools/vkrun $W/r50.$api.vkm --input input=$W/e2e/resnet50.input.npy \
       --bench 100 --warmup 10 --warmup-ms 300 >$W/r50.$api.$rep.txt 2>&1
     echo "$api rep $rep: $(grep -E '^bench' $W/r50.$api.$rep.txt)"

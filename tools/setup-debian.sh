@@ -1,7 +1,7 @@
 #!/bin/sh
 # Installs the Debian 12 packages vkml needs to build and test (as root, or
-# with sudo available), then builds glslang 15 into deps/ once
-# (tools/build-glslang.sh: the KHR cooperative-matrix kernels' compiler).
+# with sudo available), then builds Debian 13's glslang and SPIR-V validator
+# into deps/ once (tools/build-deps.sh: the KHR cooperative-matrix kernels).
 # Safe to run again.
 set -eu
 PKGS="gcc g++ libc6-dev meson ninja-build pkg-config cmake libcriterion-dev
@@ -20,4 +20,4 @@ if [ -n "$missing" ]; then
   $SUDO apt-get update
   $SUDO apt-get install -y --no-install-recommends $missing
 fi
-"$(dirname "$0")/build-glslang.sh"
+"$(dirname "$0")/build-deps.sh"

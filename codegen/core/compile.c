@@ -413,7 +413,7 @@ vkml_status cg_compile(cg_compiler *c, const char *name, const char *source,
     return VKML_OK;
 #else
     return vkml_status_make(VKML_CODE_UNSUPPORTED,
-                            "%s needs glslang 15, which this build lacks (tools/build-glslang.sh)", name);
+                            "%s needs glslang 15, which this build lacks (tools/build-deps.sh)", name);
 #endif
   }
 

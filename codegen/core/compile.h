@@ -33,7 +33,7 @@ typedef enum cg_opt_level {
   CG_OPT_GLSLANG15_VK13,
 } cg_opt_level;
 
-/* Whether this build links glslang 15 (tools/build-glslang.sh;
+/* Whether this build links glslang 15 (tools/build-deps.sh;
  * docs/architecture.md, "Two GLSL compilers"). */
 bool cg_compiler_has_glslang15(void);
 

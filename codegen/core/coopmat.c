@@ -20,7 +20,7 @@ const char *cg_coopmat_lacks(const ir_target *t) {
       return "the device does not enable the Vulkan memory model, which glslang declares in "
              "cooperative-matrix shaders";
     return "the device's VK_KHR_cooperative_matrix needs glslang 15, which this build lacks "
-           "(tools/build-glslang.sh)";
+           "(tools/build-deps.sh)";
   }
   if (!t->fp16_arith) return "the device lacks fp16 arithmetic";
   if (!t->storage_16bit) return "f16 needs 16-bit storage, which the device lacks";

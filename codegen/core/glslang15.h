@@ -1,9 +1,9 @@
-/* The second GLSL compiler: glslang 15.1 (tools/build-glslang.sh), for the
+/* The second GLSL compiler: glslang 15.1 (tools/build-deps.sh), for the
  * shaders Debian 12's glslang 12 (inside shaderc) cannot compile —
  * GL_KHR_cooperative_matrix and GL_NV_cooperative_matrix2. Both glslangs are
  * linked into libvkml_compiler; glslang 15's symbols are made local to one
  * object (glslang15_shim.c, partially linked and localized by
- * core/meson.build), so the only name it adds is the function below.
+ * tools/link-local.sh), so the only names it adds are the functions below.
  * docs/architecture.md, "Two GLSL compilers". Used by compile.c only. */
 #ifndef CG_CORE_GLSLANG15_H
 #define CG_CORE_GLSLANG15_H

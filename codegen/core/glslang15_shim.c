@@ -1,6 +1,7 @@
 /* glslang 15's C interface behind one function (glslang15.h). Built against
- * deps/glslang-15.1.0 by core/meson.build, partially linked with glslang's
- * static libraries into one object whose every other symbol is local. */
+ * deps/glslang by core/meson.build, partially linked with glslang's static
+ * libraries into one object whose every other symbol is local
+ * (tools/link-local.sh). */
 #include "codegen/core/glslang15.h"
 
 #include <glslang/Include/glslang_c_interface.h>

@@ -464,7 +464,7 @@ vkml_status cg_gemm_coopmat2_instantiate(const cg_gemm_workload *w, const cg_sch
   if (w->out.dtype != IR_F16) return unsupported(name, "cooperative matrices take f16 only");
   if (!t->coopmat2) return unsupported(name, "the device lacks VK_NV_cooperative_matrix2");
   if (!cg_compiler_has_glslang15())
-    return unsupported(name, "it needs glslang 15, which this build lacks (tools/build-glslang.sh)");
+    return unsupported(name, "it needs glslang 15, which this build lacks (tools/build-deps.sh)");
   if (!t->vulkan_memory_model || !t->fp16_arith)
     return unsupported(name, "the device does not enable the Vulkan memory model (which glslang "
                              "declares in cooperative-matrix shaders) and fp16 arithmetic");

@@ -7,7 +7,13 @@
  * crashed one inside vkCreateComputePipelines. */
 #include <errno.h>
 #include <fcntl.h>
+
+#include "runtime/rt_config.h"
+#if RT_HAVE_SPIRV_TOOLS_2025
+#include "runtime/vk/spirv_val.h"
+#else
 #include <spirv-tools/libspirv.h>
+#endif
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -31,12 +37,10 @@ enum {
   BUILTIN_WORKGROUP_SIZE = 25,
 };
 
-static spv_target_env env_for(uint32_t api) {
+/* The Vulkan minor version the modules are validated for. */
+static int vulkan_minor(uint32_t api) {
   uint32_t minor = (api >> 12) & 0x3ffu;
-  if ((api >> 22) > 1 || minor >= 3) return SPV_ENV_VULKAN_1_3;
-  if (minor == 2) return SPV_ENV_VULKAN_1_2;
-  if (minor == 1) return SPV_ENV_VULKAN_1_1;
-  return SPV_ENV_VULKAN_1_0;
+  return (api >> 22) > 1 || minor >= 3 ? 3 : (int)minor;
 }
 
 static vkml_status bad(const char *name, const char *what) {
@@ -125,34 +129,46 @@ static vkml_status check_entry(const ir_target *t, const uint32_t *w, size_t n,
   return VKML_OK;
 }
 
-static vkml_status validate(const ir_target *t, const uint32_t *words, size_t bytes,
-                            const char *name) {
-  spv_target_env env = env_for(t->api_version);
+#if RT_HAVE_SPIRV_TOOLS_2025
+static const char *validator_version(void) { return vkml_spirv_tools_version(); }
+#else
+static const char *validator_version(void) { return spvSoftwareVersionString(); }
+
+static int vkml_spirv_validate(const uint32_t *words, size_t n, int minor, char *msg,
+                               size_t msg_bytes) {
+  static const spv_target_env ENV[] = {SPV_ENV_VULKAN_1_0, SPV_ENV_VULKAN_1_1,
+                                       SPV_ENV_VULKAN_1_2, SPV_ENV_VULKAN_1_3};
+  spv_target_env env = ENV[minor];
   spv_context sc = spvContextCreate(env);
   spv_validator_options vo = spvValidatorOptionsCreate();
   if (!sc || !vo) {
     spvValidatorOptionsDestroy(vo);
     spvContextDestroy(sc);
-    return vkml_status_make(VKML_CODE_OUT_OF_MEMORY, "out of host memory (SPIR-V validator)");
+    return -1;
   }
-  spv_const_binary_t bin = {words, bytes / 4};
+  spv_const_binary_t bin = {words, n};
   spv_diagnostic diag = NULL;
-  spv_result_t r = spvValidateWithOptions(sc, vo, &bin, &diag);
-  vkml_status s = VKML_OK;
-  if (r != SPV_SUCCESS) {
-    /* the validator's first line says what is wrong; the rest is context */
-    char what[400];
-    const char *msg = diag && diag->error ? diag->error : "invalid";
-    size_t len = strcspn(msg, "\n");
-    snprintf(what, sizeof what, "invalid for %s: %.*s", spvTargetEnvDescription(env),
-             (int)(len < 300 ? len : 300), msg);
-    s = bad(name, what);
+  int rc = spvValidateWithOptions(sc, vo, &bin, &diag) == SPV_SUCCESS ? 0 : 1;
+  if (rc) {
+    const char *m = diag && diag->error ? diag->error : "invalid";
+    snprintf(msg, msg_bytes, "invalid for %s: %.*s", spvTargetEnvDescription(env),
+             (int)strcspn(m, "\n"), m);
   }
   spvDiagnosticDestroy(diag);
   spvValidatorOptionsDestroy(vo);
   spvContextDestroy(sc);
-  if (!s) s = check_entry(t, words, bytes / 4, name);
-  return s;
+  return rc;
+}
+#endif
+
+static vkml_status validate(const ir_target *t, const uint32_t *words, size_t bytes,
+                            const char *name) {
+  /* the validator's first line says what is wrong; the rest is context */
+  char what[400] = "";
+  int rc = vkml_spirv_validate(words, bytes / 4, vulkan_minor(t->api_version), what, 360);
+  if (rc < 0) return vkml_status_make(VKML_CODE_OUT_OF_MEMORY, "out of host memory (SPIR-V validator)");
+  if (rc) return bad(name, what);
+  return check_entry(t, words, bytes / 4, name);
 }
 
 /* The verdict file of a module: SHA-256 over the words and everything the
@@ -162,8 +178,8 @@ static void verdict_path(const rt_vk_context *ctx, const uint32_t *words, size_t
                          char *out, size_t n) {
   const ir_target *t = &ctx->target;
   char what[256];
-  snprintf(what, sizeof what, "vkml spirv verdict 1|%s|%u|%u,%u,%u,%u", spvSoftwareVersionString(),
-           (unsigned)env_for(t->api_version), t->max_workgroup_size[0], t->max_workgroup_size[1],
+  snprintf(what, sizeof what, "vkml spirv verdict 1|%s|%d|%u,%u,%u,%u", validator_version(),
+           vulkan_minor(t->api_version), t->max_workgroup_size[0], t->max_workgroup_size[1],
            t->max_workgroup_size[2], t->max_workgroup_invocations);
   ir_sha256 h;
   ir_sha256_init(&h);

@@ -158,7 +158,7 @@ Test(codegen, include_resolves_embedded_snippets) {
  * compiles to a module that declares the KHR capability; a GLSL error names
  * the template's line as shaderc's do; and it shares the SPIR-V cache. */
 Test(codegen, glslang15_compiles_khr_cooperative_matrices) {
-  if (!cg_compiler_has_glslang15()) cr_skip_test("this build lacks glslang 15 (tools/build-glslang.sh)");
+  if (!cg_compiler_has_glslang15()) cr_skip_test("this build lacks glslang 15 (tools/build-deps.sh)");
   char *dir = vt_tempdir();
   cg_compiler *c = compiler(dir);
   static const char KHR[] =

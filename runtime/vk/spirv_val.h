@@ -1,0 +1,19 @@
+/* SPIRV-Tools 2025's validator (Debian 13's, tools/build-deps.sh) behind two
+ * functions: Debian 12's does not know the modules glslang 15 writes
+ * (GL_KHR_cooperative_matrix). Linked as one object whose other symbols are
+ * local (tools/link-local.sh; docs/architecture.md, "Two GLSL compilers").
+ * Used by vk_spirv.c only, where RT_HAVE_SPIRV_TOOLS_2025. */
+#ifndef RT_VK_SPIRV_VAL_H
+#define RT_VK_SPIRV_VAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Validates words[0..n) for Vulkan 1.vulkan_minor (0..3): 0 valid; 1
+ * invalid, with the validator's first line in msg; -1 out of memory. */
+int vkml_spirv_validate(const uint32_t *words, size_t n, int vulkan_minor, char *msg,
+                        size_t msg_bytes);
+/* "SPIRV-Tools v2025.1 ..." (part of the verdict cache's key). */
+const char *vkml_spirv_tools_version(void);
+
+#endif
