@@ -7,10 +7,11 @@ run_session_check.sh), two commands:
                            static shapes) to OUTDIR/MODEL.onnx, its input to
                            MODEL.input.npy and onnxruntime's CPU output to
                            MODEL.ort.npy
-  graph MODEL...           the peer: torch+cuDNN (TF32 off, cudnn.benchmark)
+  graph [--half] MODEL...  the peer: torch+cuDNN (TF32 off, cudnn.benchmark)
                            captured in a CUDA graph, wall ms of a whole run
                            (pinned input in, replay, output out; peers.py's
-                           cuda_graph), fp32; prints {MODEL: ms} as JSON"""
+                           cuda_graph), fp32 (fp16 model and input with
+                           --half); prints {MODEL: ms} as JSON"""
 import json
 import os
 import sys
@@ -39,21 +40,26 @@ def export(out, names):
         np.save(os.path.join(out, name + ".ort.npy"), y)
 
 
-def graph(names):
+def graph(names, half=False):
     torch.backends.cudnn.benchmark = True
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.backends.cudnn.allow_tf32 = False
     res = {}
     for name in names:
         model = getattr(torchvision.models, name)(weights=None).eval().cuda()
+        x = torch.rand(1, 3, 224, 224) * 2 - 1
+        if half:
+            model, x = model.half(), x.half()
         with torch.inference_mode():
-            res[name] = peers.cuda_graph(torch, model, torch.rand(1, 3, 224, 224) * 2 - 1)[1]
+            res[name] = peers.cuda_graph(torch, model, x)[1]
     print(json.dumps(res))
 
 
 if __name__ == "__main__":
     if len(sys.argv) >= 4 and sys.argv[1] == "export":
         export(sys.argv[2], sys.argv[3:])
+    elif len(sys.argv) >= 4 and sys.argv[1] == "graph" and sys.argv[2] == "--half":
+        graph(sys.argv[3:], half=True)
     elif len(sys.argv) >= 3 and sys.argv[1] == "graph":
         graph(sys.argv[2:])
     else:

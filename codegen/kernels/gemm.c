@@ -46,7 +46,9 @@ const cg_template cg_gemm_coopmat_template = {
 enum { C2_BM = 0, C2_BN, C2_BK, C2_ACC, C2_WG };
 
 /* VK_NV_cooperative_matrix2: one workgroup-scope BM x BN accumulator, BK per
- * step, WG invocations (the driver's own staging; gemm_coopmat2.comp). */
+ * step, WG invocations (the driver's own staging; gemm_coopmat2.comp). WG 64
+ * (which the H100 also lists) was 2-16x slower than 128 or 256 at every
+ * tile on GEMM 4096^3 (bench/results/2026-11-28-coop-api.md): left out. */
 const cg_template cg_gemm_coopmat2_template = {
     .name = "gemm_coopmat2",
     .glsl = "gemm_coopmat2.comp",
@@ -57,7 +59,7 @@ const cg_template cg_gemm_coopmat2_template = {
             {"BN", 4, {32, 64, 128, 256}},
             {"BK", 3, {16, 32, 64}},
             {"ACC", 2, {16, 32}},
-            {"WG", 3, {64, 128, 256}},
+            {"WG", 2, {128, 256}},
         },
     .n_constraints = 2,
     .constraints =

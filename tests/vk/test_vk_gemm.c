@@ -672,8 +672,10 @@ Test(gemm_template, coopmat2) {
   vt_rmdir(dir);
   free(dir);
   cg_schedule s;
-  T_OK(cg_schedule_parse(tp, "BM=128,BN=128,BK=32,ACC=32,WG=64", &s));
-  t_expect_error(cg_node_gemm(n, tp, &s, &t, &k), VKML_CODE_UNSUPPORTED, "64 invocations");
+  T_OK(cg_schedule_parse(tp, "BM=128,BN=128,BK=32,ACC=32,WG=256", &s));
+  for (int i = 0; i < t.n_coopmat2_shapes; i++) t.coopmat2_invocations[i] = 128;
+  t_expect_error(cg_node_gemm(n, tp, &s, &t, &k), VKML_CODE_UNSUPPORTED, "256 invocations");
+  t = vt_coop2_target();
   t.coopmat2_max_workgroup = 128;
   T_OK(cg_schedule_parse(tp, "BM=128,BN=128,BK=32,ACC=32,WG=256", &s));
   t_expect_error(cg_node_gemm(n, tp, &s, &t, &k), VKML_CODE_UNSUPPORTED, "exceed");

@@ -172,12 +172,13 @@ ir_target vt_coop2_target(void) {
   ir_target t = vt_coop_khr_target();
   t.coopmat2 = true;
   t.coopmat2_max_workgroup = 256;
-  /* as the H100 lists them: 16x16x16 granules, workgroups of 128 and 256 */
+  /* as the H100 lists them (bench/vk_coopmat_probe.py): granules of 32x16x16
+   * for workgroups of 128 invocations, 32x32x16 for 256 */
   for (int acc = 0; acc < 2; acc++)
     for (int w = 0; w < 2; w++) {
       ir_coopmat_type ct = acc ? IR_COOPMAT_F32 : IR_COOPMAT_F16;
       t.coopmat2_shapes[t.n_coopmat2_shapes] =
-          (ir_coopmat_shape){16, 16, 16, IR_COOPMAT_F16, IR_COOPMAT_F16, ct, ct, true};
+          (ir_coopmat_shape){32, w ? 32 : 16, 16, IR_COOPMAT_F16, IR_COOPMAT_F16, ct, ct, true};
       t.coopmat2_invocations[t.n_coopmat2_shapes++] = w ? 256 : 128;
     }
   return t;

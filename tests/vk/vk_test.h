@@ -71,8 +71,8 @@ void vt_poisoned(const ir_type *t, unsigned char byte, rt_tensor *out);
  * VK_NV_cooperative_matrix as the H200 reports it (shapes in driver order;
  * 16x8x16 first); vt_coop_khr_target: the same with VK_KHR_cooperative_matrix
  * too (its list: 16x16x16 for both accumulators); vt_coop2_target: and
- * VK_NV_cooperative_matrix2 (16x16x16 granules, workgroups of 128 and 256
- * invocations). vt_define_of: the value of define name, NULL if k has
+ * VK_NV_cooperative_matrix2 as the H100 lists it (32x16x16 granules for
+ * workgroups of 128 invocations, 32x32x16 for 256). vt_define_of: the value of define name, NULL if k has
  * none. vt_spec_of: specialization constant id, failing the test if k has
  * none. vt_has_capability: whether SPIR-V module m declares capability cap.
  * vt_type_node: a one-node graph of op on inputs of the given types (only
