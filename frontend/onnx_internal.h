@@ -239,7 +239,8 @@ const onnx_op_entry *onnx_op_find(const char *op_type);
   X(unary) X(leaky_relu) X(elu) X(selu) X(hard_sigmoid) X(clip) X(cast)        \
   X(identity) X(dropout) X(binary) X(variadic) X(where) X(not)                 \
   X(conv) X(conv_transpose) X(gemm) X(matmul) X(batchnorm) X(instance_norm)    \
-  X(layer_norm) X(maxpool) X(avgpool) X(global_pool) X(softmax) X(resize)      \
+  X(layer_norm) X(maxpool) X(avgpool) X(lppool) X(global_pool) X(softmax)      \
+  X(resize)                                                                    \
   X(upsample) X(reduce) X(argminmax) X(reshape) X(flatten) X(squeeze)          \
   X(unsqueeze) X(transpose) X(concat) X(split) X(slice) X(pad) X(expand)       \
   X(tile) X(gather) X(gather_elements) X(topk) X(cumsum) X(nms) X(roi_align)   \

@@ -396,7 +396,9 @@ vkml_status onnx_convert_layer_norm(onnx_ctx *c, onnx_node *n) {
   return onnx_bind_named(c, n, 2, inv);
 }
 
-static vkml_status pool(onnx_ctx *c, onnx_node *n, ir_op op) {
+/* MaxPool, AveragePool, or (lp) the average that LpPool's lowering sums
+ * with: padding counted, dilations only of 1 (the IR's avgpool has none). */
+static vkml_status pool(onnx_ctx *c, onnx_node *n, ir_op op, bool lp, onnx_spatial *out) {
   VKML_RETURN_IF_ERROR(onnx_check_arity(n, 1, 1));
   if (onnx_output_used(n, 1))
     return onnx_error(VKML_CODE_UNSUPPORTED, "MaxPool with an Indices output");
@@ -409,10 +411,14 @@ static vkml_status pool(onnx_ctx *c, onnx_node *n, ir_op op) {
   if (!onnx_attr(n, "kernel_shape"))
     return onnx_error(VKML_CODE_INVALID_GRAPH, "attribute 'kernel_shape' is missing");
   VKML_RETURN_IF_ERROR(list_attr(n, "kernel_shape", sp, 1, k));
-  bool dil = op == IR_OP_MAXPOOL;
+  bool dil = op == IR_OP_MAXPOOL || (lp && c->opset >= 18);
   VKML_RETURN_IF_ERROR(spatial_get(c, n, x, sp, k, dil, &os));
+  for (int i = 0; lp && i < sp; i++)
+    if (os.dilations[i] != 1)
+      return onnx_error(VKML_CODE_UNSUPPORTED, "LpPool with dilations other than 1");
+  if (out) *out = os;
   bool ceil = onnx_attr_i(n, "ceil_mode", 0) != 0;
-  bool include_pad = onnx_attr_i(n, "count_include_pad", 0) != 0;
+  bool include_pad = lp || onnx_attr_i(n, "count_include_pad", 0) != 0;
   if (sp == 3) return onnx_pool3d(c, n, op, &os, ceil, include_pad);
   spatial_2d(&os, &s);
   ir_value *in;
@@ -430,11 +436,103 @@ static vkml_status pool(onnx_ctx *c, onnx_node *n, ir_op op) {
 }
 
 vkml_status onnx_convert_maxpool(onnx_ctx *c, onnx_node *n) {
-  return pool(c, n, IR_OP_MAXPOOL);
+  return pool(c, n, IR_OP_MAXPOOL, false, NULL);
 }
 
 vkml_status onnx_convert_avgpool(onnx_ctx *c, onnx_node *n) {
-  return pool(c, n, IR_OP_AVGPOOL);
+  return pool(c, n, IR_OP_AVGPOOL, false, NULL);
+}
+
+/* Along one axis of length len: how many of the window's taps at output o
+ * fall inside the padded input (what AveragePool with count_include_pad
+ * divides by, ceil_mode's overhanging windows included). */
+static int64_t taps_inside(int64_t o, int64_t len, int64_t k, int64_t stride, int64_t pb,
+                           int64_t pe) {
+  int64_t start = o * stride - pb, n = 0;
+  for (int64_t t = 0; t < k; t++) n += start + t >= -pb && start + t < len + pe;
+  return n;
+}
+
+/* LpPool: y = (sum over the window of |x|^p)^(1/p), padding counted as
+ * zeros, lowered to |x|^p (x*x for p = 2), AveragePool counting padding
+ * (the 2-D op, or 3-D's lowering), times the per-position tap count (a
+ * constant), then the p-th root. 1-D, 2-D and 3-D; dilations of 1 only. */
+vkml_status onnx_convert_lppool(onnx_ctx *c, onnx_node *n) {
+  VKML_RETURN_IF_ERROR(onnx_check_arity(n, 1, 1));
+  int64_t p = onnx_attr_i(n, "p", 2);
+  if (p < 1) return onnx_error(VKML_CODE_INVALID_GRAPH, "LpPool p = %lld (must be >= 1)", (long long)p);
+  if (n->in[0]->type.dtype != IR_F32)
+    return onnx_error(VKML_CODE_UNSUPPORTED, "LpPool on %s (f32 only)",
+                      ir_dtype_name(n->in[0]->type.dtype));
+  ir_value *x, *t;
+  VKML_RETURN_IF_ERROR(onnx_input(c, n, 0, &x));
+  ir_type st = ir_type_make(IR_F32, 0, NULL);
+  if (p == 1) {
+    VKML_RETURN_IF_ERROR(onnx_emit1(c, n, IR_OP_ABS, &x, 1, false, &t));
+  } else if (p == 2) {
+    ir_value *xx[2] = {x, x};
+    VKML_RETURN_IF_ERROR(onnx_emit1(c, n, IR_OP_MUL, xx, 2, false, &t));
+  } else {
+    float *pf = onnx_alloc(c, sizeof *pf);
+    if (!pf) return ir_oom(NULL);
+    *pf = (float)p;
+    ir_value *a, *pv;
+    VKML_RETURN_IF_ERROR(onnx_emit1(c, n, IR_OP_ABS, &x, 1, false, &a));
+    VKML_RETURN_IF_ERROR(onnx_const_value(c, "p", &st, pf, &pv));
+    ir_value *ap[2] = {a, pv};
+    VKML_RETURN_IF_ERROR(onnx_emit1(c, n, IR_OP_POW, ap, 2, false, &t));
+  }
+  /* the average pool reads |x|^p through a symbol of its own in input 0's place */
+  onnx_sym *ts = onnx_alloc(c, sizeof *ts), *orig = n->in[0];
+  if (!ts) return ir_oom(NULL);
+  ts->name = t->name;
+  ts->type = t->type;
+  ts->v = t;
+  n->in[0] = ts;
+  onnx_spatial os;
+  vkml_status st_pool = pool(c, n, IR_OP_AVGPOOL, true, &os);
+  n->in[0] = orig;
+  VKML_RETURN_IF_ERROR(st_pool);
+  onnx_sym *ys = onnx_output_used(n, 0) ? onnx_sym_get(c, n->p->output[0]) : NULL;
+  if (!ys || !ys->v) return VKML_OK;
+  /* the tap counts, [out spatial...], broadcast over N and C */
+  const ir_type *yt = &ys->v->type;
+  int sp = os.sp;
+  int64_t cnt = 1, dims[3];
+  for (int i = 0; i < sp; i++) cnt *= dims[i] = yt->dims[2 + i];
+  float *d = onnx_alloc(c, sizeof *d * (size_t)(cnt ? cnt : 1));
+  if (!d) return ir_oom(NULL);
+  const int64_t *xd = orig->type.dims;
+  for (int64_t e = 0; e < cnt; e++) {
+    int64_t r = e, v = 1;
+    for (int i = sp - 1; i >= 0; i--) {
+      v *= taps_inside(r % dims[i], xd[2 + i], os.kernel[i], os.strides[i], os.pads[i],
+                       os.pads[sp + i]);
+      r /= dims[i];
+    }
+    d[e] = (float)v;
+  }
+  ir_type dt = ir_type_make(IR_F32, sp, dims);
+  ir_value *dv, *sum, *y;
+  VKML_RETURN_IF_ERROR(onnx_const_value(c, "lppool_taps", &dt, d, &dv));
+  ir_value *ad[2] = {ys->v, dv};
+  VKML_RETURN_IF_ERROR(onnx_emit1(c, n, IR_OP_MUL, ad, 2, false, &sum));
+  if (p == 1) {
+    y = sum;
+  } else if (p == 2) {
+    VKML_RETURN_IF_ERROR(onnx_emit1(c, n, IR_OP_SQRT, &sum, 1, false, &y));
+  } else {
+    float *ip = onnx_alloc(c, sizeof *ip);
+    if (!ip) return ir_oom(NULL);
+    *ip = 1.0f / (float)p;
+    ir_value *iv;
+    VKML_RETURN_IF_ERROR(onnx_const_value(c, "inv_p", &st, ip, &iv));
+    ir_value *si[2] = {sum, iv};
+    VKML_RETURN_IF_ERROR(onnx_emit1(c, n, IR_OP_POW, si, 2, false, &y));
+  }
+  ys->v = y;
+  ys->type = y->type;
+  return VKML_OK;
 }
 
 vkml_status onnx_convert_global_pool(onnx_ctx *c, onnx_node *n) {

@@ -72,6 +72,7 @@ static const onnx_op_entry ops[] = {
     {"LayerNormalization", onnx_convert_layer_norm, NULL, 0, 17},
     {"MaxPool", onnx_convert_maxpool, NULL, 0, 1},
     {"AveragePool", onnx_convert_avgpool, NULL, 0, 1},
+    {"LpPool", onnx_convert_lppool, NULL, 0, 11},
     {"GlobalAveragePool", onnx_convert_global_pool, NULL, 0, 1},
     {"GlobalMaxPool", onnx_convert_global_pool, NULL, 0, 1},
     {"Softmax", onnx_convert_softmax, F, 0, 1},

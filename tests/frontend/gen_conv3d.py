@@ -3,8 +3,9 @@
 in the ONNX backend-test layout (DIR/model.onnx,
 DIR/test_data_set_0/{input,output}_K.pb): Conv, ConvTranspose, MaxPool and
 AveragePool over many shapes and attributes, the ops a video model applies
-to 5-D tensors, and a small video model (conv3d, batchnorm, relu, pools,
-linear). Expected outputs come from the plain NumPy loops below, which share
+to 5-D tensors, a small video model (conv3d, batchnorm, relu, pools,
+linear), and LpPool in 1-D, 2-D and 3-D (frontend/onnx_ops_nn.c's lowering;
+libonnx-testdata has no LpPool case). Expected outputs come from the plain NumPy loops below, which share
 nothing with the lowering. tests/meson.build runs them through
 onnx_conformance on the CPU, on the GPU with every node there, and in fp16.
 
@@ -151,6 +152,22 @@ def pool3d_ref(x, k, s, d, pads, mode, ceil, include_pad):
             div = np.prod(counts) if include_pad else win.shape[2] * win.shape[3] * win.shape[4]
             y[at] = win.sum(axis=(2, 3, 4)) / div
     return y
+
+
+def lppool_ref(x, k, s, pads, p):
+    """LpPool over any number of spatial axes: (sum of |x|^p over the window's
+    taps inside the input)^(1/p); pads as begin..., end... (zeros count 0)."""
+    x = np.abs(x.astype(np.float64)) ** p
+    sp = x.shape[2:]
+    r = len(sp)
+    o = [out_size(sp[i], k[i], s[i], 1, pads[i], pads[r + i]) for i in range(r)]
+    y = np.zeros(x.shape[:2] + tuple(o))
+    for pos in np.ndindex(*o):
+        idx = [[t for t in range(pos[i] * s[i] - pads[i], pos[i] * s[i] - pads[i] + k[i])
+                if 0 <= t < sp[i]] for i in range(r)]
+        win = x[np.ix_(range(x.shape[0]), range(x.shape[1]), *idx)]
+        y[(slice(None), slice(None)) + pos] = win.sum(axis=tuple(range(2, 2 + r)))
+    return y ** (1.0 / p)
 
 
 # ---- the cases ------------------------------------------------------------------------
@@ -327,6 +344,37 @@ def gen_pools():
                            [("x", x)], want)
 
 
+# name, x shape, attributes, p
+LPPOOL = [
+    ("2d_k3_s2_p1", (1, 3, 7, 8), dict(kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1]), 2),
+    ("2d_k2_p1norm", (2, 2, 5, 5), dict(kernel_shape=[2, 2]), 1),
+    ("2d_k32_asym_p3", (1, 2, 8, 7), dict(kernel_shape=[3, 2], strides=[2, 2], pads=[1, 0, 1, 1]), 3),
+    ("2d_same_upper", (1, 2, 6, 5), dict(kernel_shape=[3, 3], strides=[2, 2], auto_pad="SAME_UPPER"), 2),
+    ("2d_same_lower", (1, 2, 6, 5), dict(kernel_shape=[2, 3], auto_pad="SAME_LOWER"), 2),
+    ("2d_valid_p4", (1, 1, 6, 6), dict(kernel_shape=[3, 3], auto_pad="VALID"), 4),
+    ("1d_k3_p1", (1, 3, 9), dict(kernel_shape=[3], pads=[1, 1]), 2),
+    ("1d_k4_s3", (2, 2, 11), dict(kernel_shape=[4], strides=[3]), 1),
+    ("3d_k222", (1, 2, 4, 5, 6), dict(kernel_shape=[2, 2, 2], strides=[1, 2, 2],
+                                      pads=[0, 1, 0, 1, 0, 1]), 2),
+    ("3d_k313_p3", (1, 2, 5, 4, 6), dict(kernel_shape=[3, 1, 3], pads=[1, 0, 1, 1, 0, 1]), 3),
+]
+
+
+def gen_lppool():
+    for name, xs, a, p in LPPOOL:
+        x = quarters(*xs)
+        r = len(xs) - 2
+        k, s = a["kernel_shape"], a.get("strides", [1] * r)
+        pads = a.get("pads", [0] * (2 * r))
+        if a.get("auto_pad") == "VALID":
+            pads = [0] * (2 * r)
+        elif "auto_pad" in a:
+            pads = resolve_pads(a["auto_pad"], xs[2:], k, s, [1] * r, None)
+        want = lppool_ref(x, k, s, pads, p)
+        write_case("conv3d", "lppool_" + name, [h.make_node("LpPool", ["x"], ["y"], name="lp", p=p, **a)],
+                   [("x", x)], want)
+
+
 def gen_5d_ops():
     """The ops a video model applies to 5-D tensors, one case each."""
     xs = (2, 3, 4, 5, 6)
@@ -452,6 +500,7 @@ def gen_video_model():
 gen_conv()
 gen_conv_transpose()
 gen_pools()
+gen_lppool()
 gen_5d_ops()
 gen_video_model()
 with open(STAMP, "w") as f:
