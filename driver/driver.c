@@ -36,7 +36,8 @@ vkml_status drv_compile_graph(ir_graph **g, const ir_target *t, const drv_opts *
 vkml_status drv_passes(ir_graph *g, const ir_target *t, const drv_opts *o) {
   if (!o) o = &no_opts;
   pass_pipeline_opts pp = {
-      .pass = {.eval = rt_cpu_eval_node, .precision = o->precision, .winograd = o->winograd},
+      .pass = {.eval = rt_cpu_eval_node, .precision = o->precision, .winograd = o->winograd,
+               .no_split_k = o->split_k_off},
       .dump_after = o->dump_after && *o->dump_after ? o->dump_after : NULL,
       .dump = o->dump,
       .no_optimize = o->no_opt,

@@ -41,6 +41,7 @@ typedef struct drv_opts {
   bool fallback_never;  /* a node that cannot run on the GPU fails the compile */
   ir_layout layout;     /* IR_LAYOUT_NC4HW4: packed wherever a kernel takes it */
   pass_winograd_mode winograd; /* which 3x3 convs run as conv2d_winograd */
+  bool split_k_off;            /* no pass_split_k (vkc --split-k off) */
   /* Only the passes a target needs (bounds, fp16, the splits of staged
    * ops, placement, layout, transfers): vkc --no-opt, and the tests that
    * keep the nodes they place. */

@@ -70,6 +70,8 @@ typedef struct pass_opts {
   /* pass_winograd: which 3x3 stride-1 convs become conv2d_winograd; its
    * default rule applies on a GPU target only (target NULL: none) */
   pass_winograd_mode winograd;
+  /* pass_split_k: off (its rule applies on a GPU target only) */
+  bool no_split_k;
   const ir_target *target;
 } pass_opts;
 
@@ -92,6 +94,7 @@ vkml_status pass_split_topk(ir_graph *g, const pass_opts *opts, bool *changed);
 vkml_status pass_bound_topk(ir_graph *g, const pass_opts *opts, bool *changed);
 vkml_status pass_split_nms(ir_graph *g, const pass_opts *opts, bool *changed);
 vkml_status pass_split_sort(ir_graph *g, const pass_opts *opts, bool *changed);
+vkml_status pass_split_k(ir_graph *g, const pass_opts *opts, bool *changed);
 vkml_status pass_layout(ir_graph *g, const pass_opts *opts, bool *changed);
 vkml_status pass_place(ir_graph *g, const pass_opts *opts, bool *changed);
 vkml_status pass_insert_transfers(ir_graph *g, const pass_opts *opts, bool *changed);

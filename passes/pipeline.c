@@ -28,6 +28,7 @@ static const struct {
     {"split_topk", pass_split_topk},
     {"split_nms", pass_split_nms},
     {"split_sort", pass_split_sort},
+    {"split_k", pass_split_k},
     {"place", pass_place},
     {"layout", pass_layout},
     {"insert_transfers", pass_insert_transfers},
@@ -124,6 +125,7 @@ vkml_status pass_pipeline_run(ir_graph *g, const pass_pipeline_opts *opts) {
   VKML_RETURN_IF_ERROR(step(&r, pass_split_topk));
   VKML_RETURN_IF_ERROR(step(&r, pass_split_nms));
   VKML_RETURN_IF_ERROR(step(&r, pass_split_sort));
+  if (!o->no_optimize) VKML_RETURN_IF_ERROR(step(&r, pass_split_k));
   VKML_RETURN_IF_ERROR(step(&r, pass_place));
   VKML_RETURN_IF_ERROR(step(&r, pass_layout));
   VKML_RETURN_IF_ERROR(step(&r, pass_insert_transfers));

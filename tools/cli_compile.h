@@ -34,6 +34,7 @@ typedef struct cli_compile_args {
   bool no_opt;
   bool fallback_never; /* --fallback never: a node off the GPU fails the compile */
   pass_winograd_mode winograd; /* --winograd auto|off|f2|f4 */
+  bool split_k_off;            /* --split-k off */
   const char *db; /* --db FILE: schedules from this database */
 } cli_compile_args;
 

@@ -1,5 +1,5 @@
 #version 450
-// conv2d (one group, f16) as an implicit GEMM on cooperative matrices
+// conv2d (f16, any number of groups) as an implicit GEMM on cooperative matrices
 // (GL_KHR_ or GL_NV_cooperative_matrix through coopmat.glsl, fp16 inputs,
 // fp16 or fp32 accumulation);
 // codegen/kernels/conv2d_coopmat.c instantiates it. Derived from gemm_coopmat.comp:
@@ -7,6 +7,9 @@
 //   A[m, k] = w[m, ic, kh, kw]              k = (ic*KH + kh)*KW + kw (w itself)
 //   B[k, p] = x[n, ic, oh*SH + kh*DH - PT, ow*SW + kw*DW - PL] (0 outside)
 //   p = (n*OH + oh)*OW + ow over the whole batch.
+// With G groups each group is its own GEMM (workgroup z = the group): M and
+// C above are the group's (M/G, C/G), offset by the group's first output
+// and input channel.
 // A workgroup computes a BM x BN block of [M, P]: WM x WN subgroups, each TM x
 // TN tiles of MS x NS; per step of BK along k it stages the weights (vector
 // loads along k, As[m][k]) and the gathered im2col slice (Bs[k][p], padding
@@ -62,7 +65,8 @@ layout(local_size_x = WG) in;
 #include "conv_params.glsl" // the sizes and attributes, ACT_ALPHA, ACT_BETA
 
 const uint KHW = KH * KW;
-const uint K = C * KHW;
+const uint CPG = C / G, MPG = M / G; // a group's input and output channels
+const uint K = CPG * KHW;
 const uint HW = H * W;
 const uint OHW = OH * OW;
 const uint P = NB * OHW;
@@ -152,6 +156,10 @@ uint a_off, b_off;
 #define B_IX(i) (i)
 #endif
 
+// This workgroup's group: its first output channel (rows of w and y) and
+// its first input channel.
+uint gm0, gc0;
+
 // The B columns of this invocation: the image's offset in x, and (gather)
 // the top-left input position of the column's pixel.
 uint cx[COLS];
@@ -171,7 +179,8 @@ void fetch(uint lid, uint m0, uint k0, uint col0, uint row0) {
     uint k = (e % (BK / A_VEC)) * A_VEC, m = e / (BK / A_VEC);
     uint gm = m0 + m, gk = k0 + k;
     ra[it] = AT(0);
-    if ((A_ITEMS % WGS == 0 || e < A_ITEMS) && gm < M && gk < K) ra[it] = w_v[(gm * K + gk) / A_VEC];
+    if ((A_ITEMS % WGS == 0 || e < A_ITEMS) && gm < MPG && gk < K)
+      ra[it] = w_v[((gm0 + gm) * K + gk) / A_VEC];
   }
   [[unroll]] for (uint e = 0; e < RPT * COLS; e++) {
     uint r = e / COLS, c = e % COLS;
@@ -179,9 +188,9 @@ void fetch(uint lid, uint m0, uint k0, uint col0, uint row0) {
     rb[e] = BT(0);
 #if B_VEC > 1
     // 1x1, stride 1, no pads: B is x's [C, H*W] rows per image
-    if (kb < K && cok[c]) rb[e] = x_v[(cx[c] + kb * HW) / B_VEC];
+    if (kb < K && cok[c]) rb[e] = x_v[(cx[c] + (gc0 + kb) * HW) / B_VEC];
 #else
-    uint ic = kb / KHW, t = kb % KHW;
+    uint ic = gc0 + kb / KHW, t = kb % KHW;
     int ih = cih[c] + int((t / KW) * DH), iw = ciw[c] + int((t % KW) * DW);
     if (kb < K && cok[c] && ih >= 0 && ih < int(H) && iw >= 0 && iw < int(W))
       rb[e] = XAT(c, ic, ih, iw);
@@ -247,6 +256,8 @@ void main() {
 #define CB_(o) (o)
 #endif
   uint p0 = gl_WorkGroupID.x * BN, m0 = gl_WorkGroupID.y * BM;
+  gm0 = gl_WorkGroupID.z * MPG;
+  gc0 = gl_WorkGroupID.z * CPG;
 
   uint col0 = lid % BNC, row0 = lid / BNC;
   [[unroll]] for (uint c = 0; c < COLS; c++) {
@@ -315,8 +326,8 @@ void main() {
 #else
       for (uint e = lane; e < MS * NS; e += SG) {
 #endif
-        uint m = ti + e / NS, p = tj + e % NS;
-        if (m < M && p < P) {
+        uint mi = ti + e / NS, p = tj + e % NS, m = gm0 + mi; // m: y's channel
+        if (mi < MPG && p < P) {
           float v = Cs[cbase + e];
 #if SLK > 1
           [[unroll]] for (uint s = 1; s < SLK; s++) v += Cs[cbase + s * (WM * WN * MS * NS) + e];

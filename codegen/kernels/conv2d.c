@@ -142,7 +142,16 @@ const cg_template *cg_conv_choose(const cg_conv_workload *w) {
 }
 
 static bool coopmat_runs(const cg_conv_workload *w) {
-  return w->op == IR_OP_CONV2D && w->p.group == 1 && w->y.dtype == IR_F16;
+  return w->op == IR_OP_CONV2D && w->y.dtype == IR_F16;
+}
+
+/* Groups the cooperative-matrix templates take by default: one, or groups
+ * whose own GEMM is large (at least 64 output channels and a k of 256, as
+ * pass_split_k makes them); small groups (ResNeXt's, RegNet's) stay with
+ * the scalar templates, unmeasured on the tensor cores. */
+static bool coopmat_groups(const cg_conv_workload *w) {
+  int64_t g = w->p.group;
+  return g == 1 || (w->m / g >= 64 && cg_conv_k(w) >= 256);
 }
 
 /* The sliced-k defaults, from the tuner's survey on the H100 (each
@@ -192,7 +201,7 @@ static bool long_k_direct(int64_t k, int64_t pixels, int64_t channels) {
  * 3.2-3.4x: every dense f16 conv goes to the tensor cores where it can. */
 const cg_template *cg_conv_choose_for(const cg_conv_workload *w, const ir_target *target) {
   bool gpu = ir_target_is_gpu(target);
-  if (coopmat_runs(w) && cg_conv_coopmat_suits(target)) {
+  if (coopmat_runs(w) && coopmat_groups(w) && cg_conv_coopmat_suits(target)) {
     bool sliced =
         gpu && outputs_of(w) <= COOP_SLICED_MAX_OUTPUTS && cg_conv_k(w) >= COOP_SLICED_MIN_K;
     return sliced ? &cg_conv2d_coopmat_sliced_k_template : &cg_conv2d_coopmat_template;
@@ -224,7 +233,7 @@ static const char *mismatch(const cg_template *t, const cg_conv_workload *w) {
     return is_1x1(w) ? NULL : "needs a 1x1 kernel, stride 1, no pads and one group";
   if (t == &cg_conv2d_depthwise_template) return is_depthwise(w) ? NULL : "needs group == C";
   if (t == &cg_conv2d_coopmat_template || t == &cg_conv2d_coopmat_sliced_k_template)
-    return coopmat_runs(w) ? NULL : "runs f16 convs with one group only";
+    return coopmat_runs(w) ? NULL : "runs f16 convs only";
   return "is not a convolution template";
 }
 

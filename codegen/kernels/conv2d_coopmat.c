@@ -91,12 +91,12 @@ static void coop_default(const cg_conv_workload *w, const ir_target *t, int ms, 
                          cg_schedule *s) {
   int n = (int)(sizeof COOP_LADDER / sizeof COOP_LADDER[0]);
   cg_schedule best = cg_conv2d_coopmat_template.dflt;
-  int64_t kdim = cg_conv_k(w);
+  int64_t kdim = cg_conv_k(w), mg = w->m / w->p.group; /* a group's GEMM */
   for (int r = 0; r < n; r++) {
     cg_schedule c = {{0}};
     const int *rung = r == 0 && kdim >= COOP_LONG_K ? COOP_LONG_K_RUNG : COOP_LADDER[r];
     for (int k = 0; k < 6; k++) c.v[k] = rung[k];
-    if (r + 1 < n && (int64_t)c.v[C_WM] * c.v[C_TM] * ms > round_up(w->m, ms)) continue;
+    if (r + 1 < n && (int64_t)c.v[C_WM] * c.v[C_TM] * ms > round_up(mg, ms)) continue;
     vkml_status st = cg_schedule_check(&cg_conv2d_coopmat_template, &c, t);
     if (st) {
       vkml_status_free(st);
@@ -104,7 +104,8 @@ static void coop_default(const cg_conv_workload *w, const ir_target *t, int ms, 
     }
     best = c;
     int64_t bm = (int64_t)c.v[C_WM] * c.v[C_TM] * ms, bn = (int64_t)c.v[C_WN] * c.v[C_TN] * ns;
-    if (ceil_div(w->m, bm) * ceil_div(w->n * w->oh * w->ow, bn) >= COOP_MIN_TILES) break;
+    if (ceil_div(mg, bm) * ceil_div(w->n * w->oh * w->ow, bn) * w->p.group >= COOP_MIN_TILES)
+      break;
   }
   *s = best;
 }
@@ -144,8 +145,9 @@ vkml_status cg_conv_coopmat_instantiate(const cg_conv_workload *w, const cg_temp
   memset(k, 0, sizeof *k);
   bool sliced = tmpl == &cg_conv2d_coopmat_sliced_k_template;
   if (!sliced) tmpl = &cg_conv2d_coopmat_template;
-  if (w->op != IR_OP_CONV2D || w->p.group != 1)
-    return unsupported("runs conv2d with one group only");
+  if (w->op != IR_OP_CONV2D) return unsupported("runs conv2d only");
+  if (w->p.group < 1 || w->m % w->p.group || w->c % w->p.group)
+    return unsupported("groups must divide the input and output channels");
   if (w->y.dtype != IR_F16) return unsupported("cooperative matrices take f16 only");
   const char *lacks = cg_coopmat_lacks(t);
   if (lacks) return unsupported(lacks);
@@ -211,14 +213,17 @@ vkml_status cg_conv_coopmat_instantiate(const cg_conv_workload *w, const cg_temp
   cg_conv_workload_key(w, k->key, sizeof k->key);
   k->n_buffers = w->has_bias ? 4 : 3;
   k->push_bytes = 0;
-  int64_t gx = ceil_div(w->n * w->oh * w->ow, bn), gy = ceil_div(w->m, bm);
-  if (gx > t->max_workgroup_count[0] || gy > t->max_workgroup_count[1])
+  int64_t gx = ceil_div(w->n * w->oh * w->ow, bn), gy = ceil_div(w->m / w->p.group, bm),
+          gz = w->p.group;
+  if (gx > t->max_workgroup_count[0] || gy > t->max_workgroup_count[1] ||
+      gz > t->max_workgroup_count[2])
     return vkml_status_make(VKML_CODE_UNSUPPORTED,
-                            "%s: %lldx%lld workgroups exceed the grid of %s (%u x %u)", name,
-                            (long long)gx, (long long)gy, t->name, t->max_workgroup_count[0],
-                            t->max_workgroup_count[1]);
+                            "%s: %lldx%lldx%lld workgroups exceed the grid of %s (%u x %u x %u)",
+                            name, (long long)gx, (long long)gy, (long long)gz, t->name,
+                            t->max_workgroup_count[0], t->max_workgroup_count[1],
+                            t->max_workgroup_count[2]);
   k->groups[0] = (uint32_t)gx;
   k->groups[1] = (uint32_t)gy;
-  k->groups[2] = 1;
+  k->groups[2] = (uint32_t)gz; /* the groups */
   return VKML_OK;
 }

@@ -69,6 +69,10 @@ static const ccase CASES[] = {
     {1, 128, 4, 4, 48, 1, 1, 1, 1, 1, 1, {0, 0, 0, 0}, 1, {true, IR_ACT_RELU6, 0, 0}},
     {1, 2, 6, 6, 3, 6, 6, 1, 1, 1, 1, {0, 0, 0, 0}, 1, {true, IR_ACT_HARD_SIGMOID, 0.2f, 0.5f}},
     {1, 40, 9, 9, 70, 5, 5, 1, 1, 1, 1, {2, 2, 2, 2}, 1, RELU},
+    /* groups whose own GEMM is large (as pass_split_k makes them): the
+     * group is workgroup z, offsetting w's rows, x's and y's channels */
+    {1, 128, 6, 6, 256, 3, 3, 1, 1, 1, 1, {1, 1, 1, 1}, 4, RELU},
+    {2, 96, 5, 5, 128, 3, 3, 1, 1, 1, 1, {1, 1, 1, 1}, 2, NB},
 };
 #define N_CASES ((int)(sizeof CASES / sizeof CASES[0]))
 
@@ -306,9 +310,15 @@ Test(conv_coopmat, instantiation) {
   t_expect_error(cg_node_conv2d(n, cm, NULL, &t, &k), VKML_CODE_UNSUPPORTED, "f16 convs");
   ir_graph_destroy(g);
   free3(in);
+  /* groups: each group's GEMM a slice of workgroups along z (the family
+   * picks it for small groups only when asked) */
   ccase grouped = {1, 8, 9, 9, 8, 3, 3, 1, 1, 1, 1, {1, 1, 1, 1}, 2, NB};
   n = case_node(&g, &grouped, IR_F16, in);
-  t_expect_error(cg_node_conv2d(n, cm, NULL, &t, &k), VKML_CODE_UNSUPPORTED, "one group");
+  T_OK(cg_node_conv2d(n, cm, NULL, &t, &k));
+  cr_assert_eq(k.groups[2], 2);
+  cr_assert_eq(k.groups[1], 1); /* 4 channels a group: one 16-row tile */
+  T_OK(cg_node_conv2d(n, NULL, NULL, &t, &k));
+  cr_assert_neq(k.tmpl, cm);
   ir_graph_destroy(g);
   free3(in);
 }
@@ -448,6 +458,8 @@ Test(conv_coopmat, compiles) {
       {13, "WM=1,WN=1,TM=4,TN=4,BK=32,ACC=32", 0, 32},
       {14, "WM=1,WN=1,TM=1,TN=1,BK=16,ACC=16", 0, 32},
       {12, "WM=4,WN=2,TM=1,TN=2,BK=32,ACC=32", 2, 32},
+      {16, NULL, 0, 32},                                 /* 4 groups */
+      {17, "WM=2,WN=2,TM=1,TN=1,BK=32,ACC=32", 3, 32},   /* 2 groups, packed */
   };
   /* both forms: NV, and KHR where the build has glslang 15 */
   for (int khr = 0; khr <= (int)cg_compiler_has_glslang15(); khr++)

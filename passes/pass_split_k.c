@@ -1,0 +1,168 @@
+/* pass_split_k: split-K across workgroups for the tensor-core convs that
+ * have too few outputs for the device and a long k (VGG-16's and ResNet-50's
+ * convs at 28x28 down to 7x7: a few dozen output tiles, each walking a k of
+ * 2304-4608 on one SM; bench/results/2026-11-28-vgg-fp16.md).
+ *
+ * The f16 conv2d y = act(conv(x, w) + b) (one group, activation none or
+ * relu) becomes S partial convs in one grouped conv2d and their sum:
+ *   p = conv2d(x, w', b') {group = S}   w' [S*M, C/S, KH, KW]: group s is
+ *                                        w's input channels s*C/S.. for all
+ *                                        M outputs; b' = [b, 0, ..., 0]
+ *   y = act(reshape(reduce_sum(reshape(p, [N, S, M, OH*OW]), axes=[1]),
+ *                   [N, M, OH, OW]))
+ * so that conv2d_coopmat runs S times as many workgroups, each over k/S
+ * (codegen/kernels/conv2d.c takes groups this large on the tensor cores).
+ * Each partial is rounded to f16 before the sum: up to S roundings where
+ * there was one.
+ *
+ * Which convs: on a GPU target with cooperative matrices, when the graph is
+ * placed and in fp16; M >= 64; fewer than SPLIT_MAX_TILES tiles of 64x64
+ * outputs; S the largest of 8, 4, 2 with at most SPLIT_TARGET_TILES tiles
+ * after the split, dividing C, and leaving each group a k of at least
+ * SPLIT_MIN_K. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir/params.h"
+#include "passes/pass.h"
+
+#define SPLIT_MAX_TILES 64     /* convs with at least this many tiles keep one piece */
+#define SPLIT_TARGET_TILES 256 /* about two workgroups per SM of a 132-SM GPU */
+#define SPLIT_MIN_K 256        /* each group's k (conv2d_coopmat's grouped rule) */
+
+static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+/* S for n, 0 when n stays whole. */
+static int64_t split_of(const ir_node *n, const pass_opts *o) {
+  const ir_target *t = o ? o->target : NULL;
+  if (!t || !o->place || o->no_split_k || o->precision != IR_PRECISION_FP16 || !ir_target_is_gpu(t) ||
+      !(t->coopmat_nv || t->coopmat_khr) || !t->vulkan_memory_model)
+    return 0;
+  if (n->op != IR_OP_CONV2D || n->n_inputs < 2 || n->n_inputs > 3 || n->n_outputs != 1) return 0;
+  const ir_value *x = n->inputs[0], *w = n->inputs[1], *y = n->outputs[0];
+  if (x->type.dtype != IR_F16 || w->type.dtype != IR_F16 || x->type.rank != 4 ||
+      w->type.rank != 4 || y->type.rank != 4 || x->type.bounded || y->type.bounded ||
+      !ir_value_is_const(w) || (n->n_inputs == 3 && !ir_value_is_const(n->inputs[2])))
+    return 0;
+  if (x->layout != IR_LAYOUT_DEFAULT || y->layout != IR_LAYOUT_DEFAULT) return 0;
+  if (ir_node_int(n, IR_A_GROUP, 1) != 1) return 0;
+  ir_act_params a;
+  ir_act_params_get(n, &a);
+  if (a.kind != IR_ACT_NONE && a.kind != IR_ACT_RELU) return 0;
+  int64_t m = y->type.dims[1], c = x->type.dims[1], r = w->type.dims[2] * w->type.dims[3];
+  int64_t tiles = ceil_div(m, 64) * ceil_div(y->type.dims[0] * y->type.dims[2] * y->type.dims[3], 64);
+  if (m < 64 || tiles >= SPLIT_MAX_TILES) return 0;
+  for (int64_t s = 8; s >= 2; s /= 2)
+    if (tiles * s <= SPLIT_TARGET_TILES && c % s == 0 && c / s * r >= SPLIT_MIN_K) return s;
+  return 0;
+}
+
+/* w' [S*M, C/S, KH, KW] and b' [S*M] (bias on group 0) as new constants. */
+static vkml_status split_weights(ir_graph *g, const ir_node *n, int64_t s, ir_value **wv,
+                                 ir_value **bv) {
+  const ir_value *w = n->inputs[1];
+  int64_t m = w->type.dims[0], c = w->type.dims[1], r = w->type.dims[2] * w->type.dims[3];
+  size_t es = ir_dtype_size(w->type.dtype), row = (size_t)(c / s * r) * es;
+  const char *src = ir_value_const_data(g, w);
+  char *dst = malloc((size_t)(m * c * r) * es + 1);
+  if (!src || !dst) {
+    free(dst);
+    return vkml_status_make(src ? VKML_CODE_OUT_OF_MEMORY : VKML_CODE_INTERNAL,
+                            src ? "out of host memory" : "split_k: weights without data");
+  }
+  for (int64_t q = 0; q < s; q++)
+    for (int64_t o = 0; o < m; o++)
+      memcpy(dst + (size_t)(q * m + o) * row, src + ((size_t)(o * c * r) + (size_t)(q * (c / s) * r)) * es,
+             row);
+  int64_t dims[4] = {s * m, c / s, w->type.dims[2], w->type.dims[3]};
+  ir_type wt = ir_type_make(w->type.dtype, 4, dims);
+  vkml_status st = pass_const_create(g, w->name, ".splitk", &wt, dst, wv);
+  free(dst);
+  VKML_RETURN_IF_ERROR(st);
+  *bv = NULL;
+  if (n->n_inputs < 3) return VKML_OK;
+  const ir_value *b = n->inputs[2];
+  const char *bsrc = ir_value_const_data(g, b);
+  size_t bes = ir_dtype_size(b->type.dtype), bytes = (size_t)(s * m) * bes;
+  char *bd = calloc(1, bytes);
+  if (!bsrc || !bd) {
+    free(bd);
+    return vkml_status_make(bsrc ? VKML_CODE_OUT_OF_MEMORY : VKML_CODE_INTERNAL,
+                            bsrc ? "out of host memory" : "split_k: bias without data");
+  }
+  memcpy(bd, bsrc, (size_t)m * bes);
+  ir_type bt = ir_type_make(b->type.dtype, 1, (int64_t[]){s * m});
+  st = pass_const_create(g, b->name, ".splitk", &bt, bd, bv);
+  free(bd);
+  return st;
+}
+
+static vkml_status rewrite(ir_graph *g, ir_node *n, int64_t s) {
+  ir_value *x = n->inputs[0], *y = n->outputs[0], *wv, *bv;
+  VKML_RETURN_IF_ERROR(split_weights(g, n, s, &wv, &bv));
+  const int64_t *yd = y->type.dims;
+  int64_t nb = yd[0], m = yd[1], oh = yd[2], ow = yd[3];
+  ir_act_params a;
+  ir_act_params_get(n, &a);
+  const char *base = y->name;
+  /* the partial sums */
+  ir_type pt = ir_type_make(IR_F16, 4, (int64_t[]){nb, s * m, oh, ow});
+  ir_value *ins[3] = {x, wv, bv};
+  const ir_type *types[1] = {&pt};
+  const char *sfx[1] = {".partials"};
+  ir_node *conv;
+  VKML_RETURN_IF_ERROR(pass_node_insert(g, n, IR_OP_CONV2D, ins, bv ? 3 : 2, base, types, sfx,
+                                        NULL, 1, &conv));
+  VKML_RETURN_IF_ERROR(ir_node_copy_attrs(g, conv, n));
+  VKML_RETURN_IF_ERROR(ir_node_set_int(g, conv, IR_A_GROUP, s));
+  ir_node_remove_attr(conv, IR_A_ACT);
+  ir_node_remove_attr(conv, IR_A_ACT_ALPHA);
+  ir_node_remove_attr(conv, IR_A_ACT_BETA);
+  /* [N, S, M, OH*OW], summed over S, back to [N, M, OH, OW], the activation */
+  ir_type t4 = ir_type_make(IR_F16, 4, (int64_t[]){nb, s, m, oh * ow});
+  ir_type t3 = ir_type_make(IR_F16, 3, (int64_t[]){nb, m, oh * ow});
+  ir_node *r1, *sum, *r2, *act;
+  types[0] = &t4;
+  sfx[0] = ".split";
+  ir_value *in1[1] = {conv->outputs[0]};
+  VKML_RETURN_IF_ERROR(pass_node_insert(g, n, IR_OP_RESHAPE, in1, 1, base, types, sfx, NULL, 1, &r1));
+  VKML_RETURN_IF_ERROR(ir_node_set_ints(g, r1, IR_A_SHAPE, t4.dims, 4));
+  types[0] = &t3;
+  sfx[0] = ".sum";
+  in1[0] = r1->outputs[0];
+  VKML_RETURN_IF_ERROR(pass_node_insert(g, n, IR_OP_REDUCE_SUM, in1, 1, base, types, sfx, NULL, 1, &sum));
+  int64_t axis = 1;
+  VKML_RETURN_IF_ERROR(ir_node_set_ints(g, sum, IR_A_AXES, &axis, 1));
+  VKML_RETURN_IF_ERROR(ir_node_set_int(g, sum, IR_A_KEEPDIMS, 0));
+  bool relu = a.kind == IR_ACT_RELU;
+  ir_type t4y = y->type;
+  types[0] = &t4y;
+  sfx[0] = ".summed";
+  in1[0] = sum->outputs[0];
+  /* the last node takes y over (its name, its readers, a graph output) */
+  ir_value *outs[1] = {y};
+  VKML_RETURN_IF_ERROR(pass_node_insert(g, n, IR_OP_RESHAPE, in1, 1, base, types, sfx,
+                                        relu ? NULL : outs, 1, &r2));
+  VKML_RETURN_IF_ERROR(ir_node_set_ints(g, r2, IR_A_SHAPE, yd, 4));
+  if (relu) {
+    in1[0] = r2->outputs[0];
+    VKML_RETURN_IF_ERROR(pass_node_insert(g, n, IR_OP_RELU, in1, 1, base, types, sfx, outs, 1, &act));
+  }
+  ir_node_remove(g, n);
+  return VKML_OK;
+}
+
+vkml_status pass_split_k(ir_graph *g, const pass_opts *opts, bool *changed) {
+  if (changed) *changed = false;
+  bool any = false;
+  for (ir_node *n = g->first, *next; n; n = next) {
+    next = n->next; /* the rewrite inserts before n and removes n */
+    int64_t s = split_of(n, opts);
+    if (!s) continue;
+    VKML_RETURN_IF_ERROR(rewrite(g, n, s));
+    any = true;
+  }
+  if (changed) *changed = any;
+  int dropped;
+  return any ? ir_graph_drop_unused_values(g, &dropped) : VKML_OK;
+}

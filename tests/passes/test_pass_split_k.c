@@ -1,0 +1,179 @@
+/* pass_split_k: which fp16 convs are split (its rule), the nodes the split
+ * makes (a grouped conv of rearranged weights with the bias on group 0, the
+ * reshapes, the sum, the activation under the conv's output name), and that
+ * the rewritten graph computes the same thing on the CPU (fp16 tolerance:
+ * each partial is rounded once more). */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir/params.h"
+#include "ir/text.h"
+#include "passes/pass.h"
+#include "runtime/cpu/executor.h"
+#include "test_support.h"
+
+static const char *place_all(void *user, const ir_node *n, char *why, size_t bytes) {
+  (void)user, (void)n, (void)why, (void)bytes;
+  return NULL;
+}
+
+/* A GPU with cooperative matrices, placing every node on it, in fp16. */
+static pass_opts gpu_opts(ir_target *t) {
+  ir_target_minimum(t);
+  t->type = IR_TARGET_DISCRETE_GPU;
+  t->coopmat_khr = t->vulkan_memory_model = true;
+  pass_opts o = {.precision = IR_PRECISION_FP16, .place = place_all, .target = t};
+  return o;
+}
+
+/* x f16[n, c, hw, hw] -> conv2d k x k (pads k/2, bias when bias) -> y f16[n, m, hw, hw]. */
+static ir_graph *conv_graph(int64_t n, int64_t c, int64_t hw, int64_t m, int64_t k, bool bias,
+                            ir_act act, ir_dtype dt) {
+  t_rng r = t_rng_make(7);
+  ir_graph *g;
+  T_OK(ir_graph_create("g", &g));
+  ir_type xt = ir_type_make(dt, 4, (int64_t[]){n, c, hw, hw});
+  ir_type yt = ir_type_make(dt, 4, (int64_t[]){n, m, hw, hw});
+  ir_value *x, *y, *ins[3];
+  T_OK(ir_value_create(g, "x", &xt, &x));
+  T_OK(ir_graph_add_input(g, x));
+  rt_tensor w = t_tensor_random(&r, dt, 4, (int64_t[]){m, c, k, k}, -0.1, 0.1);
+  rt_tensor b = t_tensor_random(&r, dt, 1, (int64_t[]){m}, -0.5, 0.5);
+  ins[0] = x;
+  ir_type wt = ir_type_make(dt, w.rank, w.dims), bt = ir_type_make(dt, b.rank, b.dims);
+  T_OK(ir_const_create_inline(g, "w", &wt, w.data, &ins[1]));
+  T_OK(ir_const_create_inline(g, "b", &bt, b.data, &ins[2]));
+  rt_tensor_free(&w);
+  rt_tensor_free(&b);
+  T_OK(ir_value_create(g, "y", &yt, &y));
+  ir_node *nd;
+  T_OK(ir_node_create(g, IR_OP_CONV2D, ins, bias ? 3 : 2, &y, 1, &nd));
+  int64_t p = k / 2;
+  T_OK(ir_node_set_ints(g, nd, IR_A_PADS, (int64_t[]){p, p, p, p}, 4));
+  if (act != IR_ACT_NONE) T_OK(ir_node_set_enum(g, nd, IR_A_ACT, act));
+  T_OK(ir_graph_add_output(g, y));
+  T_OK(ir_verify(g, "split_k test"));
+  return g;
+}
+
+static int count_nodes(const ir_graph *g) {
+  int k = 0;
+  ir_foreach_node(g, n) k++;
+  return k;
+}
+
+/* Runs the pass; returns whether it changed g, checking that g still
+ * verifies and computes what it did (max |d| / max |y| <= 4e-3). */
+static bool split(ir_graph *g, const pass_opts *o) {
+  t_rng r = t_rng_make(11);
+  const ir_type *it = &g->inputs[0]->type;
+  rt_tensor in = t_tensor_random(&r, it->dtype, it->rank, it->dims, -1, 1);
+  rt_tensor before, after;
+  T_OK(rt_cpu_run_graph(g, &in, 1, &before, 1));
+  bool changed = false;
+  T_OK(pass_split_k(g, o, &changed));
+  T_OK(ir_verify(g, "after split_k"));
+  T_OK(rt_cpu_run_graph(g, &in, 1, &after, 1));
+  int64_t cnt = rt_tensor_numel(&before);
+  double worst = 0, ymax = 0;
+  for (int64_t i = 0; i < cnt; i++) {
+    double a = rt_load_f(&before, i), b = rt_load_f(&after, i);
+    cr_assert(isfinite(b));
+    worst = fmax(worst, fabs(a - b));
+    ymax = fmax(ymax, fabs(a));
+  }
+  cr_assert_leq(worst, 4e-3 * ymax, "max |d| %g, max |y| %g", worst, ymax);
+  rt_tensor_free(&in);
+  rt_tensor_free(&before);
+  rt_tensor_free(&after);
+  return changed;
+}
+
+/* 3x3 256 -> 128 at 6x6: 2 x 1 tiles of 64x64; 8 groups keep a k of 288. */
+Test(split_k, splits_a_long_k_conv_with_few_outputs) {
+  ir_target t;
+  pass_opts o = gpu_opts(&t);
+  ir_graph *g = conv_graph(1, 256, 6, 128, 3, true, IR_ACT_RELU, IR_F16);
+  cr_assert(split(g, &o));
+  const ir_node *conv = NULL, *sum = NULL, *last = NULL;
+  ir_foreach_node(g, n) {
+    if (n->op == IR_OP_CONV2D) conv = n;
+    if (n->op == IR_OP_REDUCE_SUM) sum = n;
+    last = n;
+  }
+  cr_assert(conv && sum);
+  cr_assert_eq(ir_node_int(conv, IR_A_GROUP, 1), 8);
+  ir_act_params a;
+  ir_act_params_get(conv, &a);
+  cr_assert_eq(a.kind, IR_ACT_NONE, "the activation moves after the sum");
+  const ir_type *wt = &conv->inputs[1]->type, *bt = &conv->inputs[2]->type;
+  cr_assert_eq(wt->dims[0], 8 * 128);
+  cr_assert_eq(wt->dims[1], 32);
+  cr_assert_eq(bt->dims[0], 8 * 128);
+  cr_assert_eq(conv->outputs[0]->type.dims[1], 8 * 128);
+  cr_assert_eq(sum->outputs[0]->type.rank, 3);
+  cr_assert_eq(last->op, IR_OP_RELU);
+  cr_assert_str_eq(last->outputs[0]->name, "y");
+  cr_assert_eq(g->outputs[0], last->outputs[0]);
+  cr_assert_eq(count_nodes(g), 5); /* conv, reshape, reduce_sum, reshape, relu */
+  ir_graph_destroy(g);
+}
+
+/* No activation and no bias: the last reshape takes the output; batch 2;
+ * a 1x1 conv of k 512 splits in 2 (its 8-way split would leave k 64). */
+Test(split_k, no_activation_no_bias_and_the_k_floor) {
+  ir_target t;
+  pass_opts o = gpu_opts(&t);
+  ir_graph *g = conv_graph(2, 512, 4, 256, 1, false, IR_ACT_NONE, IR_F16);
+  cr_assert(split(g, &o));
+  const ir_node *conv = NULL, *last = NULL;
+  ir_foreach_node(g, n) {
+    if (n->op == IR_OP_CONV2D) conv = n;
+    last = n;
+  }
+  cr_assert_eq(conv->n_inputs, 2);
+  cr_assert_eq(ir_node_int(conv, IR_A_GROUP, 1), 2);
+  cr_assert_eq(last->op, IR_OP_RESHAPE);
+  cr_assert_str_eq(last->outputs[0]->name, "y");
+  ir_graph_destroy(g);
+}
+
+/* What stays whole: enough tiles already, a short k, few output channels,
+ * an activation other than relu, fp32, no GPU placement, no cooperative
+ * matrices, --split-k off. */
+Test(split_k, leaves_the_rest) {
+  ir_target t;
+  pass_opts o = gpu_opts(&t);
+  struct {
+    int64_t n, c, hw, m, k;
+    ir_act act;
+    ir_dtype dt;
+  } keep[] = {
+      {1, 64, 48, 128, 3, IR_ACT_RELU, IR_F16},   /* 2 x 36 tiles: enough */
+      {1, 16, 6, 128, 3, IR_ACT_RELU, IR_F16},    /* k 144 */
+      {1, 256, 6, 32, 3, IR_ACT_RELU, IR_F16},    /* 32 output channels */
+      {1, 256, 6, 128, 3, IR_ACT_SIGMOID, IR_F16},
+      {1, 256, 6, 128, 3, IR_ACT_RELU, IR_F32},
+  };
+  for (size_t i = 0; i < sizeof keep / sizeof keep[0]; i++) {
+    ir_graph *g = conv_graph(keep[i].n, keep[i].c, keep[i].hw, keep[i].m, keep[i].k, true,
+                             keep[i].act, keep[i].dt);
+    cr_assert_not(split(g, &o), "case %zu", i);
+    ir_graph_destroy(g);
+  }
+  pass_opts variants[4] = {o, o, o, o};
+  variants[0].place = NULL;
+  variants[1].no_split_k = true;
+  ir_target cpu = t, plain = t;
+  cpu.type = IR_TARGET_CPU;
+  plain.coopmat_khr = plain.coopmat_nv = false;
+  variants[2].target = &cpu;
+  variants[3].target = &plain;
+  for (int i = 0; i < 4; i++) {
+    ir_graph *g = conv_graph(1, 256, 6, 128, 3, true, IR_ACT_RELU, IR_F16);
+    cr_assert_not(split(g, &variants[i]), "variant %d", i);
+    ir_graph_destroy(g);
+  }
+}
