@@ -91,7 +91,7 @@ static bool split(ir_graph *g, const pass_opts *o) {
   return changed;
 }
 
-/* 3x3 256 -> 128 at 6x6: 2 x 1 tiles of 64x64; 8 groups keep a k of 288. */
+/* 3x3 256 -> 128 at 6x6: one 128x64 tile; 8 groups keep a k of 288. */
 Test(split_k, splits_a_long_k_conv_with_few_outputs) {
   ir_target t;
   pass_opts o = gpu_opts(&t);
@@ -151,7 +151,7 @@ Test(split_k, leaves_the_rest) {
     ir_act act;
     ir_dtype dt;
   } keep[] = {
-      {1, 64, 48, 128, 3, IR_ACT_RELU, IR_F16},   /* 2 x 36 tiles: enough */
+      {1, 64, 64, 128, 3, IR_ACT_RELU, IR_F16},   /* 1 x 64 tiles of 128x64: enough */
       {1, 16, 6, 128, 3, IR_ACT_RELU, IR_F16},    /* k 144 */
       {1, 256, 6, 32, 3, IR_ACT_RELU, IR_F16},    /* 32 output channels */
       {1, 256, 6, 128, 3, IR_ACT_SIGMOID, IR_F16},
