@@ -460,9 +460,9 @@ static int64_t taps_inside(int64_t o, int64_t len, int64_t k, int64_t stride, in
 vkml_status onnx_convert_lppool(onnx_ctx *c, onnx_node *n) {
   VKML_RETURN_IF_ERROR(onnx_check_arity(n, 1, 1));
   int64_t p = onnx_attr_i(n, "p", 2);
-  if (p < 1) return onnx_error(VKML_CODE_INVALID_GRAPH, "LpPool p = %lld (must be >= 1)", (long long)p);
+  if (p < 1) return onnx_error(VKML_CODE_INVALID_GRAPH, "attribute p = %lld (must be >= 1)", (long long)p);
   if (n->in[0]->type.dtype != IR_F32)
-    return onnx_error(VKML_CODE_UNSUPPORTED, "LpPool on %s (f32 only)",
+    return onnx_error(VKML_CODE_UNSUPPORTED, "an input of %s (LpPool is imported for f32 only)",
                       ir_dtype_name(n->in[0]->type.dtype));
   ir_value *x, *t;
   VKML_RETURN_IF_ERROR(onnx_input(c, n, 0, &x));

@@ -917,6 +917,14 @@ def gen_einsum():
     bad("bad_einsum_repeat_out", "ij->ii", [(2, 3)])
     bad("bad_einsum_diag_sizes", "ii->i", [(2, 3)])
     bad("bad_einsum_bool", "ij->ji", [(2, 3)], dtype=T.BOOL)
+    # LpPool refused (frontend/onnx_ops_nn.c)
+    lp_in = [vi("x", T.FLOAT, [1, 2, 4, 4])]
+    save("bad_lppool_p0", simple(
+        nodes=[h.make_node("LpPool", ["x"], ["y"], name="lp_bad", kernel_shape=[2, 2], p=0)],
+        inputs=lp_in, outputs=[vi("y", T.FLOAT, None)]))
+    save("bad_lppool_f16", simple(
+        nodes=[h.make_node("LpPool", ["x"], ["y"], name="lp_bad", kernel_shape=[2, 2])],
+        inputs=[vi("x", T.FLOAT16, [1, 2, 4, 4])], outputs=[vi("y", T.FLOAT16, None)]))
     save("bad_einsum_no_equation", simple(
         nodes=[h.make_node("Einsum", ["x"], ["y"], name="es_bad")],
         outputs=[vi("y", T.FLOAT, None)], opset=12))
