@@ -121,6 +121,78 @@ static void depthwise_planes(void *user, int64_t begin, int64_t end, int worker)
   }
 }
 
+/* Outputs per image and group up to which the im2col matrix is built whole
+ * (COL_MAX_FLOATS at most) and shared by the GEMM's jobs: with few pixels
+ * the jobs split the output channels, and each would gather the same rows
+ * again, in runs of one short output row (ResNet-50's 3x3 at 7x7 ran at
+ * 56 GFLOP/s on one core against 84-94 at 14x14 to 56x56;
+ * bench/results/2026-11-28-cpu-im2col.md). */
+#define COL_MAX_PLANE 1024
+#define COL_MAX_FLOATS ((int64_t)1 << 22)
+
+typedef struct col_job {
+  const rt_conv_shape *s;
+  const float *x; /* the image and group's first input channel */
+  float *col;     /* [K][plane] */
+} col_job;
+
+/* Rows [begin, end) of the im2col matrix: row k = (ic, kh, kw), column
+ * oh*OW + ow, zeros outside the input. */
+RT_CPU_FAST_CLONES
+static void col_rows(void *user, int64_t begin, int64_t end, int worker) {
+  (void)worker;
+  const col_job *job = user;
+  const rt_conv_shape *s = job->s;
+  int64_t khw = s->kh * s->kw, plane = s->oh * s->ow;
+  for (int64_t k = begin; k < end; k++) {
+    int64_t ic = k / khw, kh = k % khw / s->kw, kw = k % s->kw;
+    const float *xc = job->x + ic * s->h * s->w;
+    float *d = job->col + k * plane;
+    int64_t offh = kh * s->dh - s->pt, offw = kw * s->dw - s->pl, ow0, ow1;
+    tap_range(offw, s->sw, s->w, s->ow, &ow0, &ow1);
+    for (int64_t oh = 0; oh < s->oh; oh++) {
+      float *restrict dr = d + oh * s->ow;
+      int64_t ih = oh * s->sh + offh;
+      if (ih < 0 || ih >= s->h) {
+        memset(dr, 0, sizeof *dr * (size_t)s->ow);
+        continue;
+      }
+      const float *restrict xr = xc + ih * s->w + offw;
+      for (int64_t ow = 0; ow < ow0; ow++) dr[ow] = 0.0f;
+      if (s->sw == 1)
+        memcpy(dr + ow0, xr + ow0, sizeof *dr * (size_t)(ow1 - ow0));
+      else
+        for (int64_t ow = ow0; ow < ow1; ow++) dr[ow] = xr[ow * s->sw];
+      for (int64_t ow = ow1; ow < s->ow; ow++) dr[ow] = 0.0f;
+    }
+  }
+}
+
+/* The GEMMs over whole im2col matrices, one (image, group) at a time. */
+static bool conv_via_col(rt_threads *pool, const rt_conv_shape *s, const float *x,
+                         const float *w, const float *b, const ir_act_params *act, float *y) {
+  int64_t cg = s->c / s->g, mg = s->m / s->g, plane = s->oh * s->ow, k = cg * s->kh * s->kw;
+  float *col = malloc(sizeof *col * (size_t)(k * plane));
+  if (!col) return false;
+  bool ok = true;
+  for (int64_t n = 0; ok && n < s->n; n++)
+    for (int64_t g = 0; ok && g < s->g; g++) {
+      col_job job = {s, x + (n * s->c + g * cg) * s->h * s->w, col};
+      rt_parallel_for(pool, k, 16, col_rows, &job);
+      rt_sgemm gm = {
+          .m = mg, .n = plane, .k = k, .n_batch = 1,
+          .a = w + g * mg * k, .a_rs = k, .a_cs = 1,
+          .b = col, .b_rs = plane, .b_cs = 1,
+          .c = y + (n * s->m + g * mg) * plane, .ldc = plane,
+          .bias = b ? b + g * mg : NULL,
+          .act = *act,
+      };
+      ok = rt_sgemm_run(pool, &gm);
+    }
+  free(col);
+  return ok;
+}
+
 bool rt_cpu_conv2d_fast(rt_threads *pool, const rt_conv_shape *s, const float *x,
                         const float *w, const float *b, const ir_act_params *act, float *y) {
   int64_t cg = s->c / s->g, mg = s->m / s->g, plane = s->oh * s->ow;
@@ -147,6 +219,10 @@ bool rt_cpu_conv2d_fast(rt_threads *pool, const rt_conv_shape *s, const float *x
     }
   bool direct = s->kh == 1 && s->kw == 1 && s->sh == 1 && s->sw == 1 && s->pt == 0 &&
                 s->pl == 0 && s->oh == s->h && s->ow == s->w;
+  if (!direct && plane <= COL_MAX_PLANE && k * plane <= COL_MAX_FLOATS) {
+    free(offs);
+    return conv_via_col(pool, s, x, w, b, act, y);
+  }
   rt_sgemm gm = {
       .m = mg, .n = plane, .k = k, .n_batch = n_batch,
       .a = w, .a_rs = k, .a_cs = 1, .a_off = a_off,
