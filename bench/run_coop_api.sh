@@ -76,21 +76,4 @@ for rep in 1 2; do
 done
 tar czf $OUT/coop_api.tgz -C $W --exclude=k --exclude=e2e --exclude='*.vkm' .
 echo "== summary =="
-python3 - $W <<'EOF'
-import json, sys, glob, os
-w = sys.argv[1]
-def best(path):
-    try: j = json.load(open(path))
-    except Exception as e: return None
-    pts = [p for p in j.get("points", []) if p.get("median_us") and p.get("ok") and not p.get("wrong")]
-    pts.sort(key=lambda p: p["median_us"])
-    return j, pts
-for f in sorted(glob.glob(f"{w}/sweep.*.json")):
-    r = best(f)
-    if not r: print(os.path.basename(f), "no JSON"); continue
-    j, pts = r
-    if not pts: print(os.path.basename(f), "no points"); continue
-    p = pts[0]
-    print(f"{os.path.basename(f)[6:-5]:52s} best {p.get('template','')} {p.get('schedule','')}: "
-          f"{p['median_us']:.1f} us, {p.get('gflops', 0)/1e3:.0f} TFLOP/s, vs default {p.get('vs_default', 0):.3f}")
-EOF
+python3 bench/sweep_best.py $W

@@ -27,18 +27,4 @@ for hw in "64_64_224" "128_128_112" "256_256_56" "512_512_28" "512_512_14"; do
 done
 tar czf $OUT/vgg_fp16.tgz -C $W --exclude=k --exclude=m --exclude='*.vkm' .
 echo "== summary: per conv shape, the family's default against the best sampled point =="
-python3 - $W <<'PY'
-import glob, json, os, sys
-w = sys.argv[1]
-for f in sorted(glob.glob(f"{w}/sweep.*.json")):
-    try: j = json.load(open(f))
-    except Exception: print(os.path.basename(f), "no JSON"); continue
-    pts = [p for p in j["points"] if p.get("ok") and not p.get("wrong") and p.get("median_us")]
-    d = [p for p in pts if p.get("default")]
-    pts.sort(key=lambda p: p["median_us"])
-    if not pts: print(os.path.basename(f), "no points"); continue
-    b = pts[0]
-    dd = f"{d[0]['template']} {d[0]['schedule']} {d[0]['median_us']:.1f} us" if d else "?"
-    print(f"{os.path.basename(f)[6:-5]:40s} default {dd}; best {b['schedule']} {b['median_us']:.1f} us "
-          f"({b['gflops']/1e3:.0f} TF/s, x{b['vs_default']:.2f})")
-PY
+python3 bench/sweep_best.py $W

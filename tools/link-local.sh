@@ -13,7 +13,8 @@ LIBS=""
 while [ "$1" != "--" ]; do LIBS="$LIBS $1"; shift; done
 shift
 T=$OUT.tmp
-"$@" -c -O2 -fPIC -fvisibility=hidden -std=c11 -I"$SRCROOT" -I"$INC" "$SHIM" -o "$T.shim.o"
+"$@" -c -O2 -fPIC -fvisibility=hidden -std=c11 -DVKML_LINK_LOCAL -I"$SRCROOT" -I"$INC" "$SHIM" \
+  -o "$T.shim.o"
 # shellcheck disable=SC2086
 ld -r -o "$T.o" "$T.shim.o" --start-group $LIBS --end-group
 # COMDAT groups go too: the linker would otherwise keep this object's (now

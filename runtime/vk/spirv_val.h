@@ -1,8 +1,9 @@
-/* SPIRV-Tools 2025's validator (Debian 13's, tools/build-deps.sh) behind two
- * functions: Debian 12's does not know the modules glslang 15 writes
- * (GL_KHR_cooperative_matrix). Linked as one object whose other symbols are
- * local (tools/link-local.sh; docs/architecture.md, "Two GLSL compilers").
- * Used by vk_spirv.c only, where RT_HAVE_SPIRV_TOOLS_2025. */
+/* SPIRV-Tools' validator behind two functions (spirv_val_shim.c): Debian
+ * 13's (tools/build-deps.sh) where the build has deps/, linked as one object
+ * whose other symbols are local (tools/link-local.sh; docs/architecture.md,
+ * "Two GLSL compilers"), since Debian 12's does not know the modules glslang
+ * 15 writes (GL_KHR_cooperative_matrix); else Debian 12's. Used by
+ * vk_spirv.c only. */
 #ifndef RT_VK_SPIRV_VAL_H
 #define RT_VK_SPIRV_VAL_H
 

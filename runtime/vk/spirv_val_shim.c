@@ -1,12 +1,18 @@
-/* SPIRV-Tools 2025's validator behind spirv_val.h. Built against deps/ by
- * runtime/meson.build (tools/link-local.sh). */
+/* SPIRV-Tools' validator behind spirv_val.h: Debian 13's (deps/, linked by
+ * tools/link-local.sh, which defines VKML_LINK_LOCAL: these two functions
+ * must stay visible from the object whose other symbols it localizes), or
+ * Debian 12's where the build has no deps/ (an ordinary runtime source). */
 #include "runtime/vk/spirv_val.h"
 
 #include <spirv-tools/libspirv.h>
 #include <stdio.h>
 #include <string.h>
 
+#ifdef VKML_LINK_LOCAL
 #define EXPORT __attribute__((visibility("default")))
+#else
+#define EXPORT
+#endif
 
 EXPORT const char *vkml_spirv_tools_version(void) { return spvSoftwareVersionString(); }
 

@@ -8,12 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 
-#include "runtime/rt_config.h"
-#if RT_HAVE_SPIRV_TOOLS_2025
 #include "runtime/vk/spirv_val.h"
-#else
-#include <spirv-tools/libspirv.h>
-#endif
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -129,37 +124,6 @@ static vkml_status check_entry(const ir_target *t, const uint32_t *w, size_t n,
   return VKML_OK;
 }
 
-#if RT_HAVE_SPIRV_TOOLS_2025
-static const char *validator_version(void) { return vkml_spirv_tools_version(); }
-#else
-static const char *validator_version(void) { return spvSoftwareVersionString(); }
-
-static int vkml_spirv_validate(const uint32_t *words, size_t n, int minor, char *msg,
-                               size_t msg_bytes) {
-  static const spv_target_env ENV[] = {SPV_ENV_VULKAN_1_0, SPV_ENV_VULKAN_1_1,
-                                       SPV_ENV_VULKAN_1_2, SPV_ENV_VULKAN_1_3};
-  spv_target_env env = ENV[minor];
-  spv_context sc = spvContextCreate(env);
-  spv_validator_options vo = spvValidatorOptionsCreate();
-  if (!sc || !vo) {
-    spvValidatorOptionsDestroy(vo);
-    spvContextDestroy(sc);
-    return -1;
-  }
-  spv_const_binary_t bin = {words, n};
-  spv_diagnostic diag = NULL;
-  int rc = spvValidateWithOptions(sc, vo, &bin, &diag) == SPV_SUCCESS ? 0 : 1;
-  if (rc) {
-    const char *m = diag && diag->error ? diag->error : "invalid";
-    snprintf(msg, msg_bytes, "invalid for %s: %.*s", spvTargetEnvDescription(env),
-             (int)strcspn(m, "\n"), m);
-  }
-  spvDiagnosticDestroy(diag);
-  spvValidatorOptionsDestroy(vo);
-  spvContextDestroy(sc);
-  return rc;
-}
-#endif
 
 static vkml_status validate(const ir_target *t, const uint32_t *words, size_t bytes,
                             const char *name) {
@@ -178,7 +142,7 @@ static void verdict_path(const rt_vk_context *ctx, const uint32_t *words, size_t
                          char *out, size_t n) {
   const ir_target *t = &ctx->target;
   char what[256];
-  snprintf(what, sizeof what, "vkml spirv verdict 1|%s|%d|%u,%u,%u,%u", validator_version(),
+  snprintf(what, sizeof what, "vkml spirv verdict 1|%s|%d|%u,%u,%u,%u", vkml_spirv_tools_version(),
            vulkan_minor(t->api_version), t->max_workgroup_size[0], t->max_workgroup_size[1],
            t->max_workgroup_size[2], t->max_workgroup_invocations);
   ir_sha256 h;
