@@ -51,7 +51,10 @@ static const char usage[] =
     "alternating order: vs_default is the median of the per-pair time ratios (both\n"
     "kernels at the same clocks), median_us that ratio times the default's time\n"
     "(measured alone first); then GFLOP/s, GB/s and the relative error against the\n"
-    "reference (max abs err / max |ref|): above 1e-3 (fp32) or 1e-2 (fp16) is WRONG.\n";
+    "reference (max abs err / max |ref|): above 1e-3 (fp32) or 1e-2 (fp16) is WRONG.\n"
+    "Where the driver reports them (VK_KHR_pipeline_executable_properties), each\n"
+    "point's pipeline statistics follow in brackets (registers, spills, ... in the\n"
+    "driver's names; \"kernel_stats\" in JSON).\n";
 
 #define TOOL "vkml-sweep"
 #define MAX_FIX 16
@@ -81,6 +84,7 @@ typedef struct point {
   bool wrong;
   double median_us, ratio, rel; /* ratio: to the default, paired */
   char error[256];  /* failed: why */
+  char stats[RT_VK_STATS_BYTES]; /* the driver's statistics of its pipeline ("": none) */
 } point;
 
 typedef struct points {
@@ -311,6 +315,7 @@ static void take(sweep *w, point *p, const tuner_measurement *m) {
   p->ratio = m->ratio;
   p->rel = m->rel_err;
   p->wrong = !m->correct;
+  snprintf(p->stats, sizeof p->stats, "%s", m->kernel_stats);
   w->n_wrong += p->wrong;
 }
 
@@ -342,6 +347,7 @@ static void print_point_text(const sweep *w, const point *p, double flops, doubl
   if (p->pdefault) printf("  default");
   else if (p->tdefault) printf("  template-default");
   if (p->wrong) printf("  WRONG (rel err %.3g > %.0e)", p->rel, w->tol);
+  if (p->stats[0]) printf("  [%s]", p->stats);
   printf("\n");
   fflush(stdout);
 }
@@ -591,7 +597,12 @@ static void json_point(FILE *f, const point *p, double flops, double bytes) {
   json_num(f, p->ratio);
   fprintf(f, ", \"rel_err\": ");
   json_num(f, p->rel);
-  fprintf(f, ", \"wrong\": %s}", p->wrong ? "true" : "false");
+  fprintf(f, ", \"wrong\": %s", p->wrong ? "true" : "false");
+  if (p->stats[0]) {
+    fprintf(f, ", \"kernel_stats\": ");
+    tunedb_json_string(f, p->stats);
+  }
+  fprintf(f, "}");
 }
 
 /* The whole result as one JSON object (written at the end, so that a
@@ -715,7 +726,8 @@ int main(int argc, char **argv) {
   sweep w = {.a = &a, .tol = a.precision == IR_PRECISION_FP16 ? 1e-2 : 1e-3};
   rt_vk_context_opts co = {.select_device = a.device >= 0,
                            .device_index = a.device,
-                           .required = RT_VK_REQ_TIMESTAMPS};
+                           .required = RT_VK_REQ_TIMESTAMPS,
+                           .pipeline_stats = true};
   s = rt_vk_context_create(&co, &w.ctx);
   if (!s) w.t = rt_vk_context_target(w.ctx);
   /* compiled as vkc run compiles (the driver's pass pipeline for the

@@ -282,6 +282,14 @@ typedef struct vkml_step_profile {
 /* Needs vkml_instance_opts.profile (else INVALID_ARGUMENT) and a run. */
 VKML_API vkml_status vkml_instance_profile(const vkml_instance *inst, int i,
                                            vkml_step_profile *out);
+/* What the driver reported of step i's compiled kernel on a profiled
+ * instance (VK_KHR_pipeline_executable_properties, where the device has
+ * it): "name=value, ..." in the driver's own names (NVIDIA: the registers
+ * per invocation and their kin), e.g. to see a kernel that spills. ""
+ * otherwise (no such step, a CPU or copy step, an instance without
+ * vkml_instance_opts.profile, a driver without the extension). Valid for
+ * the instance's life. */
+VKML_API const char *vkml_instance_kernel_stats(const vkml_instance *inst, int i);
 /* Whether GPU steps are timed: false on a device without compute
  * timestamps (their seconds are 0) and on VKML_DEVICE_CPU. */
 VKML_API bool vkml_instance_gpu_timed(const vkml_instance *inst);

@@ -310,7 +310,7 @@ vkml_status vkml_model_find_output(const vkml_model *m, const char *name,
 static vkml_status device_get(vkml_model *m, const vkml_instance_opts *o, api_device **out) {
   for (api_device *d = m->devices; d; d = d->next)
     if (d->kind == o->device && (o->device != VKML_DEVICE_INDEX || d->index == o->index) &&
-        d->validation == o->validation) {
+        d->validation == o->validation && d->stats == o->profile) {
       d->users++;
       *out = d;
       return VKML_OK;
@@ -320,9 +320,10 @@ static vkml_status device_get(vkml_model *m, const vkml_instance_opts *o, api_de
   d->kind = o->device;
   d->index = o->index;
   d->validation = o->validation;
+  d->stats = o->profile;
   vkml_status s = VKML_OK;
   if (o->device != VKML_DEVICE_CPU) {
-    rt_vk_context_opts co = {.validation = o->validation};
+    rt_vk_context_opts co = {.validation = o->validation, .pipeline_stats = o->profile};
     if (o->device == VKML_DEVICE_INDEX) {
       co.select_device = true;
       co.device_index = o->index;

@@ -22,6 +22,7 @@ typedef struct api_device {
   vkml_device_kind kind;
   int index;
   bool validation;
+  bool stats;         /* its pipelines capture the driver's statistics (profiled instances) */
   rt_vk_context *ctx; /* NULL on the CPU */
   rt_vk_weights *weights;
   int users;

@@ -198,6 +198,11 @@ vkml_status vkml_instance_profile(const vkml_instance *inst, int i, vkml_step_pr
   return VKML_OK;
 }
 
+const char *vkml_instance_kernel_stats(const vkml_instance *inst, int i) {
+  if (!inst || !inst->exec || !inst->profile || i < 0 || i >= inst->m->n_nodes) return "";
+  return rt_vk_exec_step_stats(inst->exec, i);
+}
+
 bool vkml_instance_gpu_timed(const vkml_instance *inst) { return inst && inst->gpu_timed; }
 
 vkml_status vkml_instance_peaks(const vkml_instance *inst, const char **path) {

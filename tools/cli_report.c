@@ -20,8 +20,10 @@ double cli_median_of(double *v, int n) {
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-/* One profile row: step st and how it ran, p, its median seconds. */
-static void profile_row(const runner *rn, const vkml_step *st, const vkml_step_profile *p,
+/* One profile row: step i (st) and how it ran, p, its median seconds; GPU
+ * steps end with the driver's statistics of their kernel where it gave
+ * some (vkml_instance_kernel_stats). */
+static void profile_row(const runner *rn, int i, const vkml_step *st, const vkml_step_profile *p,
                         double secs, double total, const cli_run_opts *o, bool roof_column,
                         bool first) {
   bool json = o->json, gpu_step = !strcmp(p->device, "gpu"), copy = !strcmp(p->device, "copy");
@@ -66,6 +68,11 @@ static void profile_row(const runner *rn, const vkml_step *st, const vkml_step_p
       printf(", \"schedule\": ");
       cli_print_json_string(stdout, st->schedule);
       if (no_dispatch) printf(", \"dispatch\": false");
+      const char *ks = vkml_instance_kernel_stats(rn->inst, i);
+      if (ks[0]) {
+        printf(", \"kernel_stats\": ");
+        cli_print_json_string(stdout, ks);
+      }
     } else if (copy) {
       printf(", \"transfer\": \"%s\"", st->note);
     } else if (rn->gpu) {
@@ -88,7 +95,9 @@ static void profile_row(const runner *rn, const vkml_step *st, const vkml_step_p
   if (no_dispatch) {
     printf("  no dispatch: shares its input's bytes");
   } else if (gpu_step) {
+    const char *ks = vkml_instance_kernel_stats(rn->inst, i);
     printf("  %s %s", st->kernel, st->schedule);
+    if (ks[0]) printf("  [%s]", ks);
   } else if (rn->gpu) {
     char note[512];
     cli_escape(st->note, note, sizeof note, true);
@@ -124,7 +133,7 @@ void cli_print_profile(const runner *rn, const double *row_secs, const cli_run_o
       vkml_status_free(s);
       continue;
     }
-    profile_row(rn, &st, &p, row_secs[i], total, o, peak || have_peaks, i == 0);
+    profile_row(rn, i, &st, &p, row_secs[i], total, o, peak || have_peaks, i == 0);
   }
   if (json) printf("]");
   else printf("%-20s %-32s %-18s %-6s %10.4f\n", "total", "", "", "", 1e3 * total);

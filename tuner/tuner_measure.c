@@ -324,6 +324,8 @@ static vkml_status measure(tuner_bench *b, const cg_template *tmpl, const cg_sch
   b->cur_sched = sched;
   point_exec *e = NULL;
   vkml_status s = exec_build(b, m, &e);
+  if (!s)
+    snprintf(m->kernel_stats, sizeof m->kernel_stats, "%s", rt_vk_exec_step_stats(e->x, e->step));
   if (!s) s = time_exec(b, e, b->ref_exec, runs, warm_ms, m);
   if (!s) b->warmed = true;
   if (!s && keep) *keep = e;

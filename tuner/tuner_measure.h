@@ -35,6 +35,7 @@
 #include "ir/graph.h"
 #include "ir/plan.h"
 #include "runtime/vk/vk_context.h"
+#include "runtime/vk/vk_pipeline.h"
 #include "tuner/tuner_sa.h"
 
 typedef struct tuner_workload {
@@ -132,6 +133,9 @@ typedef struct tuner_measurement {
   bool correct;       /* rel_err within the tolerance (1e-3 fp32, 1e-2 fp16) */
   bool failed;        /* did not compile or run: message says why */
   char message[256];
+  /* The driver's statistics of the point's pipeline where the context
+   * captures them (rt_vk_context_opts.pipeline_stats), else "". */
+  char kernel_stats[RT_VK_STATS_BYTES];
 } tuner_measurement;
 
 /* Measures template tmpl with schedule s on the bench's node. Only running

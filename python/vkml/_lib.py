@@ -143,6 +143,7 @@ _RUNTIME = {
     'vkml_model_step': (_status, [_p, ctypes.c_int, ctypes.POINTER(Step)]),
     'vkml_instance_profile': (_status, [_p, ctypes.c_int, ctypes.POINTER(StepProfile)]),
     'vkml_instance_gpu_timed': (ctypes.c_bool, [_p]),
+    'vkml_instance_kernel_stats': (ctypes.c_char_p, [_p, ctypes.c_int]),
 }
 _COMPILER = {
     'vkml_compile': (_status, [ctypes.c_char_p, ctypes.POINTER(CompileOpts), ctypes.POINTER(_p)]),

@@ -26,12 +26,15 @@ TensorInfo.__doc__ = '''A model input or output: name (str), dtype (numpy dtype)
 NonMaxSuppression, TopK with a run-time k): shape holds its capacity there,
 Model.run returns the run's size.'''
 
-StepTime = collections.namedtuple('StepTime', 'op output device kernel schedule ms flops bytes')
+StepTime = collections.namedtuple('StepTime',
+                                  'op output device kernel schedule ms flops bytes kernel_stats')
 StepTime.__doc__ = '''Model.profile: one step of the plan, in run order. device: where it
 ran ("gpu", "cpu", "copy"); kernel, schedule: a GPU step's ("" otherwise); ms:
 the median of the profiled runs (GPU steps: timestamps, None on a device
 without them; CPU steps: wall time with their copies); flops, bytes: per run
-(0: not counted).'''
+(0: not counted); kernel_stats: what the driver reported of a GPU step's
+compiled kernel ("name=value, ...", e.g. its registers; "" where it gave
+nothing).'''
 
 Bench = collections.namedtuple('Bench', 'runs min_ms median_ms p90_ms mean_ms')
 Bench.__doc__ = 'Model.bench: whole runs (Model.run, copies included), in milliseconds.'
@@ -254,6 +257,7 @@ class Model:
                         times[i].append(p.seconds * 1e3)
                         where[i] = p.device.decode()
                 gpu_timed = rt.vkml_instance_gpu_timed(inst)
+                stats = [rt.vkml_instance_kernel_stats(inst, i).decode() for i in range(n_steps)]
             finally:
                 rt.vkml_instance_destroy(inst)
             out = []
@@ -266,7 +270,8 @@ class Model:
                 gpu = where[i] == 'gpu'
                 out.append(StepTime(s.op.decode(), s.output.decode(), where[i],
                                     s.kernel.decode() if gpu else '',
-                                    s.schedule.decode() if gpu else '', ms, s.flops, s.bytes))
+                                    s.schedule.decode() if gpu else '', ms, s.flops, s.bytes,
+                                    stats[i]))
             return out
 
     def _set_inputs(self, inst, inputs):

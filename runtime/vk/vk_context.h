@@ -47,6 +47,12 @@ typedef struct rt_vk_context_opts {
    * failed wait the queue is drained first, so the caller may free what the
    * work used. */
   uint64_t fence_timeout_ns;
+  /* Pipelines capture what the driver reports of the compiled code
+   * (VK_KHR_pipeline_executable_properties: registers, spills, ... as the
+   * driver names them; rt_vk_pipeline_stats) where the device has the
+   * extension; also VKML_PIPELINE_STATS=1. For profiles and sweeps: a
+   * driver may bypass its pipeline cache for such pipelines. */
+  bool pipeline_stats;
 } rt_vk_context_opts;
 
 /* What the validation layer said over the context's life, and what the

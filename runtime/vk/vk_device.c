@@ -25,6 +25,8 @@ typedef struct dev_info {
   VkPhysicalDeviceCooperativeMatrix2FeaturesNV fcm2;
   VkPhysicalDeviceCooperativeMatrix2PropertiesNV pcm2;
   VkPhysicalDeviceVulkanMemoryModelFeatures fvmm;
+  VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR fpexec;
+  bool has_pexec; /* VK_KHR_pipeline_executable_properties with pipelineExecutableInfo */
   bool has_vmm, ext_vmm;
   bool has_f8s, has_f16i8, has_cm, has_cmk, has_cm2, has_push; /* structs/extensions usable */
   bool ext_f8s, ext_f16i8;                   /* need enabling as extensions */
@@ -73,6 +75,7 @@ static vkml_status query_device(rt_vk_context *ctx, VkPhysicalDevice pd, dev_inf
   if (only && !strcmp(only, "nv")) d->has_cmk = d->has_cm2 = false;
   if (only && !strcmp(only, "khr")) d->has_cm = d->has_cm2 = false;
   d->has_push = has_ext(e, n, VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME);
+  d->has_pexec = has_ext(e, n, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
   free(e);
 
   /* properties: subgroups (core 1.1), maintenance3 (max allocation size) */
@@ -127,10 +130,16 @@ static vkml_status query_device(rt_vk_context *ctx, VkPhysicalDevice pd, dev_inf
     d->fvmm.pNext = chain;
     chain = &d->fvmm;
   }
+  if (d->has_pexec) {
+    d->fpexec.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR;
+    d->fpexec.pNext = chain;
+    chain = &d->fpexec;
+  }
   d->f2.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2;
   d->f2.pNext = chain;
   ctx->fn.vkGetPhysicalDeviceFeatures2(pd, &d->f2);
   d->has_cm = d->has_cm && d->fcm.cooperativeMatrix;
+  d->has_pexec = d->has_pexec && d->fpexec.pipelineExecutableInfo;
   d->has_cmk = d->has_cmk && d->fcmk.cooperativeMatrix;
   d->has_cm2 = d->has_cm2 && d->has_cmk && d->fcm2.cooperativeMatrixWorkgroupScope &&
                d->fcm2.cooperativeMatrixFlexibleDimensions &&
@@ -355,7 +364,7 @@ static void load_device_table(rt_vk_context *ctx) {
 }
 
 static vkml_status create_device(rt_vk_context *ctx, dev_info *d, bool push) {
-  const char *exts[7];
+  const char *exts[8];
   uint32_t n_exts = 0;
   if (push) exts[n_exts++] = VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME;
   if (d->ext_f8s) exts[n_exts++] = VK_KHR_8BIT_STORAGE_EXTENSION_NAME;
@@ -364,6 +373,7 @@ static vkml_status create_device(rt_vk_context *ctx, dev_info *d, bool push) {
   if (d->has_cmk) exts[n_exts++] = VK_KHR_COOPERATIVE_MATRIX_EXTENSION_NAME;
   if (ctx->target.coopmat2) exts[n_exts++] = VK_NV_COOPERATIVE_MATRIX_2_EXTENSION_NAME;
   if (d->ext_vmm) exts[n_exts++] = VK_KHR_VULKAN_MEMORY_MODEL_EXTENSION_NAME;
+  if (ctx->pipeline_stats) exts[n_exts++] = VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME;
 
   /* Enable exactly the features the target advertises (the ones kernels may
    * use), nothing else. */
@@ -435,6 +445,14 @@ static vkml_status create_device(rt_vk_context *ctx, dev_info *d, bool push) {
   if (d->has_vmm) {
     *tail = &fvmm;
     tail = &fvmm.pNext;
+  }
+  VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR fpexec = {
+      .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR,
+      .pipelineExecutableInfo = VK_TRUE,
+  };
+  if (ctx->pipeline_stats) {
+    *tail = &fpexec;
+    tail = &fpexec.pNext;
   }
 
   float prio = 1.0f;
@@ -524,6 +542,8 @@ vkml_status rt_vk_device_open(rt_vk_context *ctx, const rt_vk_context_opts *o) {
   ctx->max_alloc_bytes = d.maint3.maxMemoryAllocationSize;
   ctx->api_version = d.api;
   bool push = d.has_push && !o->no_push_descriptors;
+  const char *ps = getenv("VKML_PIPELINE_STATS");
+  ctx->pipeline_stats = d.has_pexec && (o->pipeline_stats || (ps && !strcmp(ps, "1")));
   fill_target(ctx, &d, ts_bits, push);
   fill_coopmat(ctx);
   VKML_RETURN_IF_ERROR(check_required(&ctx->target, o->required));

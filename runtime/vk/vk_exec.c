@@ -658,3 +658,9 @@ void rt_vk_exec_stats_get(const rt_vk_exec *e, rt_vk_exec_stats *out) { *out = e
 bool rt_vk_exec_step_dispatches(const rt_vk_exec *e, int step) {
   return step >= 0 && step < e->plan->n_steps && e->step_disp[step] >= 0;
 }
+
+const char *rt_vk_exec_step_stats(const rt_vk_exec *e, int step) {
+  if (step < 0 || step >= e->plan->n_steps || e->step_pipe[step] < 0) return "";
+  const rt_vk_pipeline *p = e->pipes[e->step_pipe[step]].pipe;
+  return p ? rt_vk_pipeline_stats(p) : "";
+}

@@ -137,6 +137,9 @@ vkml_status rt_vk_exec_replay_chained(rt_vk_exec *e, int repeat, const rt_vk_buf
  * steps and for
  * GPU view steps that share their input's bytes (no kernel runs). */
 bool rt_vk_exec_step_dispatches(const rt_vk_exec *e, int step);
+/* The driver's statistics of step `step`'s pipeline (rt_vk_pipeline_stats):
+ * "" for steps without one or where the context does not capture them. */
+const char *rt_vk_exec_step_stats(const rt_vk_exec *e, int step);
 
 typedef struct rt_vk_exec_stats {
   int n_gpu_steps, n_cpu_steps, n_transfer_steps;

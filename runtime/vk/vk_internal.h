@@ -99,6 +99,7 @@ struct rt_vk_pipeline {
   uint32_t push_bytes;
   bool push_desc; /* the set is pushed (VK_KHR_push_descriptor) */
   char name[64];
+  char stats[RT_VK_STATS_BYTES]; /* the driver's statistics ("" when not captured) */
 };
 
 /* ---- context ------------------------------------------------------------ */
@@ -122,6 +123,7 @@ struct rt_vk_context {
   VkDeviceSize non_coherent_atom, max_alloc_bytes;
   unsigned long long host_avail; /* CPU devices: host memory available at creation */
   uint64_t fence_timeout_ns;     /* a run's wait (rt_vk_context_opts.fence_timeout_ns) */
+  bool pipeline_stats; /* pipelines capture the driver's statistics (vk_pipeline.c) */
   rt_vk_open_times open_times;
 
   rt_vk_report report; /* validation counts; the messenger's pUserData is ctx */

@@ -19,6 +19,63 @@ void rt_vk_pipeline_destroy(rt_vk_context *ctx, rt_vk_pipeline *p) {
 }
 
 int rt_vk_pipeline_n_buffers(const rt_vk_pipeline *p) { return p->n_buffers; }
+const char *rt_vk_pipeline_stats(const rt_vk_pipeline *p) { return p->stats; }
+
+/* A statistic's name without spaces ("Register Count" -> "RegisterCount"). */
+static void squeeze(char *dst, size_t n, const char *src) {
+  size_t k = 0;
+  for (; *src && k + 1 < n; src++)
+    if (*src != ' ') dst[k++] = *src;
+  dst[k] = 0;
+}
+
+/* Fills p->stats from the driver's statistics of the pipeline's (compute)
+ * executable; leaves it empty when the driver has none or a query fails
+ * (statistics are diagnostics, never an error). */
+static void capture_stats(rt_vk_context *ctx, rt_vk_pipeline *p) {
+  if (!ctx->vk.vkGetPipelineExecutablePropertiesKHR ||
+      !ctx->vk.vkGetPipelineExecutableStatisticsKHR)
+    return;
+  VkPipelineInfoKHR pi = {.sType = VK_STRUCTURE_TYPE_PIPELINE_INFO_KHR, .pipeline = p->pipeline};
+  uint32_t n_exec = 0;
+  if (ctx->vk.vkGetPipelineExecutablePropertiesKHR(ctx->device, &pi, &n_exec, NULL) !=
+          VK_SUCCESS ||
+      !n_exec)
+    return;
+  VkPipelineExecutableInfoKHR ei = {.sType = VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INFO_KHR,
+                                    .pipeline = p->pipeline,
+                                    .executableIndex = 0};
+  VkPipelineExecutableStatisticKHR st[32];
+  uint32_t n = 32;
+  for (uint32_t i = 0; i < n; i++)
+    st[i] = (VkPipelineExecutableStatisticKHR){
+        .sType = VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_STATISTIC_KHR};
+  VkResult r = ctx->vk.vkGetPipelineExecutableStatisticsKHR(ctx->device, &ei, &n, st);
+  if (r != VK_SUCCESS && r != VK_INCOMPLETE) return;
+  size_t k = 0;
+  for (uint32_t i = 0; i < n; i++) {
+    char name[VK_MAX_DESCRIPTION_SIZE], item[VK_MAX_DESCRIPTION_SIZE + 40];
+    squeeze(name, sizeof name, st[i].name);
+    const VkPipelineExecutableStatisticValueKHR *v = &st[i].value;
+    int len;
+    switch (st[i].format) {
+    case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_INT64_KHR:
+      len = snprintf(item, sizeof item, "%s%s=%lld", k ? ", " : "", name, (long long)v->i64);
+      break;
+    case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_UINT64_KHR:
+      len = snprintf(item, sizeof item, "%s%s=%llu", k ? ", " : "", name,
+                     (unsigned long long)v->u64);
+      break;
+    case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_FLOAT64_KHR:
+      len = snprintf(item, sizeof item, "%s%s=%g", k ? ", " : "", name, v->f64);
+      break;
+    default: continue; /* booleans: none worth a column */
+    }
+    if (len < 0 || k + (size_t)len >= sizeof p->stats) break;
+    memcpy(p->stats + k, item, (size_t)len + 1);
+    k += (size_t)len;
+  }
+}
 uint32_t rt_vk_pipeline_push_bytes(const rt_vk_pipeline *p) { return p->push_bytes; }
 
 static vkml_status check_desc(const rt_vk_context *ctx, const rt_vk_pipeline_desc *d,
@@ -126,6 +183,7 @@ vkml_status rt_vk_pipeline_create(rt_vk_context *ctx, const rt_vk_pipeline_desc 
                 .pSpecializationInfo = d->n_spec ? &si : NULL,
             },
         .layout = p->layout,
+        .flags = ctx->pipeline_stats ? VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR : 0,
     };
     VkResult r =
         ctx->vk.vkCreateComputePipelines(ctx->device, ctx->pcache, 1, &ci, NULL, &p->pipeline);
@@ -135,6 +193,7 @@ vkml_status rt_vk_pipeline_create(rt_vk_context *ctx, const rt_vk_pipeline_desc 
     } else {
       __atomic_fetch_add(&ctx->pcache_created, 1, __ATOMIC_RELAXED);
       __atomic_store_n(&ctx->pcache_dirty, true, __ATOMIC_RELAXED);
+      if (ctx->pipeline_stats) capture_stats(ctx, p);
     }
   }
   if (mod) ctx->vk.vkDestroyShaderModule(ctx->device, mod, NULL);

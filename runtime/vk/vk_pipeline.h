@@ -44,6 +44,14 @@ void rt_vk_pipeline_destroy(rt_vk_context *ctx, rt_vk_pipeline *p);
 vkml_status rt_vk_spirv_check(const rt_vk_context *ctx, const uint32_t *words, size_t bytes,
                               const char *name);
 int rt_vk_pipeline_n_buffers(const rt_vk_pipeline *p);
+/* What the driver reported of the compiled pipeline, as "name=value, ..."
+ * in its own names (NVIDIA: the register count and its kin; lavapipe: its
+ * instruction counts), integers and floats only; "" when the context does
+ * not capture statistics (rt_vk_context_opts.pipeline_stats) or the driver
+ * reported none. At most RT_VK_STATS_BYTES - 1 characters (cut at a
+ * statistic). */
+#define RT_VK_STATS_BYTES 192
+const char *rt_vk_pipeline_stats(const rt_vk_pipeline *p);
 uint32_t rt_vk_pipeline_push_bytes(const rt_vk_pipeline *p);
 
 /* The pipeline cache file of this context. */

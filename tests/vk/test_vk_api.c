@@ -464,6 +464,9 @@ Test(vk_api, every_function_refuses_null_and_wrong_sizes) {
   t_expect_error(vkml_instance_profile(inst, 7, &prof), INV, "step 7: the model has 7");
   t_expect_error(vkml_instance_profile(inst, 0, &prof), INV, "without vkml_instance_opts.profile");
   cr_assert(!vkml_instance_gpu_timed(NULL) && !vkml_instance_gpu_timed(inst));
+  cr_assert_str_empty(vkml_instance_kernel_stats(NULL, 0));
+  cr_assert_str_empty(vkml_instance_kernel_stats(inst, 0)); /* CPU, not profiled */
+  cr_assert_str_empty(vkml_instance_kernel_stats(inst, -1));
   t_expect_error(vkml_instance_peaks(NULL, &path), INV, "vkml_instance_peaks: no instance");
   t_expect_error(vkml_instance_peaks(inst, NULL), INV, "path is NULL");
   t_expect_error(vkml_instance_peaks(inst, &path), INV, "runs on the CPU");
@@ -604,7 +607,13 @@ Test(vk_api, steps_profile_stats_and_load_times) {
     cr_assert(pr.seconds >= 0 && pr.roof_gflops == 0 && pr.roof_gbs == 0);
     if (!strcmp(st.device, "cpu")) cr_assert_gt(pr.seconds, 0);
     if (!strcmp(st.device, "gpu")) gpu_s += pr.seconds;
+    /* driver statistics: GPU kernels only (and only where the driver has
+     * VK_KHR_pipeline_executable_properties: not Debian 12's lavapipe) */
+    const char *ks = vkml_instance_kernel_stats(a, i);
+    cr_assert_not_null(ks);
+    if (strcmp(st.device, "gpu")) cr_assert_str_empty(ks, "step %d (%s): %s", i, st.device, ks);
   }
+  cr_assert_str_empty(vkml_instance_kernel_stats(a, n));
   cr_assert(!vkml_instance_gpu_timed(a) || gpu_s > 0);
   vkml_run_stats rs;
   T_OK(vkml_instance_stats(a, &rs));
