@@ -599,6 +599,33 @@ static bool gemv_suits(const cg_gemm_workload *w, const ir_target *t) {
   return rows >= 1 && rows <= CG_GEMV_MAX_ROWS;
 }
 
+/* gemm_coopmat's default for w: 128x128 workgroup tiles (2x2 subgroups of
+ * 4x4 matrix tiles, k in steps of 32, fp32 accumulation) when they still
+ * give COOP_GEMM_MIN_TILES workgroups and pass the target's constraints,
+ * else the template's 64x64 default. On the H100, GEMM 4096^3 fp16: 651.6
+ * us against the 64x64 default's 1157.5 (1.78x); the best point of the
+ * sweep, 128x256 with fp16 accumulation, 506.5 us
+ * (bench/results/2026-11-28-kernel-stats.md). fp32 accumulation stays the
+ * default; fp16 is the tuner's to pick. */
+#define COOP_GEMM_MIN_TILES 256
+static void coopmat_default(const cg_gemm_workload *w, const ir_target *t, cg_schedule *out) {
+  *out = cg_gemm_coopmat_template.dflt;
+  gemm_plan p;
+  vkml_status st = plan_workload(w, t, "gemm_coopmat", &p);
+  int si = st ? -1 : cg_coopmat_shape(t, 32);
+  vkml_status_free(st);
+  if (si < 0) return;
+  static const int big[6] = {2, 2, 4, 4, 32, 32};
+  cg_schedule c = {{0}};
+  for (int k = 0; k < 6; k++) c.v[k] = big[k];
+  int64_t bm = (int64_t)big[C_WM] * big[C_TM] * t->coopmat_shapes[si].m,
+          bn = (int64_t)big[C_WN] * big[C_TN] * t->coopmat_shapes[si].n;
+  if (((p.m + bm - 1) / bm) * ((p.n + bn - 1) / bn) * p.batch < COOP_GEMM_MIN_TILES) return;
+  st = cg_schedule_check(&cg_gemm_coopmat_template, &c, t);
+  if (!st) *out = c;
+  vkml_status_free(st);
+}
+
 static bool coopmat_suits(const cg_gemm_workload *w, const ir_target *t) {
   return w->out.dtype == IR_F16 && !cg_coopmat_lacks(t) &&
          cg_coopmat_shape(t, cg_gemm_coopmat_template.dflt.v[C_ACC]) >= 0;
@@ -620,8 +647,9 @@ static vkml_status node_kernel(const ir_node *n, const cg_template *st, const cg
       vkml_status_free(r); /* e.g. the grid does not fit: the general templates */
     }
     if (coopmat_suits(&w, t)) {
-      vkml_status r = cg_gemm_coopmat_instantiate(
-          &w, s ? s : &cg_gemm_coopmat_template.dflt, t, out);
+      cg_schedule d;
+      if (!s) coopmat_default(&w, t, &d);
+      vkml_status r = cg_gemm_coopmat_instantiate(&w, s ? s : &d, t, out);
       if (!r || vkml_status_code(r) != VKML_CODE_UNSUPPORTED || s) return r;
       vkml_status_free(r); /* the default does not fit: tiles */
     }

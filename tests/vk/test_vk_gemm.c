@@ -620,6 +620,39 @@ Test(gemm_template, coopmat_khr_choice) {
   ir_graph_destroy(g);
 }
 
+/* gemm_coopmat's default: 128x128 tiles (2x2 subgroups of 4x4 matrix
+ * tiles, k in 32s, fp32 accumulation) where they still give 256 workgroups
+ * (batches count), the template's 64x64 default below that. */
+Test(gemm_template, coopmat_default_tiles) {
+  ir_target t = vt_coop_khr_target();
+  if (cg_coopmat_lacks(&t)) t = vt_coop_target();
+  cr_assert_null(cg_coopmat_lacks(&t));
+  static const struct {
+    int64_t m, k, n;
+    const char *want;
+  } v[] = {
+      {4096, 4096, 4096, "WM=2,WN=2,TM=4,TN=4,BK=32,ACC=32"},
+      {2048, 64, 2048, "WM=2,WN=2,TM=4,TN=4,BK=32,ACC=32"}, /* 16 x 16 = 256 tiles */
+      {2048, 64, 1920, "WM=2,WN=2,TM=2,TN=2,BK=32,ACC=32"}, /* 16 x 15 */
+      {197, 768, 768, "WM=2,WN=2,TM=2,TN=2,BK=32,ACC=32"},  /* ViT-B's projections */
+  };
+  for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
+    ir_graph *g;
+    int ranks[2] = {2, 2};
+    const int64_t dims[2][IR_MAX_RANK] = {{v[i].m, v[i].k}, {v[i].k, v[i].n}};
+    int64_t od[2] = {v[i].m, v[i].n};
+    ir_node *n = vt_type_node(&g, IR_OP_MATMUL, IR_F16, 2, ranks, dims, 2, od);
+    cg_kernel k;
+    T_OK(cg_node_gemm(n, NULL, NULL, &t, &k));
+    cr_assert_eq(k.tmpl, &cg_gemm_coopmat_template);
+    char got[128];
+    cg_schedule_format(k.tmpl, &k.schedule, got, sizeof got);
+    cr_assert_str_eq(got, v[i].want, "%lldx%lldx%lld", (long long)v[i].m, (long long)v[i].k,
+                     (long long)v[i].n);
+    ir_graph_destroy(g);
+  }
+}
+
 /* gemm_coopmat2: only when named (not a default yet); the operands'
  * orientation as defines; Vulkan 1.3 SPIR-V from glslang 15; refused
  * without the extension, for a workgroup size or tile the device does not
