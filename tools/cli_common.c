@@ -33,7 +33,10 @@ const char cli_run_opts_help[] =
     "                      shape, GFLOP/s and GB/s from each op's work and traffic;\n"
     "                      with the device's peaks file (vkml-peaks) each GPU op's\n"
     "                      % of the nearer roof (cooperative-matrix rate for its\n"
-    "                      kernels, FMA rate otherwise, copy bandwidth)\n"
+    "                      kernels, FMA rate otherwise, copy bandwidth); and the\n"
+    "                      driver's statistics of each GPU kernel where it reports\n"
+    "                      them (VK_KHR_pipeline_executable_properties: registers,\n"
+    "                      spills)\n"
     "  --peak GFLOPS,GBS   roofs for every op instead of the peaks file\n"
     "  --json              machine-readable output\n";
 
