@@ -271,6 +271,17 @@ static vkml_status plan_matmul(const cg_gemm_workload *w, gemm_plan *p) {
     md[nm] = bd[i], ma[nm] = sa[i], mb[nm] = sb[i];
     nm++;
   }
+  /* B shared along the innermost batch axis and A's matrices consecutive
+   * along it: those matrices are one of bd*M rows (and so are the
+   * output's), e.g. [197,1,768] x [768,2304] (ViT's projections as torch
+   * exports them) is one 197x768 by 768x2304 GEMM, not 197 GEMVs that each
+   * read all of B */
+  if (nm && mb[0] == 0 && ma[0] == mat_a && a->rank >= 2) {
+    p->m *= md[0];
+    p->batch /= md[0];
+    for (int i = 1; i < nm; i++) md[i - 1] = md[i], ma[i - 1] = ma[i], mb[i - 1] = mb[i];
+    nm--;
+  }
   if (nm > MAX_BATCH_AXES)
     return vkml_status_make(VKML_CODE_UNSUPPORTED,
                             "matmul: %d batch axes after merging (at most %d)", nm,

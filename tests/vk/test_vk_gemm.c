@@ -85,6 +85,9 @@ static const gcase CASES[] = {
     {MM, 3, {2, 64, 48}, 3, {2, 48, 64}, NOC, 0, 0, 1, 1, IR_ACT_TANH, 0, 0},
     {MM, 2, {6, 5}, 4, {2, 3, 5, 4}, NOC, 0, 0, 1, 1, IR_ACT_NONE, 0, 0},
     {MM, 1, {7}, 3, {2, 7, 3}, NOC, 0, 0, 1, 1, IR_ACT_NONE, 0, 0},
+    /* one row per batch, b shared: the batch folds into M (ViT's projections) */
+    {MM, 3, {37, 1, 24}, 2, {24, 40}, NOC, 0, 0, 1, 1, IR_ACT_NONE, 0, 0},
+    {MM, 4, {2, 3, 5, 6}, 2, {6, 9}, NOC, 0, 0, 1, 1, IR_ACT_RELU, 0, 0},
 };
 #define N_CASES ((int)(sizeof CASES / sizeof CASES[0]))
 
@@ -537,6 +540,29 @@ Test(gemm_template, matmul_plan) {
     cr_assert_str_eq(vt_define_of(&k, "A_LOAD"), "14"); /* along k, vectors of 4 */
     cr_assert_str_eq(vt_define_of(&k, "B_LOAD"), "4");  /* along n */
     cr_assert_str_eq(k.key, "matmul(f32[4,5,8,16],f32[4,5,16,8])->f32[4,5,8,8]{act=relu}");
+    ir_graph_destroy(g);
+  }
+  /* [197,1,768] x [768,2304]: b shared along the batch, a's matrices
+   * consecutive: one 197x768 by 768x2304 GEMM (no batch axis left); with an
+   * outer batch axis too ([2,3,5,6] x [6,9]) both fold: 30 rows */
+  {
+    int ranks[2] = {3, 2};
+    const int64_t dims[2][IR_MAX_RANK] = {{197, 1, 768}, {768, 2304}};
+    int64_t od[3] = {197, 1, 2304};
+    ir_node *n = vt_type_node(&g, IR_OP_MATMUL, IR_F32, 2, ranks, dims, 3, od);
+    T_OK(cg_node_matmul(n, NULL, NULL, &t, &k));
+    cr_assert_eq(k.tmpl, &cg_gemm_tiled_template, "%s", k.tmpl->name);
+    cr_assert_eq(vt_spec_of(&k, CG_SPEC_GEMM_PARAMS_M), 197);
+    cr_assert_eq(vt_spec_of(&k, CG_SPEC_GEMM_PARAMS_NBD), 0);
+    cr_assert_eq(k.groups[2], 1);
+    ir_graph_destroy(g);
+    int ranks2[2] = {4, 2};
+    const int64_t dims2[2][IR_MAX_RANK] = {{2, 3, 5, 6}, {6, 9}};
+    int64_t od2[4] = {2, 3, 5, 9};
+    n = vt_type_node(&g, IR_OP_MATMUL, IR_F32, 2, ranks2, dims2, 4, od2);
+    T_OK(cg_node_matmul(n, &cg_gemm_tiled_template, NULL, &t, &k));
+    cr_assert_eq(vt_spec_of(&k, CG_SPEC_GEMM_PARAMS_M), 30);
+    cr_assert_eq(vt_spec_of(&k, CG_SPEC_GEMM_PARAMS_NBD), 0);
     ir_graph_destroy(g);
   }
   /* [37] x [37]: a 1x1 result from 1-D operands, no vectors (37 is odd) */
