@@ -22,6 +22,9 @@ model onnxruntime runs"). Families: classification (224x224), segmentation
 of over 2 GB of fp32 weights (ONNX's protobuf limit without external data)
 are recorded as not exported.
 
+Weight matrices torchvision initializes to all zeros (ViT's head) get random
+ones (normal, std 0.02): otherwise the output is zero whatever the body does.
+
 The attention fast path: torch's exporter fails on nn.MultiheadAttention's
 fused fast path (vit_*, and others built on it). The user-side workaround,
 applied here before every export: torch.backends.mha.set_fastpath_enabled(False).
@@ -59,7 +62,23 @@ def models_of(family):
     return sorted(tm.list_models(module=mod))
 
 
+def nonzero_weights(model):
+    """Random weights where torchvision initializes a weight matrix to all
+    zeros (ViT's classification head): with it the output is 0 whatever the
+    body computes, and a comparison with onnxruntime would prove nothing."""
+    import torch
+    with torch.no_grad():
+        for p in model.parameters():
+            if p.dim() >= 2 and not bool(p.any()):
+                torch.nn.init.normal_(p, std=0.02)
+    return model
+
+
 def build(family, name):
+    return nonzero_weights(build_raw(family, name))
+
+
+def build_raw(family, name):
     import torch
     import torchvision.models as tm
     torch.manual_seed(0)

@@ -637,6 +637,41 @@ static void coopmat_default(const cg_gemm_workload *w, const ir_target *t, cg_sc
   vkml_status_free(st);
 }
 
+/* gemm_tiled's default for w: the first of these tiles that still gives
+ * TILED_MIN_TILES workgroups and passes the target's constraints, else the
+ * last that passes: 64x64 (the template's default), 64x32, 32x16. On the
+ * H100, ViT-B/16's fp32 projections (M 197) ran on 48-144 workgroups of
+ * 64x64: 197x3072 by 3072x768 took 249.6 us there and 111.5 us in 32x16
+ * tiles (336 workgroups), the best of 40 sampled points
+ * (bench/results/2026-11-28-matmul-fold.md). */
+#define TILED_MIN_TILES 256
+static void tiled_default(const cg_gemm_workload *w, const ir_target *t, cg_schedule *out) {
+  static const int ladder[][5] = {
+      {8, 16, 8, 4, 16}, /* 64x64 */
+      {8, 16, 8, 2, 32}, /* 64x32 */
+      {8, 8, 4, 2, 32},  /* 32x16 */
+  };
+  *out = cg_gemm_tiled_template.dflt;
+  gemm_plan p;
+  vkml_status st = plan_workload(w, t, "gemm_tiled", &p);
+  if (st) {
+    vkml_status_free(st);
+    return;
+  }
+  for (size_t r = 0; r < sizeof ladder / sizeof ladder[0]; r++) {
+    cg_schedule c = {{0}};
+    for (int k = 0; k < 5; k++) c.v[k] = ladder[r][k];
+    st = cg_schedule_check(&cg_gemm_tiled_template, &c, t);
+    if (st) {
+      vkml_status_free(st);
+      continue;
+    }
+    *out = c;
+    int64_t bm = (int64_t)c.v[T_WG_M] * c.v[T_TM], bn = (int64_t)c.v[T_WG_N] * c.v[T_TN];
+    if (((p.m + bm - 1) / bm) * ((p.n + bn - 1) / bn) * p.batch >= TILED_MIN_TILES) return;
+  }
+}
+
 static bool coopmat_suits(const cg_gemm_workload *w, const ir_target *t) {
   return w->out.dtype == IR_F16 && !cg_coopmat_lacks(t) &&
          cg_coopmat_shape(t, cg_gemm_coopmat_template.dflt.v[C_ACC]) >= 0;
@@ -665,6 +700,11 @@ static vkml_status node_kernel(const ir_node *n, const cg_template *st, const cg
       vkml_status_free(r); /* the default does not fit: tiles */
     }
     st = &cg_gemm_tiled_template;
+    if (!s) {
+      cg_schedule d;
+      tiled_default(&w, t, &d);
+      return cg_gemm_tiled_instantiate(&w, &d, t, out);
+    }
   }
   if (!s) s = &st->dflt;
   if (st == &cg_gemm_coopmat_template) return cg_gemm_coopmat_instantiate(&w, s, t, out);

@@ -679,6 +679,41 @@ Test(gemm_template, coopmat_default_tiles) {
   }
 }
 
+/* gemm_tiled's default: the first of 64x64, 64x32, 32x16 tiles that gives
+ * 256 workgroups, else the last (ViT-B's fp32 projections, M 197). */
+Test(gemm_template, tiled_default_tiles) {
+  ir_target t;
+  ir_target_minimum(&t);
+  static const struct {
+    int64_t m, k, n;
+    const char *want;
+  } v[] = {
+      {1024, 64, 1024, "WG_M=8,WG_N=16,TM=8,TN=4,BK=16"}, /* 16 x 16 tiles of 64x64 */
+      {197, 768, 2304, "WG_M=8,WG_N=16,TM=8,TN=2,BK=32"}, /* 4 x 72 of 64x32 */
+      {197, 3072, 768, "WG_M=8,WG_N=8,TM=4,TN=2,BK=32"},  /* 7 x 48 of 32x16 */
+      {20, 30, 40, "WG_M=8,WG_N=8,TM=4,TN=2,BK=32"},      /* small: the last */
+  };
+  for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
+    ir_graph *g;
+    int ranks[2] = {2, 2};
+    const int64_t dims[2][IR_MAX_RANK] = {{v[i].m, v[i].k}, {v[i].k, v[i].n}};
+    int64_t od[2] = {v[i].m, v[i].n};
+    ir_node *n = vt_type_node(&g, IR_OP_MATMUL, IR_F32, 2, ranks, dims, 2, od);
+    cg_kernel k;
+    T_OK(cg_node_gemm(n, NULL, NULL, &t, &k));
+    cr_assert_eq(k.tmpl, &cg_gemm_tiled_template);
+    char got[128];
+    cg_schedule_format(k.tmpl, &k.schedule, got, sizeof got);
+    cr_assert_str_eq(got, v[i].want, "%lldx%lldx%lld", (long long)v[i].m, (long long)v[i].k,
+                     (long long)v[i].n);
+    /* named without a schedule: the template's own default */
+    T_OK(cg_node_gemm(n, &cg_gemm_tiled_template, NULL, &t, &k));
+    cg_schedule_format(k.tmpl, &k.schedule, got, sizeof got);
+    cr_assert_str_eq(got, "WG_M=8,WG_N=16,TM=8,TN=4,BK=16");
+    ir_graph_destroy(g);
+  }
+}
+
 /* gemm_coopmat2: only when named (not a default yet); the operands'
  * orientation as defines; Vulkan 1.3 SPIR-V from glslang 15; refused
  * without the extension, for a workgroup size or tile the device does not
