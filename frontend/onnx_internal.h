@@ -245,7 +245,7 @@ const onnx_op_entry *onnx_op_find(const char *op_type);
   X(unsqueeze) X(transpose) X(concat) X(split) X(slice) X(pad) X(expand)       \
   X(tile) X(gather) X(gather_elements) X(topk) X(cumsum) X(nms) X(roi_align)   \
   X(nonzero) X(constant) X(shape) X(size) X(constant_of_shape) X(range)        \
-  X(gather_nd) X(scatter_elements) X(scatter_nd) X(if) X(loop)                 \
+  X(gather_nd) X(scatter_elements) X(scatter_nd) X(if) X(loop) X(scan)         \
   X(einsum) /* onnx_einsum.c: lowered into ops that have kernels */            \
   X(rnn) /* onnx_rnn.c: RNN, GRU, LSTM unrolled into ops that have kernels */   \
   X(mapped) /* onnx_mapped.c: an op whose table row says it all */

@@ -113,6 +113,7 @@ static const onnx_op_entry ops[] = {
     /* control flow */
     {"If", onnx_convert_if, NULL, 0, 1},
     {"Loop", onnx_convert_loop, NULL, 0, 1},
+    {"Scan", onnx_convert_scan, NULL, 0, 8},
     /* vision ops */
     {"TopK", onnx_convert_topk, F, P(1), 1},
     {"CumSum", onnx_convert_cumsum, F, P(1), 11},

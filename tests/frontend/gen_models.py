@@ -1188,7 +1188,101 @@ def gen_rnn():
 gen_valid()
 gen_external()
 gen_bad()
+def node_case(root, name, m, ins, outs):
+    """A conformance-format case OUT/root/name: model.onnx, test_data_set_0."""
+    d = os.path.join(OUT, root, name)
+    os.makedirs(os.path.join(d, "test_data_set_0"), exist_ok=True)
+    with open(os.path.join(d, "model.onnx"), "wb") as f:
+        f.write(m.SerializeToString())
+    for kind, vals in (("input", ins), ("output", outs)):
+        for i, (nm, a) in enumerate(vals):
+            with open(os.path.join(d, "test_data_set_0", "%s_%d.pb" % (kind, i)), "wb") as f:
+                f.write(nh.from_array(np.asarray(a), nm).SerializeToString())
+
+
+def gen_scan():
+    """Scan, unrolled at import (frontend/onnx_ops_control.c), against NumPy
+    written from the ONNX spec: opset 11 with axes and directions on inputs
+    and outputs, opset 8 with its batch axis; the refusals are in gen_bad."""
+    # opset 11: state s (3), scan inputs a [4,3] along axis 0 and b [3,4]
+    # along axis 1 in reverse; outputs ys (s after each step) stacked along
+    # axis 1, zs (a_t * b_t) stacked in reverse along axis 0
+    a, b, s0 = rand(4, 3), rand(3, 4), rand(3)
+    body = h.make_graph(
+        [h.make_node("Add", ["s_in", "a_t"], ["s_out"], name="acc"),
+         h.make_node("Mul", ["a_t", "b_t"], ["z"], name="prod"),
+         h.make_node("Relu", ["s_out"], ["y"], name="relu")],
+        "scan_body", [vi("s_in", T.FLOAT, [3]), vi("a_t", T.FLOAT, [3]), vi("b_t", T.FLOAT, [3])],
+        [vi("s_out", T.FLOAT, [3]), vi("y", T.FLOAT, [3]), vi("z", T.FLOAT, [3])])
+    node = h.make_node("Scan", ["s0", "a", "b"], ["s", "ys", "zs"], name="scan0", body=body,
+                       num_scan_inputs=2, scan_input_axes=[0, -1], scan_input_directions=[0, 1],
+                       scan_output_axes=[-1, 0], scan_output_directions=[0, 1])
+    st, ys, zs = s0.copy(), np.zeros((3, 4), np.float32), np.zeros((4, 3), np.float32)
+    for t in range(4):
+        at, bt = a[t], b[:, 3 - t]
+        st = st + at
+        ys[:, t] = np.maximum(st, 0)
+        zs[3 - t] = at * bt
+    m = model([node], [vi("s0", T.FLOAT, [3]), vi("a", T.FLOAT, [4, 3]), vi("b", T.FLOAT, [3, 4])],
+              [vi("s", T.FLOAT, [3]), vi("ys", T.FLOAT, [3, 4]), vi("zs", T.FLOAT, [4, 3])],
+              opset=11)
+    node_case("scan", "scan11_axes_directions", m, [("s0", s0), ("a", a), ("b", b)],
+              [("s", st), ("ys", ys), ("zs", zs)])
+    # opset 8: batch 2, state [2,3], scan input [2,5,3] reversed, a second
+    # state counting steps through a constant; sequence_lens all 5
+    x, h0 = rand(2, 5, 3), rand(2, 3)
+    body = h.make_graph(
+        [h.make_node("Mul", ["h_in", "half"], ["hh"], name="decay"),
+         h.make_node("Add", ["hh", "x_t"], ["h_out"], name="step"),
+         h.make_node("Add", ["n_in", "one"], ["n_out"], name="count"),
+         h.make_node("Identity", ["h_out"], ["y"], name="emit")],
+        "scan8_body", [vi("h_in", T.FLOAT, [3]), vi("n_in", T.FLOAT, [1]),
+                       vi("x_t", T.FLOAT, [3])],
+        [vi("h_out", T.FLOAT, [3]), vi("n_out", T.FLOAT, [1]), vi("y", T.FLOAT, [3])],
+        [init("half", np.float32(0.5)), init("one", np.ones(1, np.float32))])
+    node = h.make_node("Scan", ["lens", "h0", "n0", "x"], ["h", "n", "ys"], name="scan8",
+                       body=body, num_scan_inputs=1, directions=[1])
+    n0 = np.zeros((2, 1), np.float32)
+    hs, ysb = h0.copy(), np.zeros((2, 5, 3), np.float32)
+    for t in range(5):
+        hs = hs * 0.5 + x[:, 4 - t]
+        ysb[:, t] = hs
+    m = model([node], [vi("h0", T.FLOAT, [2, 3]), vi("n0", T.FLOAT, [2, 1]),
+                       vi("x", T.FLOAT, [2, 5, 3])],
+              [vi("h", T.FLOAT, [2, 3]), vi("n", T.FLOAT, [2, 1]), vi("ys", T.FLOAT, [2, 5, 3])],
+              [init("lens", np.array([5, 5], np.int32))], opset=8)
+    node_case("scan", "scan8_batch_reverse", m, [("h0", h0), ("n0", n0), ("x", x)],
+              [("h", hs), ("n", n0 + 5), ("ys", ysb)])
+    # refusals: sequence_lens shorter than the scan axis (opset 8), scan
+    # inputs of different lengths, a scan input sized at run time
+    m = model([node], [vi("h0", T.FLOAT, [2, 3]), vi("n0", T.FLOAT, [2, 1]),
+                       vi("x", T.FLOAT, [2, 5, 3])],
+              [vi("h", T.FLOAT, [2, 3]), vi("n", T.FLOAT, [2, 1]), vi("ys", T.FLOAT, [2, 5, 3])],
+              [init("lens", np.array([5, 3], np.int32))], opset=8)
+    save("bad_scan_sequence_lens", m)
+    body2 = h.make_graph(
+        [h.make_node("Add", ["s_in", "a_t"], ["s_out"], name="acc"),
+         h.make_node("Mul", ["a_t", "b_t"], ["z"], name="prod")],
+        "scan_body", [vi("s_in", T.FLOAT, [3]), vi("a_t", T.FLOAT, [3]), vi("b_t", T.FLOAT, [3])],
+        [vi("s_out", T.FLOAT, [3]), vi("z", T.FLOAT, [3])])
+    bad = h.make_node("Scan", ["s0", "a", "b"], ["s", "zs"], name="scan_bad", body=body2,
+                      num_scan_inputs=2)
+    save("bad_scan_lengths", model([bad], [vi("s0", T.FLOAT, [3]), vi("a", T.FLOAT, [4, 3]),
+                                           vi("b", T.FLOAT, [5, 3])],
+                                   [vi("s", T.FLOAT, [3]), vi("zs", T.FLOAT, None)], opset=11))
+    body3 = h.make_graph([h.make_node("Add", ["s_in", "a_t"], ["s_out"], name="acc")],
+                         "scan_body", [vi("s_in", T.FLOAT, [1]), vi("a_t", T.FLOAT, [1])],
+                         [vi("s_out", T.FLOAT, [1])])
+    save("bad_scan_runtime_length", model(
+        [h.make_node("NonZero", ["x"], ["nz"], name="nz"),
+         h.make_node("Cast", ["nz"], ["f"], to=T.FLOAT, name="cast"),
+         h.make_node("Scan", ["s0", "f"], ["s"], name="scan_rt", body=body3, num_scan_inputs=1,
+                     scan_input_axes=[1])],
+        [vi("x", T.FLOAT, [6]), vi("s0", T.FLOAT, [1])], [vi("s", T.FLOAT, [1])], opset=11))
+
+
 gen_einsum()
 gen_rnn()
+gen_scan()
 with open(STAMP, "w") as f:
     f.write("ok\n")

@@ -141,6 +141,11 @@ static bad_case cases[] = {
     {"bad_rnn_activation_count.onnx", E_GRAPH,
      "LSTM node 'rnn_bad': attribute 'activations' lists 2 functions; LSTM takes 3 per "
      "direction (1 direction)"},
+    {"bad_scan_sequence_lens.onnx", E_UNSUP,
+     "Scan node 'scan8': sequence_lens other than the scan length (5) for every batch"},
+    {"bad_scan_lengths.onnx", E_GRAPH, "Scan node 'scan_bad': scan inputs of 4 and 5 steps"},
+    {"bad_scan_runtime_length.onnx", E_UNSUP,
+     "Scan node 'scan_rt': scan input 0 is sized at run time (scans are unrolled at import)"},
     {"bad_rnn_runtime_length.onnx", E_UNSUP,
      "RNN node 'rnn_bad': X ('xs') has a sequence length known only at run time: the time loop "
      "is unrolled at import over a static sequence length"},
