@@ -635,10 +635,10 @@ def gen_bad():
     save("bad_no_opset", m)
     save("bad_opset18", simple(opset=18))
     save("bad_unsupported", simple(nodes=[
-        h.make_node("LRN", ["x"], ["a"], name="lrn_1", size=3),
+        h.make_node("Bernoulli", ["x"], ["a"], name="bern_1"),
         h.make_node("Relu", ["a"], ["b"], name="r"),
         h.make_node("Det", ["b"], ["c"], name="e2"),
-        h.make_node("LRN", ["c"], ["y"], name="lrn_2", size=3)]))
+        h.make_node("Bernoulli", ["c"], ["y"], name="bern_2")]))
     # an unsupported op inside a branch is listed like any other; branches
     # whose outputs differ in shape need one static type at run time
     br = h.make_graph([h.make_node("Det", ["x"], ["t"], name="e_in_then")],
@@ -1281,8 +1281,67 @@ def gen_scan():
         [vi("x", T.FLOAT, [6]), vi("s0", T.FLOAT, [1])], [vi("s", T.FLOAT, [1])], opset=11))
 
 
+def lrn_ref(x, size, alpha, beta, bias):
+    """ONNX LRN: the window of channels [c - floor((size-1)/2), c + ceil((size-1)/2)]."""
+    C, sq, out = x.shape[1], x.astype(np.float64) ** 2, np.zeros(x.shape, np.float64)
+    for ch in range(C):
+        lo, hi = max(0, ch - (size - 1) // 2), min(C - 1, ch + (size - 1) - (size - 1) // 2)
+        s = sq[:, lo:hi + 1].sum(axis=1)
+        out[:, ch] = x[:, ch] / (bias + alpha / size * s) ** beta
+    return out.astype(np.float32)
+
+
+def gen_lowered():
+    """Ops lowered at import into ops with kernels (frontend/onnx_lowered.c),
+    beyond libonnx-testdata's cases: LRN with an even window on a rank-3
+    input, DepthToSpace / SpaceToDepth at batch 2, Hardmax with ties (the
+    first maximum wins) under opset 11's flattening, Trilu over batch axes."""
+    def one(name, node, ins, outs, opset=13, inits=()):
+        dts = {np.dtype(np.float32): T.FLOAT, np.dtype(np.int64): T.INT64}
+        m = model([node], [vi(nm, dts[a.dtype], list(a.shape)) for nm, a in ins],
+                  [vi(nm, dts[a.dtype], list(a.shape)) for nm, a in outs], inits, opset=opset)
+        node_case("lowered", name, m, ins, outs)
+    x = rand(2, 7, 5)
+    one("lrn_even_rank3", h.make_node("LRN", ["x"], ["y"], name="lrn", size=4, alpha=0.3,
+                                      beta=0.6, bias=2.0),
+        [("x", x)], [("y", lrn_ref(x, 4, 0.3, 0.6, 2.0))])
+    x = rand(2, 8, 3, 2)
+    for mode in ("DCR", "CRD"):
+        b, (n, c, hh, w) = 2, x.shape
+        if mode == "DCR":
+            y = x.reshape(n, b, b, c // 4, hh, w).transpose(0, 3, 4, 1, 5, 2)
+        else:
+            y = x.reshape(n, c // 4, b, b, hh, w).transpose(0, 1, 4, 2, 5, 3)
+        one("depthtospace_%s_batch2" % mode.lower(),
+            h.make_node("DepthToSpace", ["x"], ["y"], name="d2s", blocksize=2, mode=mode),
+            [("x", x)], [("y", y.reshape(n, c // 4, hh * 2, w * 2))])
+    x = rand(2, 3, 4, 6)
+    y = x.reshape(2, 3, 2, 2, 3, 2).transpose(0, 3, 5, 1, 2, 4).reshape(2, 12, 2, 3)
+    one("spacetodepth_batch2", h.make_node("SpaceToDepth", ["x"], ["y"], name="s2d", blocksize=2),
+        [("x", x)], [("y", y)])
+    x = np.round(rand(3, 2, 4)).astype(np.float32)  # ties among the rounded values
+    x2 = x.reshape(3, 8)
+    y = np.zeros_like(x2)
+    y[np.arange(3), np.argmax(x2, axis=1)] = 1
+    one("hardmax_opset11_ties", h.make_node("Hardmax", ["x"], ["y"], name="hm", axis=1),
+        [("x", x)], [("y", y.reshape(3, 2, 4))], opset=11)
+    x = rand(2, 3, 4, 5)
+    one("tril_batch_k", h.make_node("Trilu", ["x", "k"], ["y"], name="tri", upper=0),
+        [("x", x)], [("y", np.tril(x, -1))], opset=14,
+        inits=[init("k", np.array(-1, np.int64))])
+    # refusals, named
+    def bad(name, node, shape):
+        save(name, model([node], [vi("x", T.FLOAT, shape)], [vi("y", T.FLOAT, None)]))
+    bad("bad_depthtospace_mode",
+        h.make_node("DepthToSpace", ["x"], ["y"], name="d2s", blocksize=2, mode="RDC"), [1, 8, 2, 2])
+    bad("bad_depthtospace_channels",
+        h.make_node("DepthToSpace", ["x"], ["y"], name="d2s", blocksize=2), [1, 6, 2, 2])
+    bad("bad_lrn_size", h.make_node("LRN", ["x"], ["y"], name="lrn"), [1, 4, 2, 2])
+
+
 gen_einsum()
 gen_rnn()
 gen_scan()
+gen_lowered()
 with open(STAMP, "w") as f:
     f.write("ok\n")

@@ -1,0 +1,421 @@
+/* ONNX ops without an IR op of their own, lowered at import into ops that
+ * have CPU and GPU kernels (as onnx_einsum.c and onnx_rnn.c do for theirs):
+ *   Softsign         x / (1 + |x|)
+ *   ThresholdedRelu  where(x > alpha, x, 0)
+ *   Shrink           where(x < -lambd, x + bias, where(x > lambd, x - bias, 0))
+ *   Celu             alpha * elu(x / alpha)          (elu's alpha 1)
+ *   IsNaN            not(x == x)
+ *   IsInf            x == +inf, x == -inf, or either (detect_positive/negative)
+ *   DepthToSpace     reshape, transpose, reshape (DCR and CRD)
+ *   SpaceToDepth     reshape, transpose, reshape
+ *   Trilu            where(mask, x, 0), the mask a constant of the last two axes
+ *   Hardmax          cast(argmax(x) == iota) along the axis (opsets 1-12: over the
+ *                    input flattened to 2-D at the axis, as they define it)
+ *   EyeLike          a constant
+ *   LRN              x / (bias + alpha * avg_window(x^2))^beta, the window an average
+ *                    pool over the channels counting its zero padding (= sum / size)
+ *   MeanVarianceNormalization  ONNX's function body: (x - E[x]) / (sqrt(E[x^2] -
+ *                    E[x]^2) + 1e-9) over the axes
+ * Each needs float inputs (f32; IsNaN / IsInf: f32) where it computes. */
+#include <math.h>
+#include <string.h>
+
+#include "onnx_internal.h"
+
+static vkml_status need_f32(const onnx_node *n, int i) {
+  if (n->in[i]->type.dtype != IR_F32)
+    return onnx_error(VKML_CODE_UNSUPPORTED, "an input of %s (imported for f32 only)",
+                      ir_dtype_name(n->in[i]->type.dtype));
+  return VKML_OK;
+}
+
+/* A scalar f32 constant. */
+static vkml_status fconst(onnx_ctx *c, float v, ir_value **out) {
+  float *d = onnx_alloc(c, sizeof *d);
+  if (!d) return ir_oom(NULL);
+  *d = v;
+  ir_type t = ir_type_make(IR_F32, 0, NULL);
+  return onnx_const_value(c, "k", &t, d, out);
+}
+
+static vkml_status op2(onnx_ctx *c, onnx_node *n, ir_op op, ir_value *a, ir_value *b,
+                       ir_value **out) {
+  ir_value *ins[2] = {a, b};
+  return onnx_emit1(c, n, op, ins, 2, false, out);
+}
+
+static vkml_status op3(onnx_ctx *c, onnx_node *n, ir_op op, ir_value *a, ir_value *b,
+                       ir_value *d, ir_value **out) {
+  ir_value *ins[3] = {a, b, d};
+  return onnx_emit1(c, n, op, ins, 3, false, out);
+}
+
+/* ---- elementwise ------------------------------------------------------------- */
+
+vkml_status onnx_convert_softsign(onnx_ctx *c, onnx_node *n) {
+  VKML_RETURN_IF_ERROR(onnx_check_arity(n, 1, 1));
+  VKML_RETURN_IF_ERROR(need_f32(n, 0));
+  ir_value *x, *a, *one, *den, *y;
+  VKML_RETURN_IF_ERROR(onnx_input(c, n, 0, &x));
+  VKML_RETURN_IF_ERROR(onnx_emit1(c, n, IR_OP_ABS, &x, 1, false, &a));
+  VKML_RETURN_IF_ERROR(fconst(c, 1.0f, &one));
+  VKML_RETURN_IF_ERROR(op2(c, n, IR_OP_ADD, a, one, &den));
+  VKML_RETURN_IF_ERROR(op2(c, n, IR_OP_DIV, x, den, &y));
+  return onnx_bind_named(c, n, 0, y);
+}
+
+vkml_status onnx_convert_thresholded_relu(onnx_ctx *c, onnx_node *n) {
+  VKML_RETURN_IF_ERROR(onnx_check_arity(n, 1, 1));
+  VKML_RETURN_IF_ERROR(need_f32(n, 0));
+  float alpha = onnx_attr_f(n, "alpha", 1.0f);
+  VKML_RETURN_IF_ERROR(n->err);
+  ir_value *x, *al, *zero, *g, *y;
+  VKML_RETURN_IF_ERROR(onnx_input(c, n, 0, &x));
+  VKML_RETURN_IF_ERROR(fconst(c, alpha, &al));
+  VKML_RETURN_IF_ERROR(fconst(c, 0.0f, &zero));
+  VKML_RETURN_IF_ERROR(op2(c, n, IR_OP_GREATER, x, al, &g));
+  VKML_RETURN_IF_ERROR(op3(c, n, IR_OP_WHERE, g, x, zero, &y));
+  return onnx_bind_named(c, n, 0, y);
+}
+
+vkml_status onnx_convert_shrink(onnx_ctx *c, onnx_node *n) {
+  VKML_RETURN_IF_ERROR(onnx_check_arity(n, 1, 1));
+  VKML_RETURN_IF_ERROR(need_f32(n, 0));
+  float lambd = onnx_attr_f(n, "lambd", 0.5f), bias = onnx_attr_f(n, "bias", 0.0f);
+  VKML_RETURN_IF_ERROR(n->err);
+  ir_value *x, *lo, *hi, *b, *zero, *lt, *gt, *xp, *xm, *inner, *y;
+  VKML_RETURN_IF_ERROR(onnx_input(c, n, 0, &x));
+  VKML_RETURN_IF_ERROR(fconst(c, -lambd, &lo));
+  VKML_RETURN_IF_ERROR(fconst(c, lambd, &hi));
+  VKML_RETURN_IF_ERROR(fconst(c, bias, &b));
+  VKML_RETURN_IF_ERROR(fconst(c, 0.0f, &zero));
+  VKML_RETURN_IF_ERROR(op2(c, n, IR_OP_LESS, x, lo, &lt));
+  VKML_RETURN_IF_ERROR(op2(c, n, IR_OP_GREATER, x, hi, &gt));
+  VKML_RETURN_IF_ERROR(op2(c, n, IR_OP_ADD, x, b, &xp));
+  VKML_RETURN_IF_ERROR(op2(c, n, IR_OP_SUB, x, b, &xm));
+  VKML_RETURN_IF_ERROR(op3(c, n, IR_OP_WHERE, gt, xm, zero, &inner));
+  VKML_RETURN_IF_ERROR(op3(c, n, IR_OP_WHERE, lt, xp, inner, &y));
+  return onnx_bind_named(c, n, 0, y);
+}
+
+vkml_status onnx_convert_celu(onnx_ctx *c, onnx_node *n) {
+  VKML_RETURN_IF_ERROR(onnx_check_arity(n, 1, 1));
+  VKML_RETURN_IF_ERROR(need_f32(n, 0));
+  float alpha = onnx_attr_f(n, "alpha", 1.0f);
+  VKML_RETURN_IF_ERROR(n->err);
+  if (!(alpha != 0.0f) || !isfinite(alpha))
+    return onnx_error(VKML_CODE_INVALID_GRAPH, "alpha %g (must be finite and non-zero)",
+                      (double)alpha);
+  ir_value *x, *al, *xs, *e, *y;
+  VKML_RETURN_IF_ERROR(onnx_input(c, n, 0, &x));
+  VKML_RETURN_IF_ERROR(fconst(c, alpha, &al));
+  VKML_RETURN_IF_ERROR(op2(c, n, IR_OP_DIV, x, al, &xs));
+  ir_node *elu;
+  VKML_RETURN_IF_ERROR(onnx_emit(c, n, IR_OP_ELU, &xs, 1, 1, false, &elu));
+  VKML_RETURN_IF_ERROR(ir_node_set_float(c->g, elu, IR_A_ALPHA, 1.0f));
+  VKML_RETURN_IF_ERROR(onnx_finish(c, elu));
+  e = elu->outputs[0];
+  VKML_RETURN_IF_ERROR(op2(c, n, IR_OP_MUL, al, e, &y));
+  return onnx_bind_named(c, n, 0, y);
+}
+
+vkml_status onnx_convert_isnan(onnx_ctx *c, onnx_node *n) {
+  VKML_RETURN_IF_ERROR(onnx_check_arity(n, 1, 1));
+  VKML_RETURN_IF_ERROR(need_f32(n, 0));
+  ir_value *x, *eq, *y;
+  VKML_RETURN_IF_ERROR(onnx_input(c, n, 0, &x));
+  VKML_RETURN_IF_ERROR(op2(c, n, IR_OP_EQUAL, x, x, &eq));
+  VKML_RETURN_IF_ERROR(onnx_emit1(c, n, IR_OP_NOT, &eq, 1, false, &y));
+  return onnx_bind_named(c, n, 0, y);
+}
+
+vkml_status onnx_convert_isinf(onnx_ctx *c, onnx_node *n) {
+  VKML_RETURN_IF_ERROR(onnx_check_arity(n, 1, 1));
+  VKML_RETURN_IF_ERROR(need_f32(n, 0));
+  bool pos = onnx_attr_i(n, "detect_positive", 1) != 0;
+  bool neg = onnx_attr_i(n, "detect_negative", 1) != 0;
+  VKML_RETURN_IF_ERROR(n->err);
+  const ir_type *t = &n->in[0]->type;
+  if (!pos && !neg) { /* detects nothing: all false */
+    if (t->bounded) return onnx_error(VKML_CODE_UNSUPPORTED, "an input sized at run time");
+    ir_type bt = ir_type_make(IR_BOOL, t->rank, t->dims);
+    void *z = onnx_alloc(c, (size_t)ir_type_numel(&bt) + 1);
+    if (!z) return ir_oom(NULL);
+    return onnx_bind_const(c, n, 0, &bt, z, true);
+  }
+  ir_value *x, *v, *inf, *y;
+  VKML_RETURN_IF_ERROR(onnx_input(c, n, 0, &x));
+  v = x;
+  if (pos && neg) VKML_RETURN_IF_ERROR(onnx_emit1(c, n, IR_OP_ABS, &x, 1, false, &v));
+  VKML_RETURN_IF_ERROR(fconst(c, pos ? INFINITY : -INFINITY, &inf));
+  VKML_RETURN_IF_ERROR(op2(c, n, IR_OP_EQUAL, v, inf, &y));
+  return onnx_bind_named(c, n, 0, y);
+}
+
+/* ---- rearrangements ---------------------------------------------------------------- */
+
+static vkml_status transpose(onnx_ctx *c, onnx_node *n, ir_value *v, const int64_t *perm,
+                             int rank, ir_value **out) {
+  ir_node *nd;
+  VKML_RETURN_IF_ERROR(onnx_emit(c, n, IR_OP_TRANSPOSE, &v, 1, 1, false, &nd));
+  VKML_RETURN_IF_ERROR(ir_node_set_ints(c->g, nd, IR_A_PERM, perm, rank));
+  VKML_RETURN_IF_ERROR(onnx_finish(c, nd));
+  *out = nd->outputs[0];
+  return VKML_OK;
+}
+
+/* x [N,C,H,W] with blocksize b: a static rank-4 input whose sizes divide. */
+static vkml_status block_input(onnx_ctx *c, onnx_node *n, ir_value **x, int64_t *b) {
+  VKML_RETURN_IF_ERROR(onnx_check_arity(n, 1, 1));
+  *b = onnx_attr_i(n, "blocksize", 0);
+  VKML_RETURN_IF_ERROR(n->err);
+  VKML_RETURN_IF_ERROR(onnx_input(c, n, 0, x));
+  const ir_type *t = &(*x)->type;
+  if (*b < 1) return onnx_error(VKML_CODE_INVALID_GRAPH, "blocksize %lld", (long long)*b);
+  if (t->rank != 4 || t->bounded)
+    return onnx_error(VKML_CODE_INVALID_GRAPH, "the input must be a rank-4 [N,C,H,W] tensor "
+                      "of static shape, not rank %d%s", t->rank, t->bounded ? " bounded" : "");
+  return VKML_OK;
+}
+
+vkml_status onnx_convert_depth_to_space(onnx_ctx *c, onnx_node *n) {
+  ir_value *x, *r, *t, *y;
+  int64_t b;
+  VKML_RETURN_IF_ERROR(block_input(c, n, &x, &b));
+  const char *mode = onnx_attr_s(c, n, "mode", "DCR");
+  VKML_RETURN_IF_ERROR(n->err);
+  bool crd = !strcmp(mode, "CRD");
+  if (!crd && strcmp(mode, "DCR"))
+    return onnx_error(VKML_CODE_INVALID_GRAPH, "mode '%s' (DCR or CRD)", mode);
+  const int64_t *d = x->type.dims;
+  if (d[1] % (b * b))
+    return onnx_error(VKML_CODE_INVALID_GRAPH, "%lld channels do not divide into blocks of %lld",
+                      (long long)d[1], (long long)(b * b));
+  int64_t cc = d[1] / (b * b);
+  int64_t s_dcr[6] = {d[0], b, b, cc, d[2], d[3]}, p_dcr[6] = {0, 3, 4, 1, 5, 2};
+  int64_t s_crd[6] = {d[0], cc, b, b, d[2], d[3]}, p_crd[6] = {0, 1, 4, 2, 5, 3};
+  int64_t out[4] = {d[0], cc, d[2] * b, d[3] * b};
+  VKML_RETURN_IF_ERROR(onnx_reshape(c, n, x, 6, crd ? s_crd : s_dcr, false, &r));
+  VKML_RETURN_IF_ERROR(transpose(c, n, r, crd ? p_crd : p_dcr, 6, &t));
+  VKML_RETURN_IF_ERROR(onnx_reshape(c, n, t, 4, out, false, &y));
+  return onnx_bind_named(c, n, 0, y);
+}
+
+vkml_status onnx_convert_space_to_depth(onnx_ctx *c, onnx_node *n) {
+  ir_value *x, *r, *t, *y;
+  int64_t b;
+  VKML_RETURN_IF_ERROR(block_input(c, n, &x, &b));
+  const int64_t *d = x->type.dims;
+  if (d[2] % b || d[3] % b)
+    return onnx_error(VKML_CODE_INVALID_GRAPH, "%lldx%lld does not divide into blocks of %lld",
+                      (long long)d[2], (long long)d[3], (long long)b);
+  int64_t s[6] = {d[0], d[1], d[2] / b, b, d[3] / b, b}, p[6] = {0, 3, 5, 1, 2, 4};
+  int64_t out[4] = {d[0], d[1] * b * b, d[2] / b, d[3] / b};
+  VKML_RETURN_IF_ERROR(onnx_reshape(c, n, x, 6, s, false, &r));
+  VKML_RETURN_IF_ERROR(transpose(c, n, r, p, 6, &t));
+  VKML_RETURN_IF_ERROR(onnx_reshape(c, n, t, 4, out, false, &y));
+  return onnx_bind_named(c, n, 0, y);
+}
+
+/* ---- masks and constants ------------------------------------------------------------- */
+
+vkml_status onnx_convert_trilu(onnx_ctx *c, onnx_node *n) {
+  VKML_RETURN_IF_ERROR(onnx_check_arity(n, 1, 2));
+  bool upper = onnx_attr_i(n, "upper", 1) != 0;
+  VKML_RETURN_IF_ERROR(n->err);
+  int64_t k = 0;
+  if (onnx_has_input(n, 1)) {
+    const onnx_sym *ks = n->in[1];
+    if (!ks->is_const || ir_type_numel(&ks->type) != 1 || !ir_dtype_is_int(ks->type.dtype))
+      return onnx_error(VKML_CODE_UNSUPPORTED,
+                        "k must be one integer known at import time (the mask is a constant)");
+    k = (int64_t)ir_dtype_load_f64(ks->type.dtype, ks->data, 0);
+  }
+  ir_value *x;
+  VKML_RETURN_IF_ERROR(onnx_input(c, n, 0, &x));
+  const ir_type *t = &x->type;
+  if (t->rank < 2 || t->bounded)
+    return onnx_error(VKML_CODE_INVALID_GRAPH, "the input must have rank >= 2 and a static "
+                      "shape, not rank %d%s", t->rank, t->bounded ? " bounded" : "");
+  int64_t rows = t->dims[t->rank - 2], cols = t->dims[t->rank - 1];
+  uint8_t *m = onnx_alloc(c, (size_t)(rows * cols + 1));
+  if (!m) return ir_oom(NULL);
+  for (int64_t i = 0; i < rows; i++)
+    for (int64_t j = 0; j < cols; j++) m[i * cols + j] = upper ? j - i >= k : j - i <= k;
+  int64_t md[2] = {rows, cols};
+  ir_type mt = ir_type_make(IR_BOOL, 2, md);
+  ir_value *mask, *zero, *y;
+  VKML_RETURN_IF_ERROR(onnx_const_value(c, "trilu_mask", &mt, m, &mask));
+  void *z = onnx_alloc(c, 8);
+  if (!z) return ir_oom(NULL);
+  ir_type zt = ir_type_make(t->dtype, 0, NULL);
+  VKML_RETURN_IF_ERROR(onnx_const_value(c, "zero", &zt, z, &zero));
+  VKML_RETURN_IF_ERROR(op3(c, n, IR_OP_WHERE, mask, x, zero, &y));
+  return onnx_bind_named(c, n, 0, y);
+}
+
+vkml_status onnx_convert_eye_like(onnx_ctx *c, onnx_node *n) {
+  VKML_RETURN_IF_ERROR(onnx_check_arity(n, 1, 1));
+  int64_t k = onnx_attr_i(n, "k", 0);
+  ir_dtype dt = n->in[0]->type.dtype;
+  if (onnx_attr(n, "dtype")) {
+    int64_t code = onnx_attr_i(n, "dtype", 0);
+    if (!onnx_dtype_to_ir((int32_t)code, &dt))
+      return onnx_error(VKML_CODE_UNSUPPORTED, "dtype %lld", (long long)code);
+  }
+  VKML_RETURN_IF_ERROR(n->err);
+  const ir_type *t = &n->in[0]->type;
+  if (t->rank != 2 || t->bounded)
+    return onnx_error(VKML_CODE_INVALID_GRAPH, "the input must be a 2-D tensor of static shape");
+  ir_type ot = ir_type_make(dt, 2, t->dims);
+  int64_t es = (int64_t)ir_dtype_size(dt), cnt = ir_type_numel(&ot);
+  uint8_t *d = onnx_alloc(c, (size_t)(es * cnt + 8));
+  if (!d) return ir_oom(NULL);
+  for (int64_t i = 0; i < t->dims[0]; i++) {
+    int64_t j = i + k;
+    if (j >= 0 && j < t->dims[1]) ir_dtype_store_f64(dt, d, i * t->dims[1] + j, 1.0);
+  }
+  return onnx_bind_const(c, n, 0, &ot, d, true);
+}
+
+/* ---- Hardmax ---------------------------------------------------------------------- */
+
+/* one-hot of the first maximum along axis of x (rank r). */
+static vkml_status hardmax_along(onnx_ctx *c, onnx_node *n, ir_value *x, int axis,
+                                 ir_value **out) {
+  ir_node *am;
+  VKML_RETURN_IF_ERROR(onnx_emit(c, n, IR_OP_ARGMAX, &x, 1, 1, false, &am));
+  VKML_RETURN_IF_ERROR(ir_node_set_int(c->g, am, IR_A_AXIS, axis));
+  VKML_RETURN_IF_ERROR(ir_node_set_int(c->g, am, IR_A_KEEPDIMS, 1));
+  VKML_RETURN_IF_ERROR(onnx_finish(c, am));
+  const ir_type *t = &x->type;
+  int64_t len = t->dims[axis], dims[IR_MAX_RANK];
+  for (int i = 0; i < t->rank; i++) dims[i] = i == axis ? len : 1;
+  int64_t *iota = onnx_alloc(c, sizeof *iota * (size_t)(len + 1));
+  if (!iota) return ir_oom(NULL);
+  for (int64_t i = 0; i < len; i++) iota[i] = i;
+  ir_type it = ir_type_make(IR_I64, t->rank, dims);
+  ir_value *iv, *eq;
+  VKML_RETURN_IF_ERROR(onnx_const_value(c, "hardmax_iota", &it, iota, &iv));
+  VKML_RETURN_IF_ERROR(op2(c, n, IR_OP_EQUAL, am->outputs[0], iv, &eq));
+  ir_node *cast;
+  VKML_RETURN_IF_ERROR(onnx_emit(c, n, IR_OP_CAST, &eq, 1, 1, false, &cast));
+  VKML_RETURN_IF_ERROR(ir_node_set_enum(c->g, cast, IR_A_TO, (int)t->dtype));
+  VKML_RETURN_IF_ERROR(onnx_finish(c, cast));
+  *out = cast->outputs[0];
+  return VKML_OK;
+}
+
+vkml_status onnx_convert_hardmax(onnx_ctx *c, onnx_node *n) {
+  VKML_RETURN_IF_ERROR(onnx_check_arity(n, 1, 1));
+  VKML_RETURN_IF_ERROR(need_f32(n, 0));
+  bool v13 = c->opset >= 13;
+  int64_t axis = onnx_attr_i(n, "axis", v13 ? -1 : 1);
+  VKML_RETURN_IF_ERROR(n->err);
+  ir_value *x, *y;
+  VKML_RETURN_IF_ERROR(onnx_input(c, n, 0, &x));
+  const ir_type *t = &x->type;
+  int r = t->rank;
+  if (t->bounded)
+    return onnx_error(VKML_CODE_UNSUPPORTED, "an input sized at run time");
+  if (r < 1 || axis < -r || axis >= r)
+    return onnx_error(VKML_CODE_INVALID_GRAPH, "axis %lld of a rank-%d input", (long long)axis,
+                      r);
+  if (axis < 0) axis += r;
+  if (v13) {
+    VKML_RETURN_IF_ERROR(hardmax_along(c, n, x, (int)axis, &y));
+    return onnx_bind_named(c, n, 0, y);
+  }
+  /* opsets 1-12: over x as [prod(dims before axis), prod(dims from axis)] */
+  int64_t d2[2] = {1, 1};
+  for (int i = 0; i < r; i++) d2[i >= axis] *= t->dims[i];
+  ir_value *x2, *h2;
+  VKML_RETURN_IF_ERROR(onnx_reshape(c, n, x, 2, d2, false, &x2));
+  VKML_RETURN_IF_ERROR(hardmax_along(c, n, x2, 1, &h2));
+  VKML_RETURN_IF_ERROR(onnx_reshape(c, n, h2, r, t->dims, false, &y));
+  return onnx_bind_named(c, n, 0, y);
+}
+
+/* ---- normalizations ------------------------------------------------------------------- */
+
+vkml_status onnx_convert_lrn(onnx_ctx *c, onnx_node *n) {
+  VKML_RETURN_IF_ERROR(onnx_check_arity(n, 1, 1));
+  VKML_RETURN_IF_ERROR(need_f32(n, 0));
+  float alpha = onnx_attr_f(n, "alpha", 1e-4f), beta = onnx_attr_f(n, "beta", 0.75f);
+  float bias = onnx_attr_f(n, "bias", 1.0f);
+  int64_t size = onnx_attr_i(n, "size", 0);
+  VKML_RETURN_IF_ERROR(n->err);
+  if (size < 1) return onnx_error(VKML_CODE_INVALID_GRAPH, "size %lld (required, >= 1)",
+                                  (long long)size);
+  ir_value *x, *sq, *r4, *win, *back, *scaled, *based, *p, *y;
+  VKML_RETURN_IF_ERROR(onnx_input(c, n, 0, &x));
+  const ir_type *t = &x->type;
+  if (t->rank < 2 || t->bounded)
+    return onnx_error(VKML_CODE_INVALID_GRAPH, "the input must be [N,C,...] of static shape");
+  int64_t rest = 1;
+  for (int i = 2; i < t->rank; i++) rest *= t->dims[i];
+  /* the squares as [N,1,C,rest]: an average pool of size x 1 over C with
+   * the window's zero padding counted is the window's sum / size */
+  int64_t d4[4] = {t->dims[0], 1, t->dims[1], rest};
+  VKML_RETURN_IF_ERROR(op2(c, n, IR_OP_MUL, x, x, &sq));
+  VKML_RETURN_IF_ERROR(onnx_reshape(c, n, sq, 4, d4, false, &r4));
+  ir_node *pool;
+  int64_t kern[2] = {size, 1}, strides[2] = {1, 1}, dil[2] = {1, 1};
+  int64_t pads[4] = {(size - 1) / 2, 0, size - 1 - (size - 1) / 2, 0};
+  VKML_RETURN_IF_ERROR(onnx_emit(c, n, IR_OP_AVGPOOL, &r4, 1, 1, false, &pool));
+  VKML_RETURN_IF_ERROR(ir_node_set_ints(c->g, pool, IR_A_KERNEL, kern, 2));
+  VKML_RETURN_IF_ERROR(ir_node_set_ints(c->g, pool, IR_A_STRIDES, strides, 2));
+  VKML_RETURN_IF_ERROR(ir_node_set_ints(c->g, pool, IR_A_PADS, pads, 4));
+  VKML_RETURN_IF_ERROR(ir_node_set_ints(c->g, pool, IR_A_DILATIONS, dil, 2));
+  VKML_RETURN_IF_ERROR(ir_node_set_int(c->g, pool, IR_A_CEIL_MODE, 0));
+  VKML_RETURN_IF_ERROR(ir_node_set_int(c->g, pool, IR_A_COUNT_INCLUDE_PAD, 1));
+  VKML_RETURN_IF_ERROR(onnx_finish(c, pool));
+  win = pool->outputs[0];
+  VKML_RETURN_IF_ERROR(onnx_reshape(c, n, win, t->rank, t->dims, false, &back));
+  ir_value *al, *bi, *be;
+  VKML_RETURN_IF_ERROR(fconst(c, alpha, &al));
+  VKML_RETURN_IF_ERROR(fconst(c, bias, &bi));
+  VKML_RETURN_IF_ERROR(fconst(c, beta, &be));
+  VKML_RETURN_IF_ERROR(op2(c, n, IR_OP_MUL, back, al, &scaled));
+  VKML_RETURN_IF_ERROR(op2(c, n, IR_OP_ADD, scaled, bi, &based));
+  VKML_RETURN_IF_ERROR(op2(c, n, IR_OP_POW, based, be, &p));
+  VKML_RETURN_IF_ERROR(op2(c, n, IR_OP_DIV, x, p, &y));
+  return onnx_bind_named(c, n, 0, y);
+}
+
+static vkml_status reduce_mean(onnx_ctx *c, onnx_node *n, ir_value *v, const int64_t *axes,
+                               int n_axes, ir_value **out) {
+  ir_node *nd;
+  VKML_RETURN_IF_ERROR(onnx_emit(c, n, IR_OP_REDUCE_MEAN, &v, 1, 1, false, &nd));
+  VKML_RETURN_IF_ERROR(ir_node_set_ints(c->g, nd, IR_A_AXES, axes, n_axes));
+  VKML_RETURN_IF_ERROR(ir_node_set_int(c->g, nd, IR_A_KEEPDIMS, 1));
+  VKML_RETURN_IF_ERROR(onnx_finish(c, nd));
+  *out = nd->outputs[0];
+  return VKML_OK;
+}
+
+vkml_status onnx_convert_mvn(onnx_ctx *c, onnx_node *n) {
+  VKML_RETURN_IF_ERROR(onnx_check_arity(n, 1, 1));
+  VKML_RETURN_IF_ERROR(need_f32(n, 0));
+  const int64_t *ax;
+  int n_ax = onnx_attr_ints(n, "axes", &ax);
+  VKML_RETURN_IF_ERROR(n->err);
+  static const int64_t dflt[3] = {0, 2, 3};
+  if (n_ax < 0) {
+    ax = dflt;
+    n_ax = 3;
+  }
+  ir_value *x, *m, *m2, *xx, *ex2, *var, *sd, *eps, *den, *dx, *y;
+  VKML_RETURN_IF_ERROR(onnx_input(c, n, 0, &x));
+  VKML_RETURN_IF_ERROR(reduce_mean(c, n, x, ax, n_ax, &m));
+  VKML_RETURN_IF_ERROR(op2(c, n, IR_OP_MUL, m, m, &m2));
+  VKML_RETURN_IF_ERROR(op2(c, n, IR_OP_MUL, x, x, &xx));
+  VKML_RETURN_IF_ERROR(reduce_mean(c, n, xx, ax, n_ax, &ex2));
+  VKML_RETURN_IF_ERROR(op2(c, n, IR_OP_SUB, ex2, m2, &var));
+  VKML_RETURN_IF_ERROR(onnx_emit1(c, n, IR_OP_SQRT, &var, 1, false, &sd));
+  VKML_RETURN_IF_ERROR(fconst(c, 1e-9f, &eps));
+  VKML_RETURN_IF_ERROR(op2(c, n, IR_OP_ADD, sd, eps, &den));
+  VKML_RETURN_IF_ERROR(op2(c, n, IR_OP_SUB, x, m, &dx));
+  VKML_RETURN_IF_ERROR(op2(c, n, IR_OP_DIV, dx, den, &y));
+  return onnx_bind_named(c, n, 0, y);
+}
