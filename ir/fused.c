@@ -19,7 +19,9 @@ int ir_fused_op_arity(ir_op op) {
   case IR_OP_SQRT: case IR_OP_ERF: case IR_OP_NEG: case IR_OP_ABS: case IR_OP_RECIPROCAL:
   case IR_OP_SOFTPLUS: case IR_OP_SIGN: case IR_OP_FLOOR: case IR_OP_CEIL: case IR_OP_ROUND:
   case IR_OP_HARD_SWISH: case IR_OP_LEAKY_RELU: case IR_OP_ELU: case IR_OP_SELU:
-  case IR_OP_HARD_SIGMOID: case IR_OP_CLIP:
+  case IR_OP_HARD_SIGMOID: case IR_OP_CLIP: case IR_OP_SIN: case IR_OP_COS: case IR_OP_TAN:
+  case IR_OP_ASIN: case IR_OP_ACOS: case IR_OP_ATAN: case IR_OP_SINH: case IR_OP_COSH:
+  case IR_OP_ASINH: case IR_OP_ACOSH: case IR_OP_ATANH:
     return 1;
   case IR_OP_ADD: case IR_OP_SUB: case IR_OP_MUL: case IR_OP_DIV: case IR_OP_POW:
   case IR_OP_PRELU: case IR_OP_MIN: case IR_OP_MAX:

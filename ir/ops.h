@@ -52,6 +52,17 @@
   X(HARD_SIGMOID, "hard_sigmoid", unary, unary, IO(1, 1, 1, 1),                                    \
     ATTRS(IR_A_ALPHA, IR_A_BETA), ELEMENTWISE, SAME)                                               \
   X(CLIP, "clip", unary, unary, IO(1, 1, 1, 1), ATTRS(IR_A_MIN, IR_A_MAX), ELEMENTWISE, SAME)      \
+  X(SIN, "sin", unary, unary, IO(1, 1, 1, 1), NO_ATTRS, ELEMENTWISE, SAME)                \
+  X(COS, "cos", unary, unary, IO(1, 1, 1, 1), NO_ATTRS, ELEMENTWISE, SAME)                \
+  X(TAN, "tan", unary, unary, IO(1, 1, 1, 1), NO_ATTRS, ELEMENTWISE, SAME)                \
+  X(ASIN, "asin", unary, unary, IO(1, 1, 1, 1), NO_ATTRS, ELEMENTWISE, SAME)              \
+  X(ACOS, "acos", unary, unary, IO(1, 1, 1, 1), NO_ATTRS, ELEMENTWISE, SAME)              \
+  X(ATAN, "atan", unary, unary, IO(1, 1, 1, 1), NO_ATTRS, ELEMENTWISE, SAME)              \
+  X(SINH, "sinh", unary, unary, IO(1, 1, 1, 1), NO_ATTRS, ELEMENTWISE, SAME)              \
+  X(COSH, "cosh", unary, unary, IO(1, 1, 1, 1), NO_ATTRS, ELEMENTWISE, SAME)              \
+  X(ASINH, "asinh", unary, unary, IO(1, 1, 1, 1), NO_ATTRS, ELEMENTWISE, SAME)            \
+  X(ACOSH, "acosh", unary, unary, IO(1, 1, 1, 1), NO_ATTRS, ELEMENTWISE, SAME)            \
+  X(ATANH, "atanh", unary, unary, IO(1, 1, 1, 1), NO_ATTRS, ELEMENTWISE, SAME)            \
   X(NOT, "not", unary, not, IO(1, 1, 1, 1), NO_ATTRS, ELEMENTWISE, SAME)                           \
   /* copies: identity; reorder (the output in its own layout); the transfers */                    \
   /* pass_insert_transfers puts between devices (download: output on the CPU, */                   \

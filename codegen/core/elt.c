@@ -117,6 +117,17 @@ int cg_elt_unary_code(ir_op op) {
   case IR_OP_CLIP: return 20;
   case IR_OP_NOT: return 21;
   case IR_OP_CAST: return 22;
+  case IR_OP_SIN: return 23;
+  case IR_OP_COS: return 24;
+  case IR_OP_TAN: return 25;
+  case IR_OP_ASIN: return 26;
+  case IR_OP_ACOS: return 27;
+  case IR_OP_ATAN: return 28;
+  case IR_OP_SINH: return 29;
+  case IR_OP_COSH: return 30;
+  case IR_OP_ASINH: return 31;
+  case IR_OP_ACOSH: return 32;
+  case IR_OP_ATANH: return 33;
   default: return -1;
   }
 }

@@ -10,7 +10,7 @@
 //   invocation, each WG_SIZE elements apart).
 // Baked per workload (#defines): DT, NIN, and the program: N_INSTR and per
 //   slot s < N_INSTR a code C<s> = op | a << 8 | b << 16 | act << 24 (op: a
-//   unary.glsl code below 32, or 32 + add sub mul div pow prelu min max;
+//   unary.glsl code below 64, or 64 + add sub mul div pow prelu min max;
 //   a, b: registers, inputs first; a unary op has b = a). The slots are
 //   unrolled and the register file indexed by constants, so the optimizer
 //   folds each slot's op switch: the module holds straight-line code.
@@ -207,9 +207,9 @@ uint off(uint i, uint c[8], uint m, uint s0, uint s1, uint s2, uint s3, uint s4,
 // The reference's scalar functions: runtime/cpu/k_unary.c, k_binary.c.
 float instr(uint code, float x, float y, float pa, float pb) {
   uint op = code & 255u;
-  if (op < 32u) return unary_f(op, x, pa, pb, pb); // selu's gamma and a beta are pb
+  if (op < 64u) return unary_f(op, x, pa, pb, pb); // selu's gamma and a beta are pb
   float v;
-  switch (int(op) - 32) {
+  switch (int(op) - 64) {
   case 0: v = x + y; break;
   case 1: v = x - y; break;
   case 2: v = x * y; break;

@@ -99,6 +99,140 @@ float mad_exact(float a, float x, float b) {
   return s + (t + e);
 }
 
+// ---- trigonometric and hyperbolic: Cephes' single-precision algorithms ----
+
+// Cephes' minimax polynomials on [-pi/4, pi/4].
+float sin_poly_(float z) {
+  float zz = z * z;
+  return ((-1.9515295891e-4 * zz + 8.3321608736e-3) * zz - 1.6666654611e-1) * zz * z + z;
+}
+float cos_poly_(float z) {
+  float zz = z * z;
+  return ((2.443315711809948e-5 * zz - 1.388731625493765e-3) * zz + 4.166664568298827e-2) *
+         zz * zz - 0.5 * zz + 1.0;
+}
+
+// sin(x), or cos(x) with want_cos: |x| reduced by an even multiple j of
+// pi/4, pi/4 in three parts whose products with j are exact below |x| =
+// 8192 (beyond, and for inf / NaN, the built-ins).
+float sincos_(float x, bool want_cos) {
+  float ax = abs(x);
+  if (!(ax < 8192.0)) return want_cos ? cos(x) : sin(x);
+  uint j = uint(ax * 1.27323954473516);
+  float y = float(j);
+  if ((j & 1u) != 0u) {
+    j += 1u;
+    y += 1.0;
+  }
+  j &= 7u;
+  float sign = !want_cos && x < 0.0 ? -1.0 : 1.0;
+  if (j > 3u) {
+    j -= 4u;
+    sign = -sign;
+  }
+  if (want_cos && j > 1u) sign = -sign;
+  precise float z = ((ax - y * 0.78515625) - y * 2.4187564849853515625e-4) -
+                    y * 3.77489497744594108e-8;
+  // j is 0 or 2 here: at 2 the other function's polynomial
+  float r = (j == 2u) != want_cos ? cos_poly_(z) : sin_poly_(z);
+  return sign * r;
+}
+
+float sin_(float x) { return sincos_(x, false); }
+float cos_(float x) { return sincos_(x, true); }
+float tan_(float x) { return sincos_(x, false) / sincos_(x, true); }
+
+// asin on [0, 1] (Cephes' asinf; above 1/2 through asin(1 - 2z) = pi/2 - 2 asin(sqrt(z))).
+float asin_pos_(float a) {
+  bool big = a > 0.5;
+  float z = big ? 0.5 * (1.0 - a) : a * a;
+  float x = big ? sqrt(z) : a;
+  float r = ((((4.2163199048e-2 * z + 2.4181311049e-2) * z + 4.5470025998e-2) * z +
+              7.4953002686e-2) * z + 1.6666752422e-1) * z * x + x;
+  return big ? 1.5707963267948966 - (r + r) : r;
+}
+
+float asin_(float x) {
+  float a = abs(x);
+  if (!(a <= 1.0)) return uintBitsToFloat(0x7fc00000u); // |x| > 1, NaN
+  float r = asin_pos_(a);
+  return x < 0.0 ? -r : r;
+}
+
+float acos_(float x) {
+  if (!(abs(x) <= 1.0)) return uintBitsToFloat(0x7fc00000u);
+  if (x < -0.5) return 3.14159265358979 - 2.0 * asin_pos_(sqrt(0.5 * (1.0 + x)));
+  if (x > 0.5) return 2.0 * asin_pos_(sqrt(0.5 * (1.0 - x)));
+  return 1.5707963267948966 - (x < 0.0 ? -asin_pos_(-x) : asin_pos_(x));
+}
+
+// Cephes' atanf: |x| brought below tan(pi/8) by atan(x) = pi/2 - atan(1/x)
+// or pi/4 + atan((x - 1) / (x + 1)).
+float atan_(float x) {
+  if (isnan(x)) return x;
+  float a = abs(x), y = 0.0;
+  if (a > 2.414213562373095) {
+    y = 1.5707963267948966;
+    a = -1.0 / a;
+  } else if (a > 0.4142135623730950) {
+    y = 0.7853981633974483;
+    a = (a - 1.0) / (a + 1.0);
+  }
+  float z = a * a;
+  y += (((8.05374449538e-2 * z - 1.38776856032e-1) * z + 1.99777106478e-1) * z -
+        3.33329491539e-1) * z * a + a;
+  return x < 0.0 ? -y : y;
+}
+
+// e^a / 2 for a >= 20 (sinh, cosh there): 0.5 exp(a) while exp(a) is finite,
+// past a = 88 exp(a - ln 2), so that it overflows where they do, not before.
+float half_exp_(float a) { return a < 88.0 ? 0.5 * exp(a) : exp(a - 0.6931471805599453); }
+
+// sinh, cosh through expm1 / exp below |x| = 20.
+float sinh_(float x) {
+  float a = abs(x), r;
+  if (a < 20.0) {
+    float e = expm1_(a);
+    r = 0.5 * (e + e / (e + 1.0));
+  } else {
+    r = half_exp_(a);
+  }
+  return x < 0.0 ? -r : r; // NaN: r is NaN
+}
+
+float cosh_(float x) {
+  float a = abs(x);
+  if (a < 20.0) {
+    float e = exp(a);
+    return 0.5 * (e + 1.0 / e);
+  }
+  return half_exp_(a);
+}
+
+// asinh(x) = sign log1p(a + a^2 / (1 + sqrt(1 + a^2))); past 2^12, log(2a).
+float asinh_(float x) {
+  float a = abs(x), r;
+  if (a > 4096.0) r = log_(a) + 0.6931471805599453;
+  else r = log1p_(a + a * a / (1.0 + sqrt(1.0 + a * a)));
+  return x < 0.0 ? -r : r;
+}
+
+// acosh(x) = log1p((x - 1) + sqrt((x - 1)(x + 1))), exact near 1; past 2^12, log(2x).
+float acosh_(float x) {
+  if (!(x >= 1.0)) return uintBitsToFloat(0x7fc00000u); // below 1, NaN
+  if (x > 4096.0) return log_(x) + 0.6931471805599453;
+  float t = x - 1.0;
+  return log1p_(t + sqrt(t * (x + 1.0)));
+}
+
+// atanh(x) = sign log1p(2a / (1 - a)) / 2.
+float atanh_(float x) {
+  float a = abs(x);
+  if (!(a <= 1.0)) return uintBitsToFloat(0x7fc00000u);
+  float r = a == 1.0 ? uintBitsToFloat(0x7f800000u) : 0.5 * log1p_(2.0 * a / (1.0 - a));
+  return x < 0.0 ? -r : r;
+}
+
 // C's pow (which the reference uses) for float base and exponent.
 float pow_(float x, float y) {
   if (y == 0.0 || x == 1.0) return 1.0; // even for a NaN operand

@@ -7,7 +7,7 @@
 #ifndef VKML_UNARY_GLSL
 #define VKML_UNARY_GLSL
 
-#include "math.glsl" // expm1_, erf_, log_, log1p_, mad_exact
+#include "math.glsl" // expm1_, erf_, log_, log1p_, mad_exact, sin_ ... atanh_
 
 #define OP_RELU 0
 #define OP_SIGMOID 1
@@ -30,6 +30,18 @@
 #define OP_SELU 18
 #define OP_HARD_SIGMOID 19
 #define OP_CLIP 20
+// 21, 22: not, cast (their own kernels)
+#define OP_SIN 23
+#define OP_COS 24
+#define OP_TAN 25
+#define OP_ASIN 26
+#define OP_ACOS 27
+#define OP_ATAN 28
+#define OP_SINH 29
+#define OP_COSH 30
+#define OP_ASINH 31
+#define OP_ACOSH 32
+#define OP_ATANH 33
 
 float clamp01(float v) { return v < 0.0 ? 0.0 : (v > 1.0 ? 1.0 : v); } // NaN passes
 
@@ -86,6 +98,28 @@ float unary_f(uint op, float x, float alpha, float beta, float gamma) {
     float y = x < alpha ? alpha : x; // comparisons, so that NaN passes
     return y > beta ? beta : y;
   }
+  case OP_SIN:
+    return sin_(x);
+  case OP_COS:
+    return cos_(x);
+  case OP_TAN:
+    return tan_(x);
+  case OP_ASIN:
+    return asin_(x);
+  case OP_ACOS:
+    return acos_(x);
+  case OP_ATAN:
+    return atan_(x);
+  case OP_SINH:
+    return sinh_(x);
+  case OP_COSH:
+    return cosh_(x);
+  case OP_ASINH:
+    return asinh_(x);
+  case OP_ACOSH:
+    return acosh_(x);
+  case OP_ATANH:
+    return atanh_(x);
   default: return x;
   }
 }

@@ -22,20 +22,20 @@ const cg_template cg_fused_template = {
 };
 
 
-/* The shader's op code: unary.glsl's below 32, 32 + k for the binary ops. */
+/* The shader's op code: unary.glsl's below 64, 64 + k for the binary ops. */
 static int shader_op(ir_op op) {
   switch (op) {
-  case IR_OP_ADD: return 32;
-  case IR_OP_SUB: return 33;
-  case IR_OP_MUL: return 34;
-  case IR_OP_DIV: return 35;
-  case IR_OP_POW: return 36;
-  case IR_OP_PRELU: return 37;
-  case IR_OP_MIN: return 38;
-  case IR_OP_MAX: return 39;
+  case IR_OP_ADD: return 64;
+  case IR_OP_SUB: return 65;
+  case IR_OP_MUL: return 66;
+  case IR_OP_DIV: return 67;
+  case IR_OP_POW: return 68;
+  case IR_OP_PRELU: return 69;
+  case IR_OP_MIN: return 70;
+  case IR_OP_MAX: return 71;
   default: {
     int c = cg_elt_unary_code(op);
-    return c >= 0 && c < 32 && ir_fused_op_arity(op) == 1 ? c : -1;
+    return c >= 0 && c < 64 && ir_fused_op_arity(op) == 1 ? c : -1;
   }
   }
 }

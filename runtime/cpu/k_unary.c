@@ -52,6 +52,17 @@ double rt_cpu_unary_f(ir_op op, const ir_unary_params *p, double x) {
     double y = x < lo ? lo : x;
     return y > hi ? hi : y;
   }
+  case IR_OP_SIN: return sin(x);
+  case IR_OP_COS: return cos(x);
+  case IR_OP_TAN: return tan(x);
+  case IR_OP_ASIN: return asin(x);
+  case IR_OP_ACOS: return acos(x);
+  case IR_OP_ATAN: return atan(x);
+  case IR_OP_SINH: return sinh(x);
+  case IR_OP_COSH: return cosh(x);
+  case IR_OP_ASINH: return asinh(x);
+  case IR_OP_ACOSH: return acosh(x);
+  case IR_OP_ATANH: return atanh(x);
   default: return x;
   }
 }

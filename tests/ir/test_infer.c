@@ -13,7 +13,8 @@ Test(elementwise, float_unary_ops) {
       IR_OP_RELU, IR_OP_SIGMOID, IR_OP_TANH, IR_OP_EXP, IR_OP_LOG,
       IR_OP_SQRT, IR_OP_ERF, IR_OP_RECIPROCAL, IR_OP_SOFTPLUS, IR_OP_FLOOR,
       IR_OP_CEIL, IR_OP_ROUND, IR_OP_HARD_SWISH, IR_OP_LEAKY_RELU, IR_OP_ELU,
-      IR_OP_SELU, IR_OP_HARD_SIGMOID};
+      IR_OP_SELU, IR_OP_HARD_SIGMOID, IR_OP_SIN, IR_OP_COS, IR_OP_TAN, IR_OP_ASIN,
+      IR_OP_ACOS, IR_OP_ATAN, IR_OP_SINH, IR_OP_COSH, IR_OP_ASINH, IR_OP_ACOSH, IR_OP_ATANH};
   for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) {
     expect(MK(ops[i], 1, TY(IR_F16, 2, 3)), TY(IR_F16, 2, 3));
     expect(MK(ops[i], 1, bnd(F32(7, 2), 0)), bnd(F32(7, 2), 0));

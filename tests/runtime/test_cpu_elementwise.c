@@ -56,6 +56,17 @@ static double ref_unary(ir_op op, double x) {
     return 1.05070102214813232421875 * (x > 0 ? x : 1.67326319217681884765625 * (exp(x) - 1));
   case IR_OP_HARD_SIGMOID: return fmax(0, fmin(1, 0.2f * x + 0.5f));
   case IR_OP_CLIP: return x;
+  case IR_OP_SIN: return sin(x);
+  case IR_OP_COS: return cos(x);
+  case IR_OP_TAN: return sin(x) / cos(x);
+  case IR_OP_ASIN: return atan2(x, sqrt(1 - x * x));
+  case IR_OP_ACOS: return atan2(sqrt(1 - x * x), x);
+  case IR_OP_ATAN: return atan2(x, 1.0);
+  case IR_OP_SINH: return (exp(x) - exp(-x)) / 2;
+  case IR_OP_COSH: return (exp(x) + exp(-x)) / 2;
+  case IR_OP_ASINH: return log(x + sqrt(x * x + 1));
+  case IR_OP_ACOSH: return log(x + sqrt(x * x - 1));
+  case IR_OP_ATANH: return 0.5 * log((1 + x) / (1 - x));
   default: cr_assert_fail("no reference for %s", ir_op_name(op)); return 0;
   }
 }
@@ -64,8 +75,12 @@ static void unary_random(ir_op op, ir_dtype dt, uint64_t seed) {
   t_rng r = t_rng_make(seed);
   int64_t dims[3] = {3, 5, 7};
   bool positive = op == IR_OP_LOG || op == IR_OP_SQRT;
+  double lo = positive ? 0.05 : -5, hi = 5; /* within each op's domain */
+  if (op == IR_OP_ASIN || op == IR_OP_ACOS || op == IR_OP_ATANH) lo = -0.99, hi = 0.99;
+  if (op == IR_OP_ACOSH) lo = 1.01;
+  if (op == IR_OP_TAN) lo = -1.5, hi = 1.5;
   t_case c = {0};
-  c.in[0] = t_tensor_random(&r, dt, 3, dims, positive ? 0.05 : -5, 5);
+  c.in[0] = t_tensor_random(&r, dt, 3, dims, lo, hi);
   ir_type ot = ir_type_make(dt, 3, dims);
   t_case_make(&c, op, 1, &ot, 1);
   T_OK(t_case_run(&c));
@@ -81,7 +96,9 @@ static const ir_op float_unary_ops[] = {
     IR_OP_RELU, IR_OP_SIGMOID, IR_OP_TANH, IR_OP_EXP, IR_OP_LOG, IR_OP_SQRT,
     IR_OP_ERF, IR_OP_NEG, IR_OP_ABS, IR_OP_RECIPROCAL, IR_OP_SOFTPLUS, IR_OP_SIGN,
     IR_OP_FLOOR, IR_OP_CEIL, IR_OP_ROUND, IR_OP_HARD_SWISH, IR_OP_LEAKY_RELU,
-    IR_OP_ELU, IR_OP_SELU, IR_OP_HARD_SIGMOID, IR_OP_CLIP};
+    IR_OP_ELU, IR_OP_SELU, IR_OP_HARD_SIGMOID, IR_OP_CLIP, IR_OP_SIN, IR_OP_COS,
+    IR_OP_TAN, IR_OP_ASIN, IR_OP_ACOS, IR_OP_ATAN, IR_OP_SINH, IR_OP_COSH,
+    IR_OP_ASINH, IR_OP_ACOSH, IR_OP_ATANH};
 
 Test(unary, every_float_op_f32) {
   for (size_t i = 0; i < sizeof float_unary_ops / sizeof *float_unary_ops; i++)

@@ -56,6 +56,17 @@
   UNARY_CASE(X, selu, "", .lo = -3, .hi = 3)                                        \
   UNARY_CASE(X, hard_sigmoid, "{alpha=0.25, beta=0.4}", .lo = -4, .hi = 4)          \
   UNARY_CASE(X, clip, "{min=-0.5, max=1.25}", .lo = -2)                             \
+  UNARY_CASE(X, sin, "", .lo = -7, .hi = 7)                                         \
+  UNARY_CASE(X, cos, "", .lo = -7, .hi = 7)                                         \
+  UNARY_CASE(X, tan, "", .lo = -1.4, .hi = 1.4)                                     \
+  UNARY_CASE(X, asin, "", .lo = -0.99, .hi = 0.99)                                  \
+  UNARY_CASE(X, acos, "", .lo = -0.99, .hi = 0.99)                                  \
+  UNARY_CASE(X, atan, "", .lo = -6, .hi = 6)                                        \
+  UNARY_CASE(X, sinh, "", .lo = -4, .hi = 4)                                        \
+  UNARY_CASE(X, cosh, "", .lo = -4, .hi = 4)                                        \
+  UNARY_CASE(X, asinh, "", .lo = -6, .hi = 6)                                       \
+  UNARY_CASE(X, acosh, "", .lo = 1.01, .hi = 8)                                     \
+  UNARY_CASE(X, atanh, "", .lo = -0.95, .hi = 0.95)                                 \
   X(logical_not, .dtypes = F32, .inputs = "%x: bool[4,9]", .outputs = "%y: bool[4,9]",       \
     .body = "%y = not %x : bool[4,9]")                                              \
   X(cast_to_i32, .dtypes = FLOATS, .inputs = "%x: $T[5,6]", .outputs = "%y: i32[5,6]", \

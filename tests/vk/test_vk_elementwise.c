@@ -191,6 +191,12 @@ static const uop FLOAT_OPS[] = {
     {IR_OP_LEAKY_RELU, -4, 4, {0.1f}}, {IR_OP_ELU, -4, 4, {0.7f}},
     {IR_OP_SELU, -4, 4, {0}},        {IR_OP_HARD_SIGMOID, -4, 4, {0.3f, 0.6f}},
     {IR_OP_CLIP, -4, 4, {-0.5f, 1.5f}},
+    {IR_OP_SIN, -40, 40, {0}},       {IR_OP_COS, -40, 40, {0}},
+    {IR_OP_TAN, -1.5, 1.5, {0}},     {IR_OP_ASIN, -1, 1, {0}},
+    {IR_OP_ACOS, -1, 1, {0}},        {IR_OP_ATAN, -30, 30, {0}},
+    {IR_OP_SINH, -10, 10, {0}},      {IR_OP_COSH, -10, 10, {0}},
+    {IR_OP_ASINH, -50, 50, {0}},     {IR_OP_ACOSH, 1, 50, {0}},
+    {IR_OP_ATANH, -1, 1, {0}},
 };
 #define N_FLOAT_OPS ((int)(sizeof FLOAT_OPS / sizeof FLOAT_OPS[0]))
 
@@ -789,6 +795,95 @@ static const cg_template *routed(ir_op op, int n_in, const ir_type *ins, const i
 
 static void expect_code(vkml_status s, vkml_code code, const char *part) {
   t_expect_error(s, code, part);
+}
+
+/* The trigonometric and hyperbolic kernels (math.glsl's Cephes-style sin_ ...
+ * atanh_) against double precision at the f32-rounded inputs, 257 points
+ * across each op's range: relative error at most 2e-6, or an absolute 2e-7
+ * where the result is near zero (sin and tan at multiples of pi: the
+ * argument's own rounding is the reference's too). Also the edges: the
+ * domain bounds, NaN outside them, and the inputs where the reduction or the
+ * formula switches. */
+static double trig_ref(ir_op op, double x) {
+  switch (op) {
+  case IR_OP_SIN: return sin(x);
+  case IR_OP_COS: return cos(x);
+  case IR_OP_TAN: return tan(x);
+  case IR_OP_ASIN: return asin(x);
+  case IR_OP_ACOS: return acos(x);
+  case IR_OP_ATAN: return atan(x);
+  case IR_OP_SINH: return sinh(x);
+  case IR_OP_COSH: return cosh(x);
+  case IR_OP_ASINH: return asinh(x);
+  case IR_OP_ACOSH: return acosh(x);
+  default: return atanh(x);
+  }
+}
+
+Test(vk_elementwise, trig_accuracy) {
+  env e;
+  env_open(&e);
+  static const struct {
+    ir_op op;
+    double lo, hi;
+  } ops[] = {
+      {IR_OP_SIN, -100, 100},   {IR_OP_COS, -100, 100},  {IR_OP_TAN, -1.55, 1.55},
+      {IR_OP_ASIN, -1, 1},      {IR_OP_ACOS, -1, 1},     {IR_OP_ATAN, -50, 50},
+      {IR_OP_SINH, -30, 30},    {IR_OP_COSH, -30, 30},   {IR_OP_ASINH, -1e5, 1e5},
+      {IR_OP_ACOSH, 1, 1e5},    {IR_OP_ATANH, -1, 1},
+  };
+  enum { N = 257 + 8 };
+  attrs none;
+  attrs_none(&none);
+  for (size_t o = 0; o < sizeof ops / sizeof ops[0]; o++) {
+    double x[N], w[N];
+    for (int i = 0; i < 257; i++) {
+      double t = ops[o].lo + (ops[o].hi - ops[o].lo) * i / 256.0;
+      /* asinh / acosh: logarithmic spacing across their wide ranges */
+      if (ops[o].op == IR_OP_ASINH) t = (i < 128 ? -1 : 1) * pow(10, -4 + 9 * abs(i - 128) / 128.0);
+      if (ops[o].op == IR_OP_ACOSH) t = 1 + pow(10, -6 + 11 * i / 256.0);
+      x[i] = (float)t;
+    }
+    static const double edges[8] = {0, -0, 1e-6, -1e-6, 0.5, -0.5, 2.4142135, 0.41421357};
+    for (int i = 0; i < 8; i++) x[257 + i] = (float)edges[i];
+    for (int i = 0; i < N; i++) w[i] = trig_ref(ops[o].op, x[i]);
+    t_case c;
+    memset(&c, 0, sizeof c);
+    int64_t d[1] = {N};
+    c.in[0] = t_tensor_from(IR_F32, 1, d, x);
+    ir_type to = ir_type_make(IR_F32, 1, d);
+    t_case_make(&c, ops[o].op, 1, &to, 1);
+    cg_kernel k;
+    T_OK(cg_kernel_for_node(c.n, NULL, NULL, e.v.t, &k));
+    const rt_tensor *ins[1] = {&c.in[0]};
+    vt_run_kernel(e.v.ctx, e.v.cc, &k, ins, 1, &c.out[0]);
+    for (int i = 0; i < N; i++) {
+      double g = rt_load_f(&c.out[0], i);
+      if (isnan(w[i])) {
+        cr_expect(isnan(g), "%s(%.9g): got %.9g want NaN", ir_op_name(ops[o].op), x[i], g);
+        continue;
+      }
+      bool ok = g == w[i] || fabs(g - w[i]) <= 2e-6 * fabs(w[i]) + 2e-7;
+      cr_expect(ok, "%s(%.9g): got %.9g want %.9g (rel %.2g)", ir_op_name(ops[o].op), x[i], g,
+                w[i], fabs(g - w[i]) / fabs(w[i]));
+    }
+    t_case_free(&c);
+  }
+  /* outside the domains: NaN */
+  static const double bad[] = {1.0001, -1.5, NAN};
+  static const double nan3[] = {NAN, NAN, NAN};
+  const double *bv[] = {bad};
+  expect_values(&e, IR_OP_ASIN, 1, (ir_dtype[]){IR_F32}, 3, bv, IR_F32, &none, nan3, 0);
+  expect_values(&e, IR_OP_ACOS, 1, (ir_dtype[]){IR_F32}, 3, bv, IR_F32, &none, nan3, 0);
+  expect_values(&e, IR_OP_ATANH, 1, (ir_dtype[]){IR_F32}, 3, bv, IR_F32, &none, nan3, 0);
+  static const double below[] = {0.9999, -2, NAN};
+  const double *lv[] = {below};
+  expect_values(&e, IR_OP_ACOSH, 1, (ir_dtype[]){IR_F32}, 3, lv, IR_F32, &none, nan3, 0);
+  static const double ends[] = {1, -1};
+  static const double inf2[] = {INFINITY, -INFINITY};
+  const double *ev[] = {ends};
+  expect_values(&e, IR_OP_ATANH, 1, (ir_dtype[]){IR_F32}, 2, ev, IR_F32, &none, inf2, 0);
+  env_close(&e);
 }
 
 Test(vk_elementwise, routing_and_keys) {
