@@ -250,7 +250,8 @@ const onnx_op_entry *onnx_op_find(const char *op_type);
   X(rnn) /* onnx_rnn.c: RNN, GRU, LSTM unrolled into ops that have kernels */   \
   X(softsign) X(thresholded_relu) X(shrink) X(celu) X(isnan) X(isinf)          \
   X(depth_to_space) X(space_to_depth) X(trilu) X(eye_like) X(hardmax) X(lrn)   \
-  X(mvn) /* onnx_lowered.c: lowered into ops that have kernels */              \
+  X(mvn) X(quantize_linear) X(dequantize_linear) X(dynamic_quantize_linear)     \
+  /* onnx_lowered.c: lowered into ops that have kernels */                     \
   X(mapped) /* onnx_mapped.c: an op whose table row says it all */
 
 #define X(name) vkml_status onnx_convert_##name(onnx_ctx *c, onnx_node *n);

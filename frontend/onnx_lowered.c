@@ -16,6 +16,9 @@
  *                    pool over the channels counting its zero padding (= sum / size)
  *   MeanVarianceNormalization  ONNX's function body: (x - E[x]) / (sqrt(E[x^2] -
  *                    E[x]^2) + 1e-9) over the axes
+ *   QuantizeLinear   cast(clip(round(x / scale) + zp)) to uint8 / int8 (per tensor or axis)
+ *   DequantizeLinear (cast(x) - zp) * scale
+ *   DynamicQuantizeLinear  ONNX's function body (scale and zero point from x's range)
  * Each needs float inputs (f32; IsNaN / IsInf: f32) where it computes. */
 #include <math.h>
 #include <string.h>
@@ -418,4 +421,157 @@ vkml_status onnx_convert_mvn(onnx_ctx *c, onnx_node *n) {
   VKML_RETURN_IF_ERROR(op2(c, n, IR_OP_SUB, x, m, &dx));
   VKML_RETURN_IF_ERROR(op2(c, n, IR_OP_DIV, dx, den, &y));
   return onnx_bind_named(c, n, 0, y);
+}
+
+/* ---- quantization (QDQ): computed in f32, as ONNX's reference does --------------- */
+
+/* v cast to dtype to. */
+static vkml_status cast_to(onnx_ctx *c, onnx_node *n, ir_value *v, ir_dtype to,
+                           ir_value **out) {
+  if (v->type.dtype == to) {
+    *out = v;
+    return VKML_OK;
+  }
+  ir_node *nd;
+  VKML_RETURN_IF_ERROR(onnx_emit(c, n, IR_OP_CAST, &v, 1, 1, false, &nd));
+  VKML_RETURN_IF_ERROR(ir_node_set_enum(c->g, nd, IR_A_TO, (int)to));
+  VKML_RETURN_IF_ERROR(onnx_finish(c, nd));
+  *out = nd->outputs[0];
+  return VKML_OK;
+}
+
+/* A scale or zero point (input i) for x of rank r: a scalar as is, a 1-D one
+ * of x's axis length reshaped to broadcast along the axis (per-axis). */
+static vkml_status per_axis(onnx_ctx *c, onnx_node *n, int i, const ir_type *x, int64_t axis,
+                            ir_value **out) {
+  VKML_RETURN_IF_ERROR(onnx_input(c, n, i, out));
+  const ir_type *t = &(*out)->type;
+  if (ir_type_numel(t) == 1 && t->rank <= 1) return VKML_OK;
+  int r = x->rank;
+  if (t->rank != 1 || r < 1 || axis < -r || axis >= r || x->bounded)
+    return onnx_error(VKML_CODE_INVALID_GRAPH,
+                      "input %d: a scalar, or a 1-D tensor along axis %lld of the input", i,
+                      (long long)axis);
+  if (axis < 0) axis += r;
+  if (t->dims[0] != x->dims[axis])
+    return onnx_error(VKML_CODE_INVALID_GRAPH, "input %d has %lld values for axis %lld of %lld",
+                      i, (long long)t->dims[0], (long long)axis, (long long)x->dims[axis]);
+  int64_t d[IR_MAX_RANK];
+  for (int k = 0; k < r; k++) d[k] = k == axis ? t->dims[0] : 1;
+  return onnx_input_reshaped(c, n, i, r, d, out);
+}
+
+/* saturate(round_half_even(v) [+ zp]) into dtype to (u8 or i8), v f32. */
+static vkml_status requantize(onnx_ctx *c, onnx_node *n, ir_value *v, ir_value *zpf, ir_dtype to,
+                              ir_value **out) {
+  ir_value *r, *s;
+  VKML_RETURN_IF_ERROR(onnx_emit1(c, n, IR_OP_ROUND, &v, 1, false, &r));
+  if (zpf) VKML_RETURN_IF_ERROR(op2(c, n, IR_OP_ADD, r, zpf, &r));
+  ir_node *cl;
+  VKML_RETURN_IF_ERROR(onnx_emit(c, n, IR_OP_CLIP, &r, 1, 1, false, &cl));
+  VKML_RETURN_IF_ERROR(ir_node_set_float(c->g, cl, IR_A_MIN, to == IR_U8 ? 0.0f : -128.0f));
+  VKML_RETURN_IF_ERROR(ir_node_set_float(c->g, cl, IR_A_MAX, to == IR_U8 ? 255.0f : 127.0f));
+  VKML_RETURN_IF_ERROR(onnx_finish(c, cl));
+  s = cl->outputs[0];
+  return cast_to(c, n, s, to, out);
+}
+
+vkml_status onnx_convert_quantize_linear(onnx_ctx *c, onnx_node *n) {
+  VKML_RETURN_IF_ERROR(onnx_check_arity(n, 2, 3));
+  int64_t axis = onnx_attr_i(n, "axis", 1);
+  VKML_RETURN_IF_ERROR(n->err);
+  ir_dtype to = onnx_has_input(n, 2) ? n->in[2]->type.dtype : IR_U8;
+  if (to != IR_U8 && to != IR_I8)
+    return onnx_error(VKML_CODE_UNSUPPORTED, "a zero point of %s (uint8 and int8 are imported)",
+                      ir_dtype_name(to));
+  ir_dtype xt = n->in[0]->type.dtype;
+  if (xt != IR_F32 && xt != IR_I32)
+    return onnx_error(VKML_CODE_UNSUPPORTED, "an input of %s (float and int32 are imported)",
+                      ir_dtype_name(xt));
+  if (n->in[1]->type.dtype != IR_F32)
+    return onnx_error(VKML_CODE_UNSUPPORTED, "a scale of %s (float is imported)",
+                      ir_dtype_name(n->in[1]->type.dtype));
+  ir_value *x, *xf, *sc, *zp = NULL, *zpf = NULL, *q, *y;
+  VKML_RETURN_IF_ERROR(onnx_input(c, n, 0, &x));
+  VKML_RETURN_IF_ERROR(cast_to(c, n, x, IR_F32, &xf));
+  VKML_RETURN_IF_ERROR(per_axis(c, n, 1, &x->type, axis, &sc));
+  if (onnx_has_input(n, 2)) {
+    VKML_RETURN_IF_ERROR(per_axis(c, n, 2, &x->type, axis, &zp));
+    VKML_RETURN_IF_ERROR(cast_to(c, n, zp, IR_F32, &zpf));
+  }
+  VKML_RETURN_IF_ERROR(op2(c, n, IR_OP_DIV, xf, sc, &q));
+  VKML_RETURN_IF_ERROR(requantize(c, n, q, zpf, to, &y));
+  return onnx_bind_named(c, n, 0, y);
+}
+
+vkml_status onnx_convert_dequantize_linear(onnx_ctx *c, onnx_node *n) {
+  VKML_RETURN_IF_ERROR(onnx_check_arity(n, 2, 3));
+  int64_t axis = onnx_attr_i(n, "axis", 1);
+  VKML_RETURN_IF_ERROR(n->err);
+  ir_dtype xt = n->in[0]->type.dtype;
+  if (xt != IR_U8 && xt != IR_I8 && xt != IR_I32)
+    return onnx_error(VKML_CODE_UNSUPPORTED, "an input of %s (uint8, int8 and int32 are "
+                      "imported)", ir_dtype_name(xt));
+  if (n->in[1]->type.dtype != IR_F32)
+    return onnx_error(VKML_CODE_UNSUPPORTED, "a scale of %s (float is imported)",
+                      ir_dtype_name(n->in[1]->type.dtype));
+  ir_value *x, *xf, *sc, *zp, *zpf, *d, *y;
+  VKML_RETURN_IF_ERROR(onnx_input(c, n, 0, &x));
+  VKML_RETURN_IF_ERROR(cast_to(c, n, x, IR_F32, &xf));
+  VKML_RETURN_IF_ERROR(per_axis(c, n, 1, &x->type, axis, &sc));
+  d = xf;
+  if (onnx_has_input(n, 2)) {
+    VKML_RETURN_IF_ERROR(per_axis(c, n, 2, &x->type, axis, &zp));
+    VKML_RETURN_IF_ERROR(cast_to(c, n, zp, IR_F32, &zpf));
+    VKML_RETURN_IF_ERROR(op2(c, n, IR_OP_SUB, xf, zpf, &d));
+  }
+  VKML_RETURN_IF_ERROR(op2(c, n, IR_OP_MUL, d, sc, &y));
+  return onnx_bind_named(c, n, 0, y);
+}
+
+/* min or max over every axis of v, then against 0: a scalar. */
+static vkml_status range_end(onnx_ctx *c, onnx_node *n, ir_value *v, bool max, ir_value *zero,
+                             ir_value **out) {
+  int64_t axes[IR_MAX_RANK];
+  for (int i = 0; i < v->type.rank; i++) axes[i] = i;
+  ir_node *nd;
+  VKML_RETURN_IF_ERROR(onnx_emit(c, n, max ? IR_OP_REDUCE_MAX : IR_OP_REDUCE_MIN, &v, 1, 1,
+                                 false, &nd));
+  VKML_RETURN_IF_ERROR(ir_node_set_ints(c->g, nd, IR_A_AXES, axes, v->type.rank));
+  VKML_RETURN_IF_ERROR(ir_node_set_int(c->g, nd, IR_A_KEEPDIMS, 0));
+  VKML_RETURN_IF_ERROR(onnx_finish(c, nd));
+  return op2(c, n, max ? IR_OP_MAX : IR_OP_MIN, nd->outputs[0], zero, out);
+}
+
+/* ONNX's function body: the range [min(0, min x), max(0, max x)] onto 0..255. */
+vkml_status onnx_convert_dynamic_quantize_linear(onnx_ctx *c, onnx_node *n) {
+  VKML_RETURN_IF_ERROR(onnx_check_arity(n, 1, 1));
+  VKML_RETURN_IF_ERROR(need_f32(n, 0));
+  ir_value *x, *zero, *q255, *lo, *hi, *span, *scale, *mz, *izp, *zpr, *zpc, *zp8, *q, *y;
+  VKML_RETURN_IF_ERROR(onnx_input(c, n, 0, &x));
+  if (x->type.bounded || ir_type_numel(&x->type) == 0)
+    return onnx_error(VKML_CODE_UNSUPPORTED, "an empty input or one sized at run time");
+  VKML_RETURN_IF_ERROR(fconst(c, 0.0f, &zero));
+  VKML_RETURN_IF_ERROR(fconst(c, 255.0f, &q255));
+  VKML_RETURN_IF_ERROR(range_end(c, n, x, false, zero, &lo));
+  VKML_RETURN_IF_ERROR(range_end(c, n, x, true, zero, &hi));
+  VKML_RETURN_IF_ERROR(op2(c, n, IR_OP_SUB, hi, lo, &span));
+  VKML_RETURN_IF_ERROR(op2(c, n, IR_OP_DIV, span, q255, &scale));
+  /* zero point: saturate(0 - lo / scale), rounded half to even */
+  VKML_RETURN_IF_ERROR(op2(c, n, IR_OP_DIV, lo, scale, &mz));
+  VKML_RETURN_IF_ERROR(op2(c, n, IR_OP_SUB, zero, mz, &izp));
+  ir_node *cl;
+  VKML_RETURN_IF_ERROR(onnx_emit(c, n, IR_OP_CLIP, &izp, 1, 1, false, &cl));
+  VKML_RETURN_IF_ERROR(ir_node_set_float(c->g, cl, IR_A_MIN, 0.0f));
+  VKML_RETURN_IF_ERROR(ir_node_set_float(c->g, cl, IR_A_MAX, 255.0f));
+  VKML_RETURN_IF_ERROR(onnx_finish(c, cl));
+  zpc = cl->outputs[0];
+  VKML_RETURN_IF_ERROR(onnx_emit1(c, n, IR_OP_ROUND, &zpc, 1, false, &zpr));
+  VKML_RETURN_IF_ERROR(cast_to(c, n, zpr, IR_U8, &zp8));
+  VKML_RETURN_IF_ERROR(op2(c, n, IR_OP_DIV, x, scale, &q));
+  VKML_RETURN_IF_ERROR(requantize(c, n, q, zpr, IR_U8, &y));
+  VKML_RETURN_IF_ERROR(onnx_bind_named(c, n, 0, y));
+  if (onnx_output_used(n, 1)) VKML_RETURN_IF_ERROR(onnx_bind_named(c, n, 1, scale));
+  if (onnx_output_used(n, 2)) VKML_RETURN_IF_ERROR(onnx_bind_named(c, n, 2, zp8));
+  return VKML_OK;
 }

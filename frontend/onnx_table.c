@@ -135,6 +135,9 @@ static const onnx_op_entry ops[] = {
     {"Hardmax", onnx_convert_hardmax, F, 0, 1},
     {"LRN", onnx_convert_lrn, F, 0, 1},
     {"MeanVarianceNormalization", onnx_convert_mvn, F, 0, 9},
+    {"QuantizeLinear", onnx_convert_quantize_linear, F, 0, 10},
+    {"DequantizeLinear", onnx_convert_dequantize_linear, F, 0, 10},
+    {"DynamicQuantizeLinear", onnx_convert_dynamic_quantize_linear, F, 0, 11},
     /* control flow */
     {"If", onnx_convert_if, NULL, 0, 1},
     {"Loop", onnx_convert_loop, NULL, 0, 1},
