@@ -16,7 +16,7 @@
 /* Deepest message nesting accepted in a model (protobuf-c recurses). */
 #define ONNX_MAX_NESTING 64
 #define ONNX_MIN_OPSET 1
-#define ONNX_MAX_OPSET 17
+#define ONNX_MAX_OPSET 21
 /* Constants with at most this many elements are folded when every input of
  * a node is constant (shape computations are tiny; weights stay IR ops). */
 #define ONNX_FOLD_MAX_ELEMENTS (INT64_C(1) << 16)
@@ -251,6 +251,7 @@ const onnx_op_entry *onnx_op_find(const char *op_type);
   X(softsign) X(thresholded_relu) X(shrink) X(celu) X(isnan) X(isinf)          \
   X(depth_to_space) X(space_to_depth) X(trilu) X(eye_like) X(hardmax) X(lrn)   \
   X(mvn) X(quantize_linear) X(dequantize_linear) X(dynamic_quantize_linear)     \
+  X(gelu) X(mish) X(group_norm)                                                \
   /* onnx_lowered.c: lowered into ops that have kernels */                     \
   X(mapped) /* onnx_mapped.c: an op whose table row says it all */
 

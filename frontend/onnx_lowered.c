@@ -476,11 +476,27 @@ static vkml_status requantize(onnx_ctx *c, onnx_node *n, ir_value *v, ir_value *
   return cast_to(c, n, s, to, out);
 }
 
+/* Opset 21's block quantization (block_size) is refused by name. */
+static vkml_status no_blocks(onnx_node *n) {
+  if (onnx_attr_i(n, "block_size", 0) != 0)
+    return onnx_error(VKML_CODE_UNSUPPORTED, "block quantization (block_size %lld)",
+                      (long long)onnx_attr_i(n, "block_size", 0));
+  return n->err;
+}
+
 vkml_status onnx_convert_quantize_linear(onnx_ctx *c, onnx_node *n) {
   VKML_RETURN_IF_ERROR(onnx_check_arity(n, 2, 3));
   int64_t axis = onnx_attr_i(n, "axis", 1);
-  VKML_RETURN_IF_ERROR(n->err);
+  VKML_RETURN_IF_ERROR(no_blocks(n));
   ir_dtype to = onnx_has_input(n, 2) ? n->in[2]->type.dtype : IR_U8;
+  if (onnx_attr(n, "output_dtype")) { /* opset 21 */
+    int64_t code = onnx_attr_i(n, "output_dtype", 0);
+    ir_dtype od;
+    if (!onnx_dtype_to_ir((int32_t)code, &od) || (onnx_has_input(n, 2) && od != to))
+      return onnx_error(VKML_CODE_UNSUPPORTED, "output_dtype %lld%s", (long long)code,
+                        onnx_has_input(n, 2) ? " (other than the zero point's)" : "");
+    to = od;
+  }
   if (to != IR_U8 && to != IR_I8)
     return onnx_error(VKML_CODE_UNSUPPORTED, "a zero point of %s (uint8 and int8 are imported)",
                       ir_dtype_name(to));
@@ -507,7 +523,7 @@ vkml_status onnx_convert_quantize_linear(onnx_ctx *c, onnx_node *n) {
 vkml_status onnx_convert_dequantize_linear(onnx_ctx *c, onnx_node *n) {
   VKML_RETURN_IF_ERROR(onnx_check_arity(n, 2, 3));
   int64_t axis = onnx_attr_i(n, "axis", 1);
-  VKML_RETURN_IF_ERROR(n->err);
+  VKML_RETURN_IF_ERROR(no_blocks(n));
   ir_dtype xt = n->in[0]->type.dtype;
   if (xt != IR_U8 && xt != IR_I8 && xt != IR_I32)
     return onnx_error(VKML_CODE_UNSUPPORTED, "an input of %s (uint8, int8 and int32 are "
@@ -574,4 +590,116 @@ vkml_status onnx_convert_dynamic_quantize_linear(onnx_ctx *c, onnx_node *n) {
   if (onnx_output_used(n, 1)) VKML_RETURN_IF_ERROR(onnx_bind_named(c, n, 1, scale));
   if (onnx_output_used(n, 2)) VKML_RETURN_IF_ERROR(onnx_bind_named(c, n, 2, zp8));
   return VKML_OK;
+}
+
+/* ---- opsets 18-21's activations and GroupNormalization --------------------------- */
+
+/* Gelu (opset 20): 0.5 x (1 + erf(x / sqrt 2)), spelled as the exporters
+ * spell it (pass_fuse_activation folds it into an act=gelu), or with
+ * approximate="tanh" 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))). */
+vkml_status onnx_convert_gelu(onnx_ctx *c, onnx_node *n) {
+  VKML_RETURN_IF_ERROR(onnx_check_arity(n, 1, 1));
+  VKML_RETURN_IF_ERROR(need_f32(n, 0));
+  const char *ap = onnx_attr_s(c, n, "approximate", "none");
+  VKML_RETURN_IF_ERROR(n->err);
+  bool tanh_form = !strcmp(ap, "tanh");
+  if (!tanh_form && strcmp(ap, "none"))
+    return onnx_error(VKML_CODE_INVALID_GRAPH, "approximate '%s' (none or tanh)", ap);
+  ir_value *x, *one, *half, *t, *a, *m, *y;
+  VKML_RETURN_IF_ERROR(onnx_input(c, n, 0, &x));
+  VKML_RETURN_IF_ERROR(fconst(c, 1.0f, &one));
+  VKML_RETURN_IF_ERROR(fconst(c, 0.5f, &half));
+  if (tanh_form) {
+    ir_value *k3, *kp, *x2, *x3, *c3, *in, *s;
+    VKML_RETURN_IF_ERROR(fconst(c, 0.044715f, &k3));
+    VKML_RETURN_IF_ERROR(fconst(c, 0.7978845608028654f, &kp));
+    VKML_RETURN_IF_ERROR(op2(c, n, IR_OP_MUL, x, x, &x2));
+    VKML_RETURN_IF_ERROR(op2(c, n, IR_OP_MUL, x2, x, &x3));
+    VKML_RETURN_IF_ERROR(op2(c, n, IR_OP_MUL, x3, k3, &c3));
+    VKML_RETURN_IF_ERROR(op2(c, n, IR_OP_ADD, x, c3, &in));
+    VKML_RETURN_IF_ERROR(op2(c, n, IR_OP_MUL, in, kp, &s));
+    VKML_RETURN_IF_ERROR(onnx_emit1(c, n, IR_OP_TANH, &s, 1, false, &t));
+  } else {
+    ir_value *r2, *d;
+    VKML_RETURN_IF_ERROR(fconst(c, 1.4142135623730951f, &r2));
+    VKML_RETURN_IF_ERROR(op2(c, n, IR_OP_DIV, x, r2, &d));
+    VKML_RETURN_IF_ERROR(onnx_emit1(c, n, IR_OP_ERF, &d, 1, false, &t));
+  }
+  VKML_RETURN_IF_ERROR(op2(c, n, IR_OP_ADD, t, one, &a));
+  VKML_RETURN_IF_ERROR(op2(c, n, IR_OP_MUL, x, a, &m));
+  VKML_RETURN_IF_ERROR(op2(c, n, IR_OP_MUL, m, half, &y));
+  return onnx_bind_named(c, n, 0, y);
+}
+
+/* Mish (opset 18): x tanh(softplus(x)). */
+vkml_status onnx_convert_mish(onnx_ctx *c, onnx_node *n) {
+  VKML_RETURN_IF_ERROR(onnx_check_arity(n, 1, 1));
+  VKML_RETURN_IF_ERROR(need_f32(n, 0));
+  ir_value *x, *sp, *t, *y;
+  VKML_RETURN_IF_ERROR(onnx_input(c, n, 0, &x));
+  VKML_RETURN_IF_ERROR(onnx_emit1(c, n, IR_OP_SOFTPLUS, &x, 1, false, &sp));
+  VKML_RETURN_IF_ERROR(onnx_emit1(c, n, IR_OP_TANH, &sp, 1, false, &t));
+  VKML_RETURN_IF_ERROR(op2(c, n, IR_OP_MUL, x, t, &y));
+  return onnx_bind_named(c, n, 0, y);
+}
+
+/* GroupNormalization (opset 18: scale and bias per group; 21: per channel):
+ * x [N,C,...] as [N,G,C/G*rest] through instance_norm (scale and bias per
+ * group at 18, ones and zeros at 21), back to x's shape, then at 21 the
+ * channels' scale and bias. */
+vkml_status onnx_convert_group_norm(onnx_ctx *c, onnx_node *n) {
+  VKML_RETURN_IF_ERROR(onnx_check_arity(n, 3, 3));
+  VKML_RETURN_IF_ERROR(need_f32(n, 0));
+  int64_t g = onnx_attr_i(n, "num_groups", 0);
+  float eps = onnx_attr_f(n, "epsilon", 1e-5f);
+  VKML_RETURN_IF_ERROR(n->err);
+  ir_value *x, *sc, *bi;
+  VKML_RETURN_IF_ERROR(onnx_input(c, n, 0, &x));
+  const ir_type *t = &x->type;
+  if (t->rank < 2 || t->bounded)
+    return onnx_error(VKML_CODE_INVALID_GRAPH, "the input must be [N,C,...] of static shape");
+  int64_t ch = t->dims[1];
+  if (g < 1 || ch % g)
+    return onnx_error(VKML_CODE_INVALID_GRAPH, "num_groups %lld does not divide %lld channels",
+                      (long long)g, (long long)ch);
+  bool per_channel = c->opset >= 21;
+  int64_t want = per_channel ? ch : g;
+  for (int i = 1; i <= 2; i++) {
+    const ir_type *p = &n->in[i]->type;
+    if (p->rank != 1 || p->dims[0] != want || p->dtype != IR_F32)
+      return onnx_error(VKML_CODE_INVALID_GRAPH, "%s must be f32[%lld] (opset %lld: per %s)",
+                        i == 1 ? "scale" : "bias", (long long)want, (long long)c->opset,
+                        per_channel ? "channel" : "group");
+  }
+  VKML_RETURN_IF_ERROR(onnx_input(c, n, 1, &sc));
+  VKML_RETURN_IF_ERROR(onnx_input(c, n, 2, &bi));
+  int64_t rest = 1;
+  for (int i = 2; i < t->rank; i++) rest *= t->dims[i];
+  int64_t d3[3] = {t->dims[0], g, ch / g * rest};
+  ir_value *r3, *gs = sc, *gb = bi, *nrm, *back, *y;
+  VKML_RETURN_IF_ERROR(onnx_reshape(c, n, x, 3, d3, false, &r3));
+  if (per_channel) {
+    float *ones = onnx_alloc(c, sizeof *ones * (size_t)g), *zeros = onnx_alloc(c, sizeof *zeros * (size_t)g);
+    if (!ones || !zeros) return ir_oom(NULL);
+    for (int64_t i = 0; i < g; i++) ones[i] = 1.0f;
+    ir_type vt = ir_type_make(IR_F32, 1, &g);
+    VKML_RETURN_IF_ERROR(onnx_const_value(c, "group_ones", &vt, ones, &gs));
+    VKML_RETURN_IF_ERROR(onnx_const_value(c, "group_zeros", &vt, zeros, &gb));
+  }
+  ir_value *ins[3] = {r3, gs, gb};
+  ir_node *in;
+  VKML_RETURN_IF_ERROR(onnx_emit(c, n, IR_OP_INSTANCE_NORM, ins, 3, 1, false, &in));
+  VKML_RETURN_IF_ERROR(ir_node_set_float(c->g, in, IR_A_EPSILON, eps));
+  VKML_RETURN_IF_ERROR(onnx_finish(c, in));
+  nrm = in->outputs[0];
+  VKML_RETURN_IF_ERROR(onnx_reshape(c, n, nrm, t->rank, t->dims, false, &back));
+  if (!per_channel) return onnx_bind_named(c, n, 0, back);
+  int64_t cd[IR_MAX_RANK];
+  for (int i = 0; i < t->rank - 1; i++) cd[i] = i == 0 ? ch : 1;
+  ir_value *scb, *bib, *m;
+  VKML_RETURN_IF_ERROR(onnx_input_reshaped(c, n, 1, t->rank - 1, cd, &scb));
+  VKML_RETURN_IF_ERROR(onnx_input_reshaped(c, n, 2, t->rank - 1, cd, &bib));
+  VKML_RETURN_IF_ERROR(op2(c, n, IR_OP_MUL, back, scb, &m));
+  VKML_RETURN_IF_ERROR(op2(c, n, IR_OP_ADD, m, bib, &y));
+  return onnx_bind_named(c, n, 0, y);
 }

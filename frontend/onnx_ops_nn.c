@@ -411,11 +411,14 @@ static vkml_status pool(onnx_ctx *c, onnx_node *n, ir_op op, bool lp, onnx_spati
   if (!onnx_attr(n, "kernel_shape"))
     return onnx_error(VKML_CODE_INVALID_GRAPH, "attribute 'kernel_shape' is missing");
   VKML_RETURN_IF_ERROR(list_attr(n, "kernel_shape", sp, 1, k));
-  bool dil = op == IR_OP_MAXPOOL || (lp && c->opset >= 18);
+  /* dilations: MaxPool's; LpPool's from opset 18 and AveragePool's from 19
+   * are read and must be 1 */
+  bool dil = op == IR_OP_MAXPOOL || (lp && c->opset >= 18) || (!lp && c->opset >= 19);
   VKML_RETURN_IF_ERROR(spatial_get(c, n, x, sp, k, dil, &os));
-  for (int i = 0; lp && i < sp; i++)
+  for (int i = 0; op == IR_OP_AVGPOOL && i < sp; i++)
     if (os.dilations[i] != 1)
-      return onnx_error(VKML_CODE_UNSUPPORTED, "LpPool with dilations other than 1");
+      return onnx_error(VKML_CODE_UNSUPPORTED, "%s with dilations other than 1",
+                        lp ? "LpPool" : "AveragePool");
   if (out) *out = os;
   bool ceil = onnx_attr_i(n, "ceil_mode", 0) != 0;
   bool include_pad = lp || onnx_attr_i(n, "count_include_pad", 0) != 0;

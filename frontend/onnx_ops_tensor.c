@@ -370,7 +370,9 @@ vkml_status onnx_convert_reduce(onnx_ctx *c, onnx_node *n) {
       post = comp[i].post;
     }
   bool axes_input = op == IR_OP_REDUCE_SUM && pre == IR_OP_COUNT && post == IR_OP_COUNT;
-  VKML_RETURN_IF_ERROR(onnx_check_arity(n, 1, axes_input && c->opset >= 13 ? 2 : 1));
+  /* axes an input: ReduceSum from opset 13, every other reduction from 18 */
+  VKML_RETURN_IF_ERROR(
+      onnx_check_arity(n, 1, (axes_input && c->opset >= 13) || c->opset >= 18 ? 2 : 1));
   int64_t *axes;
   int cnt;
   VKML_RETURN_IF_ERROR(axes_get(c, n, axes_input ? 13 : 18, &axes, &cnt));
@@ -491,6 +493,24 @@ vkml_status onnx_convert_split(onnx_ctx *c, onnx_node *n) {
   if (cnt >= 0 && cnt != n_out)
     return onnx_error(VKML_CODE_INVALID_GRAPH, "split has %d sizes for %d outputs",
                       cnt, n_out);
+  /* opset 18: num_outputs parts of ceil(dim / num_outputs), the last smaller */
+  if (c->opset >= 18 && onnx_attr(n, "num_outputs")) {
+    int64_t k = onnx_attr_i(n, "num_outputs", 0);
+    VKML_RETURN_IF_ERROR(n->err);
+    if (cnt >= 0)
+      return onnx_error(VKML_CODE_INVALID_GRAPH, "both split and num_outputs are given");
+    if (k != n_out)
+      return onnx_error(VKML_CODE_INVALID_GRAPH, "num_outputs %lld for %d outputs",
+                        (long long)k, n_out);
+    int64_t dim = n->in[0]->type.dims[axis], part = (dim + k - 1) / k;
+    if (n->in[0]->type.bounded || k < 1 || dim - part * (k - 1) < 0)
+      return onnx_error(VKML_CODE_INVALID_GRAPH, "%lld cannot split into %lld parts of %lld",
+                        (long long)dim, (long long)k, (long long)part);
+    split = onnx_alloc(c, sizeof *split * (size_t)k);
+    if (!split) return ir_oom(NULL);
+    for (int64_t i = 0; i < k; i++) split[i] = i + 1 < k ? part : dim - part * (k - 1);
+    cnt = (int)k;
+  }
   ir_value *x;
   VKML_RETURN_IF_ERROR(onnx_input(c, n, 0, &x));
   ir_node *nd;
@@ -641,12 +661,28 @@ vkml_status onnx_convert_pad(onnx_ctx *c, onnx_node *n) {
     pads = (int64_t *)p;
     value = onnx_attr_f(n, "value", 0);
   } else {
-    VKML_RETURN_IF_ERROR(onnx_check_arity(n, 2, 3));
+    VKML_RETURN_IF_ERROR(onnx_check_arity(n, 2, c->opset >= 18 ? 4 : 3));
     VKML_RETURN_IF_ERROR(onnx_param_ints(c, n, 1, "pads", &pads, &cnt));
     if (onnx_has_input(n, 2))
       VKML_RETURN_IF_ERROR(onnx_param_scalar(c, n, 2, "constant_value", &value));
   }
   int rank = n->in[0]->type.rank;
+  if (onnx_has_input(n, 3)) { /* opset 18: pads for these axes only */
+    int64_t *axes;
+    int n_ax;
+    VKML_RETURN_IF_ERROR(onnx_param_ints(c, n, 3, "axes", &axes, &n_ax));
+    if (cnt != 2 * n_ax)
+      return onnx_error(VKML_CODE_INVALID_GRAPH, "pads has %d values for %d axes", cnt, n_ax);
+    VKML_RETURN_IF_ERROR(axes_norm(axes, n_ax, rank));
+    int64_t *full = onnx_alloc(c, sizeof *full * (size_t)(2 * rank + 1));
+    if (!full) return ir_oom(NULL);
+    for (int i = 0; i < n_ax; i++) {
+      full[axes[i]] = pads[i];
+      full[rank + axes[i]] = pads[n_ax + i];
+    }
+    pads = full;
+    cnt = 2 * rank;
+  }
   if (cnt != 2 * rank)
     return onnx_error(VKML_CODE_INVALID_GRAPH, "pads has %d values for rank %d",
                       cnt, rank);

@@ -65,6 +65,78 @@ static vkml_status mode_attr(onnx_ctx *c, onnx_node *n, int *mode) {
   return VKML_OK;
 }
 
+/* Resize-18's attributes: antialias (refused when on), axes (the scales or
+ * sizes given for those axes only: the others keep their size), and
+ * keep_aspect_ratio_policy (with sizes: not_larger / not_smaller take one
+ * scale for the given axes, the smallest / largest of sizes / dims, and
+ * size = round(scale * dim), as ONNX's reference does). */
+static vkml_status resize18(onnx_ctx *c, onnx_node *n, float **scales, int *n_scales,
+                            int64_t **sizes, int *n_sizes) {
+  if (onnx_attr_i(n, "antialias", 0) != 0)
+    return onnx_error(VKML_CODE_UNSUPPORTED, "Resize antialias");
+  const ir_type *t = &n->in[0]->type;
+  int rank = t->rank;
+  const int64_t *ax;
+  int n_ax = onnx_attr_ints(n, "axes", &ax);
+  VKML_RETURN_IF_ERROR(n->err);
+  int64_t axes[IR_MAX_RANK];
+  if (n_ax < 0) {
+    n_ax = rank;
+    for (int i = 0; i < rank; i++) axes[i] = i;
+  } else {
+    if (n_ax > rank)
+      return onnx_error(VKML_CODE_INVALID_GRAPH, "axes has %d values for rank %d", n_ax, rank);
+    for (int i = 0; i < n_ax; i++) {
+      int64_t a = ax[i] < 0 ? ax[i] + rank : ax[i];
+      if (a < 0 || a >= rank)
+        return onnx_error(VKML_CODE_INVALID_GRAPH, "axes[%d] = %lld for rank %d", i,
+                          (long long)ax[i], rank);
+      for (int j = 0; j < i; j++)
+        if (axes[j] == a) return onnx_error(VKML_CODE_INVALID_GRAPH, "axis %lld twice", (long long)a);
+      axes[i] = a;
+    }
+  }
+  const char *pol = onnx_attr_s(c, n, "keep_aspect_ratio_policy", "stretch");
+  bool stretch = !strcmp(pol, "stretch"), smaller = !strcmp(pol, "not_smaller");
+  if (!stretch && !smaller && strcmp(pol, "not_larger"))
+    return onnx_error(VKML_CODE_INVALID_GRAPH, "keep_aspect_ratio_policy '%s'", pol);
+  if ((*n_scales > 0 && *n_scales != n_ax) || (*n_sizes > 0 && *n_sizes != n_ax))
+    return onnx_error(VKML_CODE_INVALID_GRAPH, "%s has %d values for %d axes",
+                      *n_scales > 0 ? "scales" : "sizes", *n_scales > 0 ? *n_scales : *n_sizes,
+                      n_ax);
+  if (*n_sizes > 0 && !stretch) {
+    double k = smaller ? 0 : INFINITY;
+    for (int i = 0; i < n_ax; i++) {
+      double r = (double)(*sizes)[i] / (double)t->dims[axes[i]];
+      k = smaller ? fmax(k, r) : fmin(k, r);
+    }
+    for (int i = 0; i < n_ax; i++) (*sizes)[i] = (int64_t)nearbyint(k * (double)t->dims[axes[i]]);
+  }
+  if (n_ax == rank && axes[0] == 0) {
+    bool identity = true;
+    for (int i = 0; i < rank; i++) identity = identity && axes[i] == i;
+    if (identity) return VKML_OK;
+  }
+  /* back to every axis, in order */
+  if (*n_scales > 0) {
+    float *full = onnx_alloc(c, sizeof *full * (size_t)rank);
+    if (!full) return ir_oom(NULL);
+    for (int i = 0; i < rank; i++) full[i] = 1.0f;
+    for (int i = 0; i < n_ax; i++) full[axes[i]] = (*scales)[i];
+    *scales = full;
+    *n_scales = rank;
+  }
+  if (*n_sizes > 0) {
+    int64_t *full = onnx_alloc(c, sizeof *full * (size_t)rank);
+    if (!full) return ir_oom(NULL);
+    for (int i = 0; i < rank; i++) full[i] = t->dims[i];
+    for (int i = 0; i < n_ax; i++) full[axes[i]] = (*sizes)[i];
+    *sizes = full;
+    *n_sizes = rank;
+  }
+  return VKML_OK;
+}
+
 vkml_status onnx_convert_resize(onnx_ctx *c, onnx_node *n) {
   int mode, coord = IR_COORD_ASYMMETRIC, nearest = IR_NEAREST_FLOOR;
   VKML_RETURN_IF_ERROR(mode_attr(c, n, &mode));
@@ -94,6 +166,8 @@ vkml_status onnx_convert_resize(onnx_ctx *c, onnx_node *n) {
     if (onnx_has_input(n, 3))
       VKML_RETURN_IF_ERROR(onnx_param_ints(c, n, 3, "sizes", &sizes, &n_sizes));
   }
+  if (c->opset >= 18)
+    VKML_RETURN_IF_ERROR(resize18(c, n, &scales, &n_scales, &sizes, &n_sizes));
   return resize_emit(c, n, mode, coord, nearest, scales, n_scales, sizes, n_sizes);
 }
 

@@ -1,7 +1,10 @@
 /* The ONNX op types the importer knows: converter, whether constant inputs
  * fold, which inputs are parameters (must be constant: they become
  * attributes), and the oldest opset whose semantics the converter follows
- * (up to opset 17; older ones where the converter knows them). */
+ * (up to opset 21; older ones where the converter knows them; where an op
+ * changed in opsets 18-21 its converter reads the new form, and refuses by
+ * name what it does not compute: Resize antialias, AveragePool dilations,
+ * block quantization). */
 #include <string.h>
 
 #include "onnx_internal.h"
@@ -112,7 +115,7 @@ static const onnx_op_entry ops[] = {
     {"Concat", onnx_convert_concat, F, 0, 4},
     {"Split", onnx_convert_split, F, P(1), 2},
     {"Slice", onnx_convert_slice, F, P(1) | P(2) | P(3) | P(4), 1},
-    {"Pad", onnx_convert_pad, F, P(1) | P(2), 2},
+    {"Pad", onnx_convert_pad, F, P(1) | P(2) | P(3), 2},
     {"Expand", onnx_convert_expand, F, P(1), 8},
     {"Tile", onnx_convert_tile, F, P(1), 6},
     {"Gather", onnx_convert_gather, F, 0, 1},
@@ -138,6 +141,9 @@ static const onnx_op_entry ops[] = {
     {"QuantizeLinear", onnx_convert_quantize_linear, F, 0, 10},
     {"DequantizeLinear", onnx_convert_dequantize_linear, F, 0, 10},
     {"DynamicQuantizeLinear", onnx_convert_dynamic_quantize_linear, F, 0, 11},
+    {"Mish", onnx_convert_mish, F, 0, 18},
+    {"GroupNormalization", onnx_convert_group_norm, NULL, 0, 18},
+    {"Gelu", onnx_convert_gelu, F, 0, 20},
     /* control flow */
     {"If", onnx_convert_if, NULL, 0, 1},
     {"Loop", onnx_convert_loop, NULL, 0, 1},

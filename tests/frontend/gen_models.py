@@ -633,7 +633,7 @@ def gen_bad():
     m = simple()
     del m.opset_import[:]
     save("bad_no_opset", m)
-    save("bad_opset18", simple(opset=18))
+    save("bad_opset22", simple(opset=22))
     save("bad_unsupported", simple(nodes=[
         h.make_node("Bernoulli", ["x"], ["a"], name="bern_1"),
         h.make_node("Relu", ["a"], ["b"], name="r"),
@@ -1339,9 +1339,96 @@ def gen_lowered():
     bad("bad_lrn_size", h.make_node("LRN", ["x"], ["y"], name="lrn"), [1, 4, 2, 2])
 
 
+def gen_opset18_21():
+    """What changed in opsets 18 to 21, read in its new form (frontend/README.md),
+    against NumPy written from the ONNX spec; the refusals named."""
+    from math import erf, sqrt, tanh, pi
+    f32 = lambda a: np.asarray(a, np.float32)
+
+    def one(name, nodes, ins, outs, opset, inits=()):
+        dts = {np.dtype(np.float32): T.FLOAT, np.dtype(np.int64): T.INT64}
+        m = model(nodes, [vi(nm, dts[a.dtype], list(a.shape)) for nm, a in ins],
+                  [vi(nm, dts[a.dtype], list(a.shape)) for nm, a in outs], inits, opset=opset)
+        node_case("opset18", name, m, ins, outs)
+    x = rand(3, 4, 5)
+    one("reduce_mean_axes_input",
+        [h.make_node("ReduceMean", ["x", "ax"], ["y"], name="rm", keepdims=0)],
+        [("x", x)], [("y", x.mean(axis=1))], 18, [init("ax", np.array([1], np.int64))])
+    one("reduce_max_noop_empty",
+        [h.make_node("ReduceMax", ["x"], ["y"], name="rx", noop_with_empty_axes=1)],
+        [("x", x)], [("y", x)], 18)
+    one("reduce_l2_axes_input",
+        [h.make_node("ReduceL2", ["x", "ax"], ["y"], name="rl2", keepdims=1)],
+        [("x", x)], [("y", f32(np.sqrt((x.astype(np.float64) ** 2).sum(axis=(0, 2),
+                                                                    keepdims=True))))],
+        18, [init("ax", np.array([0, -1], np.int64))])
+    x = rand(2, 7)
+    one("split_num_outputs",
+        [h.make_node("Split", ["x"], ["a", "b", "c"], name="sp", axis=1, num_outputs=3)],
+        [("x", x)], [("a", x[:, 0:3]), ("b", x[:, 3:6]), ("c", x[:, 6:7])], 18)
+    x = rand(2, 3, 4)
+    one("pad_axes",
+        [h.make_node("Pad", ["x", "pads", "", "axes"], ["y"], name="pd", mode="reflect")],
+        [("x", x)], [("y", np.pad(x, ((0, 0), (0, 0), (1, 2)), mode="reflect"))], 18,
+        [init("pads", np.array([1, 2], np.int64)), init("axes", np.array([-1], np.int64))])
+    x = rand(1, 2, 4, 6)
+    # sizes for axes 2, 3 with not_larger: scale min(8/4, 9/6) = 1.5 -> 6 x 9
+    # nearest, half_pixel, round_prefer_floor: index = ceil(half_pixel - 0.5)
+    def near(n_out, n_in, scale):
+        o = (np.arange(n_out) + 0.5) / scale - 0.5
+        return np.clip(np.ceil(o - 0.5), 0, n_in - 1).astype(int)
+    want = x[:, :, near(6, 4, 1.5)][:, :, :, near(9, 6, 1.5)]
+    one("resize_axes_not_larger",
+        [h.make_node("Resize", ["x", "", "", "sizes"], ["y"], name="rs", mode="nearest",
+                     axes=[2, 3], keep_aspect_ratio_policy="not_larger")],
+        [("x", x)], [("y", want)], 18, [init("sizes", np.array([8, 9], np.int64))])
+    x = rand(3, 8)
+    g = np.vectorize(lambda v: 0.5 * v * (1 + erf(v / sqrt(2))))(x.astype(np.float64))
+    gt = 0.5 * x * (1 + np.tanh(sqrt(2 / pi) * (x + 0.044715 * x.astype(np.float64) ** 3)))
+    one("gelu_none", [h.make_node("Gelu", ["x"], ["y"], name="ge")], [("x", x)], [("y", f32(g))],
+        20)
+    one("gelu_tanh", [h.make_node("Gelu", ["x"], ["y"], name="ge", approximate="tanh")],
+        [("x", x)], [("y", f32(gt))], 20)
+    sp = np.log1p(np.exp(x.astype(np.float64)))
+    one("mish", [h.make_node("Mish", ["x"], ["y"], name="mi")], [("x", x)],
+        [("y", f32(x * np.tanh(sp)))], 18)
+    x = rand(2, 6, 3, 2)
+    def gn(x, G, eps):
+        N, C = x.shape[:2]
+        r = x.astype(np.float64).reshape(N, G, -1)
+        r = (r - r.mean(axis=2, keepdims=True)) / np.sqrt(r.var(axis=2, keepdims=True) + eps)
+        return r.reshape(x.shape)
+    sg, bg = rand(3), rand(3)
+    ref18 = (gn(x, 3, 1e-3).reshape(2, 3, -1) * sg[None, :, None] +
+             bg[None, :, None]).reshape(x.shape)
+    one("group_norm_opset18",
+        [h.make_node("GroupNormalization", ["x", "s", "b"], ["y"], name="gn", num_groups=3,
+                     epsilon=1e-3)], [("x", x)], [("y", f32(ref18))], 18,
+        [init("s", sg), init("b", bg)])
+    sc, bc = rand(6), rand(6)
+    ref21 = gn(x, 3, 1e-5) * sc[None, :, None, None] + bc[None, :, None, None]
+    one("group_norm_opset21",
+        [h.make_node("GroupNormalization", ["x", "s", "b"], ["y"], name="gn", num_groups=3)],
+        [("x", x)], [("y", f32(ref21))], 21, [init("s", sc), init("b", bc)])
+    # refusals, named
+    def bad(name, node, shape, opset, inits=()):
+        save(name, model([node], [vi("x", T.FLOAT, shape)], [vi("y", T.FLOAT, None)], inits,
+                         opset=opset))
+    bad("bad_resize_antialias",
+        h.make_node("Resize", ["x", "", "sc"], ["y"], name="rs", mode="linear", antialias=1),
+        [1, 1, 4, 4], 18, [init("sc", np.array([1, 1, 0.5, 0.5], np.float32))])
+    bad("bad_avgpool_dilations",
+        h.make_node("AveragePool", ["x"], ["y"], name="ap", kernel_shape=[2, 2],
+                    dilations=[2, 2]), [1, 1, 6, 6], 19)
+    bad("bad_quantize_blocks",
+        h.make_node("QuantizeLinear", ["x", "sc"], ["y"], name="q", block_size=2),
+        [4, 4], 21, [init("sc", np.ones((4, 2), np.float32))])
+
+
 gen_einsum()
 gen_rnn()
 gen_scan()
 gen_lowered()
+gen_opset18_21()
 with open(STAMP, "w") as f:
     f.write("ok\n")
