@@ -115,6 +115,8 @@ layout(binding = 2, std430) writeonly buffer OV { TV ov[]; };
 #define OP_MIN 4
 #define OP_MAX 5
 
+#include "math.glsl" // div_: the correctly rounded quotient
+
 float op(float x, float y) {
 #if OP == OP_ADD
   return x + y;
@@ -123,7 +125,7 @@ float op(float x, float y) {
 #elif OP == OP_MUL
   return x * y;
 #elif OP == OP_DIV
-  return x / y;
+  return div_(x, y);
 #elif OP == OP_MIN
   // NaN propagates, as the reference (numpy.minimum)
   return isnan(x) || isnan(y) ? x + y : (y < x ? y : x);

@@ -213,7 +213,7 @@ float instr(uint code, float x, float y, float pa, float pb) {
   case 0: v = x + y; break;
   case 1: v = x - y; break;
   case 2: v = x * y; break;
-  case 3: v = x / y; break;
+  case 3: v = div_(x, y); break;
   case 4: return pow_(x, y);
   case 5: return x < 0.0 ? y * x : x; // prelu; NaN passes
   case 6: // min, max: NaN propagates, as numpy.minimum

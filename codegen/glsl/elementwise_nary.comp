@@ -424,7 +424,7 @@ CO binop(CA x, CB y) {
 #elif OP == OP_MUL
   return act(x * y);
 #elif OP == OP_DIV
-  return act(x / y);
+  return act(div_(x, y));
 #elif OP == OP_POW
   return pow_(x, float(y));
 #else

@@ -233,6 +233,24 @@ float atanh_(float x) {
   return x < 0.0 ? -r : r;
 }
 
+// x / y correctly rounded, as the reference's double division rounded to
+// f32 (SPIR-V's OpFDiv may be 2.5 ulp off: quantization rounds x / scale at
+// its ties): the quotient corrected once by the exact residual x - q y
+// (Dekker's product, as mad_exact; x - q y's leading part is exact by
+// Sterbenz). Huge, tiny, zero, inf and NaN operands keep the plain quotient.
+float div_(float x, float y) {
+  precise float q = x / y;
+  if (!(abs(q) < 1e30) || q == 0.0 || !(abs(y) < 1e30) || abs(y) < 1e-30 ||
+      !(abs(x) < 1e30))
+    return q;
+  precise float p = q * y;
+  precise float cq = 4097.0 * q, qh = cq - (cq - q), ql = q - qh;
+  precise float cy = 4097.0 * y, yh = cy - (cy - y), yl = y - yh;
+  precise float e = ((qh * yh - p) + qh * yl + ql * yh) + ql * yl;
+  precise float r = (x - p) - e;
+  return q + r / y;
+}
+
 // C's pow (which the reference uses) for float base and exponent.
 float pow_(float x, float y) {
   if (y == 0.0 || x == 1.0) return 1.0; // even for a NaN operand

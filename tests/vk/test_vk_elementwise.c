@@ -886,6 +886,34 @@ Test(vk_elementwise, trig_accuracy) {
   env_close(&e);
 }
 
+/* f32 division is correctly rounded on the GPU (math.glsl div_), as the
+ * reference's: every quotient equals the double quotient rounded to f32,
+ * bit for bit, over random operands of many magnitudes (the family's
+ * default kernel for a two-input div). */
+Test(vk_elementwise, div_correctly_rounded) {
+  env e;
+  env_open(&e);
+  enum { N = 512 };
+  static double x[N], y[N], w[N];
+  t_rng r = t_rng_make(4321);
+  for (int i = 0; i < N; i++) {
+    float a = (float)(t_rng_uniform(&r, -1, 1) * pow(10, floor(t_rng_uniform(&r, -6, 6))));
+    float b = (float)(t_rng_uniform(&r, -1, 1) * pow(10, floor(t_rng_uniform(&r, -6, 6))));
+    if (b == 0) b = 1;
+    if (i < 16) { /* ties quantization meets: x / scale exactly k + 0.5 */
+      b = 0.0390625f * (float)(i + 1);
+      a = (float)((i + 0.5) * (double)b);
+    }
+    x[i] = a, y[i] = b;
+    w[i] = (float)((double)a / (double)b);
+  }
+  attrs none;
+  attrs_none(&none);
+  const double *v[] = {x, y};
+  expect_values(&e, IR_OP_DIV, 2, (ir_dtype[]){IR_F32, IR_F32}, N, v, IR_F32, &none, w, 0);
+  env_close(&e);
+}
+
 Test(vk_elementwise, routing_and_keys) {
   int64_t d23[2] = {2, 3}, d3[1] = {3}, d6[1] = {6};
   ir_type f23 = ir_type_make(IR_F32, 2, d23), f3 = ir_type_make(IR_F32, 1, d3);
