@@ -1,5 +1,5 @@
 #version 450
-// resize, nearest (every nearest_mode) and N-linear (every coordinate
+// resize, nearest (every nearest_mode), N-linear and cubic (every coordinate
 // transform), as the CPU reference computes them (codegen/kernels/resize.c).
 //
 // The host turns each resized axis' coordinate transform into an exact
@@ -22,6 +22,10 @@
 //   and input stride S (units); per resized axis (C != 0) A, BL, BH, C, the
 //   input dim I and W: whether n needs the 64-bit path. At most 4 resized
 //   axes. Linear interpolates in fp32.
+
+#ifndef CUBIC
+#define CUBIC 0 // with LINEAR's data path: 4 taps per resized axis (CUBIC_A, EXCLUDE)
+#endif
 
 #if LINEAR
 #if DTYPE_F16
@@ -179,6 +183,35 @@ void axis_map(bool wide, uint c, uint a, uint bl, uint bh, uint cm, uint in_dim,
   frac = float(rl) / fc;
 }
 
+#if CUBIC
+// The cubic taps of one axis (the reference's, runtime/cpu/k_resize.c): xo =
+// n / cm clamped into [-2, in + 2], left = ceil(xo) - 1 = floor((n - 1) / cm),
+// r = xo - left in (0, 1]; taps left - 1 .. left + 2 with Keys' weights of
+// coefficient CUBIC_A; EXCLUDE zeroes the taps outside the input and
+// renormalises. n fits 31 bits here (the host keeps wide axes off cubic).
+void cubic_taps(uint c, uint a, uint bl, uint cm, uint in_dim, out int id0, out float w[4]) {
+  int icm = int(cm), n = int(c * a + bl);
+  n = clamp(n, -2 * icm, (int(in_dim) + 2) * icm);
+  int nm = n - 1;
+  int left = nm >= 0 ? nm / icm : -((-nm + icm - 1) / icm);
+  float r = float(n - left * icm) / float(cm), s = 1.0 - r, A = CUBIC_A;
+  w[0] = ((A * (r + 1.0) - 5.0 * A) * (r + 1.0) + 8.0 * A) * (r + 1.0) - 4.0 * A;
+  w[1] = ((A + 2.0) * r - (A + 3.0)) * r * r + 1.0;
+  w[2] = ((A + 2.0) * s - (A + 3.0)) * s * s + 1.0;
+  w[3] = ((A * (s + 1.0) - 5.0 * A) * (s + 1.0) + 8.0 * A) * (s + 1.0) - 4.0 * A;
+  id0 = left - 1;
+#if EXCLUDE
+  float sum = 0.0;
+  for (int t = 0; t < 4; t++) {
+    if (id0 + t < 0 || id0 + t >= int(in_dim)) w[t] = 0.0;
+    sum += w[t];
+  }
+  if (sum != 0.0)
+    for (int t = 0; t < 4; t++) w[t] /= sum;
+#endif
+}
+#endif
+
 void main() {
   uint group = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
   for (uint e = 0; e < EPI; e++) {
@@ -187,7 +220,31 @@ void main() {
     uint r = u, c, i0;
     int off = BASE;
     float frac;
-#if LINEAR
+#if CUBIC
+    // the taps' corners over the resized axes (at most two: 16), as linear's
+    int nc = 1;
+    int coff[16];
+    float cw[16];
+    coff[0] = 0;
+    cw[0] = 1.0;
+#define MAP(k)
+#define RESIZED(k)                                                            \
+    {                                                                         \
+      int id0;                                                                \
+      float w4[4];                                                            \
+      cubic_taps(c, A##k, BL##k, C##k, I##k, id0, w4);                        \
+      for (int j = 0; j < nc; j++) {                                          \
+        int o0 = coff[j];                                                     \
+        float w0 = cw[j];                                                     \
+        for (int t = 0; t < 4; t++) {                                         \
+          int idx = clamp(id0 + t, 0, int(I##k) - 1);                         \
+          coff[j + t * nc] = o0 + idx * int(S##k);                            \
+          cw[j + t * nc] = w0 * w4[t];                                        \
+        }                                                                     \
+      }                                                                       \
+      nc *= 4;                                                                \
+    }
+#elif LINEAR
     // the corners of the resized axes: offsets and weights (a corner of
     // weight 0 is never read, as the reference drops zero weights)
     int nc = 1;
@@ -195,6 +252,7 @@ void main() {
     float cw[16];
     coff[0] = 0;
     cw[0] = 1.0;
+#define MAP(k) axis_map(W##k, c, A##k, BL##k, BH##k, C##k, I##k, i0, frac);
 #define RESIZED(k)                                                            \
     for (int j = 0; j < nc; j++) {                                            \
       coff[j + nc] = coff[j] + int((frac > 0.0 ? i0 + 1u : i0) * S##k);       \
@@ -204,6 +262,7 @@ void main() {
     }                                                                         \
     nc *= 2;
 #else
+#define MAP(k) axis_map(W##k, c, A##k, BL##k, BH##k, C##k, I##k, i0, frac);
 #define RESIZED(k) off += int(i0 * S##k);
 #endif
 #define STEP(k)                                                               \
@@ -213,12 +272,13 @@ void main() {
       if (C##k == 0u) {                                                       \
         off += int(c * S##k);                                                 \
       } else {                                                                \
-        axis_map(W##k, c, A##k, BL##k, BH##k, C##k, I##k, i0, frac);          \
+        MAP(k)                                                                \
         RESIZED(k)                                                            \
       }                                                                       \
     }
     STEP(0) STEP(1) STEP(2) STEP(3) STEP(4) STEP(5) STEP(6) STEP(7)
 #undef STEP
+#undef MAP
 #undef RESIZED
 #if LINEAR
     float acc = 0.0;

@@ -1,6 +1,7 @@
 /* GPU data movement, part 4: resize (glsl/data_resize.comp), nearest with
- * every nearest_mode and N-linear with every coordinate transform of the CPU
- * reference; cubic is UNSUPPORTED (it runs on the CPU).
+ * every nearest_mode, N-linear and cubic with every coordinate transform of
+ * the CPU reference (cubic over at most two resized axes whose coordinates
+ * fit 31 bits; others run on the CPU).
  *
  * Each resized axis' coordinate transform is turned into an exact rational
  * affine map c -> (c*A + B) / C (scales are floats, hence dyadic rationals;
@@ -133,7 +134,8 @@ static vkml_status resize_axis(const ir_resize_params *p, int d, int64_t in, int
     return vkml_status_make(VKML_CODE_UNSUPPORTED,
                             "resize: the scale of axis %d is beyond the GPU kernel's exact "
                             "integer coordinates", d);
-  bool linear = p->mode == IR_RESIZE_LINEAR;
+  /* linear and cubic share the plain map (cubic takes its taps in the shader) */
+  bool linear = p->mode != IR_RESIZE_NEAREST;
   if (!linear) nearest_map(p->nearest, &A, &B, &C);
   int64_t span;
   if (A > UINT32_MAX || C > UINT32_MAX || C <= 0 || !mul_ok(out - 1, A, LIM, &span) ||
@@ -142,7 +144,8 @@ static vkml_status resize_axis(const ir_resize_params *p, int d, int64_t in, int
                             "resize: the coordinate map of axis %d needs more than 32-bit "
                             "factors", d);
   if (linear) {
-    *identity = in == out && A == C && B == 0;
+    /* one element to one: every tap clamps to it, the weights sum to 1 */
+    *identity = (in == out && A == C && B == 0) || (in == 1 && out == 1);
   } else {
     /* the reference in double must agree with the exact map everywhere */
     double scale, len_resized;
@@ -174,12 +177,11 @@ vkml_status cg_node_resize(const ir_node *n, const cg_template *st, const cg_sch
   const ir_type *x = &n->inputs[0]->type, *y = &n->outputs[0]->type;
   ir_resize_params p;
   VKML_RETURN_IF_ERROR(ir_resize_params_get(n, x, &p));
-  if (p.mode == IR_RESIZE_CUBIC)
-    return vkml_status_make(VKML_CODE_UNSUPPORTED, "resize: cubic runs on the CPU");
-  bool linear = p.mode == IR_RESIZE_LINEAR;
+  bool cubic = p.mode == IR_RESIZE_CUBIC;
+  bool linear = p.mode == IR_RESIZE_LINEAR || cubic; /* interpolating */
   if (linear && x->dtype != IR_F32 && x->dtype != IR_F16)
-    return vkml_status_make(VKML_CODE_UNSUPPORTED, "resize: linear of %s (f32 and f16 only)",
-                            ir_dtype_name(x->dtype));
+    return vkml_status_make(VKML_CODE_UNSUPPORTED, "resize: %s of %s (f32 and f16 only)",
+                            cubic ? "cubic" : "linear", ir_dtype_name(x->dtype));
   ir_type want = ir_type_make(x->dtype, x->rank, p.out_dims);
   if (!ir_type_equal(&want, y))
     return vkml_status_make(VKML_CODE_INVALID_ARGUMENT,
@@ -217,6 +219,14 @@ vkml_status cg_node_resize(const ir_node *n, const cg_template *st, const cg_sch
   if (n_res > MAX_RESIZED || 3 + 2 * rank + 5 * n_res + n_wide > CG_MAX_SPEC)
     return vkml_status_make(VKML_CODE_UNSUPPORTED, "resize: %d resized axes (the GPU kernel "
                             "takes at most %d)", n_res, MAX_RESIZED);
+  if (cubic && n_res > 2)
+    return vkml_status_make(VKML_CODE_UNSUPPORTED, "resize: cubic over %d axes (the GPU "
+                            "kernel takes at most 2)", n_res);
+  /* cubic: the clamped coordinate (in + 2) * C within 31 bits, no wide axis */
+  for (int i = 0; cubic && i < rank; i++)
+    if (ax[i].c != 0 && (ax[i].wide || (ax[i].in + 2) * ax[i].c > INT32_MAX / 2))
+      return vkml_status_make(VKML_CODE_UNSUPPORTED, "resize: cubic coordinates of an axis "
+                              "of %lld beyond 31 bits", (long long)ax[i].in);
 
   VKML_RETURN_IF_ERROR(cg_data_begin(out, &cg_data_resize_template, n, st, s, t));
   VKML_RETURN_IF_ERROR(cg_data_check_values(n, t));
@@ -235,6 +245,11 @@ vkml_status cg_node_resize(const ir_node *n, const cg_template *st, const cg_sch
   if (!linear) VKML_RETURN_IF_ERROR(cg_data_define_unit(out, es * g, t));
   else VKML_RETURN_IF_ERROR(cg_kernel_define(out, "ELEM_BYTES", "%d", (int)es));
   VKML_RETURN_IF_ERROR(cg_kernel_define(out, "LINEAR", "%d", linear));
+  if (cubic) {
+    VKML_RETURN_IF_ERROR(cg_kernel_define(out, "CUBIC", "1"));
+    VKML_RETURN_IF_ERROR(cg_kernel_define(out, "CUBIC_A", "%.9g", (double)p.cubic_coeff_a));
+    VKML_RETURN_IF_ERROR(cg_kernel_define(out, "EXCLUDE", "%d", p.exclude_outside ? 1 : 0));
+  }
   VKML_RETURN_IF_ERROR(cg_kernel_define(out, "DTYPE_F16", "%d", linear && x->dtype == IR_F16));
   if (g > 1) {
     base /= g;

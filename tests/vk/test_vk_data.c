@@ -9,7 +9,7 @@
  * every case meets one point of each template).
  *
  * Copies move bits: outputs must equal the reference byte for byte (every
- * dtype: f32 f16 i32 i64 u8 bool). Resize linear interpolates in fp32:
+ * dtype: f32 f16 i32 i64 u8 bool). Resize linear and cubic interpolate in fp32:
  *   f32: |got - want| <= 1e-4 |want| + 1e-5 (inputs in [-4, 4): up to 16
  *        weighted taps may cancel, so a relative bound alone cannot hold for
  *        results near 0; fp32 rounding of weights, products and sums is a
@@ -119,7 +119,7 @@ static void make_inputs(const ir_node *n, t_rng *r, rt_tensor *in) {
 }
 
 static bool tolerant(const ir_node *n) {
-  return n->op == IR_OP_RESIZE && ir_node_int(n, IR_A_RESIZE_MODE, 0) == IR_RESIZE_LINEAR;
+  return n->op == IR_OP_RESIZE && ir_node_int(n, IR_A_RESIZE_MODE, 0) != IR_RESIZE_NEAREST;
 }
 
 /* Runs case c with schedule s of template st (both NULL: the family's
@@ -506,6 +506,17 @@ static const dcase RESIZE[] = {
     {"f32[300,2]", "resize", "{mode=linear, scales=[0.7,1.0], " CTM "=asymmetric}", 0},
     {"f16[1,2,5,70]", "resize", "{mode=linear, scales=[1.0,1.0,2.0,1.9]}", 0},
     {"f32[2,2,100]", "resize", "{mode=linear, sizes=[2,3,37], " CTM "=align_corners}", 0},
+    /* cubic: every coordinate transform, both coefficients, exclude_outside,
+     * up and down, one or two resized axes, edges past the input */
+    {"f32[1,2,4,6]", "resize", "{mode=cubic, scales=[1.0,1.0,2.0,1.5]}", 0},
+    {"f32[1,1,8,8]", "resize", "{mode=cubic, scales=[1.0,1.0,0.5,0.75], cubic_coeff_a=-0.5}", 0},
+    {"f16[1,3,5,7]", "resize", "{mode=cubic, sizes=[1,3,9,4], " CTM "=align_corners}", 0},
+    {"f32[2,2,6,5]", "resize", "{mode=cubic, scales=[1.0,1.0,1.7,2.3], exclude_outside=1}", 0},
+    {"f32[1,2,5,5]", "resize", "{mode=cubic, sizes=[1,2,11,3], " CTM "=asymmetric}", 0},
+    {"f16[1,4,6,6]", "resize", "{mode=cubic, scales=[1.0,1.0,0.6,1.4], " CTM "=pytorch_half_pixel, exclude_outside=1}", 0},
+    {"f32[3,40]", "resize", "{mode=cubic, scales=[1.0,2.5], " CTM "=tf_half_pixel_for_nn}", 0},
+    {"f32[1,1,2,2]", "resize", "{mode=cubic, sizes=[1,1,7,7]}", 0},
+    {"f32[1,1,9,3]", "resize", "{mode=cubic, sizes=[1,1,1,5], " CTM "=pytorch_half_pixel}", 0},
 };
 
 /* ---- edges the CPU reference cannot check --------------------------------- */
