@@ -606,8 +606,9 @@ Test(vk_data, declines_and_rejects) {
     vkml_code code;
     const char *part;
   } bad[] = {
-      {{"f32[1,1,4,4]", "resize", "{mode=cubic, scales=[1.0,1.0,2.0,2.0]}", 0},
-       VKML_CODE_UNSUPPORTED, "cubic"},
+      /* cubic over three resized axes (16 taps at most) */
+      {{"f32[2,3,4,4]", "resize", "{mode=cubic, scales=[1.0,2.0,2.0,2.0]}", 0},
+       VKML_CODE_UNSUPPORTED, "cubic over 3 axes"},
       {{"f32[1];f32[1];f32[1];f32[1];f32[1];f32[1];f32[1];f32[1];f32[1];f32[1];f32[1];"
         "f32[1];f32[1];f32[1];f32[1];f32[1];f32[1];f32[1];f32[1];f32[1];f32[1];f32[1];"
         "f32[1];f32[1];f32[1];f32[1];f32[1];f32[1];f32[1];f32[1];f32[1];f32[1]",
