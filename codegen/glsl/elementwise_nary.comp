@@ -60,7 +60,7 @@
 #define OP_MEAN 16
 #define OP_WHERE 17
 #define OP_XOR 18
-#define OP_MOD 19 // integers only (FMOD: the sign of x, else of y)
+#define OP_MOD 19 // FMOD: the sign of x, else of y; floats through math.glsl's exact fmod_
 
 // where moves bool bytes unchanged, as the reference's memcpy
 #if OP == OP_WHERE && DTB == DT_BOOL
@@ -427,6 +427,11 @@ CO binop(CA x, CB y) {
   return act(div_(x, y));
 #elif OP == OP_POW
   return pow_(x, float(y));
+#elif OP == OP_MOD
+  // C's fmod (exact), moved to y's sign unless FMOD, as the reference
+  float r = fmod_(x, float(y));
+  if (FMOD == 0 && r != 0.0 && (r < 0.0) != (float(y) < 0.0)) r += float(y);
+  return r;
 #else
   return x < 0.0 ? y * x : x; // prelu; NaN passes
 #endif

@@ -251,6 +251,25 @@ float div_(float x, float y) {
   return q + r / y;
 }
 
+// C's fmod, exact: |x| reduced by |y| 2^e for e from the exponents'
+// difference down to 0, each subtraction exact (Sterbenz: t <= r < 2t);
+// as many steps as the exponents differ (at most ~280). As C: NaN when y is
+// 0, x is infinite or either is NaN; x when |x| < |y| or y is infinite.
+float fmod_(float x, float y) {
+  if (isnan(x) || isnan(y) || isinf(x) || y == 0.0) return uintBitsToFloat(0x7fc00000u);
+  float ax = abs(x), ay = abs(y);
+  if (isinf(y) || ax < ay) return x;
+  int ex, ey;
+  frexp(ax, ex);
+  frexp(ay, ey);
+  precise float r = ax;
+  for (int e = ex - ey; e >= 0; e--) {
+    float t = ldexp(ay, e);
+    if (r >= t) r -= t;
+  }
+  return x < 0.0 ? -r : r;
+}
+
 // C's pow (which the reference uses) for float base and exponent.
 float pow_(float x, float y) {
   if (y == 0.0 || x == 1.0) return 1.0; // even for a NaN operand

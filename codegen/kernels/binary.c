@@ -343,8 +343,7 @@ static vkml_status nary_check_dtypes(const cg_nary_workload *w, const ir_target 
   if (a == IR_BOOL || b == IR_BOOL || o != a) return nary_unsupported(w, "needs numeric inputs");
   bool fa = ir_dtype_is_float(a);
   if (op == IR_OP_MEAN && !fa) return nary_unsupported(w, "takes floats only");
-  /* C's fmod is exact; a float remainder from a rounded quotient is not */
-  if (op == IR_OP_MOD && fa) return nary_unsupported(w, "of floats runs on the CPU");
+  /* float mod: math.glsl's fmod_, exact as C's */
   /* the reference truncates pow(int, float) from double: fp32 would differ
      wherever the exact result is an integer */
   if (op == IR_OP_POW && !fa && ir_dtype_is_float(b))

@@ -914,6 +914,48 @@ Test(vk_elementwise, div_correctly_rounded) {
   env_close(&e);
 }
 
+/* Float mod on the GPU (math.glsl fmod_) is C's fmod, exact: every result
+ * equals fmod of the operands bit for bit, over quotients up to 2^40 and
+ * both signs; with fmod=0 the remainder moves to y's sign as the reference
+ * does (a rounded add). */
+Test(vk_elementwise, fmod_exact) {
+  env e;
+  env_open(&e);
+  enum { N = 400 };
+  static double x[N], y[N], w[N];
+  t_rng r = t_rng_make(777);
+  for (int mode = 1; mode >= 0; mode--) {
+    for (int i = 0; i < N; i++) {
+      float a = (float)(t_rng_uniform(&r, -1, 1) * pow(2, floor(t_rng_uniform(&r, -20, 40))));
+      float b = (float)(t_rng_uniform(&r, -1, 1) * pow(2, floor(t_rng_uniform(&r, -20, 10))));
+      if (b == 0) b = 0.75f;
+      x[i] = a, y[i] = b;
+      double m = fmod((double)a, (double)b);
+      if (!mode && m != 0 && (m < 0) != (b < 0)) m = (float)(m + b);
+      w[i] = (float)m;
+    }
+    t_case c;
+    memset(&c, 0, sizeof c);
+    int64_t d[1] = {N};
+    c.in[0] = t_tensor_from(IR_F32, 1, d, x);
+    c.in[1] = t_tensor_from(IR_F32, 1, d, y);
+    ir_type to = ir_type_make(IR_F32, 1, d);
+    t_case_make(&c, IR_OP_MOD, 2, &to, 1);
+    T_OK(ir_node_set_int(c.g, c.n, IR_A_FMOD, mode));
+    cg_kernel k;
+    T_OK(cg_kernel_for_node(c.n, NULL, NULL, e.v.t, &k));
+    const rt_tensor *ins[2] = {&c.in[0], &c.in[1]};
+    vt_run_kernel(e.v.ctx, e.v.cc, &k, ins, 2, &c.out[0]);
+    for (int i = 0; i < N; i++) {
+      double g = rt_load_f(&c.out[0], i);
+      cr_expect(g == w[i] || (g == 0 && w[i] == 0), "fmod=%d: mod(%.9g, %.9g): got %.9g want %.9g",
+                mode, x[i], y[i], g, w[i]);
+    }
+    t_case_free(&c);
+  }
+  env_close(&e);
+}
+
 Test(vk_elementwise, routing_and_keys) {
   int64_t d23[2] = {2, 3}, d3[1] = {3}, d6[1] = {6};
   ir_type f23 = ir_type_make(IR_F32, 2, d23), f3 = ir_type_make(IR_F32, 1, d3);
