@@ -251,7 +251,7 @@ const onnx_op_entry *onnx_op_find(const char *op_type);
   X(softsign) X(thresholded_relu) X(shrink) X(celu) X(isnan) X(isinf)          \
   X(depth_to_space) X(space_to_depth) X(trilu) X(eye_like) X(hardmax) X(lrn)   \
   X(mvn) X(quantize_linear) X(dequantize_linear) X(dynamic_quantize_linear)     \
-  X(gelu) X(mish) X(group_norm)                                                \
+  X(gelu) X(mish) X(group_norm) X(one_hot)                                     \
   /* onnx_lowered.c: lowered into ops that have kernels */                     \
   X(mapped) /* onnx_mapped.c: an op whose table row says it all */
 

@@ -19,6 +19,7 @@
  *   QuantizeLinear   cast(clip(round(x / scale) + zp)) to uint8 / int8 (per tensor or axis)
  *   DequantizeLinear (cast(x) - zp) * scale
  *   DynamicQuantizeLinear  ONNX's function body (scale and zero point from x's range)
+ *   OneHot           where(indices' == iota, on, off), depth a constant
  * Each needs float inputs (f32; IsNaN / IsInf: f32) where it computes. */
 #include <math.h>
 #include <string.h>
@@ -701,5 +702,75 @@ vkml_status onnx_convert_group_norm(onnx_ctx *c, onnx_node *n) {
   VKML_RETURN_IF_ERROR(onnx_input_reshaped(c, n, 2, t->rank - 1, cd, &bib));
   VKML_RETURN_IF_ERROR(op2(c, n, IR_OP_MUL, back, scb, &m));
   VKML_RETURN_IF_ERROR(op2(c, n, IR_OP_ADD, m, bib, &y));
+  return onnx_bind_named(c, n, 0, y);
+}
+
+/* ---- OneHot ---------------------------------------------------------------------- */
+
+/* OneHot(indices, depth, values[off, on]; axis -1) with a depth known at
+ * import (it sets the output's size): where(equal(idx', iota), on, off),
+ * idx' = indices with negative ones moved up by depth (ONNX: indices in
+ * [-depth, depth - 1]; others match no position), unsqueezed at the axis,
+ * iota the depth positions along it. */
+vkml_status onnx_convert_one_hot(onnx_ctx *c, onnx_node *n) {
+  VKML_RETURN_IF_ERROR(onnx_check_arity(n, 3, 3));
+  int64_t axis = onnx_attr_i(n, "axis", -1);
+  VKML_RETURN_IF_ERROR(n->err);
+  const onnx_sym *ds = n->in[1];
+  if (!ds->is_const || ir_type_numel(&ds->type) != 1)
+    return onnx_error(VKML_CODE_UNSUPPORTED, "a depth computed at run time (it sets the "
+                      "output's size)");
+  double dv = ir_dtype_load_f64(ds->type.dtype, ds->data, 0);
+  if (!(dv >= 1) || dv > 1e9)
+    return onnx_error(VKML_CODE_INVALID_GRAPH, "depth %g", dv);
+  int64_t depth = (int64_t)dv;
+  ir_value *idx, *vals;
+  VKML_RETURN_IF_ERROR(onnx_input(c, n, 0, &idx));
+  VKML_RETURN_IF_ERROR(onnx_input(c, n, 2, &vals));
+  const ir_type *it = &idx->type;
+  if (it->bounded || it->rank + 1 > IR_MAX_RANK)
+    return onnx_error(VKML_CODE_UNSUPPORTED, "indices sized at run time or of rank %d",
+                      it->rank);
+  if (ir_type_numel(&vals->type) != 2)
+    return onnx_error(VKML_CODE_INVALID_GRAPH, "values must hold 2 elements (off, on)");
+  int r = it->rank + 1;
+  if (axis < -r || axis >= r)
+    return onnx_error(VKML_CODE_INVALID_GRAPH, "axis %lld for an output of rank %d",
+                      (long long)axis, r);
+  if (axis < 0) axis += r;
+  /* indices as i64, negative ones + depth */
+  ir_value *i64v, *zero, *dep, *neg, *up, *fixed;
+  VKML_RETURN_IF_ERROR(cast_to(c, n, idx, IR_I64, &i64v));
+  int64_t *z = onnx_alloc(c, 16);
+  if (!z) return ir_oom(NULL);
+  z[0] = 0, z[1] = depth;
+  ir_type st = ir_type_make(IR_I64, 0, NULL);
+  VKML_RETURN_IF_ERROR(onnx_const_value(c, "zero", &st, &z[0], &zero));
+  VKML_RETURN_IF_ERROR(onnx_const_value(c, "depth", &st, &z[1], &dep));
+  VKML_RETURN_IF_ERROR(op2(c, n, IR_OP_LESS, i64v, zero, &neg));
+  VKML_RETURN_IF_ERROR(op2(c, n, IR_OP_ADD, i64v, dep, &up));
+  VKML_RETURN_IF_ERROR(op3(c, n, IR_OP_WHERE, neg, up, i64v, &fixed));
+  ir_node *un;
+  VKML_RETURN_IF_ERROR(onnx_emit(c, n, IR_OP_UNSQUEEZE, &fixed, 1, 1, false, &un));
+  VKML_RETURN_IF_ERROR(ir_node_set_ints(c->g, un, IR_A_AXES, &axis, 1));
+  VKML_RETURN_IF_ERROR(onnx_finish(c, un));
+  int64_t dims[IR_MAX_RANK], *iota = onnx_alloc(c, sizeof *iota * (size_t)depth);
+  if (!iota) return ir_oom(NULL);
+  for (int i = 0; i < r; i++) dims[i] = i == axis ? depth : 1;
+  for (int64_t i = 0; i < depth; i++) iota[i] = i;
+  ir_type iot = ir_type_make(IR_I64, r, dims);
+  ir_value *iv, *hit, *flat, *off, *on, *y;
+  VKML_RETURN_IF_ERROR(onnx_const_value(c, "onehot_iota", &iot, iota, &iv));
+  VKML_RETURN_IF_ERROR(op2(c, n, IR_OP_EQUAL, un->outputs[0], iv, &hit));
+  /* off and on: the two values as scalars */
+  int64_t two = 2;
+  VKML_RETURN_IF_ERROR(onnx_reshape(c, n, vals, 1, &two, false, &flat));
+  ir_node *sp;
+  VKML_RETURN_IF_ERROR(onnx_emit(c, n, IR_OP_SPLIT, &flat, 1, 2, false, &sp));
+  VKML_RETURN_IF_ERROR(ir_node_set_int(c->g, sp, IR_A_AXIS, 0));
+  VKML_RETURN_IF_ERROR(onnx_finish(c, sp));
+  VKML_RETURN_IF_ERROR(onnx_reshape(c, n, sp->outputs[0], 0, NULL, false, &off));
+  VKML_RETURN_IF_ERROR(onnx_reshape(c, n, sp->outputs[1], 0, NULL, false, &on));
+  VKML_RETURN_IF_ERROR(op3(c, n, IR_OP_WHERE, hit, on, off, &y));
   return onnx_bind_named(c, n, 0, y);
 }

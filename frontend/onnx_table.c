@@ -141,6 +141,7 @@ static const onnx_op_entry ops[] = {
     {"QuantizeLinear", onnx_convert_quantize_linear, F, 0, 10},
     {"DequantizeLinear", onnx_convert_dequantize_linear, F, 0, 10},
     {"DynamicQuantizeLinear", onnx_convert_dynamic_quantize_linear, F, 0, 11},
+    {"OneHot", onnx_convert_one_hot, F, P(1), 9},
     {"Mish", onnx_convert_mish, F, 0, 18},
     {"GroupNormalization", onnx_convert_group_norm, NULL, 0, 18},
     {"Gelu", onnx_convert_gelu, F, 0, 20},
