@@ -362,3 +362,39 @@ vkml_status onnx_param_scalar(onnx_ctx *c, onnx_node *n, int i,
   return VKML_OK;
 }
 
+
+/* ---- helper nodes on IR values ---------------------------------------------- */
+
+vkml_status onnx_transpose(onnx_ctx *c, onnx_node *n, ir_value *v, const int64_t *perm,
+                           ir_value **out) {
+  ir_node *nd;
+  VKML_RETURN_IF_ERROR(onnx_emit(c, n, IR_OP_TRANSPOSE, &v, 1, 1, false, &nd));
+  VKML_RETURN_IF_ERROR(ir_node_set_ints(c->g, nd, IR_A_PERM, perm, v->type.rank));
+  VKML_RETURN_IF_ERROR(onnx_finish(c, nd));
+  *out = nd->outputs[0];
+  return VKML_OK;
+}
+
+vkml_status onnx_reduce(onnx_ctx *c, onnx_node *n, ir_op op, ir_value *v, const int64_t *axes,
+                        int n_axes, bool keepdims, ir_value **out) {
+  ir_node *nd;
+  VKML_RETURN_IF_ERROR(onnx_emit(c, n, op, &v, 1, 1, false, &nd));
+  VKML_RETURN_IF_ERROR(ir_node_set_ints(c->g, nd, IR_A_AXES, axes, n_axes));
+  VKML_RETURN_IF_ERROR(ir_node_set_int(c->g, nd, IR_A_KEEPDIMS, keepdims));
+  VKML_RETURN_IF_ERROR(onnx_finish(c, nd));
+  *out = nd->outputs[0];
+  return VKML_OK;
+}
+
+vkml_status onnx_cast(onnx_ctx *c, onnx_node *n, ir_value *v, ir_dtype to, ir_value **out) {
+  if (v->type.dtype == to) {
+    *out = v;
+    return VKML_OK;
+  }
+  ir_node *nd;
+  VKML_RETURN_IF_ERROR(onnx_emit(c, n, IR_OP_CAST, &v, 1, 1, false, &nd));
+  VKML_RETURN_IF_ERROR(ir_node_set_enum(c->g, nd, IR_A_TO, (int)to));
+  VKML_RETURN_IF_ERROR(onnx_finish(c, nd));
+  *out = nd->outputs[0];
+  return VKML_OK;
+}

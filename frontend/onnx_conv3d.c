@@ -45,19 +45,9 @@ static vkml_status check_input(const onnx_node *n) {
   return VKML_OK;
 }
 
-static vkml_status emit_transpose(onnx_ctx *c, onnx_node *n, ir_value *v,
-                                  const int64_t *perm, ir_value **out) {
-  ir_node *nd;
-  VKML_RETURN_IF_ERROR(onnx_emit(c, n, IR_OP_TRANSPOSE, &v, 1, 1, false, &nd));
-  VKML_RETURN_IF_ERROR(ir_node_set_ints(c->g, nd, IR_A_PERM, perm, v->type.rank));
-  VKML_RETURN_IF_ERROR(onnx_finish(c, nd));
-  *out = nd->outputs[0];
-  return VKML_OK;
-}
-
 /* Axes 1 and 2 of a rank-4 v swapped. */
 static vkml_status swap12(onnx_ctx *c, onnx_node *n, ir_value *v, ir_value **out) {
-  return emit_transpose(c, n, v, (const int64_t[]){0, 2, 1, 3}, out);
+  return onnx_transpose(c, n, v, (const int64_t[]){0, 2, 1, 3}, out);
 }
 
 /* count elements of v along axis from start by step (v itself when that is

@@ -152,6 +152,14 @@ vkml_status onnx_input_reshaped(onnx_ctx *c, onnx_node *n, int i, int rank,
 /* A reshape of v to dims (fresh value). */
 vkml_status onnx_reshape(onnx_ctx *c, onnx_node *n, ir_value *v, int rank,
                          const int64_t *dims, bool final, ir_value **out);
+/* Helper nodes on IR values (fresh outputs): v transposed by perm (v's
+ * rank values); v reduced by op over axes with keepdims; v cast to `to`
+ * (v itself when it already is). */
+vkml_status onnx_transpose(onnx_ctx *c, onnx_node *n, ir_value *v, const int64_t *perm,
+                           ir_value **out);
+vkml_status onnx_reduce(onnx_ctx *c, onnx_node *n, ir_op op, ir_value *v, const int64_t *axes,
+                        int n_axes, bool keepdims, ir_value **out);
+vkml_status onnx_cast(onnx_ctx *c, onnx_node *n, ir_value *v, ir_dtype to, ir_value **out);
 /* onnx_bind after renaming v (a helper value) after ONNX output i. */
 vkml_status onnx_bind_named(onnx_ctx *c, onnx_node *n, int i, ir_value *v);
 /* Binds ONNX output i to what sym stands for (Identity, Dropout). */

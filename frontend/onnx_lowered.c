@@ -158,16 +158,6 @@ vkml_status onnx_convert_isinf(onnx_ctx *c, onnx_node *n) {
 
 /* ---- rearrangements ---------------------------------------------------------------- */
 
-static vkml_status transpose(onnx_ctx *c, onnx_node *n, ir_value *v, const int64_t *perm,
-                             int rank, ir_value **out) {
-  ir_node *nd;
-  VKML_RETURN_IF_ERROR(onnx_emit(c, n, IR_OP_TRANSPOSE, &v, 1, 1, false, &nd));
-  VKML_RETURN_IF_ERROR(ir_node_set_ints(c->g, nd, IR_A_PERM, perm, rank));
-  VKML_RETURN_IF_ERROR(onnx_finish(c, nd));
-  *out = nd->outputs[0];
-  return VKML_OK;
-}
-
 /* x [N,C,H,W] with blocksize b: a static rank-4 input whose sizes divide. */
 static vkml_status block_input(onnx_ctx *c, onnx_node *n, ir_value **x, int64_t *b) {
   VKML_RETURN_IF_ERROR(onnx_check_arity(n, 1, 1));
@@ -200,7 +190,7 @@ vkml_status onnx_convert_depth_to_space(onnx_ctx *c, onnx_node *n) {
   int64_t s_crd[6] = {d[0], cc, b, b, d[2], d[3]}, p_crd[6] = {0, 1, 4, 2, 5, 3};
   int64_t out[4] = {d[0], cc, d[2] * b, d[3] * b};
   VKML_RETURN_IF_ERROR(onnx_reshape(c, n, x, 6, crd ? s_crd : s_dcr, false, &r));
-  VKML_RETURN_IF_ERROR(transpose(c, n, r, crd ? p_crd : p_dcr, 6, &t));
+  VKML_RETURN_IF_ERROR(onnx_transpose(c, n, r, crd ? p_crd : p_dcr, &t));
   VKML_RETURN_IF_ERROR(onnx_reshape(c, n, t, 4, out, false, &y));
   return onnx_bind_named(c, n, 0, y);
 }
@@ -216,7 +206,7 @@ vkml_status onnx_convert_space_to_depth(onnx_ctx *c, onnx_node *n) {
   int64_t s[6] = {d[0], d[1], d[2] / b, b, d[3] / b, b}, p[6] = {0, 3, 5, 1, 2, 4};
   int64_t out[4] = {d[0], d[1] * b * b, d[2] / b, d[3] / b};
   VKML_RETURN_IF_ERROR(onnx_reshape(c, n, x, 6, s, false, &r));
-  VKML_RETURN_IF_ERROR(transpose(c, n, r, p, 6, &t));
+  VKML_RETURN_IF_ERROR(onnx_transpose(c, n, r, p, &t));
   VKML_RETURN_IF_ERROR(onnx_reshape(c, n, t, 4, out, false, &y));
   return onnx_bind_named(c, n, 0, y);
 }
@@ -302,12 +292,7 @@ static vkml_status hardmax_along(onnx_ctx *c, onnx_node *n, ir_value *x, int axi
   ir_value *iv, *eq;
   VKML_RETURN_IF_ERROR(onnx_const_value(c, "hardmax_iota", &it, iota, &iv));
   VKML_RETURN_IF_ERROR(op2(c, n, IR_OP_EQUAL, am->outputs[0], iv, &eq));
-  ir_node *cast;
-  VKML_RETURN_IF_ERROR(onnx_emit(c, n, IR_OP_CAST, &eq, 1, 1, false, &cast));
-  VKML_RETURN_IF_ERROR(ir_node_set_enum(c->g, cast, IR_A_TO, (int)t->dtype));
-  VKML_RETURN_IF_ERROR(onnx_finish(c, cast));
-  *out = cast->outputs[0];
-  return VKML_OK;
+  return onnx_cast(c, n, eq, t->dtype, out);
 }
 
 vkml_status onnx_convert_hardmax(onnx_ctx *c, onnx_node *n) {
@@ -387,17 +372,6 @@ vkml_status onnx_convert_lrn(onnx_ctx *c, onnx_node *n) {
   return onnx_bind_named(c, n, 0, y);
 }
 
-static vkml_status reduce_mean(onnx_ctx *c, onnx_node *n, ir_value *v, const int64_t *axes,
-                               int n_axes, ir_value **out) {
-  ir_node *nd;
-  VKML_RETURN_IF_ERROR(onnx_emit(c, n, IR_OP_REDUCE_MEAN, &v, 1, 1, false, &nd));
-  VKML_RETURN_IF_ERROR(ir_node_set_ints(c->g, nd, IR_A_AXES, axes, n_axes));
-  VKML_RETURN_IF_ERROR(ir_node_set_int(c->g, nd, IR_A_KEEPDIMS, 1));
-  VKML_RETURN_IF_ERROR(onnx_finish(c, nd));
-  *out = nd->outputs[0];
-  return VKML_OK;
-}
-
 vkml_status onnx_convert_mvn(onnx_ctx *c, onnx_node *n) {
   VKML_RETURN_IF_ERROR(onnx_check_arity(n, 1, 1));
   VKML_RETURN_IF_ERROR(need_f32(n, 0));
@@ -411,10 +385,10 @@ vkml_status onnx_convert_mvn(onnx_ctx *c, onnx_node *n) {
   }
   ir_value *x, *m, *m2, *xx, *ex2, *var, *sd, *eps, *den, *dx, *y;
   VKML_RETURN_IF_ERROR(onnx_input(c, n, 0, &x));
-  VKML_RETURN_IF_ERROR(reduce_mean(c, n, x, ax, n_ax, &m));
+  VKML_RETURN_IF_ERROR(onnx_reduce(c, n, IR_OP_REDUCE_MEAN, x, ax, n_ax, true, &m));
   VKML_RETURN_IF_ERROR(op2(c, n, IR_OP_MUL, m, m, &m2));
   VKML_RETURN_IF_ERROR(op2(c, n, IR_OP_MUL, x, x, &xx));
-  VKML_RETURN_IF_ERROR(reduce_mean(c, n, xx, ax, n_ax, &ex2));
+  VKML_RETURN_IF_ERROR(onnx_reduce(c, n, IR_OP_REDUCE_MEAN, xx, ax, n_ax, true, &ex2));
   VKML_RETURN_IF_ERROR(op2(c, n, IR_OP_SUB, ex2, m2, &var));
   VKML_RETURN_IF_ERROR(onnx_emit1(c, n, IR_OP_SQRT, &var, 1, false, &sd));
   VKML_RETURN_IF_ERROR(fconst(c, 1e-9f, &eps));
@@ -425,21 +399,6 @@ vkml_status onnx_convert_mvn(onnx_ctx *c, onnx_node *n) {
 }
 
 /* ---- quantization (QDQ): computed in f32, as ONNX's reference does --------------- */
-
-/* v cast to dtype to. */
-static vkml_status cast_to(onnx_ctx *c, onnx_node *n, ir_value *v, ir_dtype to,
-                           ir_value **out) {
-  if (v->type.dtype == to) {
-    *out = v;
-    return VKML_OK;
-  }
-  ir_node *nd;
-  VKML_RETURN_IF_ERROR(onnx_emit(c, n, IR_OP_CAST, &v, 1, 1, false, &nd));
-  VKML_RETURN_IF_ERROR(ir_node_set_enum(c->g, nd, IR_A_TO, (int)to));
-  VKML_RETURN_IF_ERROR(onnx_finish(c, nd));
-  *out = nd->outputs[0];
-  return VKML_OK;
-}
 
 /* A scale or zero point (input i) for x of rank r: a scalar as is, a 1-D one
  * of x's axis length reshaped to broadcast along the axis (per-axis). */
@@ -474,7 +433,7 @@ static vkml_status requantize(onnx_ctx *c, onnx_node *n, ir_value *v, ir_value *
   VKML_RETURN_IF_ERROR(ir_node_set_float(c->g, cl, IR_A_MAX, to == IR_U8 ? 255.0f : 127.0f));
   VKML_RETURN_IF_ERROR(onnx_finish(c, cl));
   s = cl->outputs[0];
-  return cast_to(c, n, s, to, out);
+  return onnx_cast(c, n, s, to, out);
 }
 
 /* Opset 21's block quantization (block_size) is refused by name. */
@@ -510,11 +469,11 @@ vkml_status onnx_convert_quantize_linear(onnx_ctx *c, onnx_node *n) {
                       ir_dtype_name(n->in[1]->type.dtype));
   ir_value *x, *xf, *sc, *zp = NULL, *zpf = NULL, *q, *y;
   VKML_RETURN_IF_ERROR(onnx_input(c, n, 0, &x));
-  VKML_RETURN_IF_ERROR(cast_to(c, n, x, IR_F32, &xf));
+  VKML_RETURN_IF_ERROR(onnx_cast(c, n, x, IR_F32, &xf));
   VKML_RETURN_IF_ERROR(per_axis(c, n, 1, &x->type, axis, &sc));
   if (onnx_has_input(n, 2)) {
     VKML_RETURN_IF_ERROR(per_axis(c, n, 2, &x->type, axis, &zp));
-    VKML_RETURN_IF_ERROR(cast_to(c, n, zp, IR_F32, &zpf));
+    VKML_RETURN_IF_ERROR(onnx_cast(c, n, zp, IR_F32, &zpf));
   }
   VKML_RETURN_IF_ERROR(op2(c, n, IR_OP_DIV, xf, sc, &q));
   VKML_RETURN_IF_ERROR(requantize(c, n, q, zpf, to, &y));
@@ -534,12 +493,12 @@ vkml_status onnx_convert_dequantize_linear(onnx_ctx *c, onnx_node *n) {
                       ir_dtype_name(n->in[1]->type.dtype));
   ir_value *x, *xf, *sc, *zp, *zpf, *d, *y;
   VKML_RETURN_IF_ERROR(onnx_input(c, n, 0, &x));
-  VKML_RETURN_IF_ERROR(cast_to(c, n, x, IR_F32, &xf));
+  VKML_RETURN_IF_ERROR(onnx_cast(c, n, x, IR_F32, &xf));
   VKML_RETURN_IF_ERROR(per_axis(c, n, 1, &x->type, axis, &sc));
   d = xf;
   if (onnx_has_input(n, 2)) {
     VKML_RETURN_IF_ERROR(per_axis(c, n, 2, &x->type, axis, &zp));
-    VKML_RETURN_IF_ERROR(cast_to(c, n, zp, IR_F32, &zpf));
+    VKML_RETURN_IF_ERROR(onnx_cast(c, n, zp, IR_F32, &zpf));
     VKML_RETURN_IF_ERROR(op2(c, n, IR_OP_SUB, xf, zpf, &d));
   }
   VKML_RETURN_IF_ERROR(op2(c, n, IR_OP_MUL, d, sc, &y));
@@ -551,13 +510,10 @@ static vkml_status range_end(onnx_ctx *c, onnx_node *n, ir_value *v, bool max, i
                              ir_value **out) {
   int64_t axes[IR_MAX_RANK];
   for (int i = 0; i < v->type.rank; i++) axes[i] = i;
-  ir_node *nd;
-  VKML_RETURN_IF_ERROR(onnx_emit(c, n, max ? IR_OP_REDUCE_MAX : IR_OP_REDUCE_MIN, &v, 1, 1,
-                                 false, &nd));
-  VKML_RETURN_IF_ERROR(ir_node_set_ints(c->g, nd, IR_A_AXES, axes, v->type.rank));
-  VKML_RETURN_IF_ERROR(ir_node_set_int(c->g, nd, IR_A_KEEPDIMS, 0));
-  VKML_RETURN_IF_ERROR(onnx_finish(c, nd));
-  return op2(c, n, max ? IR_OP_MAX : IR_OP_MIN, nd->outputs[0], zero, out);
+  ir_value *r;
+  VKML_RETURN_IF_ERROR(onnx_reduce(c, n, max ? IR_OP_REDUCE_MAX : IR_OP_REDUCE_MIN, v, axes,
+                                   v->type.rank, false, &r));
+  return op2(c, n, max ? IR_OP_MAX : IR_OP_MIN, r, zero, out);
 }
 
 /* ONNX's function body: the range [min(0, min x), max(0, max x)] onto 0..255. */
@@ -584,7 +540,7 @@ vkml_status onnx_convert_dynamic_quantize_linear(onnx_ctx *c, onnx_node *n) {
   VKML_RETURN_IF_ERROR(onnx_finish(c, cl));
   zpc = cl->outputs[0];
   VKML_RETURN_IF_ERROR(onnx_emit1(c, n, IR_OP_ROUND, &zpc, 1, false, &zpr));
-  VKML_RETURN_IF_ERROR(cast_to(c, n, zpr, IR_U8, &zp8));
+  VKML_RETURN_IF_ERROR(onnx_cast(c, n, zpr, IR_U8, &zp8));
   VKML_RETURN_IF_ERROR(op2(c, n, IR_OP_DIV, x, scale, &q));
   VKML_RETURN_IF_ERROR(requantize(c, n, q, zpr, IR_U8, &y));
   VKML_RETURN_IF_ERROR(onnx_bind_named(c, n, 0, y));
@@ -740,7 +696,7 @@ vkml_status onnx_convert_one_hot(onnx_ctx *c, onnx_node *n) {
   if (axis < 0) axis += r;
   /* indices as i64, negative ones + depth */
   ir_value *i64v, *zero, *dep, *neg, *up, *fixed;
-  VKML_RETURN_IF_ERROR(cast_to(c, n, idx, IR_I64, &i64v));
+  VKML_RETURN_IF_ERROR(onnx_cast(c, n, idx, IR_I64, &i64v));
   int64_t *z = onnx_alloc(c, 16);
   if (!z) return ir_oom(NULL);
   z[0] = 0, z[1] = depth;

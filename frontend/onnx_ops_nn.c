@@ -337,13 +337,7 @@ static vkml_status mean_tail(onnx_ctx *c, onnx_node *n, ir_value *x, int axis,
   int64_t axes[IR_MAX_RANK];
   int cnt = 0;
   for (int i = axis; i < x->type.rank; i++) axes[cnt++] = i;
-  ir_node *nd;
-  VKML_RETURN_IF_ERROR(onnx_emit(c, n, IR_OP_REDUCE_MEAN, &x, 1, 1, false, &nd));
-  VKML_RETURN_IF_ERROR(ir_node_set_ints(c->g, nd, IR_A_AXES, axes, cnt));
-  VKML_RETURN_IF_ERROR(ir_node_set_int(c->g, nd, IR_A_KEEPDIMS, 1));
-  VKML_RETURN_IF_ERROR(onnx_finish(c, nd));
-  *out = nd->outputs[0];
-  return VKML_OK;
+  return onnx_reduce(c, n, IR_OP_REDUCE_MEAN, x, axes, cnt, true, out);
 }
 
 /* LayerNormalization; the optional Mean and InvStdDev outputs are computed
