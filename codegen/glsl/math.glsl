@@ -235,20 +235,62 @@ float atanh_(float x) {
 
 // x / y correctly rounded, as the reference's double division rounded to
 // f32 (SPIR-V's OpFDiv may be 2.5 ulp off: quantization rounds x / scale at
-// its ties): the quotient corrected once by the exact residual x - q y
-// (Dekker's product, as mad_exact; x - q y's leading part is exact by
-// Sterbenz). Huge, tiny, zero, inf and NaN operands keep the plain quotient.
+// its ties). The quotient is moved to the float whose rounding interval
+// holds x / y, decided exactly in integers: x / y against the midpoint m of
+// two neighbouring floats is x against m y, m's 25-bit and y's 24-bit
+// significands multiplied by umulExtended. Integers, not a Dekker product in
+// floats: a driver that contracts x - q y into an fma (the NVIDIA driver did,
+// `precise` notwithstanding) would silently undo that correction. Huge, tiny,
+// zero, inf and NaN operands keep the plain quotient.
+uint div_sig_(uint b) { return (b & 0x7fffffu) | 0x800000u; } // a normal float's significand
+int div_exp_(uint b) { return int((b >> 23) & 0xffu) - 150; }  // its value: sig * 2^exp
+
+// The sign of X 2^ex / (Y 2^ey) - (the midpoint of the positive normal
+// floats with bits a and a + 1); 2 where the exponents are not as a
+// quotient near that midpoint has them.
+int div_cmp_mid_(uint X, int ex, uint Y, int ey, uint a) {
+  int ea = div_exp_(a), eb = div_exp_(a + 1u);
+  uint M = div_sig_(a) + (div_sig_(a + 1u) << uint(eb - ea)); // midpoint: M 2^(ea - 1)
+  uint ph, pl;
+  umulExtended(M, Y, ph, pl);
+  int d = ex - (ea - 1) - ey; // X 2^d against M Y
+  if (d <= 0 || d >= 32) return 2;
+  uint xh = X >> uint(32 - d), xl = X << uint(d);
+  if (xh != ph) return xh < ph ? -1 : 1;
+  return xl == pl ? 0 : xl < pl ? -1 : 1;
+}
+
 float div_(float x, float y) {
   precise float q = x / y;
-  if (!(abs(q) < 1e30) || q == 0.0 || !(abs(y) < 1e30) || abs(y) < 1e-30 ||
-      !(abs(x) < 1e30))
+  if (!(abs(q) < 1e30) || !(abs(q) > 1e-30) || !(abs(y) < 1e30) || !(abs(y) > 1e-30) ||
+      !(abs(x) < 1e30) || !(abs(x) > 1e-30))
     return q;
-  precise float p = q * y;
-  precise float cq = 4097.0 * q, qh = cq - (cq - q), ql = q - qh;
-  precise float cy = 4097.0 * y, yh = cy - (cy - y), yl = y - yh;
-  precise float e = ((qh * yh - p) + qh * yl + ql * yh) + ql * yl;
-  precise float r = (x - p) - e;
-  return q + r / y;
+  uint bx = floatBitsToUint(abs(x)), by = floatBitsToUint(abs(y));
+  uint X = div_sig_(bx), Y = div_sig_(by);
+  int ex = div_exp_(bx), ey = div_exp_(by);
+  uint c = floatBitsToUint(abs(q));
+  for (int it = 0; it < 4; it++) { // OpFDiv is within 2.5 ulp: at most 3 moves
+    int up = div_cmp_mid_(X, ex, Y, ey, c);
+    if (up == 2) return q;
+    if (up > 0) {
+      c++;
+      continue;
+    }
+    if (up == 0) { // a tie (a quotient of floats never is one): to even
+      c += c & 1u;
+      break;
+    }
+    int lo = div_cmp_mid_(X, ex, Y, ey, c - 1u);
+    if (lo == 2) return q;
+    if (lo < 0) {
+      c--;
+      continue;
+    }
+    if (lo == 0) c -= c & 1u;
+    break;
+  }
+  float r = uintBitsToFloat(c);
+  return (x < 0.0) != (y < 0.0) ? -r : r;
 }
 
 // C's fmod, exact: |x| reduced by |y| 2^e for e from the exponents'
