@@ -173,28 +173,49 @@ const uint C4 = (C + 3) / 4;
 #define XAT(c, ic, ih, iw) x_v[cx[c] + (ic) * HW + uint(ih) * W + uint(iw)]
 #endif
 
+// Every invocation loads, whatever its item (as gemm_coopmat.comp's fetch):
+// where the tiles cover the operand exactly as is, else from an address
+// clamped into it, the value zeroed where it lies outside (padding
+// included). A slice's steps run past K unless SLK * BK divides it; B's rows
+// past BK (RSTEP > BK) are loaded and not staged.
+// (Sums of remainders, not &&, of specialization constants: glslang wrote
+// undefined ids for those, as a global const bool or inline.)
+#if A_ITEMS % WGS == 0
+#define A_EXACT (MPG % BM + K % (SLK * BK) == 0)
+#else
+#define A_EXACT false
+#endif
+#define BK_EXACT (K % (SLK * BK) + (RSTEP <= BK ? 0 : 1) == 0)
+#define BP_EXACT (P % BN == 0)
+
 void fetch(uint lid, uint m0, uint k0, uint col0, uint row0) {
   [[unroll]] for (uint it = 0; it < A_IT; it++) {
     uint e = it * WGS + lid;
     uint k = (e % (BK / A_VEC)) * A_VEC, m = e / (BK / A_VEC);
     uint gm = m0 + m, gk = k0 + k;
-    ra[it] = AT(0);
-    if ((A_ITEMS % WGS == 0 || e < A_ITEMS) && gm < MPG && gk < K)
-      ra[it] = w_v[((gm0 + gm) * K + gk) / A_VEC];
+    bool ok = A_EXACT || ((A_ITEMS % WGS == 0 || e < A_ITEMS) && gm < MPG && gk < K);
+    if (!A_EXACT) {
+      gm = min(gm, MPG - 1);
+      gk = min(gk, K - A_VEC);
+    }
+    AT v = w_v[((gm0 + gm) * K + gk) / A_VEC];
+    ra[it] = ok ? v : AT(0);
   }
   [[unroll]] for (uint e = 0; e < RPT * COLS; e++) {
     uint r = e / COLS, c = e % COLS;
     uint kb = k0 + row0 + r * RSTEP;
-    rb[e] = BT(0);
+    bool ok = (BK_EXACT || kb < K) && (BP_EXACT || cok[c]);
+    if (!BK_EXACT) kb = min(kb, K - 1);
 #if B_VEC > 1
     // 1x1, stride 1, no pads: B is x's [C, H*W] rows per image
-    if (kb < K && cok[c]) rb[e] = x_v[(cx[c] + (gc0 + kb) * HW) / B_VEC];
+    BT v = x_v[(cx[c] + (gc0 + kb) * HW) / B_VEC];
 #else
     uint ic = gc0 + kb / KHW, t = kb % KHW;
     int ih = cih[c] + int((t / KW) * DH), iw = ciw[c] + int((t % KW) * DW);
-    if (kb < K && cok[c] && ih >= 0 && ih < int(H) && iw >= 0 && iw < int(W))
-      rb[e] = XAT(c, ic, ih, iw);
+    ok = ok && ih >= 0 && ih < int(H) && iw >= 0 && iw < int(W);
+    BT v = XAT(c, ic, clamp(ih, 0, int(H) - 1), clamp(iw, 0, int(W) - 1));
 #endif
+    rb[e] = ok ? v : BT(0);
   }
 }
 
@@ -263,7 +284,7 @@ void main() {
   [[unroll]] for (uint c = 0; c < COLS; c++) {
     uint p = p0 + (col0 + c * BNC) * B_VEC;
     cok[c] = p < P;
-    uint nb = p / OHW, q = p % OHW;
+    uint nb = min(p / OHW, NB - 1), q = p % OHW; // (a column past P loads from the last image)
 #if B_VEC > 1
     cx[c] = nb * C * HW + q;
 #elif X_NC4HW4

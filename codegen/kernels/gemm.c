@@ -616,8 +616,10 @@ static bool gemv_suits(const cg_gemm_workload *w, const ir_target *t) {
  * else the template's 64x64 default. On the H100, GEMM 4096^3 fp16: 651.6
  * us against the 64x64 default's 1157.5 (1.78x); the best point of the
  * sweep, 128x256 with fp16 accumulation, 506.5 us
- * (bench/results/2026-11-28-kernel-stats.md). fp32 accumulation stays the
- * default; fp16 is the tuner's to pick. */
+ * (bench/results/2026-11-28-kernel-stats.md). Since the staging loads lost
+ * their bounds branch (gemm_coopmat.comp's fetch), on an H200: 499.2 us
+ * here, 407.0 us at that best point (bench/results/2026-11-28-coop-loads.md).
+ * fp32 accumulation stays the default; fp16 is the tuner's to pick. */
 #define COOP_GEMM_MIN_TILES 256
 static void coopmat_default(const cg_gemm_workload *w, const ir_target *t, cg_schedule *out) {
   *out = cg_gemm_coopmat_template.dflt;

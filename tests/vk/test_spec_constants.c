@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "codegen/core/glsl.h"
+#include "runtime/vk/spirv_val.h"
 #include "op_case.h"
 #include "op_cases.h"
 #include "test_support.h"
@@ -187,6 +188,12 @@ static void compile_check(cg_compiler *cc, const cg_kernel *k_in) {
   cg_spirv m = {0};
   T_OK(cg_kernel_compile(cc, k, &m));
   check_module(k, &m);
+  /* and valid (the runtime would refuse it; cooperative-matrix kernels are
+   * otherwise only checked on a device that has them) */
+  char msg[512] = "";
+  int r = vkml_spirv_validate(m.words, m.bytes / 4, 3, msg, sizeof msg);
+  cr_assert_eq(r, 0, "%s (%s, key %s): SPIR-V invalid: %s", k->tmpl->glsl, k->tmpl->name, k->key,
+               msg);
   cg_spirv_free(&m);
 }
 
