@@ -1,0 +1,72 @@
+#!/bin/bash
+# The tensor-core kernels' unconditional staging loads (gemm_coopmat,
+# conv2d_coopmat: no bounds branch around a load; addresses clamped, values
+# zeroed) in one device call: the GPU tests of both templates (validation
+# layer on), the fp16 node suite on the GPU, GEMM 4096^3 at the default and
+# the best known point, VGG-16's and RetinaNet's convs at their defaults,
+# then VGG-16, ResNet-50 and ViT-B/16 fp16 whole runs with this build against
+# .bench-bin/old (the previous commit's vkc/vkrun), alternating, two reps,
+# outputs against onnxruntime, and torch+cuDNN fp16 CUDA graphs.
+# Expects .gl, .bench-pack (bench/stage.sh, old/ added), .bench-data.
+# Results in $OUT/coop_loads.tgz, a table last.
+set -u
+tar -xJf .bench-pack/bin.tar.xz
+. bench/device_env.sh
+W=/tmp/cl; mkdir -p $W/m $W/k $W/data
+TL="LD_LIBRARY_PATH=$B/test-libs:$LD_LIBRARY_PATH"
+for t in test_vk_gemm test_vk_conv_coopmat; do
+  env $TL VKML_VALIDATION=1 timeout 150 $B/tests/$t >$W/$t.txt 2>&1
+  echo "$t: rc $? $(grep -E 'Synthesis' $W/$t.txt)"; grep -A2 Assert $W/$t.txt | head -6
+done
+tar -xJf .bench-data/node.tar.xz -C $W/data
+VKML_VALIDATION=1 timeout 150 $B/tests/onnx_conformance --device gpu --precision fp16 --expected /dev/null $W/data/node >$W/node16.txt 2>&1
+echo "node suite fp16 on the GPU: rc $? $(tail -1 $W/node16.txt)"; grep "^FAIL" $W/node16.txt | head -5
+python3 bench/gen_kernel_models.py $W/k kernels >/dev/null
+python3 bench/gen_kernel_models.py $W/k retina >/dev/null
+python3 bench/gen_kernel_models.py $W/k winograd >/dev/null
+timeout 60 $B/bench/vkml-sweep $W/k/gemm_4096.vkir --precision fp16 --ref default --template gemm_coopmat \
+  --runs 10 --fix WM=2,WN=4,TM=4,TN=4,BK=16,ACC=16 --all >$W/gemm.txt 2>&1
+for m in retina_3x3_256_100 direct_64_64_224 direct_128_128_112 direct_256_256_56 direct_512_512_28 direct_512_512_14; do
+  timeout 40 $B/bench/vkml-sweep $W/k/$m.vkir --precision fp16 --ref cpu --template conv2d_coopmat \
+    --runs 10 --sample 1 --seed 1 >$W/conv.$m.txt 2>&1
+done
+M="vgg16 resnet50 vit_b_16"
+python3 bench/torchvision_peer.py export $W/m $M >$W/export.txt 2>&1 || tail -3 $W/export.txt
+for m in $M; do
+  [ -f $W/m/$m.onnx ] || { echo "$m: not exported"; continue; }
+  for v in new old; do
+    T=$B/tools; [ $v = old ] && T=$B/old
+    $T/vkc compile $W/m/$m.onnx --precision fp16 -o $W/$m.$v.vkm 2>$W/$m.$v.cerr ||
+      echo "$m $v: compile failed: $(head -c 300 $W/$m.$v.cerr)"
+  done
+  for rep in 1 2; do
+    for v in new old; do
+      T=$B/tools; [ $v = old ] && T=$B/old
+      $T/vkrun $W/$m.$v.vkm --input input=$W/m/$m.input.npy --bench 50 --warmup 5 \
+        --warmup-ms 300 --output $W/$m.$v.out >$W/$m.$v.$rep.txt 2>&1 || echo "$m $v: run failed"
+    done
+  done
+done
+python3 bench/torchvision_peer.py graph --half $M >$W/torch16.json 2>$W/torch16.err
+tar czf $OUT/coop_loads.tgz -C $W --exclude=m --exclude=k --exclude=data --exclude='*.vkm' --exclude='*.out' .
+echo "== GEMM 4096^3 (default first) =="; grep -E "^gemm_coopmat" $W/gemm.txt | tr -s ' ' | cut -d' ' -f1-7
+echo "== convs at the default (conv2d_coopmat) =="
+for f in $W/conv.*.txt; do echo "$(basename $f): $(grep -E '^conv2d_coopmat' $f | head -1 | tr -s ' ' | cut -d' ' -f1-7)"; done
+python3 - $W "$M" <<'PY'
+import json, os, re, sys
+import numpy as np
+w, models = sys.argv[1], sys.argv[2].split()
+t = json.load(open(f"{w}/torch16.json")) if os.path.exists(f"{w}/torch16.json") else {}
+for m in models:
+    for v in ("new", "old"):
+        try:
+            meds = [float(re.search(r"median ([0-9.]+) ms", open(f"{w}/{m}.{v}.{r}.txt").read()).group(1)) for r in (1, 2)]
+            ref = np.load(f"{w}/m/{m}.ort.npy")
+            out = [f for f in os.listdir(f"{w}/{m}.{v}.out")][0]
+            o = np.load(f"{w}/{m}.{v}.out/{out}").astype(np.float64)
+            rel = float(np.max(np.abs(o - ref)) / np.max(np.abs(ref)))
+            tm = t.get(m, float("nan"))
+            print(f"{m:9s} {v}: median {meds[0]:.3f} / {meds[1]:.3f} ms  x{min(meds)/tm:.2f} of cuDNN fp16 graph {tm:.3f}  max|d|/max|ref| {rel:.2e}")
+        except Exception as e:
+            print(m, v, "incomplete:", e)
+PY
