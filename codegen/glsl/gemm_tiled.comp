@@ -139,22 +139,58 @@ void b_item(uint e, out uint k, out uint n) {
 #endif
 }
 
+// Every invocation loads, whatever its item (as gemm_coopmat.comp's fetch):
+// as is where the tiles cover the operand, else from an address clamped into
+// it, the value zeroed where it lies outside; no load behind a branch.
+#if A_ITEMS % WG == 0
+#define A_EXACT (M % BM + K % BK == 0)
+#else
+#define A_EXACT false
+#endif
+#if B_ITEMS % WG == 0
+#define B_EXACT (N % BN + K % BK == 0)
+#else
+#define B_EXACT false
+#endif
+#if A_KCONTIG
+#define A_LASTM (M - 1)
+#define A_LASTK (K - A_VEC)
+#else
+#define A_LASTM (M - A_VEC)
+#define A_LASTK (K - 1)
+#endif
+#if B_KCONTIG
+#define B_LASTN (N - 1)
+#define B_LASTK (K - B_VEC)
+#else
+#define B_LASTN (N - B_VEC)
+#define B_LASTK (K - 1)
+#endif
+
 void fetch(uint lid, uint aoff, uint boff, uint m0, uint n0, uint k0) {
   [[unroll]] for (uint it = 0; it < A_IT; it++) {
     uint e = it * WG + lid, m, k;
     a_item(e, m, k);
     uint gm = m0 + m, gk = k0 + k;
-    ra[it] = AF(0.0);
-    if ((A_ITEMS % WG == 0 || e < A_ITEMS) && gm < M && gk < K)
-      ra[it] = AF(a_v[(aoff + gm * A_SI + gk * A_SK) / A_VEC]);
+    bool ok = A_EXACT || ((A_ITEMS % WG == 0 || e < A_ITEMS) && gm < M && gk < K);
+    if (!A_EXACT) {
+      gm = min(gm, A_LASTM);
+      gk = min(gk, A_LASTK);
+    }
+    AF v = AF(a_v[(aoff + gm * A_SI + gk * A_SK) / A_VEC]);
+    ra[it] = ok ? v : AF(0.0);
   }
   [[unroll]] for (uint it = 0; it < B_IT; it++) {
     uint e = it * WG + lid, k, n;
     b_item(e, k, n);
     uint gn = n0 + n, gk = k0 + k;
-    rb[it] = BF(0.0);
-    if ((B_ITEMS % WG == 0 || e < B_ITEMS) && gn < N && gk < K)
-      rb[it] = BF(b_v[(boff + gk * B_SK + gn * B_SJ) / B_VEC]);
+    bool ok = B_EXACT || ((B_ITEMS % WG == 0 || e < B_ITEMS) && gn < N && gk < K);
+    if (!B_EXACT) {
+      gn = min(gn, B_LASTN);
+      gk = min(gk, B_LASTK);
+    }
+    BF v = BF(b_v[(boff + gk * B_SK + gn * B_SJ) / B_VEC]);
+    rb[it] = ok ? v : BF(0.0);
   }
 }
 
@@ -182,6 +218,7 @@ void stash(uint lid) {
 }
 
 void main() {
+  if (min(M, N) == 0) return; // (the clamped loads need a row and a column)
   uint lid = gl_LocalInvocationID.x;
   uint tx = lid % WG_N, ty = lid / WG_N;
   uint n0 = gl_WorkGroupID.x * BN, m0 = gl_WorkGroupID.y * BM;

@@ -1,0 +1,56 @@
+#!/bin/bash
+# The fp32 kernels' unconditional staging loads (gemm_tiled, conv2d_direct,
+# conv2d_1x1: no bounds branch around a load) in one device call: GEMM
+# 4096^3 fp32 and ResNet-50 / VGG-16 conv shapes at the defaults, then
+# ViT-B/16, ResNet-50 and VGG-16 fp32 whole runs with this build against
+# .bench-bin/old (vkc/vkrun before the change), alternating, two reps,
+# outputs against onnxruntime, and torch+cuDNN fp32 CUDA graphs (TF32 off).
+# Expects .gl and .bench-pack (bench/stage.sh, old/ added). Results in
+# $OUT/fp32_loads.tgz, a table last.
+set -u
+tar -xJf .bench-pack/bin.tar.xz
+. bench/device_env.sh
+W=/tmp/fl; mkdir -p $W/m $W/k
+python3 bench/gen_kernel_models.py $W/k kernels >/dev/null
+timeout 60 $B/bench/vkml-sweep $W/k/gemm_4096.vkir --ref default --template gemm_tiled --runs 10 \
+  --sample 1 --seed 1 >$W/gemm.txt 2>&1
+M="vit_b_16 resnet50 vgg16"
+python3 bench/torchvision_peer.py export $W/m $M >$W/export.txt 2>&1 || tail -3 $W/export.txt
+for m in $M; do
+  for v in new old; do
+    T=$B/tools; [ $v = old ] && T=$B/old
+    $T/vkc compile $W/m/$m.onnx -o $W/$m.$v.vkm 2>$W/$m.$v.cerr ||
+      echo "$m $v: compile failed: $(head -c 300 $W/$m.$v.cerr)"
+  done
+  for rep in 1 2; do
+    for v in new old; do
+      T=$B/tools; [ $v = old ] && T=$B/old
+      $T/vkrun $W/$m.$v.vkm --input input=$W/m/$m.input.npy --bench 50 --warmup 5 \
+        --warmup-ms 300 --output $W/$m.$v.out >$W/$m.$v.$rep.txt 2>&1 || echo "$m $v: run failed"
+    done
+  done
+  $B/tools/vkrun $W/$m.new.vkm --input input=$W/m/$m.input.npy --bench 30 --warmup 5 \
+    --warmup-ms 300 --replay --profile >$W/$m.new.profile.txt 2>&1
+done
+python3 bench/torchvision_peer.py graph $M >$W/torch32.json 2>$W/torch32.err
+tar czf $OUT/fp32_loads.tgz -C $W --exclude=m --exclude=k --exclude='*.vkm' --exclude='*.out' .
+echo "== GEMM 4096^3 fp32 (gemm_tiled; default first) =="; grep -E "^gemm_tiled" $W/gemm.txt | tr -s ' ' | cut -d' ' -f1-7
+python3 - $W "$M" <<'PY'
+import json, os, re, sys
+import numpy as np
+w, models = sys.argv[1], sys.argv[2].split()
+t = json.load(open(f"{w}/torch32.json")) if os.path.exists(f"{w}/torch32.json") else {}
+for m in models:
+    for v in ("new", "old"):
+        try:
+            meds = [float(re.search(r"median ([0-9.]+) ms", open(f"{w}/{m}.{v}.{r}.txt").read()).group(1)) for r in (1, 2)]
+            ref = np.load(f"{w}/m/{m}.ort.npy")
+            out = [f for f in os.listdir(f"{w}/{m}.{v}.out")][0]
+            o = np.load(f"{w}/{m}.{v}.out/{out}").astype(np.float64)
+            rel = float(np.max(np.abs(o - ref)) / np.max(np.abs(ref)))
+            tm = t.get(m, float("nan"))
+            print(f"{m:9s} {v}: median {meds[0]:.3f} / {meds[1]:.3f} ms  x{min(meds)/tm:.2f} of cuDNN fp32 graph {tm:.3f}  max|d|/max|ref| {rel:.2e}")
+        except Exception as e:
+            print(m, v, "incomplete:", e)
+PY
+for m in $M; do echo "== $m fp32: the costliest ops"; sed -n '/^op /,/^total/p' $W/$m.new.profile.txt | sort -k5 -g -r | head -6 | cut -c1-150; done
