@@ -13,7 +13,7 @@
 // Without REUSE (large windows) each output walks its own window.
 //
 // Knobs (#defines): WG_SIZE, TILE_W, TILE_H.
-// Baked per workload: KH, KW, SH, SW, DH, DW, REUSE, DTYPE_F16 (#defines:
+// Baked per workload: KH, KW, SH, SW, DH, DW, REUSE, DTYPE_F16, DTYPE_I8 (#defines:
 //   the loops unroll on them); per shape (specialization constants): planes,
 //   H, W, OH, OW, pads, tiles per row / column, IS_MAX, COUNT_PAD.
 // Packed (#define PACKED, absent = 0): x and y in nc4hw4 (ir/graph.h); a
@@ -25,7 +25,26 @@
 // entirely in padding gives -inf (max) or 0 (avg), as the reference.
 
 #extension GL_EXT_control_flow_attributes : enable
-#if DTYPE_F16
+#ifndef DTYPE_I8
+#define DTYPE_I8 0
+#endif
+#if DTYPE_I8
+// u8 (1) / i8 (2) max pools (default layout only): every value is exact in
+// fp32; the result saturates into the type as the reference's conversion
+// does (a window entirely in padding, -inf, gives the type's lowest value)
+#extension GL_EXT_shader_8bit_storage : require
+#extension GL_EXT_shader_explicit_arithmetic_types_int8 : require
+#if DTYPE_I8 == 1
+#define T uint8_t
+#define T_LO 0.0
+#define T_HI 255.0
+#else
+#define T int8_t
+#define T_LO -128.0
+#define T_HI 127.0
+#endif
+#define T4 T
+#elif DTYPE_F16
 #extension GL_EXT_shader_16bit_storage : require
 #define T float16_t
 #define T4 f16vec4
@@ -173,7 +192,11 @@ void main() {
         for (uint k = C % 4; k < 4; k++) r[k] = 0.0;
       y[yb + uint(oh * OW + ow)] = T4(r);
 #else
+#if DTYPE_I8
+      y[yb + uint(oh * OW + ow)] = T(clamp(r, T_LO, T_HI));
+#else
       y[yb + uint(oh * OW + ow)] = T(r);
+#endif
 #endif
     }
   }

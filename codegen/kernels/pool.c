@@ -43,9 +43,16 @@ static vkml_status check_values(const ir_node *n, const ir_target *t, bool *pack
   const ir_value *x = n->inputs[0], *y = n->outputs[0];
   ir_dtype dt = x->type.dtype;
   *packed = false;
-  if (dt != IR_F32 && dt != IR_F16)
-    return vkml_status_make(VKML_CODE_UNSUPPORTED, "%s: %s is not f32 or f16 on the GPU",
-                            ir_op_name(n->op), ir_dtype_name(dt));
+  bool is_max = n->op == IR_OP_MAXPOOL; /* (global_max_pool takes floats only) */
+  bool int8 = dt == IR_U8 || dt == IR_I8;
+  if (dt != IR_F32 && dt != IR_F16 && !(is_max && int8))
+    return vkml_status_make(VKML_CODE_UNSUPPORTED, "%s: %s is not f32 or f16 on the GPU%s",
+                            ir_op_name(n->op), ir_dtype_name(dt),
+                            is_max ? " (nor u8 or i8)" : "");
+  if (int8 && !(t->storage_8bit && t->int8_arith))
+    return vkml_status_make(VKML_CODE_UNSUPPORTED,
+                            "%s: %s needs 8-bit storage and arithmetic, which %s lacks",
+                            ir_op_name(n->op), ir_dtype_name(dt), t->name);
   if (dt == IR_F16 && !t->storage_16bit)
     return vkml_status_make(VKML_CODE_UNSUPPORTED, "%s: f16 needs 16-bit storage, which %s lacks",
                             ir_op_name(n->op), t->name);
@@ -53,7 +60,7 @@ static vkml_status check_values(const ir_node *n, const ir_target *t, bool *pack
     return vkml_status_make(VKML_CODE_UNSUPPORTED, "%s: %%%s is %s, the kernel wants %s",
                             ir_op_name(n->op), y->name, ir_dtype_name(y->type.dtype),
                             ir_dtype_name(dt));
-  *packed = x->layout == IR_LAYOUT_NC4HW4 && y->layout == IR_LAYOUT_NC4HW4;
+  *packed = !int8 && x->layout == IR_LAYOUT_NC4HW4 && y->layout == IR_LAYOUT_NC4HW4;
   if (!*packed && (x->layout != IR_LAYOUT_DEFAULT || y->layout != IR_LAYOUT_DEFAULT))
     return vkml_status_make(VKML_CODE_UNSUPPORTED,
                             "%s: x in layout %s, y in %s (both default or both nc4hw4)",
@@ -129,6 +136,8 @@ vkml_status cg_node_pool(const ir_node *n, const cg_template *st, const cg_sched
     VKML_RETURN_IF_ERROR(cg_kernel_define(k, names[i], "%lld", (long long)vals[i]));
   VKML_RETURN_IF_ERROR(cg_kernel_define(k, "REUSE", "%d", reuse));
   VKML_RETURN_IF_ERROR(cg_kernel_define(k, "DTYPE_F16", "%d", x->dtype == IR_F16));
+  VKML_RETURN_IF_ERROR(cg_kernel_define(k, "DTYPE_I8", "%d",
+                                        x->dtype == IR_U8 ? 1 : x->dtype == IR_I8 ? 2 : 0));
   if (packed) VKML_RETURN_IF_ERROR(cg_kernel_define(k, "PACKED", "1"));
 
   int64_t c4 = (x->dims[1] + 3) / 4;

@@ -494,7 +494,9 @@ static const pcase PCASES[] = {
 
 static void build_pool(tcase *c, const pcase *pc, ir_dtype dt, uint64_t seed) {
   t_rng r = t_rng_make(seed);
-  c->in[0] = t_tensor_random(&r, dt, 4, pc->d, -4, 4);
+  /* 8-bit integers over the type's whole range */
+  double lo = dt == IR_U8 ? 0 : dt == IR_I8 ? -128 : -4, hi = dt == IR_U8 ? 256 : dt == IR_I8 ? 128 : 4;
+  c->in[0] = t_tensor_random(&r, dt, 4, pc->d, lo, hi);
   c->n_in = 1;
   tc_node(c, pc->op);
   T_OK(ir_node_set_ints(c->g, c->n, IR_A_KERNEL, pc->k, 2));
@@ -588,6 +590,31 @@ DEFAULT_TESTS(layer_norm, F_LAYER)
 DEFAULT_TESTS(instance_norm, F_INSTANCE)
 DEFAULT_TESTS(batchnorm, F_BATCH)
 DEFAULT_TESTS(pool, F_POOL)
+
+/* 8-bit integer max pools (u8, i8: ONNX MaxPool's integer types) at the
+ * default schedule and two sampled points: exact against the reference over
+ * every max-pool case, values across each type's range. */
+static void int8_max_pools(ir_dtype dt) {
+  env e;
+  env_open(&e);
+  vt_env_skip_unless(&e.v, e.v.t->storage_8bit && e.v.t->int8_arith,
+                     "8-bit storage and arithmetic");
+  for (int i = 0; i < N_PCASES; i++) {
+    if (PCASES[i].op != MAXP) continue;
+    for (int p = -1; p < 2; p++) { /* the default, then two points of POOL_POINTS' below */
+      static const cg_schedule pts[2] = {{{64, 4, 4}}, {{128, 1, 2}}};
+      tcase c = {0};
+      build_pool(&c, &PCASES[i], dt, 31u * (uint64_t)i + (uint64_t)(p + 1));
+      tc_check(&e, &c, p < 0 ? NULL : &cg_pool2d_template, p < 0 ? NULL : &pts[p]);
+      tc_free(&c);
+    }
+  }
+  cr_assert_geq(e.n_checked, 30);
+  vt_env_close(&e.v);
+}
+
+Test(vk_reduce, max_pool_u8) { int8_max_pools(IR_U8); }
+Test(vk_reduce, max_pool_i8) { int8_max_pools(IR_I8); }
 
 /* ---- sampled points of each space ------------------------------------------------- */
 
