@@ -3,10 +3,13 @@
 run_session_check.sh), two commands:
 
   export OUTDIR MODEL...   each model (random weights, seed 0, eval, batch 1,
-                           224x224, opset 13, input "input", output "output",
-                           static shapes) to OUTDIR/MODEL.onnx, its input to
-                           MODEL.input.npy and onnxruntime's CPU output to
-                           MODEL.ort.npy
+                           224x224, opset 17, input "input", output "output",
+                           static shapes; all-zero weight matrices, as ViT's
+                           head, filled with random values; the attention
+                           fast path off, as bench/zoo.py) to
+                           OUTDIR/MODEL.onnx, its input to MODEL.input.npy
+                           and onnxruntime's CPU output to MODEL.ort.npy
+                           (opset 13 until 2026-11-28)
   graph [--half] MODEL...  the peer: torch+cuDNN (TF32 off, cudnn.benchmark)
                            captured in a CUDA graph, wall ms of a whole run
                            (pinned input in, replay, output out; peers.py's
