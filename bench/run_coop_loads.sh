@@ -52,21 +52,4 @@ tar czf $OUT/coop_loads.tgz -C $W --exclude=m --exclude=k --exclude=data --exclu
 echo "== GEMM 4096^3 (default first) =="; grep -E "^gemm_coopmat" $W/gemm.txt | tr -s ' ' | cut -d' ' -f1-7
 echo "== convs at the default (conv2d_coopmat) =="
 for f in $W/conv.*.txt; do echo "$(basename $f): $(grep -E '^conv2d_coopmat' $f | head -1 | tr -s ' ' | cut -d' ' -f1-7)"; done
-python3 - $W "$M" <<'PY'
-import json, os, re, sys
-import numpy as np
-w, models = sys.argv[1], sys.argv[2].split()
-t = json.load(open(f"{w}/torch16.json")) if os.path.exists(f"{w}/torch16.json") else {}
-for m in models:
-    for v in ("new", "old"):
-        try:
-            meds = [float(re.search(r"median ([0-9.]+) ms", open(f"{w}/{m}.{v}.{r}.txt").read()).group(1)) for r in (1, 2)]
-            ref = np.load(f"{w}/m/{m}.ort.npy")
-            out = [f for f in os.listdir(f"{w}/{m}.{v}.out")][0]
-            o = np.load(f"{w}/{m}.{v}.out/{out}").astype(np.float64)
-            rel = float(np.max(np.abs(o - ref)) / np.max(np.abs(ref)))
-            tm = t.get(m, float("nan"))
-            print(f"{m:9s} {v}: median {meds[0]:.3f} / {meds[1]:.3f} ms  x{min(meds)/tm:.2f} of cuDNN fp16 graph {tm:.3f}  max|d|/max|ref| {rel:.2e}")
-        except Exception as e:
-            print(m, v, "incomplete:", e)
-PY
+python3 bench/old_new_summary.py $W $W/torch16.json "cuDNN fp16 graph" $M

@@ -35,22 +35,5 @@ done
 python3 bench/torchvision_peer.py graph $M >$W/torch32.json 2>$W/torch32.err
 tar czf $OUT/fp32_loads.tgz -C $W --exclude=m --exclude=k --exclude='*.vkm' --exclude='*.out' .
 echo "== GEMM 4096^3 fp32 (gemm_tiled; default first) =="; grep -E "^gemm_tiled" $W/gemm.txt | tr -s ' ' | cut -d' ' -f1-7
-python3 - $W "$M" <<'PY'
-import json, os, re, sys
-import numpy as np
-w, models = sys.argv[1], sys.argv[2].split()
-t = json.load(open(f"{w}/torch32.json")) if os.path.exists(f"{w}/torch32.json") else {}
-for m in models:
-    for v in ("new", "old"):
-        try:
-            meds = [float(re.search(r"median ([0-9.]+) ms", open(f"{w}/{m}.{v}.{r}.txt").read()).group(1)) for r in (1, 2)]
-            ref = np.load(f"{w}/m/{m}.ort.npy")
-            out = [f for f in os.listdir(f"{w}/{m}.{v}.out")][0]
-            o = np.load(f"{w}/{m}.{v}.out/{out}").astype(np.float64)
-            rel = float(np.max(np.abs(o - ref)) / np.max(np.abs(ref)))
-            tm = t.get(m, float("nan"))
-            print(f"{m:9s} {v}: median {meds[0]:.3f} / {meds[1]:.3f} ms  x{min(meds)/tm:.2f} of cuDNN fp32 graph {tm:.3f}  max|d|/max|ref| {rel:.2e}")
-        except Exception as e:
-            print(m, v, "incomplete:", e)
-PY
+python3 bench/old_new_summary.py $W $W/torch32.json "cuDNN fp32 graph" $M
 for m in $M; do echo "== $m fp32: the costliest ops"; sed -n '/^op /,/^total/p' $W/$m.new.profile.txt | sort -k5 -g -r | head -6 | cut -c1-150; done
