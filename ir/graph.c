@@ -404,8 +404,12 @@ void ir_node_describe(const ir_node *n, char *buf, int buf_bytes) {
 }
 
 bool ir_node_any_packed(const ir_node *n) {
-  for (int i = 0; i < n->n_inputs; i++)
-    if (n->inputs[i] && n->inputs[i]->layout != IR_LAYOUT_DEFAULT) return true;
+  for (int i = 0; i < n->n_inputs; i++) {
+    const ir_value *v = n->inputs[i];
+    if (v && v->layout != IR_LAYOUT_DEFAULT &&
+        !(v->layout == IR_LAYOUT_NHWC && ir_value_is_const(v)))
+      return true;
+  }
   for (int i = 0; i < n->n_outputs; i++)
     if (n->outputs[i] && n->outputs[i]->layout != IR_LAYOUT_DEFAULT) return true;
   return false;

@@ -32,6 +32,11 @@ typedef struct ir_type {
 
 typedef enum ir_layout {
   IR_LAYOUT_DEFAULT = 0, /* plain row-major in the order of dims */
+  /* A rank-4 [N,C,H,W] value stored as [N, H, W, C]: element (n,c,h,w) at
+   * ((n*H + h)*W + w)*C + c. Today only a GPU conv2d's constant weights
+   * [M, C/G, KH, KW], stored tap-major for the cooperative-matrix kernels
+   * (pass_layout; ir/plan.c refuses it elsewhere); a device layout, as
+   * nc4hw4: the CPU conv reads such weights through a row-major copy. */
   IR_LAYOUT_NHWC,
   /* A rank-4 [N,C,H,W] value stored as [N, ceil(C/4), H, W, 4] in C order:
    * element (n,c,h,w) at (((n*C4 + c/4)*H + h)*W + w)*4 + c%4, the lanes of
@@ -253,7 +258,8 @@ float ir_node_float(const ir_node *n, ir_attr_id id, float dflt);
 int ir_node_ints(const ir_node *n, ir_attr_id id, const int64_t **out);
 int ir_node_floats(const ir_node *n, ir_attr_id id, const float **out);
 const char *ir_node_string(const ir_node *n, ir_attr_id id);
-/* Whether an input or output of n is in a layout other than the default. */
+/* Whether an input or output of n is in a layout other than the default
+ * (constants stored tap-major, nhwc, are weights, not packed: not counted). */
 bool ir_node_any_packed(const ir_node *n);
 /* A short description for messages: "conv2d %y" or "conv2d %y (Conv_3)". */
 void ir_node_describe(const ir_node *n, char *buf, int buf_bytes);

@@ -463,9 +463,21 @@ vkml_status ir_plan_check(const ir_plan *p, const ir_graph *g) {
                               k < g->n_inputs ? "input" : "output", v->name,
                               ir_layout_name(v->layout));
   }
-  ir_foreach_value(g, v) if (ir_value_is_const(v) && v->layout != IR_LAYOUT_DEFAULT)
+  /* constants are uploaded as stored: row-major, or (nhwc) a GPU conv2d's
+   * weights stored tap-major (pass_layout), which only such convs read */
+  ir_foreach_value(g, v) if (ir_value_is_const(v) && v->layout != IR_LAYOUT_DEFAULT &&
+                             v->layout != IR_LAYOUT_NHWC)
     return vkml_status_make(VKML_CODE_INVALID_ARGUMENT,
                             "constant %%%s is in layout %s; constants are uploaded row-major",
                             v->name, ir_layout_name(v->layout));
+  ir_foreach_node(g, n) for (int j = 0; j < n->n_inputs; j++) {
+    const ir_value *v = n->inputs[j];
+    if (v && ir_value_is_const(v) && v->layout == IR_LAYOUT_NHWC &&
+        (n->op != IR_OP_CONV2D || j != 1 || n->device != IR_DEVICE_GPU))
+      return vkml_status_make(VKML_CODE_INVALID_ARGUMENT,
+                              "constant %%%s is stored tap-major (nhwc); only a GPU conv2d's "
+                              "weights may be, not input %d of %s",
+                              v->name, j, ir_op_name(n->op));
+  }
   return check_memory(p, g);
 }

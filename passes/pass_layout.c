@@ -15,7 +15,15 @@
  * every later one). Graph inputs, graph outputs and constants end up in the
  * default layout (host tensors are row-major): an output produced packed is
  * converted back by a reorder that takes over the output's name. Node ids and
- * value ids of the original graph stay; new nodes and values get fresh ones. */
+ * value ids of the original graph stay; new nodes and values get fresh ones.
+ *
+ * Weights: a constant a GPU node's kernel reads tap-major (the mask of
+ * opts.layout_operands for IR_LAYOUT_NHWC: a conv2d's w on the
+ * cooperative-matrix kernels, [M, C/G, KH, KW] stored [M, KH, KW, C/G]) is
+ * replaced, for that node, by a tap-major copy (one per constant, shared);
+ * a tap-major constant any other node reads gets a default-layout copy.
+ * This runs whatever opts.layout says; the packing above leaves tap-major
+ * constants alone. */
 #include "passes/pass.h"
 #include "ir/util.h"
 
@@ -62,6 +70,11 @@ static vkml_status version(layout_state *st, ir_value *v, ir_layout want, ir_nod
   return VKML_OK;
 }
 
+/* A constant stored tap-major (the weights' step, not the packing). */
+static bool taps_const(const ir_value *v) {
+  return ir_value_is_const(v) && v->layout == IR_LAYOUT_NHWC;
+}
+
 static void set_layout(layout_state *st, ir_value *v, ir_layout l) {
   if (v->layout != l) st->changed = true;
   v->layout = l;
@@ -84,6 +97,7 @@ static vkml_status rewrite_node(layout_state *st, ir_node *n) {
   uint32_t mask = mask_of(st, n);
   bool packed = runs_packed(st, n, mask);
   for (int i = 0; i < n->n_inputs; i++) {
+    if (taps_const(n->inputs[i])) continue; /* the weights' step below */
     ir_layout want = packed && i < 16 && (mask >> i) & 1 ? st->packed : IR_LAYOUT_DEFAULT;
     VKML_RETURN_IF_ERROR(version(st, n->inputs[i], want, n, &n->inputs[i]));
   }
@@ -111,7 +125,7 @@ static vkml_status unpack_output(layout_state *st, int i) {
 
 static vkml_status run(layout_state *st) {
   ir_graph *g = st->g;
-  ir_foreach_value(g, v) if (ir_value_is_const(v)) set_layout(st, v, IR_LAYOUT_DEFAULT);
+  ir_foreach_value(g, v) if (ir_value_is_const(v) && !taps_const(v)) set_layout(st, v, IR_LAYOUT_DEFAULT);
   for (int i = 0; i < g->n_inputs; i++) set_layout(st, g->inputs[i], IR_LAYOUT_DEFAULT);
   /* the original nodes, in order (reorders get inserted among them) */
   ir_node **nodes = malloc(sizeof *nodes * ((size_t)g->n_nodes + 1));
@@ -126,16 +140,75 @@ static vkml_status run(layout_state *st) {
 }
 
 static bool has_packed_values(const ir_graph *g) {
-  ir_foreach_value(g, v) if (v->layout != IR_LAYOUT_DEFAULT) return true;
+  ir_foreach_value(g, v) if (v->layout != IR_LAYOUT_DEFAULT && !taps_const(v)) return true;
   return false;
+}
+
+/* ---- weights ----------------------------------------------------------------- */
+
+/* v's bytes [N, C, S] as [N, S, C] (to_taps), or back, in a new constant of
+ * layout `want`. */
+static vkml_status taps_copy(ir_graph *g, ir_value *v, ir_layout want, ir_value **out) {
+  const uint8_t *src = ir_value_const_data(g, v);
+  if (!src) return vkml_status_make(VKML_CODE_INTERNAL, "%%%s: constant without data", v->name);
+  const ir_type *t = &v->type;
+  int64_t n = t->dims[0], c = t->dims[1], sp = t->dims[2] * t->dims[3];
+  size_t es = ir_dtype_size(t->dtype);
+  bool to_taps = want == IR_LAYOUT_NHWC;
+  uint8_t *dst = malloc((size_t)ir_type_bytes(t) + 1);
+  if (!dst) return ir_oom(NULL);
+  for (int64_t i = 0; i < n; i++)
+    for (int64_t j = 0; j < c; j++)
+      for (int64_t k = 0; k < sp; k++) {
+        int64_t chw = (i * c + j) * sp + k, hwc = (i * sp + k) * c + j;
+        memcpy(dst + (size_t)(to_taps ? hwc : chw) * es, src + (size_t)(to_taps ? chw : hwc) * es,
+               es);
+      }
+  vkml_status s = pass_const_create(g, v->name, to_taps ? ".taps" : ".rows", t, dst, out);
+  free(dst);
+  if (!s) (*out)->layout = want;
+  return s;
+}
+
+/* Each node's constant inputs in the layout its kernel reads them. */
+static vkml_status store_weights(ir_graph *g, const pass_opts *o, bool *changed) {
+  int n0 = g->n_values;
+  ir_value **copy = calloc((size_t)n0 + 1, sizeof *copy); /* by value id */
+  if (!copy) return ir_oom(NULL);
+  vkml_status s = VKML_OK;
+  ir_foreach_node(g, n) {
+    uint32_t mask = n->device != IR_DEVICE_CPU && o->layout_operands
+                        ? o->layout_operands(o->layout_user, n, IR_LAYOUT_NHWC)
+                        : 0;
+    for (int i = 0; i < n->n_inputs && !s; i++) {
+      ir_value *v = n->inputs[i];
+      if (!v || !ir_value_is_const(v) || v->id >= n0 ||
+          (v->layout != IR_LAYOUT_DEFAULT && v->layout != IR_LAYOUT_NHWC))
+        continue;
+      bool taps = i < 16 && (mask >> i) & 1 && v->type.rank == 4 && !v->type.bounded;
+      ir_layout want = taps ? IR_LAYOUT_NHWC : IR_LAYOUT_DEFAULT;
+      if (v->layout == want) continue;
+      if (!copy[v->id]) s = taps_copy(g, v, want, &copy[v->id]);
+      if (!s) n->inputs[i] = copy[v->id];
+      *changed = true;
+    }
+    if (s) break;
+  }
+  free(copy);
+  return s;
 }
 
 vkml_status pass_layout(ir_graph *g, const pass_opts *opts, bool *changed) {
   if (changed) *changed = false;
-  if (opts->layout == IR_LAYOUT_DEFAULT && !has_packed_values(g)) return VKML_OK;
   if (opts->layout != IR_LAYOUT_DEFAULT && opts->layout != IR_LAYOUT_NC4HW4)
     return vkml_status_make(VKML_CODE_UNSUPPORTED, "layout %s: only nc4hw4 is packed",
                             ir_layout_name(opts->layout));
+  bool weights = false;
+  if (opts->layout == IR_LAYOUT_DEFAULT && !has_packed_values(g)) {
+    vkml_status s = store_weights(g, opts, &weights);
+    if (changed) *changed = weights;
+    return s;
+  }
   layout_state st = {.g = g,
                      .o = opts,
                      .packed = IR_LAYOUT_NC4HW4,
@@ -145,6 +218,7 @@ vkml_status pass_layout(ir_graph *g, const pass_opts *opts, bool *changed) {
   if (!st.other) return ir_oom(NULL);
   vkml_status s = run(&st);
   free(st.other);
-  if (changed) *changed = st.changed;
+  if (!s) s = store_weights(g, opts, &weights);
+  if (changed) *changed = st.changed || weights;
   return s;
 }

@@ -22,6 +22,9 @@ typedef struct cg_conv_workload {
    * depthwise template reads vec4 texels when both are and M == C);
    * zero-initialized: the default layout */
   ir_layout x_layout, y_layout;
+  /* conv2d only: w may be IR_LAYOUT_NHWC, stored [m, kh, kw, c/group]
+   * (tap-major; the cooperative-matrix templates only) */
+  ir_layout w_layout;
 } cg_conv_workload;
 
 /* The workload of a conv2d / conv_transpose2d node (f32 or f16, every

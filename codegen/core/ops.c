@@ -26,7 +26,9 @@ cg_node_fn cg_node_fn_for(const ir_node *n) {
 
 /* OK when n's kernel takes its operands in the layouts they have: every
  * non-default operand is in the node's nc4hw4 mask, and (but for reorder
- * and identity, which convert) the masked operands are all packed or none. */
+ * and identity, which convert) the masked operands are all packed or none;
+ * a conv2d's w may be tap-major (nhwc: the conv templates say which read
+ * it so). */
 static vkml_status check_layouts(const ir_node *n) {
   uint32_t mask = cg_node_layout_operands(n, IR_LAYOUT_NC4HW4);
   int n_masked = 0, n_packed = 0;
@@ -36,6 +38,7 @@ static vkml_status check_layouts(const ir_node *n) {
     const ir_value *v = is_in ? n->inputs[j] : n->outputs[j];
     if (!v) continue;
     bool masked = j < 16 && ((mask >> (is_in ? j : 16 + j)) & 1);
+    if (is_in && j == 1 && n->op == IR_OP_CONV2D && v->layout == IR_LAYOUT_NHWC) continue;
     if (v->layout != IR_LAYOUT_DEFAULT && (v->layout != IR_LAYOUT_NC4HW4 || !masked))
       return vkml_status_make(VKML_CODE_UNSUPPORTED,
                               "%s: %%%s in layout %s: this kernel reads the default layout only",
@@ -44,7 +47,7 @@ static vkml_status check_layouts(const ir_node *n) {
     n_masked += masked;
     n_packed += masked && v->layout != IR_LAYOUT_DEFAULT;
   }
-  if (n->op != IR_OP_REORDER && n->op != IR_OP_IDENTITY && n_packed != n_masked)
+  if (n->op != IR_OP_REORDER && n->op != IR_OP_IDENTITY && n_packed && n_packed != n_masked)
     return vkml_status_make(VKML_CODE_UNSUPPORTED,
                             "%s: %d of its %d activations in layout nc4hw4: the kernel takes "
                             "them all packed or none",

@@ -9,6 +9,7 @@
 #include "codegen/core/ops.h"
 #include "codegen/core/extent.h"
 #include "codegen/core/staged.h"
+#include "codegen/kernels/conv2d.h"
 #include "ir/text.h"
 #include "ir/util.h"
 
@@ -172,8 +173,10 @@ const char *cg_query_place(void *user, const ir_node *n, char *why, size_t bytes
 uint32_t cg_query_layout_operands(void *user, const ir_node *n, ir_layout l) {
   const cg_query *q = user;
   char why[256];
+  if (l == IR_LAYOUT_NHWC && n->op != IR_OP_CONV2D) return 0; /* a conv2d's w only */
   if (n->device == IR_DEVICE_CPU || cpu_only_reason(n, q->t, q->forced, why, sizeof why))
     return 0;
+  if (l == IR_LAYOUT_NHWC) return cg_conv2d_weight_layouts(n, q->t);
   return cg_node_layout_operands(n, l);
 }
 

@@ -78,8 +78,9 @@ vkml_status cg_plan_memory(const ir_plan *p, const ir_target *t, ir_memplan_fn p
  * driver's drv_op_list_parse); q must outlive the pipeline run.
  *
  * cg_query_place: why n cannot run on the GPU, or NULL.
- * cg_query_layout_operands: the operands n's GPU kernel can take packed, 0
- * for a node on the CPU. */
+ * cg_query_layout_operands: the operands n's GPU kernel can take packed
+ * (layout IR_LAYOUT_NC4HW4), or reads tap-major (IR_LAYOUT_NHWC: a conv2d's
+ * weights, cg_conv2d_weight_layouts), 0 for a node on the CPU. */
 typedef struct cg_query {
   const ir_target *t;
   bool forced[IR_OP_COUNT];

@@ -33,7 +33,16 @@
 //   H*W % B_VEC == 0), PAD (shared row padding, 0 or 8 halves), PACKED
 //   (absent = 0; bit 0: x, bit 1: y in nc4hw4, see ir/graph.h: element
 //   (n, c, h, w) at (((n*C4 + c/4)*H + h)*W + w)*4 + c%4; the writer of
-//   channel M-1 also writes 0 to the lanes past it).
+//   channel M-1 also writes 0 to the lanes past it), W_TAPS (absent = 0;
+//   1: w is stored tap-major, [M, KH, KW, C/G] (w's nhwc layout, made by
+//   pass_layout), and k runs tap-major by steps, below).
+// With W_TAPS each step of BK along k lies within one tap (kh, kw) of the
+// kernel and BK input channels: step s is tap s % KHW of the channel block
+// s / KHW (channels past C/G are zeros), so B's rows of a step share their
+// input position and bounds, computed once per column, A's rows are
+// vectors along a tap's channels, and consecutive steps (the taps of one
+// block) read the same lines of x and w. Without W_TAPS k = (ic*KH + kh)*KW
+// + kw, as w is stored in the default layout.
 // Baked per shape (specialization constants): the sizes and attributes below
 //   (the ids of conv2d_direct.comp), the activation's parameters.
 // Every cooperative load/store offset and stride is a multiple of 16 bytes.
@@ -53,6 +62,9 @@
 #ifndef SLK
 #define SLK 1
 #endif
+#ifndef W_TAPS
+#define W_TAPS 0
+#endif
 #define WGS (WM * WN * SG) // invocations of one slice
 #define WG (WGS * SLK)
 #define BM (WM * TM * MS)
@@ -70,6 +82,12 @@ const uint K = CPG * KHW;
 const uint HW = H * W;
 const uint OHW = OH * OW;
 const uint P = NB * OHW;
+#if W_TAPS
+const uint CBLK = (CPG + BK - 1) / BK; // channel blocks of a tap
+const uint NSTEP = KHW * CBLK;
+#else
+const uint NSTEP = (K + BK - 1) / BK;
+#endif
 
 #if A_VEC == 8
 #define AT uvec4
@@ -180,15 +198,58 @@ const uint C4 = (C + 3) / 4;
 // past BK (RSTEP > BK) are loaded and not staged.
 // (Sums of remainders, not &&, of specialization constants: glslang wrote
 // undefined ids for those, as a global const bool or inline.)
+// K_REM: 0 where every slice's steps lie inside k.
+#if W_TAPS
+#define K_REM (CPG % BK + NSTEP % SLK)
+#else
+#define K_REM (K % (SLK * BK))
+#endif
 #if A_ITEMS % WGS == 0
-#define A_EXACT (MPG % BM + K % (SLK * BK) == 0)
+#define A_EXACT (MPG % BM + K_REM == 0)
 #else
 #define A_EXACT false
 #endif
-#define BK_EXACT (K % (SLK * BK) + (RSTEP <= BK ? 0 : 1) == 0)
+#define BK_EXACT (K_REM + (RSTEP <= BK ? 0 : 1) == 0)
 #define BP_EXACT (P % BN == 0)
 
-void fetch(uint lid, uint m0, uint k0, uint col0, uint row0) {
+#if X_NC4HW4
+#define XP(c, ic, pos) x_v[cx[c] + (((ic) >> 2) * HW + (pos)) * 4 + ((ic) & 3)]
+#else
+#define XP(c, ic, pos) x_v[cx[c] + (ic) * HW + (pos)]
+#endif
+
+// Loads step st (of NSTEP; past them: zeros) of this slice into registers.
+void fetch(uint lid, uint m0, uint st, uint col0, uint row0) {
+#if W_TAPS
+  // one tap, channels ic0 .. ic0 + BK of the group
+  uint tap = st % KHW, ic0 = (st / KHW) * BK;
+  [[unroll]] for (uint it = 0; it < A_IT; it++) {
+    uint e = it * WGS + lid;
+    uint j = (e % (BK / A_VEC)) * A_VEC, m = e / (BK / A_VEC);
+    uint gm = m0 + m, ic = ic0 + j;
+    bool ok = A_EXACT || ((A_ITEMS % WGS == 0 || e < A_ITEMS) && gm < MPG && ic < CPG && st < NSTEP);
+    if (!A_EXACT) {
+      gm = min(gm, MPG - 1);
+      ic = min(ic, CPG - A_VEC);
+    }
+    AT v = w_v[(((gm0 + gm) * KHW + tap) * CPG + ic) / A_VEC];
+    ra[it] = ok ? v : AT(0);
+  }
+  int dh = int((tap / KW) * DH), dw = int((tap % KW) * DW);
+  [[unroll]] for (uint c = 0; c < COLS; c++) {
+    int ih = cih[c] + dh, iw = ciw[c] + dw;
+    bool cin = (BP_EXACT || cok[c]) && ih >= 0 && ih < int(H) && iw >= 0 && iw < int(W);
+    uint pos = uint(clamp(ih, 0, int(H) - 1)) * W + uint(clamp(iw, 0, int(W) - 1));
+    [[unroll]] for (uint r = 0; r < RPT; r++) {
+      uint ic = ic0 + row0 + r * RSTEP;
+      bool ok = cin && (BK_EXACT || (ic < CPG && st < NSTEP));
+      if (!BK_EXACT) ic = min(ic, CPG - 1);
+      BT v = XP(c, gc0 + ic, pos);
+      rb[r * COLS + c] = ok ? v : BT(0);
+    }
+  }
+#else
+  uint k0 = st * BK;
   [[unroll]] for (uint it = 0; it < A_IT; it++) {
     uint e = it * WGS + lid;
     uint k = (e % (BK / A_VEC)) * A_VEC, m = e / (BK / A_VEC);
@@ -217,6 +278,7 @@ void fetch(uint lid, uint m0, uint k0, uint col0, uint row0) {
 #endif
     rb[e] = ok ? v : BT(0);
   }
+#endif
 }
 
 // A component of a staged vector.
@@ -301,11 +363,11 @@ void main() {
     [[unroll]] for (uint j = 0; j < TN; j++) acc[i][j] = CM_ACC(MS, NS)(0.0);
 
   // every slice runs the same steps (zeros past K): uniform barriers
-  fetch(lid, m0, sl * BK, col0, row0);
-  for (uint k0 = 0; k0 < K; k0 += SLK * BK) {
+  fetch(lid, m0, sl, col0, row0);
+  for (uint s0 = 0; s0 < NSTEP; s0 += SLK) {
     stash(lid, col0, row0);
     barrier();
-    if (k0 + SLK * BK < K) fetch(lid, m0, k0 + (SLK * BK + sl * BK), col0, row0);
+    if (s0 + SLK < NSTEP) fetch(lid, m0, s0 + SLK + sl, col0, row0);
     [[unroll]] for (uint kk = 0; kk < BK; kk += KS) {
       CM_A(MS, KS) a[TM];
       CM_B(KS, NS) b[TN];

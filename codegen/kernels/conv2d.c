@@ -228,6 +228,9 @@ static const char *mismatch(const cg_template *t, const cg_conv_workload *w) {
   if (t == &cg_conv_transpose2d_template)
     return w->op == IR_OP_CONV_TRANSPOSE2D ? NULL : "runs conv_transpose2d only";
   if (w->op != IR_OP_CONV2D) return "runs conv2d only";
+  bool coop = t == &cg_conv2d_coopmat_template || t == &cg_conv2d_coopmat_sliced_k_template;
+  if (w->w_layout != IR_LAYOUT_DEFAULT && !coop)
+    return "reads w in the default layout only (w is stored tap-major, nhwc)";
   if (t == &cg_conv2d_direct_template || t == &cg_conv2d_sliced_k_template) return NULL;
   if (t == &cg_conv2d_1x1_template || t == &cg_conv2d_1x1_sliced_k_template)
     return is_1x1(w) ? NULL : "needs a 1x1 kernel, stride 1, no pads and one group";
@@ -506,4 +509,28 @@ vkml_status cg_node_conv2d(const ir_node *n, const cg_template *st, const cg_sch
 vkml_status cg_node_conv_transpose2d(const ir_node *n, const cg_template *st,
                                      const cg_schedule *s, const ir_target *t, cg_kernel *out) {
   return node_conv(n, st, s, t, out);
+}
+
+uint32_t cg_conv2d_weight_layouts(const ir_node *n, const ir_target *t) {
+  if (!n || n->op != IR_OP_CONV2D || n->n_inputs < 2 || n->n_inputs > 3 || n->n_outputs != 1)
+    return 0;
+  const ir_value *w = n->inputs[1];
+  if (!w || w->type.rank != 4 || w->type.bounded || w->type.dims[2] * w->type.dims[3] < 2)
+    return 0;
+  /* the node as it would run with w tap-major: taken where the default
+   * kernel on t is a cooperative-matrix one that reads it so */
+  ir_value vi[3], *pi[3];
+  for (int i = 0; i < n->n_inputs; i++) {
+    vi[i] = *n->inputs[i];
+    pi[i] = &vi[i];
+  }
+  vi[1].layout = IR_LAYOUT_NHWC;
+  ir_node sn = *n;
+  sn.inputs = pi;
+  cg_kernel k;
+  vkml_status s = node_conv(&sn, NULL, NULL, t, &k);
+  bool ok = !s && (k.tmpl == &cg_conv2d_coopmat_template ||
+                   k.tmpl == &cg_conv2d_coopmat_sliced_k_template);
+  vkml_status_free(s);
+  return ok ? 1u << 1 : 0;
 }

@@ -193,7 +193,10 @@ vkml_status cg_conv_coopmat_instantiate(const cg_conv_workload *w, const cg_temp
                             (long long)shared, t->max_shared_bytes, t->name);
   const ir_conv_params *p = &w->p;
   int64_t kdim = cg_conv_k(w);
-  int a_vec = vec_of(kdim);
+  /* w stored tap-major (nhwc, pass_layout): k runs tap-major too, and A's
+   * vectors run along a tap's channels (W_TAPS); else along k */
+  bool w_taps = w->w_layout == IR_LAYOUT_NHWC && p->kernel[0] * p->kernel[1] > 1;
+  int a_vec = w_taps ? vec_of(w->c / p->group) : vec_of(kdim);
   /* vectors along pixels: the rows of a 1x1 conv's B, default layout only;
    * H*W % B_VEC == 0 keeps every vector inside one image */
   int b_vec = is_1x1_dense(w) && w->x_layout == IR_LAYOUT_DEFAULT ? vec_of(w->h * w->wd) : 1;
@@ -209,6 +212,7 @@ vkml_status cg_conv_coopmat_instantiate(const cg_conv_workload *w, const cg_temp
   VKML_RETURN_IF_ERROR(cg_kernel_define(k, "PAD", "%d", pad));
   /* only then defined, so that default-layout kernels keep their source key */
   if (packed) VKML_RETURN_IF_ERROR(cg_kernel_define(k, "PACKED", "%d", packed));
+  if (w_taps) VKML_RETURN_IF_ERROR(cg_kernel_define(k, "W_TAPS", "1"));
   VKML_RETURN_IF_ERROR(cg_conv_specs(k, w));
   cg_conv_workload_key(w, k->key, sizeof k->key);
   k->n_buffers = w->has_bias ? 4 : 3;

@@ -5,6 +5,7 @@
  * here, then take the fp32 fast path (k_conv_fast.c) unless the caller
  * asks for the reference (rt_cpu_ctx.reference). */
 #include <stdlib.h>
+#include <string.h>
 
 #include "cpu_kernels.h"
 #include "ir/params.h"
@@ -109,7 +110,37 @@ static bool all_nonempty(const rt_cpu_args *a) {
   return rt_tensor_numel(a->out[0]) > 0;
 }
 
+static vkml_status conv2d_rows(const rt_cpu_args *a);
+
+/* w stored tap-major (layout nhwc: [M, KH, KW, C/G], as pass_layout stores
+ * it for the cooperative-matrix kernels; a graph run here after the passes,
+ * e.g. the tuner's reference): the kernels read a default-layout copy. */
 vkml_status rt_cpu_conv2d(const rt_cpu_args *a) {
+  if (a->n_in < 2 || a->n_in > 3 || !a->node->inputs[1] || a->node->inputs[1]->layout != IR_LAYOUT_NHWC ||
+      a->in[1]->rank != 4)
+    return conv2d_rows(a);
+  const rt_tensor *w = a->in[1];
+  ir_type t = rt_tensor_type(w);
+  rt_tensor d;
+  VKML_RETURN_IF_ERROR(rt_tensor_alloc(&t, &d));
+  int64_t m = t.dims[0], c = t.dims[1], sp = t.dims[2] * t.dims[3];
+  size_t es = ir_dtype_size(t.dtype);
+  const uint8_t *src = w->data;
+  uint8_t *dst = d.data;
+  for (int64_t i = 0; i < m; i++)
+    for (int64_t j = 0; j < c; j++)
+      for (int64_t k = 0; k < sp; k++)
+        memcpy(dst + (size_t)((i * c + j) * sp + k) * es, src + (size_t)((i * sp + k) * c + j) * es,
+               es);
+  const rt_tensor *in[3] = {a->in[0], &d, a->n_in > 2 ? a->in[2] : NULL};
+  rt_cpu_args b = *a;
+  b.in = in;
+  vkml_status s = conv2d_rows(&b);
+  rt_tensor_free(&d);
+  return s;
+}
+
+static vkml_status conv2d_rows(const rt_cpu_args *a) {
   const ir_node *n = a->node;
   ir_type wt;
   ir_conv_params p;

@@ -208,6 +208,78 @@ Test(pass_layout, nodes_kept_on_the_cpu_and_annotated_inputs_end_up_in_rows) {
   ir_graph_destroy(g);
 }
 
+/* As codegen answers for IR_LAYOUT_NHWC on a device with cooperative
+ * matrices (cg_conv2d_weight_layouts): a GPU conv2d's w of several taps. */
+static uint32_t taps_like_codegen(void *user, const ir_node *n, ir_layout l) {
+  (void)user;
+  if (l != IR_LAYOUT_NHWC || n->op != IR_OP_CONV2D) return 0;
+  const ir_type *w = &n->inputs[1]->type;
+  return w->dims[2] * w->dims[3] > 1 ? 1u << 1 : 0;
+}
+
+Test(pass_layout, stores_a_gpu_convs_constant_weights_tap_major_and_back) {
+  /* %w feeds a GPU conv and a CPU conv; %w1 a 1x1 conv (one tap) */
+  ir_graph *g = parse("vkir 1\n"
+                      "graph @g(%x: f32[1,3,5,5]) -> (%y: f32[1,4,5,5], %z: f32[1,4,3,3], "
+                      "%u: f32[1,2,5,5]) {\n"
+                      "  %w = const f32[4,3,3,3] @blob[0, 432]\n"
+                      "  %w1 = const f32[2,3,1,1] @blob[432, 24]\n"
+                      "  %y = conv2d@gpu %x, %w {pads=[1,1,1,1]} : f32[1,4,5,5]\n"
+                      "  %z = conv2d@cpu %x, %w : f32[1,4,3,3]\n"
+                      "  %u = conv2d@gpu %x, %w1 : f32[1,2,5,5]\n"
+                      "  return %y, %z, %u\n"
+                      "}\n");
+  float blob[114];
+  for (int i = 0; i < 114; i++) blob[i] = 0.125f * (float)(i % 11) - 0.5f;
+  ir_graph_set_blob(g, blob, sizeof blob, false);
+  T_OK(ir_verify(g, "<test>"));
+  ir_graph *h = NULL;
+  T_OK(ir_graph_clone(g, &h));
+  pass_opts o = {.layout_operands = taps_like_codegen};
+  bool changed = false;
+  T_OK(pass_layout(h, &o, &changed));
+  cr_assert(changed);
+  T_OK(ir_verify(h, "<pass>"));
+  const ir_node *gy = ir_graph_find_value(h, "y")->producer;
+  const ir_node *gz = ir_graph_find_value(h, "z")->producer;
+  const ir_node *gu = ir_graph_find_value(h, "u")->producer;
+  const ir_value *wt = gy->inputs[1];
+  cr_assert_str_eq(wt->name, "w.taps");
+  cr_assert_eq(wt->layout, IR_LAYOUT_NHWC);
+  cr_assert(ir_type_equal(&wt->type, &ir_graph_find_value(h, "w")->type));
+  cr_assert_str_eq(gz->inputs[1]->name, "w"); /* the CPU conv's stays */
+  cr_assert_eq(gz->inputs[1]->layout, IR_LAYOUT_DEFAULT);
+  cr_assert_str_eq(gu->inputs[1]->name, "w1");
+  cr_assert_eq(gu->inputs[1]->layout, IR_LAYOUT_DEFAULT);
+  /* element (m, c, kh, kw) at ((m*3 + kh)*3 + kw)*3 + c */
+  const float *d = ir_value_const_data(h, wt);
+  for (int m = 0; m < 4; m++)
+    for (int c = 0; c < 3; c++)
+      for (int t = 0; t < 9; t++)
+        cr_assert_eq(d[(m * 9 + t) * 3 + c], blob[(m * 3 + c) * 9 + t], "m %d c %d tap %d", m, c, t);
+  /* the CPU executor reads tap-major weights as well: the same outputs */
+  assert_same_results(g, h, 5);
+  /* the text says so, and reads back */
+  char *text = print(h);
+  cr_assert(strstr(text, "%w.taps = const f32[4,3,3,3] nhwc @blob["), "%s", text);
+  free(text);
+  /* asked again, nothing changes; where no kernel reads it tap-major
+   * (another device), a default-layout copy comes back */
+  changed = true;
+  T_OK(pass_layout(h, &o, &changed));
+  cr_assert(!changed);
+  pass_opts none = {0};
+  T_OK(pass_layout(h, &none, &changed));
+  cr_assert(changed);
+  T_OK(ir_verify(h, "<pass>"));
+  gy = ir_graph_find_value(h, "y")->producer;
+  cr_assert_eq(gy->inputs[1]->layout, IR_LAYOUT_DEFAULT);
+  cr_assert(!memcmp(ir_value_const_data(h, gy->inputs[1]), blob, 432));
+  assert_same_results(g, h, 6);
+  ir_graph_destroy(h);
+  ir_graph_destroy(g);
+}
+
 Test(pass_layout, leaves_an_unannotated_graph_alone_and_refuses_unpacked_layouts) {
   ir_graph *g = load("mobilenet_block.vkir");
   char *before = print(g);

@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "codegen/core/glsl.h"
+#include "codegen/kernels/conv2d.h"
 #include "runtime/vk/spirv_val.h"
 #include "op_case.h"
 #include "op_cases.h"
@@ -143,6 +144,7 @@ static const cg_spec_decl *table_find(const char *file, const char *name) {
 
 /* The table's entries seen declared by some module of their file. */
 static bool *seen;
+static int n_taps; /* cooperative-matrix conv kernels compiled with w tap-major */
 static int n_decls;
 static const cg_template *compiled[64];
 static int n_compiled;
@@ -241,6 +243,26 @@ static void check_case(cg_compiler *cc, const ir_target *t, const op_case *c, ir
       compile_check(cc, &k);
     }
   }
+  /* a conv2d's w stored tap-major, as pass_layout stores constant weights
+   * for the cooperative-matrix kernels (W_TAPS) */
+  if (cg_conv2d_weight_layouts(n, t)) {
+    n->inputs[1]->layout = IR_LAYOUT_NHWC;
+    for (int ti = 0; ti < nt; ti++) {
+      if (tms[ti] != &cg_conv2d_coopmat_template &&
+          tms[ti] != &cg_conv2d_coopmat_sliced_k_template)
+        continue;
+      cg_schedule ss[3];
+      int ns = oc_schedules(n, tms[ti], t, ss, 3);
+      for (int si = 0; si < ns; si++) {
+        cg_kernel k;
+        T_OK(cg_kernel_for_node(n, tms[ti], &ss[si], t, &k));
+        cr_assert_str_eq(vt_define_of(&k, "W_TAPS"), "1", "%s", k.key);
+        compile_check(cc, &k);
+        n_taps++;
+      }
+    }
+    n->inputs[1]->layout = IR_LAYOUT_DEFAULT;
+  }
   /* the whole plan's kernels, in the default layout and packed (nc4hw4:
    * the packed paths and the reorders) */
   for (int l = 0; l < 2; l++) {
@@ -285,4 +307,5 @@ Test(spec_constants, every_template_against_its_spirv, .timeout = 240) {
       cr_expect(seen[i], "%s declares %s (id %u), but no compiled module of it does",
                 cg_spec_decls[i].file, cg_spec_decls[i].name, cg_spec_decls[i].id);
   free(seen);
+  cr_expect_gt(n_taps, 0, "no conv2d_coopmat kernel was compiled with w tap-major");
 }

@@ -32,6 +32,7 @@
 #include "codegen/kernels/conv2d.h"
 #include "codegen/kernels/gemm.h"
 #include "codegen/core/ops.h"
+#include "ir/text.h"
 #include "runtime/cpu/cpu_kernels.h"
 #include "test_support.h"
 #include "vk_test.h"
@@ -443,6 +444,7 @@ Test(conv_coopmat, compiles) {
     const char *sched; /* NULL: the default */
     int packed;
     int subgroup;
+    bool taps; /* w tap-major (W_TAPS) */
   } v[] = {
       {0, NULL, 0, 32},
       {1, "WM=2,WN=2,TM=2,TN=2,BK=32,ACC=16", 0, 32},
@@ -460,6 +462,10 @@ Test(conv_coopmat, compiles) {
       {12, "WM=4,WN=2,TM=1,TN=2,BK=32,ACC=32", 2, 32},
       {16, NULL, 0, 32},                                 /* 4 groups */
       {17, "WM=2,WN=2,TM=1,TN=1,BK=32,ACC=32", 3, 32},   /* 2 groups, packed */
+      {0, NULL, 0, 32, true},                            /* w tap-major: */
+      {9, "WM=2,WN=1,TM=1,TN=2,BK=16,ACC=32", 0, 32, true}, /* C = 33: scalar A */
+      {15, "WM=1,WN=2,TM=2,TN=1,BK=64,ACC=16", 1, 32, true}, /* 5x5, packed x */
+      {16, NULL, 2, 32, true},                           /* 4 groups, packed y */
   };
   /* both forms: NV, and KHR where the build has glslang 15 */
   for (int khr = 0; khr <= (int)cg_compiler_has_glslang15(); khr++)
@@ -471,6 +477,7 @@ Test(conv_coopmat, compiles) {
     ir_node *n = case_node(&g, &CASES[v[i].ci], IR_F16, in);
     if (v[i].packed & 1) n->inputs[0]->layout = IR_LAYOUT_NC4HW4;
     if (v[i].packed & 2) n->outputs[0]->layout = IR_LAYOUT_NC4HW4;
+    if (v[i].taps) n->inputs[1]->layout = IR_LAYOUT_NHWC;
     cg_schedule s;
     if (v[i].sched) s = sched(v[i].sched);
     cg_kernel k;
@@ -478,6 +485,8 @@ Test(conv_coopmat, compiles) {
     T_OK(cg_conv_workload_from_node(n, &w));
     T_OK(cg_conv_coopmat_instantiate(&w, &cg_conv2d_coopmat_template, v[i].sched ? &s : NULL, &t, &k));
     cr_assert_str_eq(vt_define_of(&k, "CM_KHR"), khr ? "1" : "0");
+    if (v[i].taps) cr_assert_str_eq(vt_define_of(&k, "W_TAPS"), "1");
+    else cr_assert_null(vt_define_of(&k, "W_TAPS"));
     compiles_coopmat(cc, &k, i);
     ir_graph_destroy(g);
     free3(in);
@@ -485,6 +494,77 @@ Test(conv_coopmat, compiles) {
   cg_compiler_destroy(cc);
   vt_rmdir(dir);
   free(dir);
+}
+
+/* A model's constant weights reach the cooperative-matrix kernel tap-major:
+ * compiled for a target with cooperative matrices (fp16), the 3x3 conv reads
+ * a tap-major (nhwc) copy of its weights that pass_layout made, and its
+ * kernel defines W_TAPS; the 1x1 conv's weights stay as they are (one tap).
+ * On a target without them nothing changes. */
+typedef struct kernels_seen {
+  int n_taps, n_coop;
+} kernels_seen;
+
+static vkml_status see(void *user, const ir_node *n, const ir_target *t, cg_kernel *out) {
+  kernels_seen *ks = user;
+  VKML_RETURN_IF_ERROR(cg_kernel_for_node(n, NULL, NULL, t, out));
+  ks->n_coop += out->tmpl == &cg_conv2d_coopmat_template ||
+                out->tmpl == &cg_conv2d_coopmat_sliced_k_template;
+  ks->n_taps += vt_define_of(out, "W_TAPS") != NULL;
+  return VKML_OK;
+}
+
+Test(conv_coopmat, plan_stores_constant_weights_tap_major) {
+  static const char text[] =
+      "vkir 1\n"
+      "graph @g(%x: f32[1,16,12,12]) -> (%y: f32[1,8,12,12]) {\n"
+      "  %w = const f32[32,16,3,3] @blob[0, 18432]\n"
+      "  %w1 = const f32[8,32,1,1] @blob[18432, 1024]\n"
+      "  %c = conv2d %x, %w {pads=[1,1,1,1], act=relu} : f32[1,32,12,12]\n"
+      "  %y = conv2d %c, %w1 : f32[1,8,12,12]\n"
+      "  return %y\n"
+      "}\n";
+  float *blob = malloc(19456);
+  cr_assert(blob);
+  for (int i = 0; i < 19456 / 4; i++) blob[i] = 0.01f * (float)(i % 13) - 0.05f;
+  cg_compiler *cc = vt_compiler();
+  for (int coop = 0; coop < 2; coop++) {
+    ir_graph *g = NULL;
+    T_OK(ir_parse(text, sizeof text - 1, "<test>", &g));
+    ir_graph_set_blob(g, blob, 19456, false);
+    T_OK(ir_verify(g, "<test>"));
+    ir_target t = vt_coop_target();
+    if (!coop) t.coopmat_nv = false, t.n_coopmat_shapes = 0;
+    kernels_seen ks = {0};
+    drv_opts o = {.compiler = cc, .precision = IR_PRECISION_FP16, .choose = see, .choose_user = &ks};
+    ir_plan *p;
+    T_OK(vt_plan_build(g, &t, &o, IR_LAYOUT_DEFAULT, NULL, &p));
+    /* the convs (f16: a cast makes the f32 output %y) */
+    const ir_value *w = NULL, *w1 = NULL;
+    ir_foreach_node(p->graph, n) if (n->op == IR_OP_CONV2D) {
+      if (n->inputs[1]->type.dims[2] == 3) w = n->inputs[1];
+      else w1 = n->inputs[1];
+    }
+    cr_assert(w && w1);
+    cr_assert_eq(w->layout, coop ? IR_LAYOUT_NHWC : IR_LAYOUT_DEFAULT, "%s", w->name);
+    cr_assert_eq(w->type.dtype, IR_F16);
+    cr_assert_eq(w1->layout, IR_LAYOUT_DEFAULT);
+    cr_assert_eq(ks.n_coop, coop ? 2 : 0);
+    cr_assert_eq(ks.n_taps, coop ? 1 : 0);
+    if (coop) { /* element (m, c, kh, kw) of w at ((m*3 + kh)*3 + kw)*16 + c */
+      const uint16_t *d = ir_value_const_data(p->graph, w);
+      cr_assert(d, "%s has no data", w->name);
+      for (int i = 0; i < 32 * 16 * 9; i += 37) {
+        int m = i / 144, ch = i / 9 % 16, tap = i % 9;
+        cr_assert_eq(ir_dtype_load_f64(IR_F16, d, (m * 9 + tap) * 16 + ch),
+                     (double)(_Float16)blob[i], "element %d", i);
+      }
+    }
+    ir_plan_destroy(p);
+    ir_graph_destroy(g);
+  }
+  cg_compiler_destroy(cc);
+  free(blob);
 }
 
 /* conv2d_coopmat_sliced_k: its default valid on the minimum target; the
@@ -669,6 +749,11 @@ typedef struct env {
   vt_env v;
   int n_run;
   double max_err;
+  /* w tap-major (nhwc, as pass_layout stores constant weights for these
+   * kernels) for the kernels of more than one tap; the reference reads the
+   * default layout */
+  bool taps;
+  int n_taps;
 } env;
 
 static void env_open(env *e) {
@@ -691,20 +776,37 @@ static void check(env *e, const ccase *c, const cg_template *tmpl, const cg_sche
   ir_type yt = out_type(c, IR_F16), mt = out_type(c, IR_F32);
   ir_graph *g, *ga;
   ir_node *n = make_node(&g, c, in, n_in, &yt, true);
-  cg_kernel k;
-  T_OK(cg_kernel_for_node(n, tmpl, s, e->v.t, &k));
-  if (want_tmpl)
-    cr_assert_eq(k.tmpl, want_tmpl, "%s ran on %s", k.key, k.tmpl->name);
-  else /* the family's choice: one of the two cooperative-matrix templates */
-    cr_assert(k.tmpl == &cg_conv2d_coopmat_template ||
-                  k.tmpl == &cg_conv2d_coopmat_sliced_k_template,
-              "%s ran on %s", k.key, k.tmpl->name);
   rt_tensor want, got, mag;
   T_OK(rt_tensor_alloc(&yt, &want));
   T_OK(rt_tensor_alloc(&mt, &mag));
   const rt_tensor *ins[3] = {&in[0], &in[1], &in[2]};
   rt_tensor *outs[1] = {&want};
   T_OK(rt_cpu_run_node(n, ins, n_in, outs, 1));
+  /* the kernel's w: tap-major where asked ([M, KH, KW, C/G]) */
+  rt_tensor wt = {0};
+  bool taps = e->taps && c->kh * c->kw > 1;
+  if (taps) {
+    T_OK(rt_tensor_alloc_dims(IR_F16, 4, wd, &wt));
+    int64_t cg = wd[1], sp = c->kh * c->kw;
+    for (int64_t m = 0; m < c->m; m++)
+      for (int64_t j = 0; j < cg; j++)
+        for (int64_t t = 0; t < sp; t++)
+          rt_store_f(&wt, (m * sp + t) * cg + j, rt_load_f(&in[1], (m * cg + j) * sp + t));
+    n->inputs[1]->layout = IR_LAYOUT_NHWC;
+    ins[1] = &wt;
+  }
+  cg_kernel k;
+  T_OK(cg_kernel_for_node(n, tmpl, s, e->v.t, &k));
+  if (taps) {
+    cr_assert_str_eq(vt_define_of(&k, "W_TAPS"), "1", "%s", k.key);
+    e->n_taps++;
+  }
+  if (want_tmpl)
+    cr_assert_eq(k.tmpl, want_tmpl, "%s ran on %s", k.key, k.tmpl->name);
+  else /* the family's choice: one of the two cooperative-matrix templates */
+    cr_assert(k.tmpl == &cg_conv2d_coopmat_template ||
+                  k.tmpl == &cg_conv2d_coopmat_sliced_k_template,
+              "%s ran on %s", k.key, k.tmpl->name);
   rt_tensor ab[3] = {vt_abs_f32(&in[0]), vt_abs_f32(&in[1]), vt_abs_f32(&in[2])};
   ir_node *na = make_node(&ga, c, ab, n_in, &mt, false);
   const rt_tensor *abs_in[3] = {&ab[0], &ab[1], &ab[2]};
@@ -731,6 +833,7 @@ static void check(env *e, const ccase *c, const cg_template *tmpl, const cg_sche
   rt_tensor_free(&got);
   rt_tensor_free(&mag);
   for (int i = 0; i < 3; i++) rt_tensor_free(&in[i]), rt_tensor_free(&ab[i]);
+  rt_tensor_free(&wt);
   ir_graph_destroy(g);
   ir_graph_destroy(ga);
 }
@@ -772,37 +875,44 @@ Test(vk_conv_coopmat, coopmat_on_device) {
                      "VK_NV_cooperative_matrix with an f16 shape, fp16 arithmetic, 16-bit "
                      "storage, the Vulkan memory model or basic subgroup operations");
   const cg_template *cm = &cg_conv2d_coopmat_template;
-  /* the family's default (small outputs with a long k go to the sliced
-   * template on a GPU: cg_conv_choose_for) */
-  for (int c = 0; c < N_CASES; c++) check(&e, &CASES[c], NULL, NULL, NULL, 32, 300u + (uint64_t)c);
-  static const char *const pts[] = {"WM=2,WN=2,TM=2,TN=2,BK=32,ACC=32",
-                                    "WM=4,WN=1,TM=1,TN=4,BK=16,ACC=32",
-                                    "WM=1,WN=2,TM=2,TN=1,BK=64,ACC=16"};
-  for (int p = 0; p < 3; p++) {
-    cg_schedule s = sched(pts[p]);
-    if (cg_coopmat_shape(e.v.t, s.v[5]) < 0) continue;
-    vkml_status st = cg_schedule_check(cm, &s, e.v.t);
-    if (st) {
-      vkml_status_free(st);
-      continue;
-    }
-    for (int c = 0; c < N_CASES; c++) {
-      /* fp16 accumulation of long sums is outside its bound's use */
-      if (s.v[5] == 16 && CASES[c].c * CASES[c].kh * CASES[c].kw > 256) continue;
-      check(&e, &CASES[c], cm, &s, cm, s.v[5], 400u + 20u * (uint64_t)p + (uint64_t)c);
-    }
-  }
-  /* the sliced template: its per-workload default and two points */
-  const cg_template *sk = &cg_conv2d_coopmat_sliced_k_template;
-  for (int c = 0; c < N_CASES; c++) check(&e, &CASES[c], sk, NULL, sk, 32, 500u + (uint64_t)c);
-  static const char *const spts[] = {"WM=2,WN=1,TM=1,TN=2,BK=16,ACC=32,SLK=4",
-                                     "WM=1,WN=1,TM=2,TN=1,BK=32,ACC=32,SLK=8"};
-  for (int p = 0; p < 2; p++) {
-    cg_schedule s;
-    T_OK(cg_schedule_parse(sk, spts[p], &s));
+  /* w in the default layout, then tap-major */
+  for (int tp = 0; tp < 2; tp++) {
+    e.taps = tp;
+    /* the family's default (small outputs with a long k go to the sliced
+     * template on a GPU: cg_conv_choose_for) */
     for (int c = 0; c < N_CASES; c++)
-      check(&e, &CASES[c], sk, &s, sk, 32, 600u + 20u * (uint64_t)p + (uint64_t)c);
+      check(&e, &CASES[c], NULL, NULL, NULL, 32, 300u + (uint64_t)c);
+    static const char *const pts[] = {"WM=2,WN=2,TM=2,TN=2,BK=32,ACC=32",
+                                      "WM=4,WN=1,TM=1,TN=4,BK=16,ACC=32",
+                                      "WM=1,WN=2,TM=2,TN=1,BK=64,ACC=16"};
+    for (int p = 0; p < 3; p++) {
+      cg_schedule s = sched(pts[p]);
+      if (cg_coopmat_shape(e.v.t, s.v[5]) < 0) continue;
+      vkml_status st = cg_schedule_check(cm, &s, e.v.t);
+      if (st) {
+        vkml_status_free(st);
+        continue;
+      }
+      for (int c = 0; c < N_CASES; c++) {
+        /* fp16 accumulation of long sums is outside its bound's use */
+        if (s.v[5] == 16 && CASES[c].c * CASES[c].kh * CASES[c].kw > 256) continue;
+        check(&e, &CASES[c], cm, &s, cm, s.v[5], 400u + 20u * (uint64_t)p + (uint64_t)c);
+      }
+    }
+    /* the sliced template: its per-workload default and two points */
+    const cg_template *sk = &cg_conv2d_coopmat_sliced_k_template;
+    for (int c = 0; c < N_CASES; c++) check(&e, &CASES[c], sk, NULL, sk, 32, 500u + (uint64_t)c);
+    static const char *const spts[] = {"WM=2,WN=1,TM=1,TN=2,BK=16,ACC=32,SLK=4",
+                                       "WM=1,WN=1,TM=2,TN=1,BK=32,ACC=32,SLK=8"};
+    for (int p = 0; p < 2; p++) {
+      cg_schedule s;
+      T_OK(cg_schedule_parse(sk, spts[p], &s));
+      for (int c = 0; c < N_CASES; c++)
+        check(&e, &CASES[c], sk, &s, sk, 32, 600u + 20u * (uint64_t)p + (uint64_t)c);
+    }
   }
-  cr_log_info("%d runs, worst error / bound %.3g", e.n_run, e.max_err);
+  cr_assert_gt(e.n_taps, 0);
+  cr_log_info("%d runs (%d with w tap-major), worst error / bound %.3g", e.n_run, e.n_taps,
+              e.max_err);
   vt_env_close(&e.v);
 }
