@@ -129,4 +129,13 @@ def rungs():
     conv("r_cls_3x3_256_819_100", 256, 819, 100, 3, 1)
 
 
-{"kernels": kernels, "retina": retina, "rungs": rungs, "winograd": winograd_set}[sys.argv[2] if len(sys.argv) > 2 else "kernels"]()
+def taps():
+    # the 3x3 convs of VGG-16 (the first's 3 channels aside), ResNet-50 and
+    # RetinaNet's head, batch 1: where conv2d_coopmat reads tap-major weights
+    for cin, cout, hw in [(64, 64, 224), (128, 128, 112), (256, 256, 56), (512, 512, 28),
+                          (512, 512, 14), (64, 64, 56), (128, 128, 28), (256, 256, 14),
+                          (512, 512, 7), (256, 256, 100)]:
+        conv(f"t3x3_{cin}_{cout}_{hw}", cin, cout, hw, 3, 1)
+
+
+{"kernels": kernels, "retina": retina, "rungs": rungs, "winograd": winograd_set, "taps": taps}[sys.argv[2] if len(sys.argv) > 2 else "kernels"]()

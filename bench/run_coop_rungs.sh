@@ -3,13 +3,14 @@
 # default ladder's first rung (128x64 tiles of 16 subgroups, BK 64) applies:
 # RetinaNet-ResNet50-FPN's at 800x800 (backbone, FPN, head). Each candidate
 # point is timed paired with the default (vkml-sweep --fix: the default and
-# that point). Environment: RUNGS (points), RUNS. Results in $OUT/rungs.tgz;
+# that point). Environment: RUNGS (points), RUNS, SET (the model set of
+# gen_kernel_models.py, default rungs). Results in $OUT/rungs.tgz;
 # a table last (us; the default's, then each candidate's).
 set -u
 . bench/device_env.sh
 R=/tmp/rr; mkdir -p $R
 M=/tmp/rungs; mkdir -p $M
-python3 bench/gen_kernel_models.py $M rungs >$R/models.txt
+python3 bench/gen_kernel_models.py $M ${SET:-rungs} >$R/models.txt
 RUNGS=${RUNGS:-"WM=2,WN=2,TM=4,TN=2,BK=16,ACC=32 WM=2,WN=4,TM=4,TN=1,BK=32,ACC=32 WM=4,WN=1,TM=2,TN=4,BK=16,ACC=32 WM=2,WN=2,TM=2,TN=2,BK=32,ACC=32 WM=2,WN=2,TM=4,TN=2,BK=32,ACC=32"}
 for m in $(awk '{print $1}' $R/models.txt); do
   i=0

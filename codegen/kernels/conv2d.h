@@ -63,7 +63,8 @@ vkml_status cg_conv_instantiate(const cg_conv_workload *w, const cg_template *t,
 /* The operand mask (bit 1: w) of conv2d n's inputs that its kernel on
  * target t reads tap-major (IR_LAYOUT_NHWC: w [M, C/G, KH, KW] stored
  * [M, KH, KW, C/G]): w of a kernel of more than one tap where the default
- * kernel with w so is a cooperative-matrix one; 0 otherwise. pass_layout
+ * kernel with w so is a cooperative-matrix one whose step (BK) divides
+ * C/G; 0 otherwise. pass_layout
  * stores constant weights that way (cg_query_layout_operands). */
 uint32_t cg_conv2d_weight_layouts(const ir_node *n, const ir_target *t);
 

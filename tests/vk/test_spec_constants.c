@@ -25,7 +25,6 @@
 #include <string.h>
 
 #include "codegen/core/glsl.h"
-#include "codegen/kernels/conv2d.h"
 #include "runtime/vk/spirv_val.h"
 #include "op_case.h"
 #include "op_cases.h"
@@ -245,7 +244,8 @@ static void check_case(cg_compiler *cc, const ir_target *t, const op_case *c, ir
   }
   /* a conv2d's w stored tap-major, as pass_layout stores constant weights
    * for the cooperative-matrix kernels (W_TAPS) */
-  if (cg_conv2d_weight_layouts(n, t)) {
+  const ir_type *wt = n->n_inputs > 1 ? &n->inputs[1]->type : NULL;
+  if (n->op == IR_OP_CONV2D && wt->rank == 4 && wt->dims[2] * wt->dims[3] > 1) {
     n->inputs[1]->layout = IR_LAYOUT_NHWC;
     for (int ti = 0; ti < nt; ti++) {
       if (tms[ti] != &cg_conv2d_coopmat_template &&

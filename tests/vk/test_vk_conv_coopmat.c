@@ -497,10 +497,12 @@ Test(conv_coopmat, compiles) {
 }
 
 /* A model's constant weights reach the cooperative-matrix kernel tap-major:
- * compiled for a target with cooperative matrices (fp16), the 3x3 conv reads
- * a tap-major (nhwc) copy of its weights that pass_layout made, and its
- * kernel defines W_TAPS; the 1x1 conv's weights stay as they are (one tap).
- * On a target without them nothing changes. */
+ * compiled for a target with cooperative matrices (fp16), the 3x3 conv of 64
+ * channels reads a tap-major (nhwc) copy of its weights that pass_layout
+ * made, and its kernel defines W_TAPS; the 1x1 conv's weights stay as they
+ * are (one tap), and so do the 3x3 conv's of 3 channels (its step of 32 or
+ * 64 channels would be mostly zeros). On a target without them nothing
+ * changes. */
 typedef struct kernels_seen {
   int n_taps, n_coop;
 } kernels_seen;
@@ -517,21 +519,24 @@ static vkml_status see(void *user, const ir_node *n, const ir_target *t, cg_kern
 Test(conv_coopmat, plan_stores_constant_weights_tap_major) {
   static const char text[] =
       "vkir 1\n"
-      "graph @g(%x: f32[1,16,12,12]) -> (%y: f32[1,8,12,12]) {\n"
-      "  %w = const f32[32,16,3,3] @blob[0, 18432]\n"
-      "  %w1 = const f32[8,32,1,1] @blob[18432, 1024]\n"
-      "  %c = conv2d %x, %w {pads=[1,1,1,1], act=relu} : f32[1,32,12,12]\n"
+      "graph @g(%x: f32[1,3,12,12]) -> (%y: f32[1,8,12,12]) {\n"
+      "  %w0 = const f32[64,3,3,3] @blob[0, 6912]\n"
+      "  %w = const f32[32,64,3,3] @blob[6912, 73728]\n"
+      "  %w1 = const f32[8,32,1,1] @blob[80640, 1024]\n"
+      "  %a = conv2d %x, %w0 {pads=[1,1,1,1]} : f32[1,64,12,12]\n"
+      "  %c = conv2d %a, %w {pads=[1,1,1,1], act=relu} : f32[1,32,12,12]\n"
       "  %y = conv2d %c, %w1 : f32[1,8,12,12]\n"
       "  return %y\n"
       "}\n";
-  float *blob = malloc(19456);
+  enum { BLOB = 81664 };
+  float *blob = malloc(BLOB);
   cr_assert(blob);
-  for (int i = 0; i < 19456 / 4; i++) blob[i] = 0.01f * (float)(i % 13) - 0.05f;
+  for (int i = 0; i < BLOB / 4; i++) blob[i] = 0.01f * (float)(i % 13) - 0.05f;
   cg_compiler *cc = vt_compiler();
   for (int coop = 0; coop < 2; coop++) {
     ir_graph *g = NULL;
     T_OK(ir_parse(text, sizeof text - 1, "<test>", &g));
-    ir_graph_set_blob(g, blob, 19456, false);
+    ir_graph_set_blob(g, blob, BLOB, false);
     T_OK(ir_verify(g, "<test>"));
     ir_target t = vt_coop_target();
     if (!coop) t.coopmat_nv = false, t.n_coopmat_shapes = 0;
@@ -540,24 +545,25 @@ Test(conv_coopmat, plan_stores_constant_weights_tap_major) {
     ir_plan *p;
     T_OK(vt_plan_build(g, &t, &o, IR_LAYOUT_DEFAULT, NULL, &p));
     /* the convs (f16: a cast makes the f32 output %y) */
-    const ir_value *w = NULL, *w1 = NULL;
+    const ir_value *w0 = NULL, *w = NULL, *w1 = NULL;
     ir_foreach_node(p->graph, n) if (n->op == IR_OP_CONV2D) {
-      if (n->inputs[1]->type.dims[2] == 3) w = n->inputs[1];
-      else w1 = n->inputs[1];
+      const ir_type *ty = &n->inputs[1]->type;
+      *(ty->dims[2] == 1 ? &w1 : ty->dims[1] == 3 ? &w0 : &w) = n->inputs[1];
     }
-    cr_assert(w && w1);
+    cr_assert(w0 && w && w1);
+    cr_assert_eq(w0->layout, IR_LAYOUT_DEFAULT);
     cr_assert_eq(w->layout, coop ? IR_LAYOUT_NHWC : IR_LAYOUT_DEFAULT, "%s", w->name);
     cr_assert_eq(w->type.dtype, IR_F16);
     cr_assert_eq(w1->layout, IR_LAYOUT_DEFAULT);
-    cr_assert_eq(ks.n_coop, coop ? 2 : 0);
+    cr_assert_eq(ks.n_coop, coop ? 3 : 0);
     cr_assert_eq(ks.n_taps, coop ? 1 : 0);
-    if (coop) { /* element (m, c, kh, kw) of w at ((m*3 + kh)*3 + kw)*16 + c */
+    if (coop) { /* element (m, c, kh, kw) of w at ((m*3 + kh)*3 + kw)*64 + c */
       const uint16_t *d = ir_value_const_data(p->graph, w);
       cr_assert(d, "%s has no data", w->name);
-      for (int i = 0; i < 32 * 16 * 9; i += 37) {
-        int m = i / 144, ch = i / 9 % 16, tap = i % 9;
-        cr_assert_eq(ir_dtype_load_f64(IR_F16, d, (m * 9 + tap) * 16 + ch),
-                     (double)(_Float16)blob[i], "element %d", i);
+      for (int i = 0; i < 32 * 64 * 9; i += 37) {
+        int m = i / 576, ch = i / 9 % 64, tap = i % 9;
+        cr_assert_eq(ir_dtype_load_f64(IR_F16, d, (m * 9 + tap) * 64 + ch),
+                     (double)(_Float16)blob[1728 + i], "element %d", i);
       }
     }
     ir_plan_destroy(p);
