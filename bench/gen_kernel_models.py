@@ -138,4 +138,13 @@ def taps():
         conv(f"t3x3_{cin}_{cout}_{hw}", cin, cout, hw, 3, 1)
 
 
-{"kernels": kernels, "retina": retina, "rungs": rungs, "winograd": winograd_set, "taps": taps}[sys.argv[2] if len(sys.argv) > 2 else "kernels"]()
+def vit():
+    # ViT-B/16's projections at batch 1 (197 tokens): qkv, attention out,
+    # MLP in, MLP out
+    gemm("vit_qkv_197_768_2304", 197, 768, 2304)
+    gemm("vit_proj_197_768_768", 197, 768, 768)
+    gemm("vit_mlp_in_197_768_3072", 197, 768, 3072)
+    gemm("vit_mlp_out_197_3072_768", 197, 3072, 768)
+
+
+{"kernels": kernels, "retina": retina, "rungs": rungs, "winograd": winograd_set, "taps": taps, "vit": vit}[sys.argv[2] if len(sys.argv) > 2 else "kernels"]()

@@ -4,7 +4,8 @@
 # RetinaNet-ResNet50-FPN's at 800x800 (backbone, FPN, head). Each candidate
 # point is timed paired with the default (vkml-sweep --fix: the default and
 # that point). Environment: RUNGS (points), RUNS, SET (the model set of
-# gen_kernel_models.py, default rungs). Results in $OUT/rungs.tgz;
+# gen_kernel_models.py, default rungs), TEMPLATE (default conv2d_coopmat).
+# Results in $OUT/rungs.tgz;
 # a table last (us; the default's, then each candidate's).
 set -u
 . bench/device_env.sh
@@ -16,7 +17,7 @@ for m in $(awk '{print $1}' $R/models.txt); do
   i=0
   for pt in $RUNGS; do
     i=$((i + 1))
-    timeout 120 $B/bench/vkml-sweep $M/$m.vkir --precision fp16 --ref default --template conv2d_coopmat \
+    timeout 120 $B/bench/vkml-sweep $M/$m.vkir --precision fp16 --ref default --template ${TEMPLATE:-conv2d_coopmat} \
       --fix $pt --runs ${RUNS:-10} --json-file $R/$m.$i.json >$R/$m.$i.txt 2>$R/$m.$i.err || echo "$m $pt: rc $?"
   done
 done

@@ -610,17 +610,26 @@ static bool gemv_suits(const cg_gemm_workload *w, const ir_target *t) {
   return rows >= 1 && rows <= CG_GEMV_MAX_ROWS;
 }
 
-/* gemm_coopmat's default for w: 128x128 workgroup tiles (2x2 subgroups of
- * 4x4 matrix tiles, k in steps of 32, fp32 accumulation) when they still
- * give COOP_GEMM_MIN_TILES workgroups and pass the target's constraints,
- * else the template's 64x64 default. On the H100, GEMM 4096^3 fp16: 651.6
- * us against the 64x64 default's 1157.5 (1.78x); the best point of the
- * sweep, 128x256 with fp16 accumulation, 506.5 us
- * (bench/results/2026-11-28-kernel-stats.md). Since the staging loads lost
- * their bounds branch (gemm_coopmat.comp's fetch), on an H200: 499.2 us
- * here, 407.0 us at that best point (bench/results/2026-11-28-coop-loads.md).
- * fp32 accumulation stays the default; fp16 is the tuner's to pick. */
+/* gemm_coopmat's default for w: the first of these workgroup tiles that
+ * gives COOP_GEMM_MIN_TILES workgroups and passes the target's constraints,
+ * else the last that passes (fp32 accumulation; fp16 is the tuner's to
+ * pick): 128x128 (2x2 subgroups of 4x4 matrix tiles, k in steps of 32),
+ * 64x64 (the template's default), 64x32, 32x32, then 32x16 and 16x16 with
+ * k in steps of 64.
+ * - 128x128: on the H100, GEMM 4096^3 fp16 took 651.6 us against 64x64's
+ *   1157.5 (bench/results/2026-11-28-kernel-stats.md); on an H200, 499.2 us
+ *   since the staging loads lost their bounds branch, 407.0 at the sweep's
+ *   best point, 128x256 with fp16 accumulation (2026-11-28-coop-loads.md).
+ * - the smaller rungs: ViT-B/16's projections (197 tokens) ran on 48-192
+ *   workgroups of 64x64; on the H200 (2026-11-28-conv-taps.md, call 5) the
+ *   rung this picks took 39.4 us for 197x3072 by 3072x768 (64x64: 81.6),
+ *   12.4 for 768x768 (24.3), 22.0 for 768x2304 (24.6; 32x32 best, 20.1),
+ *   22.4 for 768x3072 (24.1; the best of six rungs). */
 #define COOP_GEMM_MIN_TILES 256
+static const int COOP_GEMM_LADDER[][6] = {
+    {2, 2, 4, 4, 32, 32}, {2, 2, 2, 2, 32, 32}, {2, 2, 2, 1, 32, 32},
+    {2, 2, 1, 1, 32, 32}, {2, 1, 1, 1, 64, 32}, {1, 1, 1, 1, 64, 32},
+};
 static void coopmat_default(const cg_gemm_workload *w, const ir_target *t, cg_schedule *out) {
   *out = cg_gemm_coopmat_template.dflt;
   gemm_plan p;
@@ -628,15 +637,20 @@ static void coopmat_default(const cg_gemm_workload *w, const ir_target *t, cg_sc
   int si = st ? -1 : cg_coopmat_shape(t, 32);
   vkml_status_free(st);
   if (si < 0) return;
-  static const int big[6] = {2, 2, 4, 4, 32, 32};
-  cg_schedule c = {{0}};
-  for (int k = 0; k < 6; k++) c.v[k] = big[k];
-  int64_t bm = (int64_t)big[C_WM] * big[C_TM] * t->coopmat_shapes[si].m,
-          bn = (int64_t)big[C_WN] * big[C_TN] * t->coopmat_shapes[si].n;
-  if (((p.m + bm - 1) / bm) * ((p.n + bn - 1) / bn) * p.batch < COOP_GEMM_MIN_TILES) return;
-  st = cg_schedule_check(&cg_gemm_coopmat_template, &c, t);
-  if (!st) *out = c;
-  vkml_status_free(st);
+  int64_t ms = t->coopmat_shapes[si].m, ns = t->coopmat_shapes[si].n;
+  for (size_t r = 0; r < sizeof COOP_GEMM_LADDER / sizeof COOP_GEMM_LADDER[0]; r++) {
+    const int *g = COOP_GEMM_LADDER[r];
+    cg_schedule c = {{0}};
+    for (int k = 0; k < 6; k++) c.v[k] = g[k];
+    st = cg_schedule_check(&cg_gemm_coopmat_template, &c, t);
+    if (st) {
+      vkml_status_free(st);
+      continue;
+    }
+    *out = c;
+    int64_t bm = (int64_t)g[C_WM] * g[C_TM] * ms, bn = (int64_t)g[C_WN] * g[C_TN] * ns;
+    if (((p.m + bm - 1) / bm) * ((p.n + bn - 1) / bn) * p.batch >= COOP_GEMM_MIN_TILES) return;
+  }
 }
 
 /* gemm_tiled's default for w: the first of these tiles that still gives

@@ -425,9 +425,12 @@ Test(gemm_template, coopmat_instantiation) {
    * N contiguous (72 = 8*9: vectors of 8, uvec4) */
   cr_assert_str_eq(vt_define_of(&k, "A_LOAD"), "4");
   cr_assert_str_eq(vt_define_of(&k, "B_LOAD"), "8");
-  /* default WM=WN=TM=TN=2: 64x64 tiles */
-  cr_assert_eq(k.groups[0], 2);
-  cr_assert_eq(k.groups[1], 2);
+  /* the default ladder's last rung (none gives 256 workgroups): 16x16 tiles */
+  char sc[96];
+  cg_schedule_format(k.tmpl, &k.schedule, sc, sizeof sc);
+  cr_assert_str_eq(sc, "WM=1,WN=1,TM=1,TN=1,BK=64,ACC=32");
+  cr_assert_eq(k.groups[0], 5);
+  cr_assert_eq(k.groups[1], 7);
   cr_assert_eq(k.groups[2], 1);
   cr_assert_eq(vt_spec_of(&k, CG_SPEC_GEMM_PARAMS_M), 100);
   cr_assert_eq(vt_spec_of(&k, CG_SPEC_GEMM_PARAMS_N), 72);
@@ -646,9 +649,9 @@ Test(gemm_template, coopmat_khr_choice) {
   ir_graph_destroy(g);
 }
 
-/* gemm_coopmat's default: 128x128 tiles (2x2 subgroups of 4x4 matrix
- * tiles, k in 32s, fp32 accumulation) where they still give 256 workgroups
- * (batches count), the template's 64x64 default below that. */
+/* gemm_coopmat's default: the first of 128x128 (2x2 subgroups of 4x4
+ * matrix tiles, k in 32s, fp32 accumulation), 64x64, 64x32, 32x32, 32x16
+ * and 16x16 tiles (k in 64s) that gives 256 workgroups (batches count). */
 Test(gemm_template, coopmat_default_tiles) {
   ir_target t = vt_coop_khr_target();
   if (cg_coopmat_lacks(&t)) t = vt_coop_target();
@@ -660,7 +663,12 @@ Test(gemm_template, coopmat_default_tiles) {
       {4096, 4096, 4096, "WM=2,WN=2,TM=4,TN=4,BK=32,ACC=32"},
       {2048, 64, 2048, "WM=2,WN=2,TM=4,TN=4,BK=32,ACC=32"}, /* 16 x 16 = 256 tiles */
       {2048, 64, 1920, "WM=2,WN=2,TM=2,TN=2,BK=32,ACC=32"}, /* 16 x 15 */
-      {197, 768, 768, "WM=2,WN=2,TM=2,TN=2,BK=32,ACC=32"},  /* ViT-B's projections */
+      /* ViT-B's projections: 7 x 48 tiles of 32x16 */
+      {197, 768, 768, "WM=2,WN=1,TM=1,TN=1,BK=64,ACC=32"},
+      {197, 3072, 768, "WM=2,WN=1,TM=1,TN=1,BK=64,ACC=32"},
+      {197, 768, 3072, "WM=2,WN=2,TM=2,TN=1,BK=32,ACC=32"}, /* 4 x 96 of 64x32 */
+      {197, 768, 2304, "WM=2,WN=2,TM=2,TN=1,BK=32,ACC=32"}, /* 4 x 72 */
+      {64, 32, 64, "WM=1,WN=1,TM=1,TN=1,BK=64,ACC=32"},     /* too few for any */
   };
   for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
     ir_graph *g;
