@@ -147,4 +147,13 @@ def vit():
     gemm("vit_mlp_out_197_3072_768", 197, 3072, 768)
 
 
-{"kernels": kernels, "retina": retina, "rungs": rungs, "winograd": winograd_set, "taps": taps, "vit": vit}[sys.argv[2] if len(sys.argv) > 2 else "kernels"]()
+def small():
+    # GoogLeNet's inception 5a/4e convs at 7x7 and 14x14 (batch 1), which
+    # ran at 20-43 us each on the H200 (2026-11-28-conv-taps.md, call 6)
+    conv("s_1x1_832_32_7", 832, 32, 7, 1, 1)
+    conv("s_1x1_832_256_7", 832, 256, 7, 1, 1)
+    conv("s_3x3_160_320_7", 160, 320, 7, 3, 1)
+    conv("s_1x1_528_128_14", 528, 128, 14, 1, 1)
+
+
+{"kernels": kernels, "retina": retina, "rungs": rungs, "winograd": winograd_set, "taps": taps, "vit": vit, "small": small}[sys.argv[2] if len(sys.argv) > 2 else "kernels"]()

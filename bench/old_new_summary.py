@@ -7,7 +7,8 @@ graph, and the output's max|d|/max|onnxruntime|.
 usage: old_new_summary.py WORKDIR PEER_JSON LABEL MODEL...
   WORKDIR holds MODEL.{new,old}.{1,2}.txt (vkrun --bench), MODEL.{new,old}.out/
   (vkrun --output) and m/MODEL.ort.npy; PEER_JSON is torchvision_peer.py
-  graph's {MODEL: ms}; LABEL names the peer (e.g. "cuDNN fp16 graph")."""
+  graph's {MODEL: ms}; LABEL names the peer (e.g. "cuDNN fp16 graph").
+  VARIANTS (environment, default "new old"): the builds to list."""
 import json
 import os
 import re
@@ -19,7 +20,7 @@ import numpy as np
 def main(w, peer, label, models):
     t = json.load(open(peer)) if os.path.exists(peer) else {}
     for m in models:
-        for v in ("new", "old"):
+        for v in os.environ.get("VARIANTS", "new old").split():
             try:
                 meds = [float(re.search(r"median ([0-9.]+) ms",
                                         open(f"{w}/{m}.{v}.{r}.txt").read()).group(1))
