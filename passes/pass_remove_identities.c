@@ -7,7 +7,13 @@
  * elements; not tf_half_pixel_for_nn, whose half-pixel shift rounds to the
  * next element with some nearest modes; not cubic). Dropout does not reach
  * the IR (the importer makes it an identity). The readers of the output read
- * the input instead; a graph output keeps its name (pass_node_bypass). */
+ * the input instead; a graph output keeps its name (pass_node_bypass).
+ *
+ * Also a transpose that moves only axes of size 1 (the others keep their
+ * order: ViT's [197,1,768] <-> [1,197,768] around attention) moves no
+ * element: it becomes a reshape to its output's dims, which shares its
+ * input's bytes on the GPU (no dispatch), and goes as an identity where
+ * the dims do not change either. */
 #include "ir/params.h"
 #include "passes/pass.h"
 
@@ -21,6 +27,33 @@ static bool resize_is_identity(const ir_node *n) {
   if (p.mode == IR_RESIZE_CUBIC || p.coord == IR_COORD_TF_HALF_PIXEL_FOR_NN) return false;
   for (int i = 0; i < n->inputs[0]->type.rank; i++)
     if (p.scale[i] != 1.0f) return false;
+  return true;
+}
+
+/* Whether transpose n keeps the order of its input's axes of size > 1. */
+static bool transpose_moves_nothing(const ir_node *n) {
+  if (n->op != IR_OP_TRANSPOSE || n->n_inputs != 1 || n->n_outputs != 1) return false;
+  const ir_value *x = n->inputs[0], *y = n->outputs[0];
+  if (x->type.bounded || y->type.bounded || x->layout != IR_LAYOUT_DEFAULT ||
+      y->layout != IR_LAYOUT_DEFAULT || x->type.rank != y->type.rank)
+    return false;
+  int r = x->type.rank;
+  int64_t rev[IR_MAX_RANK];
+  const int64_t *perm;
+  int np = ir_node_ints(n, IR_A_PERM, &perm);
+  if (np < 0) { /* ONNX's default: the axes reversed */
+    for (int i = 0; i < r; i++) rev[i] = r - 1 - i;
+    perm = rev;
+    np = r;
+  }
+  if (np != r) return false;
+  int64_t last = -1;
+  for (int i = 0; i < r; i++) {
+    if (perm[i] < 0 || perm[i] >= r) return false;
+    if (x->type.dims[perm[i]] == 1) continue;
+    if (perm[i] < last) return false;
+    last = perm[i];
+  }
   return true;
 }
 
@@ -50,6 +83,13 @@ vkml_status pass_remove_identities(ir_graph *g, const pass_opts *opts, bool *cha
   bool any = false;
   for (ir_node *n = g->first, *next; n; n = next) {
     next = n->next;
+    if (transpose_moves_nothing(n)) {
+      const ir_type *y = &n->outputs[0]->type;
+      VKML_RETURN_IF_ERROR(ir_node_set_ints(g, n, IR_A_SHAPE, y->dims, y->rank));
+      ir_node_remove_attr(n, IR_A_PERM);
+      n->op = IR_OP_RESHAPE;
+      any = true;
+    }
     if (!is_identity(n)) continue;
     bool removed;
     pass_node_bypass(g, n, 0, &removed);
