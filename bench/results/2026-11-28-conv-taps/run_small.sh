@@ -1,3 +1,5 @@
+#!/bin/bash
+# Call 7 of 2026-11-28-conv-taps.md: GoogLeNet's small convs, every template sampled.
 tar -xJf .bench-pack/bin.tar.xz
 . bench/device_env.sh
 W=/tmp/sm; mkdir -p $W/k
