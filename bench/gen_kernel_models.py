@@ -156,4 +156,12 @@ def small():
     conv("s_1x1_528_128_14", 528, 128, 14, 1, 1)
 
 
-{"kernels": kernels, "retina": retina, "rungs": rungs, "winograd": winograd_set, "taps": taps, "vit": vit, "small": small}[sys.argv[2] if len(sys.argv) > 2 else "kernels"]()
+def small1x1():
+    # 1x1 convs at 7x7 of 768, 832 (GoogLeNet's) and 1024 channels into 32
+    # and 256: k a multiple of 128 or not
+    for cin in (768, 832, 1024):
+        for cout in (32, 256):
+            conv(f"p_1x1_{cin}_{cout}_7", cin, cout, 7, 1, 1)
+
+
+{"kernels": kernels, "retina": retina, "rungs": rungs, "winograd": winograd_set, "taps": taps, "vit": vit, "small": small, "small1x1": small1x1}[sys.argv[2] if len(sys.argv) > 2 else "kernels"]()
