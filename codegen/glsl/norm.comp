@@ -201,6 +201,7 @@ float row_sum(float v, uint slot, uint lane) {
 }
 
 void main() {
+  if (!rowmap_lanes_ok()) return;
   uint group = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
   uint tid = gl_LocalInvocationID.x;
   uint lane = LANES_FAST != 0 ? tid % LANES : tid / OUTS;

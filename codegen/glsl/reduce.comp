@@ -188,6 +188,7 @@ void sg_merge(inout float a, inout uint ai) {
 uint sidx(uint slot, uint lane) { return LANES_FAST != 0 ? slot * LANES + lane : lane * OUTS + slot; }
 
 void main() {
+  if (!rowmap_lanes_ok()) return;
   uint group = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
   uint tid = gl_LocalInvocationID.x;
   uint lane = LANES_FAST != 0 ? tid % LANES : tid / OUTS;

@@ -26,3 +26,15 @@ layout(constant_id = 18) const uint RS2 = 0;
 layout(constant_id = 19) const uint RS3 = 0;
 layout(constant_id = 40) const uint LANES = 1;      // invocations per slot
 layout(constant_id = 41) const uint LANES_FAST = 1; // 1: lanes walk a row's contiguous axis
+
+// Whether LANES places every slot's invocations inside the workgroup: it
+// divides WG_SIZE (a power of two; codegen's values always do). Any other
+// value, as a forged artifact may hold, would index workgroup memory out of
+// range (robust buffer access does not cover it) or divide by zero: the
+// kernels return at once (uniformly, before any barrier), their output left
+// unwritten. A variable, not a constant expression: glslang folds && of
+// specialization constants into invalid SPIR-V.
+bool rowmap_lanes_ok() {
+  uint l = LANES;
+  return l != 0u && l <= uint(WG_SIZE) && uint(WG_SIZE) % l == 0u;
+}

@@ -145,6 +145,7 @@ void sg_merge(inout float m, inout float s) {
 #endif
 
 void main() {
+  if (!rowmap_lanes_ok()) return;
   uint group = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
   uint tid = gl_LocalInvocationID.x;
   uint lane = LANES_FAST != 0 ? tid % LANES : tid / OUTS;

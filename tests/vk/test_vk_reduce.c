@@ -731,3 +731,49 @@ Test(vk_reduce, special_values) {
   }
   vt_env_close(&e.v);
 }
+
+/* A forged artifact's LANES (the invocations per row, a specialization
+ * constant) that does not divide the workgroup: 0, 3, twice the workgroup,
+ * 0x8000001 (fuzz_forged's case 2366 on softmax). The row kernels return at
+ * once (rowmap_lanes_ok, glsl/rowmap.glsl): no crash, no division by zero,
+ * no workgroup memory out of range, and the output stays unwritten. */
+Test(vk_reduce, forged_lanes_leave_the_kernel_at_once) {
+  env e;
+  env_open(&e);
+  static const ir_op ops[] = {IR_OP_SOFTMAX, IR_OP_REDUCE_SUM};
+  for (int i = 0; i < 2; i++) {
+    tcase c = {0};
+    t_rng r = t_rng_make(77);
+    int64_t d[2] = {6, 40};
+    c.in[0] = t_tensor_random(&r, IR_F32, 2, d, -2, 2);
+    c.n_in = 1;
+    tc_node(&c, ops[i]);
+    if (ops[i] == IR_OP_REDUCE_SUM) T_OK(ir_node_set_ints(c.g, c.n, IR_A_AXES, (int64_t[]){1}, 1));
+    else T_OK(ir_node_set_int(c.g, c.n, IR_A_AXIS, 1));
+    tc_finish(&c);
+    cg_kernel k;
+    T_OK(cg_kernel_for_node(c.n, NULL, NULL, e.v.t, &k));
+    int at = -1;
+    for (int j = 0; j < k.n_spec; j++)
+      if (k.spec_id[j] == CG_SPEC_ROWMAP_LANES) at = j;
+    cr_assert_geq(at, 0, "%s sets no LANES", k.key);
+    const char *wg = vt_define_of(&k, "WG_SIZE");
+    cr_assert(wg, "%s has no WG_SIZE", k.key);
+    const uint32_t bad[] = {0, 3, 2 * (uint32_t)atoi(wg), 0x8000001u};
+    for (int b = 0; b < 4; b++) {
+      cg_kernel f = k;
+      f.spec_value[at] = bad[b];
+      ir_type ty = rt_tensor_type(&c.want);
+      rt_tensor got;
+      vt_poisoned(&ty, 0x7f, &got);
+      const rt_tensor *ins[1] = {&c.in[0]};
+      vt_run_kernel(e.v.ctx, e.v.cc, &f, ins, 1, &got);
+      const unsigned char *p = got.data;
+      for (size_t j = 0; j < rt_tensor_bytes(&got); j++)
+        cr_assert_eq(p[j], 0x7f, "%s with LANES %u wrote byte %zu", k.key, bad[b], j);
+      rt_tensor_free(&got);
+    }
+    tc_free(&c);
+  }
+  vt_env_close(&e.v);
+}
