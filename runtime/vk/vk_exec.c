@@ -72,6 +72,8 @@ static vkml_status create_pipeline(rt_vk_exec *e, pipe_entry *pe) {
                                            (size_t)m->bytes, m->name));
     __atomic_store_n(&e->module_ok[s->module], 1, __ATOMIC_RELEASE);
   }
+  VKML_RETURN_IF_ERROR(
+      rt_vk_spirv_check_bindings(m->words, (size_t)m->bytes, s->n_bindings, m->name));
   rt_vk_spec *spec = malloc(sizeof *spec * ((size_t)s->n_spec + 1));
   if (!spec) return ir_oom(NULL);
   for (int i = 0; i < s->n_spec; i++)

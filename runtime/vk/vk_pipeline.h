@@ -43,6 +43,14 @@ void rt_vk_pipeline_destroy(rt_vk_context *ctx, rt_vk_pipeline *p);
  * of the same module skips the validator (~1-5 ms a kernel). */
 vkml_status rt_vk_spirv_check(const rt_vk_context *ctx, const uint32_t *words, size_t bytes,
                               const char *name);
+/* The module's resources against the pipeline a step makes of it: every
+ * DescriptorSet decoration 0 (the one set vkml's kernels use) and every
+ * Binding below n_buffers (the step's bindings). The driver trusts this
+ * agreement: a forged DescriptorSet of 0xffffffff crashed lavapipe inside
+ * vkCreateComputePipelines. CORRUPT naming the module. The module passed
+ * rt_vk_spirv_check (every instruction in bounds). */
+vkml_status rt_vk_spirv_check_bindings(const uint32_t *words, size_t bytes, int n_buffers,
+                                       const char *name);
 int rt_vk_pipeline_n_buffers(const rt_vk_pipeline *p);
 /* What the driver reported of the compiled pipeline, as "name=value, ..."
  * in its own names (NVIDIA: the register count and its kin; lavapipe: its

@@ -29,6 +29,8 @@ enum {
   MODE_LOCAL_SIZE = 17,
   MODE_LOCAL_SIZE_ID = 38,
   DECORATION_BUILTIN = 11,
+  DECORATION_BINDING = 33,
+  DECORATION_DESCRIPTOR_SET = 34,
   BUILTIN_WORKGROUP_SIZE = 25,
 };
 
@@ -173,6 +175,30 @@ vkml_status rt_vk_spirv_check(const rt_vk_context *ctx, const uint32_t *words, s
   if (path[0] && ir_mkdirs(ctx->verdict_dir)) {
     int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
     if (fd >= 0) close(fd);
+  }
+  return VKML_OK;
+}
+
+vkml_status rt_vk_spirv_check_bindings(const uint32_t *words, size_t bytes, int n_buffers,
+                                       const char *name) {
+  if (!name) name = "(unnamed)";
+  size_t n = bytes / 4;
+  for (size_t i = 5; i < n;) {
+    uint32_t count = words[i] >> 16, op = words[i] & 0xffffu;
+    if (!count || count > n - i) return bad(name, "an instruction past the module's end");
+    if (op == OP_DECORATE && count >= 4) {
+      uint32_t dec = words[i + 2], v = words[i + 3];
+      char what[160];
+      if (dec == DECORATION_DESCRIPTOR_SET && v != 0) {
+        snprintf(what, sizeof what, "descriptor set %u (vkml's kernels use set 0 only)", v);
+        return bad(name, what);
+      }
+      if (dec == DECORATION_BINDING && (int64_t)v >= n_buffers) {
+        snprintf(what, sizeof what, "binding %u, past the step's %d buffers", v, n_buffers);
+        return bad(name, what);
+      }
+    }
+    i += count;
   }
   return VKML_OK;
 }

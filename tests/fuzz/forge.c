@@ -15,7 +15,9 @@
  *        fuzz_forged --edit WHAT IN.vkm OUT.vkm
  *   WHAT (deterministic edits for tests): bound (module 0's id bound to
  *   0x7fffffff), grid (the first GPU step's grid y to 65535), blob (the
- *   first blob constant's offset in the graph text plus one) */
+ *   first blob constant's offset in the graph text plus one), set (module
+ *   0's first DescriptorSet decoration to 0xffffffff), binding (its first
+ *   Binding decoration to 100) */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -361,6 +363,24 @@ static void edit_container(rng *r, uint8_t *b, size_t n) {
 /* ---- deterministic edits ------------------------------------------------------ */
 
 static int edit_named(const char *what, art *a) {
+  if (!strcmp(what, "set") || !strcmp(what, "binding")) {
+    /* module 0's first DescriptorSet decoration to 0xffffffff, or its first
+     * Binding to 100 (OpDecorate id decoration value) */
+    uint8_t *d = a->sec[S_MODULES];
+    size_t n = a->len[S_MODULES];
+    if (n < 4 + 72 + 20 || !rd32(d)) return 1;
+    uint32_t want = what[0] == 's' ? 34 : 33;
+    for (size_t o = 4 + 72 + 20; o + 16 <= n;) {
+      uint32_t w0 = rd32(d + o), count = w0 >> 16;
+      if (!count) return 1;
+      if ((w0 & 0xffffu) == 71 && count >= 4 && rd32(d + o + 8) == want) {
+        wr32(d + o + 12, want == 34 ? 0xffffffffu : 100);
+        return 0;
+      }
+      o += 4 * (size_t)count;
+    }
+    return 1;
+  }
   if (!strcmp(what, "bound")) {
     uint8_t *d = a->sec[S_MODULES];
     if (a->len[S_MODULES] < 4 + 72 + 20 || !rd32(d)) return 1;
@@ -509,7 +529,7 @@ static int usage(void) {
   fprintf(stderr,
           "usage: fuzz_forged --vkrun VKRUN [--seconds S] [--cases N] [--rng R] [--limit S] "
           "[--keep DIR] SEED.vkm...\n"
-          "       fuzz_forged --edit bound|grid|blob IN.vkm OUT.vkm\n");
+          "       fuzz_forged --edit bound|grid|blob|set|binding IN.vkm OUT.vkm\n");
   return 2;
 }
 

@@ -71,6 +71,14 @@ check "the seed runs" T "$VKRUN" "$TMP/tiny.vkm" $IN
 "$FORGE" --edit bound "$TMP/tiny.vkm" "$TMP/bound.vkm"
 expect_fail "SPIR-V id bound 0x7fffffff refused" "id bound is larger than the max id bound" \
   T "$VKRUN" "$TMP/bound.vkm" $IN
+# a descriptor set of 0xffffffff crashed lavapipe's pipeline compiler
+# (fuzz_forged's case 18498); a binding past the step's buffers
+"$FORGE" --edit set "$TMP/tiny.vkm" "$TMP/set.vkm"
+expect_fail "a descriptor set other than 0 refused" "descriptor set 4294967295" \
+  T "$VKRUN" "$TMP/set.vkm" $IN
+"$FORGE" --edit binding "$TMP/tiny.vkm" "$TMP/binding.vkm"
+expect_fail "a binding past the step's buffers refused" "binding 100, past the step's" \
+  T "$VKRUN" "$TMP/binding.vkm" $IN
 # a grid of 65535 rows of workgroups ran for over a minute
 "$FORGE" --edit grid "$TMP/tiny.vkm" "$TMP/grid.vkm"
 expect_fail "a grid past the tensors' sizes refused" "more than its tensors' sizes imply" \

@@ -26,6 +26,7 @@
 
 #include "codegen/core/glsl.h"
 #include "runtime/vk/spirv_val.h"
+#include "runtime/vk/vk_pipeline.h"
 #include "op_case.h"
 #include "op_cases.h"
 #include "test_support.h"
@@ -195,6 +196,11 @@ static void compile_check(cg_compiler *cc, const cg_kernel *k_in) {
   int r = vkml_spirv_validate(m.words, m.bytes / 4, 3, msg, sizeof msg);
   cr_assert_eq(r, 0, "%s (%s, key %s): SPIR-V invalid: %s", k->tmpl->glsl, k->tmpl->name, k->key,
                msg);
+  /* and its resources within the pipeline a step makes of it (the loader
+   * refuses a module whose descriptor set is not 0 or whose binding is
+   * past the step's buffers: rt_vk_spirv_check_bindings) */
+  vkml_status bs = rt_vk_spirv_check_bindings(m.words, m.bytes, k->n_buffers, k->key);
+  cr_assert_null(bs, "%s: %s", k->tmpl->name, vkml_status_message(bs));
   cg_spirv_free(&m);
 }
 
