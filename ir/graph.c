@@ -52,6 +52,19 @@ int64_t ir_type_storage_bytes(const ir_type *t, ir_layout l) {
   return ir_type_bytes(t) / c * ((c + 3) / 4 * 4);
 }
 
+void ir_layout_nhwc_copy(const ir_type *t, const void *src, void *dst, bool to_nhwc) {
+  int64_t n = t->dims[0], c = t->dims[1], sp = t->dims[2] * t->dims[3];
+  size_t es = ir_dtype_size(t->dtype);
+  const uint8_t *s = src;
+  uint8_t *d = dst;
+  for (int64_t i = 0; i < n; i++)
+    for (int64_t j = 0; j < c; j++)
+      for (int64_t k = 0; k < sp; k++) {
+        size_t chw = (size_t)((i * c + j) * sp + k) * es, hwc = (size_t)((i * sp + k) * c + j) * es;
+        memcpy(d + (to_nhwc ? hwc : chw), s + (to_nhwc ? chw : hwc), es);
+      }
+}
+
 bool ir_type_rows_lead(const ir_type *t) {
   if (!t->bounded) return false;
   for (int d = 0; d < t->bounded_axis; d++)

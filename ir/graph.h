@@ -134,6 +134,10 @@ int64_t ir_type_storage_bytes(const ir_type *t, ir_layout l);
  * run-time size along the bounded axis, written by the kernel that makes
  * the value (its elements are dense at that size). */
 uint64_t ir_type_device_bytes(const ir_type *t, ir_layout l);
+/* A rank-4 tensor of type t (static) from the default layout to nhwc
+ * (to_nhwc) or back: src and dst of ir_type_bytes(t) bytes, not
+ * overlapping. ([N,C,H,W] <-> [N,H,W,C]: a conv's weights to tap-major.) */
+void ir_layout_nhwc_copy(const ir_type *t, const void *src, void *dst, bool to_nhwc);
 uint64_t ir_type_extent_offset(const ir_type *t, ir_layout l);
 /* t is bounded and every dim before its bounded axis is 1: in the default
  * layout its live elements are a prefix of its capacity. */

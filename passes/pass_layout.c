@@ -152,18 +152,10 @@ static vkml_status taps_copy(ir_graph *g, ir_value *v, ir_layout want, ir_value 
   const uint8_t *src = ir_value_const_data(g, v);
   if (!src) return vkml_status_make(VKML_CODE_INTERNAL, "%%%s: constant without data", v->name);
   const ir_type *t = &v->type;
-  int64_t n = t->dims[0], c = t->dims[1], sp = t->dims[2] * t->dims[3];
-  size_t es = ir_dtype_size(t->dtype);
   bool to_taps = want == IR_LAYOUT_NHWC;
   uint8_t *dst = malloc((size_t)ir_type_bytes(t) + 1);
   if (!dst) return ir_oom(NULL);
-  for (int64_t i = 0; i < n; i++)
-    for (int64_t j = 0; j < c; j++)
-      for (int64_t k = 0; k < sp; k++) {
-        int64_t chw = (i * c + j) * sp + k, hwc = (i * sp + k) * c + j;
-        memcpy(dst + (size_t)(to_taps ? hwc : chw) * es, src + (size_t)(to_taps ? chw : hwc) * es,
-               es);
-      }
+  ir_layout_nhwc_copy(t, src, dst, to_taps);
   vkml_status s = pass_const_create(g, v->name, to_taps ? ".taps" : ".rows", t, dst, out);
   free(dst);
   if (!s) (*out)->layout = want;

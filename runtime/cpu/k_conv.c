@@ -123,15 +123,7 @@ vkml_status rt_cpu_conv2d(const rt_cpu_args *a) {
   ir_type t = rt_tensor_type(w);
   rt_tensor d;
   VKML_RETURN_IF_ERROR(rt_tensor_alloc(&t, &d));
-  int64_t m = t.dims[0], c = t.dims[1], sp = t.dims[2] * t.dims[3];
-  size_t es = ir_dtype_size(t.dtype);
-  const uint8_t *src = w->data;
-  uint8_t *dst = d.data;
-  for (int64_t i = 0; i < m; i++)
-    for (int64_t j = 0; j < c; j++)
-      for (int64_t k = 0; k < sp; k++)
-        memcpy(dst + (size_t)((i * c + j) * sp + k) * es, src + (size_t)((i * sp + k) * c + j) * es,
-               es);
+  ir_layout_nhwc_copy(&t, w->data, d.data, false);
   const rt_tensor *in[3] = {a->in[0], &d, a->n_in > 2 ? a->in[2] : NULL};
   rt_cpu_args b = *a;
   b.in = in;
