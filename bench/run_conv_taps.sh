@@ -48,20 +48,7 @@ for m in ${CONVS:+retina_3x3_256_100 direct_256_256_56 direct_512_512_28}; do
 done
 M=${MODELS:-"vgg16 resnet50 resnet18 googlenet mobilenet_v2 squeezenet1_1 efficientnet_b0 mobilenet_v3_large"}
 python3 bench/torchvision_peer.py export $W/m $M >$W/export.txt 2>&1 || tail -3 $W/export.txt
-for m in $M; do
-  [ -f $W/m/$m.onnx ] || { echo "$m: not exported"; continue; }
-  for v in new old; do
-    T=$B/tools; [ $v = old ] && T=$B/old
-    $T/vkc compile $W/m/$m.onnx --precision fp16 -o $W/$m.$v.vkm 2>$W/$m.$v.cerr ||
-      echo "$m $v: compile failed: $(head -c 300 $W/$m.$v.cerr)"
-  done
-  for rep in 1 2; do
-    for v in new old; do
-      $B/tools/vkrun $W/$m.$v.vkm --input input=$W/m/$m.input.npy --bench 50 --warmup 5 \
-        --warmup-ms 300 --output $W/$m.$v.out >$W/$m.$v.$rep.txt 2>&1 || echo "$m $v: run failed"
-    done
-  done
-done
+old_new_runs $W "--precision fp16" $M
 for m in $M; do
   for v in new old; do
     [ -f $W/$m.$v.vkm ] && $B/tools/vkrun $W/$m.$v.vkm --profile --bench 30 --warmup 5 >$W/$m.$v.prof.txt 2>&1

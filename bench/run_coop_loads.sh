@@ -32,21 +32,7 @@ for m in retina_3x3_256_100 direct_64_64_224 direct_128_128_112 direct_256_256_5
 done
 M="vgg16 resnet50 vit_b_16"
 python3 bench/torchvision_peer.py export $W/m $M >$W/export.txt 2>&1 || tail -3 $W/export.txt
-for m in $M; do
-  [ -f $W/m/$m.onnx ] || { echo "$m: not exported"; continue; }
-  for v in new old; do
-    T=$B/tools; [ $v = old ] && T=$B/old
-    $T/vkc compile $W/m/$m.onnx --precision fp16 -o $W/$m.$v.vkm 2>$W/$m.$v.cerr ||
-      echo "$m $v: compile failed: $(head -c 300 $W/$m.$v.cerr)"
-  done
-  for rep in 1 2; do
-    for v in new old; do
-      T=$B/tools; [ $v = old ] && T=$B/old
-      $T/vkrun $W/$m.$v.vkm --input input=$W/m/$m.input.npy --bench 50 --warmup 5 \
-        --warmup-ms 300 --output $W/$m.$v.out >$W/$m.$v.$rep.txt 2>&1 || echo "$m $v: run failed"
-    done
-  done
-done
+old_new_runs $W "--precision fp16" $M
 python3 bench/torchvision_peer.py graph --half $M >$W/torch16.json 2>$W/torch16.err
 tar czf $OUT/coop_loads.tgz -C $W --exclude=m --exclude=k --exclude=data --exclude='*.vkm' --exclude='*.out' .
 echo "== GEMM 4096^3 (default first) =="; grep -E "^gemm_coopmat" $W/gemm.txt | tr -s ' ' | cut -d' ' -f1-7

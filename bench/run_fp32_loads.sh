@@ -16,19 +16,8 @@ timeout 60 $B/bench/vkml-sweep $W/k/gemm_4096.vkir --ref default --template gemm
   --sample 1 --seed 1 >$W/gemm.txt 2>&1
 M="vit_b_16 resnet50 vgg16"
 python3 bench/torchvision_peer.py export $W/m $M >$W/export.txt 2>&1 || tail -3 $W/export.txt
+old_new_runs $W "" $M
 for m in $M; do
-  for v in new old; do
-    T=$B/tools; [ $v = old ] && T=$B/old
-    $T/vkc compile $W/m/$m.onnx -o $W/$m.$v.vkm 2>$W/$m.$v.cerr ||
-      echo "$m $v: compile failed: $(head -c 300 $W/$m.$v.cerr)"
-  done
-  for rep in 1 2; do
-    for v in new old; do
-      T=$B/tools; [ $v = old ] && T=$B/old
-      $T/vkrun $W/$m.$v.vkm --input input=$W/m/$m.input.npy --bench 50 --warmup 5 \
-        --warmup-ms 300 --output $W/$m.$v.out >$W/$m.$v.$rep.txt 2>&1 || echo "$m $v: run failed"
-    done
-  done
   $B/tools/vkrun $W/$m.new.vkm --input input=$W/m/$m.input.npy --bench 30 --warmup 5 \
     --warmup-ms 300 --replay --profile >$W/$m.new.profile.txt 2>&1
 done
