@@ -125,7 +125,9 @@ static vkml_status unpack_output(layout_state *st, int i) {
 
 static vkml_status run(layout_state *st) {
   ir_graph *g = st->g;
-  ir_foreach_value(g, v) if (ir_value_is_const(v) && !taps_const(v)) set_layout(st, v, IR_LAYOUT_DEFAULT);
+  ir_foreach_value(g, v) {
+    if (ir_value_is_const(v) && !taps_const(v)) set_layout(st, v, IR_LAYOUT_DEFAULT);
+  }
   for (int i = 0; i < g->n_inputs; i++) set_layout(st, g->inputs[i], IR_LAYOUT_DEFAULT);
   /* the original nodes, in order (reorders get inserted among them) */
   ir_node **nodes = malloc(sizeof *nodes * ((size_t)g->n_nodes + 1));
@@ -195,22 +197,21 @@ vkml_status pass_layout(ir_graph *g, const pass_opts *opts, bool *changed) {
   if (opts->layout != IR_LAYOUT_DEFAULT && opts->layout != IR_LAYOUT_NC4HW4)
     return vkml_status_make(VKML_CODE_UNSUPPORTED, "layout %s: only nc4hw4 is packed",
                             ir_layout_name(opts->layout));
-  bool weights = false;
-  if (opts->layout == IR_LAYOUT_DEFAULT && !has_packed_values(g)) {
-    vkml_status s = store_weights(g, opts, &weights);
-    if (changed) *changed = weights;
-    return s;
+  vkml_status s = VKML_OK;
+  bool packing = false, weights = false;
+  if (opts->layout != IR_LAYOUT_DEFAULT || has_packed_values(g)) {
+    layout_state st = {.g = g,
+                       .o = opts,
+                       .packed = IR_LAYOUT_NC4HW4,
+                       .assign_all = opts->layout == IR_LAYOUT_NC4HW4,
+                       .n_values0 = g->n_values};
+    st.other = calloc((size_t)g->n_values + 1, sizeof *st.other);
+    if (!st.other) return ir_oom(NULL);
+    s = run(&st);
+    free(st.other);
+    packing = st.changed;
   }
-  layout_state st = {.g = g,
-                     .o = opts,
-                     .packed = IR_LAYOUT_NC4HW4,
-                     .assign_all = opts->layout == IR_LAYOUT_NC4HW4,
-                     .n_values0 = g->n_values};
-  st.other = calloc((size_t)g->n_values + 1, sizeof *st.other);
-  if (!st.other) return ir_oom(NULL);
-  vkml_status s = run(&st);
-  free(st.other);
   if (!s) s = store_weights(g, opts, &weights);
-  if (changed) *changed = st.changed || weights;
+  if (changed) *changed = packing || weights;
   return s;
 }
