@@ -164,4 +164,35 @@ def small1x1():
             conv(f"p_1x1_{cin}_{cout}_7", cin, cout, 7, 1, 1)
 
 
-{"kernels": kernels, "retina": retina, "rungs": rungs, "winograd": winograd_set, "taps": taps, "vit": vit, "small": small, "small1x1": small1x1}[sys.argv[2] if len(sys.argv) > 2 else "kernels"]()
+def oddk():
+    # 1x1 convs at 7x7 whose k is an odd or even count of 64-steps (576 =
+    # 9, 640 = 10, 704 = 11, 832 = 13, 960 = 15), into 32 and 256 channels;
+    # and GoogLeNet's 3x3 convs whose k is not a multiple of 64
+    for cin in (576, 640, 704, 832, 960):
+        for cout in (32, 256):
+            conv(f"o_1x1_{cin}_{cout}_7", cin, cout, 7, 1, 1)
+    conv("o_3x3_96_128_28", 96, 128, 28, 3, 1)
+    conv("o_3x3_112_224_14", 112, 224, 14, 3, 1)
+    conv("o_3x3_160_320_7", 160, 320, 7, 3, 1)
+
+
+def bgemm(name, batch, m, k, n):
+    """y [batch, m, n] = a [batch, m, k] (constant) x b [batch, k, n] (input)."""
+    a = rng.uniform(-0.1, 0.1, (batch, m, k)).astype(np.float32)
+    text = (f"vkir 1\ngraph @{name}(%b: f32[{batch},{k},{n}]) -> (%y: f32[{batch},{m},{n}]) {{\n"
+            f"  %a = const f32[{batch},{m},{k}] @blob[0, {a.nbytes}]\n"
+            f"  %y = matmul %a, %b : f32[{batch},{m},{n}]\n  return %y\n}}\n")
+    write(name, text, a.tobytes(), {"b": (batch, k, n)}, 2 * batch * m * n * k,
+          4 * (batch * (m * k + k * n + m * n)))
+
+
+def wgemm():
+    # the batched GEMMs of Winograd F(2x2, 3x3) on VGG-16's 3x3 convs (batch
+    # 1, 224x224): 16 products U^T [M, C] x V [C, T], T = the 2x2 tiles
+    for cin, cout, hw in [(64, 64, 224), (64, 128, 112), (128, 128, 112), (128, 256, 56),
+                          (256, 256, 56), (256, 512, 28), (512, 512, 28), (512, 512, 14)]:
+        t = (hw // 2) ** 2
+        bgemm(f"wg_{cin}_{cout}_{hw}", 16, cout, cin, t)
+
+
+{"kernels": kernels, "retina": retina, "rungs": rungs, "winograd": winograd_set, "taps": taps, "vit": vit, "small": small, "small1x1": small1x1, "oddk": oddk, "wgemm": wgemm}[sys.argv[2] if len(sys.argv) > 2 else "kernels"]()

@@ -81,6 +81,17 @@ static const int COOP_LONG_K_RUNG[6] = {2, 2, 4, 2, 16, 32};
 
 static int64_t round_up(int64_t v, int64_t m) { return (v + m - 1) / m * m; }
 
+/* BK 64 only where the steps of SLK slices cover k exactly (k % (SLK * 64)
+ * == 0), else BK 32. Measured on the H200 (bench/results/2026-11-28-conv-taps.md,
+ * call 10: 1x1 convs at 7x7 of 768, 832 and 1024 channels on 16x16 tiles):
+ * every point at BK 64 whose slices' steps ran past k was 3-9x slower
+ * than its neighbours (832 -> 32 with 2 slices, 85.9 µs against 14.3 at BK
+ * 32; 832 -> 256, split in two groups of 416, 68.9 against 13.3 at BK 32),
+ * while BK 32 past k and BK 64 within it were not. */
+static void exact_bk(cg_schedule *s, int64_t kdim, int64_t slk) {
+  if (s->v[C_BK] == 64 && kdim % (slk * 64) != 0) s->v[C_BK] = 32;
+}
+
 /* The default for w: the first rung that gives COOP_MIN_TILES workgroups
  * and passes the target's constraints, else the last valid rung, else the
  * template's default. A rung whose tiles are taller than w's M (rounded up
@@ -96,6 +107,7 @@ static void coop_default(const cg_conv_workload *w, const ir_target *t, int ms, 
     cg_schedule c = {{0}};
     const int *rung = r == 0 && kdim >= COOP_LONG_K ? COOP_LONG_K_RUNG : COOP_LADDER[r];
     for (int k = 0; k < 6; k++) c.v[k] = rung[k];
+    exact_bk(&c, kdim, 1);
     if (r + 1 < n && (int64_t)c.v[C_WM] * c.v[C_TM] * ms > round_up(mg, ms)) continue;
     vkml_status st = cg_schedule_check(&cg_conv2d_coopmat_template, &c, t);
     if (st) {
@@ -112,15 +124,19 @@ static void coop_default(const cg_conv_workload *w, const ir_target *t, int ms, 
 
 /* The sliced default: conv2d_coopmat's rung (coop_default) with the most
  * slices (up to 8) that pass the constraints and give each slice at least
- * 8 steps of k (at least 2 slices), else the template's default. */
+ * 8 steps of k (at least 2 slices), BK as exact_bk says for them, else the
+ * template's default. */
 static void sliced_default(const cg_conv_workload *w, const ir_target *t, int ms, int ns,
                            cg_schedule *s) {
   const cg_template *tp = &cg_conv2d_coopmat_sliced_k_template;
   coop_default(w, t, ms, ns, s);
   int64_t k = cg_conv_k(w);
+  cg_schedule base = *s;
   for (int slk = 8; slk >= 2; slk /= 2) {
+    *s = base;
     s->v[C_SLK] = slk;
     if (slk > 2 && k < (int64_t)slk * s->v[C_BK] * 8) continue;
+    exact_bk(s, k, slk);
     vkml_status st = cg_schedule_check(tp, s, t);
     if (!st) return;
     vkml_status_free(st);

@@ -736,6 +736,29 @@ Test(conv_coopmat, sliced_k) {
   cr_assert_eq(k.schedule.v[slk], 8);
   ir_graph_destroy(g);
   free3(in);
+  /* BK 64 only where the slices' steps cover k exactly (exact_bk): 1x1
+   * convs at 7x7 on 16x16 tiles, 768 and 1024 channels in 2 slices of
+   * 64-steps, 832 (13 steps) in 32-steps; the plain template the same with
+   * one slice (832 whole at BK 64, split in groups of 416 at BK 32) */
+  int bk = cg_knob_index(tp, "BK");
+  const struct {
+    int64_t c, group;
+    const cg_template *tmpl;
+    int want;
+  } ex[] = {{768, 1, tp, 64},
+            {1024, 1, tp, 64},
+            {832, 1, tp, 32},
+            {832, 1, &cg_conv2d_coopmat_template, 64},
+            {832, 2, &cg_conv2d_coopmat_template, 32},
+            {768, 2, &cg_conv2d_coopmat_template, 64}};
+  for (size_t i = 0; i < sizeof ex / sizeof ex[0]; i++) {
+    ccase c1 = {1, ex[i].c, 7, 7, 32 * ex[i].group, 1, 1, 1, 1, 1, 1, {0}, ex[i].group, RELU};
+    n = case_node(&g, &c1, IR_F16, in);
+    T_OK(cg_kernel_for_node(n, ex[i].tmpl, NULL, &t, &k));
+    cr_expect_eq(k.schedule.v[bk], ex[i].want, "case %zu: BK=%d", i, k.schedule.v[bk]);
+    ir_graph_destroy(g);
+    free3(in);
+  }
   /* 8 slices of 16 subgroups: 4096 invocations, refused */
   n = case_node(&g, &CASES[8], IR_F16, in);
   cg_schedule s;
