@@ -246,10 +246,11 @@ Test(conv_coopmat, instantiation) {
   cr_assert_str_eq(vt_define_of(&k, "HAS_BIAS"), "1");
   cr_assert_str_eq(vt_define_of(&k, "ACT"), "1");
   cr_assert_null(vt_define_of(&k, "PACKED"));
-  /* few workgroups: the smallest rung, 16x16 tiles, BK 64 */
+  /* few workgroups: the smallest rung, 16x16 tiles; K = 144, not a
+   * multiple of 64: BK 32 (exact_bk) */
   char buf[96];
   cg_schedule_format(cm, &k.schedule, buf, sizeof buf);
-  cr_assert_str_eq(buf, "WM=1,WN=1,TM=1,TN=1,BK=64,ACC=32");
+  cr_assert_str_eq(buf, "WM=1,WN=1,TM=1,TN=1,BK=32,ACC=32");
   cr_assert_eq(k.groups[0], 6); /* 81 / 16 */
   cr_assert_eq(k.groups[1], 2); /* 32 / 16 */
   cr_assert_eq(k.groups[2], 1);
@@ -345,9 +346,10 @@ Test(conv_coopmat, vectors_and_default_ladder) {
       /* 3x3 64 at 200x200: 128 rows would be half padding: 64x64 tiles */
       {{1, 64, 200, 200, 64, 3, 3, 1, 1, 1, 1, {1, 1, 1, 1}, 1, RELU}, "8", "1",
        "WM=2,WN=2,TM=2,TN=2,BK=32,ACC=32", 625, 1},
-      /* 1x1 32 -> 16 at 112x112: every rung but the last is taller than 16 */
+      /* 1x1 32 -> 16 at 112x112: every rung but the last is taller than
+       * 16; K = 32: BK 32 */
       {{1, 32, 112, 112, 16, 1, 1, 1, 1, 1, 1, {0}, 1, RELU}, "8", "8",
-       "WM=1,WN=1,TM=1,TN=1,BK=64,ACC=32", 784, 1},
+       "WM=1,WN=1,TM=1,TN=1,BK=32,ACC=32", 784, 1},
       /* conv1 7x7 s2: K = 147 (scalars), 112x112: 64x32 tiles */
       {{1, 3, 224, 224, 64, 7, 7, 2, 2, 1, 1, {3, 3, 3, 3}, 1, RELU}, "1", "1",
        "WM=2,WN=2,TM=2,TN=1,BK=32,ACC=32", 392, 1},
@@ -360,12 +362,12 @@ Test(conv_coopmat, vectors_and_default_ladder) {
       /* 1x1 with 14x14 = 196 pixels: vectors of 4; K = 1024 */
       {{1, 1024, 14, 14, 256, 1, 1, 1, 1, 1, 1, {0}, 1, RELU}, "8", "4",
        "WM=1,WN=1,TM=1,TN=1,BK=64,ACC=32", 13, 16},
-      /* 1x1, odd sizes: scalars; K = 9 */
+      /* 1x1, odd sizes: scalars; K = 9 (BK 32) */
       {{1, 9, 5, 7, 17, 1, 1, 1, 1, 1, 1, {0}, 1, NB}, "1", "1",
-       "WM=1,WN=1,TM=1,TN=1,BK=64,ACC=32", 3, 2},
+       "WM=1,WN=1,TM=1,TN=1,BK=32,ACC=32", 3, 2},
       /* K = 6: pairs */
       {{2, 6, 6, 6, 5, 1, 1, 1, 1, 1, 1, {0}, 1, NB}, "2", "4",
-       "WM=1,WN=1,TM=1,TN=1,BK=64,ACC=32", 5, 1},
+       "WM=1,WN=1,TM=1,TN=1,BK=32,ACC=32", 5, 1},
   };
   for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
     ir_graph *g;
