@@ -147,7 +147,7 @@
   X(REDUCE_MEAN, "reduce_mean", reduce, reduce, IO(1, 1, 1, 1),                                    \
     ATTRS(IR_A_AXES, IR_A_KEEPDIMS), 0, NONE)                                                      \
   X(REDUCE_SUM, "reduce_sum", reduce, reduce, IO(1, 1, 1, 1),                                      \
-    ATTRS(IR_A_AXES, IR_A_KEEPDIMS), READS_EXTENT, NONE)                                           \
+    ATTRS(IR_A_AXES, IR_A_KEEPDIMS, ACT_ATTRS), READS_EXTENT | ACT, NONE)                          \
   X(REDUCE_MAX, "reduce_max", reduce, reduce, IO(1, 1, 1, 1),                                      \
     ATTRS(IR_A_AXES, IR_A_KEEPDIMS), READS_EXTENT, NONE)                                           \
   X(REDUCE_MIN, "reduce_min", reduce, reduce, IO(1, 1, 1, 1),                                      \

@@ -1,9 +1,9 @@
 /* pass_fuse_activation: an activation whose input is the only use of a
  * node that takes a fused activation (conv2d, conv_transpose2d, gemm,
- * matmul, add/sub/mul/div: IR_OPF_ACT) and has none yet becomes that node's
- * `act` (ir/ops.h ir_act): relu, clip (relu6 when it is [0, 6]), leaky_relu,
- * elu, sigmoid, tanh, hard_sigmoid, hard_swish. The producer takes over the
- * activation's output name.
+ * matmul, add/sub/mul/div, reduce_sum: IR_OPF_ACT) and has none yet
+ * becomes that node's `act` (ir/ops.h ir_act): relu, clip (relu6 when it
+ * is [0, 6]), leaky_relu, elu, sigmoid, tanh, hard_sigmoid, hard_swish.
+ * The producer takes over the activation's output name.
  *
  * Also the activations exporters spell out, on a producer output x read by
  * exactly these two nodes: silu = mul(x, sigmoid(x)), and hard_swish =

@@ -8,8 +8,8 @@
  *   p = conv2d(x, w', b') {group = S}   w' [S*M, C/S, KH, KW]: group s is
  *                                        w's input channels s*C/S.. for all
  *                                        M outputs; b' = [b, 0, ..., 0]
- *   y = act(reshape(reduce_sum(reshape(p, [N, S, M, OH*OW]), axes=[1]),
- *                   [N, M, OH, OW]))
+ *   y = reshape(reduce_sum(reshape(p, [N, S, M, OH*OW]), axes=[1], act),
+ *               [N, M, OH, OW])
  * so that conv2d_coopmat runs S times as many workgroups, each over k/S
  * (codegen/kernels/conv2d.c takes groups this large on the tensor cores).
  * Each partial is rounded to f16 before the sum: up to S roundings where
@@ -129,7 +129,7 @@ static vkml_status rewrite(ir_graph *g, ir_node *n, int64_t s) {
   /* [N, S, M, OH*OW], summed over S, back to [N, M, OH, OW], the activation */
   ir_type t4 = ir_type_make(IR_F16, 4, (int64_t[]){nb, s, m, oh * ow});
   ir_type t3 = ir_type_make(IR_F16, 3, (int64_t[]){nb, m, oh * ow});
-  ir_node *r1, *sum, *r2, *act;
+  ir_node *r1, *sum, *r2;
   types[0] = &t4;
   sfx[0] = ".split";
   ir_value *in1[1] = {conv->outputs[0]};
@@ -142,20 +142,16 @@ static vkml_status rewrite(ir_graph *g, ir_node *n, int64_t s) {
   int64_t axis = 1;
   VKML_RETURN_IF_ERROR(ir_node_set_ints(g, sum, IR_A_AXES, &axis, 1));
   VKML_RETURN_IF_ERROR(ir_node_set_int(g, sum, IR_A_KEEPDIMS, 0));
-  bool relu = a.kind == IR_ACT_RELU;
+  /* the activation is the sum's (one dispatch fewer than a relu after it) */
+  if (a.kind == IR_ACT_RELU) VKML_RETURN_IF_ERROR(ir_node_set_int(g, sum, IR_A_ACT, IR_ACT_RELU));
   ir_type t4y = y->type;
   types[0] = &t4y;
   sfx[0] = ".summed";
   in1[0] = sum->outputs[0];
   /* the last node takes y over (its name, its readers, a graph output) */
   ir_value *outs[1] = {y};
-  VKML_RETURN_IF_ERROR(pass_node_insert(g, n, IR_OP_RESHAPE, in1, 1, base, types, sfx,
-                                        relu ? NULL : outs, 1, &r2));
+  VKML_RETURN_IF_ERROR(pass_node_insert(g, n, IR_OP_RESHAPE, in1, 1, base, types, sfx, outs, 1, &r2));
   VKML_RETURN_IF_ERROR(ir_node_set_ints(g, r2, IR_A_SHAPE, yd, 4));
-  if (relu) {
-    in1[0] = r2->outputs[0];
-    VKML_RETURN_IF_ERROR(pass_node_insert(g, n, IR_OP_RELU, in1, 1, base, types, sfx, outs, 1, &act));
-  }
   ir_node_remove(g, n);
   return VKML_OK;
 }

@@ -22,7 +22,8 @@
 //   and capabilities), LANES, LANES_FAST (specialization constants, so that
 //   shapes sharing a schedule share one SPIR-V module).
 // Baked per workload: IS_ARG (#define: the output type), DTYPE_F16
-//   (#define); OP and SELECT_LAST (specialization constants 42, 43).
+//   (#define); OP and SELECT_LAST (specialization constants 42, 43);
+//   reduce_sum's fused activation (46-48: ACT_KIND, ACT_ALPHA, ACT_BETA).
 // Baked per shape (specialization constants): O, L, the kept axes (dims and
 //   input strides, innermost first, merged) and the reduced axes likewise.
 // Arithmetic is fp32. max / min propagate NaN; argmax / argmin skip NaN
@@ -84,6 +85,12 @@ layout(constant_id = 43) const uint SELECT_LAST = 0;
 // empty max / min / sum / prod, as ONNX's opset 18)
 layout(constant_id = 45) const uint EXT_ROW = 1;
 #include "extent.glsl"
+// reduce_sum's fused activation (an ir_act value, 0: none) and its alpha,
+// beta, applied to each result (act_by, act.glsl)
+layout(constant_id = 46) const uint ACT_KIND = 0;
+layout(constant_id = 47) const float ACT_ALPHA = 0.0;
+layout(constant_id = 48) const float ACT_BETA = 0.0;
+#include "act.glsl"
 const bool IS_MAX = OP == OP_MAX || OP == OP_MIN;
 const bool NEG = OP == OP_MIN || OP == OP_ARGMIN;
 
@@ -312,6 +319,7 @@ void main() {
       float r = RES_V(c);
       if (OP == OP_MEAN) r = L == 0 ? QNAN : r / float(L);
       if (NEG) r = -r;
+      if (ACT_KIND != 0) r = act_by(ACT_KIND, r, ACT_ALPHA, ACT_BETA);
       y[o] = T(r);
 #endif
     }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "codegen/core/core.h"
+#include "codegen/core/elt.h"
 #include "ir/params.h"
 
 const cg_template cg_reduce_template = CG_ROW_TEMPLATE("reduce", "reduce.comp");
@@ -54,6 +55,16 @@ static vkml_status reduce_instantiate(const ir_node *n, const bool *mask, int op
   VKML_RETURN_IF_ERROR(cg_kernel_define(k, "DTYPE_F16", "%d", x->dtype == IR_F16));
   VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_SPEC_REDUCE_OP, (uint32_t)op));
   VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_SPEC_REDUCE_SELECT_LAST, last));
+  ir_act_params a;
+  ir_act_params_get(n, &a);
+  if (a.kind != IR_ACT_NONE) {
+    if (op != OP_SUM)
+      return vkml_status_make(VKML_CODE_UNSUPPORTED, "%s takes no fused activation",
+                              ir_op_name(n->op));
+    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_SPEC_REDUCE_ACT_KIND, (uint32_t)a.kind));
+    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_SPEC_REDUCE_ACT_ALPHA, cg_elt_f32_bits(a.alpha)));
+    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_SPEC_REDUCE_ACT_BETA, cg_elt_f32_bits(a.beta)));
+  }
   k->n_buffers = 2;
   cg_node_key(n, attrs, k->key, sizeof k->key);
   return VKML_OK;
@@ -131,7 +142,14 @@ vkml_status cg_node_reduce(const ir_node *n, const cg_template *st, const cg_sch
       len += snprintf(attrs + len, sizeof attrs - (size_t)len, "%s%d", first ? "" : ",", i);
       first = 0;
     }
-  snprintf(attrs + len, sizeof attrs - (size_t)len, "],keepdims=%d}", keep);
+  len += snprintf(attrs + len, sizeof attrs - (size_t)len, "],keepdims=%d", keep);
+  ir_act_params a;
+  ir_act_params_get(n, &a);
+  if (a.kind != IR_ACT_NONE)
+    snprintf(attrs + len, sizeof attrs - (size_t)len, ",act=%s,act_alpha=%.9g,act_beta=%.9g",
+             ir_enum_value_name(IR_ENUM_ACT, a.kind), (double)a.alpha, (double)a.beta);
+  len = (int)strlen(attrs);
+  snprintf(attrs + len, sizeof attrs - (size_t)len, "}");
   return reduce_instantiate(n, mask, op, false, attrs, s, t, out);
 }
 
@@ -201,6 +219,9 @@ static vkml_status reduce_int(const ir_node *n, const cg_template *st, const cg_
   if (op < 0)
     return vkml_status_make(VKML_CODE_UNSUPPORTED, "%s: %s reduces on the GPU only by sum, "
                             "prod, max or min", ir_op_name(n->op), ir_dtype_name(xt->dtype));
+  if (ir_node_int(n, IR_A_ACT, IR_ACT_NONE) != IR_ACT_NONE)
+    return vkml_status_make(VKML_CODE_UNSUPPORTED, "%s: a fused activation on %s values (floats "
+                            "only)", ir_op_name(n->op), ir_dtype_name(xt->dtype));
   if (xt->dtype == IR_I64 && !t->int64_arith)
     return vkml_status_make(VKML_CODE_UNSUPPORTED, "%s: i64 needs shaderInt64, which %s lacks",
                             ir_op_name(n->op), t->name);

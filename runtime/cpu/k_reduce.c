@@ -1,5 +1,5 @@
 /* CPU reference kernels for reduce_{mean,sum,max,min,prod} over an axis set
- * and argmax / argmin along one axis. Floats reduce in double (NaN
+ * (reduce_sum with its fused activation) and argmax / argmin along one axis. Floats reduce in double (NaN
  * propagates through max/min); integers in int64 with wrap-around for sum
  * and prod, as fixed-width hardware would. */
 #include <math.h>
@@ -43,6 +43,13 @@ vkml_status rt_cpu_reduce(const rt_cpu_args *a) {
   if (nout == 0) return VKML_OK;
   bool is_max = n->op == IR_OP_REDUCE_MAX, is_min = n->op == IR_OP_REDUCE_MIN;
   bool is_prod = n->op == IR_OP_REDUCE_PROD;
+  /* reduce_sum's fused activation (pass_split_k puts the split conv's
+   * there), on floats only */
+  ir_act_params act;
+  ir_act_params_get(n, &act);
+  if (act.kind != IR_ACT_NONE && !fl)
+    return rt_cpu_error(n, VKML_CODE_UNSUPPORTED, "a fused activation on %s values (floats only)",
+                        ir_dtype_name(x->dtype));
 
   void *acc = malloc((size_t)nout * (fl ? sizeof(double) : sizeof(int64_t)));
   if (!acc) return rt_cpu_error(n, VKML_CODE_OUT_OF_MEMORY, "out of host memory");
@@ -81,7 +88,7 @@ vkml_status rt_cpu_reduce(const rt_cpu_args *a) {
     } else if (n->op == IR_OP_REDUCE_MEAN) {
       rt_store_f(y, o, count ? df[o] / (double)count : NAN);
     } else {
-      rt_store_f(y, o, df[o]);
+      rt_store_f(y, o, ir_act_apply(&act, df[o]));
     }
   }
   free(acc);

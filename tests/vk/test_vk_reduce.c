@@ -591,6 +591,64 @@ DEFAULT_TESTS(instance_norm, F_INSTANCE)
 DEFAULT_TESTS(batchnorm, F_BATCH)
 DEFAULT_TESTS(pool, F_POOL)
 
+/* reduce_sum with a fused activation (as pass_split_k leaves the split
+ * conv's relu): relu, leaky_relu, clip and sigmoid over the reduce cases
+ * (their alpha and beta through specialization constants), f32 and f16, at
+ * the default schedule; the acts are 1-Lipschitz or less, so the sum's
+ * tolerances hold. An integer sum with an act is refused on the GPU and by
+ * the reference. */
+static void act_sums(ir_dtype dt) {
+  env e;
+  env_open(&e);
+  vt_env_skip_unless(&e.v, dt != IR_F16 || e.v.t->storage_16bit, "16-bit storage");
+  static const struct {
+    ir_act kind;
+    float alpha, beta;
+  } acts[] = {{IR_ACT_RELU, 0, 0}, {IR_ACT_LEAKY_RELU, 0.1f, 0}, {IR_ACT_CLIP, -1.0f, 2.0f},
+              {IR_ACT_SIGMOID, 0, 0}};
+  for (int i = 0; i < N_RCASES; i++) {
+    tcase c = {0};
+    build_reduce(&c, &RCASES[i], IR_OP_REDUCE_SUM, dt, 5000u + (uint64_t)i);
+    int a = i % 4;
+    T_OK(ir_node_set_int(c.g, c.n, IR_A_ACT, acts[a].kind));
+    if (acts[a].alpha != 0) T_OK(ir_node_set_float(c.g, c.n, IR_A_ACT_ALPHA, acts[a].alpha));
+    if (acts[a].beta != 0) T_OK(ir_node_set_float(c.g, c.n, IR_A_ACT_BETA, acts[a].beta));
+    /* the reference again, with the act (the tolerances stay the sum's) */
+    T_OK(t_node_run(c.n, c.in, c.n_in, &c.want, 1));
+    tc_check(&e, &c, NULL, NULL);
+    tc_free(&c);
+  }
+  cr_assert_geq(e.n_checked, N_RCASES);
+  vt_env_close(&e.v);
+}
+
+Test(vk_reduce, sum_with_act_f32) { act_sums(IR_F32); }
+Test(vk_reduce, sum_with_act_f16) { act_sums(IR_F16); }
+
+Test(vk_reduce, int_sum_with_act_is_refused) {
+  ir_target t;
+  ir_target_minimum(&t);
+  tcase c = {0};
+  t_rng r = t_rng_make(3);
+  int64_t d[2] = {4, 5};
+  c.in[0] = t_tensor_random(&r, IR_I32, 2, d, -4, 4);
+  c.n_in = 1;
+  tc_node(&c, IR_OP_REDUCE_SUM);
+  ir_type ty0;
+  T_OK(ir_infer_node(c.n, &ty0));
+  c.n->outputs[0]->type = ty0;
+  T_OK(ir_node_set_int(c.g, c.n, IR_A_ACT, IR_ACT_RELU));
+  cg_kernel k;
+  t_expect_error(cg_kernel_for_node(c.n, NULL, NULL, &t, &k), VKML_CODE_UNSUPPORTED,
+                 "fused activation");
+  rt_tensor out;
+  ir_type ty = ty0;
+  T_OK(rt_tensor_alloc(&ty, &out));
+  t_expect_error(t_node_run(c.n, c.in, 1, &out, 1), VKML_CODE_UNSUPPORTED, "fused activation");
+  rt_tensor_free(&out);
+  tc_free(&c);
+}
+
 /* 8-bit integer max pools (u8, i8: ONNX MaxPool's integer types) at the
  * default schedule and two sampled points: exact against the reference over
  * every max-pool case, values across each type's range. */
