@@ -615,7 +615,7 @@ static bool gemv_suits(const cg_gemm_workload *w, const ir_target *t) {
  * else the last that passes (fp32 accumulation; fp16 is the tuner's to
  * pick): 128x128 (2x2 subgroups of 4x4 matrix tiles, k in steps of 32),
  * 64x64 (the template's default), 64x32, 32x32, then 32x16 and 16x16 with
- * k in steps of 64 (of 32 where k is not a multiple of 64).
+ * k in steps of 64.
  * - 128x128: on the H100, GEMM 4096^3 fp16 took 651.6 us against 64x64's
  *   1157.5 (bench/results/2026-11-28-kernel-stats.md); on an H200, 499.2 us
  *   since the staging loads lost their bounds branch, 407.0 at the sweep's
@@ -642,10 +642,6 @@ static void coopmat_default(const cg_gemm_workload *w, const ir_target *t, cg_sc
     const int *g = COOP_GEMM_LADDER[r];
     cg_schedule c = {{0}};
     for (int k = 0; k < 6; k++) c.v[k] = g[k];
-    /* k in steps of 64 only where they cover it exactly (as conv2d_coopmat's
-     * exact_bk: there, steps of 64 past k ran 1.5-6.4x slower on the H200,
-     * bench/results/2026-11-28-exact-bk.md) */
-    if (c.v[C_BK] == 64 && p.k % 64 != 0) c.v[C_BK] = 32;
     st = cg_schedule_check(&cg_gemm_coopmat_template, &c, t);
     if (st) {
       vkml_status_free(st);
