@@ -195,4 +195,12 @@ def wgemm():
         bgemm(f"wg_{cin}_{cout}_{hw}", 16, cout, cin, t)
 
 
-{"kernels": kernels, "retina": retina, "rungs": rungs, "winograd": winograd_set, "taps": taps, "vit": vit, "small": small, "small1x1": small1x1, "oddk": oddk, "wgemm": wgemm}[sys.argv[2] if len(sys.argv) > 2 else "kernels"]()
+def kodd():
+    # GEMMs whose k is not a multiple of 64: ViT-B/16's attention times v
+    # (12 heads, 197 tokens: k = 197), a k of 1000 and of 96
+    bgemm("kodd_vit_av_12x197x197x64", 12, 197, 197, 64)
+    gemm("kodd_1024_1000_1024", 1024, 1000, 1024)
+    gemm("kodd_3136_96_256", 3136, 96, 256)
+
+
+{"kernels": kernels, "retina": retina, "rungs": rungs, "winograd": winograd_set, "taps": taps, "vit": vit, "small": small, "small1x1": small1x1, "oddk": oddk, "wgemm": wgemm, "kodd": kodd}[sys.argv[2] if len(sys.argv) > 2 else "kernels"]()
