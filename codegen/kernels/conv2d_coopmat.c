@@ -78,6 +78,18 @@ static const int COOP_LADDER[][6] = {
  * on 1x1 convs of K 64 to 256, which keep the first rung. */
 static const int COOP_LONG_K_RUNG[6] = {2, 2, 4, 2, 16, 32};
 #define COOP_LONG_K 512
+/* 64x64 tiles with k in steps of 64 for a group of at least COOP_WIDE_M
+ * output channels and a k of at least COOP_LONG_K, taken after the first
+ * rung where they give COOP_MIN_TILES / 2 workgroups. Timed paired with the
+ * ladder's choice on the H200 (bench/results/2026-11-28-exact-bk.md, call
+ * 3): 1.29x on VGG-16's 3x3 256@56 (against 64x32 tiles at BK 32), 1.39x
+ * and 1.30x on its split 512@28 and 512@14 (against 64x64 at BK 32), 1.04x
+ * on RetinaNet's 256@100 (which keeps the first rung); 0.82x on the 3x3
+ * 128@112 (a group of 128 channels) and 0.3-0.4x on ResNet-50's 3x3 convs
+ * of 64-256 channels at 56-14 (too few workgroups), which this leaves on
+ * the ladder. Fitted on these ten shapes of one device. */
+static const int COOP_WIDE_RUNG[6] = {2, 2, 2, 2, 64, 32};
+#define COOP_WIDE_M 256
 
 static int64_t round_up(int64_t v, int64_t m) { return (v + m - 1) / m * m; }
 
@@ -103,21 +115,32 @@ static void coop_default(const cg_conv_workload *w, const ir_target *t, int ms, 
   int n = (int)(sizeof COOP_LADDER / sizeof COOP_LADDER[0]);
   cg_schedule best = cg_conv2d_coopmat_template.dflt;
   int64_t kdim = cg_conv_k(w), mg = w->m / w->p.group; /* a group's GEMM */
-  for (int r = 0; r < n; r++) {
+  bool wide = mg >= COOP_WIDE_M && kdim >= COOP_LONG_K && kdim % 64 == 0;
+  /* the ladder, COOP_WIDE_RUNG (index -1) after its first rung when wide */
+  for (int i = 0; i < n + 1; i++) {
+    int r = i == 0 ? 0 : i == 1 ? -1 : i - 1;
+    if (r < 0 && !wide) continue;
     cg_schedule c = {{0}};
-    const int *rung = r == 0 && kdim >= COOP_LONG_K ? COOP_LONG_K_RUNG : COOP_LADDER[r];
+    const int *rung = r < 0                         ? COOP_WIDE_RUNG
+                      : r == 0 && kdim >= COOP_LONG_K ? COOP_LONG_K_RUNG
+                                                      : COOP_LADDER[r];
     for (int k = 0; k < 6; k++) c.v[k] = rung[k];
     exact_bk(&c, kdim, 1);
-    if (r + 1 < n && (int64_t)c.v[C_WM] * c.v[C_TM] * ms > round_up(mg, ms)) continue;
+    if (r >= 0 && r + 1 < n && (int64_t)c.v[C_WM] * c.v[C_TM] * ms > round_up(mg, ms)) continue;
     vkml_status st = cg_schedule_check(&cg_conv2d_coopmat_template, &c, t);
     if (st) {
       vkml_status_free(st);
       continue;
     }
-    best = c;
     int64_t bm = (int64_t)c.v[C_WM] * c.v[C_TM] * ms, bn = (int64_t)c.v[C_WN] * c.v[C_TN] * ns;
-    if (ceil_div(mg, bm) * ceil_div(w->n * w->oh * w->ow, bn) * w->p.group >= COOP_MIN_TILES)
+    int64_t tiles = ceil_div(mg, bm) * ceil_div(w->n * w->oh * w->ow, bn) * w->p.group;
+    if (r < 0) {
+      if (tiles < COOP_MIN_TILES / 2) continue;
+      best = c;
       break;
+    }
+    best = c;
+    if (tiles >= COOP_MIN_TILES) break;
   }
   *s = best;
 }

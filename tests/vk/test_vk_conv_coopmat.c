@@ -368,6 +368,19 @@ Test(conv_coopmat, vectors_and_default_ladder) {
       /* K = 6: pairs */
       {{2, 6, 6, 6, 5, 1, 1, 1, 1, 1, 1, {0}, 1, NB}, "2", "4",
        "WM=1,WN=1,TM=1,TN=1,BK=32,ACC=32", 5, 1},
+      /* the wide rung (COOP_WIDE_RUNG), a group of >= 256 outputs and a k of
+       * >= 512: VGG-16's 3x3 256@56 (98 workgroups of 128x64, 196 of
+       * 64x64), its 512@28 split in 4 groups (as pass_split_k leaves it:
+       * 416); not a group of 128 (3x3 128@112: the 64x64 rung at BK 32),
+       * nor a k of 288 (ResNet-50's 256@14 split in 8) */
+      {{1, 256, 56, 56, 256, 3, 3, 1, 1, 1, 1, {1, 1, 1, 1}, 1, RELU}, "8", "1",
+       "WM=2,WN=2,TM=2,TN=2,BK=64,ACC=32", 49, 4},
+      {{1, 512, 28, 28, 2048, 3, 3, 1, 1, 1, 1, {1, 1, 1, 1}, 4, NB}, "8", "1",
+       "WM=2,WN=2,TM=2,TN=2,BK=64,ACC=32", 13, 8},
+      {{1, 128, 112, 112, 128, 3, 3, 1, 1, 1, 1, {1, 1, 1, 1}, 1, RELU}, "8", "1",
+       "WM=2,WN=2,TM=2,TN=2,BK=32,ACC=32", 196, 2},
+      {{1, 256, 14, 14, 2048, 3, 3, 1, 1, 1, 1, {1, 1, 1, 1}, 8, NB}, "8", "1",
+       "WM=2,WN=2,TM=1,TN=1,BK=32,ACC=32", 7, 8},
   };
   for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
     ir_graph *g;
