@@ -5,7 +5,8 @@
  * type; a resize whose every scale is 1 and whose output has the input's
  * shape (nearest or linear: the sample positions fall exactly on the input
  * elements; not tf_half_pixel_for_nn, whose half-pixel shift rounds to the
- * next element with some nearest modes; not cubic). Dropout does not reach
+ * next element with some nearest modes; not cubic); a max or average pool
+ * of 1x1 windows at stride 1 without pads. Dropout does not reach
  * the IR (the importer makes it an identity). The readers of the output read
  * the input instead; a graph output keeps its name (pass_node_bypass).
  *
@@ -28,6 +29,20 @@ static bool resize_is_identity(const ir_node *n) {
   for (int i = 0; i < n->inputs[0]->type.rank; i++)
     if (p.scale[i] != 1.0f) return false;
   return true;
+}
+
+/* A max or average pool over 1x1 windows at stride 1 without pads: each
+ * output element is its input element (torchvision's VGG ends its features
+ * with AdaptiveAvgPool2d((7, 7)) on a 7x7 input, exported so). */
+static bool pool_is_identity(const ir_node *n) {
+  ir_pool_params p;
+  vkml_status s = ir_pool_params_get(n, &p);
+  if (s) {
+    vkml_status_free(s);
+    return false;
+  }
+  return p.kernel[0] == 1 && p.kernel[1] == 1 && p.strides[0] == 1 && p.strides[1] == 1 &&
+         !p.pads[0] && !p.pads[1] && !p.pads[2] && !p.pads[3];
 }
 
 /* Whether transpose n keeps the order of its input's axes of size > 1. */
@@ -74,6 +89,8 @@ static bool is_identity(const ir_node *n) {
   case IR_OP_MIN:
   case IR_OP_MAX: return n->n_inputs == 1;
   case IR_OP_RESIZE: return resize_is_identity(n);
+  case IR_OP_MAXPOOL:
+  case IR_OP_AVGPOOL: return pool_is_identity(n);
   default: return false;
   }
 }
