@@ -95,6 +95,7 @@ vkml_status pass_bound_topk(ir_graph *g, const pass_opts *opts, bool *changed);
 vkml_status pass_split_nms(ir_graph *g, const pass_opts *opts, bool *changed);
 vkml_status pass_split_sort(ir_graph *g, const pass_opts *opts, bool *changed);
 vkml_status pass_split_k(ir_graph *g, const pass_opts *opts, bool *changed);
+vkml_status pass_fuse_bias(ir_graph *g, const pass_opts *opts, bool *changed);
 vkml_status pass_layout(ir_graph *g, const pass_opts *opts, bool *changed);
 vkml_status pass_place(ir_graph *g, const pass_opts *opts, bool *changed);
 vkml_status pass_insert_transfers(ir_graph *g, const pass_opts *opts, bool *changed);

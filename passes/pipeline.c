@@ -15,6 +15,7 @@ static const struct {
     {"fold_constants", pass_fold_constants},
     {"remove_identities", pass_remove_identities},
     {"dce", pass_dce},
+    {"fuse_bias", pass_fuse_bias},
     {"hoist_channelwise", pass_hoist_channelwise},
     {"fold_batchnorm", pass_fold_batchnorm},
     {"merge_pad", pass_merge_pad},
@@ -111,6 +112,7 @@ vkml_status pass_pipeline_run(ir_graph *g, const pass_pipeline_opts *opts) {
     VKML_RETURN_IF_ERROR(step(&r, pass_fold_constants));
     VKML_RETURN_IF_ERROR(step(&r, pass_remove_identities));
     VKML_RETURN_IF_ERROR(step(&r, pass_dce));
+    VKML_RETURN_IF_ERROR(step(&r, pass_fuse_bias));
     VKML_RETURN_IF_ERROR(step(&r, pass_hoist_channelwise));
     VKML_RETURN_IF_ERROR(step(&r, pass_fold_batchnorm));
     VKML_RETURN_IF_ERROR(step(&r, pass_merge_pad));
