@@ -3,7 +3,10 @@
  * matmul, add/sub/mul/div, reduce_sum: IR_OPF_ACT) and has none yet
  * becomes that node's `act` (ir/ops.h ir_act): relu, clip (relu6 when it
  * is [0, 6]), leaky_relu, elu, sigmoid, tanh, hard_sigmoid, hard_swish.
- * The producer takes over the activation's output name.
+ * The producer takes over the activation's output name. Also through a
+ * reshape, flatten, squeeze or unsqueeze between them whose input the view
+ * alone reads (through_view): the activation goes onto the producer and
+ * the view takes its output name.
  *
  * Also the activations exporters spell out, on a producer output x read by
  * exactly these two nodes: silu = mul(x, sigmoid(x)), and hard_swish =
@@ -181,6 +184,26 @@ static bool spelled_gelu(const ir_graph *g, const ir_node *u, const int *uses, i
   return false;
 }
 
+/* The reshape (flatten, squeeze, unsqueeze) producing x, when its input z
+ * is read by it alone (no graph output) and made by another node: the
+ * activation on x can go onto z's producer (pass_fuse_bias leaves a
+ * linear layer on a sequence as gemm -> reshape -> activation). NULL
+ * otherwise. */
+static ir_node *through_view(const ir_graph *g, const int *uses, const ir_value *x,
+                             int want_uses) {
+  ir_node *v = x->producer;
+  if (!v || v->n_inputs < 1 || v->n_outputs != 1 || uses[x->id] != want_uses) return NULL;
+  if (v->op != IR_OP_RESHAPE && v->op != IR_OP_FLATTEN && v->op != IR_OP_SQUEEZE &&
+      v->op != IR_OP_UNSQUEEZE)
+    return NULL;
+  const ir_value *z = v->inputs[0];
+  if (!z->producer || uses[z->id] != 1 || ir_value_is_graph_output(g, z) ||
+      z->type.dtype != x->type.dtype || z->type.bounded || x->type.bounded ||
+      z->layout != IR_LAYOUT_DEFAULT || x->layout != IR_LAYOUT_DEFAULT)
+    return NULL;
+  return v;
+}
+
 vkml_status pass_fuse_activation(ir_graph *g, const pass_opts *opts, bool *changed) {
   (void)opts;
   if (changed) *changed = false;
@@ -205,19 +228,22 @@ vkml_status pass_fuse_activation(ir_graph *g, const pass_opts *opts, bool *chang
     } else if (!pass_act_of(u, &kind, &alpha, &beta)) {
       continue;
     }
-    ir_node *p = x->producer;
+    ir_node *p = x->producer, *view = through_view(g, uses, x, want_uses);
+    if (view) p = view->inputs[0]->producer;
     if (!p || !(ir_op_get(p->op)->flags & IR_OPF_ACT) || p->n_outputs != 1) continue;
     if (uses[x->id] != want_uses || !ir_dtype_is_float(x->type.dtype)) continue;
     if (ir_node_int(p, IR_A_ACT, IR_ACT_NONE) != IR_ACT_NONE) continue;
     if (!ir_type_equal(&x->type, &u->outputs[0]->type) || x->layout != u->outputs[0]->layout ||
-        p->device != u->device)
+        p->device != u->device || (view && view->device != u->device))
       continue;
     s = set_act(g, p, kind, alpha, beta);
     if (s) break;
     if (hs) chain.nodes[chain.n_nodes++] = hs;
     /* the chain feeds u, so it precedes u (ir_verify): next is none of it */
     for (int i = 0; i < chain.n_nodes; i++) ir_node_remove(g, chain.nodes[i]);
-    pass_node_absorb(g, p, 0, u);
+    /* through a view, the view takes the activation's output over (an
+     * activation is elementwise: act(view(z)) = view(act(z))) */
+    pass_node_absorb(g, view ? view : p, 0, u);
     if (changed) *changed = true;
   }
   free(uses);
