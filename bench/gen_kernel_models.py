@@ -203,4 +203,15 @@ def kodd():
     gemm("kodd_3136_96_256", 3136, 96, 256)
 
 
-{"kernels": kernels, "retina": retina, "rungs": rungs, "winograd": winograd_set, "taps": taps, "vit": vit, "small": small, "small1x1": small1x1, "oddk": oddk, "wgemm": wgemm, "kodd": kodd}[sys.argv[2] if len(sys.argv) > 2 else "kernels"]()
+def first():
+    # the first convs of classifiers, on 3 input channels (k of 27-147):
+    # VGG-16's 3x3 3->64 at 224, ResNet's 7x7/2 3->64, MobileNet's 3x3/2
+    # 3->32; and VGG-16's 3x3 convs of 64- and 128-channel groups
+    conv("f_3x3_3_64_224", 3, 64, 224, 3, 1)
+    conv("f_7x7s2_3_64_224", 3, 64, 224, 7, 2)
+    conv("f_3x3s2_3_32_224", 3, 32, 224, 3, 2)
+    conv("f_3x3_64_64_224", 64, 64, 224, 3, 1)
+    conv("f_3x3_128_128_112", 128, 128, 112, 3, 1)
+
+
+{"kernels": kernels, "retina": retina, "rungs": rungs, "winograd": winograd_set, "taps": taps, "vit": vit, "small": small, "small1x1": small1x1, "oddk": oddk, "wgemm": wgemm, "kodd": kodd, "first": first}[sys.argv[2] if len(sys.argv) > 2 else "kernels"]()
