@@ -104,7 +104,30 @@ vec4 act4(vec4 v) {
 }
 #endif
 
+#if SMEM
+// Whether the staged tile's specialization constants keep every index of
+// tile[] inside it (CPW * IN_TH * IN_TW <= SMEM_ELEMS, and the furthest
+// tap of the tile's last output inside IN_TH x IN_TW), the factors bounded
+// so that no product wraps. The host's values always do; a forged artifact
+// may not, and robust buffer access does not cover workgroup memory: then
+// the kernel returns at once (uniformly, before its barrier), its output
+// left unwritten. Variables, not a constant expression: glslang folds && of
+// specialization constants into invalid SPIR-V (as rowmap_lanes_ok).
+bool tile_ok() {
+  uint th = IN_TH, tw = IN_TW, se = SMEM_ELEMS;
+  uint sh = SH, sw = SW, dh = DH, dw = DW, kh = KH, kw = KW;
+  if (sh > 4096u || sw > 4096u || dh > 4096u || dw > 4096u || kh - 1u > 4095u || kw - 1u > 4095u)
+    return false;
+  if (th == 0u || tw == 0u) return false;
+  uint ry = uint(TH - 1) * sh + (kh - 1u) * dh, rx = uint(TW - 1) * sw + (kw - 1u) * dw;
+  return ry < th && rx < tw && th <= se / uint(CPW) / tw;
+}
+#endif
+
 void main() {
+#if SMEM
+  if (!tile_ok()) return;
+#endif
   const uint tx = gl_LocalInvocationID.x, ty = gl_LocalInvocationID.y;
   const uint lz = gl_LocalInvocationID.z;
 #if DW_VEC4

@@ -96,7 +96,19 @@ uint key_of(uint at) {
 // a comes before b: larger key, then lower index
 bool before(uint ka, uint ia, uint kb, uint ib) { return ka > kb || (ka == kb && ia < ib); }
 
+// Whether K keeps the collection's slots inside s_key / s_idx: at most k
+// (<= K) slots when K <= P, and k <= LEN for a static k (a runtime k is
+// clamped to the row below). The host's values always do; a forged artifact
+// may not, and robust buffer access does not cover workgroup memory: then
+// the kernel returns at once (uniformly, before any barrier), its outputs
+// left unwritten. Variables, not a constant expression (as rowmap_lanes_ok).
+bool k_ok() {
+  uint kk = K, ll = LEN;
+  return kk <= uint(P) && (RUNTIME_K != 0 || kk <= ll);
+}
+
 void main() {
+  if (!k_ok()) return;
   uint row = gl_WorkGroupID.y * GX + gl_WorkGroupID.x;
   uint lid = gl_LocalInvocationID.x;
   uint len = LEN, k = K;

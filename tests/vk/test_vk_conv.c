@@ -396,6 +396,67 @@ Test(vk_conv, depthwise_staged_tile_too_large) {
   vt_env_close(&e.v);
 }
 
+/* The staged tile's specialization constants forged (as a tampered artifact
+ * could carry them): a staged depthwise kernel (SMEM=1) whose IN_TH, IN_TW or
+ * SMEM_ELEMS would index tile[] past its end, or whose stride is 2^31, returns
+ * at once (tile_ok), its output left unwritten; with the host's values it
+ * writes every element. Without the check the tile's reads and writes leave
+ * workgroup memory, which robust buffer access does not cover. */
+Test(vk_conv, depthwise_forged_tile_leaves_the_kernel_at_once) {
+  env e;
+  env_open(&e);
+  const family *f = &FAMS[2];
+  ccase c = {1, 4, 17, 19, 4, 3, 3, 1, 1, 1, 1, {1, 1, 1, 1}, 4, {0}};
+  rt_tensor in[2];
+  t_rng r = t_rng_make(9);
+  int64_t xd[4] = {1, 4, 17, 19}, wd[4] = {4, 1, 3, 3};
+  in[0] = t_tensor_random(&r, IR_F32, 4, xd, -1, 1);
+  in[1] = t_tensor_random(&r, IR_F32, 4, wd, -1, 1);
+  ir_type yt = out_type(&c, false, IR_F32);
+  ir_graph *g;
+  ir_node *n = make_node(&g, &c, false, in, 2, &yt, NULL);
+  cg_conv_workload w;
+  T_OK(cg_conv_workload_from_node(n, &w));
+  cg_kernel k;
+  cg_schedule s = f->tmpl->dflt;
+  s.v[cg_knob_index(f->tmpl, "SMEM")] = 1;
+  T_OK(cg_conv_instantiate(&w, f->tmpl, &s, e.v.t, &k));
+  int at[4] = {-1, -1, -1, -1};
+  const uint32_t ids[4] = {CG_SPEC_CONV2D_DEPTHWISE_IN_TH, CG_SPEC_CONV2D_DEPTHWISE_IN_TW,
+                           CG_SPEC_CONV2D_DEPTHWISE_SMEM_ELEMS, CG_SPEC_CONV_PARAMS_SH};
+  for (int j = 0; j < k.n_spec; j++)
+    for (int i = 0; i < 4; i++)
+      if (k.spec_id[j] == ids[i]) at[i] = j;
+  for (int i = 0; i < 4; i++) cr_assert_geq(at[i], 0, "%s sets no spec %u", k.key, ids[i]);
+  const struct {
+    int which;
+    uint32_t value; /* 0: the host's, the kernel writes */
+  } forge[] = {{0, 0},         {0, 1},         {1, 2},          {2, 1},
+               {2, 7},         {0, 0x10000u},  {1, 0xffffffffu}, {3, 0x80000000u}};
+  const rt_tensor *ins[2] = {&in[0], &in[1]};
+  for (size_t v = 0; v < sizeof forge / sizeof forge[0]; v++) {
+    cg_kernel fk = k;
+    bool forged = forge[v].value != 0;
+    if (forged) fk.spec_value[at[forge[v].which]] = forge[v].value;
+    rt_tensor got;
+    vt_poisoned(&yt, 0x7f, &got);
+    vt_run_kernel(e.v.ctx, e.v.cc, &fk, ins, 2, &got);
+    const unsigned char *p = got.data;
+    size_t untouched = 0;
+    for (size_t j = 0; j < rt_tensor_bytes(&got); j++) untouched += p[j] == 0x7f;
+    if (forged)
+      cr_assert_eq(untouched, rt_tensor_bytes(&got), "%s: spec %u = %#x wrote %zu bytes", k.key,
+                   ids[forge[v].which], forge[v].value, rt_tensor_bytes(&got) - untouched);
+    else
+      cr_assert_lt(untouched, rt_tensor_bytes(&got) / 4, "%s: the host's values wrote nothing", k.key);
+    rt_tensor_free(&got);
+  }
+  rt_tensor_free(&in[0]);
+  rt_tensor_free(&in[1]);
+  ir_graph_destroy(g);
+  vt_env_close(&e.v);
+}
+
 /* ---- without a device ---------------------------------------------------------- */
 
 static const cg_template *chosen(const ccase *c, bool tr, ir_dtype dt, const ir_target *t) {

@@ -255,3 +255,46 @@ Test(vk_topk, large_k_through_the_sort) {
   for (int i = 0; i < 3; i++) rt_tensor_free(&in[i]);
   vt_env_close(&e);
 }
+
+/* K forged (as a tampered artifact could carry it) past the slots of
+ * shared memory (P, the kernel's #define), or past the row: the kernel
+ * returns at once (k_ok), both outputs left unwritten; the host's K writes
+ * them. Without the check the collection writes s_key / s_idx past their
+ * end: workgroup memory, which robust buffer access does not cover. */
+Test(vk_topk, forged_k_leaves_the_kernel_at_once) {
+  vt_env e;
+  vt_env_open(&e);
+  topk_case c = {IR_F32, 2, {3, 50}, 1, 5, true, 0};
+  rt_tensor x = input_for(&c, 21, false);
+  ir_graph *g;
+  ir_node *n = make(&c, &x, &g);
+  cg_kernel k;
+  T_OK(cg_kernel_for_node(n, NULL, NULL, e.t, &k));
+  cr_assert_eq(k.tmpl, &cg_topk_template, "%s", k.key);
+  int at = -1;
+  for (int j = 0; j < k.n_spec; j++)
+    if (k.spec_id[j] == CG_SPEC_TOPK_K) at = j;
+  cr_assert_geq(at, 0, "%s sets no K", k.key);
+  const uint32_t vals[] = {0 /* the host's */, 51, 4096, 0x80000000u};
+  for (size_t v = 0; v < sizeof vals / sizeof vals[0]; v++) {
+    cg_kernel f = k;
+    if (vals[v]) f.spec_value[at] = vals[v];
+    rt_tensor got[2];
+    for (int i = 0; i < 2; i++) vt_poisoned(&n->outputs[i]->type, 0x7f, &got[i]);
+    const rt_tensor *ins[1] = {&x};
+    vt_run_kernel_n(e.ctx, e.cc, &f, ins, 1, got, 2);
+    for (int i = 0; i < 2; i++) {
+      size_t untouched = 0, bytes = rt_tensor_bytes(&got[i]);
+      const unsigned char *p = got[i].data;
+      for (size_t j = 0; j < bytes; j++) untouched += p[j] == 0x7f;
+      if (vals[v])
+        cr_assert_eq(untouched, bytes, "%s: K = %#x wrote output %d", k.key, vals[v], i);
+      else
+        cr_assert_lt(untouched, bytes, "%s: the host's K wrote nothing", k.key);
+      rt_tensor_free(&got[i]);
+    }
+  }
+  rt_tensor_free(&x);
+  ir_graph_destroy(g);
+  vt_env_close(&e);
+}
