@@ -183,6 +183,13 @@ void tiled(uint w) {
 }
 
 void main() {
+  // tiled() indexes s_blk by lid / TILE_C and lid % TILE_C (within the
+  // workgroup for any TILE_C but 0, which the host never sets): a forged 0
+  // returns at once, uniformly, its output left as it was (robust buffer
+  // access does not cover workgroup memory). A variable, not a constant
+  // expression (as rowmap_lanes_ok).
+  uint tc = TILE_C;
+  if (tc == 0u) return;
   uint wg = gl_WorkGroupID.y * GX + gl_WorkGroupID.x;
   if (MAPPING == 2u) {
     if (wg < ROWS / INNER * ((INNER + TILE_C - 1u) / TILE_C)) tiled(wg);
