@@ -18,7 +18,6 @@
  * neither bounded, the matmul's output read by the add alone (no graph
  * output), the add without an activation, and y of the matmul's type. */
 #include <stdlib.h>
-#include <string.h>
 
 #include "passes/pass.h"
 
