@@ -363,6 +363,23 @@ Test(vk_conv, sliced_k_points) { sampled_points(4); }
 Test(vk_conv, gemm1x1_sliced_k_default) { default_schedule(5); }
 Test(vk_conv, gemm1x1_sliced_k_points) { sampled_points(5); }
 
+/* Depthwise case c (f32, no bias) on random inputs (seed): its node in *g,
+ * output type *yt, workload *w, and the template's default schedule with
+ * the input tile staged in shared memory (SMEM=1) in *s. */
+static void depthwise_staged(const ccase *c, uint64_t seed, rt_tensor in[2], ir_graph **g,
+                             ir_type *yt, cg_conv_workload *w, cg_schedule *s) {
+  const cg_template *t = FAMS[2].tmpl;
+  t_rng r = t_rng_make(seed);
+  int64_t xd[4] = {c->n, c->c, c->h, c->w}, wd[4] = {c->m, 1, c->kh, c->kw};
+  in[0] = t_tensor_random(&r, IR_F32, 4, xd, -1, 1);
+  in[1] = t_tensor_random(&r, IR_F32, 4, wd, -1, 1);
+  *yt = out_type(c, false, IR_F32);
+  ir_node *n = make_node(g, c, false, in, 2, yt, NULL);
+  T_OK(cg_conv_workload_from_node(n, w));
+  *s = t->dflt;
+  s->v[cg_knob_index(t, "SMEM")] = 1;
+}
+
 /* A depthwise conv whose staged tile cannot fit (dilation 24): a schedule
  * with SMEM=1 is refused, the default (which reads through the cache) runs
  * and is right. */
@@ -372,18 +389,12 @@ Test(vk_conv, depthwise_staged_tile_too_large) {
   const family *f = &FAMS[2];
   ccase c = {1, 3, 20, 20, 3, 5, 5, 1, 1, 24, 24, {40, 40, 40, 40}, 3, {0}};
   rt_tensor in[2];
-  t_rng r = t_rng_make(5);
-  int64_t xd[4] = {1, 3, 20, 20}, wd[4] = {3, 1, 5, 5};
-  in[0] = t_tensor_random(&r, IR_F32, 4, xd, -1, 1);
-  in[1] = t_tensor_random(&r, IR_F32, 4, wd, -1, 1);
-  ir_type yt = out_type(&c, false, IR_F32);
+  ir_type yt;
   ir_graph *g;
-  ir_node *n = make_node(&g, &c, false, in, 2, &yt, NULL);
   cg_conv_workload w;
-  T_OK(cg_conv_workload_from_node(n, &w));
+  cg_schedule s;
+  depthwise_staged(&c, 5, in, &g, &yt, &w, &s);
   cg_kernel k;
-  cg_schedule s = f->tmpl->dflt;
-  s.v[cg_knob_index(f->tmpl, "SMEM")] = 1;
   t_expect_error(cg_conv_instantiate(&w, f->tmpl, &s, e.v.t, &k), VKML_CODE_UNSUPPORTED,
                  "shared memory");
   T_OK(cg_conv_instantiate(&w, NULL, NULL, e.v.t, &k));
@@ -408,18 +419,12 @@ Test(vk_conv, depthwise_forged_tile_leaves_the_kernel_at_once) {
   const family *f = &FAMS[2];
   ccase c = {1, 4, 17, 19, 4, 3, 3, 1, 1, 1, 1, {1, 1, 1, 1}, 4, {0}};
   rt_tensor in[2];
-  t_rng r = t_rng_make(9);
-  int64_t xd[4] = {1, 4, 17, 19}, wd[4] = {4, 1, 3, 3};
-  in[0] = t_tensor_random(&r, IR_F32, 4, xd, -1, 1);
-  in[1] = t_tensor_random(&r, IR_F32, 4, wd, -1, 1);
-  ir_type yt = out_type(&c, false, IR_F32);
+  ir_type yt;
   ir_graph *g;
-  ir_node *n = make_node(&g, &c, false, in, 2, &yt, NULL);
   cg_conv_workload w;
-  T_OK(cg_conv_workload_from_node(n, &w));
+  cg_schedule s;
+  depthwise_staged(&c, 9, in, &g, &yt, &w, &s);
   cg_kernel k;
-  cg_schedule s = f->tmpl->dflt;
-  s.v[cg_knob_index(f->tmpl, "SMEM")] = 1;
   T_OK(cg_conv_instantiate(&w, f->tmpl, &s, e.v.t, &k));
   int at[4] = {-1, -1, -1, -1};
   const uint32_t ids[4] = {CG_SPEC_CONV2D_DEPTHWISE_IN_TH, CG_SPEC_CONV2D_DEPTHWISE_IN_TW,
@@ -441,9 +446,7 @@ Test(vk_conv, depthwise_forged_tile_leaves_the_kernel_at_once) {
     rt_tensor got;
     vt_poisoned(&yt, 0x7f, &got);
     vt_run_kernel(e.v.ctx, e.v.cc, &fk, ins, 2, &got);
-    const unsigned char *p = got.data;
-    size_t untouched = 0;
-    for (size_t j = 0; j < rt_tensor_bytes(&got); j++) untouched += p[j] == 0x7f;
+    size_t untouched = vt_untouched(&got, 0x7f);
     if (forged)
       cr_assert_eq(untouched, rt_tensor_bytes(&got), "%s: spec %u = %#x wrote %zu bytes", k.key,
                    ids[forge[v].which], forge[v].value, rt_tensor_bytes(&got) - untouched);

@@ -132,6 +132,13 @@ void vt_poisoned(const ir_type *t, unsigned char byte, rt_tensor *out) {
   if (bytes) memset(out->data, byte, bytes);
 }
 
+size_t vt_untouched(const rt_tensor *t, unsigned char byte) {
+  const unsigned char *p = t->data;
+  size_t n = 0, bytes = rt_tensor_bytes(t);
+  for (size_t j = 0; j < bytes; j++) n += p[j] == byte;
+  return n;
+}
+
 ir_target vt_coop_target(void) {
   ir_target t;
   ir_target_minimum(&t);

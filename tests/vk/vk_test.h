@@ -65,6 +65,9 @@ void vt_sample_random(const cg_template *t, const ir_target *target, uint64_t se
  * 3.4e38, f16 NaN), to poison an output so that elements a kernel forgets
  * to write show (vk_harness.c). */
 void vt_poisoned(const ir_type *t, unsigned char byte, rt_tensor *out);
+/* How many of t's bytes still hold byte (what a kernel left unwritten in a
+ * vt_poisoned tensor: all of them when it returned at once). */
+size_t vt_untouched(const rt_tensor *t, unsigned char byte);
 
 /* Synthetic targets and kernel introspection for the tests that need no
  * device (vk_harness.c). vt_coop_target: a device with
