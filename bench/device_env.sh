@@ -1,8 +1,9 @@
 # Sourced by the device-machine scripts: the Vulkan loader from .gl (the
 # machine has none), NVIDIA's ICD, the staged runtime libraries; B = the
 # staged binaries, R = $OUT (comes back); XDG_CACHE_HOME under /tmp; the
-# device line (name, driver, max SM clock) into $R/device.txt; and
-# old_new_runs, the whole runs of the old-vs-new scripts.
+# device line (name, driver, max SM clock) into $R/device.txt; and three
+# functions for the old-vs-new scripts: old_new_runs (whole runs), profiles
+# (per-op profiles), rungs_into (paired schedule points).
 for f in .gl/*.deb; do dpkg -x "$f" / ; done; ldconfig
 export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
 export LD_LIBRARY_PATH=$PWD/.bench-bin/extra-libs:$PWD/.bench-bin
@@ -35,4 +36,26 @@ old_new_runs() {
       done
     done
   done
+}
+
+# profiles WORKDIR "VARIANTS" MODEL...: vkrun --profile (30 runs) of each
+# WORKDIR/MODEL.VARIANT.vkm there is, into MODEL.VARIANT.prof.txt.
+profiles() {
+  local w=$1 vs=$2 m v
+  shift 2
+  for m in "$@"; do
+    for v in $vs; do
+      [ -f $w/$m.$v.vkm ] || continue
+      $B/tools/vkrun $w/$m.$v.vkm --profile --bench 30 --warmup 5 >$w/$m.$v.prof.txt 2>&1
+    done
+  done
+}
+
+# rungs_into DIR SET TEMPLATE "POINTS": run_coop_rungs.sh (10 runs per
+# pair) on gen_kernel_models.py's SET, its table into DIR.md, its
+# per-point files into DIR.
+rungs_into() {
+  mkdir -p $(dirname $1)/r
+  SET=$2 TEMPLATE=$3 RUNS=10 RUNGS="$4" OUT=$(dirname $1)/r bash bench/run_coop_rungs.sh >$1.md 2>&1
+  mv /tmp/rr $1
 }

@@ -49,11 +49,7 @@ done
 M=${MODELS:-"vgg16 resnet50 resnet18 googlenet mobilenet_v2 squeezenet1_1 efficientnet_b0 mobilenet_v3_large"}
 python3 bench/torchvision_peer.py export $W/m $M >$W/export.txt 2>&1 || tail -3 $W/export.txt
 old_new_runs $W "--precision fp16" $M
-for m in $M; do
-  for v in new old; do
-    [ -f $W/$m.$v.vkm ] && $B/tools/vkrun $W/$m.$v.vkm --profile --bench 30 --warmup 5 >$W/$m.$v.prof.txt 2>&1
-  done
-done
+profiles $W "new old" $M
 python3 bench/torchvision_peer.py graph --half $M >$W/torch16.json 2>$W/torch16.err
 tar czf $OUT/conv_taps.tgz -C $W --exclude=m --exclude=k --exclude=data --exclude='*.vkm' --exclude='*.out' .
 echo "== convs at the default: old / new (us, GFLOP/s, ...) =="

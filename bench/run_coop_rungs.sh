@@ -38,7 +38,8 @@ for m in flops:
         pts = j.get("points", [])
         for p in pts:
             if p.get("default") and p.get("ok"): dflt = p
-        c = [p for p in pts if p.get("ok") and not p.get("default")]
+        # the candidate's own row ("x": it is the default itself)
+        c = [p for p in pts if p.get("ok") and not p.get("default") and p.get("schedule") == rungs[i]]
         row.append(f"{c[0]['median_us']:.1f}" if c else "x")
     d = f"{dflt['median_us']:.1f} {dflt.get('schedule','')}" if dflt else "-"
     print(f"| {m} | {d} | " + " | ".join(row) + " |")

@@ -25,9 +25,7 @@ for rep in 1 2; do
   $B/tools/vkrun $W/vgg16.nosplit.vkm --input input=$W/m/vgg16.input.npy --bench 50 --warmup 5 \
     --warmup-ms 300 >$W/vgg16.nosplit.$rep.txt 2>&1
 done
-for v in new nosplit; do
-  $B/tools/vkrun $W/vgg16.$v.vkm --profile --bench 30 --warmup 5 >$W/vgg16.$v.prof.txt 2>&1
-done
+profiles $W "new nosplit" vgg16
 python3 bench/torchvision_peer.py graph --half vgg16 >$W/torch16.json 2>$W/torch16.err
 tar czf $OUT/first.tgz -C $W --exclude=m --exclude=k --exclude='*.vkm' --exclude='*.out' .
 echo "== first convs: default, then the best 4 points (us) =="

@@ -16,11 +16,7 @@ for p in fp16 fp32; do
   D=$W/$p; mkdir -p $D; ln -sfn $W/m $D/m
   old_new_runs $D "--precision $p" $M
 done
-for m in $M; do
-  for v in new old; do
-    [ -f $W/fp16/$m.$v.vkm ] && $B/tools/vkrun $W/fp16/$m.$v.vkm --profile --bench 30 --warmup 5 >$W/fp16/$m.$v.prof.txt 2>&1
-  done
-done
+profiles $W/fp16 "new old" $M
 python3 bench/torchvision_peer.py graph --half $M >$W/fp16/torch.json 2>$W/torch16.err
 python3 bench/torchvision_peer.py graph $M >$W/fp32/torch.json 2>$W/torch32.err
 tar czf $OUT/fuse_bias.tgz -C $W --exclude=m --exclude='*.vkm' --exclude='*.out' .

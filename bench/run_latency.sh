@@ -12,15 +12,11 @@
 set -u
 tar -xJf .bench-pack/bin.tar.xz
 . bench/device_env.sh
-W=/tmp/lat; mkdir -p $W/r
-SET=taps TEMPLATE=conv2d_coopmat_sliced_k RUNS=10 RUNGS="WM=2,WN=2,TM=2,TN=1,BK=32,ACC=32,SLK=2 WM=2,WN=2,TM=2,TN=1,BK=32,ACC=32,SLK=4 WM=2,WN=2,TM=2,TN=2,BK=32,ACC=32,SLK=2 WM=2,WN=2,TM=4,TN=2,BK=32,ACC=32,SLK=2 WM=2,WN=2,TM=2,TN=1,BK=64,ACC=32,SLK=2" \
-  OUT=$W/r bash bench/run_coop_rungs.sh >$W/sliced.md 2>&1
-mv /tmp/rr $W/rr_s
-SET=taps TEMPLATE=conv2d_coopmat RUNS=10 RUNGS="WM=2,WN=2,TM=2,TN=1,BK=64,ACC=32 WM=2,WN=2,TM=2,TN=2,BK=64,ACC=32 WM=2,WN=2,TM=4,TN=2,BK=64,ACC=32" \
-  OUT=$W/r bash bench/run_coop_rungs.sh >$W/plain.md 2>&1
-mv /tmp/rr $W/rr_p
+W=/tmp/lat; mkdir -p $W
+rungs_into $W/rr_s taps conv2d_coopmat_sliced_k "WM=2,WN=2,TM=2,TN=1,BK=32,ACC=32,SLK=2 WM=2,WN=2,TM=2,TN=1,BK=32,ACC=32,SLK=4 WM=2,WN=2,TM=2,TN=2,BK=32,ACC=32,SLK=2 WM=2,WN=2,TM=4,TN=2,BK=32,ACC=32,SLK=2 WM=2,WN=2,TM=2,TN=1,BK=64,ACC=32,SLK=2"
+rungs_into $W/rr_p taps conv2d_coopmat "WM=2,WN=2,TM=2,TN=1,BK=64,ACC=32 WM=2,WN=2,TM=2,TN=2,BK=64,ACC=32 WM=2,WN=2,TM=4,TN=2,BK=64,ACC=32"
 tar czf $OUT/latency.tgz -C $W .
 echo "== sliced: c1 64x32 SLK2, c2 64x32 SLK4, c3 64x64 SLK2, c4 128x64 SLK2, c5 64x32 BK64 SLK2 (BK 32 unless said) =="
-grep -E "^\|" $W/sliced.md
+grep -E "^\|" $W/rr_s.md
 echo "== plain BK 64: c1 64x32, c2 64x64, c3 128x64 =="
-grep -E "^\|" $W/plain.md
+grep -E "^\|" $W/rr_p.md

@@ -16,13 +16,9 @@
 set -u
 tar -xJf .bench-pack/bin.tar.xz
 . bench/device_env.sh
-W=/tmp/ok; mkdir -p $W/m $W/k $W/r
-SET=oddk TEMPLATE=conv2d_coopmat_sliced_k RUNS=10 RUNGS="WM=1,WN=1,TM=1,TN=1,BK=64,ACC=32,SLK=2 WM=1,WN=1,TM=1,TN=1,BK=32,ACC=32,SLK=2" \
-  OUT=$W/r bash bench/run_coop_rungs.sh >$W/rungs_sliced.md 2>&1
-mv /tmp/rr $W/rr_s
-SET=oddk TEMPLATE=conv2d_coopmat RUNS=10 RUNGS="WM=1,WN=1,TM=1,TN=1,BK=64,ACC=32 WM=1,WN=1,TM=1,TN=1,BK=32,ACC=32" \
-  OUT=$W/r bash bench/run_coop_rungs.sh >$W/rungs_plain.md 2>&1
-mv /tmp/rr $W/rr_p
+W=/tmp/ok; mkdir -p $W/m $W/k
+rungs_into $W/rr_s oddk conv2d_coopmat_sliced_k "WM=1,WN=1,TM=1,TN=1,BK=64,ACC=32,SLK=2 WM=1,WN=1,TM=1,TN=1,BK=32,ACC=32,SLK=2"
+rungs_into $W/rr_p oddk conv2d_coopmat "WM=1,WN=1,TM=1,TN=1,BK=64,ACC=32 WM=1,WN=1,TM=1,TN=1,BK=32,ACC=32"
 python3 bench/gen_kernel_models.py $W/k wgemm >$W/wgemm_models.txt
 for m in $(awk '{print $1}' $W/wgemm_models.txt); do
   timeout 60 $B/bench/vkml-sweep $W/k/$m.vkir --precision fp16 --ref default --template gemm_coopmat \
@@ -34,17 +30,13 @@ old_new_runs $W "--precision fp16" $M
 if [ -f $W/m/vgg16.onnx ]; then
   $B/tools/vkc compile $W/m/vgg16.onnx --precision fp16 --winograd f2 -o $W/vgg16.wf2.vkm 2>$W/vgg16.wf2.cerr
   $B/tools/vkrun $W/vgg16.wf2.vkm --input input=$W/m/vgg16.input.npy --bench 50 --warmup 5 --warmup-ms 300 >$W/vgg16.wf2.txt 2>&1
-  $B/tools/vkrun $W/vgg16.wf2.vkm --profile --bench 30 --warmup 5 >$W/vgg16.wf2.prof.txt 2>&1
+  profiles $W wf2 vgg16
 fi
-for m in googlenet vgg16; do
-  for v in new old; do
-    [ -f $W/$m.$v.vkm ] && $B/tools/vkrun $W/$m.$v.vkm --profile --bench 30 --warmup 5 >$W/$m.$v.prof.txt 2>&1
-  done
-done
+profiles $W "new old" googlenet vgg16
 python3 bench/torchvision_peer.py graph --half $M >$W/torch16.json 2>$W/torch16.err
 tar czf $OUT/oddk.tgz -C $W --exclude=m --exclude=k --exclude='*.vkm' --exclude='*.out' .
-echo "== sliced (c1 BK64 SLK2, c2 BK32 SLK2) =="; tail -n +1 $W/rungs_sliced.md | grep -E "^\||cand"
-echo "== plain (c1 BK64, c2 BK32) =="; grep -E "^\||cand" $W/rungs_plain.md
+echo "== sliced (c1 BK64 SLK2, c2 BK32 SLK2) =="; grep -E "^\||cand" $W/rr_s.md
+echo "== plain (c1 BK64, c2 BK32) =="; grep -E "^\||cand" $W/rr_p.md
 echo "== Winograd F(2x2) GEMMs, gemm_coopmat fp16 (us): default, best sampled =="
 while read m fl by; do
   d=$(grep -E "default *\[|default$" $W/wg.$m.txt | grep -E "^gemm" | head -1 | tr -s ' ' | cut -d' ' -f2-3)

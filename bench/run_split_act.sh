@@ -22,20 +22,15 @@ for t in test_vk_reduce test_vk_gemm test_vk_conv_coopmat; do
   env $TL VKML_VALIDATION=1 timeout 200 $B/tests/$t >$W/$t.txt 2>&1
   echo "$t: rc $? $(grep -E 'Synthesis' $W/$t.txt)"; grep -A2 "Assert\|FAIL" $W/$t.txt | head -6
 done
-SET=kodd TEMPLATE=gemm_coopmat RUNS=10 RUNGS="WM=1,WN=1,TM=1,TN=1,BK=64,ACC=32 WM=1,WN=1,TM=1,TN=1,BK=32,ACC=32 WM=2,WN=1,TM=1,TN=1,BK=64,ACC=32 WM=2,WN=1,TM=1,TN=1,BK=32,ACC=32" \
-  OUT=$W/r bash bench/run_coop_rungs.sh >$W/rungs.md 2>&1
+rungs_into $W/rr kodd gemm_coopmat "WM=1,WN=1,TM=1,TN=1,BK=64,ACC=32 WM=1,WN=1,TM=1,TN=1,BK=32,ACC=32 WM=2,WN=1,TM=1,TN=1,BK=64,ACC=32 WM=2,WN=1,TM=1,TN=1,BK=32,ACC=32"
 M=${MODELS:-"vgg16 resnet50 resnet18 googlenet vit_b_16"}
 python3 bench/torchvision_peer.py export $W/m $M >$W/export.txt 2>&1 || tail -3 $W/export.txt
 old_new_runs $W "--precision fp16" $M
-for m in $M; do
-  for v in new old; do
-    [ -f $W/$m.$v.vkm ] && $B/tools/vkrun $W/$m.$v.vkm --profile --bench 30 --warmup 5 >$W/$m.$v.prof.txt 2>&1
-  done
-done
+profiles $W "new old" $M
 python3 bench/torchvision_peer.py graph --half $M >$W/torch16.json 2>$W/torch16.err
 tar czf $OUT/split_act.tgz -C $W --exclude=m --exclude='*.vkm' --exclude='*.out' .
 echo "== GEMMs, k not a multiple of 64 (c1 16x16 BK64, c2 16x16 BK32, c3 32x16 BK64, c4 32x16 BK32) =="
-grep -E "^\||cand" $W/rungs.md
+grep -E "^\||cand" $W/rr.md
 for m in $M; do
   for v in old new; do
     echo "$m $v: $(grep -E '^GPU time' $W/$m.$v.prof.txt) $(grep -cE '^(relu|reduce_sum) ' $W/$m.$v.prof.txt) relu/reduce_sum steps"

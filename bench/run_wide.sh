@@ -28,9 +28,7 @@ done
 M=${MODELS:-"vgg16 resnet50 resnet18 googlenet mobilenet_v2 squeezenet1_1 efficientnet_b0 mobilenet_v3_large"}
 python3 bench/torchvision_peer.py export $W/m $M >$W/export.txt 2>&1 || tail -3 $W/export.txt
 old_new_runs $W "--precision fp16" $M
-for v in new old; do
-  [ -f $W/vgg16.$v.vkm ] && $B/tools/vkrun $W/vgg16.$v.vkm --profile --bench 30 --warmup 5 >$W/vgg16.$v.prof.txt 2>&1
-done
+profiles $W "new old" vgg16
 python3 bench/torchvision_peer.py graph --half $M >$W/torch16.json 2>$W/torch16.err
 tar czf $OUT/wide.tgz -C $W --exclude=m --exclude=k --exclude='*.vkm' --exclude='*.out' .
 echo "== 3x3 convs at each build's default (us, schedule) =="
