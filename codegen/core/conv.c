@@ -4,6 +4,7 @@
 
 #include "codegen/core/conv.h"
 #include "codegen/core/elt.h"
+#include "codegen/core/key.h"
 #include "codegen/core/spec.h"
 /* Largest stride, dilation, pad or kernel extent the shaders' 32-bit index
  * arithmetic is checked for. */
@@ -99,13 +100,6 @@ vkml_status cg_conv_workload_from_node(const ir_node *n, cg_conv_workload *o) {
   return VKML_OK;
 }
 
-static bool act_uses_alpha(ir_act a) {
-  return a == IR_ACT_CLIP || a == IR_ACT_LEAKY_RELU || a == IR_ACT_ELU ||
-         a == IR_ACT_HARD_SIGMOID;
-}
-
-static bool act_uses_beta(ir_act a) { return a == IR_ACT_CLIP || a == IR_ACT_HARD_SIGMOID; }
-
 void cg_conv_workload_key(const cg_conv_workload *w, char *buf, int buf_bytes) {
   char tx[128], tw[128], tb[128] = "", ty[128];
   ir_type_format(&w->x, tx, sizeof tx);
@@ -126,14 +120,7 @@ void cg_conv_workload_key(const cg_conv_workload *w, char *buf, int buf_bytes) {
   if (w->op == IR_OP_CONV_TRANSPOSE2D)
     n += snprintf(attrs + n, sizeof attrs - (size_t)n, ",output_padding=[%lld,%lld]",
                   (long long)p->output_padding[0], (long long)p->output_padding[1]);
-  if (p->act.kind != IR_ACT_NONE) {
-    n += snprintf(attrs + n, sizeof attrs - (size_t)n, ",act=%s",
-                  ir_enum_value_name(IR_ENUM_ACT, p->act.kind));
-    if (act_uses_alpha(p->act.kind))
-      n += snprintf(attrs + n, sizeof attrs - (size_t)n, ",act_alpha=%.9g", (double)p->act.alpha);
-    if (act_uses_beta(p->act.kind))
-      n += snprintf(attrs + n, sizeof attrs - (size_t)n, ",act_beta=%.9g", (double)p->act.beta);
-  }
+  n += cg_act_key(&p->act, attrs + n, sizeof attrs - (size_t)n);
   if (w->x_layout != IR_LAYOUT_DEFAULT)
     n += snprintf(attrs + n, sizeof attrs - (size_t)n, ",x_layout=%s", ir_layout_name(w->x_layout));
   if (w->y_layout != IR_LAYOUT_DEFAULT)

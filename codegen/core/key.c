@@ -92,6 +92,18 @@ void cg_data_key(const ir_node *n, char *buf, int buf_bytes) {
            (unsigned long long)h.lo);
 }
 
+int cg_act_key(const ir_act_params *a, char *buf, size_t buf_bytes) {
+  if (buf_bytes) buf[0] = '\0';
+  if (a->kind == IR_ACT_NONE) return 0;
+  bool alpha = a->kind == IR_ACT_CLIP || a->kind == IR_ACT_LEAKY_RELU || a->kind == IR_ACT_ELU ||
+               a->kind == IR_ACT_HARD_SIGMOID;
+  bool beta = a->kind == IR_ACT_CLIP || a->kind == IR_ACT_HARD_SIGMOID;
+  char al[32] = "", be[32] = "";
+  if (alpha) snprintf(al, sizeof al, ",act_alpha=%.9g", (double)a->alpha);
+  if (beta) snprintf(be, sizeof be, ",act_beta=%.9g", (double)a->beta);
+  return snprintf(buf, buf_bytes, ",act=%s%s%s", ir_enum_value_name(IR_ENUM_ACT, a->kind), al, be);
+}
+
 void cg_node_key(const ir_node *n, const char *attrs, char *buf, int buf_bytes) {
   int len = snprintf(buf, (size_t)buf_bytes, "%s(", ir_op_name(n->op));
   for (int i = 0; i < n->n_inputs && len < buf_bytes; i++) {

@@ -5,7 +5,12 @@
 #define CG_CORE_KEY_H
 
 #include "ir/graph.h"
+#include "ir/params.h"
 
+/* A fused activation in a key's attributes: ",act=NAME" and, where the act
+ * uses them, ",act_alpha=A", ",act_beta=B" (%.9g); "" for none. Returns
+ * the length written (as snprintf). */
+int cg_act_key(const ir_act_params *a, char *buf, size_t buf_bytes);
 /* "op(f32[2,3],f32[3])->f32[2,3]" followed by attrs (may be ""). */
 void cg_node_key(const ir_node *n, const char *attrs, char *buf, int buf_bytes);
 /* The canonical workload key of n: op, input and output types, attributes

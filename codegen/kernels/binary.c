@@ -8,6 +8,8 @@
 
 #include "binary.h" /* its own header: the family's face for tests */
 
+#include "codegen/core/key.h"
+
 enum { KNOB_WG = 0, KNOB_EPI = 1 };
 
 const cg_template cg_binary_template = {
@@ -28,12 +30,6 @@ static int op_code(ir_op op) {
   default: return -1;
   }
 }
-
-static bool act_uses_alpha(ir_act a) {
-  return a == IR_ACT_CLIP || a == IR_ACT_LEAKY_RELU || a == IR_ACT_ELU ||
-         a == IR_ACT_HARD_SIGMOID;
-}
-static bool act_uses_beta(ir_act a) { return a == IR_ACT_CLIP || a == IR_ACT_HARD_SIGMOID; }
 
 vkml_status cg_binary_workload_from_node(const ir_node *n, cg_binary_workload *out) {
   memset(out, 0, sizeof *out);
@@ -62,14 +58,11 @@ vkml_status cg_binary_workload_from_node(const ir_node *n, cg_binary_workload *o
 
 /* "{act=...,act_alpha=...}" or "" for no activation. */
 static void act_format(const ir_act_params *a, char *buf, size_t buf_bytes) {
-  buf[0] = '\0';
-  if (a->kind == IR_ACT_NONE) return;
-  int n = snprintf(buf, buf_bytes, "{act=%s", ir_enum_value_name(IR_ENUM_ACT, a->kind));
-  if (act_uses_alpha(a->kind))
-    n += snprintf(buf + n, buf_bytes - (size_t)n, ",act_alpha=%.9g", (double)a->alpha);
-  if (act_uses_beta(a->kind))
-    n += snprintf(buf + n, buf_bytes - (size_t)n, ",act_beta=%.9g", (double)a->beta);
-  snprintf(buf + n, buf_bytes - (size_t)n, "}");
+  int n = cg_act_key(a, buf, buf_bytes - 1); /* ",act=..." */
+  if (n <= 0 || (size_t)n >= buf_bytes - 1) return;
+  buf[0] = '{';
+  buf[n] = '}';
+  buf[n + 1] = '\0';
 }
 
 void cg_binary_workload_key(const cg_binary_workload *w, char *buf, int buf_bytes) {

@@ -8,6 +8,8 @@
 
 #include "gemm.h" /* its own header: the family's face for tests */
 
+#include "codegen/core/key.h"
+
 enum { T_WG_M = 0, T_WG_N, T_TM, T_TN, T_BK };
 
 const cg_template cg_gemm_tiled_template = {
@@ -106,12 +108,6 @@ static vkml_status unsupported(const char *tmpl, const char *why) {
 
 /* ---- workloads ------------------------------------------------------------ */
 
-static bool act_uses_alpha(ir_act a) {
-  return a == IR_ACT_CLIP || a == IR_ACT_LEAKY_RELU || a == IR_ACT_ELU ||
-         a == IR_ACT_HARD_SIGMOID;
-}
-static bool act_uses_beta(ir_act a) { return a == IR_ACT_CLIP || a == IR_ACT_HARD_SIGMOID; }
-
 vkml_status cg_gemm_workload_from_node(const ir_node *n, cg_gemm_workload *out) {
   memset(out, 0, sizeof *out);
   const char *op = ir_op_name(n->op);
@@ -165,11 +161,7 @@ void cg_gemm_workload_key(const cg_gemm_workload *w, char *buf, int buf_bytes) {
     if (w->alpha != 1.0f) ATTR(",alpha=%.9g", (double)w->alpha);
     if (w->beta != 1.0f) ATTR(",beta=%.9g", (double)w->beta);
   }
-  if (w->act.kind != IR_ACT_NONE) {
-    ATTR(",act=%s", ir_enum_value_name(IR_ENUM_ACT, w->act.kind));
-    if (act_uses_alpha(w->act.kind)) ATTR(",act_alpha=%.9g", (double)w->act.alpha);
-    if (act_uses_beta(w->act.kind)) ATTR(",act_beta=%.9g", (double)w->act.beta);
-  }
+  n += cg_act_key(&w->act, attrs + n, cap - (size_t)n);
 #undef ATTR
   if (n) attrs[0] = '{';
   snprintf(buf, (size_t)buf_bytes, "%s(%s,%s%s)->%s%s%s", ir_op_name(w->op), ta, tb, tc, to,

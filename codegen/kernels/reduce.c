@@ -145,10 +145,7 @@ vkml_status cg_node_reduce(const ir_node *n, const cg_template *st, const cg_sch
   len += snprintf(attrs + len, sizeof attrs - (size_t)len, "],keepdims=%d", keep);
   ir_act_params a;
   ir_act_params_get(n, &a);
-  if (a.kind != IR_ACT_NONE)
-    snprintf(attrs + len, sizeof attrs - (size_t)len, ",act=%s,act_alpha=%.9g,act_beta=%.9g",
-             ir_enum_value_name(IR_ENUM_ACT, a.kind), (double)a.alpha, (double)a.beta);
-  len = (int)strlen(attrs);
+  len += cg_act_key(&a, attrs + len, sizeof attrs - (size_t)len);
   snprintf(attrs + len, sizeof attrs - (size_t)len, "}");
   return reduce_instantiate(n, mask, op, false, attrs, s, t, out);
 }

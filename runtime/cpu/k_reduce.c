@@ -1,7 +1,8 @@
 /* CPU reference kernels for reduce_{mean,sum,max,min,prod} over an axis set
- * (reduce_sum with its fused activation) and argmax / argmin along one axis. Floats reduce in double (NaN
- * propagates through max/min); integers in int64 with wrap-around for sum
- * and prod, as fixed-width hardware would. */
+ * (reduce_sum with its fused activation) and argmax / argmin along one
+ * axis. Floats reduce in double (NaN propagates through max/min); integers
+ * in int64 with wrap-around for sum and prod, as fixed-width hardware
+ * would. */
 #include <math.h>
 #include <stdlib.h>
 
