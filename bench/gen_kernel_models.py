@@ -4,7 +4,8 @@ per-kernel benchmark: ResNet-50 and MobileNetV2 conv shapes (batch 1,
 224x224), large GEMMs and a large elementwise add (set "kernels", the
 default); RetinaNet-ResNet50-FPN's largest convs at 800x800 (set "retina":
 its head at 100x100 and 3x3 convs at 100x100 to 25x25; set "rungs": its convs of over 2M
-outputs); VGG-16's 3x3 convs as conv2d_winograd F(2x2) / F(4x4) and direct (set "winograd").
+outputs); VGG-16's 3x3 convs as conv2d_winograd F(2x2) / F(4x4) and direct (set "winograd");
+the fp32 GEMMs of ViT and ConvNeXt (set "fp32gemm").
 Random non-zero data.
 usage: gen_kernel_models.py OUTDIR [SET]   (prints one line per model: name flops bytes)"""
 import os, sys
@@ -147,6 +148,23 @@ def vit():
     gemm("vit_mlp_out_197_3072_768", 197, 3072, 768)
 
 
+def fp32gemm():
+    # the fp32 GEMMs of the models slower than torch eager (ViT-B/L, ConvNeXt)
+    # and two square ones: ViT-B/16's four projections, ViT-L/16's (1024
+    # wide), ConvNeXt-T's first-stage MLP (3136 rows), ConvNeXt-L's
+    # third-stage MLP (196 rows), 1024^3 and 4096^3
+    vit()
+    gemm("vitl_qkv_197_1024_3072", 197, 1024, 3072)
+    gemm("vitl_mlp_in_197_1024_4096", 197, 1024, 4096)
+    gemm("vitl_mlp_out_197_4096_1024", 197, 4096, 1024)
+    gemm("cnxt_mlp_in_3136_96_384", 3136, 96, 384)
+    gemm("cnxt_mlp_out_3136_384_96", 3136, 384, 96)
+    gemm("cnxl_mlp_in_196_768_3072", 196, 768, 3072)
+    gemm("cnxl_mlp_out_196_3072_768", 196, 3072, 768)
+    gemm("gemm_1024", 1024, 1024, 1024)
+    gemm("gemm_4096", 4096, 4096, 4096)
+
+
 def small():
     # GoogLeNet's inception 5a/4e convs at 7x7 and 14x14 (batch 1), which
     # ran at 20-43 us each on the H200 (2026-11-28-conv-taps.md, call 6)
@@ -214,4 +232,4 @@ def first():
     conv("f_3x3_128_128_112", 128, 128, 112, 3, 1)
 
 
-{"kernels": kernels, "retina": retina, "rungs": rungs, "winograd": winograd_set, "taps": taps, "vit": vit, "small": small, "small1x1": small1x1, "oddk": oddk, "wgemm": wgemm, "kodd": kodd, "first": first}[sys.argv[2] if len(sys.argv) > 2 else "kernels"]()
+{"kernels": kernels, "retina": retina, "rungs": rungs, "winograd": winograd_set, "taps": taps, "vit": vit, "small": small, "small1x1": small1x1, "oddk": oddk, "wgemm": wgemm, "kodd": kodd, "first": first, "fp32gemm": fp32gemm}[sys.argv[2] if len(sys.argv) > 2 else "kernels"]()

@@ -24,6 +24,12 @@
 // Arithmetic and accumulation are fp32 (fp16 data converted on load, rounded
 // once on store); out-of-range tile elements are staged as zeros, so the
 // inner loop has no bounds checks.
+// MICRO4 (template gemm_tiled_vec4; TM, TN multiples of 4, the pads 0 or 4):
+// an invocation's TM x TN outputs are blocks of 4x4 (rows q*4*WG_M + 4*ty +
+// 0..3, columns p*4*WG_N + 4*tx + 0..3), and each step of k reads its TM + TN
+// operands from shared memory as vec4s: TM*TN/(TM/4 + TN/4) multiply-adds per
+// shared load (16 at 8x8) instead of TM*TN/(TM + TN) (2.7 at 8x4), which is
+// what bounds the scalar form on GPUs with one shared load per clock.
 #extension GL_EXT_control_flow_attributes : require
 
 #if DTYPE_F16
@@ -90,8 +96,21 @@ layout(binding = 2, std430) readonly buffer BufC { T c_s[]; };
 #endif
 layout(binding = 2 + HAS_C, std430) writeonly buffer BufY { T y_s[]; };
 
+#ifndef MICRO4
+#define MICRO4 0
+#endif
+#if MICRO4
+// vec4 rows (ASTR, BSTR multiples of 4); scalar stores pick a component
+shared vec4 As4[BK * ASTR / 4];
+shared vec4 Bs4[BK * BSTR / 4];
+#define A_PUT(i, v) As4[(i) >> 2][(i) & 3] = (v)
+#define B_PUT(i, v) Bs4[(i) >> 2][(i) & 3] = (v)
+#else
 shared float As[BK * ASTR];
 shared float Bs[BK * BSTR];
+#define A_PUT(i, v) As[i] = (v)
+#define B_PUT(i, v) Bs[i] = (v)
+#endif
 
 // ---- the activation ---------------------------------------------------------
 
@@ -197,23 +216,29 @@ void fetch(uint lid, uint aoff, uint boff, uint m0, uint n0, uint k0) {
 void stash(uint lid) {
   [[unroll]] for (uint it = 0; it < A_IT; it++) {
     uint e = it * WG + lid, m, k;
-    if (A_ITEMS % WG != 0 && e >= A_ITEMS) break;
-    a_item(e, m, k);
+    if (A_ITEMS % WG == 0 || e < A_ITEMS) { // (no break: see the epilogue)
+      a_item(e, m, k);
 #if A_KCONTIG
-    [[unroll]] for (uint c = 0; c < A_VEC; c++) As[(k + c) * ASTR + m] = ACOMP(ra[it], c);
+      [[unroll]] for (uint c = 0; c < A_VEC; c++) A_PUT((k + c) * ASTR + m, ACOMP(ra[it], c));
+#elif MICRO4 && A_VEC == 4
+      As4[(k * ASTR + m) >> 2] = ra[it];
 #else
-    [[unroll]] for (uint c = 0; c < A_VEC; c++) As[k * ASTR + m + c] = ACOMP(ra[it], c);
+      [[unroll]] for (uint c = 0; c < A_VEC; c++) A_PUT(k * ASTR + m + c, ACOMP(ra[it], c));
 #endif
+    }
   }
   [[unroll]] for (uint it = 0; it < B_IT; it++) {
     uint e = it * WG + lid, k, n;
-    if (B_ITEMS % WG != 0 && e >= B_ITEMS) break;
-    b_item(e, k, n);
+    if (B_ITEMS % WG == 0 || e < B_ITEMS) {
+      b_item(e, k, n);
 #if B_KCONTIG
-    [[unroll]] for (uint c = 0; c < B_VEC; c++) Bs[(k + c) * BSTR + n] = BCOMP(rb[it], c);
+      [[unroll]] for (uint c = 0; c < B_VEC; c++) B_PUT((k + c) * BSTR + n, BCOMP(rb[it], c));
+#elif MICRO4 && B_VEC == 4
+      Bs4[(k * BSTR + n) >> 2] = rb[it];
 #else
-    [[unroll]] for (uint c = 0; c < B_VEC; c++) Bs[k * BSTR + n + c] = BCOMP(rb[it], c);
+      [[unroll]] for (uint c = 0; c < B_VEC; c++) B_PUT(k * BSTR + n + c, BCOMP(rb[it], c));
 #endif
+    }
   }
 }
 
@@ -247,27 +272,47 @@ void main() {
     // not [[unroll]]: unrolled BK times, the module costs shaderc's
     // optimizer about a second; drivers unroll this loop themselves
     for (uint kk = 0; kk < BK; kk++) {
+#if MICRO4
+      vec4 av[TM / 4], bv[TN / 4];
+      [[unroll]] for (uint q = 0; q < TM / 4; q++) av[q] = As4[(kk * ASTR) / 4 + q * WG_M + ty];
+      [[unroll]] for (uint p = 0; p < TN / 4; p++) bv[p] = Bs4[(kk * BSTR) / 4 + p * WG_N + tx];
+      [[unroll]] for (uint i = 0; i < TM; i++)
+        [[unroll]] for (uint j = 0; j < TN; j++)
+          acc[i][j] = fma(av[i / 4][i % 4], bv[j / 4][j % 4], acc[i][j]);
+#else
       float av[TM], bv[TN];
       [[unroll]] for (uint i = 0; i < TM; i++) av[i] = As[kk * ASTR + ty + i * WG_M];
       [[unroll]] for (uint j = 0; j < TN; j++) bv[j] = Bs[kk * BSTR + tx + j * WG_N];
       [[unroll]] for (uint i = 0; i < TM; i++)
         [[unroll]] for (uint j = 0; j < TN; j++) acc[i][j] = fma(av[i], bv[j], acc[i][j]);
+#endif
     }
     barrier();
   }
 
+  // No break or continue in these loops: spirv-opt unrolls only loops without
+  // them, and a loop left rolled indexes acc[][] at run time, which the
+  // NVIDIA driver answers by moving acc to local memory (15x slower).
   uint yoff = z * M * N;
   [[unroll]] for (uint i = 0; i < TM; i++) {
+#if MICRO4
+    uint gi = m0 + (i / 4) * 4 * WG_M + 4 * ty + i % 4;
+#else
     uint gi = m0 + ty + i * WG_M;
-    if (gi >= M) break;
-    [[unroll]] for (uint j = 0; j < TN; j++) {
-      uint gj = n0 + tx + j * WG_N;
-      if (gj >= N) break;
-      float v = ALPHA * acc[i][j];
-#if HAS_C
-      v += BETA * float(c_s[gi * C_SI + gj * C_SJ]);
 #endif
-      y_s[yoff + gi * N + gj] = T(act(v));
+    [[unroll]] for (uint j = 0; j < TN; j++) {
+#if MICRO4
+      uint gj = n0 + (j / 4) * 4 * WG_N + 4 * tx + j % 4;
+#else
+      uint gj = n0 + tx + j * WG_N;
+#endif
+      if (gi < M && gj < N) {
+        float v = ALPHA * acc[i][j];
+#if HAS_C
+        v += BETA * float(c_s[gi * C_SI + gj * C_SJ]);
+#endif
+        y_s[yoff + gi * N + gj] = T(act(v));
+      }
     }
   }
 }

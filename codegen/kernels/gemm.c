@@ -37,6 +37,34 @@ const cg_template cg_gemm_tiled_template = {
     .dflt = {{8, 16, 8, 4, 16}},
 };
 
+/* gemm_tiled.comp with MICRO4: each invocation's outputs in 4x4 blocks,
+ * its operands read from shared memory as vec4s (fp32 arithmetic, f32 and
+ * f16 data); the family's default where there are no tensor cores
+ * (vec4_default). The template's own default: 64x128 tiles of 8x16
+ * invocations at 8x8 outputs, BK 8. */
+const cg_template cg_gemm_tiled_vec4_template = {
+    .name = "gemm_tiled_vec4",
+    .glsl = "gemm_tiled.comp",
+    .n_knobs = 5,
+    .knobs =
+        {
+            {"WG_M", 3, {4, 8, 16}},
+            {"WG_N", 4, {4, 8, 16, 32}},
+            {"TM", 2, {4, 8}},
+            {"TN", 2, {4, 8}},
+            {"BK", 3, {8, 16, 32}},
+        },
+    .n_constraints = 4,
+    .constraints =
+        {
+            {CG_LIMIT_WORKGROUP_X, 1u << T_WG_M | 1u << T_WG_N, 1},
+            {CG_LIMIT_WORKGROUP_INVOCATIONS, 1u << T_WG_M | 1u << T_WG_N, 1},
+            {CG_LIMIT_SHARED_BYTES, 1u << T_WG_M | 1u << T_TM | 1u << T_BK, 8},
+            {CG_LIMIT_SHARED_BYTES, 1u << T_WG_N | 1u << T_TN | 1u << T_BK, 8},
+        },
+    .dflt = {{8, 16, 8, 8, 8}},
+};
+
 enum { C_WM = 0, C_WN, C_TM, C_TN, C_BK, C_ACC };
 
 const cg_template cg_gemm_coopmat_template = {
@@ -381,25 +409,43 @@ static vkml_status emit_common(cg_kernel *k, const cg_gemm_workload *w, const ge
 
 /* ---- the tiled template ------------------------------------------------------------ */
 
-vkml_status cg_gemm_tiled_instantiate(const cg_gemm_workload *w, const cg_schedule *s,
-                                      const ir_target *t, cg_kernel *k) {
+static vkml_status tiled_instantiate(const cg_gemm_workload *w, const cg_schedule *s,
+                                     const ir_target *t, const cg_template *tmpl,
+                                     cg_kernel *k) {
   memset(k, 0, sizeof *k);
+  bool micro4 = tmpl == &cg_gemm_tiled_vec4_template;
   gemm_plan p;
-  VKML_RETURN_IF_ERROR(plan_workload(w, t, "gemm_tiled", &p));
-  VKML_RETURN_IF_ERROR(cg_kernel_begin(k, &cg_gemm_tiled_template, s, t));
+  VKML_RETURN_IF_ERROR(plan_workload(w, t, tmpl->name, &p));
+  VKML_RETURN_IF_ERROR(cg_kernel_begin(k, tmpl, s, t));
   int bm = s->v[T_WG_M] * s->v[T_TM], bn = s->v[T_WG_N] * s->v[T_TN], bk = s->v[T_BK];
   int a_load = load_code(p.m, p.a_si, bm, p.k, p.a_sk, bk, p.bsa, p.nbd, 4);
   int b_load = load_code(p.n, p.b_sj, bn, p.k, p.b_sk, bk, p.bsb, p.nbd, 4);
-  /* pad rows that are stored transposed (loaded along k), where it fits */
-  int a_pad = a_load > 10, b_pad = b_load > 10;
+  /* pad rows that are stored transposed (loaded along k), where it fits:
+   * one float, or (vec4 rows) four */
+  int unit = micro4 ? 4 : 1;
+  int a_pad = a_load > 10 ? unit : 0, b_pad = b_load > 10 ? unit : 0;
   int64_t shared = 4 * (int64_t)bk * (bm + a_pad + bn + b_pad);
   if (shared > t->max_shared_bytes) a_pad = b_pad = 0;
+  if (micro4 && (s->v[T_TM] % 4 || s->v[T_TN] % 4))
+    return vkml_status_make(VKML_CODE_INVALID_ARGUMENT, "%s: TM and TN must be multiples of 4",
+                            tmpl->name);
+  if (micro4) VKML_RETURN_IF_ERROR(cg_kernel_define(k, "MICRO4", "1"));
   VKML_RETURN_IF_ERROR(cg_kernel_define(k, "DTYPE_F16", "%d", w->out.dtype == IR_F16));
   VKML_RETURN_IF_ERROR(cg_kernel_define(k, "A_LOAD", "%d", a_load));
   VKML_RETURN_IF_ERROR(cg_kernel_define(k, "B_LOAD", "%d", b_load));
   VKML_RETURN_IF_ERROR(cg_kernel_define(k, "A_PAD", "%d", a_pad));
   VKML_RETURN_IF_ERROR(cg_kernel_define(k, "B_PAD", "%d", b_pad));
   return emit_common(k, w, &p, t, bm, bn);
+}
+
+vkml_status cg_gemm_tiled_instantiate(const cg_gemm_workload *w, const cg_schedule *s,
+                                      const ir_target *t, cg_kernel *k) {
+  return tiled_instantiate(w, s, t, &cg_gemm_tiled_template, k);
+}
+
+vkml_status cg_gemm_tiled_vec4_instantiate(const cg_gemm_workload *w, const cg_schedule *s,
+                                           const ir_target *t, cg_kernel *k) {
+  return tiled_instantiate(w, s, t, &cg_gemm_tiled_vec4_template, k);
 }
 
 /* ---- the cooperative-matrix template ----------------------------------------------- */
@@ -645,39 +691,44 @@ static void coopmat_default(const cg_gemm_workload *w, const ir_target *t, cg_sc
   }
 }
 
-/* gemm_tiled's default for w: the first of these tiles that still gives
- * TILED_MIN_TILES workgroups and passes the target's constraints, else the
- * last that passes: 64x64 (the template's default), 64x32, 32x16. On the
- * H100, ViT-B/16's fp32 projections (M 197) ran on 48-144 workgroups of
- * 64x64: 197x3072 by 3072x768 took 249.6 us there and 111.5 us in 32x16
- * tiles (336 workgroups), the best of 40 sampled points
- * (bench/results/2026-11-28-matmul-fold.md). */
-#define TILED_MIN_TILES 256
-static void tiled_default(const cg_gemm_workload *w, const ir_target *t, cg_schedule *out) {
+/* The family's default without tensor cores: gemm_tiled_vec4 at 64x64
+ * tiles (8x8 invocations of 8x8 outputs, BK 8) where they give at least
+ * VEC4_BIG_TILES workgroups, else 32x32 (8x8 invocations of 4x4, BK 32);
+ * false where neither passes the target's constraints. On the H200, fp32
+ * (bench/results/2026-11-28-fp32-gemm.md, call 1): 4096^3 at 64x64 ran at
+ * 40.8 TFLOP/s, 64 % of the measured FMA peak (gemm_tiled's default: 30.0);
+ * at 32x32 the projections of ViT-B/16, ViT-L/16 (197 rows), ConvNeXt-T
+ * (3136 rows) and ConvNeXt-L ran at 0.61-1.03x gemm_tiled's default, where
+ * 64x64 and larger tiles left the GPU idle (1.3-3.5x slower). gemm_tiled's
+ * default by workgroup count, which this replaces, is in
+ * 2026-11-28-matmul-fold.md. */
+#define VEC4_BIG_TILES 512
+static bool vec4_default(const cg_gemm_workload *w, const ir_target *t, cg_schedule *out) {
   static const int ladder[][5] = {
-      {8, 16, 8, 4, 16}, /* 64x64 */
-      {8, 16, 8, 2, 32}, /* 64x32 */
-      {8, 8, 4, 2, 32},  /* 32x16 */
+      {8, 8, 8, 8, 8},  /* 64x64 */
+      {8, 8, 4, 4, 32}, /* 32x32 */
   };
-  *out = cg_gemm_tiled_template.dflt;
   gemm_plan p;
-  vkml_status st = plan_workload(w, t, "gemm_tiled", &p);
+  vkml_status st = plan_workload(w, t, "gemm_tiled_vec4", &p);
   if (st) {
     vkml_status_free(st);
-    return;
+    return false;
   }
+  bool found = false;
   for (size_t r = 0; r < sizeof ladder / sizeof ladder[0]; r++) {
     cg_schedule c = {{0}};
     for (int k = 0; k < 5; k++) c.v[k] = ladder[r][k];
-    st = cg_schedule_check(&cg_gemm_tiled_template, &c, t);
+    st = cg_schedule_check(&cg_gemm_tiled_vec4_template, &c, t);
     if (st) {
       vkml_status_free(st);
       continue;
     }
     *out = c;
+    found = true;
     int64_t bm = (int64_t)c.v[T_WG_M] * c.v[T_TM], bn = (int64_t)c.v[T_WG_N] * c.v[T_TN];
-    if (((p.m + bm - 1) / bm) * ((p.n + bn - 1) / bn) * p.batch >= TILED_MIN_TILES) return;
+    if (((p.m + bm - 1) / bm) * ((p.n + bn - 1) / bn) * p.batch >= VEC4_BIG_TILES) break;
   }
+  return found;
 }
 
 static bool coopmat_suits(const cg_gemm_workload *w, const ir_target *t) {
@@ -690,8 +741,9 @@ static vkml_status node_kernel(const ir_node *n, const cg_template *st, const cg
   memset(out, 0, sizeof *out);
   cg_gemm_workload w;
   VKML_RETURN_IF_ERROR(cg_gemm_workload_from_node(n, &w));
-  if (st && st != &cg_gemm_tiled_template && st != &cg_gemm_coopmat_template &&
-      st != &cg_gemm_coopmat2_template && st != &cg_gemm_gemv_template)
+  if (st && st != &cg_gemm_tiled_template && st != &cg_gemm_tiled_vec4_template &&
+      st != &cg_gemm_coopmat_template && st != &cg_gemm_coopmat2_template &&
+      st != &cg_gemm_gemv_template)
     return vkml_status_make(VKML_CODE_INVALID_ARGUMENT, "%s: template %s is not a gemm template",
                             ir_op_name(n->op), st->name);
   if (!st) {
@@ -710,11 +762,13 @@ static vkml_status node_kernel(const ir_node *n, const cg_template *st, const cg
     st = &cg_gemm_tiled_template;
     if (!s) {
       cg_schedule d;
-      tiled_default(&w, t, &d);
-      return cg_gemm_tiled_instantiate(&w, &d, t, out);
+      if (vec4_default(&w, t, &d)) return cg_gemm_tiled_vec4_instantiate(&w, &d, t, out);
+      /* (any Vulkan device fits the 32x32 rung: this names what fails) */
+      return cg_gemm_tiled_instantiate(&w, &cg_gemm_tiled_template.dflt, t, out);
     }
   }
   if (!s) s = &st->dflt;
+  if (st == &cg_gemm_tiled_vec4_template) return cg_gemm_tiled_vec4_instantiate(&w, s, t, out);
   if (st == &cg_gemm_coopmat_template) return cg_gemm_coopmat_instantiate(&w, s, t, out);
   if (st == &cg_gemm_coopmat2_template) return cg_gemm_coopmat2_instantiate(&w, s, t, out);
   if (st == &cg_gemm_gemv_template) return cg_gemm_gemv_instantiate(&w, s, t, out);

@@ -58,6 +58,10 @@ vkml_status cg_gemm_tiled_instantiate(const cg_gemm_workload *w, const cg_schedu
                                       const ir_target *target, cg_kernel *out);
 vkml_status cg_gemm_coopmat_instantiate(const cg_gemm_workload *w, const cg_schedule *s,
                                         const ir_target *target, cg_kernel *out);
+/* gemm_tiled with 4x4 blocks of outputs per invocation read as vec4s from
+ * shared memory (cg_gemm_tiled_vec4_template); TM and TN multiples of 4. */
+vkml_status cg_gemm_tiled_vec4_instantiate(const cg_gemm_workload *w, const cg_schedule *s,
+                                           const ir_target *target, cg_kernel *out);
 /* VK_NV_cooperative_matrix2 (target->coopmat2) and glslang 15; A and B each
  * with an axis of unit stride. */
 vkml_status cg_gemm_coopmat2_instantiate(const cg_gemm_workload *w, const cg_schedule *s,
@@ -68,11 +72,12 @@ vkml_status cg_gemm_gemv_instantiate(const cg_gemm_workload *w, const cg_schedul
                                      const ir_target *target, cg_kernel *out);
 
 /* cg_node_gemm / cg_node_matmul (codegen/core/ops.h): sched_template names
- * cg_gemm_tiled_template, cg_gemm_coopmat_template, cg_gemm_coopmat2_template
- * (only when named: not a default yet) or cg_gemm_gemv_template;
+ * cg_gemm_tiled_template, cg_gemm_tiled_vec4_template,
+ * cg_gemm_coopmat_template, cg_gemm_coopmat2_template (only when named: not
+ * a default yet) or cg_gemm_gemv_template;
  * NULL lets the family choose: gemv when min(M, N) is 1..CG_GEMV_MAX_ROWS
  * (per batch), else the cooperative-matrix template for f16 when the target
- * can run it, else the tiled one; a default that the workload does not fit
+ * can run it, else gemm_tiled_vec4; a default that the workload does not fit
  * (UNSUPPORTED, e.g. its grid) falls through to the next (sched, when given,
  * must belong to the choice). */
 

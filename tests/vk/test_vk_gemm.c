@@ -250,6 +250,33 @@ static void points(int first, int step) {
   vt_env_close(&e.v);
 }
 
+/* gemm_tiled_vec4 (4x4 output blocks per invocation, vec4 shared loads):
+ * its default on every case (transposes, C broadcasts, batches, vectors
+ * along k or m), f32 and f16 alternating, and four sampled points plus the
+ * smallest tile on the point cases. */
+Test(vk_gemm, tiled_vec4) {
+  env e;
+  env_open(&e);
+  const ir_target *t = e.v.t;
+  const cg_template *tp = &cg_gemm_tiled_vec4_template;
+  for (int c = 0; c < N_CASES; c++) {
+    ir_dtype dt = c % 2 && t->storage_16bit ? IR_F16 : IR_F32;
+    check(&e, &CASES[c], dt, tp, &tp->dflt, 32, 8100u + (uint64_t)c);
+  }
+  cg_schedule pts[5];
+  T_OK(cg_schedule_parse(tp, "WG_M=4,WG_N=4,TM=4,TN=4,BK=8", &pts[0]));
+  vt_sample_random(tp, t, 977, 1, 5, pts);
+  for (int p = 0; p < 5; p++) {
+    T_OK(cg_schedule_check(tp, &pts[p], t));
+    for (int j = 0; j < N_POINT_CASES; j++) {
+      ir_dtype dt = (p + j) % 2 && t->storage_16bit ? IR_F16 : IR_F32;
+      check(&e, &CASES[POINT_CASES[j]], dt, tp, &pts[p], 32,
+            8200u + 31u * (uint64_t)p + (uint64_t)j);
+    }
+  }
+  vt_env_close(&e.v);
+}
+
 /* Four tests of a quarter of the points each: one test stays short on a
  * cold lavapipe shader cache (every point is a new pipeline to compile). */
 Test(vk_gemm, points_0) { points(0, 4); }
@@ -349,8 +376,9 @@ Test(vk_gemm, coopmat2_on_device) {
 Test(gemm_template, registered_and_defaults_valid_on_minimum) {
   ir_target t;
   ir_target_minimum(&t);
-  const cg_template *tp[2] = {&cg_gemm_tiled_template, &cg_gemm_coopmat_template};
-  for (int i = 0; i < 2; i++) {
+  const cg_template *tp[3] = {&cg_gemm_tiled_template, &cg_gemm_coopmat_template,
+                              &cg_gemm_tiled_vec4_template};
+  for (int i = 0; i < 3; i++) {
     cr_assert_eq(cg_template_find(tp[i]->name), tp[i], "%s is not registered", tp[i]->name);
     T_OK(cg_schedule_check(tp[i], &tp[i]->dflt, &t));
   }
@@ -477,7 +505,7 @@ Test(gemm_template, coopmat_instantiation) {
   t_expect_error(cg_node_gemm(n, &cg_gemm_coopmat_template, NULL, &t, &k),
                  VKML_CODE_UNSUPPORTED, "lacks cooperative matrices");
   T_OK(cg_node_gemm(n, NULL, NULL, &t, &k)); /* the family falls back to tiles */
-  cr_assert_eq(k.tmpl, &cg_gemm_tiled_template);
+  cr_assert_eq(k.tmpl, &cg_gemm_tiled_vec4_template);
   t = vt_coop_target();
   t.fp16_arith = false;
   t_expect_error(cg_node_gemm(n, &cg_gemm_coopmat_template, NULL, &t, &k),
@@ -487,7 +515,7 @@ Test(gemm_template, coopmat_instantiation) {
   t_expect_error(cg_node_gemm(n, &cg_gemm_coopmat_template, NULL, &t, &k),
                  VKML_CODE_UNSUPPORTED, "memory model");
   T_OK(cg_node_gemm(n, NULL, NULL, &t, &k));
-  cr_assert_eq(k.tmpl, &cg_gemm_tiled_template);
+  cr_assert_eq(k.tmpl, &cg_gemm_tiled_vec4_template);
   ir_graph_destroy(g);
 
   int64_t od32[2] = {100, 72};
@@ -497,7 +525,7 @@ Test(gemm_template, coopmat_instantiation) {
   t_expect_error(cg_node_gemm(n, &cg_gemm_coopmat_template, NULL, &t, &k),
                  VKML_CODE_UNSUPPORTED, "f16 only");
   T_OK(cg_node_gemm(n, NULL, NULL, &t, &k));
-  cr_assert_eq(k.tmpl, &cg_gemm_tiled_template);
+  cr_assert_eq(k.tmpl, &cg_gemm_tiled_vec4_template);
   ir_graph_destroy(g);
 }
 
@@ -554,7 +582,7 @@ Test(gemm_template, matmul_plan) {
     int64_t od[3] = {197, 1, 2304};
     ir_node *n = vt_type_node(&g, IR_OP_MATMUL, IR_F32, 2, ranks, dims, 3, od);
     T_OK(cg_node_matmul(n, NULL, NULL, &t, &k));
-    cr_assert_eq(k.tmpl, &cg_gemm_tiled_template, "%s", k.tmpl->name);
+    cr_assert_eq(k.tmpl, &cg_gemm_tiled_vec4_template, "%s", k.tmpl->name);
     cr_assert_eq(vt_spec_of(&k, CG_SPEC_GEMM_PARAMS_M), 197);
     cr_assert_eq(vt_spec_of(&k, CG_SPEC_GEMM_PARAMS_NBD), 0);
     cr_assert_eq(k.groups[2], 1);
@@ -687,8 +715,10 @@ Test(gemm_template, coopmat_default_tiles) {
   }
 }
 
-/* gemm_tiled's default: the first of 64x64, 64x32, 32x16 tiles that gives
- * 256 workgroups, else the last (ViT-B's fp32 projections, M 197). */
+/* The family's default without tensor cores: gemm_tiled_vec4 at 64x64
+ * tiles where they give 512 workgroups, else 32x32 (ViT-B's fp32
+ * projections, M 197); gemm_tiled named without a schedule: its own
+ * default. */
 Test(gemm_template, tiled_default_tiles) {
   ir_target t;
   ir_target_minimum(&t);
@@ -696,10 +726,10 @@ Test(gemm_template, tiled_default_tiles) {
     int64_t m, k, n;
     const char *want;
   } v[] = {
-      {1024, 64, 1024, "WG_M=8,WG_N=16,TM=8,TN=4,BK=16"}, /* 16 x 16 tiles of 64x64 */
-      {197, 768, 2304, "WG_M=8,WG_N=16,TM=8,TN=2,BK=32"}, /* 4 x 72 of 64x32 */
-      {197, 3072, 768, "WG_M=8,WG_N=8,TM=4,TN=2,BK=32"},  /* 7 x 48 of 32x16 */
-      {20, 30, 40, "WG_M=8,WG_N=8,TM=4,TN=2,BK=32"},      /* small: the last */
+      {2048, 64, 1024, "WG_M=8,WG_N=8,TM=8,TN=8,BK=8"},  /* 32 x 16 tiles of 64x64 */
+      {1024, 64, 1024, "WG_M=8,WG_N=8,TM=4,TN=4,BK=32"}, /* 16 x 16 of 64x64: 32x32 */
+      {197, 768, 2304, "WG_M=8,WG_N=8,TM=4,TN=4,BK=32"}, /* 7 x 72 of 32x32 */
+      {20, 30, 40, "WG_M=8,WG_N=8,TM=4,TN=4,BK=32"},     /* small: the last */
   };
   for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
     ir_graph *g;
@@ -709,7 +739,7 @@ Test(gemm_template, tiled_default_tiles) {
     ir_node *n = vt_type_node(&g, IR_OP_MATMUL, IR_F32, 2, ranks, dims, 2, od);
     cg_kernel k;
     T_OK(cg_node_gemm(n, NULL, NULL, &t, &k));
-    cr_assert_eq(k.tmpl, &cg_gemm_tiled_template);
+    cr_assert_eq(k.tmpl, &cg_gemm_tiled_vec4_template);
     char got[128];
     cg_schedule_format(k.tmpl, &k.schedule, got, sizeof got);
     cr_assert_str_eq(got, v[i].want, "%lldx%lldx%lld", (long long)v[i].m, (long long)v[i].k,

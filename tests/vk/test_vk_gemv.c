@@ -378,9 +378,9 @@ Test(gemv_template, default_choice) {
   } v[] = {
       {1, 2048, 1000, IR_F32, NULL, &cg_gemm_gemv_template},
       {8, 100, 300, IR_F32, NULL, &cg_gemm_gemv_template},
-      {9, 100, 300, IR_F32, NULL, &cg_gemm_tiled_template},
+      {9, 100, 300, IR_F32, NULL, &cg_gemm_tiled_vec4_template},
       {300, 100, 8, IR_F32, NULL, &cg_gemm_gemv_template},
-      {300, 100, 9, IR_F32, NULL, &cg_gemm_tiled_template},
+      {300, 100, 9, IR_F32, NULL, &cg_gemm_tiled_vec4_template},
       {4, 64, 64, IR_F16, &big, &cg_gemm_gemv_template},
       {16, 64, 64, IR_F16, &big, &cg_gemm_coopmat_template},
   };
@@ -397,7 +397,7 @@ Test(gemv_template, default_choice) {
     int64_t od[2] = {1, 600000};
     ir_node *n = vt_type_node(&g, IR_OP_MATMUL, IR_F32, 2, ranks, dims, 2, od);
     T_OK(cg_node_matmul(n, NULL, NULL, &t, &k));
-    cr_assert_eq(k.tmpl, &cg_gemm_tiled_template);
+    cr_assert_eq(k.tmpl, &cg_gemm_tiled_vec4_template);
     t_expect_error(cg_node_matmul(n, &cg_gemm_gemv_template, NULL, &t, &k),
                    VKML_CODE_UNSUPPORTED, "grid");
     ir_graph_destroy(g);
