@@ -5,7 +5,7 @@ per-kernel benchmark: ResNet-50 and MobileNetV2 conv shapes (batch 1,
 default); RetinaNet-ResNet50-FPN's largest convs at 800x800 (set "retina":
 its head at 100x100 and 3x3 convs at 100x100 to 25x25; set "rungs": its convs of over 2M
 outputs); VGG-16's 3x3 convs as conv2d_winograd F(2x2) / F(4x4) and direct (set "winograd");
-the fp32 GEMMs of ViT and ConvNeXt (set "fp32gemm").
+the fp32 GEMMs of ViT and ConvNeXt (set "fp32gemm"), attention's batched ones (set "attn").
 Random non-zero data.
 usage: gen_kernel_models.py OUTDIR [SET]   (prints one line per model: name flops bytes)"""
 import os, sys
@@ -204,6 +204,22 @@ def bgemm(name, batch, m, k, n):
           4 * (batch * (m * k + k * n + m * n)))
 
 
+def attn():
+    # the batched matmuls of attention (fp32 GEMM defaults): ViT-B/16's and
+    # ViT-L/16's q.k^T and softmax.v (12 and 16 heads, 197 tokens, 64 wide),
+    # Swin-T's first stage (4 windows x 12 heads... as [48, 49, 32]); with two
+    # GEMMs the gemm_tiled_vec4 ladder gave its 64x64 rung: ConvNeXt-L's first
+    # MLP (3136x192 by 192x768) and 1024^3
+    bgemm("att_qk_b", 12, 197, 64, 197)
+    bgemm("att_av_b", 12, 197, 197, 64)
+    bgemm("att_qk_l", 16, 197, 64, 197)
+    bgemm("att_av_l", 16, 197, 197, 64)
+    bgemm("swin_qk", 48, 49, 32, 49)
+    bgemm("swin_av", 48, 49, 49, 32)
+    gemm("cnxl_s1_in_3136_192_768", 3136, 192, 768)
+    gemm("gemm_1024", 1024, 1024, 1024)
+
+
 def wgemm():
     # the batched GEMMs of Winograd F(2x2, 3x3) on VGG-16's 3x3 convs (batch
     # 1, 224x224): 16 products U^T [M, C] x V [C, T], T = the 2x2 tiles
@@ -232,4 +248,4 @@ def first():
     conv("f_3x3_128_128_112", 128, 128, 112, 3, 1)
 
 
-{"kernels": kernels, "retina": retina, "rungs": rungs, "winograd": winograd_set, "taps": taps, "vit": vit, "small": small, "small1x1": small1x1, "oddk": oddk, "wgemm": wgemm, "kodd": kodd, "first": first, "fp32gemm": fp32gemm}[sys.argv[2] if len(sys.argv) > 2 else "kernels"]()
+{"kernels": kernels, "retina": retina, "rungs": rungs, "winograd": winograd_set, "taps": taps, "vit": vit, "small": small, "small1x1": small1x1, "oddk": oddk, "wgemm": wgemm, "kodd": kodd, "first": first, "fp32gemm": fp32gemm, "attn": attn}[sys.argv[2] if len(sys.argv) > 2 else "kernels"]()

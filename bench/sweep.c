@@ -45,6 +45,9 @@ static const char usage[] =
     "  --ref cpu|default      reference output: the CPU executor (default) or the GPU\n"
     "                         output of the default choice (for nodes too large for\n"
     "                         the reference kernels)\n"
+    "  --winograd auto|off|f2|f4\n"
+    "                         as vkc's (default auto): off keeps the 3x3 convs that\n"
+    "                         pass_winograd would take as conv2d nodes\n"
     "  --json                 one JSON object on stdout instead of the table\n"
     "  --json-file PATH       also write that JSON object to PATH\n"
     "The node runs alone. Each point is replayed in pairs with the default, in\n"
@@ -64,6 +67,7 @@ typedef struct args {
   const char *model, *node, *tmpl, *json_file;
   int device; /* -1: automatic */
   bool all, json, ref_default;
+  pass_winograd_mode winograd;
   int64_t sample;
   uint64_t seed;
   int runs, chain, flush_mb, warmup, warmup_ms;
@@ -201,7 +205,7 @@ static int parse_args(int argc, char **argv, args *a) {
                                              "--sample", "--seed", "--runs", "--chain", "--flush-mb", "--warmup",
                                              "--warmup-ms",
                                              "--precision", "--ref", "--json-file",
-                                             NULL};
+                                             "--winograd", NULL};
     int k = 0;
     while (with_value[k] && strcmp(with_value[k], o)) k++;
     if (!with_value[k]) {
@@ -230,6 +234,11 @@ static int parse_args(int argc, char **argv, args *a) {
     else if (!strcmp(o, "--precision")) {
       good = !strcmp(v, "fp32") || !strcmp(v, "fp16");
       a->precision = good && v[2] == '1' ? IR_PRECISION_FP16 : IR_PRECISION_FP32;
+    } else if (!strcmp(o, "--winograd")) {
+      static const char *const modes[] = {"auto", "off", "f2", "f4"};
+      good = false;
+      for (int m = 0; m < 4; m++)
+        if (!strcmp(v, modes[m])) good = true, a->winograd = (pass_winograd_mode)m;
     } else if (!strcmp(o, "--ref")) {
       good = !strcmp(v, "cpu") || !strcmp(v, "default");
       a->ref_default = !strcmp(v, "default");
@@ -734,7 +743,7 @@ int main(int argc, char **argv) {
    * device, then the plan in the bench), on a copy: the target node is
    * found in g */
   ir_graph *gc = NULL;
-  drv_opts d = {.precision = a.precision};
+  drv_opts d = {.precision = a.precision, .winograd = a.winograd};
   if (!s) s = ir_graph_clone(g, &gc);
   if (!s) s = drv_passes(gc, w.t, &d);
   w.g = gc ? gc : g;

@@ -14,7 +14,12 @@ run_session_check.sh), two commands:
                            captured in a CUDA graph, wall ms of a whole run
                            (pinned input in, replay, output out; peers.py's
                            cuda_graph), fp32 (fp16 model and input with
-                           --half); prints {MODEL: ms} as JSON"""
+                           --half); prints {MODEL: ms} as JSON
+  eager MODEL...           torch CUDA eager fp32 (TF32 off), wall ms of a
+                           whole run (input in, forward, output out), median
+                           of 100 after 20 (bench/zoo.py's protocol, five
+                           times its runs: its 20 moved by up to 2x between
+                           calls); prints {MODEL: ms} as JSON"""
 import json
 import os
 import sys
@@ -63,6 +68,29 @@ def graph(names, half=False):
     print(json.dumps(res))
 
 
+def eager(names):
+    import time
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+    res = {}
+    for name in names:
+        model = getattr(torchvision.models, name)(weights=None).eval().cuda()
+        x = torch.rand(1, 3, 224, 224) * 2 - 1
+        ts = []
+        with torch.inference_mode():
+            for i in range(120):
+                torch.cuda.synchronize()
+                t0 = time.perf_counter()
+                model(x.cuda()).cpu()
+                torch.cuda.synchronize()
+                if i >= 20:
+                    ts.append((time.perf_counter() - t0) * 1e3)
+        res[name] = round(float(np.median(ts)), 3)
+        model.cpu()
+        torch.cuda.empty_cache()
+    print(json.dumps(res))
+
+
 if __name__ == "__main__":
     if len(sys.argv) >= 4 and sys.argv[1] == "export":
         export(sys.argv[2], sys.argv[3:])
@@ -70,5 +98,7 @@ if __name__ == "__main__":
         graph(sys.argv[3:], half=True)
     elif len(sys.argv) >= 3 and sys.argv[1] == "graph":
         graph(sys.argv[2:])
+    elif len(sys.argv) >= 3 and sys.argv[1] == "eager":
+        eager(sys.argv[2:])
     else:
         sys.exit(__doc__)
