@@ -24,7 +24,7 @@
 // Arithmetic and accumulation are fp32 (fp16 data converted on load, rounded
 // once on store); out-of-range tile elements are staged as zeros, so the
 // inner loop has no bounds checks.
-// MICRO4 (template gemm_tiled_vec4; TM, TN multiples of 4, the pads 0 or 4):
+// MICRO4 (template gemm_tiled_vec4; TM, TN multiples of 4; pads 0 or 4):
 // an invocation's TM x TN outputs are blocks of 4x4 (rows q*4*WG_M + 4*ty +
 // 0..3, columns p*4*WG_N + 4*tx + 0..3), and each step of k reads its TM + TN
 // operands from shared memory as vec4s: TM*TN/(TM/4 + TN/4) multiply-adds per
@@ -100,16 +100,69 @@ layout(binding = 2 + HAS_C, std430) writeonly buffer BufY { T y_s[]; };
 #define MICRO4 0
 #endif
 #if MICRO4
-// vec4 rows (ASTR, BSTR multiples of 4); scalar stores pick a component
+// vec4 rows of ASTR/4 (BSTR/4) slots. An operand loaded along k is stored
+// transposed: each invocation writes its A_VEC values of one m to A_VEC
+// rows, and a warp's invocations cover BK/A_VEC such steps of k. With BK 8
+// the pad of 4 floats (A_PAD) leaves those stores free of bank conflicts;
+// with BK 16 and 32 it left 2- and 4-way conflicts, so there (A_SWZ, from
+// the host) the rows have no pad and the slot of (k, m) is (m/4) XOR A_SW(k),
+// which spreads the steps over 8 slots (32 banks). The reads XOR one row's
+// slots with one value: conflict-free as before. (The XOR costs the reads
+// their constant offsets: with BK 8, where the pad suffices, 4096^3 ran
+// 1.3x slower swizzled, 2026-11-28-fp32-gemm.md.)
+#ifndef A_SWZ
+#define A_SWZ 0
+#endif
+#ifndef B_SWZ
+#define B_SWZ 0
+#endif
+#if A_SWZ
+#define A_SWS (8 * A_VEC / BK > 1 ? 8 * A_VEC / BK : 1)
+#define A_SW(k) ((((k) / A_VEC) * A_SWS) & (BM / 4 - 1))
+#else
+#define A_SW(k) 0
+#endif
+#if B_SWZ
+#define B_SWS (8 * B_VEC / BK > 1 ? 8 * B_VEC / BK : 1)
+#define B_SW(k) ((((k) / B_VEC) * B_SWS) & (BN / 4 - 1))
+#else
+#define B_SW(k) 0
+#endif
 shared vec4 As4[BK * ASTR / 4];
 shared vec4 Bs4[BK * BSTR / 4];
-#define A_PUT(i, v) As4[(i) >> 2][(i) & 3] = (v)
-#define B_PUT(i, v) Bs4[(i) >> 2][(i) & 3] = (v)
+// A_RD(kk, off, t): slot off + t of row kk. Unswizzled it is read as
+// (row + off) + t, so that off is a constant offset of the load: written
+// row + (off + t), the NVIDIA driver's code for 4096^3 at BK 8 held 114
+// registers against 145 and ran 1.4x slower (2026-11-28-fp32-gemm.md).
+#if A_SWZ
+#define A_SLOT(k, m) ((k) * (ASTR / 4) + (((m) >> 2) ^ A_SW(k)))
+#define A_RD(kk, off, t) As4[(kk) * (ASTR / 4) + (((off) + (t)) ^ A_SW(kk))]
+#else
+#define A_SLOT(k, m) (((k) * ASTR + (m)) >> 2)
+#define A_RD(kk, off, t) As4[((kk) * ASTR) / 4 + (off) + (t)]
+#endif
+#if B_SWZ
+#define B_SLOT(k, n) ((k) * (BSTR / 4) + (((n) >> 2) ^ B_SW(k)))
+#define B_RD(kk, off, t) Bs4[(kk) * (BSTR / 4) + (((off) + (t)) ^ B_SW(kk))]
+#else
+#define B_SLOT(k, n) (((k) * BSTR + (n)) >> 2)
+#define B_RD(kk, off, t) Bs4[((kk) * BSTR) / 4 + (off) + (t)]
+#endif
+#if A_SWZ
+#define A_PUT(k, m, v) As4[A_SLOT(k, m)][(m) & 3] = (v)
+#else
+#define A_PUT(k, m, v) As4[((k) * ASTR + (m)) >> 2][((k) * ASTR + (m)) & 3] = (v)
+#endif
+#if B_SWZ
+#define B_PUT(k, n, v) Bs4[B_SLOT(k, n)][(n) & 3] = (v)
+#else
+#define B_PUT(k, n, v) Bs4[((k) * BSTR + (n)) >> 2][((k) * BSTR + (n)) & 3] = (v)
+#endif
 #else
 shared float As[BK * ASTR];
 shared float Bs[BK * BSTR];
-#define A_PUT(i, v) As[i] = (v)
-#define B_PUT(i, v) Bs[i] = (v)
+#define A_PUT(k, m, v) As[(k) * ASTR + (m)] = (v)
+#define B_PUT(k, n, v) Bs[(k) * BSTR + (n)] = (v)
 #endif
 
 // ---- the activation ---------------------------------------------------------
@@ -219,11 +272,11 @@ void stash(uint lid) {
     if (A_ITEMS % WG == 0 || e < A_ITEMS) { // (no break: see the epilogue)
       a_item(e, m, k);
 #if A_KCONTIG
-      [[unroll]] for (uint c = 0; c < A_VEC; c++) A_PUT((k + c) * ASTR + m, ACOMP(ra[it], c));
+      [[unroll]] for (uint c = 0; c < A_VEC; c++) A_PUT(k + c, m, ACOMP(ra[it], c));
 #elif MICRO4 && A_VEC == 4
-      As4[(k * ASTR + m) >> 2] = ra[it];
+      As4[A_SLOT(k, m)] = ra[it];
 #else
-      [[unroll]] for (uint c = 0; c < A_VEC; c++) A_PUT(k * ASTR + m + c, ACOMP(ra[it], c));
+      [[unroll]] for (uint c = 0; c < A_VEC; c++) A_PUT(k, m + c, ACOMP(ra[it], c));
 #endif
     }
   }
@@ -232,11 +285,11 @@ void stash(uint lid) {
     if (B_ITEMS % WG == 0 || e < B_ITEMS) {
       b_item(e, k, n);
 #if B_KCONTIG
-      [[unroll]] for (uint c = 0; c < B_VEC; c++) B_PUT((k + c) * BSTR + n, BCOMP(rb[it], c));
+      [[unroll]] for (uint c = 0; c < B_VEC; c++) B_PUT(k + c, n, BCOMP(rb[it], c));
 #elif MICRO4 && B_VEC == 4
-      Bs4[(k * BSTR + n) >> 2] = rb[it];
+      Bs4[B_SLOT(k, n)] = rb[it];
 #else
-      [[unroll]] for (uint c = 0; c < B_VEC; c++) B_PUT(k * BSTR + n + c, BCOMP(rb[it], c));
+      [[unroll]] for (uint c = 0; c < B_VEC; c++) B_PUT(k, n + c, BCOMP(rb[it], c));
 #endif
     }
   }
@@ -274,8 +327,8 @@ void main() {
     for (uint kk = 0; kk < BK; kk++) {
 #if MICRO4
       vec4 av[TM / 4], bv[TN / 4];
-      [[unroll]] for (uint q = 0; q < TM / 4; q++) av[q] = As4[(kk * ASTR) / 4 + q * WG_M + ty];
-      [[unroll]] for (uint p = 0; p < TN / 4; p++) bv[p] = Bs4[(kk * BSTR) / 4 + p * WG_N + tx];
+      [[unroll]] for (uint q = 0; q < TM / 4; q++) av[q] = A_RD(kk, q * WG_M, ty);
+      [[unroll]] for (uint p = 0; p < TN / 4; p++) bv[p] = B_RD(kk, p * WG_N, tx);
       [[unroll]] for (uint i = 0; i < TM; i++)
         [[unroll]] for (uint j = 0; j < TN; j++)
           acc[i][j] = fma(av[i / 4][i % 4], bv[j / 4][j % 4], acc[i][j]);

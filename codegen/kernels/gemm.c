@@ -421,15 +421,22 @@ static vkml_status tiled_instantiate(const cg_gemm_workload *w, const cg_schedul
   int a_load = load_code(p.m, p.a_si, bm, p.k, p.a_sk, bk, p.bsa, p.nbd, 4);
   int b_load = load_code(p.n, p.b_sj, bn, p.k, p.b_sk, bk, p.bsb, p.nbd, 4);
   /* pad rows that are stored transposed (loaded along k), where it fits:
-   * one float, or (vec4 rows) four */
+   * one float, or four (vec4 rows); vec4 rows are swizzled instead where
+   * BK > 8 (gemm_tiled.comp) */
+  bool swz = micro4 && bk > 8;
   int unit = micro4 ? 4 : 1;
-  int a_pad = a_load > 10 ? unit : 0, b_pad = b_load > 10 ? unit : 0;
+  int a_pad = a_load > 10 && !swz ? unit : 0, b_pad = b_load > 10 && !swz ? unit : 0;
+  int a_swz = a_load > 10 && swz, b_swz = b_load > 10 && swz;
   int64_t shared = 4 * (int64_t)bk * (bm + a_pad + bn + b_pad);
   if (shared > t->max_shared_bytes) a_pad = b_pad = 0;
   if (micro4 && (s->v[T_TM] % 4 || s->v[T_TN] % 4))
     return vkml_status_make(VKML_CODE_INVALID_ARGUMENT, "%s: TM and TN must be multiples of 4",
                             tmpl->name);
-  if (micro4) VKML_RETURN_IF_ERROR(cg_kernel_define(k, "MICRO4", "1"));
+  if (micro4) {
+    VKML_RETURN_IF_ERROR(cg_kernel_define(k, "MICRO4", "1"));
+    VKML_RETURN_IF_ERROR(cg_kernel_define(k, "A_SWZ", "%d", a_swz));
+    VKML_RETURN_IF_ERROR(cg_kernel_define(k, "B_SWZ", "%d", b_swz));
+  }
   VKML_RETURN_IF_ERROR(cg_kernel_define(k, "DTYPE_F16", "%d", w->out.dtype == IR_F16));
   VKML_RETURN_IF_ERROR(cg_kernel_define(k, "A_LOAD", "%d", a_load));
   VKML_RETURN_IF_ERROR(cg_kernel_define(k, "B_LOAD", "%d", b_load));
@@ -691,21 +698,25 @@ static void coopmat_default(const cg_gemm_workload *w, const ir_target *t, cg_sc
   }
 }
 
-/* The family's default without tensor cores: gemm_tiled_vec4 at 64x64
- * tiles (8x8 invocations of 8x8 outputs, BK 8) where they give at least
- * VEC4_BIG_TILES workgroups, else 32x32 (8x8 invocations of 4x4, BK 32);
- * false where neither passes the target's constraints. On the H200, fp32
- * (bench/results/2026-11-28-fp32-gemm.md, call 1): 4096^3 at 64x64 ran at
- * 40.8 TFLOP/s, 64 % of the measured FMA peak (gemm_tiled's default: 30.0);
- * at 32x32 the projections of ViT-B/16, ViT-L/16 (197 rows), ConvNeXt-T
- * (3136 rows) and ConvNeXt-L ran at 0.61-1.03x gemm_tiled's default, where
- * 64x64 and larger tiles left the GPU idle (1.3-3.5x slower). gemm_tiled's
- * default by workgroup count, which this replaces, is in
+/* The family's default without tensor cores, gemm_tiled_vec4's ladder: the
+ * first of 64x64 tiles (8x8 invocations of 8x8 outputs, BK 8) and 64x32
+ * (8x4 outputs, BK 16) that gives VEC4_BIG_TILES workgroups, else 32x32
+ * (4x4 outputs, BK 32); false where none passes the target's constraints.
+ * On the H200, fp32 (bench/results/2026-11-28-fp32-gemm.md):
+ * - 4096^3 at 64x64 ran at 40.8 TFLOP/s, 64 % of the measured FMA peak
+ *   (gemm_tiled's default: 30.0); 1024^3 at 64x32 0.76x of 32x32, at 64x64
+ *   0.85x; ConvNeXt-L's 3136x192 by 192x768 at 64x64 0.88x of 64x32.
+ * - at 32x32 the projections of ViT-B/16, ViT-L/16 (197 rows) and
+ *   ConvNeXt-L (196) ran at 0.61-1.03x gemm_tiled's default, where larger
+ *   tiles left the GPU idle (1.3-3.5x slower), and attention's batched
+ *   matmuls at 0.97-1.07x.
+ * gemm_tiled's default by workgroup count, which this replaces, is in
  * 2026-11-28-matmul-fold.md. */
 #define VEC4_BIG_TILES 512
 static bool vec4_default(const cg_gemm_workload *w, const ir_target *t, cg_schedule *out) {
   static const int ladder[][5] = {
       {8, 8, 8, 8, 8},  /* 64x64 */
+      {8, 8, 8, 4, 16}, /* 64x32 */
       {8, 8, 4, 4, 32}, /* 32x32 */
   };
   gemm_plan p;

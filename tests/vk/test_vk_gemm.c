@@ -250,10 +250,11 @@ static void points(int first, int step) {
   vt_env_close(&e.v);
 }
 
-/* gemm_tiled_vec4 (4x4 output blocks per invocation, vec4 shared loads):
- * its default on every case (transposes, C broadcasts, batches, vectors
- * along k or m), f32 and f16 alternating, and four sampled points plus the
- * smallest tile on the point cases. */
+/* gemm_tiled_vec4 (4x4 output blocks per invocation, vec4 shared loads,
+ * transposed stores swizzled): its default on every case (transposes, C
+ * broadcasts, batches, vectors along k or m), f32 and f16 alternating; on
+ * the point cases the smallest tile, the family's three rungs (BK 8, 16 and
+ * 32: each its own swizzle) and three sampled points. */
 Test(vk_gemm, tiled_vec4) {
   env e;
   env_open(&e);
@@ -263,10 +264,13 @@ Test(vk_gemm, tiled_vec4) {
     ir_dtype dt = c % 2 && t->storage_16bit ? IR_F16 : IR_F32;
     check(&e, &CASES[c], dt, tp, &tp->dflt, 32, 8100u + (uint64_t)c);
   }
-  cg_schedule pts[5];
+  cg_schedule pts[7];
   T_OK(cg_schedule_parse(tp, "WG_M=4,WG_N=4,TM=4,TN=4,BK=8", &pts[0]));
-  vt_sample_random(tp, t, 977, 1, 5, pts);
-  for (int p = 0; p < 5; p++) {
+  T_OK(cg_schedule_parse(tp, "WG_M=8,WG_N=8,TM=8,TN=8,BK=8", &pts[1]));
+  T_OK(cg_schedule_parse(tp, "WG_M=8,WG_N=8,TM=8,TN=4,BK=16", &pts[2]));
+  T_OK(cg_schedule_parse(tp, "WG_M=8,WG_N=8,TM=4,TN=4,BK=32", &pts[3]));
+  vt_sample_random(tp, t, 977, 4, 7, pts);
+  for (int p = 0; p < 7; p++) {
     T_OK(cg_schedule_check(tp, &pts[p], t));
     for (int j = 0; j < N_POINT_CASES; j++) {
       ir_dtype dt = (p + j) % 2 && t->storage_16bit ? IR_F16 : IR_F32;
@@ -715,9 +719,9 @@ Test(gemm_template, coopmat_default_tiles) {
   }
 }
 
-/* The family's default without tensor cores: gemm_tiled_vec4 at 64x64
- * tiles where they give 512 workgroups, else 32x32 (ViT-B's fp32
- * projections, M 197); gemm_tiled named without a schedule: its own
+/* The family's default without tensor cores: gemm_tiled_vec4 at the first
+ * of 64x64 and 64x32 tiles that gives 512 workgroups, else 32x32 (ViT-B's
+ * fp32 projections, M 197); gemm_tiled named without a schedule: its own
  * default. */
 Test(gemm_template, tiled_default_tiles) {
   ir_target t;
@@ -727,7 +731,8 @@ Test(gemm_template, tiled_default_tiles) {
     const char *want;
   } v[] = {
       {2048, 64, 1024, "WG_M=8,WG_N=8,TM=8,TN=8,BK=8"},  /* 32 x 16 tiles of 64x64 */
-      {1024, 64, 1024, "WG_M=8,WG_N=8,TM=4,TN=4,BK=32"}, /* 16 x 16 of 64x64: 32x32 */
+      {1024, 64, 1024, "WG_M=8,WG_N=8,TM=8,TN=4,BK=16"}, /* 16 x 32 of 64x32 */
+      {1024, 64, 512, "WG_M=8,WG_N=8,TM=4,TN=4,BK=32"},  /* 16 x 16 of 64x32: 32x32 */
       {197, 768, 2304, "WG_M=8,WG_N=8,TM=4,TN=4,BK=32"}, /* 7 x 72 of 32x32 */
       {20, 30, 40, "WG_M=8,WG_N=8,TM=4,TN=4,BK=32"},     /* small: the last */
   };
