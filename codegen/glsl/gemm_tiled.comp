@@ -107,9 +107,9 @@ layout(binding = 2 + HAS_C, std430) writeonly buffer BufY { T y_s[]; };
 // with BK 16 and 32 it left 2- and 4-way conflicts, so there (A_SWZ, from
 // the host) the rows have no pad and the slot of (k, m) is (m/4) XOR A_SW(k),
 // which spreads the steps over 8 slots (32 banks). The reads XOR one row's
-// slots with one value: conflict-free as before. (The XOR costs the reads
-// their constant offsets: with BK 8, where the pad suffices, 4096^3 ran
-// 1.3x slower swizzled, 2026-11-28-fp32-gemm.md.)
+// slots with one value: conflict-free as before. (At BK 8, where the pad
+// suffices, 4096^3 ran 1.3x slower swizzled, as it did unswizzled with the
+// grouping of the reads that A_RD avoids: 2026-11-28-fp32-gemm.md.)
 #ifndef A_SWZ
 #define A_SWZ 0
 #endif
@@ -345,7 +345,7 @@ void main() {
 
   // No break or continue in these loops: spirv-opt unrolls only loops without
   // them, and a loop left rolled indexes acc[][] at run time, which the
-  // NVIDIA driver answers by moving acc to local memory (15x slower).
+  // NVIDIA driver answers by moving acc to local memory (10-35x slower).
   uint yoff = z * M * N;
   [[unroll]] for (uint i = 0; i < TM; i++) {
 #if MICRO4

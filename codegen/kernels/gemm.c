@@ -708,8 +708,9 @@ static void coopmat_default(const cg_gemm_workload *w, const ir_target *t, cg_sc
  *   0.85x; ConvNeXt-L's 3136x192 by 192x768 at 64x64 0.88x of 64x32.
  * - at 32x32 the projections of ViT-B/16, ViT-L/16 (197 rows) and
  *   ConvNeXt-L (196) ran at 0.61-1.03x gemm_tiled's default, where larger
- *   tiles left the GPU idle (1.3-3.5x slower), and attention's batched
- *   matmuls at 0.97-1.07x.
+ *   tiles left the GPU idle (1.3-3.5x slower); attention's batched matmuls
+ *   at 0.93-1.2x its time before the swizzle, which took ViT-L/16's q.k^T
+ *   from 13.8 to 10.8 us.
  * gemm_tiled's default by workgroup count, which this replaces, is in
  * 2026-11-28-matmul-fold.md. */
 #define VEC4_BIG_TILES 512
