@@ -1,9 +1,10 @@
 # Sourced by the device-machine scripts: the Vulkan loader from .gl (the
 # machine has none), NVIDIA's ICD, the staged runtime libraries; B = the
 # staged binaries, R = $OUT (comes back); XDG_CACHE_HOME under /tmp; the
-# device line (name, driver, max SM clock) into $R/device.txt; and three
+# device line (name, driver, max SM clock) into $R/device.txt; and four
 # functions for the old-vs-new scripts: old_new_runs (whole runs), profiles
-# (per-op profiles), rungs_into (paired schedule points).
+# (per-op profiles), rungs_into (paired schedule points), sweep (one
+# vkml-sweep).
 for f in .gl/*.deb; do dpkg -x "$f" / ; done; ldconfig
 export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
 export LD_LIBRARY_PATH=$PWD/.bench-bin/extra-libs:$PWD/.bench-bin
@@ -58,4 +59,15 @@ rungs_into() {
   mkdir -p $(dirname $1)/r
   SET=$2 TEMPLATE=$3 RUNS=10 RUNGS="$4" OUT=$(dirname $1)/r bash bench/run_coop_rungs.sh >$1.md 2>&1
   mv /tmp/rr $1
+}
+
+# sweep NAME SECONDS ARG...: vkml-sweep (10 runs per pair) of the model
+# $W/k/MODEL.vkir, MODEL being NAME up to its first dot (NAME = MODEL.old
+# sweeps MODEL again under another name), stopped after SECONDS; its table,
+# JSON and errors into $W/sweep.NAME.{txt,json,err}.
+sweep() {
+  local n=$1 s=$2
+  shift 2
+  timeout $s $B/bench/vkml-sweep $W/k/${n%%.*}.vkir --runs 10 --json-file $W/sweep.$n.json "$@" \
+    >$W/sweep.$n.txt 2>$W/sweep.$n.err || echo "sweep $n: rc $?"
 }

@@ -16,11 +16,6 @@ VKML_VALIDATION=1 env $TL timeout 120 $B/tests/test_vk_gemm --filter "vk_gemm/ti
 echo "test_vk_gemm tiled_vec4: rc $? $(grep Synthesis $W/test.txt)"
 $B/bench/vkml-peaks --no-write >$W/peaks.txt 2>&1; grep -i "fp32\|fma" $W/peaks.txt | head -4
 python3 bench/gen_kernel_models.py $W/k fp32gemm >$W/models.txt
-sweep() { # model seconds extra...
-  local m=$1 s=$2; shift 2
-  timeout $s $B/bench/vkml-sweep $W/k/$m.vkir --runs 10 --json-file $W/sweep.$m.json "$@" \
-    >$W/sweep.$m.txt 2>$W/sweep.$m.err || echo "sweep $m: rc $?"
-}
 sweep gemm_4096 120 --template gemm_tiled_vec4 --fix TM=8,TN=8 --ref default
 for m in $(awk '$1 != "gemm_4096" {print $1}' $W/models.txt); do
   sweep $m 40 --template gemm_tiled_vec4 --sample ${POINTS:-24}

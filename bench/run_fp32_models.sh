@@ -21,11 +21,6 @@ python3 bench/torchvision_peer.py graph $M >$W/torch.json 2>$W/torch.err
 python3 bench/torchvision_peer.py eager $M >$W/eager.json 2>$W/eager.err
 python3 bench/gen_kernel_models.py $W/k fp32gemm >$W/models.txt
 python3 bench/gen_kernel_models.py $W/k winograd >>$W/models.txt
-sweep() { # model seconds extra...
-  local m=$1 s=$2; shift 2
-  timeout $s $B/bench/vkml-sweep $W/k/$m.vkir --runs 10 --json-file $W/sweep.$m.json "$@" \
-    >$W/sweep.$m.txt 2>$W/sweep.$m.err || echo "sweep $m: rc $?"
-}
 for m in gemm_1024 vitl_mlp_in_197_1024_4096 cnxt_mlp_in_3136_96_384; do
   sweep $m 40 --template gemm_tiled_vec4 --fix WG_M=8,WG_N=8
 done

@@ -13,20 +13,15 @@ tar -xJf .bench-pack/bin.tar.xz
 W=/tmp/fr; mkdir -p $W/k
 python3 bench/gen_kernel_models.py $W/k attn >$W/models.txt
 python3 bench/gen_kernel_models.py $W/k winograd >$W/conv_models.txt
-sweep() { # name model seconds extra...
-  local n=$1 m=$2 s=$3; shift 3
-  timeout $s $B/bench/vkml-sweep $W/k/$m.vkir --runs 10 --json-file $W/sweep.$n.json "$@" \
-    >$W/sweep.$n.txt 2>$W/sweep.$n.err || echo "sweep $n: rc $?"
-}
 OLD_PICKS="att_qk_b:8,16,8,2,32 att_av_b:8,8,4,2,32 att_qk_l:8,16,8,4,16 att_av_l:8,8,4,2,32
 swin_qk:8,8,4,2,32 swin_av:8,8,4,2,32 cnxl_s1_in_3136_192_768:8,16,8,4,16 gemm_1024:8,16,8,4,16"
 for p in $OLD_PICKS; do
   m=${p%%:*}; IFS=, read wm wn tm tn bk <<<"${p#*:}"
-  sweep $m $m 40 --template gemm_tiled_vec4 --fix WG_M=8,WG_N=8
-  sweep $m.old $m 20 --template gemm_tiled --fix WG_M=$wm,WG_N=$wn,TM=$tm,TN=$tn,BK=$bk
+  sweep $m 40 --template gemm_tiled_vec4 --fix WG_M=8,WG_N=8
+  sweep $m.old 20 --template gemm_tiled --fix WG_M=$wm,WG_N=$wn,TM=$tm,TN=$tn,BK=$bk
 done
 for m in direct_64_64_224 direct_128_128_112 direct_256_256_56 direct_512_512_28 direct_512_512_14; do
-  sweep $m $m 50 --winograd off --template conv2d_direct --fix TM=8 --sample ${POINTS:-16}
+  sweep $m 50 --winograd off --template conv2d_direct --fix TM=8 --sample ${POINTS:-16}
 done
 tar czf $OUT/fp32_rungs.tgz -C $W --exclude=k .
 for f in $W/sweep.*.txt; do

@@ -22,11 +22,6 @@ python3 bench/torchvision_peer.py graph $M >$W/torch.json 2>$W/torch.err
 python3 bench/torchvision_peer.py eager $M >$W/eager.json 2>$W/eager.err
 python3 bench/gen_kernel_models.py $W/k fp32gemm >$W/models.txt
 python3 bench/gen_kernel_models.py $W/k attn >>$W/models.txt
-sweep() { # model seconds extra...
-  local m=$1 s=$2; shift 2
-  timeout $s $B/bench/vkml-sweep $W/k/$m.vkir --runs 10 --json-file $W/sweep.$m.json "$@" \
-    >$W/sweep.$m.txt 2>$W/sweep.$m.err || echo "sweep $m: rc $?"
-}
 sweep gemm_4096 60 --template gemm_tiled_vec4 --fix WG_M=8,WG_N=8,TM=8,TN=8 --ref default
 for m in $(awk '$1 != "gemm_4096" {print $1}' $W/models.txt | sort -u); do
   sweep $m 25 --template gemm_tiled_vec4 --fix WG_M=8,WG_N=8

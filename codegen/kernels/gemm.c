@@ -12,6 +12,18 @@
 
 enum { T_WG_M = 0, T_WG_N, T_TM, T_TN, T_BK };
 
+/* The constraints of gemm_tiled.comp's two templates: shared memory is
+ * 4*BK*(BM + BN) bytes, bounded by half the limit per operand (row padding
+ * is added only where it still fits). */
+#define TILED_CONSTRAINTS                                                      \
+  .n_constraints = 4,                                                          \
+  .constraints = {                                                             \
+      {CG_LIMIT_WORKGROUP_X, 1u << T_WG_M | 1u << T_WG_N, 1},                  \
+      {CG_LIMIT_WORKGROUP_INVOCATIONS, 1u << T_WG_M | 1u << T_WG_N, 1},        \
+      {CG_LIMIT_SHARED_BYTES, 1u << T_WG_M | 1u << T_TM | 1u << T_BK, 8},      \
+      {CG_LIMIT_SHARED_BYTES, 1u << T_WG_N | 1u << T_TN | 1u << T_BK, 8},      \
+  }
+
 const cg_template cg_gemm_tiled_template = {
     .name = "gemm_tiled",
     .glsl = "gemm_tiled.comp",
@@ -24,16 +36,7 @@ const cg_template cg_gemm_tiled_template = {
             {"TN", 4, {1, 2, 4, 8}},
             {"BK", 4, {4, 8, 16, 32}},
         },
-    /* shared: 4*BK*(BM + BN) bytes, bounded by half the limit per operand
-     * (row padding is added only where it still fits) */
-    .n_constraints = 4,
-    .constraints =
-        {
-            {CG_LIMIT_WORKGROUP_X, 1u << T_WG_M | 1u << T_WG_N, 1},
-            {CG_LIMIT_WORKGROUP_INVOCATIONS, 1u << T_WG_M | 1u << T_WG_N, 1},
-            {CG_LIMIT_SHARED_BYTES, 1u << T_WG_M | 1u << T_TM | 1u << T_BK, 8},
-            {CG_LIMIT_SHARED_BYTES, 1u << T_WG_N | 1u << T_TN | 1u << T_BK, 8},
-        },
+    TILED_CONSTRAINTS,
     .dflt = {{8, 16, 8, 4, 16}},
 };
 
@@ -54,14 +57,7 @@ const cg_template cg_gemm_tiled_vec4_template = {
             {"TN", 2, {4, 8}},
             {"BK", 3, {8, 16, 32}},
         },
-    .n_constraints = 4,
-    .constraints =
-        {
-            {CG_LIMIT_WORKGROUP_X, 1u << T_WG_M | 1u << T_WG_N, 1},
-            {CG_LIMIT_WORKGROUP_INVOCATIONS, 1u << T_WG_M | 1u << T_WG_N, 1},
-            {CG_LIMIT_SHARED_BYTES, 1u << T_WG_M | 1u << T_TM | 1u << T_BK, 8},
-            {CG_LIMIT_SHARED_BYTES, 1u << T_WG_N | 1u << T_TN | 1u << T_BK, 8},
-        },
+    TILED_CONSTRAINTS,
     .dflt = {{8, 16, 8, 8, 8}},
 };
 
