@@ -235,10 +235,7 @@ static int parse_args(int argc, char **argv, args *a) {
       good = !strcmp(v, "fp32") || !strcmp(v, "fp16");
       a->precision = good && v[2] == '1' ? IR_PRECISION_FP16 : IR_PRECISION_FP32;
     } else if (!strcmp(o, "--winograd")) {
-      static const char *const modes[] = {"auto", "off", "f2", "f4"};
-      good = false;
-      for (int m = 0; m < 4; m++)
-        if (!strcmp(v, modes[m])) good = true, a->winograd = (pass_winograd_mode)m;
+      good = pass_winograd_mode_parse(v, &a->winograd);
     } else if (!strcmp(o, "--ref")) {
       good = !strcmp(v, "cpu") || !strcmp(v, "default");
       a->ref_default = !strcmp(v, "default");

@@ -48,6 +48,10 @@ typedef enum pass_winograd_mode {
   PASS_WINOGRAD_F4,
 } pass_winograd_mode;
 
+/* s as a pass_winograd_mode ("auto", "off", "f2", "f4": the tools'
+ * --winograd); false for anything else. */
+bool pass_winograd_mode_parse(const char *s, pass_winograd_mode *out);
+
 /* Valid when zero-initialised: no folding evaluator (fold_constants does
  * nothing), fp32, no packed layout unless the graph annotates one. */
 typedef struct pass_opts {

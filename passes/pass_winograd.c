@@ -83,6 +83,16 @@ static int auto_tile(const ir_node *n, const pass_opts *o) {
   return pixels > 400 && pixels <= 1024 ? 4 : 2;
 }
 
+bool pass_winograd_mode_parse(const char *s, pass_winograd_mode *out) {
+  static const char *const names[] = {"auto", "off", "f2", "f4"};
+  for (int k = 0; k < 4; k++)
+    if (!strcmp(s, names[k])) {
+      *out = (pass_winograd_mode)k;
+      return true;
+    }
+  return false;
+}
+
 vkml_status pass_winograd(ir_graph *g, const pass_opts *opts, bool *changed) {
   if (changed) *changed = false;
   pass_winograd_mode mode = opts ? opts->winograd : PASS_WINOGRAD_AUTO;

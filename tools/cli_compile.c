@@ -173,14 +173,10 @@ int cli_compile_arg_parse(const char *tool, int argc, char **argv, int *i,
     }
     c->fallback_never = v[0] == 'n';
   } else if (!strcmp(a, "--winograd")) {
-    static const char *const W[] = {"auto", "off", "f2", "f4"};
-    int k = 0;
-    while (k < 4 && strcmp(v, W[k]) != 0) k++;
-    if (k == 4) {
+    if (!pass_winograd_mode_parse(v, &c->winograd)) {
       fprintf(stderr, "%s: --winograd expects auto, off, f2 or f4, got '%s'\n", tool, v);
       return -1;
     }
-    c->winograd = (pass_winograd_mode)k;
   } else if (!strcmp(a, "--split-k")) {
     if (strcmp(v, "auto") != 0 && strcmp(v, "off") != 0) {
       fprintf(stderr, "%s: --split-k expects auto or off, got '%s'\n", tool, v);
