@@ -5,7 +5,8 @@ per-kernel benchmark: ResNet-50 and MobileNetV2 conv shapes (batch 1,
 default); RetinaNet-ResNet50-FPN's largest convs at 800x800 (set "retina":
 its head at 100x100 and 3x3 convs at 100x100 to 25x25; set "rungs": its convs of over 2M
 outputs); VGG-16's 3x3 convs as conv2d_winograd F(2x2) / F(4x4) and direct (set "winograd");
-the fp32 GEMMs of ViT and ConvNeXt (set "fp32gemm"), attention's batched ones (set "attn").
+the fp32 GEMMs of ViT and ConvNeXt (set "fp32gemm"), attention's batched ones (set "attn"),
+products of few tiles and a long k (set "splitk").
 Random non-zero data.
 usage: gen_kernel_models.py OUTDIR [SET]   (prints one line per model: name flops bytes)"""
 import os, sys
@@ -165,6 +166,21 @@ def fp32gemm():
     gemm("gemm_4096", 4096, 4096, 4096)
 
 
+def splitk():
+    # products of few 64x64 tiles and a long k, pass_split_k_gemm.c's:
+    # ViT-B/16's and ViT-L/16's projections and MLP (197 tokens),
+    # ConvNeXt-L's third-stage MLP (196), its fourth stage and Swin-T's (49)
+    vit()
+    gemm("vitl_proj_197_1024_1024", 197, 1024, 1024)
+    gemm("vitl_mlp_in_197_1024_4096", 197, 1024, 4096)
+    gemm("vitl_mlp_out_197_4096_1024", 197, 4096, 1024)
+    gemm("cnxl_mlp_out_196_3072_768", 196, 3072, 768)
+    gemm("cnxl4_mlp_in_49_1536_6144", 49, 1536, 6144)
+    gemm("cnxl4_mlp_out_49_6144_1536", 49, 6144, 1536)
+    gemm("swin4_mlp_in_49_768_3072", 49, 768, 3072)
+    gemm("swin4_mlp_out_49_3072_768", 49, 3072, 768)
+
+
 def small():
     # GoogLeNet's inception 5a/4e convs at 7x7 and 14x14 (batch 1), which
     # ran at 20-43 us each on the H200 (2026-11-28-conv-taps.md, call 6)
@@ -248,4 +264,4 @@ def first():
     conv("f_3x3_128_128_112", 128, 128, 112, 3, 1)
 
 
-{"kernels": kernels, "retina": retina, "rungs": rungs, "winograd": winograd_set, "taps": taps, "vit": vit, "small": small, "small1x1": small1x1, "oddk": oddk, "wgemm": wgemm, "kodd": kodd, "first": first, "fp32gemm": fp32gemm, "attn": attn}[sys.argv[2] if len(sys.argv) > 2 else "kernels"]()
+{"kernels": kernels, "retina": retina, "rungs": rungs, "winograd": winograd_set, "taps": taps, "vit": vit, "small": small, "small1x1": small1x1, "oddk": oddk, "wgemm": wgemm, "kodd": kodd, "first": first, "fp32gemm": fp32gemm, "attn": attn, "splitk": splitk}[sys.argv[2] if len(sys.argv) > 2 else "kernels"]()

@@ -41,9 +41,9 @@ static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 /* S for n, 0 when n stays whole. */
 static int64_t split_of(const ir_node *n, const pass_opts *o) {
-  const ir_target *t = o ? o->target : NULL;
-  if (!t || !o->place || o->no_split_k || o->precision != IR_PRECISION_FP16 || !ir_target_is_gpu(t) ||
-      !(t->coopmat_nv || t->coopmat_khr) || !t->vulkan_memory_model)
+  const ir_target *t = o->target;
+  if (o->precision != IR_PRECISION_FP16 || !(t->coopmat_nv || t->coopmat_khr) ||
+      !t->vulkan_memory_model)
     return 0;
   if (n->op != IR_OP_CONV2D || n->n_inputs < 2 || n->n_inputs > 3 || n->n_outputs != 1) return 0;
   const ir_value *x = n->inputs[0], *w = n->inputs[1], *y = n->outputs[0];
@@ -57,6 +57,10 @@ static int64_t split_of(const ir_node *n, const pass_opts *o) {
   ir_act_params_get(n, &a);
   if (a.kind != IR_ACT_NONE && a.kind != IR_ACT_RELU) return 0;
   int64_t m = y->type.dims[1], c = x->type.dims[1], r = w->type.dims[2] * w->type.dims[3];
+  if (o->split_k_factor) {
+    int64_t f = o->split_k_factor;
+    return c % f == 0 && c / f * r >= SPLIT_MIN_K ? f : 0;
+  }
   int64_t tiles =
       ceil_div(m, TILE_M) * ceil_div(y->type.dims[0] * y->type.dims[2] * y->type.dims[3], TILE_N);
   if (m < 64 || tiles >= SPLIT_MAX_TILES) return 0;
@@ -158,13 +162,18 @@ static vkml_status rewrite(ir_graph *g, ir_node *n, int64_t s) {
 
 vkml_status pass_split_k(ir_graph *g, const pass_opts *opts, bool *changed) {
   if (changed) *changed = false;
+  const ir_target *t = opts ? opts->target : NULL;
+  /* the rule is for GPUs; a factor given applies to any target placed on */
+  if (!t || !opts->place || opts->no_split_k || (!ir_target_is_gpu(t) && !opts->split_k_factor))
+    return VKML_OK;
   bool any = false;
   for (ir_node *n = g->first, *next; n; n = next) {
-    next = n->next; /* the rewrite inserts before n and removes n */
+    next = n->next; /* the rewrites insert before n and remove n */
     int64_t s = split_of(n, opts);
-    if (!s) continue;
-    VKML_RETURN_IF_ERROR(rewrite(g, n, s));
-    any = true;
+    if (s) VKML_RETURN_IF_ERROR(rewrite(g, n, s));
+    int64_t sg = s ? 0 : pass_split_k_gemm_factor(n, opts);
+    if (sg) VKML_RETURN_IF_ERROR(pass_split_k_gemm_rewrite(g, n, sg));
+    any = any || s || sg;
   }
   if (changed) *changed = any;
   int dropped;

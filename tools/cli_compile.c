@@ -178,11 +178,13 @@ int cli_compile_arg_parse(const char *tool, int argc, char **argv, int *i,
       return -1;
     }
   } else if (!strcmp(a, "--split-k")) {
-    if (strcmp(v, "auto") != 0 && strcmp(v, "off") != 0) {
-      fprintf(stderr, "%s: --split-k expects auto or off, got '%s'\n", tool, v);
+    int f = !strcmp(v, "2") ? 2 : !strcmp(v, "4") ? 4 : !strcmp(v, "8") ? 8 : !strcmp(v, "16") ? 16 : 0;
+    if (strcmp(v, "auto") != 0 && strcmp(v, "off") != 0 && !f) {
+      fprintf(stderr, "%s: --split-k expects auto, off, 2, 4, 8 or 16, got '%s'\n", tool, v);
       return -1;
     }
     c->split_k_off = v[0] == 'o';
+    c->split_k_factor = f;
   } else if (!strcmp(a, "--db")) {
     c->db = v;
   } else if (!strcmp(a, "--dump-after")) {
@@ -218,6 +220,7 @@ vkml_status cli_drv_opts(const cli_compile_args *c, bool *cpu_ops, drv_opts *o) 
   o->fallback_never = c->fallback_never;
   o->winograd = c->winograd;
   o->split_k_off = c->split_k_off;
+  o->split_k_factor = c->split_k_factor;
   o->layout = c->layout;
   o->no_opt = c->no_opt;
   o->dump_after = c->dump_after ? c->dump_after : getenv("VKML_DUMP");

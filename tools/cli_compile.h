@@ -35,6 +35,7 @@ typedef struct cli_compile_args {
   bool fallback_never; /* --fallback never: a node off the GPU fails the compile */
   pass_winograd_mode winograd; /* --winograd auto|off|f2|f4 */
   bool split_k_off;            /* --split-k off */
+  int split_k_factor;          /* --split-k N (0: auto) */
   const char *db; /* --db FILE: schedules from this database */
 } cli_compile_args;
 

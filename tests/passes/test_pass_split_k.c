@@ -179,3 +179,141 @@ Test(split_k, leaves_the_rest) {
     ir_graph_destroy(g);
   }
 }
+
+/* ---- products (pass_split_k_gemm.c) ---------------------------------------- */
+
+/* x [m,k] (or [1,m,k] as a matmul) . w [k,n] (+ b [n] as gemm's c) with
+ * act, of dtype dt; w random in [-0.1, 0.1) when fill, else zeros. */
+static ir_graph *product_graph(int64_t m, int64_t k, int64_t n, bool gemm, ir_act act,
+                               ir_dtype dt, bool fill) {
+  t_rng r = t_rng_make(9);
+  ir_graph *g;
+  T_OK(ir_graph_create("g", &g));
+  ir_type xt = gemm ? ir_type_make(dt, 2, (int64_t[]){m, k}) : ir_type_make(dt, 3, (int64_t[]){1, m, k});
+  ir_type yt = gemm ? ir_type_make(dt, 2, (int64_t[]){m, n}) : ir_type_make(dt, 3, (int64_t[]){1, m, n});
+  ir_value *x, *y, *ins[3];
+  T_OK(ir_value_create(g, "x", &xt, &x));
+  T_OK(ir_graph_add_input(g, x));
+  rt_tensor w = fill ? t_tensor_random(&r, dt, 2, (int64_t[]){k, n}, -0.1, 0.1) : (rt_tensor){0};
+  if (!fill) T_OK(rt_tensor_alloc_dims(dt, 2, (int64_t[]){k, n}, &w));
+  rt_tensor b = t_tensor_random(&r, dt, 1, (int64_t[]){n}, -0.5, 0.5);
+  ir_type wt = ir_type_make(dt, 2, w.dims), bt = ir_type_make(dt, 1, b.dims);
+  ins[0] = x;
+  T_OK(ir_const_create_inline(g, "w", &wt, w.data, &ins[1]));
+  T_OK(ir_const_create_inline(g, "b", &bt, b.data, &ins[2]));
+  rt_tensor_free(&w);
+  rt_tensor_free(&b);
+  T_OK(ir_value_create(g, "y", &yt, &y));
+  ir_node *nd;
+  T_OK(ir_node_create(g, gemm ? IR_OP_GEMM : IR_OP_MATMUL, ins, gemm ? 3 : 2, &y, 1, &nd));
+  if (act != IR_ACT_NONE) T_OK(ir_node_set_enum(g, nd, IR_A_ACT, act));
+  T_OK(ir_graph_add_output(g, y));
+  T_OK(ir_verify(g, "split_k test"));
+  return g;
+}
+
+static int64_t factor_of(int64_t m, int64_t k, int64_t n, const pass_opts *o) {
+  ir_graph *g = product_graph(m, k, n, true, IR_ACT_NONE, IR_F32, false);
+  int64_t f = pass_split_k_gemm_factor(g->first, o);
+  ir_graph_destroy(g);
+  return f;
+}
+
+/* gemm with bias and gelu: reshape, transpose, the batched matmul of the
+ * parts, their sum, the bias add with the activation under y's name. */
+Test(split_k, splits_a_gemm) {
+  ir_target t;
+  pass_opts o = gpu_opts(&t);
+  o.precision = IR_PRECISION_FP32;
+  ir_graph *g = product_graph(100, 2048, 256, true, IR_ACT_GELU, IR_F32, true);
+  cr_assert(split(g, &o));
+  ir_op want[] = {IR_OP_RESHAPE, IR_OP_TRANSPOSE, IR_OP_MATMUL, IR_OP_REDUCE_SUM, IR_OP_ADD};
+  int i = 0;
+  const ir_node *last = NULL;
+  ir_foreach_node(g, n) {
+    cr_assert_lt(i, 5);
+    cr_assert_eq(n->op, want[i], "node %d is %s", i, ir_op_name(n->op));
+    if (n->op == IR_OP_MATMUL) {
+      cr_assert_eq(n->outputs[0]->type.dims[0], 8, "100 x 256 is 8 tiles: 8 parts");
+      cr_assert_eq(n->inputs[0]->type.dims[2], 256);
+      cr_assert_eq(ir_node_int(n, IR_A_ACT, IR_ACT_NONE), IR_ACT_NONE);
+    }
+    last = n;
+    i++;
+  }
+  cr_assert_eq(ir_node_int(last, IR_A_ACT, IR_ACT_NONE), IR_ACT_GELU);
+  cr_assert_str_eq(last->outputs[0]->name, "y");
+  ir_graph_destroy(g);
+}
+
+/* A matmul of a rank-3 input without bias, its relu on the sum, the last
+ * reshape back to [1, m, n] under y's name; fp16 (no tensor cores needed). */
+Test(split_k, splits_a_matmul_fp16) {
+  ir_target t;
+  pass_opts o = gpu_opts(&t);
+  t.coopmat_khr = false;
+  ir_graph *g = product_graph(67, 1024, 64, false, IR_ACT_RELU, IR_F16, true);
+  cr_assert(split(g, &o));
+  const ir_node *sum = NULL, *last = NULL;
+  ir_foreach_node(g, n) {
+    if (n->op == IR_OP_REDUCE_SUM) sum = n;
+    last = n;
+  }
+  cr_assert(sum);
+  cr_assert_eq(sum->inputs[0]->type.dims[0], 4, "k 1024 in parts of at least 256");
+  cr_assert_eq(ir_node_int(sum, IR_A_ACT, IR_ACT_NONE), IR_ACT_RELU);
+  cr_assert_eq(last->op, IR_OP_RESHAPE);
+  cr_assert_str_eq(last->outputs[0]->name, "y");
+  cr_assert_eq(last->outputs[0]->type.rank, 3);
+  ir_graph_destroy(g);
+}
+
+/* The rule on ViT-sized products (64x64 tiles, parts of k >= 256, at most
+ * 256 tiles after), what stays whole, and a factor given. */
+Test(split_k, gemm_rule) {
+  ir_target t;
+  pass_opts o = gpu_opts(&t);
+  o.precision = IR_PRECISION_FP32;
+  cr_assert_eq(factor_of(197, 4096, 1024, &o), 4);  /* ViT-L/16's fc2: 64 tiles */
+  cr_assert_eq(factor_of(197, 3072, 768, &o), 4);   /* ViT-B/16's fc2: 48 */
+  cr_assert_eq(factor_of(197, 768, 768, &o), 2);    /* its projection: k 768 */
+  cr_assert_eq(factor_of(197, 1024, 3072, &o), 0);  /* 192 tiles */
+  cr_assert_eq(factor_of(197, 256, 256, &o), 0);    /* k 256 */
+  cr_assert_eq(factor_of(8, 4096, 1024, &o), 0);    /* 8 rows: gemv's */
+  cr_assert_eq(factor_of(4096, 4096, 8, &o), 0);    /* 8 columns */
+  o.split_k_factor = 16;
+  cr_assert_eq(factor_of(197, 4096, 4096, &o), 16); /* given: whatever the tiles */
+  cr_assert_eq(factor_of(197, 2048, 64, &o), 0);    /* but parts of k >= 256 */
+  /* a matmul whose b is not constant, a gemm with alpha or trans_a */
+  o.split_k_factor = 0;
+  ir_graph *g = product_graph(100, 2048, 256, true, IR_ACT_NONE, IR_F32, false);
+  ir_node *n = g->first;
+  T_OK(ir_node_set_float(g, n, IR_A_ALPHA, 2.0f));
+  cr_assert_eq(pass_split_k_gemm_factor(n, &o), 0);
+  T_OK(ir_node_set_float(g, n, IR_A_ALPHA, 1.0f));
+  T_OK(ir_node_set_float(g, n, IR_A_BETA, 0.5f));
+  cr_assert_eq(pass_split_k_gemm_factor(n, &o), 0);
+  T_OK(ir_node_set_float(g, n, IR_A_BETA, 1.0f));
+  cr_assert_eq(pass_split_k_gemm_factor(n, &o), 8);
+  ir_graph_destroy(g);
+  g = product_graph(100, 2048, 256, false, IR_ACT_NONE, IR_F32, false);
+  ir_type wt = g->first->inputs[1]->type;
+  ir_value *w2;
+  T_OK(ir_value_create(g, "w2", &wt, &w2));
+  T_OK(ir_graph_add_input(g, w2));
+  g->first->inputs[1] = w2;
+  cr_assert_eq(pass_split_k_gemm_factor(g->first, &o), 0);
+  ir_graph_destroy(g);
+  /* not on a CPU target, not unplaced, not with --split-k off */
+  pass_opts variants[3] = {o, o, o};
+  ir_target cpu = t;
+  cpu.type = IR_TARGET_CPU;
+  variants[0].target = &cpu;
+  variants[1].place = NULL;
+  variants[2].no_split_k = true;
+  for (int i = 0; i < 3; i++) {
+    g = product_graph(100, 2048, 256, true, IR_ACT_NONE, IR_F32, true);
+    cr_assert_not(split(g, &variants[i]), "variant %d", i);
+    ir_graph_destroy(g);
+  }
+}
