@@ -18,10 +18,19 @@
  * or matmul with a of rank >= 2 and b of rank 2; b constant, f32 or f16,
  * nothing bounded, default layouts; more than GEMM_MIN_ROWS rows (fewer
  * run on gemv, which streams b once); fewer than GEMM_SPLIT_MAX_TILES tiles
- * of 64x64; S the largest of 8, 4, 2 with at most GEMM_SPLIT_TARGET_TILES
- * tiles after the split, dividing K, and leaving each part a k of at least
- * GEMM_SPLIT_MIN_K. With opts->split_k_factor the given S for every product
- * of that structure whose K it divides into parts of GEMM_SPLIT_MIN_K. */
+ * of 64x64 and a k of at least GEMM_SPLIT_MIN_TOTAL_K; S the largest of 16,
+ * 8, 4, 2 with at most GEMM_SPLIT_TARGET_TILES tiles after the split,
+ * dividing k, and leaving each part a k of at least GEMM_SPLIT_MIN_K. With
+ * opts->split_k_factor the given S for every product of that structure
+ * whose k it divides into parts of GEMM_SPLIT_MIN_K.
+ *
+ * The numbers are the H200's (bench/results/2026-11-28-split-k-gemm.md,
+ * one-node products with every factor, fp32 and fp16): splits of a k of
+ * 768-1024 lost (ViT's 768x768 projection 25 -> 28 us fp32, 17 -> 25 fp16),
+ * those of k 3072-6144 won (fp32: ViT-B/16's MLP out 80 -> 56 us at S 8,
+ * ViT-L/16's 108 -> 90 at S 4, 512 tiles at S 8 lost; ConvNeXt-L's
+ * fourth-stage MLP out 200 -> 59 at S 16; fp16 1.1-1.7x); k 1536 gained
+ * 5 % at best. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,8 +39,9 @@
 #define GEMM_TILE 64
 #define GEMM_MIN_ROWS 8             /* codegen's CG_GEMV_MAX_ROWS */
 #define GEMM_SPLIT_MAX_TILES 128    /* products with at least this many tiles keep one piece */
-#define GEMM_SPLIT_TARGET_TILES 256 /* about two workgroups per SM of a 132-SM GPU */
-#define GEMM_SPLIT_MIN_K 256
+#define GEMM_SPLIT_TARGET_TILES 384 /* about three workgroups per SM of a 132-SM GPU */
+#define GEMM_SPLIT_MIN_TOTAL_K 2048
+#define GEMM_SPLIT_MIN_K 384
 
 static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
@@ -82,8 +92,8 @@ int64_t pass_split_k_gemm_factor(const ir_node *n, const pass_opts *o) {
     return s.k % f == 0 && s.k / f >= GEMM_SPLIT_MIN_K ? f : 0;
   }
   int64_t tiles = ceil_div(s.m, GEMM_TILE) * ceil_div(s.n, GEMM_TILE);
-  if (tiles >= GEMM_SPLIT_MAX_TILES) return 0;
-  for (int64_t f = 8; f >= 2; f /= 2)
+  if (tiles >= GEMM_SPLIT_MAX_TILES || s.k < GEMM_SPLIT_MIN_TOTAL_K) return 0;
+  for (int64_t f = 16; f >= 2; f /= 2)
     if (tiles * f <= GEMM_SPLIT_TARGET_TILES && s.k % f == 0 && s.k / f >= GEMM_SPLIT_MIN_K)
       return f;
   return 0;

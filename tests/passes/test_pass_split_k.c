@@ -234,8 +234,8 @@ Test(split_k, splits_a_gemm) {
     cr_assert_lt(i, 5);
     cr_assert_eq(n->op, want[i], "node %d is %s", i, ir_op_name(n->op));
     if (n->op == IR_OP_MATMUL) {
-      cr_assert_eq(n->outputs[0]->type.dims[0], 8, "100 x 256 is 8 tiles: 8 parts");
-      cr_assert_eq(n->inputs[0]->type.dims[2], 256);
+      cr_assert_eq(n->outputs[0]->type.dims[0], 4, "k 2048 in parts of at least 384");
+      cr_assert_eq(n->inputs[0]->type.dims[2], 512);
       cr_assert_eq(ir_node_int(n, IR_A_ACT, IR_ACT_NONE), IR_ACT_NONE);
     }
     last = n;
@@ -252,7 +252,7 @@ Test(split_k, splits_a_matmul_fp16) {
   ir_target t;
   pass_opts o = gpu_opts(&t);
   t.coopmat_khr = false;
-  ir_graph *g = product_graph(67, 1024, 64, false, IR_ACT_RELU, IR_F16, true);
+  ir_graph *g = product_graph(67, 2048, 64, false, IR_ACT_RELU, IR_F16, true);
   cr_assert(split(g, &o));
   const ir_node *sum = NULL, *last = NULL;
   ir_foreach_node(g, n) {
@@ -260,7 +260,7 @@ Test(split_k, splits_a_matmul_fp16) {
     last = n;
   }
   cr_assert(sum);
-  cr_assert_eq(sum->inputs[0]->type.dims[0], 4, "k 1024 in parts of at least 256");
+  cr_assert_eq(sum->inputs[0]->type.dims[0], 4, "k 2048 in parts of at least 384");
   cr_assert_eq(ir_node_int(sum, IR_A_ACT, IR_ACT_NONE), IR_ACT_RELU);
   cr_assert_eq(last->op, IR_OP_RESHAPE);
   cr_assert_str_eq(last->outputs[0]->name, "y");
@@ -268,22 +268,25 @@ Test(split_k, splits_a_matmul_fp16) {
   ir_graph_destroy(g);
 }
 
-/* The rule on ViT-sized products (64x64 tiles, parts of k >= 256, at most
- * 256 tiles after), what stays whole, and a factor given. */
+/* The rule on ViT-, ConvNeXt- and Swin-sized products (under 128 tiles of
+ * 64x64, k >= 2048, parts of k >= 384, at most 384 tiles after), what
+ * stays whole, and a factor given. */
 Test(split_k, gemm_rule) {
   ir_target t;
   pass_opts o = gpu_opts(&t);
   o.precision = IR_PRECISION_FP32;
-  cr_assert_eq(factor_of(197, 4096, 1024, &o), 4);  /* ViT-L/16's fc2: 64 tiles */
-  cr_assert_eq(factor_of(197, 3072, 768, &o), 4);   /* ViT-B/16's fc2: 48 */
-  cr_assert_eq(factor_of(197, 768, 768, &o), 2);    /* its projection: k 768 */
-  cr_assert_eq(factor_of(197, 1024, 3072, &o), 0);  /* 192 tiles */
-  cr_assert_eq(factor_of(197, 256, 256, &o), 0);    /* k 256 */
+  cr_assert_eq(factor_of(197, 4096, 1024, &o), 4);  /* ViT-L/16's MLP out: 64 tiles */
+  cr_assert_eq(factor_of(197, 3072, 768, &o), 8);   /* ViT-B/16's: 48 */
+  cr_assert_eq(factor_of(49, 6144, 1536, &o), 16);  /* ConvNeXt-L's 4th stage: 24 */
+  cr_assert_eq(factor_of(49, 3072, 768, &o), 8);    /* Swin-T's: 12, parts of 384 */
+  cr_assert_eq(factor_of(49, 1536, 6144, &o), 0);   /* k 1536 */
+  cr_assert_eq(factor_of(197, 768, 768, &o), 0);    /* k 768 */
+  cr_assert_eq(factor_of(197, 4096, 4096, &o), 0);  /* 256 tiles */
   cr_assert_eq(factor_of(8, 4096, 1024, &o), 0);    /* 8 rows: gemv's */
   cr_assert_eq(factor_of(4096, 4096, 8, &o), 0);    /* 8 columns */
-  o.split_k_factor = 16;
-  cr_assert_eq(factor_of(197, 4096, 4096, &o), 16); /* given: whatever the tiles */
-  cr_assert_eq(factor_of(197, 2048, 64, &o), 0);    /* but parts of k >= 256 */
+  o.split_k_factor = 8;
+  cr_assert_eq(factor_of(197, 4096, 4096, &o), 8);  /* given: whatever the tiles */
+  cr_assert_eq(factor_of(197, 768, 64, &o), 0);     /* but parts of k >= 384 */
   /* a matmul whose b is not constant, a gemm with alpha or trans_a */
   o.split_k_factor = 0;
   ir_graph *g = product_graph(100, 2048, 256, true, IR_ACT_NONE, IR_F32, false);
@@ -294,7 +297,7 @@ Test(split_k, gemm_rule) {
   T_OK(ir_node_set_float(g, n, IR_A_BETA, 0.5f));
   cr_assert_eq(pass_split_k_gemm_factor(n, &o), 0);
   T_OK(ir_node_set_float(g, n, IR_A_BETA, 1.0f));
-  cr_assert_eq(pass_split_k_gemm_factor(n, &o), 8);
+  cr_assert_eq(pass_split_k_gemm_factor(n, &o), 4);
   ir_graph_destroy(g);
   g = product_graph(100, 2048, 256, false, IR_ACT_NONE, IR_F32, false);
   ir_type wt = g->first->inputs[1]->type;

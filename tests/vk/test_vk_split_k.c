@@ -105,16 +105,16 @@ static int run_split(const vt_env *e, int64_t m, int64_t k, int64_t n, bool gemm
   return parts;
 }
 
-/* 67x1024 by 1024x40 and 33x512 by 512x24: split in 2 and 4, fp32 and
+/* 67x2048 by 2048x40 and 33x1024 by 1024x24: split in 2 and 4, fp32 and
  * fp16 (odd rows and columns: partial tiles in every part). */
 Test(vk_split_k, products_fp32) {
   vt_env e;
   vt_env_open(&e);
-  cr_assert_eq(run_split(&e, 67, 1024, 40, false, 2, IR_PRECISION_FP32, 1e-5, 1), 1);
-  cr_assert_eq(run_split(&e, 67, 1024, 40, false, 4, IR_PRECISION_FP32, 1e-5, 2), 1);
-  cr_assert_eq(run_split(&e, 33, 512, 24, true, 2, IR_PRECISION_FP32, 1e-5, 3), 1);
-  /* a k of 512 in 4 parts is below the pass's floor: left whole */
-  cr_assert_eq(run_split(&e, 33, 512, 24, true, 4, IR_PRECISION_FP32, 1e-5, 4), 0);
+  cr_assert_eq(run_split(&e, 67, 2048, 40, false, 2, IR_PRECISION_FP32, 1e-5, 1), 1);
+  cr_assert_eq(run_split(&e, 67, 2048, 40, false, 4, IR_PRECISION_FP32, 1e-5, 2), 1);
+  cr_assert_eq(run_split(&e, 33, 1024, 24, true, 2, IR_PRECISION_FP32, 1e-5, 3), 1);
+  /* a k of 1024 in 4 parts is below the pass's floor (384): left whole */
+  cr_assert_eq(run_split(&e, 33, 1024, 24, true, 4, IR_PRECISION_FP32, 1e-5, 4), 0);
   vt_env_close(&e);
 }
 
@@ -122,7 +122,7 @@ Test(vk_split_k, products_fp16) {
   vt_env e;
   vt_env_open(&e);
   vt_env_skip_unless(&e, e.t->storage_16bit, "16-bit storage");
-  cr_assert_eq(run_split(&e, 67, 1024, 40, false, 4, IR_PRECISION_FP16, 4e-3, 5), 1);
-  cr_assert_eq(run_split(&e, 33, 512, 24, true, 2, IR_PRECISION_FP16, 4e-3, 6), 1);
+  cr_assert_eq(run_split(&e, 67, 2048, 40, false, 4, IR_PRECISION_FP16, 4e-3, 5), 1);
+  cr_assert_eq(run_split(&e, 33, 1024, 24, true, 2, IR_PRECISION_FP16, 4e-3, 6), 1);
   vt_env_close(&e);
 }
