@@ -178,6 +178,13 @@ vkml_status ir_infer_transpose(const ir_node *n, const ir_type *in, ir_type *out
   return VKML_OK;
 }
 
+vkml_status ir_infer_strided_copy(const ir_node *n, const ir_type *in, ir_type *out) {
+  ir_strided_params p;
+  VKML_RETURN_IF_ERROR(ir_strided_params_get(n, &in[0], &p));
+  out[0] = ir_type_make(in[0].dtype, p.rank, p.dims);
+  return VKML_OK;
+}
+
 vkml_status ir_infer_concat(const ir_node *n, const ir_type *in, ir_type *out) {
   if (!ir_node_attr(n, IR_A_AXIS)) return ir_infer_error("concat: axis is required");
   const ir_type *x = &in[0];

@@ -274,6 +274,36 @@ static int64_t clamp64(int64_t v, int64_t lo, int64_t hi) {
   return v < lo ? lo : (v > hi ? hi : v);
 }
 
+vkml_status ir_strided_params_get(const ir_node *n, const ir_type *in, ir_strided_params *out) {
+  const int64_t *shape, *strides;
+  int ns = ir_node_ints(n, IR_A_SHAPE, &shape), nt = ir_node_ints(n, IR_A_STRIDES, &strides);
+  if (ns < 0 || nt < 0) return ir_infer_error("strided_copy: shape and strides are required");
+  if (ns != nt)
+    return ir_infer_error("strided_copy: shape has %d entries but strides has %d", ns, nt);
+  if (ns > IR_MAX_RANK) return ir_infer_error("strided_copy: rank %d over %d", ns, IR_MAX_RANK);
+  if (in->bounded) return ir_infer_error("strided_copy: a bounded input");
+  out->rank = ns;
+  out->offset = ir_node_int(n, IR_A_OFFSET, 0);
+  int64_t lo = out->offset, hi = out->offset, count = 1;
+  for (int d = 0; d < ns; d++) {
+    if (shape[d] < 0 || (shape[d] && count > IR_MAX_ELEMENTS / shape[d]))
+      return ir_infer_error("strided_copy: bad dim %lld", (long long)shape[d]);
+    out->dims[d] = shape[d];
+    out->strides[d] = strides[d];
+    count *= shape[d];
+    int64_t lim = INT64_C(1) << 40;
+    if (strides[d] > lim || strides[d] < -lim)
+      return ir_infer_error("strided_copy: stride %lld out of range", (long long)strides[d]);
+    int64_t span = (shape[d] ? shape[d] - 1 : 0) * strides[d];
+    if (span < 0) lo += span;
+    else hi += span;
+  }
+  if (count && (lo < 0 || hi >= ir_type_numel(in)))
+    return ir_infer_error("strided_copy: reads elements %lld..%lld of an input of %lld",
+                          (long long)lo, (long long)hi, (long long)ir_type_numel(in));
+  return VKML_OK;
+}
+
 vkml_status ir_slice_params_get(const ir_node *n, const ir_type *in,
                                 ir_slice_params *out) {
   const char *op = ir_op_name(n->op);

@@ -111,6 +111,14 @@ vkml_status ir_pool_params_get(const ir_node *n, ir_pool_params *out);
  * the ceil_mode rule of docs/ops.md. Error if the window does not fit. */
 vkml_status ir_pool_out_dim(const ir_pool_params *p, int axis, int64_t in,
                             int64_t *out);
+/* strided_copy: output dims (shape), element strides into the input (one
+ * per output axis, any sign) and offset; checks that every element read
+ * lies inside in (an empty output reads nothing). */
+typedef struct ir_strided_params {
+  int rank;
+  int64_t dims[IR_MAX_RANK], strides[IR_MAX_RANK], offset;
+} ir_strided_params;
+vkml_status ir_strided_params_get(const ir_node *n, const ir_type *in, ir_strided_params *out);
 /* Resolves starts/ends/axes/steps against the input type (ONNX clamping). */
 vkml_status ir_slice_params_get(const ir_node *n, const ir_type *in,
                                 ir_slice_params *out);

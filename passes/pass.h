@@ -93,6 +93,7 @@ vkml_status pass_fold_batchnorm(ir_graph *g, const pass_opts *opts, bool *change
 vkml_status pass_merge_pad(ir_graph *g, const pass_opts *opts, bool *changed);
 vkml_status pass_fuse_activation(ir_graph *g, const pass_opts *opts, bool *changed);
 vkml_status pass_fuse_elementwise(ir_graph *g, const pass_opts *opts, bool *changed);
+vkml_status pass_fuse_copies(ir_graph *g, const pass_opts *opts, bool *changed);
 vkml_status pass_winograd(ir_graph *g, const pass_opts *opts, bool *changed);
 vkml_status pass_fp16(ir_graph *g, const pass_opts *opts, bool *changed);
 vkml_status pass_split_nonzero(ir_graph *g, const pass_opts *opts, bool *changed);

@@ -21,6 +21,7 @@ static const struct {
     {"merge_pad", pass_merge_pad},
     {"fuse_activation", pass_fuse_activation},
     {"fuse_elementwise", pass_fuse_elementwise},
+    {"fuse_copies", pass_fuse_copies},
     {"bound_topk", pass_bound_topk},
     {"winograd", pass_winograd},
     {"fp16", pass_fp16},
@@ -118,6 +119,7 @@ vkml_status pass_pipeline_run(ir_graph *g, const pass_pipeline_opts *opts) {
     VKML_RETURN_IF_ERROR(step(&r, pass_merge_pad));
     VKML_RETURN_IF_ERROR(step(&r, pass_fuse_activation));
     VKML_RETURN_IF_ERROR(step(&r, pass_fuse_elementwise));
+    VKML_RETURN_IF_ERROR(step(&r, pass_fuse_copies));
   }
   VKML_RETURN_IF_ERROR(step(&r, pass_bound_topk));
   VKML_RETURN_IF_ERROR(step(&r, pass_winograd));

@@ -12,8 +12,8 @@
 //   size: each invocation moves TILE / ROWS elements per phase).
 // Baked: #defines ELEM_BYTES, PACK; specialization constants: the tile counts
 //   along J and I, the group count, J's dim and input stride, I's dim and
-//   output stride, and per batch axis (innermost first) its dim, input and
-//   output strides (elements).
+//   output stride, per batch axis (innermost first) its dim, input and
+//   output strides (elements), and the input offset of the output's origin.
 
 // Shared memory holds 32-bit words (8- and 16-bit shared types would need
 // int8/int16 arithmetic, not just storage).
@@ -68,6 +68,7 @@ layout(constant_id = 26) const uint BO2 = 0;
 layout(constant_id = 27) const uint BO3 = 0;
 layout(constant_id = 28) const uint BO4 = 0;
 layout(constant_id = 29) const uint BO5 = 0;
+layout(constant_id = 30) const uint BASE = 0; // input offset of the output's origin (elements)
 
 layout(binding = 0, std430) readonly buffer In { U x[]; };
 layout(binding = 1, std430) writeonly buffer Out { U y[]; };
@@ -87,7 +88,7 @@ void main() {
   g /= TILES_J;
   uint ti = g % TILES_I;
   uint b = g / TILES_I;
-  uint in_off = 0u, out_off = 0u, c;
+  uint in_off = BASE, out_off = 0u, c;
 #define STEP(k)                                                   \
   if (RANK > k) {                                                 \
     c = RANK == k + 1 ? b : b % BD##k;                            \

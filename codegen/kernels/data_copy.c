@@ -1,6 +1,6 @@
 /* The strided-copy template (glsl/data_copy.comp) with the families it
- * covers: transpose (and its tiled form, glsl/data_transpose.comp), slice,
- * expand, tile and pad. Each family describes its
+ * covers: transpose and strided_copy (and their tiled form,
+ * glsl/data_transpose.comp), slice, expand, tile and pad. Each family describes its
  * output as per-axis rules over the input (dim, stride, tile period or pad
  * span); one simplification drops size-1 axes, merges contiguous ones and
  * groups neighbouring elements into wider units where the layout allows. */
@@ -266,9 +266,9 @@ static int transpose_axis(const cg_data_axes *a) {
   return -1;
 }
 
-static vkml_status transpose_tiled(const ir_node *n, const cg_data_axes *a, ir_dtype dt,
-                                    const cg_template *st, const cg_schedule *s,
-                                    const ir_target *t, cg_kernel *k) {
+static vkml_status transpose_tiled(const ir_node *n, const cg_data_axes *a, int64_t base,
+                                   ir_dtype dt, const cg_template *st, const cg_schedule *s,
+                                   const ir_target *t, cg_kernel *k) {
   int p = transpose_axis(a);
   if (p < 0)
     return vkml_status_make(VKML_CODE_UNSUPPORTED,
@@ -277,7 +277,8 @@ static vkml_status transpose_tiled(const ir_node *n, const cg_data_axes *a, ir_d
   VKML_RETURN_IF_ERROR(cg_data_begin(k, &cg_data_transpose_template, n, st, s, t));
   int64_t tile = k->schedule.v[TP_KNOB_TILE];
   /* 16-bit elements move in pairs when every offset is even */
-  bool pack = ir_dtype_size(dt) == 2 && a->d[0] % 2 == 0 && a->d[p] % 2 == 0 && a->s[0] % 2 == 0;
+  bool pack = ir_dtype_size(dt) == 2 && a->d[0] % 2 == 0 && a->d[p] % 2 == 0 &&
+              a->s[0] % 2 == 0 && base % 2 == 0;
   for (int i = 1; i < a->rank && pack; i++) pack = i == p || a->s[i] % 2 == 0;
   int64_t edge = tile;
   int64_t out_stride[IR_MAX_RANK], run = 1, batch = 1;
@@ -306,6 +307,7 @@ static vkml_status transpose_tiled(const ir_node *n, const cg_data_axes *a, ir_d
     b++;
   }
   VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_SPEC_DATA_TRANSPOSE_RANK, b));
+  if (base) VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_SPEC_DATA_TRANSPOSE_BASE, (uint32_t)base));
   k->n_buffers = 2;
   int64_t gx = groups < t->max_workgroup_count[0] ? groups : t->max_workgroup_count[0];
   int64_t gy = (groups + gx - 1) / gx;
@@ -316,6 +318,33 @@ static vkml_status transpose_tiled(const ir_node *n, const cg_data_axes *a, ir_d
   k->groups[1] = (uint32_t)gy;
   k->groups[2] = 1;
   return VKML_OK;
+}
+
+/* A true transpose (after merging, the output's contiguous axis is not the
+ * input's) goes through shared memory unless the schedule is data_copy's or
+ * the tiles would be mostly empty; anything else is the strided copy. */
+static vkml_status copy_or_transpose(const ir_node *n, copy_desc *c, const cg_template *st,
+                                     const cg_schedule *s, const ir_target *t, cg_kernel *out) {
+  if (st && st != &cg_data_copy_template && st != &cg_data_transpose_template)
+    return vkml_status_make(VKML_CODE_INVALID_ARGUMENT,
+                            "%s: a schedule of template %s (it runs data_copy or "
+                            "data_transpose)", ir_op_name(n->op), st->name);
+  VKML_RETURN_IF_ERROR(cg_data_check_values(n, t));
+  copy_desc m = *c;
+  desc_finish(&m);
+  cg_data_axes ax = {.rank = m.rank};
+  for (int i = 0; i < m.rank; i++) ax.d[i] = m.ax[i].d, ax.s[i] = m.ax[i].s;
+  int p = transpose_axis(&ax);
+  bool positive = true; /* the tiled kernel's strides are unsigned */
+  for (int i = 0; i < m.rank; i++) positive = positive && ax.s[i] >= 0;
+  if (st == &cg_data_transpose_template && !positive)
+    return vkml_status_make(VKML_CODE_UNSUPPORTED,
+                            "data_transpose: %s reads backwards (data_copy runs it)",
+                            ir_op_name(n->op));
+  if (st == &cg_data_transpose_template ||
+      (!st && p > 0 && positive && ax.d[0] >= 8 && ax.d[p] >= 8))
+    return transpose_tiled(n, &ax, m.base, c->dtype, st, s, t, out);
+  return copy_instantiate(n, c, st, s, t, out);
 }
 
 vkml_status cg_node_transpose(const ir_node *n, const cg_template *st, const cg_schedule *s,
@@ -336,22 +365,30 @@ vkml_status cg_node_transpose(const ir_node *n, const cg_template *st, const cg_
   VKML_RETURN_IF_ERROR(check_out(n, x->dtype, x->rank, dims));
   desc_reverse(&c);
   c.n_out = ir_type_numel(x);
-  if (st && st != &cg_data_copy_template && st != &cg_data_transpose_template)
-    return vkml_status_make(VKML_CODE_INVALID_ARGUMENT,
-                            "transpose: a schedule of template %s (it runs data_copy or "
-                            "data_transpose)", st->name);
-  /* a true transpose goes through shared memory unless the schedule is
-   * data_copy's or the tiles would be mostly empty */
-  VKML_RETURN_IF_ERROR(cg_data_check_values(n, t));
-  copy_desc m = c;
-  desc_finish(&m);
-  cg_data_axes ax = {.rank = m.rank};
-  for (int i = 0; i < m.rank; i++) ax.d[i] = m.ax[i].d, ax.s[i] = m.ax[i].s;
-  int p = transpose_axis(&ax);
-  if (st == &cg_data_transpose_template ||
-      (!st && p > 0 && ax.d[0] >= 8 && ax.d[p] >= 8))
-    return transpose_tiled(n, &ax, x->dtype, st, s, t, out);
-  return copy_instantiate(n, &c, st, s, t, out);
+  return copy_or_transpose(n, &c, st, s, t, out);
+}
+
+vkml_status cg_node_strided_copy(const ir_node *n, const cg_template *st, const cg_schedule *s,
+                                 const ir_target *t, cg_kernel *out) {
+  memset(out, 0, sizeof *out);
+  VKML_RETURN_IF_ERROR(one_input(n));
+  const ir_type *x = &n->inputs[0]->type;
+  ir_strided_params p;
+  VKML_RETURN_IF_ERROR(ir_strided_params_get(n, x, &p));
+  VKML_RETURN_IF_ERROR(check_out(n, x->dtype, p.rank, p.dims));
+  copy_desc c;
+  desc_init(&c, x, MODE_AFFINE);
+  c.base = p.offset;
+  c.n_out = 1;
+  for (int d = 0; d < p.rank; d++) {
+    desc_push(&c, p.dims[d], p.strides[d], 0, 0);
+    c.n_out *= p.dims[d];
+  }
+  desc_reverse(&c);
+  if (!c.n_out) c.base = 0;
+  if (c.base > INT32_MAX || ir_type_numel(x) > INT32_MAX)
+    return vkml_status_make(VKML_CODE_UNSUPPORTED, "strided_copy: offsets past 2^31");
+  return copy_or_transpose(n, &c, st, s, t, out);
 }
 
 vkml_status cg_node_slice(const ir_node *n, const cg_template *st, const cg_schedule *s,

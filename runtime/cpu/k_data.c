@@ -1,5 +1,5 @@
 /* CPU reference kernels: data movement (identity/reshape/flatten/squeeze/
- * unsqueeze as a byte copy, transpose, concat, split, slice, pad, expand,
+ * unsqueeze as a byte copy, transpose, strided_copy, concat, split, slice, pad, expand,
  * tile). Elements are moved as raw bytes, so every dtype is exact. Each
  * kernel computes its output shape from the inputs and attributes and checks
  * it against the allocated output. */
@@ -52,6 +52,22 @@ vkml_status rt_cpu_transpose(const rt_cpu_args *a) {
   }
   VKML_RETURN_IF_ERROR(rt_cpu_check_out(n, 0, y, x->dtype, rank, dims));
   copy_strided(y, x, rank, dims, 0, s);
+  return VKML_OK;
+}
+
+vkml_status rt_cpu_strided_copy(const rt_cpu_args *a) {
+  const ir_node *n = a->node;
+  const rt_tensor *x = a->in[0];
+  ir_type xt = rt_tensor_type(x);
+  ir_strided_params p;
+  vkml_status s = ir_strided_params_get(n, &xt, &p);
+  if (s) {
+    vkml_status e = rt_cpu_error(n, VKML_CODE_INVALID_ARGUMENT, "%s", vkml_status_message(s));
+    vkml_status_free(s);
+    return e;
+  }
+  VKML_RETURN_IF_ERROR(rt_cpu_check_out(n, 0, a->out[0], x->dtype, p.rank, p.dims));
+  copy_strided(a->out[0], x, p.rank, p.dims, p.offset, p.strides);
   return VKML_OK;
 }
 

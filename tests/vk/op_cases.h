@@ -201,6 +201,14 @@
     .body = "%y = reshape %x {shape=[6,4]} : $T[6,4]")                              \
   X(transpose, .dtypes = FLOATS | I32, .inputs = "%x: $T[3,17,19]",                 \
     .outputs = "%y: $T[19,3,17]", .body = "%y = transpose %x {perm=[2,0,1]} : $T[19,3,17]") \
+  /* one head of k^T out of a [tokens, 3 * width] projection (the tiled     */      \
+  /* transpose at an offset), and a broadcast, reversed, strided read       */      \
+  X(strided_copy_heads, .dtypes = FLOATS | I32, .inputs = "%x: $T[20,144]",          \
+    .outputs = "%y: $T[4,12,20]",                                                   \
+    .body = "%y = strided_copy %x {shape=[4,12,20], strides=[12,1,144], offset=48} : $T[4,12,20]") \
+  X(strided_copy_reversed, .dtypes = FLOATS | I64, .inputs = "%x: $T[5,7]",          \
+    .outputs = "%y: $T[3,4,4]",                                                     \
+    .body = "%y = strided_copy %x {shape=[3,4,4], strides=[0,-7,2], offset=28} : $T[3,4,4]") \
   X(concat, .dtypes = FLOATS | I64, .inputs = "%a: $T[2,3,4], %b: $T[2,5,4], %c: $T[2,1,4]", \
     .outputs = "%y: $T[2,9,4]", .body = "%y = concat %a, %b, %c {axis=1} : $T[2,9,4]") \
   X(split, .dtypes = FLOATS, .inputs = "%x: $T[3,10]",                             \

@@ -1,0 +1,263 @@
+/* pass_fuse_copies: a chain of data-movement nodes, each reading the last
+ * one's output, becomes one strided_copy of the chain's first input when
+ * the chain holds two or more nodes that copy (a dispatch each). How
+ * exporters split attention's heads: ViT's qkv projection [197, 3 * D]
+ * goes through reshape, unsqueeze, transpose, squeeze, then per q, k, v a
+ * gather of one index, a reshape to heads, a transpose and (for k) another
+ * transpose: nine copies per layer where three do (each element moved
+ * once, straight from the projection's output).
+ *
+ * Every node of the chain is a view of the chain's base: an offset and one
+ * element stride per output axis into the base's elements. Chain nodes:
+ * reshape, flatten, squeeze, unsqueeze (no copy: they regroup axes, which
+ * stays a view when the axes they merge or split are contiguous with each
+ * other in the base), transpose, slice, gather of one constant index,
+ * expand (stride 0) and strided_copy itself (a view of a view only when
+ * its input's view is contiguous). A node whose map is not a view of its
+ * input's view (a reshape across non-contiguous axes) ends the chain: its
+ * input is materialized as before.
+ *
+ * A value of a chain is rewritten where it is read other than by a chain
+ * node (or is a graph output) and its chain from the base holds at least
+ * two copying nodes; the nodes before it die when nothing else reads them.
+ * Nothing bounded, every value in the default layout, one dtype along the
+ * chain; with a placement callback a node it would keep off the GPU
+ * (--cpu-ops) is never part of a chain. Runs after fuse_elementwise. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir/params.h"
+#include "passes/pass.h"
+
+typedef struct view {
+  bool valid;
+  int copies; /* copying nodes from the base */
+  ir_value *base;
+  int64_t off;
+  int rank;
+  int64_t d[IR_MAX_RANK], s[IR_MAX_RANK];
+} view;
+
+static void contiguous(ir_value *v, view *out) {
+  memset(out, 0, sizeof *out);
+  out->valid = true;
+  out->base = v;
+  out->rank = v->type.rank;
+  int64_t run = 1;
+  for (int i = v->type.rank - 1; i >= 0; i--) {
+    out->d[i] = v->type.dims[i];
+    out->s[i] = run;
+    run *= v->type.dims[i];
+  }
+}
+
+static bool is_contiguous(const view *v) {
+  int64_t run = 1;
+  for (int i = v->rank - 1; i >= 0; i--) {
+    if (v->d[i] != 1 && v->s[i] != run) return false;
+    run *= v->d[i];
+  }
+  return true;
+}
+
+static bool plain(const ir_value *v) {
+  return !v->type.bounded && v->layout == IR_LAYOUT_DEFAULT && ir_type_numel(&v->type) > 0;
+}
+
+/* Whether n may be a chain node (its op's map is checked by compose). */
+static bool chain_op(const ir_node *n) {
+  switch (n->op) {
+  case IR_OP_RESHAPE: case IR_OP_FLATTEN: case IR_OP_SQUEEZE: case IR_OP_UNSQUEEZE:
+  case IR_OP_TRANSPOSE: case IR_OP_SLICE: case IR_OP_GATHER: case IR_OP_EXPAND:
+  case IR_OP_STRIDED_COPY: break;
+  default: return false;
+  }
+  if (n->n_outputs != 1 || n->n_inputs < 1 || n->device != IR_DEVICE_UNPLACED) return false;
+  const ir_value *x = n->inputs[0], *y = n->outputs[0];
+  return plain(x) && plain(y) && x->type.dtype == y->type.dtype;
+}
+
+static bool copies(ir_op op) {
+  return op != IR_OP_RESHAPE && op != IR_OP_FLATTEN && op != IR_OP_SQUEEZE &&
+         op != IR_OP_UNSQUEEZE;
+}
+
+/* in regrouped to dims (same element count), as numpy reshapes without a
+ * copy: axes of 1 dropped, then runs of in's axes and of dims with equal
+ * products matched; a run of in's axes must be contiguous among itself. */
+static bool regroup(const view *in, int rank, const int64_t *dims, view *out) {
+  int64_t od[IR_MAX_RANK], os[IR_MAX_RANK];
+  int on = 0;
+  for (int i = 0; i < in->rank; i++)
+    if (in->d[i] != 1) od[on] = in->d[i], os[on] = in->s[i], on++;
+  out->rank = rank;
+  int i = 0, j = 0;
+  for (int k = 0; k < rank; k++) out->s[k] = 0, out->d[k] = dims[k];
+  while (i < on || j < rank) {
+    if (j < rank && dims[j] == 1) {
+      j++;
+      continue;
+    }
+    if (i >= on || j >= rank) return false;
+    int i0 = i, j0 = j;
+    int64_t pi = od[i++], pj = dims[j++];
+    while (pi != pj) {
+      if (pi < pj) {
+        if (i >= on) return false;
+        pi *= od[i++];
+      } else {
+        if (j >= rank) return false;
+        pj *= dims[j++];
+      }
+    }
+    for (int k = i0; k + 1 < i; k++)
+      if (os[k] != os[k + 1] * od[k + 1]) return false;
+    int64_t st = os[i - 1];
+    for (int k = j - 1; k >= j0; k--) {
+      out->s[k] = st;
+      st *= dims[k];
+    }
+  }
+  return true;
+}
+
+/* The view of n's output from the view of its input; false where it is not
+ * one. */
+static bool compose(const ir_graph *g, const ir_node *n, const view *in, view *out) {
+  const ir_type *x = &n->inputs[0]->type, *y = &n->outputs[0]->type;
+  *out = *in;
+  switch (n->op) {
+  case IR_OP_RESHAPE: case IR_OP_FLATTEN: case IR_OP_SQUEEZE: case IR_OP_UNSQUEEZE:
+    return regroup(in, y->rank, y->dims, out);
+  case IR_OP_TRANSPOSE: {
+    int perm[IR_MAX_RANK];
+    vkml_status st = ir_perm_get(n, x->rank, perm);
+    if (st) {
+      vkml_status_free(st);
+      return false;
+    }
+    for (int i = 0; i < x->rank; i++) out->d[i] = in->d[perm[i]], out->s[i] = in->s[perm[i]];
+    return true;
+  }
+  case IR_OP_SLICE: {
+    ir_slice_params sp;
+    vkml_status st = ir_slice_params_get(n, x, &sp);
+    if (st) {
+      vkml_status_free(st);
+      return false;
+    }
+    for (int i = 0; i < x->rank; i++) {
+      out->off += sp.start[i] * in->s[i];
+      out->s[i] = in->s[i] * sp.step[i];
+      out->d[i] = sp.count[i];
+    }
+    return true;
+  }
+  case IR_OP_GATHER: {
+    const ir_value *idx = n->inputs[1];
+    const void *data = ir_value_const_data(g, idx);
+    if (!data || !ir_dtype_is_int(idx->type.dtype) || ir_type_numel(&idx->type) != 1) return false;
+    int axis;
+    vkml_status st = ir_axis_normalize(ir_node_int(n, IR_A_AXIS, 0), x->rank, &axis);
+    if (st) {
+      vkml_status_free(st);
+      return false;
+    }
+    int64_t i = ir_dtype_load_i64(idx->type.dtype, data, 0);
+    if (i < 0) i += x->dims[axis];
+    if (i < 0 || i >= x->dims[axis]) return false;
+    int r = idx->type.rank;
+    if (x->rank - 1 + r > IR_MAX_RANK) return false;
+    out->off = in->off + i * in->s[axis];
+    out->rank = 0;
+    for (int k = 0; k < axis; k++) out->d[out->rank] = in->d[k], out->s[out->rank++] = in->s[k];
+    for (int k = 0; k < r; k++) out->d[out->rank] = 1, out->s[out->rank++] = 0;
+    for (int k = axis + 1; k < x->rank; k++)
+      out->d[out->rank] = in->d[k], out->s[out->rank++] = in->s[k];
+    return true;
+  }
+  case IR_OP_EXPAND: {
+    int lead = y->rank - x->rank;
+    if (lead < 0) return false;
+    out->rank = y->rank;
+    for (int k = 0; k < y->rank; k++) {
+      int q = k - lead;
+      bool bcast = q < 0 || (in->d[q] == 1 && y->dims[k] != 1);
+      out->d[k] = y->dims[k];
+      out->s[k] = bcast ? 0 : in->s[q];
+    }
+    return true;
+  }
+  case IR_OP_STRIDED_COPY: {
+    ir_strided_params p;
+    vkml_status st = ir_strided_params_get(n, x, &p);
+    if (st) {
+      vkml_status_free(st);
+      return false;
+    }
+    if (!is_contiguous(in)) return false;
+    out->off = in->off + p.offset;
+    out->rank = p.rank;
+    for (int k = 0; k < p.rank; k++) out->d[k] = p.dims[k], out->s[k] = p.strides[k];
+    return true;
+  }
+  default: return false;
+  }
+}
+
+/* Whether every reader of v is a chain node whose view came from v's. */
+static bool only_chain_readers(const ir_graph *g, const ir_value *v, const view *views) {
+  if (ir_value_is_graph_output(g, v)) return false;
+  ir_foreach_node(g, n) {
+    for (int i = 0; i < n->n_inputs; i++) {
+      if (n->inputs[i] != v) continue;
+      if (i != 0 || !views[n->outputs[0]->id].valid) return false;
+    }
+  }
+  return true;
+}
+
+vkml_status pass_fuse_copies(ir_graph *g, const pass_opts *opts, bool *changed) {
+  if (changed) *changed = false;
+  view *views = calloc((size_t)g->n_values + 1, sizeof *views);
+  if (!views) return vkml_status_make(VKML_CODE_OUT_OF_MEMORY, "out of host memory");
+  ir_foreach_node(g, n) {
+    if (!chain_op(n)) continue;
+    char why[256];
+    if (opts && opts->place && opts->place(opts->place_user, n, why, sizeof why)) continue;
+    ir_value *x = n->inputs[0], *y = n->outputs[0];
+    view in, out;
+    if (views[x->id].valid) in = views[x->id];
+    else contiguous(x, &in);
+    if (!compose(g, n, &in, &out)) continue;
+    out.copies = in.copies + copies(n->op);
+    views[y->id] = out;
+  }
+  bool any = false;
+  vkml_status st = VKML_OK;
+  for (ir_node *n = g->first, *next; n && !st; n = next) {
+    next = n->next;
+    if (!chain_op(n)) continue;
+    ir_value *y = n->outputs[0];
+    const view *v = &views[y->id];
+    if (!v->valid || v->copies < 2 || only_chain_readers(g, y, views)) continue;
+    ir_value *base = v->base, *outs[1] = {y};
+    const ir_type *types[1] = {&y->type};
+    const char *sfx[1] = {""};
+    ir_node *c;
+    st = pass_node_insert(g, n, IR_OP_STRIDED_COPY, &base, 1, y->name, types, sfx, outs, 1, &c);
+    if (!st) st = ir_node_set_ints(g, c, IR_A_SHAPE, y->type.dims, y->type.rank);
+    if (!st) st = ir_node_set_ints(g, c, IR_A_STRIDES, v->s, v->rank);
+    if (!st && v->off) st = ir_node_set_int(g, c, IR_A_OFFSET, v->off);
+    const char *name = ir_node_string(n, IR_A_NAME);
+    if (!st && name) st = ir_node_set_string(g, c, IR_A_NAME, name);
+    if (st) break;
+    ir_node_remove(g, n);
+    any = true;
+  }
+  free(views);
+  VKML_RETURN_IF_ERROR(st);
+  if (!any) return VKML_OK;
+  if (changed) *changed = true;
+  return pass_dce(g, opts, NULL);
+}
