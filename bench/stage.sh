@@ -6,7 +6,7 @@ set -eu
 cd "$(dirname "$0")/.."
 [ -f build-release/build.ninja ] || meson setup build-release -Dbuildtype=release
 ninja -C build-release tools/vkc tools/vkrun tools/vktune tools/vkdb tests/onnx_conformance \
-  tests/test_vk_conv_coopmat tests/test_vk_conv tests/test_vk_gemm tests/test_vk_reduce tests/test_vk_split_k \
+  tests/test_vk_conv_coopmat tests/test_vk_conv tests/test_vk_gemm tests/test_vk_reduce tests/test_vk_split_k tests/test_ops \
   bench/vkml-sweep bench/vkml-sa-replay bench/vkml-instances bench/vkml-peaks \
   libvkml_runtime.so.0.1.0 libvkml_compiler.so.0.1.0
 rm -rf .bench-bin && mkdir -p .bench-bin/tools .bench-bin/tests .bench-bin/bench .bench-bin/extra-libs
@@ -14,7 +14,7 @@ cp build-release/tools/vkc build-release/tools/vkrun build-release/tools/vktune 
   build-release/tools/vkdb .bench-bin/tools/
 cp build-release/tests/onnx_conformance build-release/tests/test_vk_conv_coopmat \
   build-release/tests/test_vk_conv build-release/tests/test_vk_gemm build-release/tests/test_vk_reduce \
-  build-release/tests/test_vk_split_k \
+  build-release/tests/test_vk_split_k build-release/tests/test_ops \
   .bench-bin/tests/
 cp build-release/bench/vkml-sweep build-release/bench/vkml-sa-replay \
   build-release/bench/vkml-instances build-release/bench/vkml-peaks .bench-bin/bench/
