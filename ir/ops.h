@@ -123,7 +123,7 @@
     ATTRS(IR_A_PADS, IR_A_OUT_TILE, ACT_ATTRS), ACT, BATCH)                                        \
   X(GEMM, "gemm", gemm, gemm, IO(2, 3, 1, 1),                                                      \
     ATTRS(IR_A_ALPHA, IR_A_BETA, IR_A_TRANS_A, IR_A_TRANS_B, ACT_ATTRS), ACT, GEMM)                \
-  X(MATMUL, "matmul", matmul, matmul, IO(2, 2, 1, 1), ATTRS(ACT_ATTRS), ACT, MATMUL)               \
+  X(MATMUL, "matmul", matmul, matmul, IO(2, 2, 1, 1), ATTRS(IR_A_ALPHA, ACT_ATTRS), ACT, MATMUL)   \
   X(BATCHNORM, "batchnorm", batchnorm, batchnorm, IO(5, 5, 1, 1), ATTRS(IR_A_EPSILON), 0, BATCH)   \
   X(INSTANCE_NORM, "instance_norm", instance_norm, instance_norm, IO(3, 3, 1, 1),                  \
     ATTRS(IR_A_EPSILON), 0, BATCH)                                                                 \

@@ -74,10 +74,12 @@ typedef struct pass_opts {
   /* pass_winograd: which 3x3 stride-1 convs become conv2d_winograd; its
    * default rule applies on a GPU target only (target NULL: none) */
   pass_winograd_mode winograd;
-  /* pass_split_k: off (its rule applies on a GPU target only) */
+  /* pass_split_k, pass_split_k_gemm: off (their rules apply on a GPU
+   * target only) */
   bool no_split_k;
-  /* pass_split_k: 0 its rule; else this factor (2, 4, 8 or 16) for every
-   * conv and product of the structure it splits, on any target placed on */
+  /* pass_split_k, pass_split_k_gemm: 0 their rules; else this factor (2,
+   * 4, 8 or 16) for every conv and product of the structure they split, on
+   * any target placed on */
   int split_k_factor;
   const ir_target *target;
 } pass_opts;
@@ -103,10 +105,9 @@ vkml_status pass_bound_topk(ir_graph *g, const pass_opts *opts, bool *changed);
 vkml_status pass_split_nms(ir_graph *g, const pass_opts *opts, bool *changed);
 vkml_status pass_split_sort(ir_graph *g, const pass_opts *opts, bool *changed);
 vkml_status pass_split_k(ir_graph *g, const pass_opts *opts, bool *changed);
-/* pass_split_k's products (pass_split_k_gemm.c): the factor for gemm or
- * matmul node n (0: whole), and the rewrite into f partial products. */
+vkml_status pass_split_k_gemm(ir_graph *g, const pass_opts *opts, bool *changed);
+/* pass_split_k_gemm's factor for gemm or matmul node n (0: whole). */
 int64_t pass_split_k_gemm_factor(const ir_node *n, const pass_opts *opts);
-vkml_status pass_split_k_gemm_rewrite(ir_graph *g, ir_node *n, int64_t f);
 vkml_status pass_fuse_bias(ir_graph *g, const pass_opts *opts, bool *changed);
 vkml_status pass_layout(ir_graph *g, const pass_opts *opts, bool *changed);
 vkml_status pass_place(ir_graph *g, const pass_opts *opts, bool *changed);

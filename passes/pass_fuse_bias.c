@@ -16,7 +16,14 @@
  * Only float tensors of one dtype, the matmul without a fused activation,
  * a of rank >= 2 and b of rank 2 (a batch of b's is another product),
  * neither bounded, the matmul's output read by the add alone (no graph
- * output), the add without an activation, and y of the matmul's type. */
+ * output), the add without an activation, and y of the matmul's type.
+ *
+ * Also the other linear term of a product's epilogue: an operand of a
+ * matmul or gemm (not gemm's c) that is a mul by a one-element float
+ * constant, read by that product alone, becomes the product's alpha
+ * (times its alpha so far), the mul gone. Attention as torch exports it
+ * scales q and k by d^-1/4 each before q.k^T: two dispatches per layer. */
+#include <math.h>
 #include <stdlib.h>
 
 #include "passes/pass.h"
@@ -97,6 +104,8 @@ static vkml_status rewrite(ir_graph *g, ir_node *add, ir_node *mm, ir_value *row
   ir_value *ins[3] = {a2, b, c}, *outs[1] = {y};
   VKML_RETURN_IF_ERROR(
       pass_node_insert(g, add, IR_OP_GEMM, ins, 3, base, types, sfx, flat ? outs : NULL, 1, &gemm));
+  float alpha = ir_node_float(mm, IR_A_ALPHA, 1.0f);
+  if (alpha != 1.0f) VKML_RETURN_IF_ERROR(ir_node_set_float(g, gemm, IR_A_ALPHA, alpha));
   if (!flat) {
     ir_value *g0 = gemm->outputs[0];
     const ir_type *yts[1] = {yt};
@@ -108,6 +117,51 @@ static vkml_status rewrite(ir_graph *g, ir_node *add, ir_node *mm, ir_value *row
   ir_node_remove(g, add);
   ir_node_remove(g, mm);
   return VKML_OK;
+}
+
+/* The one-element float constant mul node m multiplies its other operand
+ * by (*x the operand, *c its value), or false. */
+static bool scalar_mul(const ir_graph *g, const ir_node *m, ir_value **x, float *c) {
+  if (m->op != IR_OP_MUL || m->n_inputs != 2 || m->n_outputs != 1 ||
+      ir_node_int(m, IR_A_ACT, IR_ACT_NONE) != IR_ACT_NONE)
+    return false;
+  const ir_type *y = &m->outputs[0]->type;
+  for (int i = 0; i < 2; i++) {
+    ir_value *k = m->inputs[i], *o = m->inputs[1 - i];
+    const void *data = ir_value_const_data(g, k);
+    if (!data || ir_type_numel(&k->type) != 1 || k->type.dtype != y->dtype) continue;
+    if (!ir_type_equal(&o->type, y) || o->layout != m->outputs[0]->layout) continue;
+    *x = o;
+    *c = (float)ir_dtype_load_f64(k->type.dtype, data, 0);
+    return true;
+  }
+  return false;
+}
+
+/* Folds the scalar muls feeding products into their alpha (file comment). */
+static bool fold_scales(ir_graph *g, const int *uses) {
+  bool any = false;
+  ir_foreach_node(g, p) {
+    if (p->op != IR_OP_MATMUL && p->op != IR_OP_GEMM) continue;
+    if (!ir_dtype_is_float(p->outputs[0]->type.dtype)) continue;
+    for (int i = 0; i < 2 && i < p->n_inputs; i++) {
+      ir_value *v = p->inputs[i], *x;
+      ir_node *m = v->producer;
+      float c;
+      if (!m || uses[v->id] != 1 || ir_value_is_graph_output(g, v) || !scalar_mul(g, m, &x, &c))
+        continue;
+      if (!isfinite(c)) continue;
+      vkml_status st = ir_node_set_float(g, p, IR_A_ALPHA, ir_node_float(p, IR_A_ALPHA, 1.0f) * c);
+      if (st) { /* out of memory for an attribute: leave the mul */
+        vkml_status_free(st);
+        continue;
+      }
+      p->inputs[i] = x;
+      ir_node_remove(g, m);
+      any = true;
+    }
+  }
+  return any;
 }
 
 vkml_status pass_fuse_bias(ir_graph *g, const pass_opts *opts, bool *changed) {
@@ -125,6 +179,10 @@ vkml_status pass_fuse_bias(ir_graph *g, const pass_opts *opts, bool *changed) {
     s = rewrite(g, n, mm, row);
     if (!s) any = true;
   }
+  free(uses);
+  uses = NULL;
+  if (!s) s = ir_graph_count_uses(g, &uses);
+  if (!s && fold_scales(g, uses)) any = true;
   free(uses);
   if (changed) *changed = any;
   if (s || !any) return s;

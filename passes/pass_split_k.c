@@ -168,12 +168,11 @@ vkml_status pass_split_k(ir_graph *g, const pass_opts *opts, bool *changed) {
     return VKML_OK;
   bool any = false;
   for (ir_node *n = g->first, *next; n; n = next) {
-    next = n->next; /* the rewrites insert before n and remove n */
+    next = n->next; /* the rewrite inserts before n and removes n */
     int64_t s = split_of(n, opts);
-    if (s) VKML_RETURN_IF_ERROR(rewrite(g, n, s));
-    int64_t sg = s ? 0 : pass_split_k_gemm_factor(n, opts);
-    if (sg) VKML_RETURN_IF_ERROR(pass_split_k_gemm_rewrite(g, n, sg));
-    any = any || s || sg;
+    if (!s) continue;
+    VKML_RETURN_IF_ERROR(rewrite(g, n, s));
+    any = true;
   }
   if (changed) *changed = any;
   int dropped;

@@ -1,4 +1,4 @@
-/* pass_split_k's GEMM half: split-K across workgroups for gemm and matmul
+/* pass_split_k_gemm: split-K across workgroups for gemm and matmul
  * products of few output tiles and a long k (the 197-token projections of
  * ViT-B/16 and ViT-L/16: a 197x4096 by 4096x1024 product is 64 tiles of
  * 64x64, half a wave on a 132-SM GPU, each walking all of k).
@@ -8,11 +8,17 @@
  *   at = transpose(reshape(a, [M, S, K/S]), [1, 0, 2])     [S, M, K/S]
  *   p  = matmul(at, b')                                   [S, M, N]
  *        b' [S, K/S, N]: b's rows s*K/S.. (b^T's when trans_b)
- *   y  = reshape(act(reduce_sum(p, axes=[0]) + c), y's dims)
+ *   y  = act(reshape(reduce_sum(p, axes=[0]), y's dims) + c)
  * with the activation on the sum when there is no c, and the reshape only
- * where y's dims are not [M, N]. The transpose is a copy of a (M*K
+ * where y's dims are not [M, N]; a gemm's y read only by a reshape (a
+ * linear layer on a sequence, as fuse_bias leaves it) gets its bias add
+ * after that reshape, which it replaces. The transpose is a copy of a (M*K
  * elements, small beside the product's M*N*K); each partial is rounded to
  * y's type before the sum (S roundings where there was one, in fp16).
+ * Runs after fuse_activation and before fuse_elementwise, which takes the
+ * bias add into what follows (a residual add), and fp16, which converts the
+ * new nodes like the rest; on a GPU target only, when the graph is placed
+ * (vkc --split-k off: none).
  *
  * Which products: gemm with alpha 1, trans_a 0 and beta 1 (when it has c),
  * or matmul with a of rank >= 2 and b of rank 2; b constant, f32 or f16,
@@ -45,6 +51,8 @@
 
 static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
+static int64_t factor_of(const ir_node *n, const pass_opts *o);
+
 typedef struct gemm_shape {
   int64_t m, k, n;
   bool trans_b;
@@ -75,7 +83,7 @@ static bool shape_of(const ir_node *n, gemm_shape *s) {
       s->c = n->inputs[2];
     }
     s->trans_b = ir_node_int(n, IR_A_TRANS_B, 0) != 0;
-  } else if (n->n_inputs != 2) {
+  } else if (n->n_inputs != 2 || ir_node_float(n, IR_A_ALPHA, 1.0f) != 1.0f) {
     return false;
   }
   s->n = b->type.dims[s->trans_b ? 0 : 1];
@@ -85,6 +93,12 @@ static bool shape_of(const ir_node *n, gemm_shape *s) {
 }
 
 int64_t pass_split_k_gemm_factor(const ir_node *n, const pass_opts *o) {
+  const ir_target *t = o ? o->target : NULL;
+  if (!t || !o->place || o->no_split_k || (!ir_target_is_gpu(t) && !o->split_k_factor)) return 0;
+  return factor_of(n, o);
+}
+
+static int64_t factor_of(const ir_node *n, const pass_opts *o) {
   gemm_shape s;
   if (!shape_of(n, &s)) return 0;
   if (o->split_k_factor) {
@@ -137,54 +151,94 @@ static vkml_status copy_act(ir_graph *g, ir_node *dst, const ir_node *src) {
 }
 
 /* One node of op on one or two inputs before n, output type t named
- * y's name + sfx, or y itself when last. */
+ * y's name + sfx, or the value take itself (a value it takes over). */
 static vkml_status add_node(ir_graph *g, ir_node *n, ir_op op, ir_value *x, ir_value *x2,
-                            const ir_type *t, const char *sfx, bool last, ir_node **out) {
-  ir_value *ins[2] = {x, x2}, *y = n->outputs[0];
+                            const ir_type *t, const char *sfx, ir_value *take, ir_node **out) {
+  ir_value *ins[2] = {x, x2};
   const ir_type *types[1] = {t};
   const char *sfxs[1] = {sfx};
-  ir_value *outs[1] = {y};
-  return pass_node_insert(g, n, op, ins, x2 ? 2 : 1, y->name, types, sfxs, last ? outs : NULL, 1,
-                          out);
+  ir_value *outs[1] = {take};
+  return pass_node_insert(g, n, op, ins, x2 ? 2 : 1, n->outputs[0]->name, types, sfxs,
+                          take ? outs : NULL, 1, out);
 }
 
-vkml_status pass_split_k_gemm_rewrite(ir_graph *g, ir_node *n, int64_t f) {
+/* The reshape that is y's only reader (how fuse_bias leaves a linear layer
+ * on a sequence: gemm, then a reshape back to [.., M', N]) when the bias c
+ * is a row that broadcasts along its output; NULL otherwise. The bias add
+ * then goes after it, next to whatever reads it (a residual add, which
+ * fuse_elementwise joins). */
+static ir_node *bias_reshape(const ir_graph *g, const ir_value *y, const gemm_shape *s) {
+  if (ir_value_is_graph_output(g, y)) return NULL;
+  int64_t cn = ir_type_numel(&s->c->type);
+  if (cn != 1 && (cn != s->n || s->c->type.dims[s->c->type.rank - 1] != s->n)) return NULL;
+  ir_node *r = NULL;
+  ir_foreach_node(g, u) {
+    for (int i = 0; i < u->n_inputs; i++) {
+      if (u->inputs[i] != y) continue;
+      if (r || u->op != IR_OP_RESHAPE || u->n_outputs != 1) return NULL;
+      r = u;
+    }
+  }
+  if (!r) return NULL;
+  const ir_type *o = &r->outputs[0]->type;
+  return o->rank >= 1 && o->dims[o->rank - 1] == s->n && r->outputs[0]->layout == IR_LAYOUT_DEFAULT ? r : NULL;
+}
+
+static vkml_status rewrite(ir_graph *g, ir_node *n, int64_t f) {
   gemm_shape s;
   if (!shape_of(n, &s)) return vkml_status_make(VKML_CODE_INTERNAL, "split_k: not a product");
   ir_value *a = n->inputs[0], *y = n->outputs[0], *bv;
+  ir_node *after = s.c ? bias_reshape(g, y, &s) : NULL;
+  ir_value *out = after ? after->outputs[0] : y; /* what the last node produces */
   VKML_RETURN_IF_ERROR(split_b(g, n->inputs[1], &s, f, &bv));
   ir_dtype dt = y->type.dtype;
-  bool mn = y->type.rank == 2; /* y is [M, N] itself: the last node takes it */
+  bool flat = out->type.rank == 2; /* out is [M, N] itself */
   ir_type rows = ir_type_make(dt, 3, (int64_t[]){s.m, f, s.k / f});
   ir_type parts_a = ir_type_make(dt, 3, (int64_t[]){f, s.m, s.k / f});
   ir_type parts = ir_type_make(dt, 3, (int64_t[]){f, s.m, s.n});
   ir_type sum_t = ir_type_make(dt, 2, (int64_t[]){s.m, s.n});
-  ir_node *r1, *tr, *mm, *sum, *add = NULL, *r2;
-  VKML_RETURN_IF_ERROR(add_node(g, n, IR_OP_RESHAPE, a, NULL, &rows, ".splitk_rows", false, &r1));
+  ir_node *r1, *tr, *mm, *sum, *r2, *add;
+  VKML_RETURN_IF_ERROR(add_node(g, n, IR_OP_RESHAPE, a, NULL, &rows, ".splitk_rows", NULL, &r1));
   VKML_RETURN_IF_ERROR(ir_node_set_ints(g, r1, IR_A_SHAPE, rows.dims, 3));
   VKML_RETURN_IF_ERROR(
-      add_node(g, n, IR_OP_TRANSPOSE, r1->outputs[0], NULL, &parts_a, ".splitk_a", false, &tr));
+      add_node(g, n, IR_OP_TRANSPOSE, r1->outputs[0], NULL, &parts_a, ".splitk_a", NULL, &tr));
   VKML_RETURN_IF_ERROR(ir_node_set_ints(g, tr, IR_A_PERM, (int64_t[]){1, 0, 2}, 3));
   VKML_RETURN_IF_ERROR(
-      add_node(g, n, IR_OP_MATMUL, tr->outputs[0], bv, &parts, ".partials", false, &mm));
-  bool sum_last = mn && !s.c;
-  VKML_RETURN_IF_ERROR(
-      add_node(g, n, IR_OP_REDUCE_SUM, mm->outputs[0], NULL, &sum_t, ".sum", sum_last, &sum));
+      add_node(g, n, IR_OP_MATMUL, tr->outputs[0], bv, &parts, ".partials", NULL, &mm));
+  VKML_RETURN_IF_ERROR(add_node(g, n, IR_OP_REDUCE_SUM, mm->outputs[0], NULL, &sum_t, ".sum",
+                                flat && !s.c ? out : NULL, &sum));
   int64_t axis = 0;
   VKML_RETURN_IF_ERROR(ir_node_set_ints(g, sum, IR_A_AXES, &axis, 1));
   VKML_RETURN_IF_ERROR(ir_node_set_int(g, sum, IR_A_KEEPDIMS, 0));
-  ir_node *tail = sum;
+  ir_value *v = sum->outputs[0];
+  if (!flat) {
+    VKML_RETURN_IF_ERROR(add_node(g, n, IR_OP_RESHAPE, v, NULL, &out->type, ".summed",
+                                  s.c ? NULL : out, &r2));
+    VKML_RETURN_IF_ERROR(ir_node_set_ints(g, r2, IR_A_SHAPE, out->type.dims, out->type.rank));
+    v = r2->outputs[0];
+  }
   if (s.c) {
-    VKML_RETURN_IF_ERROR(
-        add_node(g, n, IR_OP_ADD, sum->outputs[0], s.c, &sum_t, ".biased", mn, &add));
-    tail = add;
+    VKML_RETURN_IF_ERROR(add_node(g, n, IR_OP_ADD, v, s.c, &out->type, ".biased", out, &add));
+    VKML_RETURN_IF_ERROR(copy_act(g, add, n));
+  } else {
+    VKML_RETURN_IF_ERROR(copy_act(g, sum, n)); /* an activation commutes with the reshape */
   }
-  VKML_RETURN_IF_ERROR(copy_act(g, tail, n));
-  if (!mn) {
-    VKML_RETURN_IF_ERROR(
-        add_node(g, n, IR_OP_RESHAPE, tail->outputs[0], NULL, &y->type, ".summed", true, &r2));
-    VKML_RETURN_IF_ERROR(ir_node_set_ints(g, r2, IR_A_SHAPE, y->type.dims, y->type.rank));
-  }
+  if (after) ir_node_remove(g, after);
   ir_node_remove(g, n);
   return VKML_OK;
+}
+
+vkml_status pass_split_k_gemm(ir_graph *g, const pass_opts *opts, bool *changed) {
+  if (changed) *changed = false;
+  bool any = false;
+  for (ir_node *n = g->first, *next; n; n = next) {
+    next = n->next; /* the rewrite inserts before n and removes n */
+    int64_t f = pass_split_k_gemm_factor(n, opts);
+    if (!f) continue;
+    VKML_RETURN_IF_ERROR(rewrite(g, n, f));
+    any = true;
+  }
+  if (changed) *changed = any;
+  int dropped;
+  return any ? ir_graph_drop_unused_values(g, &dropped) : VKML_OK;
 }

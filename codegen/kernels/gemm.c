@@ -161,7 +161,7 @@ vkml_status cg_gemm_workload_from_node(const ir_node *n, cg_gemm_workload *out) 
     out->alpha = ir_node_float(n, IR_A_ALPHA, 1.0f);
     out->beta = ir_node_float(n, IR_A_BETA, 1.0f);
   } else {
-    out->alpha = 1.0f;
+    out->alpha = ir_node_float(n, IR_A_ALPHA, 1.0f);
     out->beta = 0.0f;
   }
   return VKML_OK;
@@ -182,9 +182,9 @@ void cg_gemm_workload_key(const cg_gemm_workload *w, char *buf, int buf_bytes) {
   if (w->op == IR_OP_GEMM) {
     if (w->trans_a) ATTR(",trans_a=1");
     if (w->trans_b) ATTR(",trans_b=1");
-    if (w->alpha != 1.0f) ATTR(",alpha=%.9g", (double)w->alpha);
-    if (w->beta != 1.0f) ATTR(",beta=%.9g", (double)w->beta);
   }
+  if (w->alpha != 1.0f) ATTR(",alpha=%.9g", (double)w->alpha);
+  if (w->op == IR_OP_GEMM && w->beta != 1.0f) ATTR(",beta=%.9g", (double)w->beta);
   n += cg_act_key(&w->act, attrs + n, cap - (size_t)n);
 #undef ATTR
   if (n) attrs[0] = '{';

@@ -122,6 +122,9 @@ vkml_status rt_cpu_matmul(const rt_cpu_args *a) {
   ir_act_params_get(n, &act);
   if (!fl && act.kind != IR_ACT_NONE)
     return rt_cpu_error(n, VKML_CODE_UNSUPPORTED, "fused activation on an integer matmul");
+  double alpha = ir_node_float(n, IR_A_ALPHA, 1.0f);
+  if (!fl && alpha != 1.0)
+    return rt_cpu_error(n, VKML_CODE_UNSUPPORTED, "alpha on an integer matmul");
   if (A->rank < 1 || B->rank < 1)
     return rt_cpu_error(n, VKML_CODE_INVALID_ARGUMENT, "inputs must have rank >= 1");
 
@@ -177,6 +180,7 @@ vkml_status rt_cpu_matmul(const rt_cpu_args *a) {
         .a_rs = K, .a_cs = 1, .a_off = offs,
         .b_rs = N, .b_cs = 1, .b_off = offs + nbatch,
         .ldc = N, .c_off = offs + 2 * nbatch,
+        .scaled = alpha != 1.0, .alpha = (float)alpha,
         .act = act,
     };
     vkml_status s = sgemm_on(a, &g);
@@ -201,7 +205,7 @@ vkml_status rt_cpu_matmul(const rt_cpu_args *a) {
         if (fl) {
           double s = 0;
           for (int64_t k = 0; k < K; k++) s += av[oa + i * K + k] * bv[ob + k * N + j];
-          rt_store_f(Y, yi, ir_act_apply(&act, s));
+          rt_store_f(Y, yi, ir_act_apply(&act, alpha * s));
         } else {
           uint64_t s = 0;
           for (int64_t k = 0; k < K; k++)

@@ -1,4 +1,4 @@
-/* pass_split_k: which fp16 convs are split (its rule), the nodes the split
+/* pass_split_k and pass_split_k_gemm: which fp16 convs are split (its rule), the nodes the split
  * makes (a grouped conv of rearranged weights with the bias on group 0, the
  * reshapes, the sum, the activation under the conv's output name), and that
  * the rewritten graph computes the same thing on the CPU (fp16 tolerance:
@@ -72,8 +72,10 @@ static bool split(ir_graph *g, const pass_opts *o) {
   rt_tensor in = t_tensor_random(&r, it->dtype, it->rank, it->dims, -1, 1);
   rt_tensor before, after;
   T_OK(rt_cpu_run_graph(g, &in, 1, &before, 1));
-  bool changed = false;
+  bool changed = false, changed2 = false;
   T_OK(pass_split_k(g, o, &changed));
+  T_OK(pass_split_k_gemm(g, o, &changed2));
+  changed = changed || changed2;
   T_OK(ir_verify(g, "after split_k"));
   T_OK(rt_cpu_run_graph(g, &in, 1, &after, 1));
   int64_t cnt = rt_tensor_numel(&before);
@@ -319,4 +321,61 @@ Test(split_k, gemm_rule) {
     cr_assert_not(split(g, &variants[i]), "variant %d", i);
     ir_graph_destroy(g);
   }
+}
+
+/* A linear layer on a sequence and a residual add, as ViT's MLP out:
+ * fuse_bias makes gemm + reshape; after the split the bias add follows the
+ * reshape, so fuse_elementwise joins it to the residual add (one dispatch
+ * for both). The graph computes what it did. */
+Test(split_k, bias_add_joins_the_residual_add) {
+  ir_target t;
+  pass_opts o = gpu_opts(&t);
+  o.precision = IR_PRECISION_FP32;
+  ir_graph *g = product_graph(67, 2048, 64, false, IR_ACT_NONE, IR_F32, true);
+  /* y = matmul -> t = y + b -> z = t + r (r a constant residual) */
+  ir_value *y = g->outputs[0], *b = ir_graph_find_value(g, "b");
+  t_rng r = t_rng_make(3);
+  rt_tensor rt = t_tensor_random(&r, IR_F32, 3, y->type.dims, -1, 1);
+  ir_value *res, *tv, *z;
+  T_OK(ir_const_create_inline(g, "r", &y->type, rt.data, &res));
+  rt_tensor_free(&rt);
+  T_OK(ir_value_create(g, "t", &y->type, &tv));
+  T_OK(ir_value_create(g, "z", &y->type, &z));
+  ir_node *nd;
+  T_OK(ir_node_create(g, IR_OP_ADD, (ir_value *[]){y, b}, 2, &tv, 1, &nd));
+  T_OK(ir_node_create(g, IR_OP_ADD, (ir_value *[]){tv, res}, 2, &z, 1, &nd));
+  g->outputs[0] = z;
+  T_OK(ir_verify(g, "residual"));
+  rt_tensor in = t_tensor_random(&r, IR_F32, 3, g->inputs[0]->type.dims, -1, 1), before, after;
+  T_OK(rt_cpu_run_graph(g, &in, 1, &before, 1));
+  bool ch;
+  T_OK(pass_fuse_bias(g, &o, &ch));
+  cr_assert(ch);
+  T_OK(pass_split_k_gemm(g, &o, &ch));
+  cr_assert(ch);
+  T_OK(pass_fuse_elementwise(g, &o, &ch));
+  cr_assert(ch);
+  T_OK(ir_verify(g, "after"));
+  int adds = 0, fused = 0;
+  const ir_node *last = NULL;
+  ir_foreach_node(g, n) {
+    adds += n->op == IR_OP_ADD;
+    fused += n->op == IR_OP_FUSED_ELEMENTWISE;
+    last = n;
+  }
+  cr_assert_eq(adds, 0);
+  cr_assert_eq(fused, 1);
+  cr_assert_eq(last->op, IR_OP_FUSED_ELEMENTWISE, "the bias and residual adds, last");
+  cr_assert_eq(last->inputs[0]->producer->op, IR_OP_RESHAPE);
+  T_OK(rt_cpu_run_graph(g, &in, 1, &after, 1));
+  double worst = 0, ymax = 0;
+  for (int64_t i = 0; i < rt_tensor_numel(&before); i++) {
+    worst = fmax(worst, fabs(rt_load_f(&before, i) - rt_load_f(&after, i)));
+    ymax = fmax(ymax, fabs(rt_load_f(&before, i)));
+  }
+  cr_assert_leq(worst, 1e-5 * ymax);
+  rt_tensor_free(&in);
+  rt_tensor_free(&before);
+  rt_tensor_free(&after);
+  ir_graph_destroy(g);
 }

@@ -150,6 +150,14 @@
   X(matmul_gemv, .dtypes = FLOATS, .inputs = "%a: $T[2,64], %b: $T[64,33]",         \
     .outputs = "%y: $T[2,33]", .body = "%y = matmul %a, %b : $T[2,33]", .lo = -1,    \
     .hi = 1, .rtol16 = 3e-2, .atol16 = 3e-2)                                        \
+  /* attention's q.k^T with the scales fuse_bias folds (alpha) and a relu */       \
+  X(matmul_alpha, .dtypes = FLOATS, .inputs = "%a: $T[1,3,19,24], %b: $T[1,3,24,19]", \
+    .outputs = "%y: $T[1,3,19,19]",                                                 \
+    .body = "%y = matmul %a, %b {alpha=0.2041, act=relu} : $T[1,3,19,19]", .lo = -1, \
+    .hi = 1, .rtol16 = 3e-2, .atol16 = 3e-2)                                        \
+  X(matmul_alpha_gemv, .dtypes = FLOATS, .inputs = "%a: $T[2,64], %b: $T[64,33]",   \
+    .outputs = "%y: $T[2,33]", .body = "%y = matmul %a, %b {alpha=-1.5} : $T[2,33]", \
+    .lo = -1, .hi = 1, .rtol16 = 3e-2, .atol16 = 3e-2)                              \
   X(batchnorm, .dtypes = FLOATS,                                                    \
     .inputs = "%x: $T[2,3,4,5], %s: $T[3], %b: $T[3], %m: $T[3], %v: $T[3]",        \
     .outputs = "%y: $T[2,3,4,5]",                                                   \
