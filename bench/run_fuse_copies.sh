@@ -13,8 +13,8 @@ tar -xJf .bench-pack/bin.tar.xz
 W=/tmp/fcp; mkdir -p $W/m
 M=${MODELS:-"vit_b_16 vit_l_16 vit_b_32 swin_t maxvit_t"}
 TL="LD_LIBRARY_PATH=$B/test-libs:$LD_LIBRARY_PATH"
-VKML_VALIDATION=1 env $TL timeout 60 $B/tests/test_ops --filter 'ops/strided*' >$W/test.txt 2>&1
-echo "test_ops strided_copy: rc $? $(grep Synthesis $W/test.txt)"
+VKML_VALIDATION=1 env $TL timeout 60 $B/tests/test_ops --filter "ops/+(strided*|matmul_alpha*)" >$W/test.txt 2>&1
+echo "test_ops strided_copy, matmul_alpha: rc $? $(grep Synthesis $W/test.txt)"
 python3 bench/torchvision_peer.py export $W/m $M >$W/export.txt 2>&1 || tail -3 $W/export.txt
 for p in fp32 fp16; do
   mkdir -p $W/$p && ln -sfn $W/m $W/$p/m

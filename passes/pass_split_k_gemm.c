@@ -184,11 +184,13 @@ static ir_node *bias_reshape(const ir_graph *g, const ir_value *y, const gemm_sh
   return o->rank >= 1 && o->dims[o->rank - 1] == s->n && r->outputs[0]->layout == IR_LAYOUT_DEFAULT ? r : NULL;
 }
 
-static vkml_status rewrite(ir_graph *g, ir_node *n, int64_t f) {
+/* Rewrites n (file comment); *next is the node after those it replaced. */
+static vkml_status rewrite(ir_graph *g, ir_node *n, int64_t f, ir_node **next) {
   gemm_shape s;
   if (!shape_of(n, &s)) return vkml_status_make(VKML_CODE_INTERNAL, "split_k: not a product");
   ir_value *a = n->inputs[0], *y = n->outputs[0], *bv;
   ir_node *after = s.c ? bias_reshape(g, y, &s) : NULL;
+  *next = after ? after->next : n->next;
   ir_value *out = after ? after->outputs[0] : y; /* what the last node produces */
   VKML_RETURN_IF_ERROR(split_b(g, n->inputs[1], &s, f, &bv));
   ir_dtype dt = y->type.dtype;
@@ -232,10 +234,10 @@ vkml_status pass_split_k_gemm(ir_graph *g, const pass_opts *opts, bool *changed)
   if (changed) *changed = false;
   bool any = false;
   for (ir_node *n = g->first, *next; n; n = next) {
-    next = n->next; /* the rewrite inserts before n and removes n */
+    next = n->next; /* the rewrite inserts before n, removes n (and its reshape) */
     int64_t f = pass_split_k_gemm_factor(n, opts);
     if (!f) continue;
-    VKML_RETURN_IF_ERROR(rewrite(g, n, f));
+    VKML_RETURN_IF_ERROR(rewrite(g, n, f, &next));
     any = true;
   }
   if (changed) *changed = any;
