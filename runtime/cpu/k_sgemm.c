@@ -8,10 +8,15 @@
  * registers; beta * D and the other activations run once per job on the
  * finished block.
  *
- * Vectorized without intrinsics: GCC vector types (an 8-float vector; a
- * 6x16 tile is 12 of them), compiled once for x86-64-v3 (AVX2 + FMA) and
- * once for the baseline, chosen at load time (target_clones). Products are
- * contracted into FMAs in this file only. */
+ * Vectorized without intrinsics: GCC vector types. The narrow tile is 6x16
+ * (12 vectors of 8 floats), compiled once for x86-64-v3 (AVX2 + FMA) and
+ * once for the baseline, chosen at load time (target_clones); on a CPU
+ * with AVX-512 and a pool of few threads the wide tile, 12x16 (12 vectors
+ * of 16 floats: a row of B's panel in one register), compiled for
+ * x86-64-v4, runs instead (use_wide; VKML_CPU_ISA=avx2 or avx512 picks one
+ * tile; the tests run both). Both read
+ * B's panels of 16 columns, so the loaders (conv's im2col) serve either.
+ * Products are contracted into FMAs in this file only. */
 #include "k_sgemm.h"
 
 #include <stdlib.h>
@@ -23,12 +28,16 @@
 #pragma clang fp contract(fast)
 #endif
 
-enum { MR = 6, NR = RT_SGEMM_NR, KC = 256, MC_MAX = 96, NC_MAX = RT_SGEMM_NC_MAX };
+/* MR rows of the narrow tile, MRW of the wide; MC_MAX a multiple of both */
+enum { MR = 6, MRW = 12, NR = RT_SGEMM_NR, KC = 256, MC_MAX = 96, NC_MAX = RT_SGEMM_NC_MAX };
 
 typedef float v8 __attribute__((vector_size(32)));
 /* the same, at any float alignment (the C tile's rows) */
 typedef float v8u __attribute__((vector_size(32), aligned(4)));
 typedef int32_t v8i __attribute__((vector_size(32)));
+typedef float v16 __attribute__((vector_size(64)));
+typedef float v16u __attribute__((vector_size(64), aligned(4)));
+typedef int32_t v16i __attribute__((vector_size(64)));
 
 /* What the last K slice's tile store applies in registers: alpha, the
  * rows' bias, a relu (the rest of the epilogue runs after the job). */
@@ -97,21 +106,67 @@ static inline __attribute__((always_inline)) void micro_tile(
     }
 }
 
-/* A's rows [i0, i0+mi) x columns [k0, k0+kc) as panels of MR rows,
- * [panel][k][MR], zero rows past mi. */
+/* The wide tile: MRW x NR from packed A ([kc][MRW]) and B ([kc][NR],
+ * 64-byte aligned), as micro_tile. */
+static inline __attribute__((always_inline)) void micro_tile_wide(
+    int64_t kc, const float *restrict a, const float *restrict b,
+    float *restrict c, int64_t ldc, int mm, int nn, bool acc, const tile_ep *ep) {
+  for (int i = 0; i < mm; i++) __builtin_prefetch(c + i * ldc, 1);
+  /* unrolled: the accumulators must live in registers (a rolled loop
+   * leaves them in memory, 1.5x slower than the narrow tile) */
+  v16 r[MRW];
+#pragma GCC unroll 12
+  for (int i = 0; i < MRW; i++) r[i] = (v16){0};
+  for (int64_t k = 0; k < kc; k++) {
+    v16 bk = *(const v16 *)(b + k * NR);
+    const float *ak = a + k * MRW;
+#pragma GCC unroll 12
+    for (int i = 0; i < MRW; i++) r[i] += bk * ak[i];
+  }
+  if (mm == MRW && nn == NR) {
+    for (int i = 0; i < MRW; i++) {
+      v16 v = r[i];
+      float *ci = c + i * ldc;
+      if (acc) v += *(v16u *)ci;
+      if (ep->final) {
+        if (ep->scaled) v *= ep->alpha;
+        if (ep->bias) v += ep->bias[i];
+        if (ep->relu) v = (v16)((v > 0) & (v16i)v); /* NaN to 0, as x > 0 ? x : 0 */
+      }
+      *(v16u *)ci = v;
+    }
+    return;
+  }
+  float t[MRW][NR];
+  for (int i = 0; i < MRW; i++) *(v16u *)t[i] = r[i];
+  for (int i = 0; i < mm; i++)
+    for (int j = 0; j < nn; j++) {
+      float v = t[i][j];
+      if (acc) v += c[i * ldc + j];
+      if (ep->final) {
+        if (ep->scaled) v *= ep->alpha;
+        if (ep->bias) v += ep->bias[i];
+        if (ep->relu) v = v > 0 ? v : 0;
+      }
+      c[i * ldc + j] = v;
+    }
+}
+
+/* A's rows [i0, i0+mi) x columns [k0, k0+kc) as panels of mr rows,
+ * [panel][k][mr], zero rows past mi. */
 static inline __attribute__((always_inline)) void pack_a(const float *a, int64_t rs, int64_t cs,
                                                          int64_t i0, int64_t mi, int64_t k0,
-                                                         int64_t kc, float *restrict dst) {
-  for (int64_t p = 0; p < mi; p += MR) {
+                                                         int64_t kc, int mr, float *restrict dst) {
+  for (int64_t p = 0; p < mi; p += mr) {
     float *d = dst + p * kc;
-    int rows = mi - p < MR ? (int)(mi - p) : MR;
-    for (int r = 0; r < MR; r++) {
+    int rows = mi - p < mr ? (int)(mi - p) : mr;
+    for (int r = 0; r < mr; r++) {
       if (r >= rows) {
-        for (int64_t k = 0; k < kc; k++) d[k * MR + r] = 0;
+        for (int64_t k = 0; k < kc; k++) d[k * mr + r] = 0;
         continue;
       }
       const float *src = a + (i0 + p + r) * rs + k0 * cs;
-      for (int64_t k = 0; k < kc; k++) d[k * MR + r] = src[k * cs];
+      for (int64_t k = 0; k < kc; k++) d[k * mr + r] = src[k * cs];
     }
   }
 }
@@ -167,9 +222,11 @@ static void epilogue(const rt_sgemm *g, float *c, int64_t i0, int64_t mi, int64_
   }
 }
 
-RT_CPU_FAST_CLONES
-static void sgemm_range(void *user, int64_t begin, int64_t end, int worker) {
-  const sgemm_job *job = user;
+/* Jobs [begin, end) on worker's scratch, with the wide tile or the narrow
+ * one (a constant where it is inlined). */
+static inline __attribute__((always_inline)) void range_body(const sgemm_job *job, int64_t begin,
+                                                             int64_t end, int worker, bool wide) {
+  const int mr = wide ? MRW : MR;
   const rt_sgemm *g = job->g;
   float *apack = job->scratch + (int64_t)worker * job->floats_per_worker;
   float *bblk = apack + round_up(job->mc * job->kc, 16); /* 64-byte aligned */
@@ -191,7 +248,7 @@ static void sgemm_range(void *user, int64_t begin, int64_t end, int worker) {
       }
     for (int64_t k0 = 0; k0 < g->k; k0 += KC) {
       int64_t kc = g->k - k0 < KC ? g->k - k0 : KC;
-      pack_a(a, g->a_rs, g->a_cs, i0, mi, k0, kc, apack);
+      pack_a(a, g->a_rs, g->a_cs, i0, mi, k0, kc, mr, apack);
       if (g->load_b)
         g->load_b(g->load_b_user, b, k0, kc, j0, nj, bblk);
       else
@@ -204,11 +261,15 @@ static void sgemm_range(void *user, int64_t begin, int64_t end, int worker) {
       ep.final = k0 + kc == g->k;
       for (int64_t jp = 0; jp < nj; jp += NR) {
         int nn = nj - jp < NR ? (int)(nj - jp) : NR;
-        for (int64_t ip = 0; ip < mi; ip += MR) {
-          int mm = mi - ip < MR ? (int)(mi - ip) : MR;
+        for (int64_t ip = 0; ip < mi; ip += mr) {
+          int mm = mi - ip < mr ? (int)(mi - ip) : mr;
           ep.bias = bias ? bias + i0 + ip : NULL;
-          micro_tile(kc, apack + ip * kc, bblk + jp * kc, c + (i0 + ip) * g->ldc + j0 + jp,
-                     g->ldc, mm, nn, k0 > 0, &ep);
+          if (wide)
+            micro_tile_wide(kc, apack + ip * kc, bblk + jp * kc,
+                            c + (i0 + ip) * g->ldc + j0 + jp, g->ldc, mm, nn, k0 > 0, &ep);
+          else
+            micro_tile(kc, apack + ip * kc, bblk + jp * kc, c + (i0 + ip) * g->ldc + j0 + jp,
+                       g->ldc, mm, nn, k0 > 0, &ep);
         }
       }
     }
@@ -216,17 +277,52 @@ static void sgemm_range(void *user, int64_t begin, int64_t end, int worker) {
   }
 }
 
+RT_CPU_FAST_CLONES
+static void sgemm_range(void *user, int64_t begin, int64_t end, int worker) {
+  range_body(user, begin, end, worker, false);
+}
+
+#if RT_SGEMM_HAS_WIDE
+__attribute__((target("arch=x86-64-v4")))
+static void sgemm_range_wide(void *user, int64_t begin, int64_t end, int worker) {
+  range_body(user, begin, end, worker, true);
+}
+#endif
+
+/* Whether the wide tile runs on a pool of `threads`: AVX-512 (x86-64-v4)
+ * on this CPU, and at most WIDE_MAX_THREADS threads, unless VKML_CPU_ISA
+ * says avx2 (never) or avx512 (always, where the CPU has it). Measured
+ * (bench/results/2026-11-28-cpu-avx512.md, ResNet-50's convs): 1.29-1.58x
+ * on one core and 1.22-1.63x on two of the dev container's AMD EPYC; on the
+ * GPU machine's 16-core Xeon 0.98-1.60x on one thread but 0.42-1.08x on 16,
+ * where every core running 512-bit FMAs slows them all. */
+#define WIDE_MAX_THREADS 4
+static bool use_wide(int threads) {
+#if RT_SGEMM_HAS_WIDE
+  const char *isa = getenv("VKML_CPU_ISA");
+  if (isa && !strcmp(isa, "avx2")) return false;
+  bool forced = isa && !strcmp(isa, "avx512");
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("x86-64-v4") && (forced || threads <= WIDE_MAX_THREADS);
+#else
+  (void)threads;
+  return false;
+#endif
+}
+
 bool rt_sgemm_run(rt_threads *pool, const rt_sgemm *g) {
   if (g->m <= 0 || g->n <= 0 || g->n_batch <= 0) return true;
   int threads = rt_threads_count(pool);
   sgemm_job job = {.g = g};
-  job.mc = g->m < MC_MAX ? round_up(g->m, MR) : MC_MAX;
+  bool wide = use_wide(threads);
+  const int mr = wide ? MRW : MR;
+  job.mc = g->m < MC_MAX ? round_up(g->m, mr) : MC_MAX;
   job.nc = g->n < NC_MAX ? round_up(g->n, NR) : NC_MAX;
   /* enough jobs to keep every thread busy to the end: smaller blocks
    * (never below a size where packing stops paying for itself) */
 #define N_JOBS ((g->m + job.mc - 1) / job.mc * ((g->n + job.nc - 1) / job.nc) * g->n_batch)
   while (threads > 1 && N_JOBS < 4 * threads && job.nc > 64) job.nc = round_up(job.nc / 2, NR);
-  while (threads > 1 && N_JOBS < 4 * threads && job.mc > 24) job.mc = round_up(job.mc / 2, MR);
+  while (threads > 1 && N_JOBS < 4 * threads && job.mc > 24) job.mc = round_up(job.mc / 2, mr);
   job.n_mb = (g->m + job.mc - 1) / job.mc;
   job.n_nb = (g->n + job.nc - 1) / job.nc;
   int64_t n_jobs = N_JOBS;
@@ -237,7 +333,11 @@ bool rt_sgemm_run(rt_threads *pool, const rt_sgemm *g) {
   if (posix_memalign(&mem, 64, (size_t)job.floats_per_worker * (size_t)threads * sizeof(float)))
     return false;
   job.scratch = mem;
+#if RT_SGEMM_HAS_WIDE
+  rt_parallel_for(pool, n_jobs, 1, wide ? sgemm_range_wide : sgemm_range, &job);
+#else
   rt_parallel_for(pool, n_jobs, 1, sgemm_range, &job);
+#endif
   free(mem);
   return true;
 }

@@ -1,5 +1,5 @@
 /* The fast path of the CPU kernels: an fp32 GEMM blocked for cache, with a
- * 6x16 register-tiled micro-kernel, threaded over blocks of the output on a
+ * 6x16 register-tiled micro-kernel (12x16 on CPUs with AVX-512), threaded over blocks of the output on a
  * pool (threads.h). Conv (an implicit im2col through load_b), Gemm and MatMul
  * run on it. It accumulates in float: results agree with the double
  * reference kernels within fp32 rounding, not bit for bit. Internal to
@@ -19,8 +19,10 @@
  * includes, as k_sgemm.c's). */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__linux__)
 #define RT_CPU_FAST_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
+#define RT_SGEMM_HAS_WIDE 1 /* k_sgemm.c's AVX-512 tile, chosen at run time */
 #else
 #define RT_CPU_FAST_CLONES
+#define RT_SGEMM_HAS_WIDE 0
 #endif
 
 /* The widest column block a job covers (rt_sgemm_load_fn's nj). */

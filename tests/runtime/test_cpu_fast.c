@@ -3,7 +3,9 @@
  * groups, depthwise, strides, dilations, asymmetric pads, batches, blocks
  * past the GEMM's MC / NC / KC; gemm with transposes, alpha, beta and a
  * broadcast C; matmul with batch broadcasting and 1-D operands. Each case
- * runs on the calling thread and on a pool of three. */
+ * runs on the calling thread and on a pool of three. On a CPU with AVX-512
+ * the GEMM runs its wide tile; meson runs this file again as cpu_fast_avx2
+ * (VKML_CPU_ISA=avx2) for the narrow one. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
