@@ -147,6 +147,53 @@ Test(tensor, transpose_concat) {
   expect_err(t, "concat: axis 0 out of range for a scalar");
 }
 
+/* strided_copy: the output is its shape; every element it reads must lie
+ * inside the input, whatever the strides' signs (clear errors, not reads
+ * past the buffer). */
+Test(tensor, strided_copy) {
+  tn t = MK(IR_OP_STRIDED_COPY, 1, F32(20, 144));
+  INTS(t, IR_A_SHAPE, 4, 12, 20);
+  INTS(t, IR_A_STRIDES, 12, 1, 144);
+  INT(t, IR_A_OFFSET, 48);
+  expect(t, F32(4, 12, 20));
+  t = MK(IR_OP_STRIDED_COPY, 1, TY(IR_I64, 5, 7));
+  INTS(t, IR_A_SHAPE, 3, 4, 4);
+  INTS(t, IR_A_STRIDES, 0, -7, 2);
+  INT(t, IR_A_OFFSET, 28);
+  expect(t, TY(IR_I64, 3, 4, 4));
+  t = MK(IR_OP_STRIDED_COPY, 1, F32(20, 144));
+  INTS(t, IR_A_SHAPE, 4, 12, 20);
+  INTS(t, IR_A_STRIDES, 12, 1, 144);
+  INT(t, IR_A_OFFSET, 100);
+  expect_err(t, "strided_copy: reads elements 100..2883 of an input of 2880");
+  t = MK(IR_OP_STRIDED_COPY, 1, F32(5, 7));
+  INTS(t, IR_A_SHAPE, 3, 4);
+  INTS(t, IR_A_STRIDES, 0, -7);
+  expect_err(t, "strided_copy: reads elements -21..0 of an input of 35");
+  t = MK(IR_OP_STRIDED_COPY, 1, F32(5, 7));
+  INTS(t, IR_A_SHAPE, 3, 4);
+  INTS(t, IR_A_STRIDES, 1);
+  expect_err(t, "strided_copy: shape has 2 entries but strides has 1");
+  t = MK(IR_OP_STRIDED_COPY, 1, F32(5, 7));
+  INTS(t, IR_A_SHAPE, 3, -4);
+  INTS(t, IR_A_STRIDES, 1, 1);
+  expect_err(t, "strided_copy: bad dim -4");
+  t = MK(IR_OP_STRIDED_COPY, 1, F32(5, 7));
+  INTS(t, IR_A_SHAPE, 3);
+  INTS(t, IR_A_STRIDES, INT64_MAX);
+  expect_err(t, "strided_copy: stride 9223372036854775807 out of range");
+  expect_err(MK(IR_OP_STRIDED_COPY, 1, F32(5, 7)), "strided_copy: shape and strides are required");
+  t = MK(IR_OP_STRIDED_COPY, 1, bnd(F32(9, 3), 0));
+  INTS(t, IR_A_SHAPE, 3);
+  INTS(t, IR_A_STRIDES, 1);
+  expect_err(t, "strided_copy: a bounded input");
+  /* an empty output reads nothing */
+  t = MK(IR_OP_STRIDED_COPY, 1, F32(5, 7));
+  INTS(t, IR_A_SHAPE, 0, 4);
+  INTS(t, IR_A_STRIDES, 1000, 1);
+  expect(t, F32(0, 4));
+}
+
 Test(tensor, split) {
   tn t = MK(IR_OP_SPLIT, 3, F32(6, 4));
   ir_type w3[3] = {F32(2, 4), F32(2, 4), F32(2, 4)};
