@@ -48,6 +48,25 @@ typedef struct tile_ep {
   const float *bias; /* the tile's first row's bias, or NULL */
 } tile_ep;
 
+/* A partial tile's mm x nn results t (rows of NR) stored into C as the
+ * full tiles store theirs (added when acc, the last slice's epilogue). */
+static inline __attribute__((always_inline)) void store_partial(const float (*t)[NR],
+                                                                float *restrict c, int64_t ldc,
+                                                                int mm, int nn, bool acc,
+                                                                const tile_ep *ep) {
+  for (int i = 0; i < mm; i++)
+    for (int j = 0; j < nn; j++) {
+      float v = t[i][j];
+      if (acc) v += c[i * ldc + j];
+      if (ep->final) {
+        if (ep->scaled) v *= ep->alpha;
+        if (ep->bias) v += ep->bias[i];
+        if (ep->relu) v = v > 0 ? v : 0;
+      }
+      c[i * ldc + j] = v;
+    }
+}
+
 /* The MR x NR tile of C at c (row stride ldc) from kc steps of packed A
  * ([kc][MR]) and packed B ([kc][NR], 32-byte aligned): stored, or added
  * when acc; only mm x nn of it exists. */
@@ -93,17 +112,7 @@ static inline __attribute__((always_inline)) void micro_tile(
     *(v8u *)t[i] = r[i][0];
     *(v8u *)(t[i] + 8) = r[i][1];
   }
-  for (int i = 0; i < mm; i++)
-    for (int j = 0; j < nn; j++) {
-      float v = t[i][j];
-      if (acc) v += c[i * ldc + j];
-      if (ep->final) {
-        if (ep->scaled) v *= ep->alpha;
-        if (ep->bias) v += ep->bias[i];
-        if (ep->relu) v = v > 0 ? v : 0;
-      }
-      c[i * ldc + j] = v;
-    }
+  store_partial(t, c, ldc, mm, nn, acc, ep);
 }
 
 /* The wide tile: MRW x NR from packed A ([kc][MRW]) and B ([kc][NR],
@@ -139,17 +148,7 @@ static inline __attribute__((always_inline)) void micro_tile_wide(
   }
   float t[MRW][NR];
   for (int i = 0; i < MRW; i++) *(v16u *)t[i] = r[i];
-  for (int i = 0; i < mm; i++)
-    for (int j = 0; j < nn; j++) {
-      float v = t[i][j];
-      if (acc) v += c[i * ldc + j];
-      if (ep->final) {
-        if (ep->scaled) v *= ep->alpha;
-        if (ep->bias) v += ep->bias[i];
-        if (ep->relu) v = v > 0 ? v : 0;
-      }
-      c[i * ldc + j] = v;
-    }
+  store_partial(t, c, ldc, mm, nn, acc, ep);
 }
 
 /* A's rows [i0, i0+mi) x columns [k0, k0+kc) as panels of mr rows,
