@@ -205,22 +205,26 @@ static bool compose(const ir_graph *g, const ir_node *n, const view *in, view *o
   }
 }
 
-/* Whether every reader of v is a chain node whose view came from v's. */
-static bool only_chain_readers(const ir_graph *g, const ir_value *v, const view *views) {
-  if (ir_value_is_graph_output(g, v)) return false;
+/* other[v->id]: v is read other than as the input of a chain node whose view
+ * came from v's (any other node or slot, a graph output): one walk. */
+static void mark_other_readers(const ir_graph *g, const view *views, bool *other) {
   ir_foreach_node(g, n) {
-    for (int i = 0; i < n->n_inputs; i++) {
-      if (n->inputs[i] != v) continue;
-      if (i != 0 || !views[n->outputs[0]->id].valid) return false;
-    }
+    for (int i = 0; i < n->n_inputs; i++)
+      if (i != 0 || n->n_outputs < 1 || !views[n->outputs[0]->id].valid)
+        other[n->inputs[i]->id] = true;
   }
-  return true;
+  for (int i = 0; i < g->n_outputs; i++) other[g->outputs[i]->id] = true;
 }
 
 vkml_status pass_fuse_copies(ir_graph *g, const pass_opts *opts, bool *changed) {
   if (changed) *changed = false;
   view *views = calloc((size_t)g->n_values + 1, sizeof *views);
-  if (!views) return vkml_status_make(VKML_CODE_OUT_OF_MEMORY, "out of host memory");
+  bool *other = calloc((size_t)g->n_values + 1, sizeof *other);
+  if (!views || !other) {
+    free(views);
+    free(other);
+    return vkml_status_make(VKML_CODE_OUT_OF_MEMORY, "out of host memory");
+  }
   ir_foreach_node(g, n) {
     if (!chain_op(n)) continue;
     char why[256];
@@ -233,6 +237,7 @@ vkml_status pass_fuse_copies(ir_graph *g, const pass_opts *opts, bool *changed) 
     out.copies = in.copies + copies(n->op);
     views[y->id] = out;
   }
+  mark_other_readers(g, views, other);
   bool any = false;
   vkml_status st = VKML_OK;
   for (ir_node *n = g->first, *next; n && !st; n = next) {
@@ -240,7 +245,7 @@ vkml_status pass_fuse_copies(ir_graph *g, const pass_opts *opts, bool *changed) 
     if (!chain_op(n)) continue;
     ir_value *y = n->outputs[0];
     const view *v = &views[y->id];
-    if (!v->valid || v->copies < 2 || only_chain_readers(g, y, views)) continue;
+    if (!v->valid || v->copies < 2 || !other[y->id]) continue;
     ir_value *base = v->base, *outs[1] = {y};
     const ir_type *types[1] = {&y->type};
     const char *sfx[1] = {""};
@@ -256,6 +261,7 @@ vkml_status pass_fuse_copies(ir_graph *g, const pass_opts *opts, bool *changed) 
     any = true;
   }
   free(views);
+  free(other);
   VKML_RETURN_IF_ERROR(st);
   if (!any) return VKML_OK;
   if (changed) *changed = true;
