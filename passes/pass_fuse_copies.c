@@ -121,6 +121,13 @@ static bool regroup(const view *in, int rank, const int64_t *dims, view *out) {
   return true;
 }
 
+/* Whether s is VKML_OK (an error only means "no view": dropped). */
+static bool succeeded(vkml_status s) {
+  bool ok = !s;
+  vkml_status_free(s);
+  return ok;
+}
+
 /* The view of n's output from the view of its input; false where it is not
  * one. */
 static bool compose(const ir_graph *g, const ir_node *n, const view *in, view *out) {
@@ -131,21 +138,13 @@ static bool compose(const ir_graph *g, const ir_node *n, const view *in, view *o
     return regroup(in, y->rank, y->dims, out);
   case IR_OP_TRANSPOSE: {
     int perm[IR_MAX_RANK];
-    vkml_status st = ir_perm_get(n, x->rank, perm);
-    if (st) {
-      vkml_status_free(st);
-      return false;
-    }
+    if (!succeeded(ir_perm_get(n, x->rank, perm))) return false;
     for (int i = 0; i < x->rank; i++) out->d[i] = in->d[perm[i]], out->s[i] = in->s[perm[i]];
     return true;
   }
   case IR_OP_SLICE: {
     ir_slice_params sp;
-    vkml_status st = ir_slice_params_get(n, x, &sp);
-    if (st) {
-      vkml_status_free(st);
-      return false;
-    }
+    if (!succeeded(ir_slice_params_get(n, x, &sp))) return false;
     for (int i = 0; i < x->rank; i++) {
       out->off += sp.start[i] * in->s[i];
       out->s[i] = in->s[i] * sp.step[i];
@@ -158,11 +157,7 @@ static bool compose(const ir_graph *g, const ir_node *n, const view *in, view *o
     const void *data = ir_value_const_data(g, idx);
     if (!data || !ir_dtype_is_int(idx->type.dtype) || ir_type_numel(&idx->type) != 1) return false;
     int axis;
-    vkml_status st = ir_axis_normalize(ir_node_int(n, IR_A_AXIS, 0), x->rank, &axis);
-    if (st) {
-      vkml_status_free(st);
-      return false;
-    }
+    if (!succeeded(ir_axis_normalize(ir_node_int(n, IR_A_AXIS, 0), x->rank, &axis))) return false;
     int64_t i = ir_dtype_load_i64(idx->type.dtype, data, 0);
     if (i < 0) i += x->dims[axis];
     if (i < 0 || i >= x->dims[axis]) return false;
@@ -190,11 +185,7 @@ static bool compose(const ir_graph *g, const ir_node *n, const view *in, view *o
   }
   case IR_OP_STRIDED_COPY: {
     ir_strided_params p;
-    vkml_status st = ir_strided_params_get(n, x, &p);
-    if (st) {
-      vkml_status_free(st);
-      return false;
-    }
+    if (!succeeded(ir_strided_params_get(n, x, &p))) return false;
     if (!is_contiguous(in)) return false;
     out->off = in->off + p.offset;
     out->rank = p.rank;
