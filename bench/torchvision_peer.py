@@ -53,14 +53,19 @@ def export(out, names):
         np.save(os.path.join(out, name + ".ort.npy"), y)
 
 
-def graph(names, half=False):
-    torch.backends.cudnn.benchmark = True
+def model_and_input(name):
+    """The model on the GPU (random weights, TF32 off) and a host input."""
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.backends.cudnn.allow_tf32 = False
+    model = getattr(torchvision.models, name)(weights=None).eval().cuda()
+    return model, torch.rand(1, 3, 224, 224) * 2 - 1
+
+
+def graph(names, half=False):
+    torch.backends.cudnn.benchmark = True
     res = {}
     for name in names:
-        model = getattr(torchvision.models, name)(weights=None).eval().cuda()
-        x = torch.rand(1, 3, 224, 224) * 2 - 1
+        model, x = model_and_input(name)
         if half:
             model, x = model.half(), x.half()
         with torch.inference_mode():
@@ -70,12 +75,9 @@ def graph(names, half=False):
 
 def eager(names):
     import time
-    torch.backends.cuda.matmul.allow_tf32 = False
-    torch.backends.cudnn.allow_tf32 = False
     res = {}
     for name in names:
-        model = getattr(torchvision.models, name)(weights=None).eval().cuda()
-        x = torch.rand(1, 3, 224, 224) * 2 - 1
+        model, x = model_and_input(name)
         ts = []
         with torch.inference_mode():
             for i in range(120):
