@@ -38,7 +38,8 @@ vkml_status drv_passes(ir_graph *g, const ir_target *t, const drv_opts *o) {
   pass_pipeline_opts pp = {
       .pass = {.eval = rt_cpu_eval_node, .precision = o->precision, .winograd = o->winograd,
                .no_split_k = o->split_k_off,
-               .split_k_factor = o->split_k_factor},
+               .split_k_factor = o->split_k_factor,
+               .no_fuse_attention = o->attention_off},
       .dump_after = o->dump_after && *o->dump_after ? o->dump_after : NULL,
       .dump = o->dump,
       .no_optimize = o->no_opt,

@@ -43,6 +43,7 @@ typedef struct drv_opts {
   pass_winograd_mode winograd; /* which 3x3 convs run as conv2d_winograd */
   bool split_k_off;            /* no pass_split_k (vkc --split-k off) */
   int split_k_factor;          /* pass_split_k's factor everywhere (vkc --split-k N; 0: its rule) */
+  bool attention_off;          /* no pass_fuse_attention (vkc --attention off) */
   /* Only the passes a target needs (bounds, fp16, the splits of staged
    * ops, placement, layout, transfers): vkc --no-opt, and the tests that
    * keep the nodes they place. */

@@ -4,7 +4,7 @@
 
 #include <string.h>
 
-/* 2 per multiply-add for conv / gemm / matmul, 1 per output element for
+/* 2 per multiply-add for conv / gemm / matmul / attention, 1 per output element for
  * elementwise families, 0 (unknown) otherwise. */
 double ir_node_flops(const ir_node *n) {
   if (!n->n_outputs) return 0;
@@ -24,6 +24,14 @@ double ir_node_flops(const ir_node *n) {
     int64_t k = a->rank ? a->dims[a->rank - 1] : 1;
     if (n->op != IR_OP_MATMUL && ir_node_int(n, IR_A_TRANS_A, 0) && a->rank == 2) k = a->dims[0];
     return 2 * out * (double)k;
+  }
+  if (n->op == IR_OP_ATTENTION && n->n_inputs >= 3) {
+    /* its two products: q . kt and p . v (the softmax's exps not counted) */
+    const ir_type *q = &n->inputs[0]->type, *kt = &n->inputs[1]->type;
+    if (q->rank < 2) return 0;
+    double rows = (double)ir_type_numel(q) / (double)q->dims[q->rank - 1];
+    double keys = (double)kt->dims[kt->rank - 1];
+    return 2 * rows * keys * (double)q->dims[q->rank - 1] + 2 * out * keys;
   }
   if (!strcmp(fam, "unary") || !strcmp(fam, "binary") || !strcmp(fam, "variadic") ||
       !strcmp(fam, "where"))

@@ -124,6 +124,10 @@
   X(GEMM, "gemm", gemm, gemm, IO(2, 3, 1, 1),                                                      \
     ATTRS(IR_A_ALPHA, IR_A_BETA, IR_A_TRANS_A, IR_A_TRANS_B, ACT_ATTRS), ACT, GEMM)                \
   X(MATMUL, "matmul", matmul, matmul, IO(2, 2, 1, 1), ATTRS(IR_A_ALPHA, ACT_ATTRS), ACT, MATMUL)   \
+  /* attention: y = softmax(alpha q . kt + bias) . v over the last two axes */                     \
+  /* (pass_fuse_attention): q [..,M,D], kt [..,D,N], v [..,N,Dv] with equal */                    \
+  /* batch axes, bias (optional) broadcasting to [..,M,N]; y [..,M,Dv] */                          \
+  X(ATTENTION, "attention", attention, attention, IO(3, 4, 1, 1), ATTRS(IR_A_ALPHA), 0, NONE)      \
   X(BATCHNORM, "batchnorm", batchnorm, batchnorm, IO(5, 5, 1, 1), ATTRS(IR_A_EPSILON), 0, BATCH)   \
   X(INSTANCE_NORM, "instance_norm", instance_norm, instance_norm, IO(3, 3, 1, 1),                  \
     ATTRS(IR_A_EPSILON), 0, BATCH)                                                                 \

@@ -81,6 +81,8 @@ typedef struct pass_opts {
    * 4, 8 or 16) for every conv and product of the structure they split, on
    * any target placed on */
   int split_k_factor;
+  /* pass_fuse_attention: off (its rule applies on a GPU target only) */
+  bool no_fuse_attention;
   const ir_target *target;
 } pass_opts;
 
@@ -96,6 +98,7 @@ vkml_status pass_merge_pad(ir_graph *g, const pass_opts *opts, bool *changed);
 vkml_status pass_fuse_activation(ir_graph *g, const pass_opts *opts, bool *changed);
 vkml_status pass_fuse_elementwise(ir_graph *g, const pass_opts *opts, bool *changed);
 vkml_status pass_fuse_copies(ir_graph *g, const pass_opts *opts, bool *changed);
+vkml_status pass_fuse_attention(ir_graph *g, const pass_opts *opts, bool *changed);
 vkml_status pass_winograd(ir_graph *g, const pass_opts *opts, bool *changed);
 vkml_status pass_fp16(ir_graph *g, const pass_opts *opts, bool *changed);
 vkml_status pass_split_nonzero(ir_graph *g, const pass_opts *opts, bool *changed);

@@ -20,6 +20,7 @@ static const struct {
     {"fold_batchnorm", pass_fold_batchnorm},
     {"merge_pad", pass_merge_pad},
     {"fuse_activation", pass_fuse_activation},
+    {"fuse_attention", pass_fuse_attention},
     {"split_k_gemm", pass_split_k_gemm},
     {"fuse_elementwise", pass_fuse_elementwise},
     {"fuse_copies", pass_fuse_copies},
@@ -119,6 +120,7 @@ vkml_status pass_pipeline_run(ir_graph *g, const pass_pipeline_opts *opts) {
     VKML_RETURN_IF_ERROR(step(&r, pass_fold_batchnorm));
     VKML_RETURN_IF_ERROR(step(&r, pass_merge_pad));
     VKML_RETURN_IF_ERROR(step(&r, pass_fuse_activation));
+    VKML_RETURN_IF_ERROR(step(&r, pass_fuse_attention));
     VKML_RETURN_IF_ERROR(step(&r, pass_split_k_gemm));
     VKML_RETURN_IF_ERROR(step(&r, pass_fuse_elementwise));
     VKML_RETURN_IF_ERROR(step(&r, pass_fuse_copies));

@@ -157,7 +157,7 @@ int cli_compile_arg_parse(const char *tool, int argc, char **argv, int *i,
   if (strcmp(a, "--precision") != 0 && strcmp(a, "--cpu-ops") != 0 && strcmp(a, "--layout") != 0 &&
       strcmp(a, "--dump-after") != 0 && strcmp(a, "--memory-planner") != 0 &&
       strcmp(a, "--db") != 0 && strcmp(a, "--fallback") != 0 && strcmp(a, "--winograd") != 0 &&
-      strcmp(a, "--split-k") != 0)
+      strcmp(a, "--split-k") != 0 && strcmp(a, "--attention") != 0)
     return 0;
   if (*i + 1 >= argc) {
     fprintf(stderr, "%s: %s needs a value\n", tool, a);
@@ -185,6 +185,12 @@ int cli_compile_arg_parse(const char *tool, int argc, char **argv, int *i,
     }
     c->split_k_off = v[0] == 'o';
     c->split_k_factor = f;
+  } else if (!strcmp(a, "--attention")) {
+    if (strcmp(v, "auto") != 0 && strcmp(v, "off") != 0) {
+      fprintf(stderr, "%s: --attention expects auto or off, got '%s'\n", tool, v);
+      return -1;
+    }
+    c->attention_off = v[0] == 'o';
   } else if (!strcmp(a, "--db")) {
     c->db = v;
   } else if (!strcmp(a, "--dump-after")) {
@@ -221,6 +227,7 @@ vkml_status cli_drv_opts(const cli_compile_args *c, bool *cpu_ops, drv_opts *o) 
   o->winograd = c->winograd;
   o->split_k_off = c->split_k_off;
   o->split_k_factor = c->split_k_factor;
+  o->attention_off = c->attention_off;
   o->layout = c->layout;
   o->no_opt = c->no_opt;
   o->dump_after = c->dump_after ? c->dump_after : getenv("VKML_DUMP");

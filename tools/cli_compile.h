@@ -36,6 +36,7 @@ typedef struct cli_compile_args {
   pass_winograd_mode winograd; /* --winograd auto|off|f2|f4 */
   bool split_k_off;            /* --split-k off */
   int split_k_factor;          /* --split-k N (0: auto) */
+  bool attention_off;          /* --attention off */
   const char *db; /* --db FILE: schedules from this database */
 } cli_compile_args;
 

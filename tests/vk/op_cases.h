@@ -158,6 +158,35 @@
   X(matmul_alpha_gemv, .dtypes = FLOATS, .inputs = "%a: $T[2,64], %b: $T[64,33]",   \
     .outputs = "%y: $T[2,33]", .body = "%y = matmul %a, %b {alpha=-1.5} : $T[2,33]", \
     .lo = -1, .hi = 1, .rtol16 = 3e-2, .atol16 = 3e-2)                              \
+  /* attention (pass_fuse_attention): partial row and key blocks, a head of  */     \
+  /* 40 outputs, a bias broadcast over the batch in two runs, over the       */     \
+  /* heads, no batch axes with three key blocks, ViT's 64-wide heads          */     \
+  X(attention_heads, .dtypes = FLOATS,                                              \
+    .inputs = "%q: $T[1,3,37,24], %k: $T[1,3,24,70], %v: $T[1,3,70,40]",            \
+    .outputs = "%y: $T[1,3,37,40]",                                                 \
+    .body = "%y = attention %q, %k, %v {alpha=0.35} : $T[1,3,37,40]", .lo = -1,      \
+    .hi = 1, .rtol16 = 3e-2, .atol16 = 3e-2)                                        \
+  X(attention_bias, .dtypes = FLOATS,                                               \
+    .inputs = "%q: $T[2,3,19,16], %k: $T[2,3,16,33], %v: $T[2,3,33,16], "           \
+              "%b: $T[3,19,33]",                                                    \
+    .outputs = "%y: $T[2,3,19,16]",                                                 \
+    .body = "%y = attention %q, %k, %v, %b {alpha=0.25} : $T[2,3,19,16]", .lo = -2,  \
+    .hi = 2, .rtol16 = 3e-2, .atol16 = 3e-2)                                        \
+  X(attention_mask, .dtypes = FLOATS,                                               \
+    .inputs = "%q: $T[2,3,19,16], %k: $T[2,3,16,33], %v: $T[2,3,33,16], "           \
+              "%b: $T[2,1,1,33]",                                                   \
+    .outputs = "%y: $T[2,3,19,16]",                                                 \
+    .body = "%y = attention %q, %k, %v, %b : $T[2,3,19,16]", .lo = -2, .hi = 2,      \
+    .rtol16 = 3e-2, .atol16 = 3e-2)                                                 \
+  X(attention_flat, .dtypes = FLOATS,                                               \
+    .inputs = "%q: $T[9,8], %k: $T[8,150], %v: $T[150,12]", .outputs = "%y: $T[9,12]", \
+    .body = "%y = attention %q, %k, %v {alpha=0.5} : $T[9,12]", .lo = -1, .hi = 1,   \
+    .rtol16 = 3e-2, .atol16 = 3e-2)                                                 \
+  X(attention_vit, .dtypes = FLOATS,                                                \
+    .inputs = "%q: $T[1,4,50,64], %k: $T[1,4,64,50], %v: $T[1,4,50,64]",            \
+    .outputs = "%y: $T[1,4,50,64]",                                                 \
+    .body = "%y = attention %q, %k, %v {alpha=0.125} : $T[1,4,50,64]", .lo = -1,     \
+    .hi = 1, .rtol16 = 3e-2, .atol16 = 3e-2)                                        \
   X(batchnorm, .dtypes = FLOATS,                                                    \
     .inputs = "%x: $T[2,3,4,5], %s: $T[3], %b: $T[3], %m: $T[3], %v: $T[3]",        \
     .outputs = "%y: $T[2,3,4,5]",                                                   \

@@ -1,0 +1,155 @@
+/* attention (pass_fuse_attention's op) on glsl/attention.comp: a workgroup
+ * per block of query rows of one batch element, the keys walked in blocks
+ * with an online softmax, the scores in workgroup memory only.
+ *
+ * Knobs: TC (invocations along a key block, which is 4 * TC keys), WG_M
+ * (invocations along the rows), TR (rows per invocation): WG_M * TC
+ * invocations take WG_M * TR rows. Workgroup memory grows with the head
+ * sizes (q's rows, a key block of kt or v, the block's scores), so the
+ * default is the first rung of a ladder that fits the device, and a point
+ * that does not fit is refused (UNSUPPORTED) for the tuner to skip. */
+#include <stdio.h>
+#include <string.h>
+
+#include "codegen/core/core.h"
+#include "ir/params.h"
+
+enum { AT_TC = 0, AT_WG_M = 1, AT_TR = 2 };
+
+const cg_template cg_attention_template = {
+    .name = "attention",
+    .glsl = "attention.comp",
+    .n_knobs = 3,
+    .knobs = {{"TC", 4, {4, 8, 16, 32}}, {"WG_M", 5, {2, 4, 8, 16, 32}}, {"TR", 3, {1, 2, 4}}},
+    .n_constraints = 2,
+    .constraints = {{CG_LIMIT_WORKGROUP_X, (1u << AT_TC) | (1u << AT_WG_M), 1},
+                    {CG_LIMIT_WORKGROUP_INVOCATIONS, (1u << AT_TC) | (1u << AT_WG_M), 1}},
+    .dflt = {{8, 4, 2}},
+};
+
+/* The default's ladder, largest first: key blocks of 64, 32, then 16. */
+static const cg_schedule LADDER[] = {{{16, 8, 2}}, {{8, 8, 2}}, {{8, 4, 2}}, {{4, 4, 1}}};
+
+#define MAX_HEAD 256 /* head sizes past this would need OC beyond registers */
+
+static int64_t shared_bytes(const cg_schedule *s, int64_t d, int64_t dv) {
+  int64_t bm = (int64_t)s->v[AT_WG_M] * s->v[AT_TR], bn = 4 * (int64_t)s->v[AT_TC];
+  int64_t kv = d * bn > bn * dv ? d * bn : bn * dv;
+  return 4 * (bm * (d + 1) + kv + bm * (bn + 1) + bm);
+}
+
+/* The bias's batch strides as at most two groups: batch index b is
+ * (b / inner) * s0 + (b % inner) * s1 in the bias. False when the
+ * broadcast pattern over the batch axes needs more. */
+static bool bias_batch(const ir_type *scores, const ir_type *bias, int64_t *inner, int64_t *s0,
+                       int64_t *s1, int64_t *sm, int64_t *sn) {
+  int r = scores->rank;
+  int64_t st[IR_MAX_RANK], acc = 1;
+  for (int i = r - 1; i >= 0; i--) {
+    int bi = i - (r - bias->rank);
+    int64_t bd = bi >= 0 ? bias->dims[bi] : 1;
+    st[i] = bd == 1 ? 0 : acc;
+    acc *= bd;
+  }
+  *sm = st[r - 2];
+  *sn = st[r - 1];
+  /* merge the batch axes into runs where stride[i] == stride[i+1] * dims[i+1]
+   * (or both 0): at most two runs */
+  int64_t runs_dim[IR_MAX_RANK], runs_st[IR_MAX_RANK];
+  int nr = 0;
+  for (int i = 0; i < r - 2; i++) {
+    if (scores->dims[i] == 1) continue;
+    if (nr && ((runs_st[nr - 1] == 0 && st[i] == 0) ||
+               (st[i] != 0 && runs_st[nr - 1] == st[i] * scores->dims[i]))) {
+      runs_dim[nr - 1] *= scores->dims[i];
+      runs_st[nr - 1] = st[i];
+      continue;
+    }
+    runs_dim[nr] = scores->dims[i];
+    runs_st[nr++] = st[i];
+  }
+  if (nr > 2) return false;
+  *inner = nr == 2 ? runs_dim[1] : nr == 1 ? runs_dim[0] : 1;
+  *s0 = nr == 2 ? runs_st[0] : 0;
+  *s1 = nr >= 1 ? runs_st[nr - 1] : 0;
+  return true;
+}
+
+vkml_status cg_node_attention(const ir_node *n, const cg_template *st, const cg_schedule *s,
+                              const ir_target *t, cg_kernel *out) {
+  memset(out, 0, sizeof *out);
+  VKML_RETURN_IF_ERROR(cg_check_template(n, st, &cg_attention_template));
+  if (n->n_inputs < 3 || n->n_inputs > 4 || n->n_outputs != 1)
+    return vkml_status_make(VKML_CODE_INVALID_ARGUMENT, "attention: %d inputs, %d outputs",
+                            n->n_inputs, n->n_outputs);
+  for (int i = 0; i <= n->n_inputs; i++)
+    VKML_RETURN_IF_ERROR(cg_elt_check_type(
+        "attention", i < n->n_inputs ? &n->inputs[i]->type : &n->outputs[0]->type, t));
+  VKML_RETURN_IF_ERROR(cg_check_default_layout(n, "attention"));
+  const ir_type *q = &n->inputs[0]->type, *v = &n->inputs[2]->type, *y = &n->outputs[0]->type;
+  int r = q->rank;
+  if ((q->dtype != IR_F32 && q->dtype != IR_F16) || y->dtype != q->dtype)
+    return vkml_status_make(VKML_CODE_UNSUPPORTED, "attention: the GPU kernel takes f32 or f16");
+  int64_t m = q->dims[r - 2], d = q->dims[r - 1], nk = v->dims[r - 2], dv = v->dims[r - 1];
+  int64_t batch = ir_type_numel(q) / (m * d > 0 ? m * d : 1);
+  if (d > MAX_HEAD || dv > MAX_HEAD || m < 1 || nk < 1 || d < 1 || dv < 1 ||
+      ir_type_numel(q) > INT32_MAX || ir_type_numel(&n->inputs[1]->type) > INT32_MAX ||
+      ir_type_numel(v) > INT32_MAX || ir_type_numel(y) > INT32_MAX)
+    return vkml_status_make(VKML_CODE_UNSUPPORTED,
+                            "attention: the GPU kernel takes head sizes of 1 to %d and fewer "
+                            "than 2^31 elements per operand",
+                            MAX_HEAD);
+  int64_t inner = 1, s0 = 0, s1 = 0, sm = 0, sn = 0;
+  bool has_bias = n->n_inputs == 4;
+  if (has_bias) {
+    ir_type scores = *q;
+    scores.dims[r - 1] = nk;
+    if (!bias_batch(&scores, &n->inputs[3]->type, &inner, &s0, &s1, &sm, &sn))
+      return vkml_status_make(VKML_CODE_UNSUPPORTED,
+                              "attention: the bias broadcasts over the batch axes in more "
+                              "than two runs");
+  }
+  if (!s) {
+    int i = 0, nl = (int)(sizeof LADDER / sizeof LADDER[0]);
+    while (i < nl - 1 && (cg_schedule_check(&cg_attention_template, &LADDER[i], t) != VKML_OK ||
+                          shared_bytes(&LADDER[i], d, dv) > t->max_shared_bytes))
+      i++;
+    s = &LADDER[i];
+  }
+  if (shared_bytes(s, d, dv) > t->max_shared_bytes)
+    return vkml_status_make(VKML_CODE_UNSUPPORTED,
+                            "attention: %lld bytes of workgroup memory, the device has %u",
+                            (long long)shared_bytes(s, d, dv), t->max_shared_bytes);
+  int64_t tc = s->v[AT_TC], bm = (int64_t)s->v[AT_WG_M] * s->v[AT_TR];
+  int64_t oc = (dv + tc - 1) / tc;
+  if (oc > 16)
+    return vkml_status_make(VKML_CODE_UNSUPPORTED,
+                            "attention: %lld outputs per invocation and row (TC too small for "
+                            "a head of %lld)",
+                            (long long)oc, (long long)dv);
+  VKML_RETURN_IF_ERROR(cg_kernel_begin(out, &cg_attention_template, s, t));
+  VKML_RETURN_IF_ERROR(cg_kernel_define(out, "DTYPE_F16", "%d", q->dtype == IR_F16));
+  VKML_RETURN_IF_ERROR(cg_kernel_define(out, "HAS_BIAS", "%d", has_bias));
+  VKML_RETURN_IF_ERROR(cg_kernel_define(out, "DH", "%lld", (long long)d));
+  VKML_RETURN_IF_ERROR(cg_kernel_define(out, "DV", "%lld", (long long)dv));
+  VKML_RETURN_IF_ERROR(cg_kernel_define(out, "OC", "%lld", (long long)oc));
+  const cg_spec_value specs[] = {
+      {CG_SPEC_ATTENTION_BATCH, (uint32_t)batch},
+      {CG_SPEC_ATTENTION_M, (uint32_t)m},
+      {CG_SPEC_ATTENTION_N, (uint32_t)nk},
+      {CG_SPEC_ATTENTION_ALPHA, cg_elt_f32_bits(ir_node_float(n, IR_A_ALPHA, 1.0f))},
+      {CG_SPEC_ATTENTION_BIAS_INNER, (uint32_t)inner},
+      {CG_SPEC_ATTENTION_BIAS_S0, (uint32_t)s0},
+      {CG_SPEC_ATTENTION_BIAS_S1, (uint32_t)s1},
+      {CG_SPEC_ATTENTION_BIAS_SM, (uint32_t)sm},
+      {CG_SPEC_ATTENTION_BIAS_SN, (uint32_t)sn},
+  };
+  VKML_RETURN_IF_ERROR(CG_KERNEL_SPECS(out, specs));
+  int64_t groups = (m + bm - 1) / bm * batch;
+  VKML_RETURN_IF_ERROR(cg_fold_grid(out, t, groups, CG_SPEC_ATTENTION_GX, "attention"));
+  out->n_buffers = n->n_inputs + 1;
+  char attrs[64];
+  snprintf(attrs, sizeof attrs, "{alpha=%.9g}", (double)ir_node_float(n, IR_A_ALPHA, 1.0f));
+  cg_node_key(n, attrs, out->key, sizeof out->key);
+  return VKML_OK;
+}

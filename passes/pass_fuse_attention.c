@@ -1,0 +1,173 @@
+/* pass_fuse_attention: scaled dot-product attention as exporters write it,
+ *
+ *   s = matmul(q, kt) {alpha}          q [..,M,D], kt [..,D,N]
+ *   s = s * c  or  s / c               (optional, repeated; c one-element constants)
+ *   s = s + bias                       (optional, bias broadcasting to s)
+ *   p = softmax(s, axis = last)
+ *   y = matmul(p, v)                   v [..,N,Dv]
+ *
+ * becomes one attention node (q, kt, v[, bias]) {alpha}: the scores and
+ * probabilities ([..,M,N], 16 x 197 x 197 floats per ViT layer) never
+ * reach memory, and three to five dispatches become one
+ * (glsl/attention.comp). Every intermediate must be read by the next node
+ * only and be no graph output; q, kt and v of one float dtype with equal
+ * batch axes (no broadcast), nothing bounded, default layouts; the
+ * products without fused activations and the second without alpha.
+ *
+ * Runs after fuse_bias (which leaves attention's q and k scalings in the
+ * first product's alpha) and before fuse_elementwise (which would take the
+ * bias add into a fused kernel), on a GPU target only, when the graph is
+ * placed (vkc --attention off: none). The CPU runs the op too
+ * (runtime/cpu/k_attention.c), so placement may still put it there. */
+#include <math.h>
+#include <stdlib.h>
+
+#include "passes/pass.h"
+
+static bool plain(const ir_value *v, ir_dtype dt) {
+  return v->type.dtype == dt && !v->type.bounded && v->layout == IR_LAYOUT_DEFAULT;
+}
+
+/* v is read by one node and is no graph output: it may disappear */
+static bool private_value(const ir_graph *g, const int *uses, const ir_value *v) {
+  return uses[v->id] == 1 && !ir_value_is_graph_output(g, v);
+}
+
+static bool no_act(const ir_node *n) {
+  return ir_node_int(n, IR_A_ACT, IR_ACT_NONE) == IR_ACT_NONE;
+}
+
+/* The one-element float constant of mul or div node n by which its other
+ * operand x is scaled (*scale: c, or 1/c for div), or false. */
+static bool scalar_scale(const ir_graph *g, const ir_node *n, ir_value **x, double *scale) {
+  if ((n->op != IR_OP_MUL && n->op != IR_OP_DIV) || n->n_inputs != 2 || !no_act(n)) return false;
+  for (int i = 0; i < 2; i++) {
+    if (n->op == IR_OP_DIV && i == 0) continue; /* c / x is no scaling */
+    const ir_value *k = n->inputs[i];
+    const void *data = ir_value_const_data(g, k);
+    if (!data || ir_type_numel(&k->type) != 1 || k->type.dtype != n->outputs[0]->type.dtype)
+      continue;
+    if (!ir_type_equal(&n->inputs[1 - i]->type, &n->outputs[0]->type)) continue;
+    double c = ir_dtype_load_f64(k->type.dtype, data, 0);
+    *scale = n->op == IR_OP_DIV ? 1.0 / c : c;
+    if (!isfinite(*scale)) return false;
+    *x = n->inputs[1 - i];
+    return true;
+  }
+  return false;
+}
+
+#define MAX_SCALES 4
+
+typedef struct match {
+  ir_node *qk, *add, *softmax, *pv;
+  ir_node *scales[MAX_SCALES];
+  int n_scales;
+  ir_value *q, *kt, *v, *bias;
+  double alpha;
+} match;
+
+/* Whether the chain ending in product pv (y = matmul(p, v)) is attention
+ * (file comment); its parts in *m. */
+static bool matches(const ir_graph *g, const int *uses, ir_node *pv, match *m) {
+  *m = (match){.pv = pv};
+  if (pv->op != IR_OP_MATMUL || pv->n_inputs != 2 || pv->n_outputs != 1 || !no_act(pv) ||
+      ir_node_float(pv, IR_A_ALPHA, 1.0f) != 1.0f)
+    return false;
+  ir_value *p = pv->inputs[0], *y = pv->outputs[0];
+  ir_dtype dt = y->type.dtype;
+  if ((dt != IR_F32 && dt != IR_F16) || !plain(y, dt) || !plain(p, dt) || !private_value(g, uses, p))
+    return false;
+  ir_node *sm = p->producer;
+  int r = p->type.rank;
+  if (!sm || sm->op != IR_OP_SOFTMAX || r < 2) return false;
+  int64_t ax = ir_node_int(sm, IR_A_AXIS, -1);
+  if (ax != -1 && ax != r - 1) return false;
+  m->softmax = sm;
+  ir_value *s = sm->inputs[0];
+  if (!plain(s, dt) || !private_value(g, uses, s) || !s->producer) return false;
+  ir_node *n = s->producer;
+  if (n->op == IR_OP_ADD && n->n_inputs == 2 && no_act(n)) {
+    for (int i = 0; i < 2 && !m->add; i++) {
+      ir_value *a = n->inputs[i], *b = n->inputs[1 - i];
+      if (!a->producer || !ir_type_equal(&a->type, &s->type) || !plain(a, dt) ||
+          !private_value(g, uses, a) || !plain(b, dt) || b->type.rank > r)
+        continue;
+      ir_node *an = a->producer;
+      ir_value *x;
+      double c;
+      if (an->op != IR_OP_MATMUL && !scalar_scale(g, an, &x, &c)) continue;
+      m->add = n;
+      m->bias = b;
+      s = a;
+    }
+    if (!m->add) return false;
+    n = s->producer;
+  }
+  m->alpha = 1.0;
+  ir_value *x;
+  double c;
+  while (scalar_scale(g, n, &x, &c)) {
+    if (m->n_scales == MAX_SCALES || !plain(x, dt) || !private_value(g, uses, x) || !x->producer)
+      return false;
+    m->alpha *= c;
+    m->scales[m->n_scales++] = n;
+    n = x->producer;
+  }
+  if (n->op != IR_OP_MATMUL || n->n_inputs != 2 || n->n_outputs != 1 || !no_act(n)) return false;
+  m->qk = n;
+  m->alpha *= ir_node_float(n, IR_A_ALPHA, 1.0f);
+  if (!isfinite(m->alpha)) return false;
+  m->q = n->inputs[0];
+  m->kt = n->inputs[1];
+  m->v = pv->inputs[1];
+  const ir_value *ops[3] = {m->q, m->kt, m->v};
+  for (int i = 0; i < 3; i++) {
+    if (!plain(ops[i], dt) || ops[i]->type.rank != r) return false;
+    for (int k = 0; k < r - 2; k++)
+      if (ops[i]->type.dims[k] != y->type.dims[k]) return false;
+  }
+  return true;
+}
+
+static vkml_status rewrite(ir_graph *g, const match *m) {
+  ir_value *ins[4] = {m->q, m->kt, m->v, m->bias};
+  ir_value *y = m->pv->outputs[0];
+  ir_node *at;
+  const ir_type *types[1] = {&y->type};
+  const char *sfx[1] = {""};
+  VKML_RETURN_IF_ERROR(pass_node_insert(g, m->pv, IR_OP_ATTENTION, ins, m->bias ? 4 : 3, y->name,
+                                        types, sfx, &y, 1, &at));
+  if (m->alpha != 1.0) VKML_RETURN_IF_ERROR(ir_node_set_float(g, at, IR_A_ALPHA, (float)m->alpha));
+  const char *name = ir_node_string(m->qk, IR_A_NAME);
+  if (name) VKML_RETURN_IF_ERROR(ir_node_set_string(g, at, IR_A_NAME, name));
+  ir_node *gone[3] = {m->pv, m->softmax, m->add};
+  for (int i = 0; i < 3; i++)
+    if (gone[i]) ir_node_remove(g, gone[i]);
+  for (int i = 0; i < m->n_scales; i++) ir_node_remove(g, m->scales[i]);
+  ir_node_remove(g, m->qk);
+  return VKML_OK;
+}
+
+vkml_status pass_fuse_attention(ir_graph *g, const pass_opts *opts, bool *changed) {
+  if (changed) *changed = false;
+  if (!opts || !opts->target || !opts->place || opts->no_fuse_attention ||
+      !ir_target_is_gpu(opts->target))
+    return VKML_OK;
+  int *uses = NULL;
+  VKML_RETURN_IF_ERROR(ir_graph_count_uses(g, &uses));
+  vkml_status s = VKML_OK;
+  bool any = false;
+  for (ir_node *n = g->first, *next; n && !s; n = next) {
+    next = n->next;
+    match m;
+    if (!matches(g, uses, n, &m)) continue;
+    s = rewrite(g, &m);
+    any = any || !s;
+  }
+  free(uses);
+  if (changed) *changed = any;
+  if (s || !any) return s;
+  int dropped;
+  return ir_graph_drop_unused_values(g, &dropped);
+}

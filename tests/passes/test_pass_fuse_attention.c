@@ -1,0 +1,217 @@
+/* pass_fuse_attention: which chains become one attention node (ViT's
+ * scaled q.k^T, Swin's bias add, a scalar mul or div of the scores), which
+ * stay (softmax along another axis, a scores value read twice or a graph
+ * output, a second product with alpha, broadcast batch axes, no GPU target,
+ * --attention off), and that the rewritten graph computes what it did on
+ * the CPU. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir/text.h"
+#include "passes/pass.h"
+#include "runtime/cpu/executor.h"
+#include "test_support.h"
+
+static const char *place_all(void *user, const ir_node *n, char *why, size_t bytes) {
+  (void)user, (void)n, (void)why, (void)bytes;
+  return NULL;
+}
+
+static ir_graph *parse(const char *text) {
+  ir_graph *g;
+  T_OK(ir_parse(text, strlen(text), "attention test", &g));
+  return g;
+}
+
+static int count_op(const ir_graph *g, ir_op op) {
+  int k = 0;
+  ir_foreach_node(g, n) k += n->op == op;
+  return k;
+}
+
+static int count_nodes(const ir_graph *g) {
+  int k = 0;
+  ir_foreach_node(g, n) k++;
+  return k;
+}
+
+/* Runs the pass on a GPU target placing everything (or as o says); returns
+ * whether it changed g, checking that g verifies and its outputs agree
+ * with the graph before (rtol 1e-5 of the largest output, fp32). */
+static bool fuse(ir_graph *g, const pass_opts *o) {
+  t_rng r = t_rng_make(5);
+  rt_tensor in[4], before[2], after[2];
+  cr_assert_leq(g->n_inputs, 4);
+  cr_assert_leq(g->n_outputs, 2);
+  for (int i = 0; i < g->n_inputs; i++) {
+    const ir_type *t = &g->inputs[i]->type;
+    in[i] = t_tensor_random(&r, t->dtype, t->rank, t->dims, -2, 2);
+  }
+  T_OK(rt_cpu_run_graph(g, in, g->n_inputs, before, g->n_outputs));
+  bool changed = false;
+  T_OK(pass_fuse_attention(g, o, &changed));
+  T_OK(ir_verify(g, "after fuse_attention"));
+  T_OK(rt_cpu_run_graph(g, in, g->n_inputs, after, g->n_outputs));
+  for (int k = 0; k < g->n_outputs; k++) {
+    int64_t n = rt_tensor_numel(&before[k]);
+    cr_assert_eq(n, rt_tensor_numel(&after[k]));
+    const float *a = before[k].data, *b = after[k].data;
+    double mx = 0, dmax = 0;
+    for (int64_t i = 0; i < n; i++) {
+      mx = fmax(mx, fabs(a[i]));
+      dmax = fmax(dmax, fabs((double)a[i] - b[i]));
+    }
+    cr_assert_leq(dmax, 1e-5 * mx + 1e-7, "output %d: max |d| %g of max |y| %g", k, dmax, mx);
+    rt_tensor_free(&before[k]);
+    rt_tensor_free(&after[k]);
+  }
+  for (int i = 0; i < g->n_inputs; i++) rt_tensor_free(&in[i]);
+  return changed;
+}
+
+static pass_opts gpu(ir_target *t) {
+  ir_target_minimum(t);
+  t->type = IR_TARGET_DISCRETE_GPU;
+  return (pass_opts){.place = place_all, .target = t};
+}
+
+/* ViT as torch exports it, after fuse_bias: q and k's scalings in alpha */
+static const char *VIT = "vkir 1\ngraph @g(%q: f32[1,2,7,8], %k: f32[1,2,8,9], %v: f32[1,2,9,5])"
+                         " -> (%y: f32[1,2,7,5]) {\n"
+                         "  %s = matmul %q, %k {alpha=0.35} : f32[1,2,7,9]\n"
+                         "  %p = softmax %s {axis=-1} : f32[1,2,7,9]\n"
+                         "  %y = matmul %p, %v : f32[1,2,7,5]\n"
+                         "  return %y\n"
+                         "}\n";
+
+Test(fuse_attention, vit) {
+  ir_graph *g = parse(VIT);
+  ir_target t;
+  pass_opts o = gpu(&t);
+  cr_assert(fuse(g, &o));
+  cr_assert_eq(count_nodes(g), 1);
+  ir_node *a = g->first;
+  cr_assert_eq(a->op, IR_OP_ATTENTION);
+  cr_assert_eq(a->n_inputs, 3);
+  cr_assert_float_eq(ir_node_float(a, IR_A_ALPHA, 1), 0.35f, 1e-7);
+  cr_assert_str_eq(a->outputs[0]->name, "y");
+  ir_graph_destroy(g);
+}
+
+/* Swin: a scaled q, the relative-position bias added to the scores (over
+ * windows x heads: the bias broadcasts over the windows); a div and a mul
+ * of the scores by constants both fold into alpha */
+Test(fuse_attention, bias_and_scales) {
+  const char *text =
+      "vkir 1\ngraph @g(%q: f32[4,3,6,8], %k: f32[4,3,8,6], %v: f32[4,3,6,8], %b: f32[3,6,6])"
+      " -> (%y: f32[4,3,6,8]) {\n"
+      "  %s = matmul %q, %k : f32[4,3,6,6]\n"
+      "  %c = const f32[1] [2.0]\n"
+      "  %s2 = div %s, %c : f32[4,3,6,6]\n"
+      "  %d = const f32[] [0.5]\n"
+      "  %s3 = mul %d, %s2 : f32[4,3,6,6]\n"
+      "  %s4 = add %b, %s3 : f32[4,3,6,6]\n"
+      "  %p = softmax %s4 {axis=3} : f32[4,3,6,6]\n"
+      "  %y = matmul %p, %v : f32[4,3,6,8]\n"
+      "  return %y\n"
+      "}\n";
+  ir_graph *g = parse(text);
+  ir_target t;
+  pass_opts o = gpu(&t);
+  cr_assert(fuse(g, &o));
+  cr_assert_eq(count_nodes(g), 1);
+  cr_assert_eq(g->first->op, IR_OP_ATTENTION);
+  cr_assert_eq(g->first->n_inputs, 4);
+  cr_assert_float_eq(ir_node_float(g->first, IR_A_ALPHA, 1), 0.25f, 1e-7);
+  ir_graph_destroy(g);
+}
+
+Test(fuse_attention, bias_scaled_scores) {
+  const char *text =
+      "vkir 1\ngraph @g(%q: f32[4,3,6,8], %k: f32[4,3,8,6], %v: f32[4,3,6,8], %b: f32[4,1,1,6])"
+      " -> (%y: f32[4,3,6,8]) {\n"
+      "  %s = matmul %q, %k {alpha=2} : f32[4,3,6,6]\n"
+      "  %c = const f32[1] [4.0]\n"
+      "  %s2 = div %s, %c : f32[4,3,6,6]\n"
+      "  %s4 = add %s2, %b : f32[4,3,6,6]\n"
+      "  %p = softmax %s4 {axis=-1} : f32[4,3,6,6]\n"
+      "  %y = matmul %p, %v : f32[4,3,6,8]\n"
+      "  return %y\n"
+      "}\n";
+  ir_graph *g = parse(text);
+  ir_target t;
+  pass_opts o = gpu(&t);
+  cr_assert(fuse(g, &o));
+  cr_assert_eq(count_nodes(g), 1);
+  ir_node *a = g->first;
+  cr_assert_eq(a->op, IR_OP_ATTENTION);
+  cr_assert_eq(a->n_inputs, 4);
+  cr_assert_float_eq(ir_node_float(a, IR_A_ALPHA, 1), 0.5f, 1e-7);
+  ir_graph_destroy(g);
+}
+
+/* graphs that must stay as they are, on a GPU target */
+Test(fuse_attention, kept) {
+  const char *cases[] = {
+      /* softmax along the queries */
+      "vkir 1\ngraph @g(%q: f32[2,7,8], %k: f32[2,8,7], %v: f32[2,7,5]) -> (%y: f32[2,7,5]) {\n"
+      "  %s = matmul %q, %k : f32[2,7,7]\n"
+      "  %p = softmax %s {axis=1} : f32[2,7,7]\n"
+      "  %y = matmul %p, %v : f32[2,7,5]\n  return %y\n}\n",
+      /* the probabilities are a graph output too */
+      "vkir 1\ngraph @g(%q: f32[2,7,8], %k: f32[2,8,9], %v: f32[2,9,5]) -> (%y: f32[2,7,5], %p: f32[2,7,9]) {\n"
+      "  %s = matmul %q, %k : f32[2,7,9]\n"
+      "  %p = softmax %s {axis=-1} : f32[2,7,9]\n"
+      "  %y = matmul %p, %v : f32[2,7,5]\n  return %y, %p\n}\n",
+      /* the scores read twice */
+      "vkir 1\ngraph @g(%q: f32[2,7,8], %k: f32[2,8,9], %v: f32[2,9,5]) -> (%y: f32[2,7,5], %z: f32[2,7,9]) {\n"
+      "  %s = matmul %q, %k : f32[2,7,9]\n"
+      "  %p = softmax %s {axis=-1} : f32[2,7,9]\n"
+      "  %y = matmul %p, %v : f32[2,7,5]\n"
+      "  %z = relu %s : f32[2,7,9]\n  return %y, %z\n}\n",
+      /* the second product scaled */
+      "vkir 1\ngraph @g(%q: f32[2,7,8], %k: f32[2,8,9], %v: f32[2,9,5]) -> (%y: f32[2,7,5]) {\n"
+      "  %s = matmul %q, %k : f32[2,7,9]\n"
+      "  %p = softmax %s {axis=-1} : f32[2,7,9]\n"
+      "  %y = matmul %p, %v {alpha=2} : f32[2,7,5]\n  return %y\n}\n",
+      /* v broadcast over the batch */
+      "vkir 1\ngraph @g(%q: f32[2,7,8], %k: f32[2,8,9], %v: f32[9,5]) -> (%y: f32[2,7,5]) {\n"
+      "  %s = matmul %q, %k : f32[2,7,9]\n"
+      "  %p = softmax %s {axis=-1} : f32[2,7,9]\n"
+      "  %y = matmul %p, %v : f32[2,7,5]\n  return %y\n}\n",
+      /* an activation on the scores */
+      "vkir 1\ngraph @g(%q: f32[2,7,8], %k: f32[2,8,9], %v: f32[2,9,5]) -> (%y: f32[2,7,5]) {\n"
+      "  %s = matmul %q, %k {act=relu} : f32[2,7,9]\n"
+      "  %p = softmax %s {axis=-1} : f32[2,7,9]\n"
+      "  %y = matmul %p, %v : f32[2,7,5]\n  return %y\n}\n",
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    ir_graph *g = parse(cases[i]);
+    ir_target t;
+    pass_opts o = gpu(&t);
+    int before = count_nodes(g);
+    cr_assert(!fuse(g, &o), "case %zu fused", i);
+    cr_assert_eq(count_nodes(g), before);
+    ir_graph_destroy(g);
+  }
+}
+
+/* only on a GPU target, when placing, and not with --attention off */
+Test(fuse_attention, targets) {
+  ir_target t;
+  pass_opts none = {0}, cpu = gpu(&t), off = gpu(&t);
+  ir_target tc = t;
+  tc.type = IR_TARGET_CPU;
+  cpu.target = &tc;
+  off.no_fuse_attention = true;
+  const pass_opts *os[] = {&none, &cpu, &off};
+  for (int i = 0; i < 3; i++) {
+    ir_graph *g = parse(VIT);
+    cr_assert(!fuse(g, os[i]), "options %d fused", i);
+    cr_assert_eq(count_op(g, IR_OP_ATTENTION), 0);
+    ir_graph_destroy(g);
+  }
+}
