@@ -6,7 +6,8 @@ default); RetinaNet-ResNet50-FPN's largest convs at 800x800 (set "retina":
 its head at 100x100 and 3x3 convs at 100x100 to 25x25; set "rungs": its convs of over 2M
 outputs); VGG-16's 3x3 convs as conv2d_winograd F(2x2) / F(4x4) and direct (set "winograd");
 the fp32 GEMMs of ViT and ConvNeXt (set "fp32gemm"), attention's batched ones (set "attn"),
-products of few tiles and a long k (set "splitk").
+products of few tiles and a long k (set "splitk"), the attention op at the
+transformers' shapes (set "fattn").
 Random non-zero data.
 usage: gen_kernel_models.py OUTDIR [SET]   (prints one line per model: name flops bytes)"""
 import os, sys
@@ -236,6 +237,36 @@ def attn():
     gemm("gemm_1024", 1024, 1024, 1024)
 
 
+def attention(name, batch, m, n, d, bias=None):
+    """y [batch.., m, d] = attention(q [batch.., m, d], kt [batch.., d, n], v [batch.., n, d])
+    with alpha d^-1/2 and an optional constant bias (its dims)."""
+    b = ",".join(str(x) for x in batch)
+    blob, inputs = b"", {"q": (*batch, m, d), "k": (*batch, d, n), "v": (*batch, n, d)}
+    lines = ""
+    if bias:
+        bv = rng.uniform(-1, 1, bias).astype(np.float32)
+        blob = bv.tobytes()
+        lines = f"  %bias = const f32[{','.join(str(x) for x in bias)}] @blob[0, {bv.nbytes}]\n"
+    text = (f"vkir 1\ngraph @{name}(%q: f32[{b},{m},{d}], %k: f32[{b},{d},{n}], "
+            f"%v: f32[{b},{n},{d}]) -> (%y: f32[{b},{m},{d}]) {{\n{lines}"
+            f"  %y = attention %q, %k, %v{', %bias' if bias else ''} {{alpha={d ** -0.5:.9g}}}"
+            f" : f32[{b},{m},{d}]\n  return %y\n}}\n")
+    rows = int(np.prod(batch)) * m
+    write(name, text, blob, inputs, 4 * rows * n * d, 4 * (4 * rows * d))
+
+
+def fattn():
+    # the attention op (pass_fuse_attention) at the transformers' shapes:
+    # ViT-B/16 and ViT-L/16 (12 and 16 heads of 197 tokens, 64 wide), ViT-B/32
+    # (50 tokens), Swin-T's first stage (64 windows x 3 heads of 49 tokens, 32
+    # wide, its relative-position bias), and a long sequence (8 x 1024 x 64)
+    attention("fa_vit_b16", (1, 12), 197, 197, 64)
+    attention("fa_vit_l16", (1, 16), 197, 197, 64)
+    attention("fa_vit_b32", (1, 12), 50, 50, 64)
+    attention("fa_swin_t1", (64, 3), 49, 49, 32, bias=(3, 49, 49))
+    attention("fa_long", (1, 8), 1024, 1024, 64)
+
+
 def wgemm():
     # the batched GEMMs of Winograd F(2x2, 3x3) on VGG-16's 3x3 convs (batch
     # 1, 224x224): 16 products U^T [M, C] x V [C, T], T = the 2x2 tiles
@@ -264,4 +295,4 @@ def first():
     conv("f_3x3_128_128_112", 128, 128, 112, 3, 1)
 
 
-{"kernels": kernels, "retina": retina, "rungs": rungs, "winograd": winograd_set, "taps": taps, "vit": vit, "small": small, "small1x1": small1x1, "oddk": oddk, "wgemm": wgemm, "kodd": kodd, "first": first, "fp32gemm": fp32gemm, "attn": attn, "splitk": splitk}[sys.argv[2] if len(sys.argv) > 2 else "kernels"]()
+{"kernels": kernels, "retina": retina, "rungs": rungs, "winograd": winograd_set, "taps": taps, "vit": vit, "small": small, "small1x1": small1x1, "oddk": oddk, "wgemm": wgemm, "kodd": kodd, "first": first, "fp32gemm": fp32gemm, "attn": attn, "splitk": splitk, "fattn": fattn}[sys.argv[2] if len(sys.argv) > 2 else "kernels"]()
