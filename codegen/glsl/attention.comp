@@ -8,24 +8,34 @@
 //
 // Bindings: 0 = q [BATCH,M,DH], 1 = kt [BATCH,DH,N], 2 = v [BATCH,N,DV],
 // (3 = bias, when HAS_BIAS), then y [BATCH,M,DV]; dense C order of DTYPE.
-// A workgroup takes BM = WG_M * TR query rows of one batch element and
-// walks the keys in blocks of BN = 4 * TC:
-//   1. kt's block into workgroup memory (q's rows are there from the start);
-//   2. scores: invocation (tr, tc) computes rows tr*TR.. and keys tc + j*TC
-//      (j < 4), scaled, biased, -inf past N, into P;
-//   3. BM invocations, one per row, take the block's maximum, rescale the
-//      row's sum and write exp(s - max) back into P (the rescale factor into
-//      CORR), while the others load v's block where kt's was;
-//   4. each invocation rescales its outputs (rows tr*TR.., columns
-//      tc + j*TC, j < OC) and adds P . v.
+// A workgroup takes BM = WG_M * TR query rows of one batch element (q's
+// rows stay in workgroup memory) and walks the keys in blocks of
+// BN = 4 * TC:
+//   1. kt's and v's blocks into workgroup memory (one after the other in
+//      one buffer unless SPLIT_KV);
+//   2. invocation (tr, tc) computes the scores of rows tr*TR.. and keys
+//      4*tc.. (4 of them, vec4 reads of q and kt), scaled, biased, -inf
+//      past N; each row's block maximum and sum of exp(s - max) are reduced
+//      over the TC invocations sharing the row (subgroup shuffles when
+//      USE_SG, else through workgroup memory); the row's running maximum and
+//      sum are updated in registers, its outputs rescaled, and its
+//      probabilities written to P;
+//   3. each invocation adds P . v to its outputs: rows tr*TR.., columns
+//      4*tc + 4*TC*j.. (vec4 reads of P and v).
 // At the end y = acc / sum. As the CPU reference (k_attention.c): a row of
 // scores all -inf, or holding +inf or NaN, gives NaN. Arithmetic in fp32.
+// With USE_SG, where the subgroups (of at least TC lanes) fill the
+// workgroup, the invocations are numbered by subgroup (gl_SubgroupID *
+// gl_SubgroupSize + gl_SubgroupInvocationID), so that the TC invocations of
+// a row are TC neighbouring lanes of one subgroup; elsewhere (a uniform
+// branch at run time) the reductions go through workgroup memory.
 //
 // Knobs (#defines): TC (invocations along the keys), WG_M (along the
-// rows), TR (rows per invocation). Baked: DTYPE_F16, HAS_BIAS, DH, DV, OC
-// (#defines: workgroup memory is sized by them); the shape, ALPHA and the
-// bias's strides (specialization constants): the bias index of batch
-// element b is (b / BIAS_INNER) * BIAS_S0 + (b % BIAS_INNER) * BIAS_S1.
+// rows), TR (rows per invocation), SG (subgroups where the device allows).
+// Baked: DTYPE_F16, HAS_BIAS, DH, DV, USE_SG, SPLIT_KV (#defines: workgroup
+// memory is sized by them); the shape, ALPHA and the bias's strides
+// (specialization constants): the bias index of batch element b is
+// (b / BIAS_INNER) * BIAS_S0 + (b % BIAS_INNER) * BIAS_S1.
 
 #extension GL_EXT_control_flow_attributes : enable
 #if DTYPE_F16
@@ -34,13 +44,28 @@
 #else
 #define T float
 #endif
+#if USE_SG
+#extension GL_KHR_shader_subgroup_basic : require
+#extension GL_KHR_shader_subgroup_shuffle : require
+#endif
 
 #define BM (WG_M * TR)
 #define BN (4 * TC)
 #define WGS (WG_M * TC)
-#define QS (DH + 1)     // q's row pitch in workgroup memory
-#define PS (BN + 1)     // P's row pitch
-#define KV_SIZE (DH * BN > BN * DV ? DH * BN : BN * DV)
+#define D4 ((DH + 3) / 4)       // q's and kt's depth in vec4s
+#define QP (D4 + 1)             // q's row pitch in vec4s (a pad against bank conflicts)
+#define VP ((DV + 3) / 4)       // v's row pitch in vec4s
+#define OC4 ((VP + TC - 1) / TC) // output vec4s per invocation and row
+#define PP (TC + 1)             // P's row pitch in vec4s
+#define K_SIZE (D4 * 4 * TC)    // kt's block: [4*D4][TC] vec4s (4 keys each)
+#define V_SIZE (BN * VP)        // v's block: [BN][VP] vec4s
+#if SPLIT_KV
+#define KV_SIZE (K_SIZE + V_SIZE)
+#define V_BASE K_SIZE
+#else
+#define KV_SIZE (K_SIZE > V_SIZE ? K_SIZE : V_SIZE)
+#define V_BASE 0
+#endif
 
 layout(local_size_x = WGS) in;
 
@@ -65,102 +90,174 @@ layout(set = 0, binding = 4) restrict writeonly buffer Yb { T y[]; };
 layout(set = 0, binding = 3) restrict writeonly buffer Yb { T y[]; };
 #endif
 
-shared float QSH[BM * QS];
-shared float KV[KV_SIZE];
-shared float P[BM * PS];
-shared float CORR[BM];
+shared vec4 QSH[BM * QP];
+shared vec4 KV[KV_SIZE];
+shared vec4 P[BM * PP];
+shared float RED[BM * TC];
+
+const float NEG_INF = -1.0 / 0.0;
+
+// subgroups of at least TC lanes filling the workgroup (uniform)
+bool sg_rows() {
+#if USE_SG
+  return gl_SubgroupSize >= TC && WGS % gl_SubgroupSize == 0;
+#else
+  return false;
+#endif
+}
+
+// the invocation's number: by subgroup lanes where sg_rows (the header)
+uint local_id() {
+#if USE_SG
+  if (sg_rows()) return gl_SubgroupID * gl_SubgroupSize + gl_SubgroupInvocationID;
+#endif
+  return gl_LocalInvocationID.x;
+}
+
+// x[i] reduced (maximum or sum) over the TC invocations holding row
+// tr * TR + i; every invocation calls it (barriers without USE_SG)
+void reduce_rows(inout float x[TR], bool is_max, uint tr, uint tc) {
+#if USE_SG
+  if (sg_rows()) {
+    [[unroll]] for (uint o = TC / 2; o > 0; o /= 2)
+      [[unroll]] for (uint i = 0; i < TR; i++) {
+        float other = subgroupShuffleXor(x[i], o);
+        x[i] = is_max ? max(x[i], other) : x[i] + other;
+      }
+    return;
+  }
+#endif
+  [[unroll]] for (uint i = 0; i < TR; i++) RED[(tr * TR + i) * TC + tc] = x[i];
+  barrier();
+  [[unroll]] for (uint i = 0; i < TR; i++) {
+    float r = RED[(tr * TR + i) * TC];
+    for (uint t = 1; t < TC; t++) {
+      float o = RED[(tr * TR + i) * TC + t];
+      r = is_max ? max(r, o) : r + o;
+    }
+    x[i] = r;
+  }
+  barrier();
+}
+
+float load_q(uint b, uint row, uint d) {
+  return row < M && d < DH ? float(q[(b * M + row) * DH + d]) : 0.0;
+}
 
 void main() {
   const uint n_blocks = (M + BM - 1) / BM;
   uint g = gl_WorkGroupID.y * GX + gl_WorkGroupID.x;
   if (g >= n_blocks * BATCH) return; // whole workgroups only
   uint b = g / n_blocks, m0 = (g % n_blocks) * BM;
-  uint lid = gl_LocalInvocationID.x, tc = lid % TC, tr = lid / TC;
+  uint lid = local_id(), tc = lid % TC, tr = lid / TC;
   uint bias_base = (b / BIAS_INNER) * BIAS_S0 + (b % BIAS_INNER) * BIAS_S1;
 
-  for (uint e = lid; e < BM * DH; e += WGS) {
-    uint r = e / DH, d = e % DH;
-    QSH[r * QS + d] = m0 + r < M ? float(q[(b * M + m0 + r) * DH + d]) : 0.0;
+  for (uint e = lid; e < BM * D4; e += WGS) {
+    uint r = e / D4, d = (e % D4) * 4;
+    QSH[r * QP + e % D4] = vec4(load_q(b, m0 + r, d), load_q(b, m0 + r, d + 1),
+                                load_q(b, m0 + r, d + 2), load_q(b, m0 + r, d + 3));
   }
 
-  float acc[TR][OC];
-  [[unroll]] for (uint i = 0; i < TR; i++) [[unroll]] for (uint j = 0; j < OC; j++) acc[i][j] = 0.0;
-  float row_max = -1.0 / 0.0, row_sum = 0.0; // row lid's (lid < BM)
+  vec4 acc[TR][OC4];
+  float row_max[TR], row_sum[TR];
+  [[unroll]] for (uint i = 0; i < TR; i++) {
+    [[unroll]] for (uint j = 0; j < OC4; j++) acc[i][j] = vec4(0.0);
+    row_max[i] = NEG_INF;
+    row_sum[i] = 0.0;
+  }
 
   for (uint n0 = 0; n0 < N; n0 += BN) {
     barrier(); // the previous block's readers of KV and P are done
-    for (uint e = lid; e < DH * BN; e += WGS) {
-      uint d = e / BN, c = e % BN;
-      KV[e] = n0 + c < N ? float(kt[(b * DH + d) * N + n0 + c]) : 0.0;
+    // kt's block: vec4 (d, 4c..4c+3) at KV[d * TC + c]
+    for (uint e = lid; e < 4 * D4 * TC; e += WGS) {
+      uint d = e / TC, c = (e % TC) * 4;
+      vec4 k4 = vec4(0.0);
+      if (d < DH)
+        [[unroll]] for (uint j = 0; j < 4; j++)
+          if (n0 + c + j < N) k4[j] = float(kt[(b * DH + d) * N + n0 + c + j]);
+      KV[e] = k4;
     }
+#if SPLIT_KV
+    for (uint e = lid; e < BN * VP; e += WGS) {
+      uint j = e / VP, c = (e % VP) * 4;
+      vec4 v4 = vec4(0.0);
+      if (n0 + j < N)
+        [[unroll]] for (uint k = 0; k < 4; k++)
+          if (c + k < DV) v4[k] = float(v[(b * N + n0 + j) * DV + c + k]);
+      KV[V_BASE + e] = v4;
+    }
+#endif
     barrier();
-    float s[TR][4];
-    [[unroll]] for (uint i = 0; i < TR; i++) [[unroll]] for (uint j = 0; j < 4; j++) s[i][j] = 0.0;
-    for (uint d = 0; d < DH; d++) {
-      float kv[4], qv[TR];
-      [[unroll]] for (uint j = 0; j < 4; j++) kv[j] = KV[d * BN + tc + j * TC];
-      [[unroll]] for (uint i = 0; i < TR; i++) qv[i] = QSH[(tr * TR + i) * QS + d];
+    vec4 s[TR];
+    [[unroll]] for (uint i = 0; i < TR; i++) s[i] = vec4(0.0);
+    for (uint d4 = 0; d4 < D4; d4++) {
+      vec4 qv[TR], kv[4];
+      [[unroll]] for (uint i = 0; i < TR; i++) qv[i] = QSH[(tr * TR + i) * QP + d4];
+      [[unroll]] for (uint k = 0; k < 4; k++) kv[k] = KV[(d4 * 4 + k) * TC + tc];
       [[unroll]] for (uint i = 0; i < TR; i++)
-        [[unroll]] for (uint j = 0; j < 4; j++) s[i][j] = fma(qv[i], kv[j], s[i][j]);
+        [[unroll]] for (uint k = 0; k < 4; k++) s[i] = fma(vec4(qv[i][k]), kv[k], s[i]);
     }
+    float bmax[TR];
     [[unroll]] for (uint i = 0; i < TR; i++) {
-      uint r = tr * TR + i;
+      uint r = m0 + tr * TR + i;
       [[unroll]] for (uint j = 0; j < 4; j++) {
-        uint c = tc + j * TC;
+        uint c = n0 + 4 * tc + j;
         float val = ALPHA * s[i][j];
 #if HAS_BIAS
-        if (m0 + r < M && n0 + c < N)
-          val += float(bias[bias_base + (m0 + r) * BIAS_SM + (n0 + c) * BIAS_SN]);
+        if (r < M && c < N) val += float(bias[bias_base + r * BIAS_SM + c * BIAS_SN]);
 #endif
-        P[r * PS + c] = n0 + c < N ? val : -1.0 / 0.0;
+        s[i][j] = c < N ? val : NEG_INF;
       }
+      bmax[i] = max(max(s[i].x, s[i].y), max(s[i].z, s[i].w));
     }
-    barrier();
-    if (lid < BM) {
-      uint cnt = min(BN, N - n0);
-      float mx = row_max;
-      for (uint c = 0; c < cnt; c++) mx = max(mx, P[lid * PS + c]);
-      // -inf so far: nothing accumulated, no rescale (exp(-inf - -inf) is NaN)
-      float corr = row_max == -1.0 / 0.0 ? 0.0 : exp(row_max - mx);
-      float sum = 0.0;
-      for (uint c = 0; c < cnt; c++) {
-        float sv = P[lid * PS + c];
-        float p = sv == -1.0 / 0.0 ? 0.0 : exp(sv - mx);
-        P[lid * PS + c] = p;
-        sum += p;
-      }
-      for (uint c = cnt; c < BN; c++) P[lid * PS + c] = 0.0;
-      row_sum = row_sum * corr + sum;
-      row_max = mx;
-      CORR[lid] = corr;
-    }
-    for (uint e = lid; e < BN * DV; e += WGS) {
-      uint j = e / DV, c = e % DV;
-      KV[e] = n0 + j < N ? float(v[(b * N + n0 + j) * DV + c]) : 0.0;
-    }
-    barrier();
+    reduce_rows(bmax, true, tr, tc);
+    float bsum[TR], corr[TR];
     [[unroll]] for (uint i = 0; i < TR; i++) {
-      float corr = CORR[tr * TR + i];
-      [[unroll]] for (uint j = 0; j < OC; j++) acc[i][j] *= corr;
+      float mx = max(row_max[i], bmax[i]);
+      // -inf so far: nothing accumulated, no rescale (exp(-inf - -inf) is NaN)
+      corr[i] = row_max[i] == NEG_INF ? 0.0 : exp(row_max[i] - mx);
+      [[unroll]] for (uint j = 0; j < 4; j++) s[i][j] = s[i][j] == NEG_INF ? 0.0 : exp(s[i][j] - mx);
+      bsum[i] = s[i].x + s[i].y + s[i].z + s[i].w;
+      row_max[i] = mx;
+      P[(tr * TR + i) * PP + tc] = s[i];
     }
-    for (uint k = 0; k < BN; k++) {
-      float pv[TR], vv[OC];
-      [[unroll]] for (uint i = 0; i < TR; i++) pv[i] = P[(tr * TR + i) * PS + k];
-      [[unroll]] for (uint j = 0; j < OC; j++) vv[j] = KV[k * DV + min(tc + j * TC, DV - 1)];
-      [[unroll]] for (uint i = 0; i < TR; i++)
-        [[unroll]] for (uint j = 0; j < OC; j++) acc[i][j] = fma(pv[i], vv[j], acc[i][j]);
+    reduce_rows(bsum, false, tr, tc);
+    [[unroll]] for (uint i = 0; i < TR; i++) {
+      row_sum[i] = row_sum[i] * corr[i] + bsum[i];
+      [[unroll]] for (uint j = 0; j < OC4; j++) acc[i][j] *= corr[i];
+    }
+    barrier(); // P written; kt's block read
+#if !SPLIT_KV
+    for (uint e = lid; e < BN * VP; e += WGS) {
+      uint j = e / VP, c = (e % VP) * 4;
+      vec4 v4 = vec4(0.0);
+      if (n0 + j < N)
+        [[unroll]] for (uint k = 0; k < 4; k++)
+          if (c + k < DV) v4[k] = float(v[(b * N + n0 + j) * DV + c + k]);
+      KV[V_BASE + e] = v4;
+    }
+    barrier();
+#endif
+    for (uint k4 = 0; k4 < TC; k4++) {
+      vec4 pv[TR];
+      [[unroll]] for (uint i = 0; i < TR; i++) pv[i] = P[(tr * TR + i) * PP + k4];
+      [[unroll]] for (uint k = 0; k < 4; k++) {
+        vec4 vv[OC4];
+        [[unroll]] for (uint j = 0; j < OC4; j++)
+          vv[j] = KV[V_BASE + (k4 * 4 + k) * VP + min(tc + j * TC, VP - 1)];
+        [[unroll]] for (uint i = 0; i < TR; i++)
+          [[unroll]] for (uint j = 0; j < OC4; j++) acc[i][j] = fma(vec4(pv[i][k]), vv[j], acc[i][j]);
+      }
     }
   }
-  barrier();
-  if (lid < BM) CORR[lid] = row_sum; // the rows' sums, for every invocation
-  barrier();
+  // no continue or break in these loops: acc must stay in registers
   [[unroll]] for (uint i = 0; i < TR; i++) {
-    // no continue or break in these loops: acc must stay in registers
-    uint r = tr * TR + i;
-    float inv = 1.0 / CORR[r];
-    [[unroll]] for (uint j = 0; j < OC; j++) {
-      uint c = tc + j * TC;
-      if (m0 + r < M && c < DV) y[(b * M + m0 + r) * DV + c] = T(acc[i][j] * inv);
+    uint r = m0 + tr * TR + i;
+    float inv = 1.0 / row_sum[i];
+    [[unroll]] for (uint j = 0; j < OC4; j++) {
+      uint c = 4 * (tc + j * TC);
+      [[unroll]] for (uint k = 0; k < 4; k++)
+        if (r < M && c + k < DV) y[(b * M + r) * DV + c + k] = T(acc[i][j][k] * inv);
     }
   }
 }

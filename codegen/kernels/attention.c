@@ -1,41 +1,53 @@
 /* attention (pass_fuse_attention's op) on glsl/attention.comp: a workgroup
  * per block of query rows of one batch element, the keys walked in blocks
- * with an online softmax, the scores in workgroup memory only.
+ * with an online softmax, the scores in registers and workgroup memory
+ * only.
  *
  * Knobs: TC (invocations along a key block, which is 4 * TC keys), WG_M
- * (invocations along the rows), TR (rows per invocation): WG_M * TC
+ * (invocations along the rows), TR (rows per invocation), SG (rows'
+ * reductions by subgroup shuffles where the device has them): WG_M * TC
  * invocations take WG_M * TR rows. Workgroup memory grows with the head
- * sizes (q's rows, a key block of kt or v, the block's scores), so the
- * default is the first rung of a ladder that fits the device, and a point
- * that does not fit is refused (UNSUPPORTED) for the tuner to skip. */
+ * sizes (q's rows, kt's and v's key blocks, the block's probabilities), so
+ * the default is the first rung of a ladder that fits the device, kt's and
+ * v's blocks share one buffer where both do not fit (SPLIT_KV 0: two more
+ * barriers per block), and a point that does not fit is refused
+ * (UNSUPPORTED) for the tuner to skip. */
 #include <stdio.h>
 #include <string.h>
 
 #include "codegen/core/core.h"
 #include "ir/params.h"
 
-enum { AT_TC = 0, AT_WG_M = 1, AT_TR = 2 };
+enum { AT_TC = 0, AT_WG_M = 1, AT_TR = 2, AT_SG = 3 };
 
 const cg_template cg_attention_template = {
     .name = "attention",
     .glsl = "attention.comp",
-    .n_knobs = 3,
-    .knobs = {{"TC", 4, {4, 8, 16, 32}}, {"WG_M", 5, {2, 4, 8, 16, 32}}, {"TR", 3, {1, 2, 4}}},
+    .n_knobs = 4,
+    .knobs = {{"TC", 4, {4, 8, 16, 32}},
+              {"WG_M", 5, {2, 4, 8, 16, 32}},
+              {"TR", 3, {1, 2, 4}},
+              {"SG", 2, {0, 1}}},
     .n_constraints = 2,
     .constraints = {{CG_LIMIT_WORKGROUP_X, (1u << AT_TC) | (1u << AT_WG_M), 1},
                     {CG_LIMIT_WORKGROUP_INVOCATIONS, (1u << AT_TC) | (1u << AT_WG_M), 1}},
-    .dflt = {{8, 4, 2}},
+    .dflt = {{8, 4, 2, 1}},
 };
 
 /* The default's ladder, largest first: key blocks of 64, 32, then 16. */
-static const cg_schedule LADDER[] = {{{16, 8, 2}}, {{8, 8, 2}}, {{8, 4, 2}}, {{4, 4, 1}}};
+static const cg_schedule LADDER[] = {
+    {{16, 16, 2, 1}}, {{16, 8, 2, 1}}, {{8, 8, 2, 1}}, {{8, 4, 2, 1}}, {{4, 4, 1, 1}}};
 
 #define MAX_HEAD 256 /* head sizes past this would need OC beyond registers */
+#define MAX_ACC 64   /* output floats per invocation */
 
-static int64_t shared_bytes(const cg_schedule *s, int64_t d, int64_t dv) {
-  int64_t bm = (int64_t)s->v[AT_WG_M] * s->v[AT_TR], bn = 4 * (int64_t)s->v[AT_TC];
-  int64_t kv = d * bn > bn * dv ? d * bn : bn * dv;
-  return 4 * (bm * (d + 1) + kv + bm * (bn + 1) + bm);
+/* Workgroup bytes of schedule s for heads of d and dv (the GLSL's sizes),
+ * with kt's and v's blocks apart (split) or in one buffer. */
+static int64_t shared_bytes(const cg_schedule *s, int64_t d, int64_t dv, bool split) {
+  int64_t tc = s->v[AT_TC], bm = (int64_t)s->v[AT_WG_M] * s->v[AT_TR], bn = 4 * tc;
+  int64_t d4 = (d + 3) / 4, vp = (dv + 3) / 4;
+  int64_t k = d4 * 4 * tc, v = bn * vp, kv = split ? k + v : (k > v ? k : v);
+  return 16 * (bm * (d4 + 1) + kv + bm * (tc + 1)) + 4 * bm * tc;
 }
 
 /* The bias's batch strides as at most two groups: batch index b is
@@ -112,27 +124,31 @@ vkml_status cg_node_attention(const ir_node *n, const cg_template *st, const cg_
   if (!s) {
     int i = 0, nl = (int)(sizeof LADDER / sizeof LADDER[0]);
     while (i < nl - 1 && (cg_schedule_check(&cg_attention_template, &LADDER[i], t) != VKML_OK ||
-                          shared_bytes(&LADDER[i], d, dv) > t->max_shared_bytes))
+                          shared_bytes(&LADDER[i], d, dv, false) > t->max_shared_bytes))
       i++;
     s = &LADDER[i];
   }
-  if (shared_bytes(s, d, dv) > t->max_shared_bytes)
+  bool split = shared_bytes(s, d, dv, true) <= t->max_shared_bytes;
+  if (shared_bytes(s, d, dv, false) > t->max_shared_bytes)
     return vkml_status_make(VKML_CODE_UNSUPPORTED,
                             "attention: %lld bytes of workgroup memory, the device has %u",
-                            (long long)shared_bytes(s, d, dv), t->max_shared_bytes);
+                            (long long)shared_bytes(s, d, dv, false), t->max_shared_bytes);
   int64_t tc = s->v[AT_TC], bm = (int64_t)s->v[AT_WG_M] * s->v[AT_TR];
-  int64_t oc = (dv + tc - 1) / tc;
-  if (oc > 16)
+  int64_t acc = s->v[AT_TR] * 4 * (((dv + 3) / 4 + tc - 1) / tc);
+  if (acc > MAX_ACC)
     return vkml_status_make(VKML_CODE_UNSUPPORTED,
-                            "attention: %lld outputs per invocation and row (TC too small for "
-                            "a head of %lld)",
-                            (long long)oc, (long long)dv);
+                            "attention: %lld outputs per invocation (TC too small or TR too "
+                            "large for a head of %lld)",
+                            (long long)acc, (long long)dv);
+  uint32_t sg_need = IR_SUBGROUP_BASIC | IR_SUBGROUP_SHUFFLE;
+  bool use_sg = s->v[AT_SG] && t->subgroup_in_compute && (t->subgroup_ops & sg_need) == sg_need;
   VKML_RETURN_IF_ERROR(cg_kernel_begin(out, &cg_attention_template, s, t));
   VKML_RETURN_IF_ERROR(cg_kernel_define(out, "DTYPE_F16", "%d", q->dtype == IR_F16));
   VKML_RETURN_IF_ERROR(cg_kernel_define(out, "HAS_BIAS", "%d", has_bias));
   VKML_RETURN_IF_ERROR(cg_kernel_define(out, "DH", "%lld", (long long)d));
   VKML_RETURN_IF_ERROR(cg_kernel_define(out, "DV", "%lld", (long long)dv));
-  VKML_RETURN_IF_ERROR(cg_kernel_define(out, "OC", "%lld", (long long)oc));
+  VKML_RETURN_IF_ERROR(cg_kernel_define(out, "USE_SG", "%d", use_sg));
+  VKML_RETURN_IF_ERROR(cg_kernel_define(out, "SPLIT_KV", "%d", split));
   const cg_spec_value specs[] = {
       {CG_SPEC_ATTENTION_BATCH, (uint32_t)batch},
       {CG_SPEC_ATTENTION_M, (uint32_t)m},
