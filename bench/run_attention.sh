@@ -1,13 +1,14 @@
 #!/bin/bash
 # One device call: the attention op (pass_fuse_attention) on the GPU.
 #  1. its op cases on the GPU (validation on);
-#  2. its schedule space swept at the transformers' shapes
-#     (gen_kernel_models.py set fattn), SWEEP_S seconds each;
+#  2. its schedule space sampled (SWEEP_K points) at the transformers'
+#     shapes (gen_kernel_models.py set fattn), SWEEP_S seconds each;
 #  3. whole runs of MODELS with the pass ("new") and without it ("old":
 #     the same build, vkc --attention off), alternating, two reps each, in
 #     PRECISIONS, against onnxruntime, torch CUDA eager fp32 and cuDNN
 #     graphs; per-op profiles of both.
-# Expects .gl and .bench-pack (bench/stage.sh). Results in
+# Expects .gl (with vulkan-validationlayers) and .bench-pack
+# (bench/stage.sh). Results in
 # $OUT/attention.tgz, tables last.
 set -u
 tar -xJf .bench-pack/bin.tar.xz
@@ -23,7 +24,7 @@ VKML_VALIDATION=1 env $TL timeout 90 $B/tests/test_ops --filter "ops/attention*"
 echo "test_ops attention: rc $? $(grep Synthesis $W/test.txt)"
 python3 bench/gen_kernel_models.py $W/k fattn >$W/k/list.txt
 for n in ${SWEEPS:-fa_vit_l16 fa_vit_b16 fa_swin_t1 fa_vit_b32 fa_long}; do
-  sweep $n ${SWEEP_S:-40} --all
+  sweep $n ${SWEEP_S:-40} --sample ${SWEEP_K:-40} --runs 6 --warmup-ms 30
 done
 python3 bench/torchvision_peer.py export $W/m $M >$W/export.txt 2>&1 || tail -3 $W/export.txt
 for p in $P; do

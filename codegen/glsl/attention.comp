@@ -12,7 +12,9 @@
 // rows stay in workgroup memory) and walks the keys in blocks of
 // BN = 4 * TC:
 //   1. kt's and v's blocks into workgroup memory (one after the other in
-//      one buffer unless SPLIT_KV);
+//      one buffer unless SPLIT_KV; with PREFETCH from registers, where each
+//      invocation's share of the next blocks is loaded while this one is
+//      worked on);
 //   2. invocation (tr, tc) computes the scores of rows tr*TR.. and keys
 //      4*tc.. (4 of them, vec4 reads of q and kt), scaled, biased, -inf
 //      past N; each row's block maximum and sum of exp(s - max) are reduced
@@ -32,7 +34,7 @@
 //
 // Knobs (#defines): TC (invocations along the keys), WG_M (along the
 // rows), TR (rows per invocation), SG (subgroups where the device allows).
-// Baked: DTYPE_F16, HAS_BIAS, DH, DV, USE_SG, SPLIT_KV (#defines: workgroup
+// Baked: DTYPE_F16, HAS_BIAS, DH, DV, USE_SG, SPLIT_KV, PREFETCH (#defines: workgroup
 // memory is sized by them); the shape, ALPHA and the bias's strides
 // (specialization constants): the bias index of batch element b is
 // (b / BIAS_INNER) * BIAS_S0 + (b % BIAS_INNER) * BIAS_S1.
@@ -144,6 +146,31 @@ float load_q(uint b, uint row, uint d) {
   return row < M && d < DH ? float(q[(b * M + row) * DH + d]) : 0.0;
 }
 
+// element e of kt's block at keys n0..: vec4 (d, keys 4c..4c+3), e = d * TC + c
+vec4 load_k4(uint b, uint n0, uint e) {
+  uint d = e / TC, c = n0 + (e % TC) * 4;
+  vec4 k4 = vec4(0.0);
+  if (d < DH && e < K_SIZE)
+    [[unroll]] for (uint j = 0; j < 4; j++)
+      if (c + j < N) k4[j] = float(kt[(b * DH + d) * N + c + j]);
+  return k4;
+}
+
+// element e of v's block at keys n0..: vec4 (key j, columns 4c..4c+3), e = j * VP + c
+vec4 load_v4(uint b, uint n0, uint e) {
+  uint j = n0 + e / VP, c = (e % VP) * 4;
+  vec4 v4 = vec4(0.0);
+  if (j < N && e < V_SIZE)
+    [[unroll]] for (uint k = 0; k < 4; k++)
+      if (c + k < DV) v4[k] = float(v[(b * N + j) * DV + c + k]);
+  return v4;
+}
+
+#if PREFETCH
+// each invocation's share of the next blocks, loaded during this one's work
+const uint KPT = (K_SIZE + WGS - 1) / WGS, VPT = (V_SIZE + WGS - 1) / WGS;
+#endif
+
 void main() {
   const uint n_blocks = (M + BM - 1) / BM;
   uint g = gl_WorkGroupID.y * GX + gl_WorkGroupID.x;
@@ -166,26 +193,27 @@ void main() {
     row_sum[i] = 0.0;
   }
 
+#if PREFETCH
+  vec4 kreg[KPT], vreg[VPT];
+  [[unroll]] for (uint i = 0; i < KPT; i++) kreg[i] = load_k4(b, 0, lid + i * WGS);
+  [[unroll]] for (uint i = 0; i < VPT; i++) vreg[i] = load_v4(b, 0, lid + i * WGS);
+#endif
   for (uint n0 = 0; n0 < N; n0 += BN) {
     barrier(); // the previous block's readers of KV and P are done
-    // kt's block: vec4 (d, 4c..4c+3) at KV[d * TC + c]
-    for (uint e = lid; e < 4 * D4 * TC; e += WGS) {
-      uint d = e / TC, c = (e % TC) * 4;
-      vec4 k4 = vec4(0.0);
-      if (d < DH)
-        [[unroll]] for (uint j = 0; j < 4; j++)
-          if (n0 + c + j < N) k4[j] = float(kt[(b * DH + d) * N + n0 + c + j]);
-      KV[e] = k4;
-    }
+#if PREFETCH
+    [[unroll]] for (uint i = 0; i < KPT; i++)
+      if (lid + i * WGS < K_SIZE) KV[lid + i * WGS] = kreg[i];
 #if SPLIT_KV
-    for (uint e = lid; e < BN * VP; e += WGS) {
-      uint j = e / VP, c = (e % VP) * 4;
-      vec4 v4 = vec4(0.0);
-      if (n0 + j < N)
-        [[unroll]] for (uint k = 0; k < 4; k++)
-          if (c + k < DV) v4[k] = float(v[(b * N + n0 + j) * DV + c + k]);
-      KV[V_BASE + e] = v4;
-    }
+    [[unroll]] for (uint i = 0; i < VPT; i++)
+      if (lid + i * WGS < V_SIZE) KV[V_BASE + lid + i * WGS] = vreg[i];
+    [[unroll]] for (uint i = 0; i < KPT; i++) kreg[i] = load_k4(b, n0 + BN, lid + i * WGS);
+    [[unroll]] for (uint i = 0; i < VPT; i++) vreg[i] = load_v4(b, n0 + BN, lid + i * WGS);
+#endif
+#else
+    for (uint e = lid; e < K_SIZE; e += WGS) KV[e] = load_k4(b, n0, e);
+#if SPLIT_KV
+    for (uint e = lid; e < V_SIZE; e += WGS) KV[V_BASE + e] = load_v4(b, n0, e);
+#endif
 #endif
     barrier();
     vec4 s[TR];
@@ -228,14 +256,14 @@ void main() {
     }
     barrier(); // P written; kt's block read
 #if !SPLIT_KV
-    for (uint e = lid; e < BN * VP; e += WGS) {
-      uint j = e / VP, c = (e % VP) * 4;
-      vec4 v4 = vec4(0.0);
-      if (n0 + j < N)
-        [[unroll]] for (uint k = 0; k < 4; k++)
-          if (c + k < DV) v4[k] = float(v[(b * N + n0 + j) * DV + c + k]);
-      KV[V_BASE + e] = v4;
-    }
+#if PREFETCH
+    [[unroll]] for (uint i = 0; i < VPT; i++)
+      if (lid + i * WGS < V_SIZE) KV[V_BASE + lid + i * WGS] = vreg[i];
+    [[unroll]] for (uint i = 0; i < KPT; i++) kreg[i] = load_k4(b, n0 + BN, lid + i * WGS);
+    [[unroll]] for (uint i = 0; i < VPT; i++) vreg[i] = load_v4(b, n0 + BN, lid + i * WGS);
+#else
+    for (uint e = lid; e < V_SIZE; e += WGS) KV[V_BASE + e] = load_v4(b, n0, e);
+#endif
     barrier();
 #endif
     for (uint k4 = 0; k4 < TC; k4++) {

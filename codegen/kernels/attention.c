@@ -10,7 +10,9 @@
  * sizes (q's rows, kt's and v's key blocks, the block's probabilities), so
  * the default is the first rung of a ladder that fits the device, kt's and
  * v's blocks share one buffer where both do not fit (SPLIT_KV 0: two more
- * barriers per block), and a point that does not fit is refused
+ * barriers per block), the next blocks are loaded into registers during
+ * this one's work where each invocation's share is at most MAX_PREFETCH
+ * vec4s (PREFETCH), and a point that does not fit is refused
  * (UNSUPPORTED) for the tuner to skip. */
 #include <stdio.h>
 #include <string.h>
@@ -40,6 +42,7 @@ static const cg_schedule LADDER[] = {
 
 #define MAX_HEAD 256 /* head sizes past this would need OC beyond registers */
 #define MAX_ACC 64   /* output floats per invocation */
+#define MAX_PREFETCH 12 /* vec4s of the next blocks per invocation */
 
 /* Workgroup bytes of schedule s for heads of d and dv (the GLSL's sizes),
  * with kt's and v's blocks apart (split) or in one buffer. */
@@ -149,6 +152,10 @@ vkml_status cg_node_attention(const ir_node *n, const cg_template *st, const cg_
   VKML_RETURN_IF_ERROR(cg_kernel_define(out, "DV", "%lld", (long long)dv));
   VKML_RETURN_IF_ERROR(cg_kernel_define(out, "USE_SG", "%d", use_sg));
   VKML_RETURN_IF_ERROR(cg_kernel_define(out, "SPLIT_KV", "%d", split));
+  /* the next blocks in registers where each invocation's share is small */
+  int64_t wgs = (int64_t)s->v[AT_WG_M] * tc, d4 = (d + 3) / 4, vp = (dv + 3) / 4;
+  int64_t per = (d4 * 4 * tc + wgs - 1) / wgs + (4 * tc * vp + wgs - 1) / wgs;
+  VKML_RETURN_IF_ERROR(cg_kernel_define(out, "PREFETCH", "%d", per <= MAX_PREFETCH));
   const cg_spec_value specs[] = {
       {CG_SPEC_ATTENTION_BATCH, (uint32_t)batch},
       {CG_SPEC_ATTENTION_M, (uint32_t)m},
