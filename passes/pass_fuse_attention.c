@@ -18,11 +18,20 @@
  * first product's alpha) and before fuse_elementwise (which would take the
  * bias add into a fused kernel), on a GPU target only, when the graph is
  * placed (vkc --attention off: none). The CPU runs the op too
- * (runtime/cpu/k_attention.c), so placement may still put it there. */
+ * (runtime/cpu/k_attention.c), so placement may still put it there.
+ *
+ * In fp16 on a target with cooperative matrices, only products of fewer
+ * than FP16_MAX_KEYS keys: there the two batched matmuls run on the tensor
+ * cores while the attention kernel computes in fp32 on the FMA units. On
+ * the H200 (bench/results/2026-11-28-attention.md, call 3) fp16 ViT-B/16
+ * and ViT-L/16 (197 keys) ran 2-4 % slower with it, Swin-T (49) and
+ * ViT-B/32 (50) 2-5 % faster; in fp32 all four gain 5-11 %. */
 #include <math.h>
 #include <stdlib.h>
 
 #include "passes/pass.h"
+
+#define FP16_MAX_KEYS 128
 
 static bool plain(const ir_value *v, ir_dtype dt) {
   return v->type.dtype == dt && !v->type.bounded && v->layout == IR_LAYOUT_DEFAULT;
@@ -69,7 +78,8 @@ typedef struct match {
 
 /* Whether the chain ending in product pv (y = matmul(p, v)) is attention
  * (file comment); its parts in *m. */
-static bool matches(const ir_graph *g, const int *uses, ir_node *pv, match *m) {
+static bool matches(const ir_graph *g, const pass_opts *o, const int *uses, ir_node *pv,
+                    match *m) {
   *m = (match){.pv = pv};
   if (pv->op != IR_OP_MATMUL || pv->n_inputs != 2 || pv->n_outputs != 1 || !no_act(pv) ||
       ir_node_float(pv, IR_A_ALPHA, 1.0f) != 1.0f)
@@ -127,6 +137,10 @@ static bool matches(const ir_graph *g, const int *uses, ir_node *pv, match *m) {
     for (int k = 0; k < r - 2; k++)
       if (ops[i]->type.dims[k] != y->type.dims[k]) return false;
   }
+  const ir_target *t = o->target;
+  if (o->precision == IR_PRECISION_FP16 && (t->coopmat_khr || t->coopmat_nv) &&
+      m->kt->type.dims[r - 1] >= FP16_MAX_KEYS)
+    return false;
   return true;
 }
 
@@ -161,7 +175,7 @@ vkml_status pass_fuse_attention(ir_graph *g, const pass_opts *opts, bool *change
   for (ir_node *n = g->first, *next; n && !s; n = next) {
     next = n->next;
     match m;
-    if (!matches(g, uses, n, &m)) continue;
+    if (!matches(g, opts, uses, n, &m)) continue;
     s = rewrite(g, &m);
     any = any || !s;
   }

@@ -199,6 +199,35 @@ Test(fuse_attention, kept) {
   }
 }
 
+/* in fp16 on a cooperative-matrix target, only below 128 keys */
+Test(fuse_attention, fp16_keys) {
+  const char *text =
+      "vkir 1\ngraph @g(%q: f32[1,2,7,8], %k: f32[1,2,8,128], %v: f32[1,2,128,5])"
+      " -> (%y: f32[1,2,7,5]) {\n"
+      "  %s = matmul %q, %k : f32[1,2,7,128]\n"
+      "  %p = softmax %s {axis=-1} : f32[1,2,7,128]\n"
+      "  %y = matmul %p, %v : f32[1,2,7,5]\n"
+      "  return %y\n"
+      "}\n";
+  ir_target t;
+  pass_opts o = gpu(&t);
+  o.precision = IR_PRECISION_FP16;
+  ir_graph *g = parse(text);
+  cr_assert(fuse(g, &o), "fp16 without cooperative matrices");
+  ir_graph_destroy(g);
+  t.coopmat_khr = true;
+  g = parse(text);
+  cr_assert(!fuse(g, &o), "fp16, cooperative matrices, 128 keys");
+  ir_graph_destroy(g);
+  g = parse(VIT);
+  cr_assert(fuse(g, &o), "fp16, cooperative matrices, 9 keys");
+  ir_graph_destroy(g);
+  o.precision = IR_PRECISION_FP32;
+  g = parse(text);
+  cr_assert(fuse(g, &o), "fp32, cooperative matrices, 128 keys");
+  ir_graph_destroy(g);
+}
+
 /* only on a GPU target, when placing, and not with --attention off */
 Test(fuse_attention, targets) {
   ir_target t;
