@@ -87,19 +87,23 @@ static const char *VIT = "vkir 1\ngraph @g(%q: f32[1,2,7,8], %k: f32[1,2,8,9], %
                          "  return %y\n"
                          "}\n";
 
-Test(fuse_attention, vit) {
-  ir_graph *g = parse(VIT);
+/* text fuses, on a GPU target, into one attention node of n_inputs inputs
+ * and this alpha, under the last product's output name */
+static void expect_one(const char *text, int n_inputs, float alpha) {
+  ir_graph *g = parse(text);
   ir_target t;
   pass_opts o = gpu(&t);
   cr_assert(fuse(g, &o));
   cr_assert_eq(count_nodes(g), 1);
   ir_node *a = g->first;
   cr_assert_eq(a->op, IR_OP_ATTENTION);
-  cr_assert_eq(a->n_inputs, 3);
-  cr_assert_float_eq(ir_node_float(a, IR_A_ALPHA, 1), 0.35f, 1e-7);
+  cr_assert_eq(a->n_inputs, n_inputs);
+  cr_assert_float_eq(ir_node_float(a, IR_A_ALPHA, 1), alpha, 1e-7);
   cr_assert_str_eq(a->outputs[0]->name, "y");
   ir_graph_destroy(g);
 }
+
+Test(fuse_attention, vit) { expect_one(VIT, 3, 0.35f); }
 
 /* Swin: a scaled q, the relative-position bias added to the scores (over
  * windows x heads: the bias broadcasts over the windows); a div and a mul
@@ -118,15 +122,7 @@ Test(fuse_attention, bias_and_scales) {
       "  %y = matmul %p, %v : f32[4,3,6,8]\n"
       "  return %y\n"
       "}\n";
-  ir_graph *g = parse(text);
-  ir_target t;
-  pass_opts o = gpu(&t);
-  cr_assert(fuse(g, &o));
-  cr_assert_eq(count_nodes(g), 1);
-  cr_assert_eq(g->first->op, IR_OP_ATTENTION);
-  cr_assert_eq(g->first->n_inputs, 4);
-  cr_assert_float_eq(ir_node_float(g->first, IR_A_ALPHA, 1), 0.25f, 1e-7);
-  ir_graph_destroy(g);
+  expect_one(text, 4, 0.25f);
 }
 
 Test(fuse_attention, bias_scaled_scores) {
@@ -141,16 +137,7 @@ Test(fuse_attention, bias_scaled_scores) {
       "  %y = matmul %p, %v : f32[4,3,6,8]\n"
       "  return %y\n"
       "}\n";
-  ir_graph *g = parse(text);
-  ir_target t;
-  pass_opts o = gpu(&t);
-  cr_assert(fuse(g, &o));
-  cr_assert_eq(count_nodes(g), 1);
-  ir_node *a = g->first;
-  cr_assert_eq(a->op, IR_OP_ATTENTION);
-  cr_assert_eq(a->n_inputs, 4);
-  cr_assert_float_eq(ir_node_float(a, IR_A_ALPHA, 1), 0.5f, 1e-7);
-  ir_graph_destroy(g);
+  expect_one(text, 4, 0.5f);
 }
 
 /* graphs that must stay as they are, on a GPU target */
