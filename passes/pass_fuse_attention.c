@@ -106,6 +106,7 @@ static bool matches(const ir_graph *g, const pass_opts *o, const int *uses, ir_n
       ir_node *an = a->producer;
       ir_value *x;
       double c;
+      /* the scores' side: the product, or a scaling of it (checked below) */
       if (an->op != IR_OP_MATMUL && !scalar_scale(g, an, &x, &c)) continue;
       m->add = n;
       m->bias = b;

@@ -44,13 +44,21 @@ static const cg_schedule LADDER[] = {
 #define MAX_ACC 64   /* output floats per invocation */
 #define MAX_PREFETCH 12 /* vec4s of the next blocks per invocation */
 
+/* The vec4s of kt's block (*k) and v's block (*v) under schedule s for
+ * heads of d and dv (the GLSL's K_SIZE, V_SIZE). */
+static void block_vec4s(const cg_schedule *s, int64_t d, int64_t dv, int64_t *k, int64_t *v) {
+  int64_t tc = s->v[AT_TC];
+  *k = (d + 3) / 4 * 4 * tc;
+  *v = 4 * tc * ((dv + 3) / 4);
+}
+
 /* Workgroup bytes of schedule s for heads of d and dv (the GLSL's sizes),
  * with kt's and v's blocks apart (split) or in one buffer. */
 static int64_t shared_bytes(const cg_schedule *s, int64_t d, int64_t dv, bool split) {
-  int64_t tc = s->v[AT_TC], bm = (int64_t)s->v[AT_WG_M] * s->v[AT_TR], bn = 4 * tc;
-  int64_t d4 = (d + 3) / 4, vp = (dv + 3) / 4;
-  int64_t k = d4 * 4 * tc, v = bn * vp, kv = split ? k + v : (k > v ? k : v);
-  return 16 * (bm * (d4 + 1) + kv + bm * (tc + 1)) + 4 * bm * tc;
+  int64_t tc = s->v[AT_TC], bm = (int64_t)s->v[AT_WG_M] * s->v[AT_TR], k, v;
+  block_vec4s(s, d, dv, &k, &v);
+  int64_t kv = split ? k + v : (k > v ? k : v);
+  return 16 * (bm * ((d + 3) / 4 + 1) + kv + bm * (tc + 1)) + 4 * bm * tc;
 }
 
 /* The bias's batch strides as at most two groups: batch index b is
@@ -109,10 +117,11 @@ vkml_status cg_node_attention(const ir_node *n, const cg_template *st, const cg_
   int64_t batch = ir_type_numel(q) / (m * d > 0 ? m * d : 1);
   if (d > MAX_HEAD || dv > MAX_HEAD || m < 1 || nk < 1 || d < 1 || dv < 1 ||
       ir_type_numel(q) > INT32_MAX || ir_type_numel(&n->inputs[1]->type) > INT32_MAX ||
-      ir_type_numel(v) > INT32_MAX || ir_type_numel(y) > INT32_MAX)
+      ir_type_numel(v) > INT32_MAX || ir_type_numel(y) > INT32_MAX ||
+      (n->n_inputs == 4 && ir_type_numel(&n->inputs[3]->type) > INT32_MAX))
     return vkml_status_make(VKML_CODE_UNSUPPORTED,
                             "attention: the GPU kernel takes head sizes of 1 to %d and fewer "
-                            "than 2^31 elements per operand",
+                            "than 2^31 elements per operand (bias included)",
                             MAX_HEAD);
   int64_t inner = 1, s0 = 0, s1 = 0, sm = 0, sn = 0;
   bool has_bias = n->n_inputs == 4;
@@ -153,8 +162,9 @@ vkml_status cg_node_attention(const ir_node *n, const cg_template *st, const cg_
   VKML_RETURN_IF_ERROR(cg_kernel_define(out, "USE_SG", "%d", use_sg));
   VKML_RETURN_IF_ERROR(cg_kernel_define(out, "SPLIT_KV", "%d", split));
   /* the next blocks in registers where each invocation's share is small */
-  int64_t wgs = (int64_t)s->v[AT_WG_M] * tc, d4 = (d + 3) / 4, vp = (dv + 3) / 4;
-  int64_t per = (d4 * 4 * tc + wgs - 1) / wgs + (4 * tc * vp + wgs - 1) / wgs;
+  int64_t wgs = (int64_t)s->v[AT_WG_M] * tc, kb, vb;
+  block_vec4s(s, d, dv, &kb, &vb);
+  int64_t per = (kb + wgs - 1) / wgs + (vb + wgs - 1) / wgs;
   VKML_RETURN_IF_ERROR(cg_kernel_define(out, "PREFETCH", "%d", per <= MAX_PREFETCH));
   const cg_spec_value specs[] = {
       {CG_SPEC_ATTENTION_BATCH, (uint32_t)batch},
