@@ -3,13 +3,18 @@
  *   s = matmul(q, kt) {alpha}          q [..,M,D], kt [..,D,N]
  *   s = s * c  or  s / c               (optional, repeated; c one-element constants)
  *   s = s + bias                       (optional, bias broadcasting to s)
+ *   s = reshape(reshape(s, [B/W, W, H, M, N]) + mask, [B, H, M, N])
+ *                                      (optional: Swin's shifted windows)
  *   p = softmax(s, axis = last)
  *   y = matmul(p, v)                   v [..,N,Dv]
  *
  * becomes one attention node (q, kt, v[, bias]) {alpha}: the scores and
  * probabilities ([..,M,N], 16 x 197 x 197 floats per ViT layer) never
  * reach memory, and three to five dispatches become one
- * (glsl/attention.comp). Every intermediate must be read by the next node
+ * (glsl/attention.comp). A window mask becomes part of the bias: the mask
+ * plus the bias (one add, where both are there), reshaped to [B, H, M, N]'s
+ * rank, where that broadcasts (its two leading axes both whole or both 1:
+ * batch 1, or a mask per batch and window). Every intermediate must be read by the next node
  * only and be no graph output; q, kt and v of one float dtype with equal
  * batch axes (no broadcast), nothing bounded, default layouts; the
  * products without fused activations and the second without alpha.
@@ -29,6 +34,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "ir/params.h"
 #include "passes/pass.h"
 
 #define FP16_MAX_KEYS 128
@@ -70,11 +76,72 @@ static bool scalar_scale(const ir_graph *g, const ir_node *n, ir_value **x, doub
 
 typedef struct match {
   ir_node *qk, *add, *softmax, *pv;
+  ir_node *r1, *add_mask, *r2; /* the window mask's reshapes and add, or NULL */
+  ir_value *mask;
+  ir_type bias5, bias4; /* with a mask: mask + bias, and that as the bias */
   ir_node *scales[MAX_SCALES];
   int n_scales;
   ir_value *q, *kt, *v, *bias;
   double alpha;
 } match;
+
+static bool is_reshape(const ir_node *n) {
+  return n && n->op == IR_OP_RESHAPE && n->n_inputs == 1 && n->n_outputs == 1;
+}
+
+/* Whether scores s (4-D) are reshape(reshape(s4, [B/W, W, H, M, N]) + mask,
+ * s's dims), every intermediate private; the parts in *m. */
+static bool window_mask(const ir_graph *g, const int *uses, const ir_value *s, ir_dtype dt,
+                        match *m) {
+  ir_node *r2 = s->producer;
+  if (!is_reshape(r2) || s->type.rank != 4) return false;
+  ir_value *x5 = r2->inputs[0];
+  ir_node *a2 = x5->producer;
+  if (!plain(x5, dt) || !private_value(g, uses, x5) || !a2 || a2->op != IR_OP_ADD ||
+      a2->n_inputs != 2 || !no_act(a2))
+    return false;
+  for (int i = 0; i < 2; i++) {
+    ir_value *a = a2->inputs[i], *mk = a2->inputs[1 - i];
+    ir_node *r1 = a->producer;
+    if (!is_reshape(r1) || !plain(a, dt) || !private_value(g, uses, a) || !plain(mk, dt) ||
+        a->type.rank != 5 || mk->type.rank > 5 || !ir_type_equal(&a->type, &x5->type))
+      continue;
+    const ir_value *s4 = r1->inputs[0];
+    const int64_t *d5 = a->type.dims, *d4 = s4->type.dims;
+    if (!plain(s4, dt) || !private_value(g, uses, s4) || !ir_type_equal(&s4->type, &s->type) ||
+        d5[0] * d5[1] != d4[0] || d5[2] != d4[1] || d5[3] != d4[2] || d5[4] != d4[3])
+      continue;
+    m->r1 = r1;
+    m->add_mask = a2;
+    m->r2 = r2;
+    m->mask = mk;
+    return true;
+  }
+  return false;
+}
+
+/* With a window mask: the mask plus the bias (5-D), and its 4-D form if it
+ * broadcasts to the scores (file comment); false otherwise. */
+static bool mask_bias(match *m) {
+  const ir_type *s5 = &m->r1->outputs[0]->type;
+  ir_type b5 = m->mask->type;
+  if (m->bias) {
+    const ir_type *b = &m->bias->type; /* broadcast over the windows' batch in 4-D */
+    if (b->rank == 4 && b->dims[0] != 1) return false;
+    vkml_status st = ir_broadcast(&m->mask->type, b, &b5);
+    if (st) {
+      vkml_status_free(st);
+      return false;
+    }
+  }
+  int64_t d[5];
+  for (int i = 0; i < 5; i++) d[i] = i < 5 - b5.rank ? 1 : b5.dims[i - (5 - b5.rank)];
+  bool whole = d[0] == s5->dims[0] && d[1] == s5->dims[1];
+  if (!whole && (d[0] != 1 || d[1] != 1)) return false;
+  m->bias5 = b5;
+  m->bias4 = ir_type_make(b5.dtype, 4, (int64_t[]){d[0] * d[1], d[2], d[3], d[4]});
+  return true;
+}
 
 /* Whether the chain ending in product pv (y = matmul(p, v)) is attention
  * (file comment); its parts in *m. */
@@ -96,7 +163,9 @@ static bool matches(const ir_graph *g, const pass_opts *o, const int *uses, ir_n
   m->softmax = sm;
   ir_value *s = sm->inputs[0];
   if (!plain(s, dt) || !private_value(g, uses, s) || !s->producer) return false;
+  if (window_mask(g, uses, s, dt, m)) s = m->r1->inputs[0];
   ir_node *n = s->producer;
+  if (!n) return false;
   if (n->op == IR_OP_ADD && n->n_inputs == 2 && no_act(n)) {
     for (int i = 0; i < 2 && !m->add; i++) {
       ir_value *a = n->inputs[i], *b = n->inputs[1 - i];
@@ -138,6 +207,7 @@ static bool matches(const ir_graph *g, const pass_opts *o, const int *uses, ir_n
     for (int k = 0; k < r - 2; k++)
       if (ops[i]->type.dims[k] != y->type.dims[k]) return false;
   }
+  if (m->mask && !mask_bias(m)) return false;
   const ir_target *t = o->target;
   if (o->precision == IR_PRECISION_FP16 && (t->coopmat_khr || t->coopmat_nv) &&
       m->kt->type.dims[r - 1] >= FP16_MAX_KEYS)
@@ -145,19 +215,40 @@ static bool matches(const ir_graph *g, const pass_opts *o, const int *uses, ir_n
   return true;
 }
 
+/* The window mask plus the bias as one 4-D bias before node `before`. */
+static vkml_status combine_mask(ir_graph *g, const match *m, ir_node *before, ir_value **out) {
+  const char *base = m->pv->outputs[0]->name;
+  ir_value *b5 = m->mask;
+  ir_node *n;
+  if (m->bias) {
+    ir_value *ins[2] = {m->mask, m->bias};
+    const ir_type *t5[1] = {&m->bias5};
+    VKML_RETURN_IF_ERROR(pass_node_insert(g, before, IR_OP_ADD, ins, 2, base, t5,
+                                          (const char *const[]){".mask_bias"}, NULL, 1, &n));
+    b5 = n->outputs[0];
+  }
+  const ir_type *t4[1] = {&m->bias4};
+  VKML_RETURN_IF_ERROR(pass_node_insert(g, before, IR_OP_RESHAPE, &b5, 1, base, t4,
+                                        (const char *const[]){".attn_bias"}, NULL, 1, &n));
+  VKML_RETURN_IF_ERROR(ir_node_set_ints(g, n, IR_A_SHAPE, m->bias4.dims, 4));
+  *out = n->outputs[0];
+  return VKML_OK;
+}
+
 static vkml_status rewrite(ir_graph *g, const match *m) {
   ir_value *ins[4] = {m->q, m->kt, m->v, m->bias};
+  if (m->mask) VKML_RETURN_IF_ERROR(combine_mask(g, m, m->pv, &ins[3]));
   ir_value *y = m->pv->outputs[0];
   ir_node *at;
   const ir_type *types[1] = {&y->type};
   const char *sfx[1] = {""};
-  VKML_RETURN_IF_ERROR(pass_node_insert(g, m->pv, IR_OP_ATTENTION, ins, m->bias ? 4 : 3, y->name,
+  VKML_RETURN_IF_ERROR(pass_node_insert(g, m->pv, IR_OP_ATTENTION, ins, ins[3] ? 4 : 3, y->name,
                                         types, sfx, &y, 1, &at));
   if (m->alpha != 1.0) VKML_RETURN_IF_ERROR(ir_node_set_float(g, at, IR_A_ALPHA, (float)m->alpha));
   const char *name = ir_node_string(m->qk, IR_A_NAME);
   if (name) VKML_RETURN_IF_ERROR(ir_node_set_string(g, at, IR_A_NAME, name));
-  ir_node *gone[3] = {m->pv, m->softmax, m->add};
-  for (int i = 0; i < 3; i++)
+  ir_node *gone[6] = {m->pv, m->softmax, m->r2, m->add_mask, m->r1, m->add};
+  for (int i = 0; i < 6; i++)
     if (gone[i]) ir_node_remove(g, gone[i]);
   for (int i = 0; i < m->n_scales; i++) ir_node_remove(g, m->scales[i]);
   ir_node_remove(g, m->qk);

@@ -1,5 +1,6 @@
 /* pass_fuse_attention: which chains become one attention node (ViT's
- * scaled q.k^T, Swin's bias add, a scalar mul or div of the scores), which
+ * scaled q.k^T, Swin's bias add and shifted-window mask, a scalar mul or
+ * div of the scores), which
  * stay (softmax along another axis, a scores value read twice or a graph
  * output, a second product with alpha, broadcast batch axes, no GPU target,
  * --attention off), and that the rewritten graph computes what it did on
@@ -43,8 +44,8 @@ static int count_nodes(const ir_graph *g) {
  * with the graph before (rtol 1e-5 of the largest output, fp32). */
 static bool fuse(ir_graph *g, const pass_opts *o) {
   t_rng r = t_rng_make(5);
-  rt_tensor in[4], before[2], after[2];
-  cr_assert_leq(g->n_inputs, 4);
+  rt_tensor in[5], before[2], after[2];
+  cr_assert_leq(g->n_inputs, 5);
   cr_assert_leq(g->n_outputs, 2);
   for (int i = 0; i < g->n_inputs; i++) {
     const ir_type *t = &g->inputs[i]->type;
@@ -138,6 +139,48 @@ Test(fuse_attention, bias_scaled_scores) {
       "  return %y\n"
       "}\n";
   expect_one(text, 4, 0.5f);
+}
+
+/* Swin's shifted windows: the mask added between two reshapes splitting the
+ * batch into (batch / windows, windows); the mask plus the bias becomes
+ * the op's bias (an add and a reshape before it) */
+#define SWIN_SHIFTED(B5, MASK)                                                                  \
+  "vkir 1\ngraph @g(%q: f32[4,3,6,8], %k: f32[4,3,8,6], %v: f32[4,3,6,8], %b: f32[3,6,6], "   \
+  "%m: f32" MASK ") -> (%y: f32[4,3,6,8]) {\n"                                                 \
+  "  %s = matmul %q, %k {alpha=0.35} : f32[4,3,6,6]\n"                                          \
+  "  %s1 = add %s, %b : f32[4,3,6,6]\n"                                                         \
+  "  %s5 = reshape %s1 {shape=[" B5 "]} : f32[" B5 "]\n"                                        \
+  "  %s6 = add %s5, %m : f32[" B5 "]\n"                                                         \
+  "  %s7 = reshape %s6 {shape=[4,3,6,6]} : f32[4,3,6,6]\n"                                      \
+  "  %p = softmax %s7 {axis=-1} : f32[4,3,6,6]\n"                                               \
+  "  %y = matmul %p, %v : f32[4,3,6,8]\n"                                                       \
+  "  return %y\n"                                                                               \
+  "}\n"
+
+Test(fuse_attention, window_mask) {
+  const char *fused[] = {
+      SWIN_SHIFTED("1,4,3,6,6", "[4,1,6,6]"),   /* batch 1, a mask per window */
+      SWIN_SHIFTED("2,2,3,6,6", "[2,2,1,6,6]"), /* batch 2, a mask per batch and window */
+  };
+  for (int i = 0; i < 2; i++) {
+    ir_graph *g = parse(fused[i]);
+    ir_target t;
+    pass_opts o = gpu(&t);
+    cr_assert(fuse(g, &o), "case %d", i);
+    cr_assert_eq(count_nodes(g), 3, "case %d: the mask's add and reshape, the attention", i);
+    cr_assert_eq(count_op(g, IR_OP_ATTENTION), 1);
+    cr_assert_eq(g->last->n_inputs, 4);
+    cr_assert_float_eq(ir_node_float(g->last, IR_A_ALPHA, 1), 0.35f, 1e-7);
+    ir_graph_destroy(g);
+  }
+  /* batch 2 with one mask per window for both: the bias would index the
+   * batch modulo the windows, no NumPy broadcast */
+  ir_graph *g = parse(SWIN_SHIFTED("2,2,3,6,6", "[2,1,6,6]"));
+  ir_target t;
+  pass_opts o = gpu(&t);
+  cr_assert(!fuse(g, &o));
+  cr_assert_eq(count_op(g, IR_OP_ATTENTION), 0);
+  ir_graph_destroy(g);
 }
 
 /* graphs that must stay as they are, on a GPU target */
