@@ -35,6 +35,9 @@ typedef const char *(*pass_place_fn)(void *user, const ir_node *n, char *why, si
  * stays computed at run time (a constant that large costs file size and
  * upload; a small one saves a dispatch). */
 #define PASS_FOLD_MAX_BYTES (64 * 1024)
+/* A larger result still folds, up to this size, when it holds no more
+ * elements than the node's largest constant input (no broadcast growth). */
+#define PASS_FOLD_SAME_MAX_BYTES (64 * 1024 * 1024)
 /* Constants a pass creates go inline (printed in the text) up to this size,
  * into the weights blob above it. */
 #define PASS_INLINE_MAX_BYTES 64

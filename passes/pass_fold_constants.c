@@ -1,6 +1,9 @@
 /* pass_fold_constants: a node whose inputs are all constants and whose
- * outputs together hold at most opts.fold_max_bytes is run once, at compile
- * time, through the evaluator the caller injects (opts.eval: the CPU
+ * outputs together hold at most opts.fold_max_bytes (or, up to
+ * PASS_FOLD_SAME_MAX_BYTES, no more elements than its largest input: the
+ * model already carries a constant that large, as Swin's window mask, an
+ * equal / not / where chain over a [windows, 49, 49] constant) is run once,
+ * at compile time, through the evaluator the caller injects (opts.eval: the CPU
  * reference kernels, so the folded value is what the CPU would compute at
  * run time), and its outputs become constants (pass_const_create: inline
  * when small, else in the weights blob). Nodes are visited in order, so a
@@ -17,13 +20,18 @@ static bool foldable(const ir_graph *g, const ir_node *n, int64_t max_bytes) {
   if (n->n_inputs > IR_MAX_NODE_OPERANDS || n->n_outputs > IR_MAX_NODE_OPERANDS) return false;
   for (int i = 0; i < n->n_inputs; i++)
     if (!ir_value_is_const(n->inputs[i]) || !ir_value_const_data(g, n->inputs[i])) return false;
-  int64_t bytes = 0;
+  int64_t bytes = 0, elems = 0, largest_in = 0;
   for (int i = 0; i < n->n_outputs; i++) {
     const ir_value *v = n->outputs[i];
     if (v->type.bounded || v->layout != IR_LAYOUT_DEFAULT) return false;
     bytes += ir_type_bytes(&v->type);
+    elems += ir_type_numel(&v->type);
   }
-  return bytes <= max_bytes;
+  for (int i = 0; i < n->n_inputs; i++) {
+    int64_t e = ir_type_numel(&n->inputs[i]->type);
+    largest_in = e > largest_in ? e : largest_in;
+  }
+  return bytes <= max_bytes || (elems <= largest_in && bytes <= PASS_FOLD_SAME_MAX_BYTES);
 }
 
 /* out[i] becomes constant c: readers read c; a graph output passes its name

@@ -6,7 +6,11 @@
  * shape (nearest or linear: the sample positions fall exactly on the input
  * elements; not tf_half_pixel_for_nn, whose half-pixel shift rounds to the
  * next element with some nearest modes; not cubic); a max or average pool
- * of 1x1 windows at stride 1 without pads. Dropout does not reach
+ * of 1x1 windows at stride 1 without pads; a pad of zero on every side
+ * (torchvision's Swin pads each block to a multiple of its window, by zero
+ * where the size already is one); a slice that takes every element in
+ * order (step 1 along the whole axis); a strided_copy that reads its input
+ * in order (offset 0, its own shape, row-major strides). Dropout does not reach
  * the IR (the importer makes it an identity). The readers of the output read
  * the input instead; a graph output keeps its name (pass_node_bypass).
  *
@@ -72,6 +76,51 @@ static bool transpose_moves_nothing(const ir_node *n) {
   return true;
 }
 
+static bool pad_is_identity(const ir_node *n) {
+  ir_pad_params p;
+  int rank = n->inputs[0]->type.rank;
+  vkml_status s = ir_pad_params_get(n, rank, &p);
+  if (s) {
+    vkml_status_free(s);
+    return false;
+  }
+  for (int i = 0; i < rank; i++)
+    if (p.begins[i] || p.ends[i]) return false;
+  return true;
+}
+
+/* (the output's type is the input's: checked by the caller) */
+static bool slice_is_identity(const ir_node *n) {
+  const ir_type *x = &n->inputs[0]->type;
+  ir_slice_params p;
+  vkml_status s = ir_slice_params_get(n, x, &p);
+  if (s) {
+    vkml_status_free(s);
+    return false;
+  }
+  for (int i = 0; i < x->rank; i++)
+    if (x->dims[i] > 1 && (p.start[i] != 0 || p.step[i] != 1 || p.count[i] != x->dims[i]))
+      return false;
+  return true;
+}
+
+static bool strided_copy_is_identity(const ir_node *n) {
+  const ir_type *x = &n->inputs[0]->type;
+  ir_strided_params p;
+  vkml_status s = ir_strided_params_get(n, x, &p);
+  if (s) {
+    vkml_status_free(s);
+    return false;
+  }
+  if (p.offset != 0 || p.rank != x->rank) return false;
+  int64_t run = 1;
+  for (int i = x->rank - 1; i >= 0; i--) {
+    if (p.dims[i] != x->dims[i] || (x->dims[i] > 1 && p.strides[i] != run)) return false;
+    run *= x->dims[i];
+  }
+  return true;
+}
+
 static bool is_identity(const ir_node *n) {
   if (n->n_inputs < 1 || n->n_outputs != 1) return false;
   const ir_value *x = n->inputs[0], *y = n->outputs[0];
@@ -91,6 +140,9 @@ static bool is_identity(const ir_node *n) {
   case IR_OP_RESIZE: return resize_is_identity(n);
   case IR_OP_MAXPOOL:
   case IR_OP_AVGPOOL: return pool_is_identity(n);
+  case IR_OP_PAD: return n->n_inputs == 1 && pad_is_identity(n);
+  case IR_OP_SLICE: return n->n_inputs == 1 && slice_is_identity(n);
+  case IR_OP_STRIDED_COPY: return strided_copy_is_identity(n);
   default: return false;
   }
 }
