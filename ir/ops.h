@@ -174,7 +174,7 @@
   X(TRANSPOSE, "transpose", transpose, transpose, IO(1, 1, 1, 1), ATTRS(IR_A_PERM), 0, TRANSPOSE)  \
   /* strided_copy: y[i] = x_flat[offset + i . strides] (pass_fuse_copies) */                       \
   X(STRIDED_COPY, "strided_copy", strided_copy, strided_copy, IO(1, 1, 1, 1),                      \
-    ATTRS(IR_A_SHAPE, IR_A_STRIDES, IR_A_OFFSET), 0, NONE)                                         \
+    ATTRS(IR_A_SHAPE, IR_A_STRIDES, IR_A_OFFSET, IR_A_ROLL_DIMS, IR_A_ROLL_SHIFTS), 0, NONE)       \
   X(CONCAT, "concat", concat, concat, IO(1, -1, 1, 1),                                             \
     ATTRS(IR_A_AXIS), READS_EXTENT | WRITES_EXTENT, CONCAT)                                        \
   X(SPLIT, "split", split, split, IO(1, 1, 1, -1), ATTRS(IR_A_AXIS, IR_A_SPLIT), 0, SPLIT)         \
@@ -379,8 +379,10 @@ typedef enum ir_enum {
   /* grid_sample */                                                            \
   X(PADDING_MODE, "padding_mode", ENUM, PAD_MODE)                              \
   X(ALIGN_CORNERS, "align_corners", INT, NONE)                                 \
-  /* strided_copy's first element in its input */                             \
-  X(OFFSET, "offset", INT, NONE)
+  /* strided_copy's first element in its input; its input's roll */           \
+  X(OFFSET, "offset", INT, NONE)                                               \
+  X(ROLL_DIMS, "roll_dims", INTS, NONE)                                        \
+  X(ROLL_SHIFTS, "roll_shifts", INTS, NONE)
 
 typedef enum ir_attr_id {
 #define X(id, name, kind, en) IR_A_##id,

@@ -301,7 +301,43 @@ vkml_status ir_strided_params_get(const ir_node *n, const ir_type *in, ir_stride
   if (count && (lo < 0 || hi >= ir_type_numel(in)))
     return ir_infer_error("strided_copy: reads elements %lld..%lld of an input of %lld",
                           (long long)lo, (long long)hi, (long long)ir_type_numel(in));
+  const int64_t *rd, *rs;
+  int nrd = ir_node_ints(n, IR_A_ROLL_DIMS, &rd), nrs = ir_node_ints(n, IR_A_ROLL_SHIFTS, &rs);
+  out->roll_rank = 0;
+  if (nrd < 0 && nrs < 0) return VKML_OK;
+  if (nrd < 0 || nrs != nrd)
+    return ir_infer_error("strided_copy: roll_dims and roll_shifts go together, one shift per dim");
+  if (nrd < 1 || nrd > IR_MAX_RANK)
+    return ir_infer_error("strided_copy: %d roll dims (1..%d)", nrd, IR_MAX_RANK);
+  int64_t prod = 1;
+  for (int d = 0; d < nrd; d++) {
+    if (rd[d] < 1 || prod > IR_MAX_ELEMENTS / rd[d])
+      return ir_infer_error("strided_copy: bad roll dim %lld", (long long)rd[d]);
+    if (rs[d] < 0 || rs[d] >= rd[d])
+      return ir_infer_error("strided_copy: roll shift %lld outside [0, %lld)", (long long)rs[d],
+                            (long long)rd[d]);
+    prod *= rd[d];
+    out->roll_dims[d] = rd[d];
+    out->roll_shifts[d] = rs[d];
+  }
+  if (prod != ir_type_numel(in))
+    return ir_infer_error("strided_copy: roll dims hold %lld elements, the input %lld",
+                          (long long)prod, (long long)ir_type_numel(in));
+  out->roll_rank = nrd;
   return VKML_OK;
+}
+
+/* Where x' element p (an index into x as roll_dims, rolled) lies in x. */
+int64_t ir_strided_unroll(const ir_strided_params *p, int64_t e) {
+  int64_t q = 0, w = 1;
+  for (int d = p->roll_rank - 1; d >= 0; d--) {
+    int64_t c = e % p->roll_dims[d] + p->roll_shifts[d];
+    e /= p->roll_dims[d];
+    if (c >= p->roll_dims[d]) c -= p->roll_dims[d];
+    q += c * w;
+    w *= p->roll_dims[d];
+  }
+  return q;
 }
 
 vkml_status ir_slice_params_get(const ir_node *n, const ir_type *in,

@@ -113,12 +113,19 @@ vkml_status ir_pool_out_dim(const ir_pool_params *p, int axis, int64_t in,
                             int64_t *out);
 /* strided_copy: output dims (shape), element strides into the input (one
  * per output axis, any sign) and offset; checks that every element read
- * lies inside in (an empty output reads nothing). */
+ * lies inside in (an empty output reads nothing). With roll_dims and
+ * roll_shifts (roll_rank > 0) the strides index x' = the input viewed as
+ * roll_dims and rolled: x'[c] = x[(c_k + shift_k) mod dim_k] (Swin's
+ * torch.roll, exported as slices and a concat, pass_fuse_copies). */
 typedef struct ir_strided_params {
   int rank;
   int64_t dims[IR_MAX_RANK], strides[IR_MAX_RANK], offset;
+  int roll_rank;
+  int64_t roll_dims[IR_MAX_RANK], roll_shifts[IR_MAX_RANK];
 } ir_strided_params;
 vkml_status ir_strided_params_get(const ir_node *n, const ir_type *in, ir_strided_params *out);
+/* x' element e (row-major over roll_dims) -> its element of the input. */
+int64_t ir_strided_unroll(const ir_strided_params *p, int64_t e);
 /* Resolves starts/ends/axes/steps against the input type (ONNX clamping). */
 vkml_status ir_slice_params_get(const ir_node *n, const ir_type *in,
                                 ir_slice_params *out);

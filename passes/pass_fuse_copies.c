@@ -17,6 +17,13 @@
  * input's view (a reshape across non-contiguous axes) ends the chain: its
  * input is materialized as before.
  *
+ * A roll joins too: concat(slice(v, s:D), slice(v, 0:s)) along the sliced
+ * axis, how torch.roll exports (Swin's shifted windows: two per block,
+ * before the window partition and after the window merge). Where v's view
+ * reads the whole base in order, the chain goes on from the base rolled
+ * (strided_copy's roll_dims / roll_shifts: the base viewed as v's dims,
+ * rolled), so roll, roll, reshape, transpose, reshape is one copy.
+ *
  * A value of a chain is rewritten where it is read other than by a chain
  * node (or is a graph output) and its chain from the base holds at least
  * two copying nodes; the nodes before it die when nothing else reads them.
@@ -36,6 +43,8 @@ typedef struct view {
   int64_t off;
   int rank;
   int64_t d[IR_MAX_RANK], s[IR_MAX_RANK];
+  int rrank; /* > 0: off and s index the base viewed as rd, rolled by rsh */
+  int64_t rd[IR_MAX_RANK], rsh[IR_MAX_RANK];
 } view;
 
 static void contiguous(ir_value *v, view *out) {
@@ -70,6 +79,11 @@ static bool chain_op(const ir_node *n) {
   case IR_OP_RESHAPE: case IR_OP_FLATTEN: case IR_OP_SQUEEZE: case IR_OP_UNSQUEEZE:
   case IR_OP_TRANSPOSE: case IR_OP_SLICE: case IR_OP_GATHER: case IR_OP_EXPAND:
   case IR_OP_STRIDED_COPY: break;
+  case IR_OP_CONCAT:
+    if (n->n_inputs != 2 || !plain(n->inputs[1]) ||
+        n->inputs[1]->type.dtype != n->inputs[0]->type.dtype)
+      return false;
+    break;
   default: return false;
   }
   if (n->n_outputs != 1 || n->n_inputs < 1 || n->device != IR_DEVICE_UNPLACED) return false;
@@ -186,7 +200,7 @@ static bool compose(const ir_graph *g, const ir_node *n, const view *in, view *o
   case IR_OP_STRIDED_COPY: {
     ir_strided_params p;
     if (!succeeded(ir_strided_params_get(n, x, &p))) return false;
-    if (!is_contiguous(in)) return false;
+    if (!is_contiguous(in) || p.roll_rank) return false;
     out->off = in->off + p.offset;
     out->rank = p.rank;
     for (int k = 0; k < p.rank; k++) out->d[k] = p.dims[k], out->s[k] = p.strides[k];
@@ -196,13 +210,70 @@ static bool compose(const ir_graph *g, const ir_node *n, const view *in, view *o
   }
 }
 
+/* The value a roll concat rolls (concat(slice(v, s:D), slice(v, 0:s)) along
+ * the slices' one axis, step 1), its axis and shift s; NULL if n is none. */
+static ir_value *roll_of(const ir_node *n, int *axis, int64_t *shift) {
+  if (n->op != IR_OP_CONCAT || n->n_inputs != 2) return NULL;
+  const ir_node *a = n->inputs[0]->producer, *b = n->inputs[1]->producer;
+  if (!a || !b || a->op != IR_OP_SLICE || b->op != IR_OP_SLICE || a->n_inputs != 1 ||
+      b->n_inputs != 1 || a->inputs[0] != b->inputs[0])
+    return NULL;
+  ir_value *v = a->inputs[0];
+  const ir_type *t = &v->type;
+  if (!succeeded(ir_axis_normalize(ir_node_int(n, IR_A_AXIS, 0), t->rank, axis))) return NULL;
+  ir_slice_params pa, pb;
+  if (!succeeded(ir_slice_params_get(a, t, &pa)) || !succeeded(ir_slice_params_get(b, t, &pb)))
+    return NULL;
+  for (int k = 0; k < t->rank; k++) {
+    if (pa.step[k] != 1 || pb.step[k] != 1) return NULL;
+    if (k == *axis) continue;
+    if (pa.start[k] || pb.start[k] || pa.count[k] != t->dims[k] || pb.count[k] != t->dims[k])
+      return NULL;
+  }
+  int64_t d = t->dims[*axis], sh = pa.start[*axis];
+  if (sh <= 0 || sh >= d || pa.count[*axis] != d - sh || pb.start[*axis] != 0 ||
+      pb.count[*axis] != sh)
+    return NULL;
+  *shift = sh;
+  return v;
+}
+
+/* The view of a roll's output from the view of the value it rolls (v):
+ * where in reads the whole base in order, the base viewed as v's dims and
+ * rolled (or, already so viewed, rolled further). */
+static bool compose_roll(const ir_value *v, const view *in, int axis,
+                         int64_t shift, view *out) {
+  const ir_type *t = &v->type;
+  if (!is_contiguous(in) || in->off != 0 || ir_type_numel(t) != ir_type_numel(&in->base->type))
+    return false;
+  *out = *in;
+  if (!in->rrank) {
+    out->rrank = t->rank;
+    for (int k = 0; k < t->rank; k++) out->rd[k] = t->dims[k], out->rsh[k] = 0;
+  } else {
+    if (in->rrank != t->rank) return false;
+    for (int k = 0; k < t->rank; k++)
+      if (in->rd[k] != t->dims[k]) return false;
+  }
+  out->rsh[axis] = (out->rsh[axis] + shift) % t->dims[axis];
+  out->rank = t->rank;
+  int64_t run = 1;
+  for (int k = t->rank - 1; k >= 0; k--) {
+    out->d[k] = t->dims[k];
+    out->s[k] = run;
+    run *= t->dims[k];
+  }
+  return true;
+}
+
 /* other[v->id]: v is read other than as the input of a chain node whose view
- * came from v's (any other node or slot, a graph output): one walk. */
+ * came from v's (any other node or slot, a graph output): one walk. A roll
+ * concat reads both its slices so. */
 static void mark_other_readers(const ir_graph *g, const view *views, bool *other) {
   ir_foreach_node(g, n) {
+    bool chained = n->n_outputs >= 1 && views[n->outputs[0]->id].valid;
     for (int i = 0; i < n->n_inputs; i++)
-      if (i != 0 || n->n_outputs < 1 || !views[n->outputs[0]->id].valid)
-        other[n->inputs[i]->id] = true;
+      if (!chained || (i != 0 && n->op != IR_OP_CONCAT)) other[n->inputs[i]->id] = true;
   }
   for (int i = 0; i < g->n_outputs; i++) other[g->outputs[i]->id] = true;
 }
@@ -222,10 +293,19 @@ vkml_status pass_fuse_copies(ir_graph *g, const pass_opts *opts, bool *changed) 
     if (opts && opts->place && opts->place(opts->place_user, n, why, sizeof why)) continue;
     ir_value *x = n->inputs[0], *y = n->outputs[0];
     view in, out;
+    int axis = 0;
+    int64_t shift = 0;
+    if (n->op == IR_OP_CONCAT) {
+      x = roll_of(n, &axis, &shift);
+      if (!x) continue;
+    }
     if (views[x->id].valid) in = views[x->id];
     else contiguous(x, &in);
-    if (!compose(g, n, &in, &out)) continue;
-    out.copies = in.copies + copies(n->op);
+    if (n->op == IR_OP_CONCAT ? !compose_roll(x, &in, axis, shift, &out)
+                              : !compose(g, n, &in, &out))
+      continue;
+    /* a roll is two slices and a concat: one copy always pays */
+    out.copies = in.copies + (n->op == IR_OP_CONCAT ? 2 : copies(n->op));
     views[y->id] = out;
   }
   mark_other_readers(g, views, other);
@@ -245,6 +325,8 @@ vkml_status pass_fuse_copies(ir_graph *g, const pass_opts *opts, bool *changed) 
     if (!st) st = ir_node_set_ints(g, c, IR_A_SHAPE, y->type.dims, y->type.rank);
     if (!st) st = ir_node_set_ints(g, c, IR_A_STRIDES, v->s, v->rank);
     if (!st && v->off) st = ir_node_set_int(g, c, IR_A_OFFSET, v->off);
+    if (!st && v->rrank) st = ir_node_set_ints(g, c, IR_A_ROLL_DIMS, v->rd, v->rrank);
+    if (!st && v->rrank) st = ir_node_set_ints(g, c, IR_A_ROLL_SHIFTS, v->rsh, v->rrank);
     const char *name = ir_node_string(n, IR_A_NAME);
     if (!st && name) st = ir_node_set_string(g, c, IR_A_NAME, name);
     if (st) break;

@@ -17,6 +17,10 @@
 //   and A / B: tile: the input dim (c -> c % A); pad: the output range
 //   [A, B) that lies inside the input (outside: constant value, clamp to
 //   it, or mirror into it). BASE is the input offset of the origin.
+// MODE_ROLL (strided_copy with roll_dims): that sum indexes x' = the input
+//   viewed as RRANK dims RD (innermost first) and rolled by RS on each, so
+//   it is mapped back into the input: c_k -> (c_k + RS_k) mod RD_k. Units
+//   are single elements there.
 // Offsets wrap mod 2^32 (SPIR-V integer addition does): only the final sum
 // must be in range, which the host guarantees.
 
@@ -42,6 +46,7 @@
 #define MODE_AFFINE 0
 #define MODE_TILE 1
 #define MODE_PAD 2
+#define MODE_ROLL 3
 #define PAD_CONSTANT 0
 #define PAD_REFLECT 1
 #define PAD_EDGE 2
@@ -87,6 +92,23 @@ layout(constant_id = 36) const int B4 = 0;
 layout(constant_id = 37) const int B5 = 0;
 layout(constant_id = 38) const int B6 = 0;
 layout(constant_id = 39) const int B7 = 0;
+layout(constant_id = 40) const uint RRANK = 0;
+layout(constant_id = 41) const uint RD0 = 1;
+layout(constant_id = 42) const uint RD1 = 1;
+layout(constant_id = 43) const uint RD2 = 1;
+layout(constant_id = 44) const uint RD3 = 1;
+layout(constant_id = 45) const uint RD4 = 1;
+layout(constant_id = 46) const uint RD5 = 1;
+layout(constant_id = 47) const uint RD6 = 1;
+layout(constant_id = 48) const uint RD7 = 1;
+layout(constant_id = 49) const uint RS0 = 0;
+layout(constant_id = 50) const uint RS1 = 0;
+layout(constant_id = 51) const uint RS2 = 0;
+layout(constant_id = 52) const uint RS3 = 0;
+layout(constant_id = 53) const uint RS4 = 0;
+layout(constant_id = 54) const uint RS5 = 0;
+layout(constant_id = 55) const uint RS6 = 0;
+layout(constant_id = 56) const uint RS7 = 0;
 
 layout(binding = 0, std430) readonly buffer In { U x[]; };
 layout(binding = 1, std430) writeonly buffer Out { U y[]; };
@@ -122,6 +144,23 @@ bool pad_map(inout int c, int a, int b) {
 #endif
 }
 
+#if MODE == MODE_ROLL
+// x' element e (row-major over RD) -> its input element
+int unroll(uint e) {
+  uint q = 0, w = 1, c;
+#define RSTEP(k)                                                  \
+  if (RRANK > k) {                                                \
+    c = e % RD##k + RS##k;                                        \
+    e = e / RD##k;                                                \
+    q += (c >= RD##k ? c - RD##k : c) * w;                        \
+    w *= RD##k;                                                   \
+  }
+  RSTEP(0) RSTEP(1) RSTEP(2) RSTEP(3) RSTEP(4) RSTEP(5) RSTEP(6) RSTEP(7)
+#undef RSTEP
+  return int(q);
+}
+#endif
+
 void main() {
   uint group = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
   for (uint e = 0; e < EPI; e++) {
@@ -131,7 +170,7 @@ void main() {
     int off = BASE;
     bool inside = true;
     int c;
-#if MODE == MODE_AFFINE
+#if MODE == MODE_AFFINE || MODE == MODE_ROLL
 #define STEP(k)                                                   \
     if (RANK > k) {                                               \
       c = int(RANK == k + 1 ? r : r % D##k);                      \
@@ -157,6 +196,9 @@ void main() {
 #endif
     STEP(0) STEP(1) STEP(2) STEP(3) STEP(4) STEP(5) STEP(6) STEP(7)
 #undef STEP
+#if MODE == MODE_ROLL
+    off = unroll(uint(off));
+#endif
     // a branch, not a select: a padded position's offset is not readable
     if (inside) y[u] = x[off];
     else y[u] = PAD_UNIT;

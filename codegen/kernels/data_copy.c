@@ -22,7 +22,7 @@ typedef struct cg_data_axes {
 
 /* ---- the strided copy ------------------------------------------------------ */
 
-enum { MODE_AFFINE = 0, MODE_TILE = 1, MODE_PAD = 2 };
+enum { MODE_AFFINE = 0, MODE_TILE = 1, MODE_PAD = 2, MODE_ROLL = 3 };
 
 typedef struct copy_axis {
   int64_t d;    /* output dim */
@@ -39,6 +39,8 @@ typedef struct copy_desc {
   ir_dtype dtype;
   int64_t n_out; /* output elements */
   unsigned char pad_value[8]; /* one element's bits (constant pad) */
+  int roll_rank;              /* MODE_ROLL: the input as these dims, rolled (innermost first) */
+  int64_t roll_dims[IR_MAX_RANK], roll_shifts[IR_MAX_RANK];
 } copy_desc;
 
 /* Adds an output axis (given outermost first: stored reversed at the end). */
@@ -92,7 +94,7 @@ static bool desc_simplify(copy_desc *c) {
     if (r > 0) {
       copy_axis *in = &c->ax[r - 1]; /* the inner neighbour, already merged */
       bool contiguous = x.s == in->s * in->d;
-      if (c->mode == MODE_AFFINE && contiguous) {
+      if ((c->mode == MODE_AFFINE || c->mode == MODE_ROLL) && contiguous) {
         in->d *= x.d;
         continue;
       }
@@ -116,14 +118,14 @@ static bool desc_simplify(copy_desc *c) {
   bool plain = true;
   for (int i = 0; i < r; i++)
     plain = plain && (c->mode == MODE_TILE ? c->ax[i].a == c->ax[i].d : unpadded(&c->ax[i]));
-  if (plain && !all_pad) c->mode = MODE_AFFINE;
+  if (plain && !all_pad && c->mode != MODE_ROLL) c->mode = MODE_AFFINE;
   return !all_pad;
 }
 
 /* Elements per unit: the innermost axis must read contiguous input, and
  * every offset, stride and boundary must fall on unit boundaries. */
 static int64_t desc_group(const copy_desc *c, int64_t es, int64_t max_bytes) {
-  if (c->rank == 0 || c->ax[0].s != 1) return 1;
+  if (c->rank == 0 || c->ax[0].s != 1 || c->mode == MODE_ROLL) return 1;
   const copy_axis *in = &c->ax[0];
   if (c->mode == MODE_PAD && !unpadded(in) && c->pad_mode != IR_PAD_CONSTANT) return 1;
   int64_t vals[3 * IR_MAX_RANK + 2];
@@ -187,6 +189,15 @@ static vkml_status copy_emit(copy_desc *c, const ir_target *t, cg_kernel *k) {
       VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_SPEC_DATA_COPY_A0 + (uint32_t)i, (uint32_t)(int32_t)x->a));
     if (c->mode == MODE_PAD)
       VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_SPEC_DATA_COPY_B0 + (uint32_t)i, (uint32_t)(int32_t)x->b));
+  }
+  if (c->mode == MODE_ROLL) {
+    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_SPEC_DATA_COPY_RRANK, (uint32_t)c->roll_rank));
+    for (int i = 0; i < c->roll_rank; i++) {
+      VKML_RETURN_IF_ERROR(
+          cg_kernel_spec(k, CG_SPEC_DATA_COPY_RD0 + (uint32_t)i, (uint32_t)c->roll_dims[i]));
+      VKML_RETURN_IF_ERROR(
+          cg_kernel_spec(k, CG_SPEC_DATA_COPY_RS0 + (uint32_t)i, (uint32_t)c->roll_shifts[i]));
+    }
   }
   k->n_buffers = 2;
   return cg_data_grid(k, units, t);
@@ -377,9 +388,18 @@ vkml_status cg_node_strided_copy(const ir_node *n, const cg_template *st, const 
   VKML_RETURN_IF_ERROR(ir_strided_params_get(n, x, &p));
   VKML_RETURN_IF_ERROR(check_out(n, x->dtype, p.rank, p.dims));
   copy_desc c;
-  desc_init(&c, x, MODE_AFFINE);
+  desc_init(&c, x, p.roll_rank ? MODE_ROLL : MODE_AFFINE);
   c.base = p.offset;
   c.n_out = 1;
+  /* the rolled input's dims, innermost first; axes of 1 carry nothing */
+  for (int d = p.roll_rank - 1; d >= 0; d--)
+    if (p.roll_dims[d] > 1) {
+      c.roll_dims[c.roll_rank] = p.roll_dims[d];
+      c.roll_shifts[c.roll_rank++] = p.roll_shifts[d];
+    }
+  bool rolls = false;
+  for (int i = 0; i < c.roll_rank; i++) rolls = rolls || c.roll_shifts[i];
+  if (!rolls) c.mode = MODE_AFFINE, c.roll_rank = 0;
   for (int d = 0; d < p.rank; d++) {
     desc_push(&c, p.dims[d], p.strides[d], 0, 0);
     c.n_out *= p.dims[d];
@@ -388,6 +408,12 @@ vkml_status cg_node_strided_copy(const ir_node *n, const cg_template *st, const 
   if (!c.n_out) c.base = 0;
   if (c.base > INT32_MAX || ir_type_numel(x) > INT32_MAX)
     return vkml_status_make(VKML_CODE_UNSUPPORTED, "strided_copy: offsets past 2^31");
+  if (c.mode == MODE_ROLL) {
+    if (st && st != &cg_data_copy_template)
+      return vkml_status_make(VKML_CODE_INVALID_ARGUMENT,
+                              "strided_copy: a rolled copy runs data_copy, not %s", st->name);
+    return copy_instantiate(n, &c, st, s, t, out);
+  }
   return copy_or_transpose(n, &c, st, s, t, out);
 }
 

@@ -67,7 +67,17 @@ vkml_status rt_cpu_strided_copy(const rt_cpu_args *a) {
     return e;
   }
   VKML_RETURN_IF_ERROR(rt_cpu_check_out(n, 0, a->out[0], x->dtype, p.rank, p.dims));
-  copy_strided(a->out[0], x, p.rank, p.dims, p.offset, p.strides);
+  if (!p.roll_rank) {
+    copy_strided(a->out[0], x, p.rank, p.dims, p.offset, p.strides);
+    return VKML_OK;
+  }
+  rt_tensor *y = a->out[0];
+  size_t es = ir_dtype_size(x->dtype);
+  int64_t idx[IR_MAX_RANK] = {0}, count = rt_tensor_numel(y);
+  for (int64_t i = 0; i < count; i++, rt_cpu_index_next(p.rank, p.dims, idx)) {
+    int64_t e = p.offset + rt_cpu_index_offset(p.rank, idx, p.strides);
+    copy_elem(y, i, x, ir_strided_unroll(&p, e), es);
+  }
   return VKML_OK;
 }
 

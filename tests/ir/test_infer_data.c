@@ -194,6 +194,32 @@ Test(tensor, strided_copy) {
   expect(t, F32(0, 4));
 }
 
+/* strided_copy of a rolled input: roll_dims hold the input's elements, one
+ * shift in [0, dim) per dim, both attributes or neither. */
+Test(tensor, strided_copy_roll) {
+#define ROLLED(...)                                                            \
+  t = MK(IR_OP_STRIDED_COPY, 1, F32(1, 6, 4, 3));                              \
+  INTS(t, IR_A_SHAPE, 72);                                                     \
+  INTS(t, IR_A_STRIDES, 1);                                                    \
+  __VA_ARGS__
+  tn t;
+  ROLLED(INTS(t, IR_A_ROLL_DIMS, 1, 6, 4, 3); INTS(t, IR_A_ROLL_SHIFTS, 0, 2, 3, 0);)
+  expect(t, F32(72));
+  ROLLED(INTS(t, IR_A_ROLL_DIMS, 1, 6, 4, 3); INTS(t, IR_A_ROLL_SHIFTS, 0, 6, 3, 0);)
+  expect_err(t, "strided_copy: roll shift 6 outside [0, 6)");
+  ROLLED(INTS(t, IR_A_ROLL_DIMS, 1, 6, 4, 3); INTS(t, IR_A_ROLL_SHIFTS, 0, -1, 3, 0);)
+  expect_err(t, "strided_copy: roll shift -1 outside [0, 6)");
+  ROLLED(INTS(t, IR_A_ROLL_DIMS, 1, 6, 4, 3); INTS(t, IR_A_ROLL_SHIFTS, 0, 1, 3);)
+  expect_err(t, "strided_copy: roll_dims and roll_shifts go together, one shift per dim");
+  ROLLED(INTS(t, IR_A_ROLL_DIMS, 6, 4, 2); INTS(t, IR_A_ROLL_SHIFTS, 0, 1, 1);)
+  expect_err(t, "strided_copy: roll dims hold 48 elements, the input 72");
+  ROLLED(INTS(t, IR_A_ROLL_DIMS, 6, 0, 2); INTS(t, IR_A_ROLL_SHIFTS, 0, 0, 1);)
+  expect_err(t, "strided_copy: bad roll dim 0");
+  ROLLED(INTS(t, IR_A_ROLL_SHIFTS, 0, 2, 3, 0);)
+  expect_err(t, "strided_copy: roll_dims and roll_shifts go together, one shift per dim");
+#undef ROLLED
+}
+
 Test(tensor, split) {
   tn t = MK(IR_OP_SPLIT, 3, F32(6, 4));
   ir_type w3[3] = {F32(2, 4), F32(2, 4), F32(2, 4)};

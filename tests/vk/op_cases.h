@@ -246,6 +246,16 @@
   X(strided_copy_reversed, .dtypes = FLOATS | I64, .inputs = "%x: $T[5,7]",          \
     .outputs = "%y: $T[3,4,4]",                                                     \
     .body = "%y = strided_copy %x {shape=[3,4,4], strides=[0,-7,2], offset=28} : $T[3,4,4]") \
+  /* Swin's window partition of a rolled input (two torch.rolls fused),   */      \
+  /* and a reversed read of an input rolled as one flat axis               */      \
+  X(strided_copy_roll, .dtypes = FLOATS | I32 | I64, .inputs = "%x: $T[1,6,4,3]",    \
+    .outputs = "%y: $T[1,2,2,3,2,3]",                                               \
+    .body = "%y = strided_copy %x {shape=[1,2,2,3,2,3], strides=[72,36,6,12,3,1], "   \
+            "roll_dims=[1,6,4,3], roll_shifts=[0,2,1,0]} : $T[1,2,2,3,2,3]")          \
+  X(strided_copy_roll_flat, .dtypes = FLOATS | I64, .inputs = "%x: $T[5,7]",         \
+    .outputs = "%y: $T[3,4,4]",                                                     \
+    .body = "%y = strided_copy %x {shape=[3,4,4], strides=[0,-7,2], offset=28, "     \
+            "roll_dims=[35], roll_shifts=[9]} : $T[3,4,4]")                           \
   X(concat, .dtypes = FLOATS | I64, .inputs = "%a: $T[2,3,4], %b: $T[2,5,4], %c: $T[2,1,4]", \
     .outputs = "%y: $T[2,9,4]", .body = "%y = concat %a, %b, %c {axis=1} : $T[2,9,4]") \
   X(split, .dtypes = FLOATS, .inputs = "%x: $T[3,10]",                             \
