@@ -4,8 +4,9 @@
 #  - fold_constants: results that hold no more elements than their largest
 #    input (Swin's window-mask chain);
 #  - fuse_copies: torch.roll (slices + concat) into strided_copy's roll.
-# "new" = this build, "old" = the previous commit's release vkc / vkrun
-# (staged in .bench-bin/old). Whole runs of MODELS in PRECISIONS, two reps
+# "new" = this build, "old" = the previous commit's release vkc (staged in
+# .bench-bin/old; the artifacts differ by the passes only, and this build's
+# vkrun runs both). Whole runs of MODELS in PRECISIONS, two reps
 # alternating, against onnxruntime and cuDNN graphs; per-op profiles; the
 # copy ops' op cases on the GPU (validation on).
 # Expects .gl (with vulkan-validationlayers) and .bench-pack
