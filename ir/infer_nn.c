@@ -302,7 +302,7 @@ vkml_status ir_infer_matmul(const ir_node *n, const ir_type *in, ir_type *out) {
 }
 
 vkml_status ir_infer_attention(const ir_node *n, const ir_type *in, ir_type *out) {
-  const ir_type *q = &in[0], *kt = &in[1], *v = &in[2];
+  const ir_type *q = &in[0];
   for (int i = 0; i < n->n_inputs; i++) {
     VKML_RETURN_IF_ERROR(want_float(n, i == 3 ? "bias" : "q, kt and v", in[i].dtype));
     if (in[i].dtype != q->dtype)
@@ -310,33 +310,21 @@ vkml_status ir_infer_attention(const ir_node *n, const ir_type *in, ir_type *out
                             ir_dtype_name(in[i].dtype));
     if (in[i].bounded) return ir_infer_error("attention: input %d is bounded", i);
   }
-  int r = q->rank;
-  if (r < 2 || kt->rank != r || v->rank != r)
-    return ir_infer_error("attention: q, kt and v need one rank of at least 2, got %d, %d, %d", r,
-                          kt->rank, v->rank);
-  for (int i = 0; i < r - 2; i++)
-    if (kt->dims[i] != q->dims[i] || v->dims[i] != q->dims[i])
-      return ir_infer_error("attention: batch axis %d differs (%lld, %lld, %lld)", i,
-                            (long long)q->dims[i], (long long)kt->dims[i], (long long)v->dims[i]);
-  int64_t d = q->dims[r - 1], nk = kt->dims[r - 1];
-  if (kt->dims[r - 2] != d)
-    return ir_infer_error("attention: q has D=%lld but kt has %lld", (long long)d,
-                          (long long)kt->dims[r - 2]);
-  if (v->dims[r - 2] != nk)
-    return ir_infer_error("attention: kt has N=%lld keys but v has %lld", (long long)nk,
-                          (long long)v->dims[r - 2]);
-  ir_type o = *q;
-  o.dims[r - 1] = v->dims[r - 1];
+  ir_attention_params p;
+  VKML_RETURN_IF_ERROR(ir_attention_params_get(n, in, n->n_inputs, &p));
+  int r = p.rank;
   if (n->n_inputs == 4) {
-    ir_type scores = *q, b;
-    scores.dims[r - 1] = nk;
+    ir_type scores = ir_type_make(q->dtype, r, p.dims), b;
+    scores.dims[r - 1] = p.n;
     vkml_status s = ir_broadcast(&scores, &in[3], &b);
     if (s) return vkml_status_annotate(s, "attention: bias");
     for (int i = 0; i < r; i++)
       if (in[3].rank > r || b.rank != r || b.dims[i] != scores.dims[i])
         return ir_infer_error("attention: the bias does not broadcast to the scores' shape");
   }
-  out[0] = o;
+  int64_t od[IR_MAX_RANK];
+  for (int i = 0; i < r; i++) od[i] = p.dims[p.perm[i]];
+  out[0] = ir_type_make(q->dtype, r, od);
   return VKML_OK;
 }
 

@@ -127,7 +127,8 @@
   /* attention: y = softmax(alpha q . kt + bias) . v over the last two axes */                     \
   /* (pass_fuse_attention): q [..,M,D], kt [..,D,N], v [..,N,Dv] with equal */                    \
   /* batch axes, bias (optional) broadcasting to [..,M,N]; y [..,M,Dv] */                          \
-  X(ATTENTION, "attention", attention, attention, IO(3, 4, 1, 1), ATTRS(IR_A_ALPHA), 0, NONE)      \
+  X(ATTENTION, "attention", attention, attention, IO(3, 4, 1, 1),                                \
+    ATTRS(IR_A_ALPHA, IR_A_DIMS, IR_A_Q_VIEW, IR_A_K_VIEW, IR_A_V_VIEW, IR_A_PERM), 0, NONE)       \
   X(BATCHNORM, "batchnorm", batchnorm, batchnorm, IO(5, 5, 1, 1), ATTRS(IR_A_EPSILON), 0, BATCH)   \
   X(INSTANCE_NORM, "instance_norm", instance_norm, instance_norm, IO(3, 3, 1, 1),                  \
     ATTRS(IR_A_EPSILON), 0, BATCH)                                                                 \
@@ -382,7 +383,13 @@ typedef enum ir_enum {
   /* strided_copy's first element in its input; its input's roll */           \
   X(OFFSET, "offset", INT, NONE)                                               \
   X(ROLL_DIMS, "roll_dims", INTS, NONE)                                        \
-  X(ROLL_SHIFTS, "roll_shifts", INTS, NONE)
+  X(ROLL_SHIFTS, "roll_shifts", INTS, NONE)                                    \
+  /* attention reading strided views of its inputs: [batch.., M, D, N, DV] */  \
+  /* and per operand [offset, one stride per axis]                          */  \
+  X(DIMS, "dims", INTS, NONE)                                                  \
+  X(Q_VIEW, "q_view", INTS, NONE)                                              \
+  X(K_VIEW, "k_view", INTS, NONE)                                              \
+  X(V_VIEW, "v_view", INTS, NONE)
 
 typedef enum ir_attr_id {
 #define X(id, name, kind, en) IR_A_##id,

@@ -340,6 +340,132 @@ int64_t ir_strided_unroll(const ir_strided_params *p, int64_t e) {
   return q;
 }
 
+/* ---- attention's operands ------------------------------------------------ */
+
+static void row_major(const int64_t *dims, int r, int64_t *st) {
+  int64_t run = 1;
+  for (int i = r - 1; i >= 0; i--) {
+    st[i] = run;
+    run *= dims[i];
+  }
+}
+
+vkml_status ir_attention_params_get(const ir_node *n, const ir_type *in, int n_in,
+                                    ir_attention_params *out) {
+  memset(out, 0, sizeof *out);
+  if (n_in < 3) return ir_infer_error("attention: %d inputs, needs q, kt and v", n_in);
+  const int64_t *dims, *view[3];
+  int nd = ir_node_ints(n, IR_A_DIMS, &dims);
+  int nv[3] = {ir_node_ints(n, IR_A_Q_VIEW, &view[0]), ir_node_ints(n, IR_A_K_VIEW, &view[1]),
+               ir_node_ints(n, IR_A_V_VIEW, &view[2])};
+  static const char *const names[3] = {"q", "kt", "v"};
+  int r;
+  int64_t ld[3][IR_MAX_RANK]; /* each operand's logical dims */
+  out->views = nd >= 0;
+  if (!out->views) {
+    if (nv[0] >= 0 || nv[1] >= 0 || nv[2] >= 0)
+      return ir_infer_error("attention: q_view, k_view and v_view need dims");
+    r = in[0].rank;
+    if (r < 2 || in[1].rank != r || in[2].rank != r)
+      return ir_infer_error("attention: q, kt and v need one rank of at least 2, got %d, %d, %d",
+                            r, in[1].rank, in[2].rank);
+    for (int i = 0; i < r - 2; i++)
+      if (in[1].dims[i] != in[0].dims[i] || in[2].dims[i] != in[0].dims[i])
+        return ir_infer_error("attention: batch axis %d differs (%lld, %lld, %lld)", i,
+                              (long long)in[0].dims[i], (long long)in[1].dims[i],
+                              (long long)in[2].dims[i]);
+    out->m = in[0].dims[r - 2];
+    out->d = in[0].dims[r - 1];
+    out->n = in[1].dims[r - 1];
+    out->dv = in[2].dims[r - 1];
+    if (in[1].dims[r - 2] != out->d)
+      return ir_infer_error("attention: q has D=%lld but kt has %lld", (long long)out->d,
+                            (long long)in[1].dims[r - 2]);
+    if (in[2].dims[r - 2] != out->n)
+      return ir_infer_error("attention: kt has N=%lld keys but v has %lld", (long long)out->n,
+                            (long long)in[2].dims[r - 2]);
+    for (int k = 0; k < 3; k++) row_major(in[k].dims, r, out->st[k]);
+  } else {
+    r = nd - 2;
+    if (r < 2 || r > IR_MAX_RANK)
+      return ir_infer_error("attention: dims has %d entries (batch axes, M, D, N, DV)", nd);
+    for (int i = 0; i < nd; i++)
+      if (dims[i] < 1 || dims[i] > IR_MAX_ELEMENTS)
+        return ir_infer_error("attention: dims[%d] is %lld", i, (long long)dims[i]);
+    out->m = dims[r - 2];
+    out->d = dims[r - 1];
+    out->n = dims[r];
+    out->dv = dims[r + 1];
+  }
+  int64_t batch = 1;
+  for (int i = 0; i < r - 2; i++) {
+    int64_t b = out->views ? dims[i] : in[0].dims[i];
+    if (b && batch > IR_MAX_ELEMENTS / b) return ir_infer_error("attention: batch too large");
+    batch *= b;
+    for (int k = 0; k < 3; k++) ld[k][i] = b;
+    out->dims[i] = b;
+  }
+  out->batch = batch;
+  out->rank = r;
+  ld[0][r - 2] = out->m, ld[0][r - 1] = out->d;
+  ld[1][r - 2] = out->d, ld[1][r - 1] = out->n;
+  ld[2][r - 2] = out->n, ld[2][r - 1] = out->dv;
+  out->dims[r - 2] = out->m;
+  out->dims[r - 1] = out->dv;
+  for (int k = 0; k < 3 && out->views; k++) {
+    if (nv[k] != r + 1)
+      return ir_infer_error("attention: %s's view has %d entries, needs the offset and %d "
+                            "strides", names[k], nv[k] < 0 ? 0 : nv[k], r);
+    out->off[k] = view[k][0];
+    int64_t hi = view[k][0], lim = INT64_C(1) << 40;
+    if (hi < 0 || hi > lim) return ir_infer_error("attention: %s's offset %lld", names[k], (long long)hi);
+    for (int i = 0; i < r; i++) {
+      int64_t s = view[k][i + 1];
+      if (s < 0 || s > lim)
+        return ir_infer_error("attention: %s's stride %lld (0 to 2^40)", names[k], (long long)s);
+      out->st[k][i] = s;
+      hi += (ld[k][i] - 1) * s;
+    }
+    if (in[k].bounded) return ir_infer_error("attention: input %d is bounded", k);
+    if (hi >= ir_type_numel(&in[k]))
+      return ir_infer_error("attention: %s's view reads element %lld of an input of %lld",
+                            names[k], (long long)hi, (long long)ir_type_numel(&in[k]));
+  }
+  if (ir_node_ints(n, IR_A_PERM, &dims) < 0) {
+    for (int i = 0; i < r; i++) out->perm[i] = i;
+    return VKML_OK;
+  }
+  return ir_perm_get(n, r, out->perm);
+}
+
+void ir_attention_y_strides(const ir_attention_params *p, int64_t *st) {
+  int64_t od[IR_MAX_RANK], os[IR_MAX_RANK];
+  for (int i = 0; i < p->rank; i++) od[i] = p->dims[p->perm[i]];
+  row_major(od, p->rank, os);
+  for (int i = 0; i < p->rank; i++) st[p->perm[i]] = os[i];
+}
+
+bool ir_batch_runs(const int64_t *dims, const int64_t *st, int nb, int64_t *inner, int64_t *s0,
+                   int64_t *s1) {
+  int64_t rd[IR_MAX_RANK], rs[IR_MAX_RANK];
+  int nr = 0;
+  for (int i = 0; i < nb; i++) {
+    if (dims[i] == 1) continue;
+    if (nr && ((rs[nr - 1] == 0 && st[i] == 0) || (st[i] != 0 && rs[nr - 1] == st[i] * dims[i]))) {
+      rd[nr - 1] *= dims[i];
+      rs[nr - 1] = st[i];
+      continue;
+    }
+    rd[nr] = dims[i];
+    rs[nr++] = st[i];
+  }
+  if (nr > 2) return false;
+  *inner = nr == 2 ? rd[1] : nr == 1 ? rd[0] : 1;
+  *s0 = nr == 2 ? rs[0] : 0;
+  *s1 = nr >= 1 ? rs[nr - 1] : 0;
+  return true;
+}
+
 vkml_status ir_slice_params_get(const ir_node *n, const ir_type *in,
                                 ir_slice_params *out) {
   const char *op = ir_op_name(n->op);

@@ -126,6 +126,34 @@ typedef struct ir_strided_params {
 vkml_status ir_strided_params_get(const ir_node *n, const ir_type *in, ir_strided_params *out);
 /* x' element e (row-major over roll_dims) -> its element of the input. */
 int64_t ir_strided_unroll(const ir_strided_params *p, int64_t e);
+
+/* attention's operands q [.., M, D], kt [.., D, N], v [.., N, DV] (the batch
+ * axes shared) and result [.., M, DV]: logical rank r, each operand read
+ * from its input at an element offset with one stride per logical axis.
+ * Without dims / views that is the input itself (row-major, offset 0); with
+ * dims ([batch.., M, D, N, DV]) and q_view, k_view, v_view ([offset,
+ * strides..], strides >= 0) a strided view of any input holding every
+ * element it reads (pass_attention_views: the heads straight out of the
+ * qkv projection). perm (absent: identity) writes the result transposed:
+ * output axis i is logical axis perm[i]. */
+typedef struct ir_attention_params {
+  int rank;
+  int64_t dims[IR_MAX_RANK]; /* the result's logical dims: batch.., M, DV */
+  int64_t m, d, n, dv, batch;
+  bool views;
+  int64_t off[3], st[3][IR_MAX_RANK]; /* q, kt, v */
+  int perm[IR_MAX_RANK];
+} ir_attention_params;
+vkml_status ir_attention_params_get(const ir_node *n, const ir_type *in, int n_in,
+                                    ir_attention_params *out);
+/* The result's element strides per logical axis (the output row-major over
+ * the permuted dims). */
+void ir_attention_y_strides(const ir_attention_params *p, int64_t *st);
+/* Strides over leading batch axes (dims, st; nb of them) as at most two
+ * runs, row-major: batch index b lies at (b / *inner) * *s0 + (b % *inner)
+ * * *s1. False when that needs more runs. */
+bool ir_batch_runs(const int64_t *dims, const int64_t *st, int nb, int64_t *inner, int64_t *s0,
+                   int64_t *s1);
 /* Resolves starts/ends/axes/steps against the input type (ONNX clamping). */
 vkml_status ir_slice_params_get(const ir_node *n, const ir_type *in,
                                 ir_slice_params *out);

@@ -93,6 +93,11 @@ typedef vkml_status (*pass_fn)(ir_graph *g, const pass_opts *opts, bool *changed
 
 /* The passes, one file each (what each does: the file's header comment). */
 vkml_status pass_fold_constants(ir_graph *g, const pass_opts *opts, bool *changed);
+/* Folds node n as pass_fold_constants would (all its inputs constant,
+ * opts->eval set), with no size limit but PASS_FOLD_SAME_MAX_BYTES: for a
+ * pass that builds a constant expression on purpose (pass_fuse_attention's
+ * mask plus bias). *folded says whether n was replaced by constants. */
+vkml_status pass_fold_node(ir_graph *g, ir_node *n, const pass_opts *opts, bool *folded);
 vkml_status pass_remove_identities(ir_graph *g, const pass_opts *opts, bool *changed);
 vkml_status pass_dce(ir_graph *g, const pass_opts *opts, bool *changed);
 vkml_status pass_hoist_channelwise(ir_graph *g, const pass_opts *opts, bool *changed);
@@ -102,6 +107,7 @@ vkml_status pass_fuse_activation(ir_graph *g, const pass_opts *opts, bool *chang
 vkml_status pass_fuse_elementwise(ir_graph *g, const pass_opts *opts, bool *changed);
 vkml_status pass_fuse_copies(ir_graph *g, const pass_opts *opts, bool *changed);
 vkml_status pass_fuse_attention(ir_graph *g, const pass_opts *opts, bool *changed);
+vkml_status pass_attention_views(ir_graph *g, const pass_opts *opts, bool *changed);
 vkml_status pass_winograd(ir_graph *g, const pass_opts *opts, bool *changed);
 vkml_status pass_fp16(ir_graph *g, const pass_opts *opts, bool *changed);
 vkml_status pass_split_nonzero(ir_graph *g, const pass_opts *opts, bool *changed);

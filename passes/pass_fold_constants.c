@@ -70,6 +70,18 @@ static vkml_status fold(ir_graph *g, ir_node *n, const pass_opts *o) {
   return VKML_OK;
 }
 
+vkml_status pass_fold_node(ir_graph *g, ir_node *n, const pass_opts *opts, bool *folded) {
+  *folded = false;
+  if (!opts || !opts->eval || !foldable(g, n, PASS_FOLD_SAME_MAX_BYTES)) return VKML_OK;
+  vkml_status s = fold(g, n, opts);
+  if (s && vkml_status_code(s) != VKML_CODE_OUT_OF_MEMORY) {
+    vkml_status_free(s); /* it stays, as in pass_fold_constants */
+    return VKML_OK;
+  }
+  *folded = !s;
+  return s;
+}
+
 vkml_status pass_fold_constants(ir_graph *g, const pass_opts *opts, bool *changed) {
   if (changed) *changed = false;
   if (!opts->eval) return VKML_OK;

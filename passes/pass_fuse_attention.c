@@ -13,7 +13,8 @@
  * reach memory, and three to five dispatches become one
  * (glsl/attention.comp). A window mask becomes part of the bias: the mask
  * plus the bias (one add, where both are there), reshaped to [B, H, M, N]'s
- * rank, where that broadcasts (its two leading axes both whole or both 1:
+ * rank (folded into one constant where mask and bias are constants and
+ * opts->eval is set, pass_fold_node), where that broadcasts (its two leading axes both whole or both 1:
  * batch 1, or a mask per batch and window). Every intermediate must be read by the next node
  * only and be no graph output; q, kt and v of one float dtype with equal
  * batch axes (no broadcast), nothing bounded, default layouts; the
@@ -215,29 +216,43 @@ static bool matches(const ir_graph *g, const pass_opts *o, const int *uses, ir_n
   return true;
 }
 
-/* The window mask plus the bias as one 4-D bias before node `before`. */
-static vkml_status combine_mask(ir_graph *g, const match *m, ir_node *before, ir_value **out) {
+/* The window mask plus the bias as one 4-D bias before node `before`:
+ * *add (NULL without a bias) and *reshape are the nodes made. */
+static vkml_status combine_mask(ir_graph *g, const match *m, ir_node *before, ir_node **add,
+                                ir_node **reshape) {
   const char *base = m->pv->outputs[0]->name;
   ir_value *b5 = m->mask;
-  ir_node *n;
+  *add = NULL;
   if (m->bias) {
     ir_value *ins[2] = {m->mask, m->bias};
     const ir_type *t5[1] = {&m->bias5};
     VKML_RETURN_IF_ERROR(pass_node_insert(g, before, IR_OP_ADD, ins, 2, base, t5,
-                                          (const char *const[]){".mask_bias"}, NULL, 1, &n));
-    b5 = n->outputs[0];
+                                          (const char *const[]){".mask_bias"}, NULL, 1, add));
+    b5 = (*add)->outputs[0];
   }
   const ir_type *t4[1] = {&m->bias4};
   VKML_RETURN_IF_ERROR(pass_node_insert(g, before, IR_OP_RESHAPE, &b5, 1, base, t4,
-                                        (const char *const[]){".attn_bias"}, NULL, 1, &n));
-  VKML_RETURN_IF_ERROR(ir_node_set_ints(g, n, IR_A_SHAPE, m->bias4.dims, 4));
-  *out = n->outputs[0];
+                                        (const char *const[]){".attn_bias"}, NULL, 1, reshape));
+  return ir_node_set_ints(g, *reshape, IR_A_SHAPE, m->bias4.dims, 4);
+}
+
+/* The mask plus the bias folded into one constant where both are constants
+ * (Swin's mask and relative-position bias: 2.4 MB at Swin-B's first stage,
+ * one dispatch fewer per shifted block). */
+static vkml_status fold_mask(ir_graph *g, const pass_opts *opts, ir_node *add, ir_node *reshape) {
+  bool folded = true;
+  if (add) VKML_RETURN_IF_ERROR(pass_fold_node(g, add, opts, &folded));
+  if (folded) VKML_RETURN_IF_ERROR(pass_fold_node(g, reshape, opts, &folded));
   return VKML_OK;
 }
 
-static vkml_status rewrite(ir_graph *g, const match *m) {
+static vkml_status rewrite(ir_graph *g, const pass_opts *opts, const match *m) {
   ir_value *ins[4] = {m->q, m->kt, m->v, m->bias};
-  if (m->mask) VKML_RETURN_IF_ERROR(combine_mask(g, m, m->pv, &ins[3]));
+  ir_node *mask_add = NULL, *mask_reshape = NULL;
+  if (m->mask) {
+    VKML_RETURN_IF_ERROR(combine_mask(g, m, m->pv, &mask_add, &mask_reshape));
+    ins[3] = mask_reshape->outputs[0];
+  }
   ir_value *y = m->pv->outputs[0];
   ir_node *at;
   const ir_type *types[1] = {&y->type};
@@ -252,7 +267,7 @@ static vkml_status rewrite(ir_graph *g, const match *m) {
     if (gone[i]) ir_node_remove(g, gone[i]);
   for (int i = 0; i < m->n_scales; i++) ir_node_remove(g, m->scales[i]);
   ir_node_remove(g, m->qk);
-  return VKML_OK;
+  return mask_reshape ? fold_mask(g, opts, mask_add, mask_reshape) : VKML_OK;
 }
 
 vkml_status pass_fuse_attention(ir_graph *g, const pass_opts *opts, bool *changed) {
@@ -268,7 +283,7 @@ vkml_status pass_fuse_attention(ir_graph *g, const pass_opts *opts, bool *change
     next = n->next;
     match m;
     if (!matches(g, opts, uses, n, &m)) continue;
-    s = rewrite(g, &m);
+    s = rewrite(g, opts, &m);
     any = any || !s;
   }
   free(uses);

@@ -24,6 +24,7 @@ static const struct {
     {"split_k_gemm", pass_split_k_gemm},
     {"fuse_elementwise", pass_fuse_elementwise},
     {"fuse_copies", pass_fuse_copies},
+    {"attention_views", pass_attention_views},
     {"bound_topk", pass_bound_topk},
     {"winograd", pass_winograd},
     {"fp16", pass_fp16},
@@ -124,6 +125,7 @@ vkml_status pass_pipeline_run(ir_graph *g, const pass_pipeline_opts *opts) {
     VKML_RETURN_IF_ERROR(step(&r, pass_split_k_gemm));
     VKML_RETURN_IF_ERROR(step(&r, pass_fuse_elementwise));
     VKML_RETURN_IF_ERROR(step(&r, pass_fuse_copies));
+    VKML_RETURN_IF_ERROR(step(&r, pass_attention_views));
   }
   VKML_RETURN_IF_ERROR(step(&r, pass_bound_topk));
   VKML_RETURN_IF_ERROR(step(&r, pass_winograd));

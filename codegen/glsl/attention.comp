@@ -7,7 +7,13 @@
 // grows), so the scores never reach memory.
 //
 // Bindings: 0 = q [BATCH,M,DH], 1 = kt [BATCH,DH,N], 2 = v [BATCH,N,DV],
-// (3 = bias, when HAS_BIAS), then y [BATCH,M,DV]; dense C order of DTYPE.
+// (3 = bias, when HAS_BIAS), then y [BATCH,M,DV], of DTYPE; each operand's
+// element (b, row, col) at OFF + (b / INNER) * S0 + (b % INNER) * S1 +
+// row * SR + col * SC (its Q_, K_, V_, Y_ specialization constants: a
+// strided view, ir_attention_params; dense C order by default). With
+// K_ROWS (kt's rows contiguous: k as the projection wrote it) kt's block is
+// read key by key, four depths at a time, and transposed into workgroup
+// memory, so that neighbouring invocations read neighbouring elements.
 // A workgroup takes BM = WG_M * TR query rows of one batch element (q's
 // rows stay in workgroup memory) and walks the keys in blocks of
 // BN = 4 * TC:
@@ -34,7 +40,7 @@
 //
 // Knobs (#defines): TC (invocations along the keys), WG_M (along the
 // rows), TR (rows per invocation), SG (subgroups where the device allows).
-// Baked: DTYPE_F16, HAS_BIAS, DH, DV, USE_SG, SPLIT_KV, PREFETCH (#defines: workgroup
+// Baked: DTYPE_F16, HAS_BIAS, DH, DV, USE_SG, SPLIT_KV, PREFETCH, K_ROWS (#defines: workgroup
 // memory is sized by them); the shape, ALPHA and the bias's strides
 // (specialization constants): the bias index of batch element b is
 // (b / BIAS_INNER) * BIAS_S0 + (b % BIAS_INNER) * BIAS_S1.
@@ -81,6 +87,29 @@ layout(constant_id = 6) const uint BIAS_S1 = 0;
 layout(constant_id = 7) const uint BIAS_SM = 0;
 layout(constant_id = 8) const uint BIAS_SN = 0;
 layout(constant_id = 9) const uint GX = 1;
+layout(constant_id = 10) const uint Q_INNER = 1;
+layout(constant_id = 11) const uint Q_S0 = 0;
+layout(constant_id = 12) const uint Q_S1 = 0;
+layout(constant_id = 13) const uint Q_SR = 0;
+layout(constant_id = 14) const uint Q_SC = 1;
+layout(constant_id = 15) const uint Q_OFF = 0;
+layout(constant_id = 16) const uint K_INNER = 1;
+layout(constant_id = 17) const uint K_S0 = 0;
+layout(constant_id = 18) const uint K_S1 = 0;
+layout(constant_id = 19) const uint K_SR = 0;
+layout(constant_id = 20) const uint K_SC = 1;
+layout(constant_id = 21) const uint K_OFF = 0;
+layout(constant_id = 22) const uint V_INNER = 1;
+layout(constant_id = 23) const uint V_S0 = 0;
+layout(constant_id = 24) const uint V_S1 = 0;
+layout(constant_id = 25) const uint V_SR = 0;
+layout(constant_id = 26) const uint V_SC = 1;
+layout(constant_id = 27) const uint V_OFF = 0;
+layout(constant_id = 28) const uint Y_INNER = 1;
+layout(constant_id = 29) const uint Y_S0 = 0;
+layout(constant_id = 30) const uint Y_S1 = 0;
+layout(constant_id = 31) const uint Y_SR = 0;
+layout(constant_id = 32) const uint Y_SC = 1;
 
 layout(set = 0, binding = 0) restrict readonly buffer Qb { T q[]; };
 layout(set = 0, binding = 1) restrict readonly buffer Kb { T kt[]; };
@@ -98,6 +127,9 @@ shared vec4 P[BM * PP];
 shared float RED[BM * TC];
 
 const float NEG_INF = -1.0 / 0.0;
+
+// this workgroup's batch element's first element in q, kt, v and y
+uint q_base, k_base, v_base, y_base;
 
 // subgroups of at least TC lanes filling the workgroup (uniform)
 bool sg_rows() {
@@ -143,18 +175,41 @@ void reduce_rows(inout float x[TR], bool is_max, uint tr, uint tc) {
 }
 
 float load_q(uint b, uint row, uint d) {
-  return row < M && d < DH ? float(q[(b * M + row) * DH + d]) : 0.0;
+  return row < M && d < DH ? float(q[q_base + row * Q_SR + d * Q_SC]) : 0.0;
 }
 
+#if K_ROWS
+// unit e of kt's block at keys n0..: key e / D4, depths 4 * (e % D4)..+3
+vec4 load_k4(uint b, uint n0, uint e) {
+  uint key = n0 + e / D4, d = (e % D4) * 4;
+  vec4 k4 = vec4(0.0);
+  if (key < N && e < K_SIZE)
+    [[unroll]] for (uint j = 0; j < 4; j++)
+      if (d + j < DH) k4[j] = float(kt[k_base + (d + j) * K_SR + key * K_SC]);
+  return k4;
+}
+
+// unit e into the block's layout below (vec4 (d, keys 4c..4c+3) at d * TC + c)
+void store_k4(uint e, vec4 k4) {
+  if (e >= K_SIZE) return;
+  uint key = e / D4, d = (e % D4) * 4;
+  [[unroll]] for (uint j = 0; j < 4; j++) KV[(d + j) * TC + key / 4][key % 4] = k4[j];
+}
+#else
 // element e of kt's block at keys n0..: vec4 (d, keys 4c..4c+3), e = d * TC + c
 vec4 load_k4(uint b, uint n0, uint e) {
   uint d = e / TC, c = n0 + (e % TC) * 4;
   vec4 k4 = vec4(0.0);
   if (d < DH && e < K_SIZE)
     [[unroll]] for (uint j = 0; j < 4; j++)
-      if (c + j < N) k4[j] = float(kt[(b * DH + d) * N + c + j]);
+      if (c + j < N) k4[j] = float(kt[k_base + d * K_SR + (c + j) * K_SC]);
   return k4;
 }
+
+void store_k4(uint e, vec4 k4) {
+  if (e < K_SIZE) KV[e] = k4;
+}
+#endif
 
 // element e of v's block at keys n0..: vec4 (key j, columns 4c..4c+3), e = j * VP + c
 vec4 load_v4(uint b, uint n0, uint e) {
@@ -162,7 +217,7 @@ vec4 load_v4(uint b, uint n0, uint e) {
   vec4 v4 = vec4(0.0);
   if (j < N && e < V_SIZE)
     [[unroll]] for (uint k = 0; k < 4; k++)
-      if (c + k < DV) v4[k] = float(v[(b * N + j) * DV + c + k]);
+      if (c + k < DV) v4[k] = float(v[v_base + j * V_SR + (c + k) * V_SC]);
   return v4;
 }
 
@@ -178,6 +233,10 @@ void main() {
   uint b = g / n_blocks, m0 = (g % n_blocks) * BM;
   uint lid = local_id(), tc = lid % TC, tr = lid / TC;
   uint bias_base = (b / BIAS_INNER) * BIAS_S0 + (b % BIAS_INNER) * BIAS_S1;
+  q_base = Q_OFF + (b / Q_INNER) * Q_S0 + (b % Q_INNER) * Q_S1;
+  k_base = K_OFF + (b / K_INNER) * K_S0 + (b % K_INNER) * K_S1;
+  v_base = V_OFF + (b / V_INNER) * V_S0 + (b % V_INNER) * V_S1;
+  y_base = (b / Y_INNER) * Y_S0 + (b % Y_INNER) * Y_S1;
 
   for (uint e = lid; e < BM * D4; e += WGS) {
     uint r = e / D4, d = (e % D4) * 4;
@@ -201,8 +260,7 @@ void main() {
   for (uint n0 = 0; n0 < N; n0 += BN) {
     barrier(); // the previous block's readers of KV and P are done
 #if PREFETCH
-    [[unroll]] for (uint i = 0; i < KPT; i++)
-      if (lid + i * WGS < K_SIZE) KV[lid + i * WGS] = kreg[i];
+    [[unroll]] for (uint i = 0; i < KPT; i++) store_k4(lid + i * WGS, kreg[i]);
 #if SPLIT_KV
     [[unroll]] for (uint i = 0; i < VPT; i++)
       if (lid + i * WGS < V_SIZE) KV[V_BASE + lid + i * WGS] = vreg[i];
@@ -210,7 +268,7 @@ void main() {
     [[unroll]] for (uint i = 0; i < VPT; i++) vreg[i] = load_v4(b, n0 + BN, lid + i * WGS);
 #endif
 #else
-    for (uint e = lid; e < K_SIZE; e += WGS) KV[e] = load_k4(b, n0, e);
+    for (uint e = lid; e < K_SIZE; e += WGS) store_k4(e, load_k4(b, n0, e));
 #if SPLIT_KV
     for (uint e = lid; e < V_SIZE; e += WGS) KV[V_BASE + e] = load_v4(b, n0, e);
 #endif
@@ -285,7 +343,7 @@ void main() {
     [[unroll]] for (uint j = 0; j < OC4; j++) {
       uint c = 4 * (tc + j * TC);
       [[unroll]] for (uint k = 0; k < 4; k++)
-        if (r < M && c + k < DV) y[(b * M + r) * DV + c + k] = T(acc[i][j][k] * inv);
+        if (r < M && c + k < DV) y[y_base + r * Y_SR + (c + k) * Y_SC] = T(acc[i][j][k] * inv);
     }
   }
 }

@@ -76,26 +76,7 @@ static bool bias_batch(const ir_type *scores, const ir_type *bias, int64_t *inne
   }
   *sm = st[r - 2];
   *sn = st[r - 1];
-  /* merge the batch axes into runs where stride[i] == stride[i+1] * dims[i+1]
-   * (or both 0): at most two runs */
-  int64_t runs_dim[IR_MAX_RANK], runs_st[IR_MAX_RANK];
-  int nr = 0;
-  for (int i = 0; i < r - 2; i++) {
-    if (scores->dims[i] == 1) continue;
-    if (nr && ((runs_st[nr - 1] == 0 && st[i] == 0) ||
-               (st[i] != 0 && runs_st[nr - 1] == st[i] * scores->dims[i]))) {
-      runs_dim[nr - 1] *= scores->dims[i];
-      runs_st[nr - 1] = st[i];
-      continue;
-    }
-    runs_dim[nr] = scores->dims[i];
-    runs_st[nr++] = st[i];
-  }
-  if (nr > 2) return false;
-  *inner = nr == 2 ? runs_dim[1] : nr == 1 ? runs_dim[0] : 1;
-  *s0 = nr == 2 ? runs_st[0] : 0;
-  *s1 = nr >= 1 ? runs_st[nr - 1] : 0;
-  return true;
+  return ir_batch_runs(scores->dims, st, r - 2, inner, s0, s1);
 }
 
 vkml_status cg_node_attention(const ir_node *n, const cg_template *st, const cg_schedule *s,
@@ -110,11 +91,24 @@ vkml_status cg_node_attention(const ir_node *n, const cg_template *st, const cg_
         "attention", i < n->n_inputs ? &n->inputs[i]->type : &n->outputs[0]->type, t));
   VKML_RETURN_IF_ERROR(cg_check_default_layout(n, "attention"));
   const ir_type *q = &n->inputs[0]->type, *v = &n->inputs[2]->type, *y = &n->outputs[0]->type;
-  int r = q->rank;
   if ((q->dtype != IR_F32 && q->dtype != IR_F16) || y->dtype != q->dtype)
     return vkml_status_make(VKML_CODE_UNSUPPORTED, "attention: the GPU kernel takes f32 or f16");
-  int64_t m = q->dims[r - 2], d = q->dims[r - 1], nk = v->dims[r - 2], dv = v->dims[r - 1];
-  int64_t batch = ir_type_numel(q) / (m * d > 0 ? m * d : 1);
+  ir_type in_types[4];
+  for (int i = 0; i < n->n_inputs; i++) in_types[i] = n->inputs[i]->type;
+  ir_attention_params ap;
+  VKML_RETURN_IF_ERROR(ir_attention_params_get(n, in_types, n->n_inputs, &ap));
+  int r = ap.rank;
+  int64_t m = ap.m, d = ap.d, nk = ap.n, dv = ap.dv, batch = ap.batch;
+  /* each operand's batch axes as at most two runs, its row and column strides */
+  int64_t ost[4][IR_MAX_RANK], runs[4][3];
+  for (int k = 0; k < 3; k++) memcpy(ost[k], ap.st[k], sizeof ost[k]);
+  ir_attention_y_strides(&ap, ost[3]);
+  for (int k = 0; k < 4; k++)
+    if (!ir_batch_runs(ap.dims, ost[k], r - 2, &runs[k][0], &runs[k][1], &runs[k][2]))
+      return vkml_status_make(VKML_CODE_UNSUPPORTED,
+                              "attention: operand %d's batch axes need more than two strides", k);
+  /* kt read key by key where its depth is contiguous and its keys are not */
+  bool k_rows = ost[1][r - 2] == 1 && ost[1][r - 1] != 1;
   if (d > MAX_HEAD || dv > MAX_HEAD || m < 1 || nk < 1 || d < 1 || dv < 1 ||
       ir_type_numel(q) > INT32_MAX || ir_type_numel(&n->inputs[1]->type) > INT32_MAX ||
       ir_type_numel(v) > INT32_MAX || ir_type_numel(y) > INT32_MAX ||
@@ -126,7 +120,7 @@ vkml_status cg_node_attention(const ir_node *n, const cg_template *st, const cg_
   int64_t inner = 1, s0 = 0, s1 = 0, sm = 0, sn = 0;
   bool has_bias = n->n_inputs == 4;
   if (has_bias) {
-    ir_type scores = *q;
+    ir_type scores = ir_type_make(q->dtype, r, ap.dims);
     scores.dims[r - 1] = nk;
     if (!bias_batch(&scores, &n->inputs[3]->type, &inner, &s0, &s1, &sm, &sn))
       return vkml_status_make(VKML_CODE_UNSUPPORTED,
@@ -166,6 +160,7 @@ vkml_status cg_node_attention(const ir_node *n, const cg_template *st, const cg_
   block_vec4s(s, d, dv, &kb, &vb);
   int64_t per = (kb + wgs - 1) / wgs + (vb + wgs - 1) / wgs;
   VKML_RETURN_IF_ERROR(cg_kernel_define(out, "PREFETCH", "%d", per <= MAX_PREFETCH));
+  VKML_RETURN_IF_ERROR(cg_kernel_define(out, "K_ROWS", "%d", k_rows));
   const cg_spec_value specs[] = {
       {CG_SPEC_ATTENTION_BATCH, (uint32_t)batch},
       {CG_SPEC_ATTENTION_M, (uint32_t)m},
@@ -176,13 +171,45 @@ vkml_status cg_node_attention(const ir_node *n, const cg_template *st, const cg_
       {CG_SPEC_ATTENTION_BIAS_S1, (uint32_t)s1},
       {CG_SPEC_ATTENTION_BIAS_SM, (uint32_t)sm},
       {CG_SPEC_ATTENTION_BIAS_SN, (uint32_t)sn},
+      {CG_SPEC_ATTENTION_Q_INNER, (uint32_t)runs[0][0]},
+      {CG_SPEC_ATTENTION_Q_S0, (uint32_t)runs[0][1]},
+      {CG_SPEC_ATTENTION_Q_S1, (uint32_t)runs[0][2]},
+      {CG_SPEC_ATTENTION_Q_SR, (uint32_t)ost[0][r - 2]},
+      {CG_SPEC_ATTENTION_Q_SC, (uint32_t)ost[0][r - 1]},
+      {CG_SPEC_ATTENTION_Q_OFF, (uint32_t)ap.off[0]},
+      {CG_SPEC_ATTENTION_K_INNER, (uint32_t)runs[1][0]},
+      {CG_SPEC_ATTENTION_K_S0, (uint32_t)runs[1][1]},
+      {CG_SPEC_ATTENTION_K_S1, (uint32_t)runs[1][2]},
+      {CG_SPEC_ATTENTION_K_SR, (uint32_t)ost[1][r - 2]},
+      {CG_SPEC_ATTENTION_K_SC, (uint32_t)ost[1][r - 1]},
+      {CG_SPEC_ATTENTION_K_OFF, (uint32_t)ap.off[1]},
+      {CG_SPEC_ATTENTION_V_INNER, (uint32_t)runs[2][0]},
+      {CG_SPEC_ATTENTION_V_S0, (uint32_t)runs[2][1]},
+      {CG_SPEC_ATTENTION_V_S1, (uint32_t)runs[2][2]},
+      {CG_SPEC_ATTENTION_V_SR, (uint32_t)ost[2][r - 2]},
+      {CG_SPEC_ATTENTION_V_SC, (uint32_t)ost[2][r - 1]},
+      {CG_SPEC_ATTENTION_V_OFF, (uint32_t)ap.off[2]},
+      {CG_SPEC_ATTENTION_Y_INNER, (uint32_t)runs[3][0]},
+      {CG_SPEC_ATTENTION_Y_S0, (uint32_t)runs[3][1]},
+      {CG_SPEC_ATTENTION_Y_S1, (uint32_t)runs[3][2]},
+      {CG_SPEC_ATTENTION_Y_SR, (uint32_t)ost[3][r - 2]},
+      {CG_SPEC_ATTENTION_Y_SC, (uint32_t)ost[3][r - 1]},
   };
   VKML_RETURN_IF_ERROR(CG_KERNEL_SPECS(out, specs));
   int64_t groups = (m + bm - 1) / bm * batch;
   VKML_RETURN_IF_ERROR(cg_fold_grid(out, t, groups, CG_SPEC_ATTENTION_GX, "attention"));
   out->n_buffers = n->n_inputs + 1;
-  char attrs[64];
-  snprintf(attrs, sizeof attrs, "{alpha=%.9g}", (double)ir_node_float(n, IR_A_ALPHA, 1.0f));
+  char attrs[512];
+  int o = snprintf(attrs, sizeof attrs, "{alpha=%.9g", (double)ir_node_float(n, IR_A_ALPHA, 1.0f));
+  if (ap.views || ap.perm[0] != 0 || ap.perm[r - 1] != r - 1)
+    for (int k = 0; k < 4 && o < (int)sizeof attrs; k++) {
+      o += snprintf(attrs + o, sizeof attrs - (size_t)o, ", v%d=[%lld", k,
+                    (long long)(k < 3 ? ap.off[k] : 0));
+      for (int i = 0; i < r && o < (int)sizeof attrs; i++)
+        o += snprintf(attrs + o, sizeof attrs - (size_t)o, ",%lld", (long long)ost[k][i]);
+      if (o < (int)sizeof attrs) o += snprintf(attrs + o, sizeof attrs - (size_t)o, "]");
+    }
+  if (o < (int)sizeof attrs) snprintf(attrs + o, sizeof attrs - (size_t)o, "}");
   cg_node_key(n, attrs, out->key, sizeof out->key);
   return VKML_OK;
 }

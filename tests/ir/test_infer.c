@@ -131,6 +131,40 @@ Test(elementwise, variadic_and_where) {
 
 /* ---- convolutions ----------------------------------------------------------- */
 
+/* attention: q, kt, v as inputs, or as strided views of any inputs (dims,
+ * q_view, k_view, v_view), the result transposed by perm; every view read
+ * inside its input, dims and views complete, perm a permutation. */
+Test(nn, attention) {
+  expect(MK(IR_OP_ATTENTION, 1, F32(2, 3, 5, 8), F32(2, 3, 8, 7), F32(2, 3, 7, 4)),
+         F32(2, 3, 5, 4));
+  expect_err(MK(IR_OP_ATTENTION, 1, F32(2, 3, 5, 8), F32(2, 3, 6, 7), F32(2, 3, 7, 4)),
+             "attention: q has D=8 but kt has 6");
+#define VIEWS(x, ...)                                                          \
+  t = MK(IR_OP_ATTENTION, 1, x, x, x);                                         \
+  INTS(t, IR_A_DIMS, 1, 2, 20, 8, 20, 8);                                      \
+  __VA_ARGS__
+  tn t;
+  VIEWS(F32(20, 48), INTS(t, IR_A_Q_VIEW, 0, 0, 8, 48, 1); INTS(t, IR_A_K_VIEW, 16, 0, 8, 1, 48);
+        INTS(t, IR_A_V_VIEW, 32, 0, 8, 48, 1); INTS(t, IR_A_PERM, 2, 0, 1, 3);)
+  expect(t, F32(20, 1, 2, 8));
+  VIEWS(F32(20, 48), INTS(t, IR_A_Q_VIEW, 0, 0, 8, 48, 1); INTS(t, IR_A_K_VIEW, 16, 0, 8, 1, 48);
+        INTS(t, IR_A_V_VIEW, 33, 0, 8, 48, 1);)
+  expect_err(t, "attention: v's view reads element 960 of an input of 960");
+  VIEWS(F32(20, 48), INTS(t, IR_A_Q_VIEW, 0, 0, 8, 48, 1); INTS(t, IR_A_K_VIEW, 16, 0, 8, 1);
+        INTS(t, IR_A_V_VIEW, 32, 0, 8, 48, 1);)
+  expect_err(t, "attention: kt's view has 4 entries, needs the offset and 4 strides");
+  VIEWS(F32(20, 48), INTS(t, IR_A_Q_VIEW, 0, 0, 8, 48, 1); INTS(t, IR_A_K_VIEW, 16, 0, -8, 1, 48);
+        INTS(t, IR_A_V_VIEW, 32, 0, 8, 48, 1);)
+  expect_err(t, "attention: kt's stride -8 (0 to 2^40)");
+  VIEWS(F32(20, 48), INTS(t, IR_A_Q_VIEW, 0, 0, 8, 48, 1); INTS(t, IR_A_K_VIEW, 16, 0, 8, 1, 48);
+        INTS(t, IR_A_V_VIEW, 32, 0, 8, 48, 1); INTS(t, IR_A_PERM, 2, 0, 2, 3);)
+  expect_err(t, "attention: perm is not a permutation (2 appears twice)");
+#undef VIEWS
+  t = MK(IR_OP_ATTENTION, 1, F32(20, 48), F32(20, 48), F32(20, 48));
+  INTS(t, IR_A_Q_VIEW, 0, 0, 8, 48, 1);
+  expect_err(t, "attention: q_view, k_view and v_view need dims");
+}
+
 Test(nn, conv2d_basic) {
   tn t = MK(IR_OP_CONV2D, 1, F32(1, 3, 8, 8), F32(4, 3, 3, 3), F32(4));
   INTS(t, IR_A_PADS, 1, 1, 1, 1);

@@ -42,7 +42,9 @@ static int count_nodes(const ir_graph *g) {
 /* Runs the pass on a GPU target placing everything (or as o says); returns
  * whether it changed g, checking that g verifies and its outputs agree
  * with the graph before (rtol 1e-5 of the largest output, fp32). */
-static bool fuse(ir_graph *g, const pass_opts *o) {
+typedef vkml_status (*pass_fn)(ir_graph *, const pass_opts *, bool *);
+
+static bool run_pass(ir_graph *g, const pass_opts *o, pass_fn pass) {
   t_rng r = t_rng_make(5);
   rt_tensor in[5], before[2], after[2];
   cr_assert_leq(g->n_inputs, 5);
@@ -53,8 +55,8 @@ static bool fuse(ir_graph *g, const pass_opts *o) {
   }
   T_OK(rt_cpu_run_graph(g, in, g->n_inputs, before, g->n_outputs));
   bool changed = false;
-  T_OK(pass_fuse_attention(g, o, &changed));
-  T_OK(ir_verify(g, "after fuse_attention"));
+  T_OK(pass(g, o, &changed));
+  T_OK(ir_verify(g, "after the pass"));
   T_OK(rt_cpu_run_graph(g, in, g->n_inputs, after, g->n_outputs));
   for (int k = 0; k < g->n_outputs; k++) {
     int64_t n = rt_tensor_numel(&before[k]);
@@ -71,6 +73,10 @@ static bool fuse(ir_graph *g, const pass_opts *o) {
   }
   for (int i = 0; i < g->n_inputs; i++) rt_tensor_free(&in[i]);
   return changed;
+}
+
+static bool fuse(ir_graph *g, const pass_opts *o) {
+  return run_pass(g, o, pass_fuse_attention);
 }
 
 static pass_opts gpu(ir_target *t) {
@@ -183,6 +189,40 @@ Test(fuse_attention, window_mask) {
   ir_graph_destroy(g);
 }
 
+/* Swin's case as exported: the mask and the bias are constants, so with an
+ * evaluator (the CPU kernels, as vkc passes) their sum becomes one
+ * constant bias and the attention is the only node left */
+Test(fuse_attention, window_mask_constant) {
+  char text[8192];
+  int o = snprintf(text, sizeof text,
+                   "vkir 1\ngraph @g(%%q: f32[4,3,6,8], %%k: f32[4,3,8,6], %%v: f32[4,3,6,8]) -> "
+                   "(%%y: f32[4,3,6,8]) {\n  %%b = const f32[3,6,6] [");
+  for (int i = 0; i < 3 * 36; i++) o += snprintf(text + o, sizeof text - (size_t)o, "%s%d.25", i ? ", " : "", i % 7 - 3);
+  o += snprintf(text + o, sizeof text - (size_t)o, "]\n  %%m = const f32[4,1,6,6] [");
+  for (int i = 0; i < 4 * 36; i++) o += snprintf(text + o, sizeof text - (size_t)o, "%s%s", i ? ", " : "", i % 5 ? "0.0" : "-100.0");
+  snprintf(text + o, sizeof text - (size_t)o,
+           "]\n  %%s = matmul %%q, %%k {alpha=0.35} : f32[4,3,6,6]\n"
+           "  %%s1 = add %%s, %%b : f32[4,3,6,6]\n"
+           "  %%s5 = reshape %%s1 {shape=[1,4,3,6,6]} : f32[1,4,3,6,6]\n"
+           "  %%s6 = add %%s5, %%m : f32[1,4,3,6,6]\n"
+           "  %%s7 = reshape %%s6 {shape=[4,3,6,6]} : f32[4,3,6,6]\n"
+           "  %%p = softmax %%s7 {axis=-1} : f32[4,3,6,6]\n"
+           "  %%y = matmul %%p, %%v : f32[4,3,6,8]\n  return %%y\n}\n");
+  for (int with_eval = 0; with_eval < 2; with_eval++) {
+    ir_graph *g = parse(text);
+    ir_target t;
+    pass_opts po = gpu(&t);
+    if (with_eval) po.eval = rt_cpu_eval_node;
+    cr_assert(fuse(g, &po));
+    cr_assert_eq(count_nodes(g), with_eval ? 1 : 3, "with_eval %d: %d nodes", with_eval,
+                 count_nodes(g));
+    cr_assert_eq(g->last->op, IR_OP_ATTENTION);
+    cr_assert_eq(g->last->n_inputs, 4);
+    cr_assert_eq(ir_value_is_const(g->last->inputs[3]), with_eval == 1);
+    ir_graph_destroy(g);
+  }
+}
+
 /* graphs that must stay as they are, on a GPU target */
 Test(fuse_attention, kept) {
   const char *cases[] = {
@@ -271,6 +311,88 @@ Test(fuse_attention, targets) {
     ir_graph *g = parse(VIT);
     cr_assert(!fuse(g, os[i]), "options %d fused", i);
     cr_assert_eq(count_op(g, IR_OP_ATTENTION), 0);
+    ir_graph_destroy(g);
+  }
+}
+
+/* pass_attention_views: ViT's heads (one batch axis of 1, the result
+ * merged as [tokens, 1, heads, dh]) and Swin's (windows and heads, two
+ * strided batch runs, a bias): the three copies and the transpose go, the
+ * attention reads the projection and writes the merged layout; results as
+ * before on the CPU */
+Test(attention_views, heads_and_windows) {
+  const char *cases[] = {
+      "vkir 1\ngraph @g(%x: f32[20,48]) -> (%y: f32[20,16]) {\n"
+      "  %q = strided_copy %x {shape=[1,2,20,8], strides=[0,8,48,1]} : f32[1,2,20,8]\n"
+      "  %kt = strided_copy %x {shape=[1,2,8,20], strides=[0,8,1,48], offset=16} : f32[1,2,8,20]\n"
+      "  %v = strided_copy %x {shape=[1,2,20,8], strides=[0,8,48,1], offset=32} : f32[1,2,20,8]\n"
+      "  %a = attention %q, %kt, %v {alpha=0.35} : f32[1,2,20,8]\n"
+      "  %t = transpose %a {perm=[2,0,1,3]} : f32[20,1,2,8]\n"
+      "  %y = reshape %t {shape=[20,16]} : f32[20,16]\n  return %y\n}\n",
+      "vkir 1\ngraph @g(%x: f32[15,24], %b: f32[2,5,5]) -> (%y: f32[15,8]) {\n"
+      "  %q = strided_copy %x {shape=[3,2,5,4], strides=[120,4,24,1]} : f32[3,2,5,4]\n"
+      "  %kt = strided_copy %x {shape=[3,2,4,5], strides=[120,4,1,24], offset=8} : f32[3,2,4,5]\n"
+      "  %v = strided_copy %x {shape=[3,2,5,4], strides=[120,4,24,1], offset=16} : f32[3,2,5,4]\n"
+      "  %a = attention %q, %kt, %v, %b {alpha=0.5} : f32[3,2,5,4]\n"
+      "  %t = transpose %a {perm=[0,2,1,3]} : f32[3,5,2,4]\n"
+      "  %y = reshape %t {shape=[15,8]} : f32[15,8]\n  return %y\n}\n",
+  };
+  for (int i = 0; i < 2; i++) {
+    ir_graph *g = parse(cases[i]);
+    ir_target t;
+    pass_opts o = gpu(&t);
+    cr_assert(run_pass(g, &o, pass_attention_views), "case %d", i);
+    cr_assert_eq(count_nodes(g), 2, "case %d: the attention and the reshape", i);
+    cr_assert_eq(count_op(g, IR_OP_STRIDED_COPY) + count_op(g, IR_OP_TRANSPOSE), 0);
+    const ir_node *a = g->first;
+    cr_assert_eq(a->op, IR_OP_ATTENTION);
+    for (int k = 0; k < 3; k++) cr_assert_eq(a->inputs[k], g->inputs[0], "case %d operand %d", i, k);
+    const int64_t *perm;
+    cr_assert_eq(ir_node_ints(a, IR_A_PERM, &perm), 4);
+    cr_assert_eq(perm[0], i ? 0 : 2);
+    ir_graph_destroy(g);
+  }
+}
+
+/* what stays: a copy read twice (q and v the same copy), so only kt's view
+ * and the transpose move; copies whose batch axes need three strided runs
+ * (the kernel's addressing has two), the result a graph output of no
+ * transpose; anything without a GPU target or with --attention off */
+Test(attention_views, kept) {
+  const char *twice =
+      "vkir 1\ngraph @g(%x: f32[20,48]) -> (%y: f32[20,1,2,8]) {\n"
+      "  %q = strided_copy %x {shape=[1,2,20,8], strides=[0,8,48,1]} : f32[1,2,20,8]\n"
+      "  %kt = strided_copy %x {shape=[1,2,8,20], strides=[0,8,1,48], offset=16} : f32[1,2,8,20]\n"
+      "  %a = attention %q, %kt, %q : f32[1,2,20,8]\n"
+      "  %y = transpose %a {perm=[2,0,1,3]} : f32[20,1,2,8]\n  return %y\n}\n";
+  ir_graph *g = parse(twice);
+  ir_target t;
+  pass_opts o = gpu(&t);
+  cr_assert(run_pass(g, &o, pass_attention_views));
+  cr_assert_eq(count_op(g, IR_OP_STRIDED_COPY), 1, "q's copy, read twice, stays");
+  cr_assert_eq(count_op(g, IR_OP_TRANSPOSE), 0);
+  ir_graph_destroy(g);
+  const char *runs3 =
+      "vkir 1\ngraph @g(%x: f32[2,2,3,4,16]) -> (%y: f32[2,3,2,4,4]) {\n"
+      "  %q = strided_copy %x {shape=[2,3,2,4,4], strides=[384,64,192,16,1]} : f32[2,3,2,4,4]\n"
+      "  %kt = strided_copy %x {shape=[2,3,2,4,4], strides=[384,64,192,1,16], offset=4} : f32[2,3,2,4,4]\n"
+      "  %v = strided_copy %x {shape=[2,3,2,4,4], strides=[384,64,192,16,1], offset=8} : f32[2,3,2,4,4]\n"
+      "  %y = attention %q, %kt, %v : f32[2,3,2,4,4]\n  return %y\n}\n";
+  g = parse(runs3);
+  o = gpu(&t);
+  cr_assert(!run_pass(g, &o, pass_attention_views));
+  cr_assert_eq(count_op(g, IR_OP_STRIDED_COPY), 3);
+  ir_graph_destroy(g);
+  const char *plain_cases[] = {twice, runs3};
+  for (int i = 0; i < 2; i++) {
+    g = parse(plain_cases[i]);
+    pass_opts none = {0};
+    cr_assert(!run_pass(g, &none, pass_attention_views), "no target, case %d", i);
+    ir_graph_destroy(g);
+    g = parse(plain_cases[i]);
+    o = gpu(&t);
+    o.no_fuse_attention = true;
+    cr_assert(!run_pass(g, &o, pass_attention_views), "--attention off, case %d", i);
     ir_graph_destroy(g);
   }
 }

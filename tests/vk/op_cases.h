@@ -187,6 +187,22 @@
     .outputs = "%y: $T[1,4,50,64]",                                                 \
     .body = "%y = attention %q, %k, %v {alpha=0.125} : $T[1,4,50,64]", .lo = -1,     \
     .hi = 1, .rtol16 = 3e-2, .atol16 = 3e-2)                                        \
+  /* attention's views (pass_attention_views): q, k and v straight out of a  */    \
+  /* [tokens, 3 * heads * dh] projection (k row by row: K_ROWS), the result  */    \
+  /* written as [tokens, 1, heads, dh]; Swin's windows and heads as two      */    \
+  /* batch runs, with a bias, the result as [windows, tokens, heads, dh]     */    \
+  X(attention_views_vit, .dtypes = FLOATS, .inputs = "%x: $T[37,120]",              \
+    .outputs = "%y: $T[37,1,3,12]",                                                 \
+    .body = "%y = attention %x, %x, %x {alpha=0.3, dims=[1,3,37,12,37,12], "         \
+            "q_view=[0,0,12,120,1], k_view=[36,0,12,1,120], v_view=[72,0,12,120,1], " \
+            "perm=[2,0,1,3]} : $T[37,1,3,12]",                                      \
+    .lo = -1, .hi = 1, .rtol16 = 3e-2, .atol16 = 3e-2)                              \
+  X(attention_views_swin, .dtypes = FLOATS, .inputs = "%x: $T[60,48], %b: $T[2,20,20]", \
+    .outputs = "%y: $T[3,20,2,8]",                                                  \
+    .body = "%y = attention %x, %x, %x, %b {alpha=0.35, dims=[3,2,20,8,20,8], "      \
+            "q_view=[0,960,8,48,1], k_view=[16,960,8,1,48], v_view=[32,960,8,48,1], " \
+            "perm=[0,2,1,3]} : $T[3,20,2,8]",                                       \
+    .lo = -1, .hi = 1, .rtol16 = 3e-2, .atol16 = 3e-2)                              \
   X(batchnorm, .dtypes = FLOATS,                                                    \
     .inputs = "%x: $T[2,3,4,5], %s: $T[3], %b: $T[3], %m: $T[3], %v: $T[3]",        \
     .outputs = "%y: $T[2,3,4,5]",                                                   \
