@@ -9,8 +9,11 @@
 # vkrun runs both). Whole runs of MODELS in PRECISIONS, two reps
 # alternating, against onnxruntime and cuDNN graphs; per-op profiles; the
 # copy ops' op cases on the GPU (validation on).
+# Also for later steps of the same kind (the attention's views): TESTS (the
+# op cases' filter), MODELS, PRECISIONS, NAME (the tarball's name), EAGER=1
+# (torch CUDA eager fp32 too), DUMP (models whose final IR to keep).
 # Expects .gl (with vulkan-validationlayers) and .bench-pack
-# (bench/stage.sh plus the old build). Results in $OUT/swin_copies.tgz.
+# (bench/stage.sh plus the old build). Results in $OUT/${NAME:-swin_copies}.tgz.
 set -u
 tar -xJf .bench-pack/bin.tar.xz
 . bench/device_env.sh
@@ -18,8 +21,9 @@ W=/tmp/sc; mkdir -p $W/m
 M=${MODELS:-"swin_t swin_s swin_b vit_b_16"}
 P=${PRECISIONS:-"fp32 fp16"}
 TL="LD_LIBRARY_PATH=$B/test-libs:$LD_LIBRARY_PATH"
-VKML_VALIDATION=1 env $TL timeout 90 $B/tests/test_ops --filter "ops/strided_copy*" >$W/test.txt 2>&1
-echo "test_ops strided_copy: rc $? $(grep Synthesis $W/test.txt)"
+T=${TESTS:-ops/strided_copy*}
+VKML_VALIDATION=1 env $TL timeout 90 $B/tests/test_ops --filter "$T" >$W/test.txt 2>&1
+echo "test_ops $T: rc $? $(grep Synthesis $W/test.txt)"
 python3 bench/torchvision_peer.py export $W/m $M >$W/export.txt 2>&1 || tail -3 $W/export.txt
 for p in $P; do
   mkdir -p $W/$p && ln -sfn $W/m $W/$p/m
@@ -28,7 +32,11 @@ for p in $P; do
 done
 [[ " $P " == *" fp32 "* ]] && python3 bench/torchvision_peer.py graph $M >$W/torch.json 2>$W/torch.err
 [[ " $P " == *" fp16 "* ]] && python3 bench/torchvision_peer.py graph --half $M >$W/torch16.json 2>$W/torch16.err
-tar czf $OUT/swin_copies.tgz -C $W --exclude=m --exclude='*.vkm' --exclude='*.out' --exclude='*.npy' \
+[ "${EAGER:-0}" = 1 ] && python3 bench/torchvision_peer.py eager $M >$W/eager.json 2>$W/eager.err
+for m in ${DUMP:-}; do # the new build's final IR
+  $B/tools/vkc compile $W/m/$m.onnx --dump-after insert_transfers -o $W/dump.vkm 2>$W/$m.new.ir
+done
+tar czf $OUT/${NAME:-swin_copies}.tgz -C $W --exclude=m --exclude='*.vkm' --exclude='*.out' --exclude='*.npy' \
   --exclude='*.bin' .
 for p in $P; do
   echo "== $p"
@@ -43,3 +51,4 @@ for p in $P; do
   ref=$W/torch.json; [ $p = fp16 ] && ref=$W/torch16.json
   python3 bench/old_new_summary.py $W/$p $ref "cuDNN $p graph" $M
 done
+[ "${EAGER:-0}" = 1 ] && echo "eager: $(cat $W/eager.json)"

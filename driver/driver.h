@@ -44,6 +44,7 @@ typedef struct drv_opts {
   bool split_k_off;            /* no pass_split_k (vkc --split-k off) */
   int split_k_factor;          /* pass_split_k's factor everywhere (vkc --split-k N; 0: its rule) */
   bool attention_off;          /* no pass_fuse_attention (vkc --attention off) */
+  bool attention_all;          /* fp16 chains of any length too (vkc --attention all) */
   /* Only the passes a target needs (bounds, fp16, the splits of staged
    * ops, placement, layout, transfers): vkc --no-opt, and the tests that
    * keep the nodes they place. */

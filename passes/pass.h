@@ -86,6 +86,8 @@ typedef struct pass_opts {
   int split_k_factor;
   /* pass_fuse_attention: off (its rule applies on a GPU target only) */
   bool no_fuse_attention;
+  /* pass_fuse_attention: every chain, fp16 ones past its key limit too */
+  bool fuse_attention_all;
   const ir_target *target;
 } pass_opts;
 

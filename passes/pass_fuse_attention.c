@@ -210,7 +210,8 @@ static bool matches(const ir_graph *g, const pass_opts *o, const int *uses, ir_n
   }
   if (m->mask && !mask_bias(m)) return false;
   const ir_target *t = o->target;
-  if (o->precision == IR_PRECISION_FP16 && (t->coopmat_khr || t->coopmat_nv) &&
+  if (!o->fuse_attention_all && o->precision == IR_PRECISION_FP16 &&
+      (t->coopmat_khr || t->coopmat_nv) &&
       m->kt->type.dims[r - 1] >= FP16_MAX_KEYS)
     return false;
   return true;

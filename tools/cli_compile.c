@@ -186,11 +186,12 @@ int cli_compile_arg_parse(const char *tool, int argc, char **argv, int *i,
     c->split_k_off = v[0] == 'o';
     c->split_k_factor = f;
   } else if (!strcmp(a, "--attention")) {
-    if (strcmp(v, "auto") != 0 && strcmp(v, "off") != 0) {
-      fprintf(stderr, "%s: --attention expects auto or off, got '%s'\n", tool, v);
+    if (strcmp(v, "auto") != 0 && strcmp(v, "off") != 0 && strcmp(v, "all") != 0) {
+      fprintf(stderr, "%s: --attention expects auto, off or all, got '%s'\n", tool, v);
       return -1;
     }
     c->attention_off = v[0] == 'o';
+    c->attention_all = !strcmp(v, "all");
   } else if (!strcmp(a, "--db")) {
     c->db = v;
   } else if (!strcmp(a, "--dump-after")) {
@@ -228,6 +229,7 @@ vkml_status cli_drv_opts(const cli_compile_args *c, bool *cpu_ops, drv_opts *o) 
   o->split_k_off = c->split_k_off;
   o->split_k_factor = c->split_k_factor;
   o->attention_off = c->attention_off;
+  o->attention_all = c->attention_all;
   o->layout = c->layout;
   o->no_opt = c->no_opt;
   o->dump_after = c->dump_after ? c->dump_after : getenv("VKML_DUMP");

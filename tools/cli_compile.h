@@ -37,6 +37,7 @@ typedef struct cli_compile_args {
   bool split_k_off;            /* --split-k off */
   int split_k_factor;          /* --split-k N (0: auto) */
   bool attention_off;          /* --attention off */
+  bool attention_all;          /* --attention all */
   const char *db; /* --db FILE: schedules from this database */
 } cli_compile_args;
 

@@ -296,6 +296,11 @@ Test(fuse_attention, fp16_keys) {
   g = parse(text);
   cr_assert(fuse(g, &o), "fp32, cooperative matrices, 128 keys");
   ir_graph_destroy(g);
+  o.precision = IR_PRECISION_FP16;
+  o.fuse_attention_all = true; /* vkc --attention all */
+  g = parse(text);
+  cr_assert(fuse(g, &o), "fp16, cooperative matrices, 128 keys, --attention all");
+  ir_graph_destroy(g);
 }
 
 /* only on a GPU target, when placing, and not with --attention off */
