@@ -11,7 +11,9 @@
 # copy ops' op cases on the GPU (validation on).
 # Also for later steps of the same kind (the attention's views): TESTS (the
 # op cases' filter), MODELS, PRECISIONS, NAME (the tarball's name), EAGER=1
-# (torch CUDA eager fp32 too), DUMP (models whose final IR to keep).
+# (torch CUDA eager fp32 too), DUMP (models whose final IR to keep), ARGS
+# (more vkc arguments for both builds; "old" may be a wrapper that
+# overrides them).
 # Expects .gl (with vulkan-validationlayers) and .bench-pack
 # (bench/stage.sh plus the old build). Results in $OUT/${NAME:-swin_copies}.tgz.
 set -u
@@ -27,7 +29,7 @@ echo "test_ops $T: rc $? $(grep Synthesis $W/test.txt)"
 python3 bench/torchvision_peer.py export $W/m $M >$W/export.txt 2>&1 || tail -3 $W/export.txt
 for p in $P; do
   mkdir -p $W/$p && ln -sfn $W/m $W/$p/m
-  old_new_runs $W/$p "--precision $p" $M
+  old_new_runs $W/$p "--precision $p ${ARGS:-}" $M
   profiles $W/$p "new old" $M
 done
 [[ " $P " == *" fp32 "* ]] && python3 bench/torchvision_peer.py graph $M >$W/torch.json 2>$W/torch.err
