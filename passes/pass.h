@@ -110,6 +110,9 @@ vkml_status pass_fuse_elementwise(ir_graph *g, const pass_opts *opts, bool *chan
 vkml_status pass_fuse_copies(ir_graph *g, const pass_opts *opts, bool *changed);
 vkml_status pass_fuse_attention(ir_graph *g, const pass_opts *opts, bool *changed);
 vkml_status pass_attention_views(ir_graph *g, const pass_opts *opts, bool *changed);
+/* Whether the attention passes run: a GPU target, the graph being placed,
+ * not --attention off. */
+bool pass_attention_wanted(const pass_opts *opts);
 vkml_status pass_winograd(ir_graph *g, const pass_opts *opts, bool *changed);
 vkml_status pass_fp16(ir_graph *g, const pass_opts *opts, bool *changed);
 vkml_status pass_split_nonzero(ir_graph *g, const pass_opts *opts, bool *changed);

@@ -148,9 +148,7 @@ static vkml_status rewrite(ir_graph *g, const int *uses, ir_node *n, bool *done)
 
 vkml_status pass_attention_views(ir_graph *g, const pass_opts *opts, bool *changed) {
   if (changed) *changed = false;
-  if (!opts || !opts->target || !opts->place || opts->no_fuse_attention ||
-      !ir_target_is_gpu(opts->target))
-    return VKML_OK;
+  if (!pass_attention_wanted(opts)) return VKML_OK;
   int *uses = NULL;
   VKML_RETURN_IF_ERROR(ir_graph_count_uses(g, &uses));
   vkml_status s = VKML_OK;

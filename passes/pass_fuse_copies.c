@@ -296,8 +296,9 @@ vkml_status pass_fuse_copies(ir_graph *g, const pass_opts *opts, bool *changed) 
     int axis = 0;
     int64_t shift = 0;
     if (n->op == IR_OP_CONCAT) {
+      /* both slices chain nodes (placement allowed them) */
       x = roll_of(n, &axis, &shift);
-      if (!x) continue;
+      if (!x || !views[n->inputs[0]->id].valid || !views[n->inputs[1]->id].valid) continue;
     }
     if (views[x->id].valid) in = views[x->id];
     else contiguous(x, &in);
