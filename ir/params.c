@@ -284,6 +284,8 @@ vkml_status ir_strided_params_get(const ir_node *n, const ir_type *in, ir_stride
   if (in->bounded) return ir_infer_error("strided_copy: a bounded input");
   out->rank = ns;
   out->offset = ir_node_int(n, IR_A_OFFSET, 0);
+  if (out->offset < -IR_MAX_ELEMENTS || out->offset > IR_MAX_ELEMENTS)
+    return ir_infer_error("strided_copy: offset %lld out of range", (long long)out->offset);
   int64_t lo = out->offset, hi = out->offset, count = 1;
   for (int d = 0; d < ns; d++) {
     if (shape[d] < 0 || (shape[d] && count > IR_MAX_ELEMENTS / shape[d]))
@@ -294,6 +296,11 @@ vkml_status ir_strided_params_get(const ir_node *n, const ir_type *in, ir_stride
     int64_t lim = INT64_C(1) << 40;
     if (strides[d] > lim || strides[d] < -lim)
       return ir_infer_error("strided_copy: stride %lld out of range", (long long)strides[d]);
+    /* each span under 2^57, so that eight of them and the offset add up
+     * without overflow */
+    if (fabs((double)(shape[d] ? shape[d] - 1 : 0) * (double)strides[d]) > 0x1p57)
+      return ir_infer_error("strided_copy: dim %lld at stride %lld reads past any input",
+                            (long long)shape[d], (long long)strides[d]);
     int64_t span = (shape[d] ? shape[d] - 1 : 0) * strides[d];
     if (span < 0) lo += span;
     else hi += span;
@@ -424,6 +431,8 @@ vkml_status ir_attention_params_get(const ir_node *n, const ir_type *in, int n_i
       if (s < 0 || s > lim)
         return ir_infer_error("attention: %s's stride %lld (0 to 2^40)", names[k], (long long)s);
       out->st[k][i] = s;
+      if ((double)(ld[k][i] - 1) * (double)s > 0x1p57) /* (no overflow below) */
+        return ir_infer_error("attention: %s's view reads past any input", names[k]);
       hi += (ld[k][i] - 1) * s;
     }
     if (in[k].bounded) return ir_infer_error("attention: input %d is bounded", k);

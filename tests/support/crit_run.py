@@ -109,7 +109,7 @@ def unexeced_children(pid):
 
 # A worker forked but not exec'd for this long is deadlocked (see below).
 FORK_STUCK_S = 10
-FORK_ATTEMPTS = 5
+FORK_ATTEMPTS = 10
 
 
 def run_guarded(argv, guard):
