@@ -261,6 +261,8 @@ const onnx_op_entry *onnx_op_find(const char *op_type);
   X(mvn) X(quantize_linear) X(dequantize_linear) X(dynamic_quantize_linear)     \
   X(gelu) X(mish) X(group_norm) X(one_hot)                                     \
   /* onnx_lowered.c: lowered into ops that have kernels */                     \
+  X(nll_loss) X(softmax_cross_entropy) /* onnx_loss.c, likewise */             \
+  X(compress) X(reverse_sequence) /* onnx_select.c, likewise */               \
   X(mapped) /* onnx_mapped.c: an op whose table row says it all */
 
 #define X(name) vkml_status onnx_convert_##name(onnx_ctx *c, onnx_node *n);

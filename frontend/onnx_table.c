@@ -145,6 +145,12 @@ static const onnx_op_entry ops[] = {
     {"Mish", onnx_convert_mish, F, 0, 18},
     {"GroupNormalization", onnx_convert_group_norm, NULL, 0, 18},
     {"Gelu", onnx_convert_gelu, F, 0, 20},
+    /* the losses (onnx_loss.c) */
+    {"NegativeLogLikelihoodLoss", onnx_convert_nll_loss, F, 0, 12},
+    {"SoftmaxCrossEntropyLoss", onnx_convert_softmax_cross_entropy, F, 0, 12},
+    /* picked by computed indices (onnx_select.c) */
+    {"Compress", onnx_convert_compress, NULL, 0, 9},
+    {"ReverseSequence", onnx_convert_reverse_sequence, F, 0, 10},
     /* control flow */
     {"If", onnx_convert_if, NULL, 0, 1},
     {"Loop", onnx_convert_loop, NULL, 0, 1},

@@ -1337,6 +1337,118 @@ def gen_lowered():
     bad("bad_depthtospace_channels",
         h.make_node("DepthToSpace", ["x"], ["y"], name="d2s", blocksize=2), [1, 6, 2, 2])
     bad("bad_lrn_size", h.make_node("LRN", ["x"], ["y"], name="lrn"), [1, 4, 2, 2])
+    gen_losses(one)
+    gen_select(one)
+
+
+def nll_ref(lp, t, w, ii, reduction):
+    """NegativeLogLikelihoodLoss from the ONNX spec, in float64."""
+    lp, t = lp.astype(np.float64), t.astype(np.int64)
+    keep = np.ones(t.shape, bool) if ii is None else t != ii
+    ts = np.where(keep, t, 0)
+    picked = np.take_along_axis(lp, ts[:, None], axis=1)[:, 0]
+    wt = (np.ones(t.shape) if w is None else w.astype(np.float64)[ts]) * keep
+    loss = -picked * wt
+    if reduction == "none":
+        return loss.astype(np.float32)
+    if reduction == "sum":
+        return np.float32(loss.sum())
+    return np.float32(loss.sum() / wt.sum())
+
+
+def gen_select(one):
+    """Compress and ReverseSequence (frontend/onnx_select.c) beyond
+    libonnx-testdata's cases: a condition shorter than the axis, on a rank-3
+    input and flattened; sequence lengths on a rank-3 input, both axis
+    orders; constants where fp16 runs need float inputs."""
+    x = rand(5, 3, 2)
+    cond = np.array([1, 0, 1, 1], bool)
+    m = model([h.make_node("Compress", ["x", "c"], ["y"], name="cmp", axis=0)],
+              [vi("x", T.FLOAT, [5, 3, 2])], [vi("y", T.FLOAT, None)], [init("c", cond)])
+    node_case("lowered", "compress_short_condition", m, [("x", x)],
+              [("y", np.compress(cond, x, axis=0))])
+    cond = np.random.rand(20) > 0.5
+    m = model([h.make_node("Compress", ["x", "c"], ["y"], name="cmp")],
+              [vi("x", T.FLOAT, [5, 3, 2])], [vi("y", T.FLOAT, None)], [init("c", cond)])
+    node_case("lowered", "compress_flat_short_condition", m, [("x", x)],
+              [("y", np.compress(cond, x.reshape(-1)))])
+    x = rand(4, 3, 5)
+    for ba, ta in ((0, 1), (1, 0)):
+        lens = np.array([3, 1, 4] if ba == 1 else [3, 1, 2, 3], np.int64)
+        y = x.copy()
+        for b, l in enumerate(lens):
+            if ba == 0:
+                y[b, :l] = x[b, :l][::-1]
+            else:
+                y[:l, b] = x[:l, b][::-1]
+        one("reversesequence_rank3_batch%d" % ba,
+            h.make_node("ReverseSequence", ["x", "lens"], ["y"], name="rs", batch_axis=ba,
+                        time_axis=ta), [("x", x)], [("y", y)], inits=[init("lens", lens)])
+    # refusals, named
+    def bad(name, node, cshape, ctype=T.BOOL):
+        save(name, model([node], [vi("x", T.FLOAT, [5, 3]), vi("c", ctype, cshape)],
+                         [vi("y", T.FLOAT, None)]))
+    bad("bad_compress_long", h.make_node("Compress", ["x", "c"], ["y"], name="cmp", axis=1), [4])
+    bad("bad_compress_cond", h.make_node("Compress", ["x", "c"], ["y"], name="cmp"), [5, 3])
+    bad("bad_reversesequence_axes", h.make_node("ReverseSequence", ["x", "c"], ["y"], name="rs",
+                                                batch_axis=1, time_axis=1), [3], T.INT64)
+    bad("bad_reversesequence_lens", h.make_node("ReverseSequence", ["x", "c"], ["y"], name="rs"),
+        [5], T.INT64)
+
+
+def gen_losses(one):
+    """NegativeLogLikelihoodLoss and SoftmaxCrossEntropyLoss (frontend/onnx_loss.c)
+    beyond libonnx-testdata's cases: int32 targets, an ignore_index past the
+    classes, rank 4 and 5 with weights and every reduction, log_prob of
+    rank 4; the refusals named."""
+    for name, shape, dt, ii, weighted, red in (
+            ("nll_i32_ii_past_classes", (4, 6), np.int32, 6, False, "mean"),
+            ("nll_rank4_weight_sum", (2, 5, 3, 4), np.int64, None, True, "sum"),
+            ("nll_rank5_weight_ii_mean", (2, 3, 2, 3, 2), np.int64, 0, True, "mean"),
+            ("nll_rank4_none_ii", (3, 7, 2, 5), np.int64, 2, False, "none")):
+        n, C = shape[0], shape[1]
+        x = rand(*shape)
+        t = np.random.randint(0, C, (n,) + shape[2:]).astype(dt)
+        if ii is not None:  # some ignored, every class still present
+            t.flat[::3] = ii
+        w = np.random.uniform(0.2, 1.5, C).astype(np.float32) if weighted else None
+        attrs = {"reduction": red}
+        if ii is not None:
+            attrs["ignore_index"] = ii
+        # the targets a constant: fp16 runs take float inputs only (the
+        # ONNX node cases give them at run time)
+        ins = [("x", x)] + ([("w", w)] if weighted else [])
+        y = nll_ref(x, t, w, ii, red)
+        node = h.make_node("NegativeLogLikelihoodLoss", ["x", "t"] + (["w"] if weighted else []),
+                           ["y"], name="nll", **attrs)
+        m = model([node], [vi(nm, T.FLOAT, list(a.shape)) for nm, a in ins],
+                  [vi("y", T.FLOAT, list(np.shape(y)))], [init("t", t)])
+        node_case("lowered", name, m, ins, [("y", y)])
+    x = rand(2, 4, 3, 5) * 3
+    t = np.random.randint(0, 4, (2, 3, 5)).astype(np.int64)
+    t.flat[::4] = -1
+    w = np.random.uniform(0.2, 1.5, 4).astype(np.float32)
+    lp = x - x.max(axis=1, keepdims=True)
+    lp = (lp - np.log(np.exp(lp).sum(axis=1, keepdims=True))).astype(np.float32)
+    y = nll_ref(lp, t, w, -1, "mean")
+    node = h.make_node("SoftmaxCrossEntropyLoss", ["x", "t", "w"], ["y", "lp"], name="sce",
+                       ignore_index=-1)
+    m = model([node], [vi("x", T.FLOAT, [2, 4, 3, 5]), vi("w", T.FLOAT, [4])],
+              [vi("y", T.FLOAT, []), vi("lp", T.FLOAT, [2, 4, 3, 5])], [init("t", t)])
+    node_case("lowered", "sce_rank4_weight_ii_log_prob", m, [("x", x), ("w", w)],
+              [("y", y), ("lp", lp)])
+    # refusals, named
+    def bad(name, tshape, attrs, wshape=None, tdt=T.INT64):
+        ins = [vi("x", T.FLOAT, [3, 5, 2]), vi("t", tdt, tshape)]
+        if wshape:
+            ins.append(vi("w", T.FLOAT, wshape))
+        node = h.make_node("NegativeLogLikelihoodLoss", [i.name for i in ins], ["y"],
+                           name="nll_bad", **attrs)
+        save(name, model([node], ins, [vi("y", T.FLOAT, None)]))
+    bad("bad_nll_reduction", [3, 2], {"reduction": "max"})
+    bad("bad_nll_target_shape", [3, 5], {})
+    bad("bad_nll_weight", [3, 2], {}, wshape=[4])
+    bad("bad_nll_target_type", [3, 2], {}, tdt=T.FLOAT)
 
 
 def gen_opset18_21():
