@@ -295,4 +295,18 @@ def first():
     conv("f_3x3_128_128_112", 128, 128, 112, 3, 1)
 
 
-{"kernels": kernels, "retina": retina, "rungs": rungs, "winograd": winograd_set, "taps": taps, "vit": vit, "small": small, "small1x1": small1x1, "oddk": oddk, "wgemm": wgemm, "kodd": kodd, "first": first, "fp32gemm": fp32gemm, "attn": attn, "splitk": splitk, "fattn": fattn}[sys.argv[2] if len(sys.argv) > 2 else "kernels"]()
+def video():
+    # the video classifiers' 3-D convs as frontend/onnx_conv3d.c lowers them
+    # (depths as the batch, depth taps as channels), fp32: mc3_18's layer1
+    # (3x3x3 64->64 at 16x56x56: 192 channels, batch 16) and its 2-D layers
+    # (1x3x3 at 16 frames), r3d_18's layer3 / layer4 (3x3x3 at 4x14x14 and
+    # 2x7x7)
+    conv("v_mc3_l1_192_64_56_b16", 192, 64, 56, 3, 1, batch=16)
+    conv("v_mc3_l2_128_28_b16", 128, 128, 28, 3, 1, batch=16)
+    conv("v_mc3_l3_256_14_b16", 256, 256, 14, 3, 1, batch=16)
+    conv("v_mc3_l4_512_7_b16", 512, 512, 7, 3, 1, batch=16)
+    conv("v_r3d_l3_768_256_14_b4", 768, 256, 14, 3, 1, batch=4)
+    conv("v_r3d_l4_1536_512_7_b2", 1536, 512, 7, 3, 1, batch=2)
+
+
+{"video": video, "kernels": kernels, "retina": retina, "rungs": rungs, "winograd": winograd_set, "taps": taps, "vit": vit, "small": small, "small1x1": small1x1, "oddk": oddk, "wgemm": wgemm, "kodd": kodd, "first": first, "fp32gemm": fp32gemm, "attn": attn, "splitk": splitk, "fattn": fattn}[sys.argv[2] if len(sys.argv) > 2 else "kernels"]()
