@@ -39,15 +39,38 @@
 
 static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
+/* fp32 (the scalar templates: the grouped conv on conv2d_direct's 64x64
+ * tiles): S, the largest of 8, 4, 2 that leaves at most F32_TARGET_TILES
+ * tiles, where the whole conv makes fewer than F32_MAX_TILES, each group a k
+ * of at least SPLIT_MIN_K, and the output at least F32_MIN_PIXELS pixels.
+ * Measured on the H200 (bench/results/2026-11-29-video-split.md, mc3_18's
+ * convs, depths as the batch): 3x3 512@7 at batch 16 (104 tiles) 0.31 ->
+ * 0.185 ms with S = 8 (0.21 with 4), 3x3 256@14 (196 tiles) 0.239 ->
+ * 0.163 with S = 4 (0.167 with 8), 3x3 128@28 (392 tiles) unchanged. */
+#define F32_TILE 64
+#define F32_MAX_TILES 256
+#define F32_TARGET_TILES 1024
+#define F32_MIN_PIXELS 784
+
+static int64_t split_f32(int64_t m, int64_t pixels, int64_t c, int64_t r) {
+  int64_t tiles = ceil_div(m, F32_TILE) * ceil_div(pixels, F32_TILE);
+  if (m < 64 || tiles >= F32_MAX_TILES || pixels < F32_MIN_PIXELS) return 0;
+  for (int64_t s = 8; s >= 2; s /= 2)
+    if (tiles * s <= F32_TARGET_TILES && c % s == 0 && c / s * r >= SPLIT_MIN_K) return s;
+  return 0;
+}
+
 /* S for n, 0 when n stays whole. */
 static int64_t split_of(const ir_node *n, const pass_opts *o) {
   const ir_target *t = o->target;
-  if (o->precision != IR_PRECISION_FP16 || !(t->coopmat_nv || t->coopmat_khr) ||
-      !t->vulkan_memory_model)
+  bool f16 = o->precision == IR_PRECISION_FP16;
+  if (f16 ? !(t->coopmat_nv || t->coopmat_khr) || !t->vulkan_memory_model
+          : o->precision != IR_PRECISION_FP32)
     return 0;
+  ir_dtype dt = f16 ? IR_F16 : IR_F32;
   if (n->op != IR_OP_CONV2D || n->n_inputs < 2 || n->n_inputs > 3 || n->n_outputs != 1) return 0;
   const ir_value *x = n->inputs[0], *w = n->inputs[1], *y = n->outputs[0];
-  if (x->type.dtype != IR_F16 || w->type.dtype != IR_F16 || x->type.rank != 4 ||
+  if (x->type.dtype != dt || w->type.dtype != dt || x->type.rank != 4 ||
       w->type.rank != 4 || y->type.rank != 4 || x->type.bounded || y->type.bounded ||
       !ir_value_is_const(w) || (n->n_inputs == 3 && !ir_value_is_const(n->inputs[2])))
     return 0;
@@ -61,6 +84,7 @@ static int64_t split_of(const ir_node *n, const pass_opts *o) {
     int64_t f = o->split_k_factor;
     return c % f == 0 && c / f * r >= SPLIT_MIN_K ? f : 0;
   }
+  if (!f16) return split_f32(m, y->type.dims[0] * y->type.dims[2] * y->type.dims[3], c, r);
   int64_t tiles =
       ceil_div(m, TILE_M) * ceil_div(y->type.dims[0] * y->type.dims[2] * y->type.dims[3], TILE_N);
   if (m < 64 || tiles >= SPLIT_MAX_TILES) return 0;
@@ -118,7 +142,8 @@ static vkml_status rewrite(ir_graph *g, ir_node *n, int64_t s) {
   ir_act_params_get(n, &a);
   const char *base = y->name;
   /* the partial sums */
-  ir_type pt = ir_type_make(IR_F16, 4, (int64_t[]){nb, s * m, oh, ow});
+  ir_dtype dt = y->type.dtype;
+  ir_type pt = ir_type_make(dt, 4, (int64_t[]){nb, s * m, oh, ow});
   ir_value *ins[3] = {x, wv, bv};
   const ir_type *types[1] = {&pt};
   const char *sfx[1] = {".partials"};
@@ -131,8 +156,8 @@ static vkml_status rewrite(ir_graph *g, ir_node *n, int64_t s) {
   ir_node_remove_attr(conv, IR_A_ACT_ALPHA);
   ir_node_remove_attr(conv, IR_A_ACT_BETA);
   /* [N, S, M, OH*OW], summed over S, back to [N, M, OH, OW], the activation */
-  ir_type t4 = ir_type_make(IR_F16, 4, (int64_t[]){nb, s, m, oh * ow});
-  ir_type t3 = ir_type_make(IR_F16, 3, (int64_t[]){nb, m, oh * ow});
+  ir_type t4 = ir_type_make(dt, 4, (int64_t[]){nb, s, m, oh * ow});
+  ir_type t3 = ir_type_make(dt, 3, (int64_t[]){nb, m, oh * ow});
   ir_node *r1, *sum, *r2;
   types[0] = &t4;
   sfx[0] = ".split";

@@ -73,6 +73,17 @@ static vkml_status rewrite(ir_graph *g, ir_node *n, int m) {
  * (ResNet-50's 128@28 0.91x, 256@14 0.65x; its 64@56 gained 1.5x, left out
  * by this rule); F(4x4) beat F(2x2) at 28x28 only (512@28: 1.42-1.54x
  * against 1.12-1.14x), and lost to it at 14x14 (0.63x) and 56x56. */
+/* ... and only at 14x14 outputs per image or more, and fewer than 224x224
+ * over the batch (bench/results/2026-11-29-video-split.md, H200, the video
+ * classifiers' 3-D convs as lowered, depths as the batch, with and without
+ * the rule): F(2x2) lost at 7x7 (r3d_18's 3x3x3 512@2x7x7, 1536 channels:
+ * 0.41 against 0.26 ms direct) and over 16 x 56x56 (mc3_18's and r3d_18's
+ * first 3x3x3 convs: 0.52 against 0.48 ms), as on VGG-16's 64@224 above;
+ * it won at 28x28 x 8 and 14x14 x 4 (r3d_18: 0.33 against 0.37, 0.23
+ * against 0.35). */
+#define WINO_MIN_PIXELS 196
+#define WINO_MAX_OUTPUT_PIXELS (224 * 224)
+
 static int auto_tile(const ir_node *n, const pass_opts *o) {
   if (!o || !o->target || o->target->type == IR_TARGET_CPU || o->precision != IR_PRECISION_FP32)
     return 0;
@@ -80,6 +91,7 @@ static int auto_tile(const ir_node *n, const pass_opts *o) {
   double work = (double)x->dims[1] * (double)y->dims[1] * (double)y->dims[2] * (double)y->dims[3];
   if (work < (double)(1 << 25)) return 0;
   int64_t pixels = y->dims[2] * y->dims[3];
+  if (pixels < WINO_MIN_PIXELS || y->dims[0] * pixels >= WINO_MAX_OUTPUT_PIXELS) return 0;
   return pixels > 400 && pixels <= 1024 ? 4 : 2;
 }
 

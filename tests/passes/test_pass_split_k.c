@@ -1,4 +1,4 @@
-/* pass_split_k and pass_split_k_gemm: which fp16 convs are split (its rule), the nodes the split
+/* pass_split_k and pass_split_k_gemm: which fp16 and fp32 convs are split (its rules), the nodes the split
  * makes (a grouped conv of rearranged weights with the bias on group 0, the
  * reshapes, the sum, the activation under the conv's output name), and that
  * the rewritten graph computes the same thing on the CPU (fp16 tolerance:
@@ -66,7 +66,8 @@ static int count_nodes(const ir_graph *g) {
 }
 
 /* Runs the pass; returns whether it changed g, checking that g still
- * verifies and computes what it did (max |d| / max |y| <= 4e-3). */
+ * verifies and computes what it did (max |d| / max |y| <= 4e-3 in f16, 1e-5
+ * in f32: the order of the sum changes). */
 static bool split(ir_graph *g, const pass_opts *o) {
   t_rng r = t_rng_make(11);
   const ir_type *it = &g->inputs[0]->type;
@@ -87,7 +88,8 @@ static bool split(ir_graph *g, const pass_opts *o) {
     worst = fmax(worst, fabs(a - b));
     ymax = fmax(ymax, fabs(a));
   }
-  cr_assert_leq(worst, 4e-3 * ymax, "max |d| %g, max |y| %g", worst, ymax);
+  double tol = before.dtype == IR_F32 ? 1e-5 : 4e-3;
+  cr_assert_leq(worst, tol * ymax, "max |d| %g, max |y| %g", worst, ymax);
   rt_tensor_free(&in);
   rt_tensor_free(&before);
   rt_tensor_free(&after);
@@ -179,6 +181,39 @@ Test(split_k, leaves_the_rest) {
   for (int i = 0; i < 4; i++) {
     ir_graph *g = conv_graph(1, 256, 6, 128, 3, true, IR_ACT_RELU, IR_F16);
     cr_assert_not(split(g, &variants[i]), "variant %d", i);
+    ir_graph_destroy(g);
+  }
+}
+
+/* fp32, on a GPU without cooperative matrices (conv2d_direct's 64x64
+ * tiles): 3x3 256 -> 128 over 4 x 14x14 (26 tiles) splits in 8; fewer
+ * than 784 output pixels, or 256 tiles and more, stay whole. */
+Test(split_k, fp32_rule) {
+  ir_target t;
+  pass_opts o = gpu_opts(&t);
+  t.coopmat_khr = t.coopmat_nv = false;
+  o.precision = IR_PRECISION_FP32;
+  ir_graph *g = conv_graph(4, 256, 14, 128, 3, true, IR_ACT_RELU, IR_F32);
+  cr_assert(split(g, &o));
+  const ir_node *conv = NULL, *sum = NULL;
+  ir_foreach_node(g, n) {
+    if (n->op == IR_OP_CONV2D) conv = n;
+    if (n->op == IR_OP_REDUCE_SUM) sum = n;
+  }
+  cr_assert(conv && sum);
+  cr_assert_eq(ir_node_int(conv, IR_A_GROUP, 1), 8);
+  cr_assert_eq(conv->outputs[0]->type.dtype, IR_F32);
+  cr_assert_eq(sum->outputs[0]->type.dtype, IR_F32);
+  ir_graph_destroy(g);
+  struct {
+    int64_t n, c, hw, m;
+  } keep[] = {
+      {1, 256, 14, 128}, /* 196 output pixels */
+      {2, 64, 64, 128},  /* 256 tiles */
+  };
+  for (size_t i = 0; i < sizeof keep / sizeof keep[0]; i++) {
+    g = conv_graph(keep[i].n, keep[i].c, keep[i].hw, keep[i].m, 3, true, IR_ACT_RELU, IR_F32);
+    cr_assert_not(split(g, &o), "case %zu", i);
     ir_graph_destroy(g);
   }
 }

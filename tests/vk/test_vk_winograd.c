@@ -210,9 +210,9 @@ static int auto_tile_of(int64_t c, int64_t k, int64_t hw, const ir_target *t, ir
 }
 
 /* The default rule (pass_winograd.c, from the H100's measurements): on a
- * GPU in fp32, convs of at least 2^25 multiply-adds per tap, F(4x4) at
- * 21x21..32x32 outputs, F(2x2) elsewhere; nothing on a CPU device, in fp16
- * or without a target. */
+ * GPU in fp32, convs of at least 2^25 multiply-adds per tap at 14x14 to
+ * under 224x224 outputs (over the batch), F(4x4) at 21x21..32x32 outputs,
+ * F(2x2) elsewhere; nothing on a CPU device, in fp16 or without a target. */
 Test(vk_winograd, the_default_rule) {
   ir_target gpu, cpu;
   ir_target_minimum(&gpu);
@@ -223,6 +223,8 @@ Test(vk_winograd, the_default_rule) {
   cr_assert_eq(auto_tile_of(256, 256, 24, &gpu, IR_PRECISION_FP32), 4); /* 2^25.2, 24x24 */
   cr_assert_eq(auto_tile_of(512, 512, 14, &gpu, IR_PRECISION_FP32), 2); /* 196 outputs */
   cr_assert_eq(auto_tile_of(64, 64, 56, &gpu, IR_PRECISION_FP32), 0);   /* 2^23.6 */
+  cr_assert_eq(auto_tile_of(64, 64, 224, &gpu, IR_PRECISION_FP32), 0);  /* 224x224 outputs */
+  cr_assert_eq(auto_tile_of(1536, 512, 7, &gpu, IR_PRECISION_FP32), 0); /* 2^25.2, 7x7 */
   cr_assert_eq(auto_tile_of(32, 32, 200, &cpu, IR_PRECISION_FP32), 0);
   cr_assert_eq(auto_tile_of(32, 32, 200, &gpu, IR_PRECISION_FP16), 0);
   cr_assert_eq(auto_tile_of(32, 32, 200, NULL, IR_PRECISION_FP32), 0);
