@@ -1,6 +1,6 @@
 #!/bin/bash
 # One device call, fp32: the video classifiers (MODELS, default mc3_18
-# r3d_18) compiled with each VARIANT's vkc arguments (default: the plan's
+# r3d_18; ResNets, VGG, ... as classifiers) compiled with each VARIANT's vkc arguments (default: the plan's
 # defaults, split-K forced at 2 / 4 / 8 on every conv it takes, Winograd
 # off), a replayed per-op profile each, outputs against onnxruntime; per
 # conv (its data movement and partial sums included) side by side
@@ -13,8 +13,9 @@ W=/tmp/vs; mkdir -p $W
 MODELS=${MODELS:-mc3_18 r3d_18}
 VARIANTS=${VARIANTS:-"def: s2:--split-k=2 s4:--split-k=4 s8:--split-k=8 woff:--winograd=off"}
 for m in $MODELS; do
+  fam=video; case $m in resnet*|vgg*|googlenet|mobilenet*|efficientnet*|squeezenet*) fam=classification;; esac
   python3 -c "import sys; sys.path.insert(0, 'bench'); import zoo, json; \
-print(json.dumps(zoo.export_one('$W', 'video', '$m')))" >$W/$m.export.json 2>$W/$m.export.err
+print(json.dumps(zoo.export_one('$W', '$fam', '$m')))" >$W/$m.export.json 2>$W/$m.export.err
   for v in $VARIANTS; do
     name=${v%%:*}; args=${v#*:}; args=${args//=/ }
     $B/tools/vkc compile $W/$m.onnx --fallback never $args -o $W/$m.$name.vkm 2>$W/$m.$name.cerr ||

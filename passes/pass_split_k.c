@@ -1,10 +1,11 @@
 /* pass_split_k: split-K across workgroups for the tensor-core convs that
  * have too few outputs for the device and a long k (VGG-16's and ResNet-50's
  * convs at 28x28 down to 7x7: a few dozen output tiles, each walking a k of
- * 2304-4608 on one SM; bench/results/2026-11-28-vgg-fp16.md).
+ * 2304-4608 on one SM; bench/results/2026-11-28-vgg-fp16.md), and for fp32
+ * convs on the scalar templates likewise (split_f32 below).
  *
- * The f16 conv2d y = act(conv(x, w) + b) (one group, activation none or
- * relu) becomes S partial convs in one grouped conv2d and their sum:
+ * The f16 (or f32) conv2d y = act(conv(x, w) + b) (one group, activation
+ * none or relu) becomes S partial convs in one grouped conv2d and their sum:
  *   p = conv2d(x, w', b') {group = S}   w' [S*M, C/S, KH, KW]: group s is
  *                                        w's input channels s*C/S.. for all
  *                                        M outputs; b' = [b, 0, ..., 0]
@@ -13,10 +14,10 @@
  * so that conv2d_coopmat runs S times as many workgroups, each over k/S
  * (codegen/kernels/conv2d.c takes groups this large on the tensor cores).
  * Each partial is rounded to f16 before the sum: up to S roundings where
- * there was one.
+ * there was one (in f32, the order of the sum changes).
  *
- * Which convs: on a GPU target with cooperative matrices, when the graph is
- * placed and in fp16; M >= 64; fewer than SPLIT_MAX_TILES tiles of
+ * Which convs in fp16: on a GPU target with cooperative matrices, when the
+ * graph is placed; M >= 64; fewer than SPLIT_MAX_TILES tiles of
  * TILE_M x TILE_N outputs (conv2d_coopmat's largest tile); S the largest of
  * 8, 4, 2 with at most SPLIT_TARGET_TILES tiles after the split, dividing
  * C, and leaving each group a k of at least SPLIT_MIN_K. Measured on the
