@@ -43,19 +43,19 @@ static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 /* fp32 (the scalar templates: the grouped conv on conv2d_direct's 64x64
  * tiles): S, the largest of 8, 4, 2 that leaves at most F32_TARGET_TILES
  * tiles, where the whole conv makes fewer than F32_MAX_TILES, each group a k
- * of at least SPLIT_MIN_K, and the output at least F32_MIN_PIXELS pixels.
- * Measured on the H200 (bench/results/2026-11-29-video-split.md, mc3_18's
- * convs, depths as the batch): 3x3 512@7 at batch 16 (104 tiles) 0.31 ->
- * 0.185 ms with S = 8 (0.21 with 4), 3x3 256@14 (196 tiles) 0.239 ->
- * 0.163 with S = 4 (0.167 with 8), 3x3 128@28 (392 tiles) unchanged. */
+ * of at least SPLIT_MIN_K. Measured on the H200
+ * (bench/results/2026-11-29-video-split.md): mc3_18's convs (depths as the
+ * batch) 3x3 512@16x7x7 (104 tiles) 0.31 -> 0.185 ms with S = 8 (0.21
+ * with 4), 3x3 256@16x14x14 (196 tiles) 0.239 -> 0.163 with S = 4 (0.167
+ * with 8), 3x3 128@16x28x28 (392 tiles) unchanged; at batch 1 ResNet-50's
+ * 3x3 256@14 0.042 -> 0.030 and 512@7 0.055 -> 0.047 with S = 8. */
 #define F32_TILE 64
 #define F32_MAX_TILES 256
 #define F32_TARGET_TILES 1024
-#define F32_MIN_PIXELS 784
 
 static int64_t split_f32(int64_t m, int64_t pixels, int64_t c, int64_t r) {
   int64_t tiles = ceil_div(m, F32_TILE) * ceil_div(pixels, F32_TILE);
-  if (m < 64 || tiles >= F32_MAX_TILES || pixels < F32_MIN_PIXELS) return 0;
+  if (m < 64 || tiles >= F32_MAX_TILES) return 0;
   for (int64_t s = 8; s >= 2; s /= 2)
     if (tiles * s <= F32_TARGET_TILES && c % s == 0 && c / s * r >= SPLIT_MIN_K) return s;
   return 0;
