@@ -48,14 +48,18 @@ static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
  * batch) 3x3 512@16x7x7 (104 tiles) 0.31 -> 0.185 ms with S = 8 (0.21
  * with 4), 3x3 256@16x14x14 (196 tiles) 0.239 -> 0.163 with S = 4 (0.167
  * with 8), 3x3 128@16x28x28 (392 tiles) unchanged; at batch 1 ResNet-50's
- * 3x3 256@14 0.042 -> 0.030 and 512@7 0.055 -> 0.047 with S = 8. */
+ * 3x3 256@14 0.042 -> 0.030 and 512@7 0.055 -> 0.047 with S = 8. 1x1 convs
+ * stay whole: with them split too, DenseNet-121 (its 1x1 convs of up to
+ * 1024 channels at 14x14 and 7x7) took 2.35 -> 2.64 ms, GoogLeNet 0.75 ->
+ * 0.83, MobileNetV2 0.39 -> 0.42 (ResNet-50's 1x1 2048 -> 512 at 7x7 lost
+ * 10 % of its time too). */
 #define F32_TILE 64
 #define F32_MAX_TILES 256
 #define F32_TARGET_TILES 1024
 
 static int64_t split_f32(int64_t m, int64_t pixels, int64_t c, int64_t r) {
   int64_t tiles = ceil_div(m, F32_TILE) * ceil_div(pixels, F32_TILE);
-  if (m < 64 || tiles >= F32_MAX_TILES) return 0;
+  if (m < 64 || r == 1 || tiles >= F32_MAX_TILES) return 0;
   for (int64_t s = 8; s >= 2; s /= 2)
     if (tiles * s <= F32_TARGET_TILES && c % s == 0 && c / s * r >= SPLIT_MIN_K) return s;
   return 0;

@@ -187,7 +187,8 @@ Test(split_k, leaves_the_rest) {
 
 /* fp32, on a GPU without cooperative matrices (conv2d_direct's 64x64
  * tiles): 3x3 256 -> 128 over 4 x 14x14 (26 tiles) and at 7x7 (2 tiles)
- * split in 8; 256 tiles and more, or a k under 512, stay whole. */
+ * split in 8; 256 tiles and more, a k under 512, or a 1x1 kernel stay
+ * whole. */
 Test(split_k, fp32_rule) {
   ir_target t;
   pass_opts o = gpu_opts(&t);
@@ -210,13 +211,15 @@ Test(split_k, fp32_rule) {
   ir_foreach_node(g, n) if (n->op == IR_OP_CONV2D) cr_assert_eq(ir_node_int(n, IR_A_GROUP, 1), 8);
   ir_graph_destroy(g);
   struct {
-    int64_t n, c, hw, m;
+    int64_t n, c, hw, m, k;
   } keep[] = {
-      {2, 64, 64, 128}, /* 256 tiles */
-      {1, 48, 7, 128},  /* k 432: 2 groups would leave 216 */
+      {2, 64, 64, 128, 3},  /* 256 tiles */
+      {1, 48, 7, 128, 3},   /* k 432: 2 groups would leave 216 */
+      {1, 2048, 7, 512, 1}, /* 1x1 */
   };
   for (size_t i = 0; i < sizeof keep / sizeof keep[0]; i++) {
-    g = conv_graph(keep[i].n, keep[i].c, keep[i].hw, keep[i].m, 3, true, IR_ACT_RELU, IR_F32);
+    g = conv_graph(keep[i].n, keep[i].c, keep[i].hw, keep[i].m, keep[i].k, true, IR_ACT_RELU,
+                   IR_F32);
     cr_assert_not(split(g, &o), "case %zu", i);
     ir_graph_destroy(g);
   }
