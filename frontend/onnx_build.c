@@ -398,3 +398,33 @@ vkml_status onnx_cast(onnx_ctx *c, onnx_node *n, ir_value *v, ir_dtype to, ir_va
   *out = nd->outputs[0];
   return VKML_OK;
 }
+
+vkml_status onnx_op2(onnx_ctx *c, onnx_node *n, ir_op op, ir_value *a, ir_value *b,
+                     ir_value **out) {
+  ir_value *ins[2] = {a, b};
+  return onnx_emit1(c, n, op, ins, 2, false, out);
+}
+
+vkml_status onnx_op3(onnx_ctx *c, onnx_node *n, ir_op op, ir_value *a, ir_value *b, ir_value *d,
+                     ir_value **out) {
+  ir_value *ins[3] = {a, b, d};
+  return onnx_emit1(c, n, op, ins, 3, false, out);
+}
+
+vkml_status onnx_slice_axis(onnx_ctx *c, onnx_node *n, ir_value *v, int axis, int64_t start,
+                            int64_t step, int64_t count, ir_value **out) {
+  if (start == 0 && step == 1 && count == v->type.dims[axis]) {
+    *out = v;
+    return VKML_OK;
+  }
+  int64_t end = start + step * (count - 1) + 1, ax = axis;
+  ir_node *nd;
+  VKML_RETURN_IF_ERROR(onnx_emit(c, n, IR_OP_SLICE, &v, 1, 1, false, &nd));
+  VKML_RETURN_IF_ERROR(ir_node_set_ints(c->g, nd, IR_A_STARTS, &start, 1));
+  VKML_RETURN_IF_ERROR(ir_node_set_ints(c->g, nd, IR_A_ENDS, &end, 1));
+  VKML_RETURN_IF_ERROR(ir_node_set_ints(c->g, nd, IR_A_AXES, &ax, 1));
+  VKML_RETURN_IF_ERROR(ir_node_set_ints(c->g, nd, IR_A_STEPS, &step, 1));
+  VKML_RETURN_IF_ERROR(onnx_finish(c, nd));
+  *out = nd->outputs[0];
+  return VKML_OK;
+}

@@ -50,27 +50,6 @@ static vkml_status swap12(onnx_ctx *c, onnx_node *n, ir_value *v, ir_value **out
   return onnx_transpose(c, n, v, (const int64_t[]){0, 2, 1, 3}, out);
 }
 
-/* count elements of v along axis from start by step (v itself when that is
- * all of it). */
-static vkml_status emit_slice(onnx_ctx *c, onnx_node *n, ir_value *v, int axis,
-                              int64_t start, int64_t step, int64_t count,
-                              ir_value **out) {
-  if (start == 0 && step == 1 && count == v->type.dims[axis]) {
-    *out = v;
-    return VKML_OK;
-  }
-  int64_t end = start + step * (count - 1) + 1, ax = axis;
-  ir_node *nd;
-  VKML_RETURN_IF_ERROR(onnx_emit(c, n, IR_OP_SLICE, &v, 1, 1, false, &nd));
-  VKML_RETURN_IF_ERROR(ir_node_set_ints(c->g, nd, IR_A_STARTS, &start, 1));
-  VKML_RETURN_IF_ERROR(ir_node_set_ints(c->g, nd, IR_A_ENDS, &end, 1));
-  VKML_RETURN_IF_ERROR(ir_node_set_ints(c->g, nd, IR_A_AXES, &ax, 1));
-  VKML_RETURN_IF_ERROR(ir_node_set_ints(c->g, nd, IR_A_STEPS, &step, 1));
-  VKML_RETURN_IF_ERROR(onnx_finish(c, nd));
-  *out = nd->outputs[0];
-  return VKML_OK;
-}
-
 /* v with `before` and `after` zeros along axis. */
 static vkml_status emit_pad(onnx_ctx *c, onnx_node *n, ir_value *v, int axis,
                             int64_t before, int64_t after, ir_value **out) {
@@ -249,7 +228,7 @@ vkml_status onnx_conv3d(onnx_ctx *c, onnx_node *n, const onnx_spatial *s, int64_
     cat_axis = 3;
   }
   for (int64_t t = 0; t < kd; t++)
-    VKML_RETURN_IF_ERROR(emit_slice(c, n, x, 1, t * dd, sd, Do, &parts[t]));
+    VKML_RETURN_IF_ERROR(onnx_slice_axis(c, n, x, 1, t * dd, sd, Do, &parts[t]));
   VKML_RETURN_IF_ERROR(emit_concat(c, n, parts, (int)kd, cat_axis, &x));
   VKML_RETURN_IF_ERROR(onnx_reshape(c, n, x, 4, (int64_t[]){N * Do, kd * C, H, W}, false,
                                     &ins[0]));
@@ -308,7 +287,7 @@ static vkml_status weight_tap(onnx_ctx *c, onnx_node *n, int64_t t, ir_value **o
   }
   ir_value *v;
   VKML_RETURN_IF_ERROR(onnx_input_reshaped(c, n, 1, 3, (int64_t[]){cm, kd, r}, &v));
-  VKML_RETURN_IF_ERROR(emit_slice(c, n, v, 1, t, 1, 1, &v));
+  VKML_RETURN_IF_ERROR(onnx_slice_axis(c, n, v, 1, t, 1, 1, &v));
   return onnx_reshape(c, n, v, 4, dims, false, out);
 }
 
@@ -374,7 +353,7 @@ vkml_status onnx_conv_transpose3d(onnx_ctx *c, onnx_node *n, const onnx_spatial 
     }
     acc = z;
   }
-  VKML_RETURN_IF_ERROR(emit_slice(c, n, acc, 1, pb, 1, Do, &y));
+  VKML_RETURN_IF_ERROR(onnx_slice_axis(c, n, acc, 1, pb, 1, Do, &y));
   VKML_RETURN_IF_ERROR(onnx_reshape(c, n, y, 4, (int64_t[]){N, Do, M, OH * OW}, false, &y));
   VKML_RETURN_IF_ERROR(swap12(c, n, y, &y));
   if (n_in == 3) {

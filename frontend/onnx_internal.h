@@ -138,6 +138,15 @@ vkml_status onnx_finish(onnx_ctx *c, ir_node *nd);
 vkml_status onnx_emit1(onnx_ctx *c, onnx_node *n, ir_op op,
                        ir_value *const *ins, int n_in, bool final,
                        ir_value **out);
+/* emit1 of a binary / ternary op on helper values (fresh output). */
+vkml_status onnx_op2(onnx_ctx *c, onnx_node *n, ir_op op, ir_value *a, ir_value *b,
+                     ir_value **out);
+vkml_status onnx_op3(onnx_ctx *c, onnx_node *n, ir_op op, ir_value *a, ir_value *b, ir_value *d,
+                     ir_value **out);
+/* count elements of v along axis from start by step, a slice node (v itself
+ * when that is all of it). */
+vkml_status onnx_slice_axis(onnx_ctx *c, onnx_node *n, ir_value *v, int axis, int64_t start,
+                            int64_t step, int64_t count, ir_value **out);
 /* emit on ONNX inputs 0..n_in-1 with one final output. */
 vkml_status onnx_emit_inputs(onnx_ctx *c, onnx_node *n, ir_op op, int n_in,
                              ir_node **out);

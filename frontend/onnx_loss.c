@@ -15,18 +15,6 @@
 
 typedef enum loss_reduction { LOSS_NONE, LOSS_SUM, LOSS_MEAN } loss_reduction;
 
-static vkml_status op2(onnx_ctx *c, onnx_node *n, ir_op op, ir_value *a, ir_value *b,
-                       ir_value **out) {
-  ir_value *ins[2] = {a, b};
-  return onnx_emit1(c, n, op, ins, 2, false, out);
-}
-
-static vkml_status op3(onnx_ctx *c, onnx_node *n, ir_op op, ir_value *a, ir_value *b,
-                       ir_value *d, ir_value **out) {
-  ir_value *ins[3] = {a, b, d};
-  return onnx_emit1(c, n, op, ins, 3, false, out);
-}
-
 static vkml_status axes_op(onnx_ctx *c, onnx_node *n, ir_op op, ir_value *v, int64_t axis,
                            ir_value **out) {
   ir_node *nd;
@@ -103,10 +91,10 @@ static vkml_status nll(onnx_ctx *c, onnx_node *n, ir_value *x, ir_value *t, ir_v
   if (has_ii) {
     ir_value *iv, *eq, *zero;
     VKML_RETURN_IF_ERROR(scalar(c, IR_I64, (double)ii, &iv));
-    VKML_RETURN_IF_ERROR(op2(c, n, IR_OP_EQUAL, ti, iv, &eq));
+    VKML_RETURN_IF_ERROR(onnx_op2(c, n, IR_OP_EQUAL, ti, iv, &eq));
     VKML_RETURN_IF_ERROR(onnx_emit1(c, n, IR_OP_NOT, &eq, 1, false, &valid));
     VKML_RETURN_IF_ERROR(scalar(c, IR_I64, 0, &zero));
-    VKML_RETURN_IF_ERROR(op3(c, n, IR_OP_WHERE, valid, ti, zero, &ti));
+    VKML_RETURN_IF_ERROR(onnx_op3(c, n, IR_OP_WHERE, valid, ti, zero, &ti));
   }
   ir_value *tu, *g, *picked, *loss, *wt = NULL;
   VKML_RETURN_IF_ERROR(axes_op(c, n, IR_OP_UNSQUEEZE, ti, 1, &tu));
@@ -125,13 +113,13 @@ static vkml_status nll(onnx_ctx *c, onnx_node *n, ir_value *x, ir_value *t, ir_v
     VKML_RETURN_IF_ERROR(ir_node_set_int(c->g, gw, IR_A_AXIS, 0));
     VKML_RETURN_IF_ERROR(onnx_finish(c, gw));
     wt = gw->outputs[0];
-    VKML_RETURN_IF_ERROR(op2(c, n, IR_OP_MUL, loss, wt, &loss));
+    VKML_RETURN_IF_ERROR(onnx_op2(c, n, IR_OP_MUL, loss, wt, &loss));
   }
   if (valid) {
     ir_value *zero;
     VKML_RETURN_IF_ERROR(scalar(c, IR_F32, 0, &zero));
-    VKML_RETURN_IF_ERROR(op3(c, n, IR_OP_WHERE, valid, loss, zero, &loss));
-    if (wt) VKML_RETURN_IF_ERROR(op3(c, n, IR_OP_WHERE, valid, wt, zero, &wt));
+    VKML_RETURN_IF_ERROR(onnx_op3(c, n, IR_OP_WHERE, valid, loss, zero, &loss));
+    if (wt) VKML_RETURN_IF_ERROR(onnx_op3(c, n, IR_OP_WHERE, valid, wt, zero, &wt));
     else VKML_RETURN_IF_ERROR(onnx_cast(c, n, valid, IR_F32, &wt));
   }
   if (red == LOSS_NONE) return onnx_bind_named(c, n, 0, loss);
@@ -145,51 +133,49 @@ static vkml_status nll(onnx_ctx *c, onnx_node *n, ir_value *x, ir_value *t, ir_v
     int64_t count = ir_type_numel(&loss->type);
     VKML_RETURN_IF_ERROR(scalar(c, IR_F32, (double)count, &den));
   }
-  VKML_RETURN_IF_ERROR(op2(c, n, IR_OP_DIV, total, den, &y));
+  VKML_RETURN_IF_ERROR(onnx_op2(c, n, IR_OP_DIV, total, den, &y));
   return onnx_bind_named(c, n, 0, y);
 }
 
-/* The attributes both ops share, and the optional weight (input 2). */
-static vkml_status loss_common(onnx_ctx *c, onnx_node *n, bool *has_ii, int64_t *ii,
-                               loss_reduction *red, ir_value **w) {
+/* What both ops read: the scores or log-probabilities x (input 0), the
+ * target t (1), the optional weight w (2; NULL), and the attributes. */
+typedef struct loss_in {
+  ir_value *x, *t, *w;
+  bool has_ii;
+  int64_t ii;
+  loss_reduction red;
+} loss_in;
+
+static vkml_status loss_inputs(onnx_ctx *c, onnx_node *n, loss_in *l) {
   VKML_RETURN_IF_ERROR(onnx_check_arity(n, 2, 3));
-  *has_ii = onnx_attr(n, "ignore_index") != NULL;
-  *ii = onnx_attr_i(n, "ignore_index", 0);
+  l->has_ii = onnx_attr(n, "ignore_index") != NULL;
+  l->ii = onnx_attr_i(n, "ignore_index", 0);
   VKML_RETURN_IF_ERROR(n->err);
-  VKML_RETURN_IF_ERROR(reduction_attr(c, n, red));
-  *w = NULL;
-  if (onnx_has_input(n, 2)) VKML_RETURN_IF_ERROR(onnx_input(c, n, 2, w));
-  return VKML_OK;
+  VKML_RETURN_IF_ERROR(reduction_attr(c, n, &l->red));
+  l->w = NULL;
+  if (onnx_has_input(n, 2)) VKML_RETURN_IF_ERROR(onnx_input(c, n, 2, &l->w));
+  VKML_RETURN_IF_ERROR(onnx_input(c, n, 0, &l->x));
+  return onnx_input(c, n, 1, &l->t);
 }
 
 vkml_status onnx_convert_nll_loss(onnx_ctx *c, onnx_node *n) {
-  bool has_ii;
-  int64_t ii;
-  loss_reduction red;
-  ir_value *x, *t, *w;
-  VKML_RETURN_IF_ERROR(loss_common(c, n, &has_ii, &ii, &red, &w));
-  VKML_RETURN_IF_ERROR(onnx_input(c, n, 0, &x));
-  VKML_RETURN_IF_ERROR(onnx_input(c, n, 1, &t));
-  return nll(c, n, x, t, w, has_ii, ii, red);
+  loss_in l;
+  VKML_RETURN_IF_ERROR(loss_inputs(c, n, &l));
+  return nll(c, n, l.x, l.t, l.w, l.has_ii, l.ii, l.red);
 }
 
 vkml_status onnx_convert_softmax_cross_entropy(onnx_ctx *c, onnx_node *n) {
-  bool has_ii;
-  int64_t ii;
-  loss_reduction red;
-  ir_value *x, *t, *w;
-  VKML_RETURN_IF_ERROR(loss_common(c, n, &has_ii, &ii, &red, &w));
-  VKML_RETURN_IF_ERROR(onnx_input(c, n, 0, &x));
-  VKML_RETURN_IF_ERROR(onnx_input(c, n, 1, &t));
-  if (x->type.rank < 2)
+  loss_in l;
+  VKML_RETURN_IF_ERROR(loss_inputs(c, n, &l));
+  if (l.x->type.rank < 2)
     return onnx_error(VKML_CODE_INVALID_GRAPH, "scores of rank %d (at least [N, C])",
-                      x->type.rank);
+                      l.x->type.rank);
   ir_node *ls;
-  VKML_RETURN_IF_ERROR(onnx_emit(c, n, IR_OP_LOG_SOFTMAX, &x, 1, 1, false, &ls));
+  VKML_RETURN_IF_ERROR(onnx_emit(c, n, IR_OP_LOG_SOFTMAX, &l.x, 1, 1, false, &ls));
   VKML_RETURN_IF_ERROR(ir_node_set_int(c->g, ls, IR_A_AXIS, 1));
   VKML_RETURN_IF_ERROR(onnx_finish(c, ls));
   ir_value *lp = ls->outputs[0];
-  VKML_RETURN_IF_ERROR(nll(c, n, lp, t, w, has_ii, ii, red));
+  VKML_RETURN_IF_ERROR(nll(c, n, lp, l.t, l.w, l.has_ii, l.ii, l.red));
   if (onnx_n_outputs(n) > 1 && onnx_output_used(n, 1))
     VKML_RETURN_IF_ERROR(onnx_bind_named(c, n, 1, lp));
   return VKML_OK;

@@ -42,18 +42,6 @@ static vkml_status fconst(onnx_ctx *c, float v, ir_value **out) {
   return onnx_const_value(c, "k", &t, d, out);
 }
 
-static vkml_status op2(onnx_ctx *c, onnx_node *n, ir_op op, ir_value *a, ir_value *b,
-                       ir_value **out) {
-  ir_value *ins[2] = {a, b};
-  return onnx_emit1(c, n, op, ins, 2, false, out);
-}
-
-static vkml_status op3(onnx_ctx *c, onnx_node *n, ir_op op, ir_value *a, ir_value *b,
-                       ir_value *d, ir_value **out) {
-  ir_value *ins[3] = {a, b, d};
-  return onnx_emit1(c, n, op, ins, 3, false, out);
-}
-
 /* ---- elementwise ------------------------------------------------------------- */
 
 vkml_status onnx_convert_softsign(onnx_ctx *c, onnx_node *n) {
@@ -63,8 +51,8 @@ vkml_status onnx_convert_softsign(onnx_ctx *c, onnx_node *n) {
   VKML_RETURN_IF_ERROR(onnx_input(c, n, 0, &x));
   VKML_RETURN_IF_ERROR(onnx_emit1(c, n, IR_OP_ABS, &x, 1, false, &a));
   VKML_RETURN_IF_ERROR(fconst(c, 1.0f, &one));
-  VKML_RETURN_IF_ERROR(op2(c, n, IR_OP_ADD, a, one, &den));
-  VKML_RETURN_IF_ERROR(op2(c, n, IR_OP_DIV, x, den, &y));
+  VKML_RETURN_IF_ERROR(onnx_op2(c, n, IR_OP_ADD, a, one, &den));
+  VKML_RETURN_IF_ERROR(onnx_op2(c, n, IR_OP_DIV, x, den, &y));
   return onnx_bind_named(c, n, 0, y);
 }
 
@@ -77,8 +65,8 @@ vkml_status onnx_convert_thresholded_relu(onnx_ctx *c, onnx_node *n) {
   VKML_RETURN_IF_ERROR(onnx_input(c, n, 0, &x));
   VKML_RETURN_IF_ERROR(fconst(c, alpha, &al));
   VKML_RETURN_IF_ERROR(fconst(c, 0.0f, &zero));
-  VKML_RETURN_IF_ERROR(op2(c, n, IR_OP_GREATER, x, al, &g));
-  VKML_RETURN_IF_ERROR(op3(c, n, IR_OP_WHERE, g, x, zero, &y));
+  VKML_RETURN_IF_ERROR(onnx_op2(c, n, IR_OP_GREATER, x, al, &g));
+  VKML_RETURN_IF_ERROR(onnx_op3(c, n, IR_OP_WHERE, g, x, zero, &y));
   return onnx_bind_named(c, n, 0, y);
 }
 
@@ -93,12 +81,12 @@ vkml_status onnx_convert_shrink(onnx_ctx *c, onnx_node *n) {
   VKML_RETURN_IF_ERROR(fconst(c, lambd, &hi));
   VKML_RETURN_IF_ERROR(fconst(c, bias, &b));
   VKML_RETURN_IF_ERROR(fconst(c, 0.0f, &zero));
-  VKML_RETURN_IF_ERROR(op2(c, n, IR_OP_LESS, x, lo, &lt));
-  VKML_RETURN_IF_ERROR(op2(c, n, IR_OP_GREATER, x, hi, &gt));
-  VKML_RETURN_IF_ERROR(op2(c, n, IR_OP_ADD, x, b, &xp));
-  VKML_RETURN_IF_ERROR(op2(c, n, IR_OP_SUB, x, b, &xm));
-  VKML_RETURN_IF_ERROR(op3(c, n, IR_OP_WHERE, gt, xm, zero, &inner));
-  VKML_RETURN_IF_ERROR(op3(c, n, IR_OP_WHERE, lt, xp, inner, &y));
+  VKML_RETURN_IF_ERROR(onnx_op2(c, n, IR_OP_LESS, x, lo, &lt));
+  VKML_RETURN_IF_ERROR(onnx_op2(c, n, IR_OP_GREATER, x, hi, &gt));
+  VKML_RETURN_IF_ERROR(onnx_op2(c, n, IR_OP_ADD, x, b, &xp));
+  VKML_RETURN_IF_ERROR(onnx_op2(c, n, IR_OP_SUB, x, b, &xm));
+  VKML_RETURN_IF_ERROR(onnx_op3(c, n, IR_OP_WHERE, gt, xm, zero, &inner));
+  VKML_RETURN_IF_ERROR(onnx_op3(c, n, IR_OP_WHERE, lt, xp, inner, &y));
   return onnx_bind_named(c, n, 0, y);
 }
 
@@ -113,13 +101,13 @@ vkml_status onnx_convert_celu(onnx_ctx *c, onnx_node *n) {
   ir_value *x, *al, *xs, *e, *y;
   VKML_RETURN_IF_ERROR(onnx_input(c, n, 0, &x));
   VKML_RETURN_IF_ERROR(fconst(c, alpha, &al));
-  VKML_RETURN_IF_ERROR(op2(c, n, IR_OP_DIV, x, al, &xs));
+  VKML_RETURN_IF_ERROR(onnx_op2(c, n, IR_OP_DIV, x, al, &xs));
   ir_node *elu;
   VKML_RETURN_IF_ERROR(onnx_emit(c, n, IR_OP_ELU, &xs, 1, 1, false, &elu));
   VKML_RETURN_IF_ERROR(ir_node_set_float(c->g, elu, IR_A_ALPHA, 1.0f));
   VKML_RETURN_IF_ERROR(onnx_finish(c, elu));
   e = elu->outputs[0];
-  VKML_RETURN_IF_ERROR(op2(c, n, IR_OP_MUL, al, e, &y));
+  VKML_RETURN_IF_ERROR(onnx_op2(c, n, IR_OP_MUL, al, e, &y));
   return onnx_bind_named(c, n, 0, y);
 }
 
@@ -128,7 +116,7 @@ vkml_status onnx_convert_isnan(onnx_ctx *c, onnx_node *n) {
   VKML_RETURN_IF_ERROR(need_f32(n, 0));
   ir_value *x, *eq, *y;
   VKML_RETURN_IF_ERROR(onnx_input(c, n, 0, &x));
-  VKML_RETURN_IF_ERROR(op2(c, n, IR_OP_EQUAL, x, x, &eq));
+  VKML_RETURN_IF_ERROR(onnx_op2(c, n, IR_OP_EQUAL, x, x, &eq));
   VKML_RETURN_IF_ERROR(onnx_emit1(c, n, IR_OP_NOT, &eq, 1, false, &y));
   return onnx_bind_named(c, n, 0, y);
 }
@@ -152,7 +140,7 @@ vkml_status onnx_convert_isinf(onnx_ctx *c, onnx_node *n) {
   v = x;
   if (pos && neg) VKML_RETURN_IF_ERROR(onnx_emit1(c, n, IR_OP_ABS, &x, 1, false, &v));
   VKML_RETURN_IF_ERROR(fconst(c, pos ? INFINITY : -INFINITY, &inf));
-  VKML_RETURN_IF_ERROR(op2(c, n, IR_OP_EQUAL, v, inf, &y));
+  VKML_RETURN_IF_ERROR(onnx_op2(c, n, IR_OP_EQUAL, v, inf, &y));
   return onnx_bind_named(c, n, 0, y);
 }
 
@@ -244,7 +232,7 @@ vkml_status onnx_convert_trilu(onnx_ctx *c, onnx_node *n) {
   if (!z) return ir_oom(NULL);
   ir_type zt = ir_type_make(t->dtype, 0, NULL);
   VKML_RETURN_IF_ERROR(onnx_const_value(c, "zero", &zt, z, &zero));
-  VKML_RETURN_IF_ERROR(op3(c, n, IR_OP_WHERE, mask, x, zero, &y));
+  VKML_RETURN_IF_ERROR(onnx_op3(c, n, IR_OP_WHERE, mask, x, zero, &y));
   return onnx_bind_named(c, n, 0, y);
 }
 
@@ -291,7 +279,7 @@ static vkml_status hardmax_along(onnx_ctx *c, onnx_node *n, ir_value *x, int axi
   ir_type it = ir_type_make(IR_I64, t->rank, dims);
   ir_value *iv, *eq;
   VKML_RETURN_IF_ERROR(onnx_const_value(c, "hardmax_iota", &it, iota, &iv));
-  VKML_RETURN_IF_ERROR(op2(c, n, IR_OP_EQUAL, am->outputs[0], iv, &eq));
+  VKML_RETURN_IF_ERROR(onnx_op2(c, n, IR_OP_EQUAL, am->outputs[0], iv, &eq));
   return onnx_cast(c, n, eq, t->dtype, out);
 }
 
@@ -346,7 +334,7 @@ vkml_status onnx_convert_lrn(onnx_ctx *c, onnx_node *n) {
   /* the squares as [N,1,C,rest]: an average pool of size x 1 over C with
    * the window's zero padding counted is the window's sum / size */
   int64_t d4[4] = {t->dims[0], 1, t->dims[1], rest};
-  VKML_RETURN_IF_ERROR(op2(c, n, IR_OP_MUL, x, x, &sq));
+  VKML_RETURN_IF_ERROR(onnx_op2(c, n, IR_OP_MUL, x, x, &sq));
   VKML_RETURN_IF_ERROR(onnx_reshape(c, n, sq, 4, d4, false, &r4));
   ir_node *pool;
   int64_t kern[2] = {size, 1}, strides[2] = {1, 1}, dil[2] = {1, 1};
@@ -365,10 +353,10 @@ vkml_status onnx_convert_lrn(onnx_ctx *c, onnx_node *n) {
   VKML_RETURN_IF_ERROR(fconst(c, alpha, &al));
   VKML_RETURN_IF_ERROR(fconst(c, bias, &bi));
   VKML_RETURN_IF_ERROR(fconst(c, beta, &be));
-  VKML_RETURN_IF_ERROR(op2(c, n, IR_OP_MUL, back, al, &scaled));
-  VKML_RETURN_IF_ERROR(op2(c, n, IR_OP_ADD, scaled, bi, &based));
-  VKML_RETURN_IF_ERROR(op2(c, n, IR_OP_POW, based, be, &p));
-  VKML_RETURN_IF_ERROR(op2(c, n, IR_OP_DIV, x, p, &y));
+  VKML_RETURN_IF_ERROR(onnx_op2(c, n, IR_OP_MUL, back, al, &scaled));
+  VKML_RETURN_IF_ERROR(onnx_op2(c, n, IR_OP_ADD, scaled, bi, &based));
+  VKML_RETURN_IF_ERROR(onnx_op2(c, n, IR_OP_POW, based, be, &p));
+  VKML_RETURN_IF_ERROR(onnx_op2(c, n, IR_OP_DIV, x, p, &y));
   return onnx_bind_named(c, n, 0, y);
 }
 
@@ -386,15 +374,15 @@ vkml_status onnx_convert_mvn(onnx_ctx *c, onnx_node *n) {
   ir_value *x, *m, *m2, *xx, *ex2, *var, *sd, *eps, *den, *dx, *y;
   VKML_RETURN_IF_ERROR(onnx_input(c, n, 0, &x));
   VKML_RETURN_IF_ERROR(onnx_reduce(c, n, IR_OP_REDUCE_MEAN, x, ax, n_ax, true, &m));
-  VKML_RETURN_IF_ERROR(op2(c, n, IR_OP_MUL, m, m, &m2));
-  VKML_RETURN_IF_ERROR(op2(c, n, IR_OP_MUL, x, x, &xx));
+  VKML_RETURN_IF_ERROR(onnx_op2(c, n, IR_OP_MUL, m, m, &m2));
+  VKML_RETURN_IF_ERROR(onnx_op2(c, n, IR_OP_MUL, x, x, &xx));
   VKML_RETURN_IF_ERROR(onnx_reduce(c, n, IR_OP_REDUCE_MEAN, xx, ax, n_ax, true, &ex2));
-  VKML_RETURN_IF_ERROR(op2(c, n, IR_OP_SUB, ex2, m2, &var));
+  VKML_RETURN_IF_ERROR(onnx_op2(c, n, IR_OP_SUB, ex2, m2, &var));
   VKML_RETURN_IF_ERROR(onnx_emit1(c, n, IR_OP_SQRT, &var, 1, false, &sd));
   VKML_RETURN_IF_ERROR(fconst(c, 1e-9f, &eps));
-  VKML_RETURN_IF_ERROR(op2(c, n, IR_OP_ADD, sd, eps, &den));
-  VKML_RETURN_IF_ERROR(op2(c, n, IR_OP_SUB, x, m, &dx));
-  VKML_RETURN_IF_ERROR(op2(c, n, IR_OP_DIV, dx, den, &y));
+  VKML_RETURN_IF_ERROR(onnx_op2(c, n, IR_OP_ADD, sd, eps, &den));
+  VKML_RETURN_IF_ERROR(onnx_op2(c, n, IR_OP_SUB, x, m, &dx));
+  VKML_RETURN_IF_ERROR(onnx_op2(c, n, IR_OP_DIV, dx, den, &y));
   return onnx_bind_named(c, n, 0, y);
 }
 
@@ -426,7 +414,7 @@ static vkml_status requantize(onnx_ctx *c, onnx_node *n, ir_value *v, ir_value *
                               ir_value **out) {
   ir_value *r, *s;
   VKML_RETURN_IF_ERROR(onnx_emit1(c, n, IR_OP_ROUND, &v, 1, false, &r));
-  if (zpf) VKML_RETURN_IF_ERROR(op2(c, n, IR_OP_ADD, r, zpf, &r));
+  if (zpf) VKML_RETURN_IF_ERROR(onnx_op2(c, n, IR_OP_ADD, r, zpf, &r));
   ir_node *cl;
   VKML_RETURN_IF_ERROR(onnx_emit(c, n, IR_OP_CLIP, &r, 1, 1, false, &cl));
   VKML_RETURN_IF_ERROR(ir_node_set_float(c->g, cl, IR_A_MIN, to == IR_U8 ? 0.0f : -128.0f));
@@ -475,7 +463,7 @@ vkml_status onnx_convert_quantize_linear(onnx_ctx *c, onnx_node *n) {
     VKML_RETURN_IF_ERROR(per_axis(c, n, 2, &x->type, axis, &zp));
     VKML_RETURN_IF_ERROR(onnx_cast(c, n, zp, IR_F32, &zpf));
   }
-  VKML_RETURN_IF_ERROR(op2(c, n, IR_OP_DIV, xf, sc, &q));
+  VKML_RETURN_IF_ERROR(onnx_op2(c, n, IR_OP_DIV, xf, sc, &q));
   VKML_RETURN_IF_ERROR(requantize(c, n, q, zpf, to, &y));
   return onnx_bind_named(c, n, 0, y);
 }
@@ -499,9 +487,9 @@ vkml_status onnx_convert_dequantize_linear(onnx_ctx *c, onnx_node *n) {
   if (onnx_has_input(n, 2)) {
     VKML_RETURN_IF_ERROR(per_axis(c, n, 2, &x->type, axis, &zp));
     VKML_RETURN_IF_ERROR(onnx_cast(c, n, zp, IR_F32, &zpf));
-    VKML_RETURN_IF_ERROR(op2(c, n, IR_OP_SUB, xf, zpf, &d));
+    VKML_RETURN_IF_ERROR(onnx_op2(c, n, IR_OP_SUB, xf, zpf, &d));
   }
-  VKML_RETURN_IF_ERROR(op2(c, n, IR_OP_MUL, d, sc, &y));
+  VKML_RETURN_IF_ERROR(onnx_op2(c, n, IR_OP_MUL, d, sc, &y));
   return onnx_bind_named(c, n, 0, y);
 }
 
@@ -513,7 +501,7 @@ static vkml_status range_end(onnx_ctx *c, onnx_node *n, ir_value *v, bool max, i
   ir_value *r;
   VKML_RETURN_IF_ERROR(onnx_reduce(c, n, max ? IR_OP_REDUCE_MAX : IR_OP_REDUCE_MIN, v, axes,
                                    v->type.rank, false, &r));
-  return op2(c, n, max ? IR_OP_MAX : IR_OP_MIN, r, zero, out);
+  return onnx_op2(c, n, max ? IR_OP_MAX : IR_OP_MIN, r, zero, out);
 }
 
 /* ONNX's function body: the range [min(0, min x), max(0, max x)] onto 0..255. */
@@ -528,11 +516,11 @@ vkml_status onnx_convert_dynamic_quantize_linear(onnx_ctx *c, onnx_node *n) {
   VKML_RETURN_IF_ERROR(fconst(c, 255.0f, &q255));
   VKML_RETURN_IF_ERROR(range_end(c, n, x, false, zero, &lo));
   VKML_RETURN_IF_ERROR(range_end(c, n, x, true, zero, &hi));
-  VKML_RETURN_IF_ERROR(op2(c, n, IR_OP_SUB, hi, lo, &span));
-  VKML_RETURN_IF_ERROR(op2(c, n, IR_OP_DIV, span, q255, &scale));
+  VKML_RETURN_IF_ERROR(onnx_op2(c, n, IR_OP_SUB, hi, lo, &span));
+  VKML_RETURN_IF_ERROR(onnx_op2(c, n, IR_OP_DIV, span, q255, &scale));
   /* zero point: saturate(0 - lo / scale), rounded half to even */
-  VKML_RETURN_IF_ERROR(op2(c, n, IR_OP_DIV, lo, scale, &mz));
-  VKML_RETURN_IF_ERROR(op2(c, n, IR_OP_SUB, zero, mz, &izp));
+  VKML_RETURN_IF_ERROR(onnx_op2(c, n, IR_OP_DIV, lo, scale, &mz));
+  VKML_RETURN_IF_ERROR(onnx_op2(c, n, IR_OP_SUB, zero, mz, &izp));
   ir_node *cl;
   VKML_RETURN_IF_ERROR(onnx_emit(c, n, IR_OP_CLIP, &izp, 1, 1, false, &cl));
   VKML_RETURN_IF_ERROR(ir_node_set_float(c->g, cl, IR_A_MIN, 0.0f));
@@ -541,7 +529,7 @@ vkml_status onnx_convert_dynamic_quantize_linear(onnx_ctx *c, onnx_node *n) {
   zpc = cl->outputs[0];
   VKML_RETURN_IF_ERROR(onnx_emit1(c, n, IR_OP_ROUND, &zpc, 1, false, &zpr));
   VKML_RETURN_IF_ERROR(onnx_cast(c, n, zpr, IR_U8, &zp8));
-  VKML_RETURN_IF_ERROR(op2(c, n, IR_OP_DIV, x, scale, &q));
+  VKML_RETURN_IF_ERROR(onnx_op2(c, n, IR_OP_DIV, x, scale, &q));
   VKML_RETURN_IF_ERROR(requantize(c, n, q, zpr, IR_U8, &y));
   VKML_RETURN_IF_ERROR(onnx_bind_named(c, n, 0, y));
   if (onnx_output_used(n, 1)) VKML_RETURN_IF_ERROR(onnx_bind_named(c, n, 1, scale));
@@ -570,21 +558,21 @@ vkml_status onnx_convert_gelu(onnx_ctx *c, onnx_node *n) {
     ir_value *k3, *kp, *x2, *x3, *c3, *in, *s;
     VKML_RETURN_IF_ERROR(fconst(c, 0.044715f, &k3));
     VKML_RETURN_IF_ERROR(fconst(c, 0.7978845608028654f, &kp));
-    VKML_RETURN_IF_ERROR(op2(c, n, IR_OP_MUL, x, x, &x2));
-    VKML_RETURN_IF_ERROR(op2(c, n, IR_OP_MUL, x2, x, &x3));
-    VKML_RETURN_IF_ERROR(op2(c, n, IR_OP_MUL, x3, k3, &c3));
-    VKML_RETURN_IF_ERROR(op2(c, n, IR_OP_ADD, x, c3, &in));
-    VKML_RETURN_IF_ERROR(op2(c, n, IR_OP_MUL, in, kp, &s));
+    VKML_RETURN_IF_ERROR(onnx_op2(c, n, IR_OP_MUL, x, x, &x2));
+    VKML_RETURN_IF_ERROR(onnx_op2(c, n, IR_OP_MUL, x2, x, &x3));
+    VKML_RETURN_IF_ERROR(onnx_op2(c, n, IR_OP_MUL, x3, k3, &c3));
+    VKML_RETURN_IF_ERROR(onnx_op2(c, n, IR_OP_ADD, x, c3, &in));
+    VKML_RETURN_IF_ERROR(onnx_op2(c, n, IR_OP_MUL, in, kp, &s));
     VKML_RETURN_IF_ERROR(onnx_emit1(c, n, IR_OP_TANH, &s, 1, false, &t));
   } else {
     ir_value *r2, *d;
     VKML_RETURN_IF_ERROR(fconst(c, 1.4142135623730951f, &r2));
-    VKML_RETURN_IF_ERROR(op2(c, n, IR_OP_DIV, x, r2, &d));
+    VKML_RETURN_IF_ERROR(onnx_op2(c, n, IR_OP_DIV, x, r2, &d));
     VKML_RETURN_IF_ERROR(onnx_emit1(c, n, IR_OP_ERF, &d, 1, false, &t));
   }
-  VKML_RETURN_IF_ERROR(op2(c, n, IR_OP_ADD, t, one, &a));
-  VKML_RETURN_IF_ERROR(op2(c, n, IR_OP_MUL, x, a, &m));
-  VKML_RETURN_IF_ERROR(op2(c, n, IR_OP_MUL, m, half, &y));
+  VKML_RETURN_IF_ERROR(onnx_op2(c, n, IR_OP_ADD, t, one, &a));
+  VKML_RETURN_IF_ERROR(onnx_op2(c, n, IR_OP_MUL, x, a, &m));
+  VKML_RETURN_IF_ERROR(onnx_op2(c, n, IR_OP_MUL, m, half, &y));
   return onnx_bind_named(c, n, 0, y);
 }
 
@@ -596,7 +584,7 @@ vkml_status onnx_convert_mish(onnx_ctx *c, onnx_node *n) {
   VKML_RETURN_IF_ERROR(onnx_input(c, n, 0, &x));
   VKML_RETURN_IF_ERROR(onnx_emit1(c, n, IR_OP_SOFTPLUS, &x, 1, false, &sp));
   VKML_RETURN_IF_ERROR(onnx_emit1(c, n, IR_OP_TANH, &sp, 1, false, &t));
-  VKML_RETURN_IF_ERROR(op2(c, n, IR_OP_MUL, x, t, &y));
+  VKML_RETURN_IF_ERROR(onnx_op2(c, n, IR_OP_MUL, x, t, &y));
   return onnx_bind_named(c, n, 0, y);
 }
 
@@ -656,8 +644,8 @@ vkml_status onnx_convert_group_norm(onnx_ctx *c, onnx_node *n) {
   ir_value *scb, *bib, *m;
   VKML_RETURN_IF_ERROR(onnx_input_reshaped(c, n, 1, t->rank - 1, cd, &scb));
   VKML_RETURN_IF_ERROR(onnx_input_reshaped(c, n, 2, t->rank - 1, cd, &bib));
-  VKML_RETURN_IF_ERROR(op2(c, n, IR_OP_MUL, back, scb, &m));
-  VKML_RETURN_IF_ERROR(op2(c, n, IR_OP_ADD, m, bib, &y));
+  VKML_RETURN_IF_ERROR(onnx_op2(c, n, IR_OP_MUL, back, scb, &m));
+  VKML_RETURN_IF_ERROR(onnx_op2(c, n, IR_OP_ADD, m, bib, &y));
   return onnx_bind_named(c, n, 0, y);
 }
 
@@ -703,9 +691,9 @@ vkml_status onnx_convert_one_hot(onnx_ctx *c, onnx_node *n) {
   ir_type st = ir_type_make(IR_I64, 0, NULL);
   VKML_RETURN_IF_ERROR(onnx_const_value(c, "zero", &st, &z[0], &zero));
   VKML_RETURN_IF_ERROR(onnx_const_value(c, "depth", &st, &z[1], &dep));
-  VKML_RETURN_IF_ERROR(op2(c, n, IR_OP_LESS, i64v, zero, &neg));
-  VKML_RETURN_IF_ERROR(op2(c, n, IR_OP_ADD, i64v, dep, &up));
-  VKML_RETURN_IF_ERROR(op3(c, n, IR_OP_WHERE, neg, up, i64v, &fixed));
+  VKML_RETURN_IF_ERROR(onnx_op2(c, n, IR_OP_LESS, i64v, zero, &neg));
+  VKML_RETURN_IF_ERROR(onnx_op2(c, n, IR_OP_ADD, i64v, dep, &up));
+  VKML_RETURN_IF_ERROR(onnx_op3(c, n, IR_OP_WHERE, neg, up, i64v, &fixed));
   ir_node *un;
   VKML_RETURN_IF_ERROR(onnx_emit(c, n, IR_OP_UNSQUEEZE, &fixed, 1, 1, false, &un));
   VKML_RETURN_IF_ERROR(ir_node_set_ints(c->g, un, IR_A_AXES, &axis, 1));
@@ -717,7 +705,7 @@ vkml_status onnx_convert_one_hot(onnx_ctx *c, onnx_node *n) {
   ir_type iot = ir_type_make(IR_I64, r, dims);
   ir_value *iv, *hit, *flat, *off, *on, *y;
   VKML_RETURN_IF_ERROR(onnx_const_value(c, "onehot_iota", &iot, iota, &iv));
-  VKML_RETURN_IF_ERROR(op2(c, n, IR_OP_EQUAL, un->outputs[0], iv, &hit));
+  VKML_RETURN_IF_ERROR(onnx_op2(c, n, IR_OP_EQUAL, un->outputs[0], iv, &hit));
   /* off and on: the two values as scalars */
   int64_t two = 2;
   VKML_RETURN_IF_ERROR(onnx_reshape(c, n, vals, 1, &two, false, &flat));
@@ -727,6 +715,6 @@ vkml_status onnx_convert_one_hot(onnx_ctx *c, onnx_node *n) {
   VKML_RETURN_IF_ERROR(onnx_finish(c, sp));
   VKML_RETURN_IF_ERROR(onnx_reshape(c, n, sp->outputs[0], 0, NULL, false, &off));
   VKML_RETURN_IF_ERROR(onnx_reshape(c, n, sp->outputs[1], 0, NULL, false, &on));
-  VKML_RETURN_IF_ERROR(op3(c, n, IR_OP_WHERE, hit, on, off, &y));
+  VKML_RETURN_IF_ERROR(onnx_op3(c, n, IR_OP_WHERE, hit, on, off, &y));
   return onnx_bind_named(c, n, 0, y);
 }

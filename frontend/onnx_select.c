@@ -9,12 +9,6 @@
  *                    along the time axis, len the batch's sequence length */
 #include "onnx_internal.h"
 
-static vkml_status op2(onnx_ctx *c, onnx_node *n, ir_op op, ir_value *a, ir_value *b,
-                       ir_value **out) {
-  ir_value *ins[2] = {a, b};
-  return onnx_emit1(c, n, op, ins, 2, false, out);
-}
-
 /* An op with one int attribute (axis) on ins, its output *out. */
 static vkml_status axis_op(onnx_ctx *c, onnx_node *n, ir_op op, ir_value **ins, int n_in,
                            int64_t axis, ir_value **out) {
@@ -56,17 +50,8 @@ vkml_status onnx_convert_compress(onnx_ctx *c, onnx_node *n) {
     return onnx_error(VKML_CODE_INVALID_GRAPH,
                       "a condition of %lld elements for %lld along axis %lld", (long long)len,
                       (long long)dim, (long long)axis);
-  if (len < dim) { /* the elements past the condition are dropped */
-    ir_node *sl;
-    int64_t start = 0, step = 1;
-    VKML_RETURN_IF_ERROR(onnx_emit(c, n, IR_OP_SLICE, &x, 1, 1, false, &sl));
-    VKML_RETURN_IF_ERROR(ir_node_set_ints(c->g, sl, IR_A_STARTS, &start, 1));
-    VKML_RETURN_IF_ERROR(ir_node_set_ints(c->g, sl, IR_A_ENDS, &len, 1));
-    VKML_RETURN_IF_ERROR(ir_node_set_ints(c->g, sl, IR_A_AXES, &axis, 1));
-    VKML_RETURN_IF_ERROR(ir_node_set_ints(c->g, sl, IR_A_STEPS, &step, 1));
-    VKML_RETURN_IF_ERROR(onnx_finish(c, sl));
-    x = sl->outputs[0];
-  }
+  /* the elements past the condition are dropped */
+  VKML_RETURN_IF_ERROR(onnx_slice_axis(c, n, x, (int)axis, 0, 1, len, &x));
   ir_value *nz, *idx, *y;
   VKML_RETURN_IF_ERROR(onnx_emit1(c, n, IR_OP_NON_ZERO, &cond, 1, false, &nz));
   ir_node *sq;
@@ -118,9 +103,9 @@ vkml_status onnx_convert_reverse_sequence(onnx_ctx *c, onnx_node *n) {
   ir_type it = ir_type_make(IR_I64, r, tdims), st = ir_type_make(IR_I64, 0, NULL);
   VKML_RETURN_IF_ERROR(onnx_const_value(c, "time", &it, k, &iota));
   VKML_RETURN_IF_ERROR(onnx_const_value(c, "one", &st, &k[steps], &one));
-  VKML_RETURN_IF_ERROR(op2(c, n, IR_OP_LESS, iota, l, &lt));
-  VKML_RETURN_IF_ERROR(op2(c, n, IR_OP_SUB, l, one, &len1));
-  VKML_RETURN_IF_ERROR(op2(c, n, IR_OP_SUB, len1, iota, &rev));
+  VKML_RETURN_IF_ERROR(onnx_op2(c, n, IR_OP_LESS, iota, l, &lt));
+  VKML_RETURN_IF_ERROR(onnx_op2(c, n, IR_OP_SUB, l, one, &len1));
+  VKML_RETURN_IF_ERROR(onnx_op2(c, n, IR_OP_SUB, len1, iota, &rev));
   ir_value *wins[3] = {lt, rev, iota};
   VKML_RETURN_IF_ERROR(onnx_emit1(c, n, IR_OP_WHERE, wins, 3, false, &idx));
   ir_node *ex;
