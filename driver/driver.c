@@ -53,7 +53,9 @@ vkml_status drv_passes(ir_graph *g, const ir_target *t, const drv_opts *o) {
     pp.pass.fallback_never = o->fallback_never;
     pp.pass.target = t;
     pp.pass.layout = o->layout;
+    pp.pass.layout_auto = o->layout_auto;
     pp.pass.layout_operands = cg_query_layout_operands;
+    pp.pass.layout_weights = cg_query_layout_weights;
     pp.pass.layout_user = &q;
   }
   return pass_pipeline_run(g, &pp);

@@ -40,6 +40,7 @@ typedef struct drv_opts {
   const bool *cpu_ops;  /* [IR_OP_COUNT]: ops kept on the CPU; NULL: none */
   bool fallback_never;  /* a node that cannot run on the GPU fails the compile */
   ir_layout layout;     /* IR_LAYOUT_NC4HW4: packed wherever a kernel takes it */
+  bool layout_auto;     /* with IR_LAYOUT_DEFAULT: nhwc where it pays (pass_opts) */
   pass_winograd_mode winograd; /* which 3x3 convs run as conv2d_winograd */
   bool split_k_off;            /* no pass_split_k (vkc --split-k off) */
   int split_k_factor;          /* pass_split_k's factor everywhere (vkc --split-k N; 0: its rule) */

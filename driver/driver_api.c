@@ -31,7 +31,7 @@ static vkml_status opts_translate(const char *fn, const vkml_compile_opts *o, ap
     return bad_opt(fn, "precision", (long)(int)o->precision);
   if ((unsigned)o->fallback > VKML_FALLBACK_NEVER)
     return bad_opt(fn, "fallback", (long)(int)o->fallback);
-  if ((unsigned)o->layout > VKML_LAYOUT_NC4HW4) return bad_opt(fn, "layout", (long)(int)o->layout);
+  if ((unsigned)o->layout > VKML_LAYOUT_ROWS) return bad_opt(fn, "layout", (long)(int)o->layout);
   if ((unsigned)o->memory_planner > VKML_PLANNER_MCFP)
     return bad_opt(fn, "memory_planner", (long)(int)o->memory_planner);
   if (o->device == VKML_DEVICE_CPU)
@@ -77,7 +77,10 @@ static vkml_status opts_translate(const char *fn, const vkml_compile_opts *o, ap
       .precision = o->precision == VKML_PRECISION_FP16 ? IR_PRECISION_FP16 : IR_PRECISION_FP32,
       .cpu_ops = a->cpu_ops,
       .fallback_never = o->fallback == VKML_FALLBACK_NEVER,
-      .layout = o->layout == VKML_LAYOUT_NC4HW4 ? IR_LAYOUT_NC4HW4 : IR_LAYOUT_DEFAULT,
+      .layout = o->layout == VKML_LAYOUT_NC4HW4 ? IR_LAYOUT_NC4HW4
+                : o->layout == VKML_LAYOUT_NHWC   ? IR_LAYOUT_NHWC
+                                                  : IR_LAYOUT_DEFAULT,
+      .layout_auto = o->layout == VKML_LAYOUT_DEFAULT,
       .memory_planner = (ir_memplan_strategy)o->memory_planner,
       .db = o->db,
       .tool = a->tool,

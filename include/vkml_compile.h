@@ -37,8 +37,13 @@ typedef enum vkml_fallback {
 } vkml_fallback;
 
 typedef enum vkml_layout {
-  VKML_LAYOUT_DEFAULT = 0, /* as the model annotates (ONNX: none) */
+  VKML_LAYOUT_DEFAULT = 0, /* as the model annotates, else (ONNX) channels last
+                              where it pays: the fp16 tensor-core convs' regions
+                              (vkc --layout auto) */
   VKML_LAYOUT_NC4HW4,      /* packed channels between the kernels that take them */
+  VKML_LAYOUT_NHWC,        /* channels last between the kernels that take them */
+  VKML_LAYOUT_ROWS,        /* as the model annotates, else row-major everywhere
+                              (vkc --layout default) */
 } vkml_layout;
 
 typedef enum vkml_memory_planner {

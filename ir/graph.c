@@ -1,5 +1,6 @@
 /* Graph construction, attributes and types. */
 #include "graph.h"
+#include "ir/params.h"
 #include "ir/util.h"
 
 #include <stdio.h>
@@ -405,6 +406,30 @@ int ir_node_floats(const ir_node *n, ir_attr_id id, const float **out) {
 const char *ir_node_string(const ir_node *n, ir_attr_id id) {
   const ir_attr *a = ir_node_attr(n, id);
   return a ? a->u.s : NULL;
+}
+
+bool ir_node_all_nhwc(const ir_node *n) {
+  for (int i = 0; i < n->n_inputs + n->n_outputs; i++) {
+    const ir_value *v = i < n->n_inputs ? n->inputs[i] : n->outputs[i - n->n_inputs];
+    if (!v || v->layout != IR_LAYOUT_NHWC || v->type.rank != 4 || v->type.bounded) return false;
+  }
+  return n->n_inputs + n->n_outputs > 0;
+}
+
+bool ir_node_relabels_nhwc(const ir_node *n) {
+  if (n->op != IR_OP_TRANSPOSE || n->n_inputs != 1 || n->n_outputs != 1) return false;
+  const ir_value *x = n->inputs[0], *y = n->outputs[0];
+  if (x->type.rank != 4 || x->type.bounded || y->type.bounded) return false;
+  int perm[IR_MAX_RANK];
+  vkml_status s = ir_perm_get(n, 4, perm);
+  vkml_status_free(s);
+  if (s) return false;
+  static const int to_rows[4] = {0, 2, 3, 1}, to_nhwc[4] = {0, 3, 1, 2};
+  if (x->layout == IR_LAYOUT_NHWC && y->layout == IR_LAYOUT_DEFAULT)
+    return !memcmp(perm, to_rows, sizeof to_rows);
+  if (x->layout == IR_LAYOUT_DEFAULT && y->layout == IR_LAYOUT_NHWC)
+    return !memcmp(perm, to_nhwc, sizeof to_nhwc);
+  return false;
 }
 
 void ir_node_describe(const ir_node *n, char *buf, int buf_bytes) {

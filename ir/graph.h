@@ -265,6 +265,16 @@ const char *ir_node_string(const ir_node *n, ir_attr_id id);
 /* Whether an input or output of n is in a layout other than the default
  * (constants stored tap-major, nhwc, are weights, not packed: not counted). */
 bool ir_node_any_packed(const ir_node *n);
+/* Whether every input and output of n is a static rank-4 value in nhwc
+ * (activations in nhwc, pass_layout's --layout nhwc): an elementwise
+ * kernel over one shape runs such a node as it runs the default layout. */
+bool ir_node_all_nhwc(const ir_node *n);
+/* Whether n is a transpose that relabels nhwc bytes: perm [0,2,3,1] from
+ * an nhwc x to a default-layout y ([N,C,H,W] stored [N,H,W,C] read as the
+ * row-major [N,H,W,C]), or perm [0,3,1,2] from a default-layout x to an
+ * nhwc y: y's bytes are x's (a view, ir/memplan.h; a copy where the
+ * memory plan does not alias them). */
+bool ir_node_relabels_nhwc(const ir_node *n);
 /* A short description for messages: "conv2d %y" or "conv2d %y (Conv_3)". */
 void ir_node_describe(const ir_node *n, char *buf, int buf_bytes);
 

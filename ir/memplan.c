@@ -75,6 +75,8 @@ bool ir_node_is_view(const ir_node *n) {
     /* row-major bytes do not change; a packed layout's would */
     return in->layout == IR_LAYOUT_DEFAULT && out->layout == IR_LAYOUT_DEFAULT &&
            ir_type_numel(&in->type) == ir_type_numel(&out->type);
+  case IR_OP_TRANSPOSE:
+    return ir_node_relabels_nhwc(n); /* nhwc bytes read as row-major, or back */
   default:
     return false;
   }

@@ -89,7 +89,8 @@ vkml_status ir_memplan_check(const ir_memplan *m, const ir_graph *g, ir_memplan_
 
 /* Whether n is a view: its one output may share its first input's bytes
  * (reshape, flatten, squeeze, unsqueeze in the default layout on both sides,
- * identity with the same type and layout). */
+ * identity with the same type and layout, a transpose that relabels nhwc
+ * bytes: ir_node_relabels_nhwc). */
 bool ir_node_is_view(const ir_node *n);
 
 #endif

@@ -36,7 +36,8 @@ typedef struct layout_state {
   const pass_opts *o;
   ir_layout packed; /* the layout packed nodes use */
   bool assign_all;
-  int n_values0;
+  bool *keep; /* by node id (--layout auto): the nodes of the regions kept; NULL: all */
+  int n_values0, n_nodes0;
   ir_value **other; /* by original value id: the version in the other layout */
   bool changed;
 } layout_state;
@@ -95,7 +96,7 @@ static bool runs_packed(const layout_state *st, const ir_node *n, uint32_t mask)
 static vkml_status rewrite_node(layout_state *st, ir_node *n) {
   if (n->op == IR_OP_REORDER) return VKML_OK; /* converts as annotated */
   uint32_t mask = mask_of(st, n);
-  bool packed = runs_packed(st, n, mask);
+  bool packed = runs_packed(st, n, mask) && (!st->keep || (n->id < st->n_nodes0 && st->keep[n->id]));
   for (int i = 0; i < n->n_inputs; i++) {
     if (taps_const(n->inputs[i])) continue; /* the weights' step below */
     ir_layout want = packed && i < 16 && (mask >> i) & 1 ? st->packed : IR_LAYOUT_DEFAULT;
@@ -146,6 +147,128 @@ static bool has_packed_values(const ir_graph *g) {
   return false;
 }
 
+/* ---- nhwc regions (--layout auto) ------------------------------------------------ */
+
+/* The nodes that can run nhwc, joined through the values they would pass
+ * nhwc (producer's output bit and reader's input bit both set); a value one
+ * side would pass nhwc and the other not (a graph input or output counts
+ * as such a side) needs a reorder: it crosses the region's edge. A region
+ * is kept when it has a conv2d of more than one tap and at least
+ * REGION_CONVS_PER_CROSSING conv2ds per crossing value (measured on the
+ * H200, bench/results/2026-11-29-nhwc.md: a reorder costs 4-7 us, a 3x3
+ * conv gains 2-8 us in nhwc; regions of 1x1 convs between depthwise convs
+ * and concats lost 10-70 %). */
+#define REGION_CONVS_PER_CROSSING 2
+
+static int uf_find(int *up, int i) {
+  while (up[i] != i) i = up[i] = up[up[i]];
+  return i;
+}
+
+/* keep[node id] for every node of g: whether it runs nhwc under
+ * --layout auto. */
+static vkml_status nhwc_keep(const ir_graph *g, const pass_opts *o, bool *keep) {
+  int nn = g->n_nodes, nv = g->n_values;
+  uint32_t *mask = calloc((size_t)nn + 1, sizeof *mask);
+  int *up = malloc(sizeof *up * ((size_t)nn + 1));
+  int *convs = calloc((size_t)nn + 1, sizeof *convs), *cross = calloc((size_t)nn + 1, sizeof *cross);
+  bool *taps = calloc((size_t)nn + 1, sizeof *taps);
+  const ir_node **node_of = calloc((size_t)nn + 1, sizeof *node_of);
+  /* per value: the producer's node id and whether it would write it nhwc */
+  int *prod = malloc(sizeof *prod * ((size_t)nv + 1));
+  /* out: a graph output or read by a node that reads it in rows */
+  bool *prod_nhwc = calloc((size_t)nv + 1, sizeof *prod_nhwc), *out = calloc((size_t)nv + 1, 1);
+  vkml_status s = VKML_OK;
+  if (!mask || !up || !convs || !cross || !taps || !node_of || !prod || !prod_nhwc || !out) {
+    s = ir_oom(NULL);
+    goto done;
+  }
+  for (int i = 0; i < nn; i++) up[i] = i;
+  for (int i = 0; i < nv; i++) prod[i] = -1;
+  for (int i = 0; i < g->n_outputs; i++) out[g->outputs[i]->id] = true;
+  ir_foreach_node(g, n) {
+    mask[n->id] = n->device != IR_DEVICE_CPU && o->layout_operands
+                      ? o->layout_operands(o->layout_user, n, IR_LAYOUT_NHWC)
+                      : 0;
+    for (int k = 0; k < n->n_outputs && k < 16; k++) {
+      prod[n->outputs[k]->id] = n->id;
+      prod_nhwc[n->outputs[k]->id] = (mask[n->id] >> (16 + k)) & 1;
+    }
+  }
+  /* join producer and reader through a value both pass nhwc */
+  ir_foreach_node(g, n) {
+    for (int k = 0; k < n->n_inputs; k++) {
+      const ir_value *v = n->inputs[k];
+      if (!v || ir_value_is_const(v)) continue;
+      bool rd = k < 16 && (mask[n->id] >> k) & 1;
+      if (!rd) out[v->id] = true;
+      if (rd && prod[v->id] >= 0 && prod_nhwc[v->id])
+        up[uf_find(up, n->id)] = uf_find(up, prod[v->id]);
+    }
+  }
+  /* pass_split_k's nhwc sum (transpose [0,2,3,1], reshape, reduce_sum,
+   * reshape, transpose [0,3,1,2]) joins the regions at its two ends: the
+   * split conv's and its reader's */
+  ir_foreach_node(g, n) node_of[n->id] = n;
+  ir_foreach_node(g, n) {
+    if (n->op != IR_OP_TRANSPOSE || !(mask[n->id] >> 16 & 1) || !n->inputs[0]) continue;
+    const ir_node *pn = NULL;
+    for (const ir_value *v = n->inputs[0]; v && prod[v->id] >= 0;) {
+      pn = node_of[prod[v->id]];
+      if (pn->op != IR_OP_RESHAPE && pn->op != IR_OP_REDUCE_SUM) break;
+      v = pn->inputs[0];
+    }
+    if (pn && pn->op == IR_OP_TRANSPOSE && (mask[pn->id] & 1))
+      up[uf_find(up, n->id)] = uf_find(up, pn->id);
+  }
+  /* count, per region, its convs and the values crossing its edge (a value
+   * counted once per region and side) */
+  ir_foreach_node(g, n) {
+    if (!mask[n->id]) continue;
+    int r = uf_find(up, n->id);
+    if (n->op == IR_OP_CONV2D) {
+      convs[r]++;
+      const ir_type *w = &n->inputs[1]->type;
+      if (w->rank == 4 && w->dims[2] * w->dims[3] > 1) taps[r] = true;
+    }
+    for (int k = 0; k < n->n_inputs && k < 16; k++) {
+      const ir_value *v = n->inputs[k];
+      if (!v || ir_value_is_const(v) || !((mask[n->id] >> k) & 1)) continue;
+      if (prod[v->id] < 0 || !prod_nhwc[v->id]) cross[r]++; /* a reorder in */
+    }
+    for (int k = 0; k < n->n_outputs && k < 16; k++) {
+      const ir_value *v = n->outputs[k];
+      if (!((mask[n->id] >> (16 + k)) & 1)) continue;
+      cross[r] += out[v->id]; /* a reorder out */
+    }
+  }
+  ir_foreach_node(g, n) {
+    int r = uf_find(up, n->id);
+    keep[n->id] = mask[n->id] && taps[r] && convs[r] >= REGION_CONVS_PER_CROSSING * cross[r];
+  }
+done:
+  free(mask);
+  free(up);
+  free(convs);
+  free(cross);
+  free(taps);
+  free(node_of);
+  free(prod);
+  free(prod_nhwc);
+  free(out);
+  return s;
+}
+
+bool pass_layout_nhwc_keeps(const ir_graph *g, const ir_node *n, const pass_opts *opts) {
+  bool *keep = calloc((size_t)g->n_nodes + 1, sizeof *keep);
+  if (!keep) return false;
+  vkml_status s = nhwc_keep(g, opts, keep);
+  bool k = !s && keep[n->id];
+  vkml_status_free(s);
+  free(keep);
+  return k;
+}
+
 /* ---- weights ----------------------------------------------------------------- */
 
 /* v's bytes [N, C, S] as [N, S, C] (to_taps), or back, in a new constant of
@@ -171,8 +294,8 @@ static vkml_status store_weights(ir_graph *g, const pass_opts *o, bool *changed)
   if (!copy) return ir_oom(NULL);
   vkml_status s = VKML_OK;
   ir_foreach_node(g, n) {
-    uint32_t mask = n->device != IR_DEVICE_CPU && o->layout_operands
-                        ? o->layout_operands(o->layout_user, n, IR_LAYOUT_NHWC)
+    uint32_t mask = n->device != IR_DEVICE_CPU && o->layout_weights
+                        ? o->layout_weights(o->layout_user, n, IR_LAYOUT_NHWC)
                         : 0;
     for (int i = 0; i < n->n_inputs && !s; i++) {
       ir_value *v = n->inputs[i];
@@ -194,21 +317,33 @@ static vkml_status store_weights(ir_graph *g, const pass_opts *o, bool *changed)
 
 vkml_status pass_layout(ir_graph *g, const pass_opts *opts, bool *changed) {
   if (changed) *changed = false;
-  if (opts->layout != IR_LAYOUT_DEFAULT && opts->layout != IR_LAYOUT_NC4HW4)
-    return vkml_status_make(VKML_CODE_UNSUPPORTED, "layout %s: only nc4hw4 is packed",
+  if (opts->layout != IR_LAYOUT_DEFAULT && opts->layout != IR_LAYOUT_NC4HW4 &&
+      opts->layout != IR_LAYOUT_NHWC)
+    return vkml_status_make(VKML_CODE_UNSUPPORTED, "layout %s: only nc4hw4 and nhwc are packed",
                             ir_layout_name(opts->layout));
   vkml_status s = VKML_OK;
   bool packing = false, weights = false;
-  if (opts->layout != IR_LAYOUT_DEFAULT || has_packed_values(g)) {
+  bool annotated = has_packed_values(g);
+  bool auto_nhwc = opts->layout == IR_LAYOUT_DEFAULT && opts->layout_auto && !annotated;
+  if (opts->layout != IR_LAYOUT_DEFAULT || annotated || auto_nhwc) {
     layout_state st = {.g = g,
                        .o = opts,
-                       .packed = IR_LAYOUT_NC4HW4,
-                       .assign_all = opts->layout == IR_LAYOUT_NC4HW4,
-                       .n_values0 = g->n_values};
+                       .packed = opts->layout == IR_LAYOUT_NHWC || auto_nhwc ? IR_LAYOUT_NHWC
+                                                                            : IR_LAYOUT_NC4HW4,
+                       .assign_all = opts->layout != IR_LAYOUT_DEFAULT || auto_nhwc,
+                       .n_values0 = g->n_values,
+                       .n_nodes0 = g->n_nodes};
     st.other = calloc((size_t)g->n_values + 1, sizeof *st.other);
-    if (!st.other) return ir_oom(NULL);
-    s = run(&st);
+    if (auto_nhwc) st.keep = calloc((size_t)g->n_nodes + 1, sizeof *st.keep);
+    if (!st.other || (auto_nhwc && !st.keep)) {
+      free(st.other);
+      free(st.keep);
+      return ir_oom(NULL);
+    }
+    if (auto_nhwc) s = nhwc_keep(g, opts, st.keep);
+    if (!s) s = run(&st);
     free(st.other);
+    free(st.keep);
     packing = st.changed;
   }
   if (!s) s = store_weights(g, opts, &weights);

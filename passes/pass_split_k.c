@@ -16,6 +16,14 @@
  * Each partial is rounded to f16 before the sum: up to S roundings where
  * there was one (in f32, the order of the sum changes).
  *
+ * With --layout nhwc (opts->layout), where the partial conv will run nhwc
+ * (opts->layout_operands says so for its output), the sum is taken over
+ * nhwc bytes instead: p's bytes [N, OH, OW, S, M] read through transposes
+ * that relabel them (ir_node_relabels_nhwc: views, no copy),
+ *   y = transpose(reshape(reduce_sum(reshape(transpose(p, [0,2,3,1]),
+ *         [N*OH*OW, S, M]), axes=[1], act), [N, OH, OW, M]), [0,3,1,2])
+ * so that the next conv reads y nhwc with no reorder between.
+ *
  * Which convs in fp16: on a GPU target with cooperative matrices, when the
  * graph is placed; M >= 64; fewer than SPLIT_MAX_TILES tiles of
  * TILE_M x TILE_N outputs (conv2d_coopmat's largest tile); S the largest of
@@ -138,7 +146,77 @@ static vkml_status split_weights(ir_graph *g, const ir_node *n, int64_t s, ir_va
   return st;
 }
 
-static vkml_status rewrite(ir_graph *g, ir_node *n, int64_t s) {
+/* Inserts before n the reshape of v to ts (the parts along axis 1) and its
+ * sum over axis 1 (type tsum), with the split conv's relu; *out: the sum. */
+static vkml_status split_sum(ir_graph *g, ir_node *n, ir_value *v, const ir_type *ts,
+                             const ir_type *tsum, const ir_act_params *a, ir_value **out) {
+  const char *base = n->outputs[0]->name;
+  const ir_type *types[1] = {ts};
+  const char *sfx[1] = {".split"};
+  ir_node *k;
+  VKML_RETURN_IF_ERROR(pass_node_insert(g, n, IR_OP_RESHAPE, &v, 1, base, types, sfx, NULL, 1, &k));
+  VKML_RETURN_IF_ERROR(ir_node_set_ints(g, k, IR_A_SHAPE, ts->dims, ts->rank));
+  types[0] = tsum;
+  sfx[0] = ".sum";
+  ir_value *parts = k->outputs[0];
+  VKML_RETURN_IF_ERROR(pass_node_insert(g, n, IR_OP_REDUCE_SUM, &parts, 1, base, types, sfx, NULL,
+                                        1, &k));
+  int64_t axis = 1;
+  VKML_RETURN_IF_ERROR(ir_node_set_ints(g, k, IR_A_AXES, &axis, 1));
+  VKML_RETURN_IF_ERROR(ir_node_set_int(g, k, IR_A_KEEPDIMS, 0));
+  /* the activation is the sum's (one dispatch fewer than a relu after it) */
+  if (a->kind == IR_ACT_RELU) VKML_RETURN_IF_ERROR(ir_node_set_int(g, k, IR_A_ACT, IR_ACT_RELU));
+  *out = k->outputs[0];
+  return VKML_OK;
+}
+
+/* The nhwc form's tail (above): transpose p to [N, OH, OW, S*M], reshape to
+ * [N*OH*OW, S, M], sum over S with the activation, back to y. */
+static vkml_status nhwc_sum(ir_graph *g, ir_node *n, ir_value *p, int64_t s,
+                            const ir_act_params *a) {
+  ir_value *y = n->outputs[0];
+  const int64_t *yd = y->type.dims;
+  int64_t nb = yd[0], m = yd[1], oh = yd[2], ow = yd[3];
+  ir_dtype dt = y->type.dtype;
+  const char *base = y->name;
+  ir_type tt = ir_type_make(dt, 4, (int64_t[]){nb, oh, ow, s * m});
+  ir_type t3 = ir_type_make(dt, 3, (int64_t[]){nb * oh * ow, s, m});
+  ir_type t2 = ir_type_make(dt, 2, (int64_t[]){nb * oh * ow, m});
+  ir_type t4 = ir_type_make(dt, 4, (int64_t[]){nb, oh, ow, m});
+  const ir_type *types[1] = {&tt};
+  const char *sfx[1] = {".rows"};
+  ir_value *in1[1] = {p};
+  ir_node *k;
+  VKML_RETURN_IF_ERROR(pass_node_insert(g, n, IR_OP_TRANSPOSE, in1, 1, base, types, sfx, NULL, 1, &k));
+  VKML_RETURN_IF_ERROR(ir_node_set_ints(g, k, IR_A_PERM, (int64_t[]){0, 2, 3, 1}, 4));
+  VKML_RETURN_IF_ERROR(split_sum(g, n, k->outputs[0], &t3, &t2, a, &in1[0]));
+  types[0] = &t4;
+  sfx[0] = ".summed";
+  VKML_RETURN_IF_ERROR(pass_node_insert(g, n, IR_OP_RESHAPE, in1, 1, base, types, sfx, NULL, 1, &k));
+  VKML_RETURN_IF_ERROR(ir_node_set_ints(g, k, IR_A_SHAPE, t4.dims, 4));
+  /* the last node takes y over (its name, its readers, a graph output) */
+  ir_value *outs[1] = {y};
+  in1[0] = k->outputs[0];
+  types[0] = &y->type;
+  sfx[0] = ".nchw";
+  VKML_RETURN_IF_ERROR(pass_node_insert(g, n, IR_OP_TRANSPOSE, in1, 1, base, types, sfx, outs, 1, &k));
+  VKML_RETURN_IF_ERROR(ir_node_set_ints(g, k, IR_A_PERM, (int64_t[]){0, 3, 1, 2}, 4));
+  ir_node_remove(g, n);
+  return VKML_OK;
+}
+
+/* Whether the partial conv will run nhwc: its output in the layout pass's
+ * mask for nhwc, with --layout nhwc or where --layout auto keeps conv n
+ * (the conv it splits) in an nhwc region. */
+static bool runs_nhwc(const ir_graph *g, const ir_node *n, const ir_node *conv,
+                      const pass_opts *o) {
+  bool nhwc = o->layout == IR_LAYOUT_NHWC ||
+              (o->layout == IR_LAYOUT_DEFAULT && o->layout_auto && pass_layout_nhwc_keeps(g, n, o));
+  return nhwc && o->layout_operands &&
+         (o->layout_operands(o->layout_user, conv, IR_LAYOUT_NHWC) >> 16) & 1;
+}
+
+static vkml_status rewrite(ir_graph *g, ir_node *n, int64_t s, const pass_opts *o) {
   ir_value *x = n->inputs[0], *y = n->outputs[0], *wv, *bv;
   VKML_RETURN_IF_ERROR(split_weights(g, n, s, &wv, &bv));
   const int64_t *yd = y->type.dims;
@@ -160,28 +238,16 @@ static vkml_status rewrite(ir_graph *g, ir_node *n, int64_t s) {
   ir_node_remove_attr(conv, IR_A_ACT);
   ir_node_remove_attr(conv, IR_A_ACT_ALPHA);
   ir_node_remove_attr(conv, IR_A_ACT_BETA);
+  if (runs_nhwc(g, n, conv, o)) return nhwc_sum(g, n, conv->outputs[0], s, &a);
   /* [N, S, M, OH*OW], summed over S, back to [N, M, OH, OW], the activation */
   ir_type t4 = ir_type_make(dt, 4, (int64_t[]){nb, s, m, oh * ow});
   ir_type t3 = ir_type_make(dt, 3, (int64_t[]){nb, m, oh * ow});
-  ir_node *r1, *sum, *r2;
-  types[0] = &t4;
-  sfx[0] = ".split";
-  ir_value *in1[1] = {conv->outputs[0]};
-  VKML_RETURN_IF_ERROR(pass_node_insert(g, n, IR_OP_RESHAPE, in1, 1, base, types, sfx, NULL, 1, &r1));
-  VKML_RETURN_IF_ERROR(ir_node_set_ints(g, r1, IR_A_SHAPE, t4.dims, 4));
-  types[0] = &t3;
-  sfx[0] = ".sum";
-  in1[0] = r1->outputs[0];
-  VKML_RETURN_IF_ERROR(pass_node_insert(g, n, IR_OP_REDUCE_SUM, in1, 1, base, types, sfx, NULL, 1, &sum));
-  int64_t axis = 1;
-  VKML_RETURN_IF_ERROR(ir_node_set_ints(g, sum, IR_A_AXES, &axis, 1));
-  VKML_RETURN_IF_ERROR(ir_node_set_int(g, sum, IR_A_KEEPDIMS, 0));
-  /* the activation is the sum's (one dispatch fewer than a relu after it) */
-  if (a.kind == IR_ACT_RELU) VKML_RETURN_IF_ERROR(ir_node_set_int(g, sum, IR_A_ACT, IR_ACT_RELU));
+  ir_node *r2;
+  ir_value *in1[1];
+  VKML_RETURN_IF_ERROR(split_sum(g, n, conv->outputs[0], &t4, &t3, &a, &in1[0]));
   ir_type t4y = y->type;
   types[0] = &t4y;
   sfx[0] = ".summed";
-  in1[0] = sum->outputs[0];
   /* the last node takes y over (its name, its readers, a graph output) */
   ir_value *outs[1] = {y};
   VKML_RETURN_IF_ERROR(pass_node_insert(g, n, IR_OP_RESHAPE, in1, 1, base, types, sfx, outs, 1, &r2));
@@ -201,7 +267,7 @@ vkml_status pass_split_k(ir_graph *g, const pass_opts *opts, bool *changed) {
     next = n->next; /* the rewrite inserts before n and removes n */
     int64_t s = split_of(n, opts);
     if (!s) continue;
-    VKML_RETURN_IF_ERROR(rewrite(g, n, s));
+    VKML_RETURN_IF_ERROR(rewrite(g, n, s, opts));
     any = true;
   }
   if (changed) *changed = any;

@@ -203,10 +203,11 @@ int cli_compile_arg_parse(const char *tool, int argc, char **argv, int *i,
       return -1;
     }
   } else if (!strcmp(a, "--layout")) {
-    if (!strcmp(v, "default") || !strcmp(v, "nc4hw4")) {
-      c->layout = v[0] == 'n' ? IR_LAYOUT_NC4HW4 : IR_LAYOUT_DEFAULT;
-    } else {
-      fprintf(stderr, "%s: --layout expects default or nc4hw4, got '%s'\n", tool, v);
+    c->layout_fixed = strcmp(v, "auto") != 0;
+    if (!strcmp(v, "default") || !strcmp(v, "auto")) {
+      c->layout = IR_LAYOUT_DEFAULT;
+    } else if (!ir_layout_from_name(v, (int)strlen(v), &c->layout)) {
+      fprintf(stderr, "%s: --layout expects auto, default, nc4hw4 or nhwc, got '%s'\n", tool, v);
       return -1;
     }
   } else if (!strcmp(v, "fp32") || !strcmp(v, "fp16")) {
@@ -231,6 +232,7 @@ vkml_status cli_drv_opts(const cli_compile_args *c, bool *cpu_ops, drv_opts *o) 
   o->attention_off = c->attention_off;
   o->attention_all = c->attention_all;
   o->layout = c->layout;
+  o->layout_auto = !c->layout_fixed;
   o->no_opt = c->no_opt;
   o->dump_after = c->dump_after ? c->dump_after : getenv("VKML_DUMP");
   o->memory_planner = c->memory_planner;

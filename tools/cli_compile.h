@@ -28,6 +28,7 @@ typedef struct cli_compile_args {
   ir_precision precision;
   const char *cpu_ops;
   ir_layout layout;
+  bool layout_fixed; /* --layout default|nc4hw4|nhwc given (else auto) */
   const char *dump_after;
   ir_memplan_strategy memory_planner;
   bool stats;

@@ -40,15 +40,16 @@ vkml_status cg_conv_workload_from_node(const ir_node *n, cg_conv_workload *o) {
     const ir_value *v = i < n->n_inputs ? n->inputs[i] : n->outputs[0];
     if (v->type.dtype != dt)
       return bad(VKML_CODE_UNSUPPORTED, n, "inputs and output of different dtypes");
-    /* a conv2d's x and y may be packed */
+    /* a conv2d's x and y may be packed (nc4hw4) or nhwc */
     bool act_io = o->op == IR_OP_CONV2D && (i == 0 || i == n->n_inputs);
     bool taps = o->op == IR_OP_CONV2D && i == 1; /* w may be stored tap-major */
     if (v->type.bounded ||
-        (v->layout != IR_LAYOUT_DEFAULT && !(act_io && v->layout == IR_LAYOUT_NC4HW4) &&
+        (v->layout != IR_LAYOUT_DEFAULT &&
+         !(act_io && (v->layout == IR_LAYOUT_NC4HW4 || v->layout == IR_LAYOUT_NHWC)) &&
          !(taps && v->layout == IR_LAYOUT_NHWC)))
       return bad(VKML_CODE_UNSUPPORTED, n,
-                 "bounded shapes, and layouts other than a conv2d's nc4hw4 x and y and nhwc w, "
-                 "are not supported");
+                 "bounded shapes, and layouts other than a conv2d's nc4hw4 or nhwc x and y and "
+                 "nhwc w, are not supported");
     if (ir_type_storage_bytes(&v->type, v->layout) / (int64_t)ir_dtype_size(dt) >= ELEM_LIMIT)
       return bad(VKML_CODE_UNSUPPORTED, n, "a tensor of 2^31 elements or more");
   }

@@ -32,6 +32,11 @@ enum { CG_DATA_KNOB_WG = 0, CG_DATA_KNOB_EPI = 1, CG_DATA_KNOB_UNIT = 2 };
  * the workload key. */
 vkml_status cg_data_begin(cg_kernel *k, const cg_template *tmpl, const ir_node *n,
                           const cg_template *st, const cg_schedule *s, const ir_target *t);
+/* A reorder (or identity) of a rank-4 [N,C,H,W] value between the default
+ * layout and nhwc: the transpose of its bytes, [N,C,H*W] <-> [N,H*W,C], on
+ * data_transpose (or data_copy, where the tiles would be mostly empty). */
+vkml_status cg_data_reorder_nhwc(const ir_node *n, const cg_template *st, const cg_schedule *s,
+                                 const ir_target *t, cg_kernel *out);
 /* UNSUPPORTED unless every input and output of n has a static shape, fewer
  * than 2^31 elements (the shaders index in 32 bits) and fits one storage
  * buffer binding of t. */

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "codegen/core/ops.h"
+#include "codegen/kernels/conv2d.h"
 #include "ir/params.h"
 
 #define IN(i) (1u << (i))
@@ -37,8 +38,9 @@ static bool same_dims(const ir_type *a, const ir_type *b) {
 /* The operands the op's kernel has packed paths for, from types alone. */
 static uint32_t concat_candidate(const ir_node *n);
 
-static uint32_t candidate(const ir_node *n) {
-  if (n->op == IR_OP_CONCAT || n->op == IR_OP_SPLIT) return concat_candidate(n);
+static uint32_t candidate(const ir_node *n, ir_layout l) {
+  if (n->op == IR_OP_CONCAT || n->op == IR_OP_SPLIT)
+    return l == IR_LAYOUT_NC4HW4 ? concat_candidate(n) : 0;
   if (n->n_outputs != 1 || n->n_inputs < 1 || n->n_inputs > MAX_SHADOW || !n->outputs[0])
     return 0;
   for (int i = 0; i < n->n_inputs; i++)
@@ -48,8 +50,27 @@ static uint32_t candidate(const ir_node *n) {
   const uint32_t xy = IN(0) | CG_LAYOUT_OUT(0);
   const char *family = ir_op_family(n->op);
   if (!strcmp(family, "unary")) return n->n_inputs == 1 && n->op != IR_OP_NOT ? xy : 0;
+  if (n->op == IR_OP_TRANSPOSE) {
+    /* nhwc: a transpose that relabels its bytes (ir_node_relabels_nhwc):
+     * x nhwc for perm [0,2,3,1], y nhwc for perm [0,3,1,2] */
+    int perm[IR_MAX_RANK];
+    vkml_status s = ir_perm_get(n, 4, perm);
+    vkml_status_free(s);
+    if (s || l != IR_LAYOUT_NHWC || perm[0] != 0) return 0;
+    if (perm[1] == 2 && perm[2] == 3 && perm[3] == 1) return IN(0);
+    if (perm[1] == 3 && perm[2] == 1 && perm[3] == 2) return CG_LAYOUT_OUT(0);
+    return 0;
+  }
   if (n->op == IR_OP_IDENTITY || n->op == IR_OP_REORDER) return n->n_inputs == 1 ? xy : 0;
-  if (n->op == IR_OP_CONV2D) return n->n_inputs == 2 || n->n_inputs == 3 ? xy : 0;
+  if (n->op == IR_OP_CONV2D) {
+    /* nhwc: weights of one tap, constant weights (the weights' step stores
+     * them tap-major), or weights already so */
+    const ir_value *w = n->inputs[1];
+    bool one_tap = w->type.rank == 4 && w->type.dims[2] * w->type.dims[3] == 1;
+    if (l == IR_LAYOUT_NHWC && !one_tap && !ir_value_is_const(w) && w->layout != IR_LAYOUT_NHWC)
+      return 0;
+    return n->n_inputs == 2 || n->n_inputs == 3 ? xy : 0;
+  }
   if (n->op == IR_OP_MAXPOOL || n->op == IR_OP_AVGPOOL || is_global_pool(n->op))
     return n->n_inputs == 1 ? xy : 0;
   if (n->op == IR_OP_ADD || n->op == IR_OP_SUB || n->op == IR_OP_MUL || n->op == IR_OP_DIV) {
@@ -73,14 +94,20 @@ static void capable_target(ir_target *t) {
 }
 
 /* Whether n's kernel instantiates with the operands of mask in layout l
- * (inputs: in_l, outputs: out_l for the masked ones). */
-static bool instantiates(const ir_node *n, uint32_t mask, ir_layout in_l, ir_layout out_l) {
+ * (inputs: in_l, outputs: out_l for the masked ones) on target tg (NULL:
+ * capable_target). A conv2d whose x is nhwc reads its w tap-major where
+ * the weights' step stores it so (cg_conv2d_weight_layouts), and is taken
+ * on the cooperative-matrix templates only (nhwc x and y are theirs). */
+static bool instantiates(const ir_node *n, uint32_t mask, ir_layout in_l, ir_layout out_l,
+                         const ir_target *tg) {
   if (n->n_inputs > MAX_SHADOW || n->n_outputs > MAX_SHADOW) return false;
   ir_value vi[MAX_SHADOW], vo[MAX_SHADOW];
   ir_value *pi[MAX_SHADOW], *po[MAX_SHADOW];
   for (int i = 0; i < n->n_inputs; i++) {
     vi[i] = *n->inputs[i];
-    vi[i].layout = (mask >> i) & 1 ? in_l : IR_LAYOUT_DEFAULT;
+    /* (a conv2d's w keeps its layout: the weights' step's, tap-major or not) */
+    bool w = n->op == IR_OP_CONV2D && i == 1;
+    vi[i].layout = (mask >> i) & 1 ? in_l : w ? n->inputs[i]->layout : IR_LAYOUT_DEFAULT;
     pi[i] = &vi[i];
   }
   for (int i = 0; i < n->n_outputs; i++) {
@@ -93,8 +120,11 @@ static bool instantiates(const ir_node *n, uint32_t mask, ir_layout in_l, ir_lay
   sn.outputs = po;
   ir_target t;
   capable_target(&t);
+  if (!tg) tg = &t;
+  if (n->op == IR_OP_CONV2D && in_l == IR_LAYOUT_NHWC && cg_conv2d_weight_layouts(&sn, tg))
+    vi[1].layout = IR_LAYOUT_NHWC;
   cg_kernel k;
-  vkml_status s = cg_node_fn_for(&sn)(&sn, NULL, NULL, &t, &k);
+  vkml_status s = cg_node_fn_for(&sn)(&sn, NULL, NULL, tg, &k);
   bool ok = s == VKML_OK;
   vkml_status_free(s);
   return ok;
@@ -124,15 +154,25 @@ static uint32_t concat_candidate(const ir_node *n) {
   return ok ? m : 0;
 }
 
-uint32_t cg_node_layout_operands(const ir_node *n, ir_layout l) {
-  if (!n || l != IR_LAYOUT_NC4HW4 || (unsigned)n->op >= IR_OP_COUNT) return 0;
-  uint32_t m = candidate(n);
+static uint32_t operands(const ir_node *n, ir_layout l, const ir_target *t) {
+  if (!n || (l != IR_LAYOUT_NC4HW4 && l != IR_LAYOUT_NHWC) || (unsigned)n->op >= IR_OP_COUNT)
+    return 0;
+  uint32_t m = candidate(n, l);
   if (!m) return 0;
-  if (!instantiates(n, m, l, l)) return 0;
+  if (!instantiates(n, m, l, l, t)) return 0;
   if (n->op == IR_OP_REORDER || n->op == IR_OP_IDENTITY) {
     /* converts: either side alone too */
-    if (!instantiates(n, m, l, IR_LAYOUT_DEFAULT) || !instantiates(n, m, IR_LAYOUT_DEFAULT, l))
+    if (!instantiates(n, m, l, IR_LAYOUT_DEFAULT, t) ||
+        !instantiates(n, m, IR_LAYOUT_DEFAULT, l, t))
       return 0;
   }
   return m;
+}
+
+uint32_t cg_node_layout_operands(const ir_node *n, ir_layout l) {
+  return l == IR_LAYOUT_NC4HW4 ? operands(n, l, NULL) : 0;
+}
+
+uint32_t cg_node_layout_operands_on(const ir_node *n, ir_layout l, const ir_target *t) {
+  return operands(n, l, l == IR_LAYOUT_NHWC ? t : NULL);
 }

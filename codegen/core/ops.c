@@ -25,12 +25,21 @@ cg_node_fn cg_node_fn_for(const ir_node *n) {
 }
 
 /* OK when n's kernel takes its operands in the layouts they have: every
- * non-default operand is in the node's nc4hw4 mask, and (but for reorder
- * and identity, which convert) the masked operands are all packed or none;
- * a conv2d's w may be tap-major (nhwc: the conv templates say which read
- * it so). */
-static vkml_status check_layouts(const ir_node *n) {
-  uint32_t mask = cg_node_layout_operands(n, IR_LAYOUT_NC4HW4);
+ * non-default operand is in the node's mask for its layout (nc4hw4, or
+ * nhwc on target t; one of the two per node), and (but for reorder and
+ * identity, which convert) the masked operands are all in it or none; a
+ * conv2d's w may be tap-major (nhwc: the conv templates say which read it
+ * so). */
+static vkml_status check_layouts(const ir_node *n, const ir_target *t) {
+  ir_layout lay = IR_LAYOUT_NC4HW4;
+  for (int i = 0; i < n->n_inputs + n->n_outputs; i++) {
+    bool is_in = i < n->n_inputs;
+    int j = is_in ? i : i - n->n_inputs;
+    const ir_value *v = is_in ? n->inputs[j] : n->outputs[j];
+    if (!v || (is_in && j == 1 && n->op == IR_OP_CONV2D)) continue;
+    if (v->layout == IR_LAYOUT_NHWC) lay = IR_LAYOUT_NHWC;
+  }
+  uint32_t mask = cg_node_layout_operands_on(n, lay, t);
   int n_masked = 0, n_packed = 0;
   for (int i = 0; i < n->n_inputs + n->n_outputs; i++) {
     bool is_in = i < n->n_inputs;
@@ -39,7 +48,7 @@ static vkml_status check_layouts(const ir_node *n) {
     if (!v) continue;
     bool masked = j < 16 && ((mask >> (is_in ? j : 16 + j)) & 1);
     if (is_in && j == 1 && n->op == IR_OP_CONV2D && v->layout == IR_LAYOUT_NHWC) continue;
-    if (v->layout != IR_LAYOUT_DEFAULT && (v->layout != IR_LAYOUT_NC4HW4 || !masked))
+    if (v->layout != IR_LAYOUT_DEFAULT && (v->layout != lay || !masked))
       return vkml_status_make(VKML_CODE_UNSUPPORTED,
                               "%s: %%%s in layout %s: this kernel reads the default layout only",
                               ir_op_name(n->op), v->name ? v->name : "?",
@@ -49,9 +58,9 @@ static vkml_status check_layouts(const ir_node *n) {
   }
   if (n->op != IR_OP_REORDER && n->op != IR_OP_IDENTITY && n_packed && n_packed != n_masked)
     return vkml_status_make(VKML_CODE_UNSUPPORTED,
-                            "%s: %d of its %d activations in layout nc4hw4: the kernel takes "
+                            "%s: %d of its %d activations in layout %s: the kernel takes "
                             "them all packed or none",
-                            ir_op_name(n->op), n_packed, n_masked);
+                            ir_op_name(n->op), n_packed, n_masked, ir_layout_name(lay));
   return VKML_OK;
 }
 
@@ -105,7 +114,7 @@ static vkml_status kernel_for_node(const ir_node *n, const cg_template *sched_te
   if ((ir_op_get(n->op)->flags & IR_OPF_ROWS_COPY) && n->n_inputs >= 1 && n->n_outputs >= 1 &&
       (n->inputs[0]->type.bounded || n->outputs[0]->type.bounded))
     return cg_node_rows_copy(n, sched_template, sched, t, out);
-  if (ir_node_any_packed(n)) VKML_RETURN_IF_ERROR(check_layouts(n));
+  if (ir_node_any_packed(n)) VKML_RETURN_IF_ERROR(check_layouts(n, t));
   return cg_node_fn_for(n)(n, sched_template, sched, t, out);
 }
 

@@ -55,6 +55,11 @@ vkml_status cg_node_rows_copy(const ir_node *n, const cg_template *sched_templat
  * non-default operand. */
 #define CG_LAYOUT_OUT(i) (1u << (16 + (i)))
 uint32_t cg_node_layout_operands(const ir_node *n, ir_layout l);
+/* The same for layout l on target t: nhwc (activations) depends on the
+ * device (a conv2d runs nhwc x and y on the cooperative-matrix templates
+ * only; the elementwise ops over one shape anywhere); nc4hw4 does not (t
+ * is not consulted). cg_node_layout_operands(n, nhwc) is 0. */
+uint32_t cg_node_layout_operands_on(const ir_node *n, ir_layout l, const ir_target *t);
 
 /* Instantiates the GPU kernel for n (see above). */
 vkml_status cg_kernel_for_node(const ir_node *n, const cg_template *sched_template,

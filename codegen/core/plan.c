@@ -170,14 +170,20 @@ const char *cg_query_place(void *user, const ir_node *n, char *why, size_t bytes
   return reason;
 }
 
+static bool on_gpu(const cg_query *q, const ir_node *n) {
+  char why[256];
+  return n->device != IR_DEVICE_CPU && !cpu_only_reason(n, q->t, q->forced, why, sizeof why);
+}
+
 uint32_t cg_query_layout_operands(void *user, const ir_node *n, ir_layout l) {
   const cg_query *q = user;
-  char why[256];
-  if (l == IR_LAYOUT_NHWC && n->op != IR_OP_CONV2D) return 0; /* a conv2d's w only */
-  if (n->device == IR_DEVICE_CPU || cpu_only_reason(n, q->t, q->forced, why, sizeof why))
-    return 0;
-  if (l == IR_LAYOUT_NHWC) return cg_conv2d_weight_layouts(n, q->t);
-  return cg_node_layout_operands(n, l);
+  return on_gpu(q, n) ? cg_node_layout_operands_on(n, l, q->t) : 0;
+}
+
+uint32_t cg_query_layout_weights(void *user, const ir_node *n, ir_layout l) {
+  const cg_query *q = user;
+  if (l != IR_LAYOUT_NHWC || n->op != IR_OP_CONV2D) return 0; /* a conv2d's w only */
+  return on_gpu(q, n) ? cg_conv2d_weight_layouts(n, q->t) : 0;
 }
 
 /* ---- steps -------------------------------------------------------------------- */

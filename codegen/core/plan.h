@@ -78,9 +78,12 @@ vkml_status cg_plan_memory(const ir_plan *p, const ir_target *t, ir_memplan_fn p
  * driver's drv_op_list_parse); q must outlive the pipeline run.
  *
  * cg_query_place: why n cannot run on the GPU, or NULL.
- * cg_query_layout_operands: the operands n's GPU kernel can take packed
- * (layout IR_LAYOUT_NC4HW4), or reads tap-major (IR_LAYOUT_NHWC: a conv2d's
- * weights, cg_conv2d_weight_layouts), 0 for a node on the CPU. */
+ * cg_query_layout_operands: the activations n's GPU kernel can take in
+ * layout (IR_LAYOUT_NC4HW4, or IR_LAYOUT_NHWC on this target:
+ * cg_node_layout_operands_on), 0 for a node on the CPU.
+ * cg_query_layout_weights: the constants n's GPU kernel reads tap-major
+ * (IR_LAYOUT_NHWC: a conv2d's weights, cg_conv2d_weight_layouts), 0 for a
+ * node on the CPU. */
 typedef struct cg_query {
   const ir_target *t;
   bool forced[IR_OP_COUNT];
@@ -88,5 +91,6 @@ typedef struct cg_query {
 void cg_query_init(cg_query *q, const ir_target *t, const bool *cpu_ops);
 const char *cg_query_place(void *user, const ir_node *n, char *why, size_t bytes);
 uint32_t cg_query_layout_operands(void *user, const ir_node *n, ir_layout layout);
+uint32_t cg_query_layout_weights(void *user, const ir_node *n, ir_layout layout);
 
 #endif

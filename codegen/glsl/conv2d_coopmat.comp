@@ -43,6 +43,14 @@
 // vectors along a tap's channels, and consecutive steps (the taps of one
 // block) read the same lines of x and w. Without W_TAPS k = (ic*KH + kh)*KW
 // + kw, as w is stored in the default layout.
+// X_NHWC, Y_NHWC (absent = 0; x, y stored nhwc: element (n, c, h, w) at
+//   ((n*H + h)*W + w)*C + c, pass_layout's nhwc regions): with X_NHWC (needs
+//   W_TAPS, C/G % 8 == 0, B_VEC = 8) a step's B rows are BK channels of one
+//   tap, contiguous at each input pixel: B is loaded as 16-byte vectors
+//   along the channels (as A is along w's) and staged transposed, Bs[p][k],
+//   the cooperative loads of B column-major. With Y_NHWC the epilogue's
+//   lanes run along output channels (the tile staged column-major), so the
+//   stores of a pixel's channels are contiguous.
 // Baked per shape (specialization constants): the sizes and attributes below
 //   (the ids of conv2d_direct.comp), the activation's parameters.
 // Every cooperative load/store offset and stride is a multiple of 16 bytes.
@@ -65,12 +73,27 @@
 #ifndef W_TAPS
 #define W_TAPS 0
 #endif
+#ifndef X_NHWC
+#define X_NHWC 0
+#endif
+#ifndef Y_NHWC
+#define Y_NHWC 0
+#endif
+#if X_NHWC && (!W_TAPS || B_VEC != 8)
+#error X_NHWC needs W_TAPS and B_VEC 8
+#endif
 #define WGS (WM * WN * SG) // invocations of one slice
 #define WG (WGS * SLK)
 #define BM (WM * TM * MS)
 #define BN (WN * TN * NS)
 #define ASTR (BK + PAD) // As[m][k]
+#if X_NHWC
+#define BSTR (BK + PAD) // Bs[p][k]
+#define B_ROWS BN
+#else
 #define BSTR (BN + PAD) // Bs[k][p]
+#define B_ROWS BK
+#endif
 
 layout(local_size_x = WG) in;
 
@@ -129,7 +152,7 @@ layout(binding = 2 + HAS_BIAS, std430) writeonly buffer Y { float16_t y[]; };
 #define B_U 1
 #endif
 #define A_SL (BM * ASTR / A_U)
-#define B_SL (BK * BSTR / B_U)
+#define B_SL (B_ROWS * BSTR / B_U)
 #if A_VEC == 8
 shared uvec4 As[SLK * A_SL];
 #else
@@ -141,6 +164,13 @@ shared uvec4 Bs[SLK * B_SL];
 shared float16_t Bs[SLK * B_SL];
 #endif
 shared float Cs[SLK * WM * WN * MS * NS];
+// an epilogue tile into Cs (column-major with Y_NHWC; CM_STORE pastes its
+// last argument, so the two forms are spelled out)
+#if Y_NHWC
+#define CS_STORE(m) CM_STORE(m, Cs, cbase, MS, true)
+#else
+#define CS_STORE(m) CM_STORE(m, Cs, cbase, NS, false)
+#endif
 
 // ---- the activation ---------------------------------------------------------
 
@@ -163,7 +193,19 @@ shared float Cs[SLK * WM * WN * MS * NS];
 #define RPT (BK > RSTEP ? BK / RSTEP : 1)
 
 AT ra[A_IT];
+#if X_NHWC
+// B: BN pixels of BK/8 vectors (channels), consecutive invocations along
+// the channels of a pixel; an invocation keeps its items' pixels over the
+// whole loop.
+#define B_ITEMS (BN * (BK / 8))
+#define B_IT ((B_ITEMS + WGS - 1) / WGS)
+BT rb[B_IT];
+uint bpix[B_IT];  // the item's image's first pixel (n * H * W)
+int bih[B_IT], biw[B_IT];
+bool bok[B_IT];
+#else
 BT rb[RPT * COLS];
+#endif
 // The slice's tiles (SLK > 1): A_IX(i), B_IX(i) index its part of As, Bs.
 #if SLK > 1
 uint a_off, b_off;
@@ -180,9 +222,11 @@ uint gm0, gc0;
 
 // The B columns of this invocation: the image's offset in x, and (gather)
 // the top-left input position of the column's pixel.
+#if !X_NHWC
 uint cx[COLS];
 int cih[COLS], ciw[COLS];
 bool cok[COLS];
+#endif
 
 #if X_NC4HW4
 const uint C4 = (C + 3) / 4;
@@ -236,6 +280,19 @@ void fetch(uint lid, uint m0, uint st, uint col0, uint row0) {
     ra[it] = ok ? v : AT(0);
   }
   int dh = int((tap / KW) * DH), dw = int((tap % KW) * DW);
+#if X_NHWC
+  [[unroll]] for (uint it = 0; it < B_IT; it++) {
+    uint e = it * WGS + lid;
+    uint ic = ic0 + (e % (BK / 8)) * 8;
+    int ih = bih[it] + dh, iw = biw[it] + dw;
+    bool ok = bok[it] && ih >= 0 && ih < int(H) && iw >= 0 && iw < int(W) &&
+              (CPG % BK == 0 || ic < CPG) && st < NSTEP;
+    uint pos = bpix[it] + uint(clamp(ih, 0, int(H) - 1)) * W + uint(clamp(iw, 0, int(W) - 1));
+    ic = min(ic, CPG - 8);
+    BT v = x_v[(pos * C + gc0 + ic) / 8];
+    rb[it] = ok ? v : BT(0);
+  }
+#else
   [[unroll]] for (uint c = 0; c < COLS; c++) {
     int ih = cih[c] + dh, iw = ciw[c] + dw;
     bool cin = (BP_EXACT || cok[c]) && ih >= 0 && ih < int(H) && iw >= 0 && iw < int(W);
@@ -248,6 +305,7 @@ void fetch(uint lid, uint m0, uint st, uint col0, uint row0) {
       rb[r * COLS + c] = ok ? v : BT(0);
     }
   }
+#endif
 #else
   uint k0 = st * BK;
   [[unroll]] for (uint it = 0; it < A_IT; it++) {
@@ -304,6 +362,13 @@ void stash(uint lid, uint col0, uint row0) {
     [[unroll]] for (uint c = 0; c < A_VEC; c++) As[A_IX(o + c)] = ACOMP(ra[it], c);
 #endif
   }
+#if X_NHWC
+  [[unroll]] for (uint it = 0; it < B_IT; it++) {
+    uint e = it * WGS + lid;
+    if (B_ITEMS % WGS != 0 && e >= B_ITEMS) break;
+    Bs[B_IX(((e / (BK / 8)) * BSTR + (e % (BK / 8)) * 8) / 8)] = rb[it];
+  }
+#else
   [[unroll]] for (uint e = 0; e < RPT * COLS; e++) {
     uint kk = row0 + (e / COLS) * RSTEP;
     if (RSTEP > BK && kk >= BK) break;
@@ -314,6 +379,7 @@ void stash(uint lid, uint col0, uint row0) {
     [[unroll]] for (uint c = 0; c < B_VEC; c++) Bs[B_IX(o + c)] = BCOMP(rb[e], c);
 #endif
   }
+#endif
 }
 
 void main() {
@@ -342,6 +408,17 @@ void main() {
   gm0 = gl_WorkGroupID.z * MPG;
   gc0 = gl_WorkGroupID.z * CPG;
 
+#if X_NHWC
+  uint col0 = 0, row0 = 0;
+  [[unroll]] for (uint it = 0; it < B_IT; it++) {
+    uint e = it * WGS + lid, p = p0 + e / (BK / 8);
+    bok[it] = (B_ITEMS % WGS == 0 || e < B_ITEMS) && p < P;
+    uint nb = min(p / OHW, NB - 1), q = p % OHW;
+    bpix[it] = nb * HW;
+    bih[it] = int((q / OW) * SH) - PT;
+    biw[it] = int((q % OW) * SW) - PL;
+  }
+#else
   uint col0 = lid % BNC, row0 = lid / BNC;
   [[unroll]] for (uint c = 0; c < COLS; c++) {
     uint p = p0 + (col0 + c * BNC) * B_VEC;
@@ -357,6 +434,7 @@ void main() {
     cih[c] = int((q / OW) * SH) - PT;
     ciw[c] = int((q % OW) * SW) - PL;
   }
+#endif
 
   CM_ACC(MS, NS) acc[TM][TN];
   [[unroll]] for (uint i = 0; i < TM; i++)
@@ -377,7 +455,11 @@ void main() {
       }
       [[unroll]] for (uint j = 0; j < TN; j++) {
         uint col = (sn * TN + j) * NS;
+#if X_NHWC
+        CM_LOAD(b[j], Bs, CB_((col * BSTR + kk) / B_U), BSTR / B_U, true);
+#else
         CM_LOAD(b[j], Bs, CB_((kk * BSTR + col) / B_U), BSTR / B_U, false);
+#endif
       }
       [[unroll]] for (uint i = 0; i < TM; i++)
         [[unroll]] for (uint j = 0; j < TN; j++) acc[i][j] = CM_MULADD(a[i], b[j], acc[i][j]);
@@ -386,16 +468,17 @@ void main() {
   }
 
   // epilogue: one tile at a time through this subgroup's part of Cs; lanes
-  // run along pixels (coalesced stores); with SLK > 1 the subgroups of
-  // slice 0 add the other slices' tiles and write
+  // run along pixels (Y_NHWC: along channels, the tile stored column-major)
+  // so the stores are coalesced; with SLK > 1 the subgroups of slice 0 add
+  // the other slices' tiles and write
   uint cbase = sg * (MS * NS);
   [[unroll]] for (uint i = 0; i < TM; i++) {
     [[unroll]] for (uint j = 0; j < TN; j++) {
 #if ACC == 32
-      CM_STORE(acc[i][j], Cs, cbase, NS, false);
+      CS_STORE(acc[i][j]);
 #else
       CM_F32(MS, NS) t = CM_F32(MS, NS)(acc[i][j]);
-      CM_STORE(t, Cs, cbase, NS, false);
+      CS_STORE(t);
 #endif
 #if SLK > 1
       barrier();
@@ -409,7 +492,11 @@ void main() {
 #else
       for (uint e = lane; e < MS * NS; e += SG) {
 #endif
+#if Y_NHWC
+        uint mi = ti + e % MS, p = tj + e / MS, m = gm0 + mi; // m: y's channel
+#else
         uint mi = ti + e / NS, p = tj + e % NS, m = gm0 + mi; // m: y's channel
+#endif
         if (mi < MPG && p < P) {
           float v = Cs[cbase + e];
 #if SLK > 1
@@ -425,6 +512,8 @@ void main() {
           y[a + (m & 3)] = float16_t(act(v));
           if (M % 4 != 0 && m == M - 1)
             for (uint l = M % 4; l < 4; l++) y[a + l] = float16_t(0.0);
+#elif Y_NHWC
+          y[p * M + m] = float16_t(act(v));
 #else
           y[(nb * M + m) * OHW + q] = float16_t(act(v));
 #endif

@@ -21,6 +21,10 @@
 //   vec4 (one load per pixel for 4 channels), and the lanes of channels
 //   >= C (specialization constant C) are written 0. Global pools run here
 //   packed, as a window over the whole plane.
+// NHWC (#define, absent = 0): x and y in nhwc (element (n, c, h, w) at
+//   ((n*H + h)*W + w)*C + c); neighbouring invocations take neighbouring
+//   channels of one tile (coalesced), a pixel's next value C apart. Global
+//   pools run here in nhwc too.
 // Arithmetic is fp32. Padding never enters a max; NaN propagates; a window
 // entirely in padding gives -inf (max) or 0 (avg), as the reference.
 
@@ -80,8 +84,13 @@ layout(constant_id = 10) const uint TILES_H = 1;
 layout(constant_id = 11) const bool IS_MAX = false;
 layout(constant_id = 12) const bool COUNT_PAD = false; // avgpool: count_include_pad
 
-#if PACKED
+#ifndef NHWC
+#define NHWC 0
+#endif
+#if PACKED || NHWC
 layout(constant_id = 13) const uint C = 4;  // channels
+#endif
+#if PACKED
 layout(constant_id = 14) const uint C4 = 1; // texel planes per image
 layout(binding = 0, std430) restrict readonly buffer X { T4 x[]; };
 layout(binding = 1, std430) restrict writeonly buffer Y { T4 y[]; };
@@ -122,11 +131,22 @@ int taps(int p, int d, int k, int n, int pad_lo, int pad_hi) {
 void main() {
   uint group = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
   uint inv = group * WG_SIZE + gl_LocalInvocationID.x;
+#if NHWC
+  // channel innermost: a pixel's values PS = C apart
+  uint ch = inv % C, r0 = inv / C;
+  uint tw_i = r0 % TILES_W, rest = r0 / TILES_W;
+  uint th_i = rest % TILES_H, nb = rest / TILES_H;
+  if (nb * C + ch >= PLANES) return;
+  uint xb = nb * uint(H) * uint(W) * C + ch, yb = nb * uint(OH) * uint(OW) * C + ch;
+#define PS C
+#else
   uint tw_i = inv % TILES_W, rest = inv / TILES_W;
   uint th_i = rest % TILES_H, plane = rest / TILES_H;
   if (plane >= PLANES) return;
+  uint xb = plane * uint(H) * uint(W), yb = plane * uint(OH) * uint(OW);
+#define PS 1u
+#endif
   int oh0 = int(th_i) * TILE_H, ow0 = int(tw_i) * TILE_W;
-  uint xb = plane * uint(H) * uint(W);
 
   F acc[TILE_H][TILE_W];
   [[unroll]] for (int th = 0; th < TILE_H; th++)
@@ -145,7 +165,7 @@ void main() {
     [[unroll]] for (int c = 0; c < SPAN_W; c++) {
       int w = wb + c;
       win[c] = w >= 0 && w < W;
-      rowv[c] = win[c] ? LDX(xb + uint(h * W + w)) : F(0.0);
+      rowv[c] = win[c] ? LDX(xb + uint(h * W + w) * PS) : F(0.0);
     }
     [[unroll]] for (int th = 0; th < TILE_H; th++)
       [[unroll]] for (int i = 0; i < KH; i++) {
@@ -167,14 +187,13 @@ void main() {
         if (h < 0 || h >= H) continue;
         for (int j = 0; j < KW; j++) {
           int w = w0 + j * DW;
-          if (w >= 0 && w < W) a = comb(a, LDX(xb + uint(h * W + w)));
+          if (w >= 0 && w < W) a = comb(a, LDX(xb + uint(h * W + w) * PS));
         }
       }
       acc[th][tw] = a;
     }
 #endif
 
-  uint yb = plane * uint(OH) * uint(OW);
   [[unroll]] for (int th = 0; th < TILE_H; th++) {
     int oh = oh0 + th;
     if (oh >= OH) break;
@@ -190,12 +209,12 @@ void main() {
       // lanes of channels >= C: 0 (a max over padding only would give -inf)
       if (C % 4 != 0 && plane % C4 == C4 - 1)
         for (uint k = C % 4; k < 4; k++) r[k] = 0.0;
-      y[yb + uint(oh * OW + ow)] = T4(r);
+      y[yb + uint(oh * OW + ow) * PS] = T4(r);
 #else
 #if DTYPE_I8
-      y[yb + uint(oh * OW + ow)] = T(clamp(r, T_LO, T_HI));
+      y[yb + uint(oh * OW + ow) * PS] = T(clamp(r, T_LO, T_HI));
 #else
-      y[yb + uint(oh * OW + ow)] = T(r);
+      y[yb + uint(oh * OW + ow) * PS] = T(r);
 #endif
 #endif
     }

@@ -44,11 +44,13 @@ vkml_status cg_binary_workload_from_node(const ir_node *n, cg_binary_workload *o
   out->b = n->inputs[1]->type;
   out->out = n->outputs[0]->type;
   ir_layout la = n->inputs[0]->layout, lb = n->inputs[1]->layout, lo = n->outputs[0]->layout;
-  if (la != IR_LAYOUT_DEFAULT || lb != IR_LAYOUT_DEFAULT || lo != IR_LAYOUT_DEFAULT) {
+  if (ir_node_all_nhwc(n)) {
+    out->layout = IR_LAYOUT_NHWC; /* one shape (checked): as the default layout */
+  } else if (la != IR_LAYOUT_DEFAULT || lb != IR_LAYOUT_DEFAULT || lo != IR_LAYOUT_DEFAULT) {
     if (la != IR_LAYOUT_NC4HW4 || lb != la || lo != la)
       return vkml_status_make(VKML_CODE_UNSUPPORTED,
                               "elementwise_binary: %s with a, b, out in layouts %s, %s, %s (all "
-                              "nc4hw4 or all default)",
+                              "nc4hw4, all nhwc or all default)",
                               ir_op_name(n->op), ir_layout_name(la), ir_layout_name(lb),
                               ir_layout_name(lo));
     out->layout = IR_LAYOUT_NC4HW4;
@@ -72,7 +74,9 @@ void cg_binary_workload_key(const cg_binary_workload *w, char *buf, int buf_byte
   ir_type_format(&w->out, to, sizeof to);
   act_format(&w->act, act, sizeof act);
   snprintf(buf, (size_t)buf_bytes, "%s(%s,%s)->%s%s%s", ir_op_name(w->op), ta, tb, to, act,
-           w->layout == IR_LAYOUT_NC4HW4 ? "{layout=nc4hw4}" : "");
+           w->layout == IR_LAYOUT_NC4HW4 ? "{layout=nc4hw4}"
+           : w->layout == IR_LAYOUT_NHWC ? "{layout=nhwc}"
+                                         : "");
 }
 
 /* The output's axes (innermost first) with size-1 axes dropped and
@@ -141,7 +145,11 @@ static vkml_status check_workload(const cg_binary_workload *w, const ir_target *
   if (!ir_type_equal(&bc, &w->out))
     return vkml_status_make(VKML_CODE_INVALID_ARGUMENT,
                             "elementwise_binary: output shape is not the broadcast of the inputs");
-  if (w->layout != IR_LAYOUT_DEFAULT) {
+  if (w->layout == IR_LAYOUT_NHWC) {
+    if (w->out.rank != 4 || !ir_type_equal(&w->a, &w->out) || !ir_type_equal(&w->b, &w->out))
+      return vkml_status_make(VKML_CODE_UNSUPPORTED,
+                              "elementwise_binary: nhwc needs a, b and out of one rank-4 shape");
+  } else if (w->layout != IR_LAYOUT_DEFAULT) {
     if (w->layout != IR_LAYOUT_NC4HW4 || (w->op != IR_OP_ADD && w->op != IR_OP_SUB &&
                                           w->op != IR_OP_MUL && w->op != IR_OP_DIV))
       return vkml_status_make(VKML_CODE_UNSUPPORTED,

@@ -231,6 +231,9 @@ static const char *mismatch(const cg_template *t, const cg_conv_workload *w) {
   bool coop = t == &cg_conv2d_coopmat_template || t == &cg_conv2d_coopmat_sliced_k_template;
   if (w->w_layout != IR_LAYOUT_DEFAULT && !coop)
     return "reads w in the default layout only (w is stored tap-major, nhwc)";
+  if ((w->x_layout == IR_LAYOUT_NHWC || w->y_layout == IR_LAYOUT_NHWC) && !coop)
+    return "reads x and writes y in the default or nc4hw4 layout only (nhwc: the "
+           "cooperative-matrix templates)";
   if (t == &cg_conv2d_direct_template || t == &cg_conv2d_sliced_k_template) return NULL;
   if (t == &cg_conv2d_1x1_template || t == &cg_conv2d_1x1_sliced_k_template)
     return is_1x1(w) ? NULL : "needs a 1x1 kernel, stride 1, no pads and one group";

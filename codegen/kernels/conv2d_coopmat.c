@@ -217,11 +217,24 @@ vkml_status cg_conv_coopmat_instantiate(const cg_conv_workload *w, const cg_temp
     return vkml_status_make(VKML_CODE_UNSUPPORTED,
                             "%s: %lld invocations (subgroups of %d) exceed the limits of %s",
                             name, (long long)wg, sg, t->name);
-  /* shared, per slice: As [BM][BK+pad], Bs [BK][BN+pad] (f16), the
-   * epilogue tiles (fp32) */
+  const ir_conv_params *p = &w->p;
+  /* x / y nhwc (pass_layout's --layout nhwc): B's vectors run along a tap's
+   * input channels, so k must run tap-major (w nhwc, or a 1x1 kernel, whose
+   * default layout is tap-major) in vectors of 8 within a group */
+  bool x_nhwc = w->x_layout == IR_LAYOUT_NHWC, y_nhwc = w->y_layout == IR_LAYOUT_NHWC;
+  if ((x_nhwc || y_nhwc) &&
+      (w->x_layout == IR_LAYOUT_NC4HW4 || w->y_layout == IR_LAYOUT_NC4HW4))
+    return unsupported("x and y nhwc and nc4hw4 mixed");
+  if (x_nhwc && ((w->c / p->group) % 8 ||
+                 (w->w_layout != IR_LAYOUT_NHWC && p->kernel[0] * p->kernel[1] > 1)))
+    return unsupported("x in nhwc needs a group's input channels in multiples of 8 and w "
+                       "tap-major (nhwc)");
+  /* shared, per slice: As [BM][BK+pad], Bs [BK][BN+pad] (x nhwc: [BN][BK+pad])
+   * (f16), the epilogue tiles (fp32) */
   int64_t epi = 4 * slk * sched.v[C_WM] * sched.v[C_WN] * ms * ns;
   int pad = 8;
-  int64_t shared = 2 * slk * (bm * (bk + pad) + bk * (bn + pad)) + epi;
+  int64_t b_pad = x_nhwc ? bn * pad : bk * pad;
+  int64_t shared = 2 * slk * (bm * (bk + pad) + bk * bn + b_pad) + epi;
   if (shared > t->max_shared_bytes) {
     pad = 0;
     shared = 2 * slk * (bm * bk + bk * bn) + epi;
@@ -230,15 +243,16 @@ vkml_status cg_conv_coopmat_instantiate(const cg_conv_workload *w, const cg_temp
     return vkml_status_make(VKML_CODE_UNSUPPORTED,
                             "%s: %lld bytes of shared memory exceed the %u of %s", name,
                             (long long)shared, t->max_shared_bytes, t->name);
-  const ir_conv_params *p = &w->p;
   int64_t kdim = cg_conv_k(w);
   /* w stored tap-major (nhwc, pass_layout): k runs tap-major too, and A's
    * vectors run along a tap's channels (W_TAPS); else along k */
-  bool w_taps = w->w_layout == IR_LAYOUT_NHWC && p->kernel[0] * p->kernel[1] > 1;
+  bool w_taps = (w->w_layout == IR_LAYOUT_NHWC && p->kernel[0] * p->kernel[1] > 1) || x_nhwc;
   int a_vec = w_taps ? vec_of(w->c / p->group) : vec_of(kdim);
   /* vectors along pixels: the rows of a 1x1 conv's B, default layout only;
    * H*W % B_VEC == 0 keeps every vector inside one image */
-  int b_vec = is_1x1_dense(w) && w->x_layout == IR_LAYOUT_DEFAULT ? vec_of(w->h * w->wd) : 1;
+  int b_vec = x_nhwc                                                ? 8
+              : is_1x1_dense(w) && w->x_layout == IR_LAYOUT_DEFAULT ? vec_of(w->h * w->wd)
+                                                                    : 1;
   int packed = (w->x_layout == IR_LAYOUT_NC4HW4 ? 1 : 0) | (w->y_layout == IR_LAYOUT_NC4HW4 ? 2 : 0);
   VKML_RETURN_IF_ERROR(cg_kernel_define(k, "SG", "%d", sg));
   VKML_RETURN_IF_ERROR(cg_kernel_define(k, "MS", "%d", ms));
@@ -252,6 +266,8 @@ vkml_status cg_conv_coopmat_instantiate(const cg_conv_workload *w, const cg_temp
   /* only then defined, so that default-layout kernels keep their source key */
   if (packed) VKML_RETURN_IF_ERROR(cg_kernel_define(k, "PACKED", "%d", packed));
   if (w_taps) VKML_RETURN_IF_ERROR(cg_kernel_define(k, "W_TAPS", "1"));
+  if (x_nhwc) VKML_RETURN_IF_ERROR(cg_kernel_define(k, "X_NHWC", "1"));
+  if (y_nhwc) VKML_RETURN_IF_ERROR(cg_kernel_define(k, "Y_NHWC", "1"));
   VKML_RETURN_IF_ERROR(cg_conv_specs(k, w));
   cg_conv_workload_key(w, k->key, sizeof k->key);
   k->n_buffers = w->has_bias ? 4 : 3;

@@ -363,6 +363,7 @@ vkml_status cg_node_transpose(const ir_node *n, const cg_template *st, const cg_
   memset(out, 0, sizeof *out);
   VKML_RETURN_IF_ERROR(one_input(n));
   const ir_type *x = &n->inputs[0]->type;
+
   int perm[IR_MAX_RANK];
   VKML_RETURN_IF_ERROR(ir_perm_get(n, x->rank, perm));
   int64_t xs[IR_MAX_RANK], dims[IR_MAX_RANK];
@@ -374,9 +375,55 @@ vkml_status cg_node_transpose(const ir_node *n, const cg_template *st, const cg_
     desc_push(&c, dims[d], xs[perm[d]], 0, 0);
   }
   VKML_RETURN_IF_ERROR(check_out(n, x->dtype, x->rank, dims));
+  if (ir_node_relabels_nhwc(n)) {
+    /* nhwc bytes read as row-major (or back): the same bytes, a plain copy
+     * where the memory plan does not make it a view */
+    desc_init(&c, x, MODE_AFFINE);
+    desc_push(&c, ir_type_numel(x), 1, 0, 0);
+    c.n_out = ir_type_numel(x);
+    VKML_RETURN_IF_ERROR(copy_or_transpose(n, &c, st, s, t, out));
+    size_t len = strlen(out->key);
+    snprintf(out->key + len, sizeof out->key - len, "{layout=%s->%s}",
+             ir_layout_name(n->inputs[0]->layout), ir_layout_name(n->outputs[0]->layout));
+    return VKML_OK;
+  }
   desc_reverse(&c);
   c.n_out = ir_type_numel(x);
   return copy_or_transpose(n, &c, st, s, t, out);
+}
+
+vkml_status cg_data_reorder_nhwc(const ir_node *n, const cg_template *st, const cg_schedule *s,
+                                 const ir_target *t, cg_kernel *out) {
+  memset(out, 0, sizeof *out);
+  VKML_RETURN_IF_ERROR(one_input(n));
+  const ir_value *x = n->inputs[0], *y = n->outputs[0];
+  const ir_type *tx = &x->type;
+  bool to_nhwc = x->layout == IR_LAYOUT_DEFAULT && y->layout == IR_LAYOUT_NHWC;
+  if (!(to_nhwc || (x->layout == IR_LAYOUT_NHWC && y->layout == IR_LAYOUT_DEFAULT)) ||
+      tx->rank != 4 || tx->bounded || !ir_type_equal(tx, &y->type))
+    return vkml_status_make(VKML_CODE_UNSUPPORTED,
+                            "%s: converts a static rank-4 value between the default layout and "
+                            "nhwc, to the same type", ir_op_name(n->op));
+  int64_t nb = tx->dims[0], c = tx->dims[1], hw = tx->dims[2] * tx->dims[3];
+  /* the output's bytes, outermost first, as (dim, input stride) */
+  copy_desc d;
+  desc_init(&d, tx, MODE_AFFINE);
+  if (to_nhwc) { /* out [N, HW, C] of in [N, C, HW] */
+    desc_push(&d, nb, c * hw, 0, 0);
+    desc_push(&d, hw, 1, 0, 0);
+    desc_push(&d, c, hw, 0, 0);
+  } else { /* out [N, C, HW] of in [N, HW, C] */
+    desc_push(&d, nb, c * hw, 0, 0);
+    desc_push(&d, c, 1, 0, 0);
+    desc_push(&d, hw, c, 0, 0);
+  }
+  desc_reverse(&d);
+  d.n_out = ir_type_numel(tx);
+  VKML_RETURN_IF_ERROR(copy_or_transpose(n, &d, st, s, t, out));
+  size_t len = strlen(out->key);
+  snprintf(out->key + len, sizeof out->key - len, "{layout=%s->%s}", ir_layout_name(x->layout),
+           ir_layout_name(y->layout));
+  return VKML_OK;
 }
 
 vkml_status cg_node_strided_copy(const ir_node *n, const cg_template *st, const cg_schedule *s,

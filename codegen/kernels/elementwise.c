@@ -141,9 +141,14 @@ static vkml_status unary_instantiate(const ir_node *n, const cg_schedule *s,
                             ir_op_name(op));
   VKML_RETURN_IF_ERROR(cg_elt_check_type(tp->name, ti, target));
   VKML_RETURN_IF_ERROR(cg_elt_check_type(tp->name, to, target));
-  /* packed: float unary ops, in and out both nc4hw4 (same dims, checked) */
-  bool packed = ir_node_any_packed(n);
+  /* packed: float unary ops, in and out both nc4hw4 (same dims, checked);
+   * both nhwc: as the default layout */
+  bool packed = ir_node_any_packed(n), nhwc = packed && ir_node_all_nhwc(n);
   int64_t count = ir_type_numel(ti);
+  if (nhwc) {
+    if (op == IR_OP_CAST || !ir_dtype_is_float(di)) return cg_check_default_layout(n, tp->name);
+    packed = false;
+  }
   if (packed) {
     if (op == IR_OP_CAST || !ir_dtype_is_float(di))
       return cg_check_default_layout(n, tp->name);
@@ -169,6 +174,7 @@ static vkml_status unary_instantiate(const ir_node *n, const cg_schedule *s,
   snprintf(k->key, sizeof k->key, "%s(%s)->%s%s", ir_op_name(op), tin, tout, attrs);
 
   VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_SPEC_ELEMENTWISE_UNARY_N, (uint32_t)count));
+  if (nhwc) key_layout(k, "layout=nhwc");
   if (packed) {
     key_layout(k, "layout=nc4hw4");
     VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_SPEC_ELEMENTWISE_UNARY_PK_C, (uint32_t)ti->dims[1]));
@@ -222,8 +228,10 @@ static vkml_status copy_instantiate(const ir_node *n, const cg_schedule *s,
     if ((n->op != IR_OP_IDENTITY && n->op != IR_OP_REORDER) || lay != n->outputs[0]->layout ||
         !same_dims(ti, to))
       return cg_check_default_layout(n, tp->name);
-    int64_t cnt;
-    VKML_RETURN_IF_ERROR(packed_count(tp->name, n->inputs[0], target, &cnt));
+    if (lay != IR_LAYOUT_NHWC || !ir_node_all_nhwc(n)) {
+      int64_t cnt;
+      VKML_RETURN_IF_ERROR(packed_count(tp->name, n->inputs[0], target, &cnt));
+    }
     bytes = ir_type_storage_bytes(ti, lay);
   }
   if ((uint64_t)bytes > target->max_storage_buffer_range || bytes / 16 > (INT64_C(1) << 31))
@@ -242,7 +250,7 @@ static vkml_status copy_instantiate(const ir_node *n, const cg_schedule *s,
   ir_type_format(ti, tin, sizeof tin);
   ir_type_format(to, tout, sizeof tout);
   snprintf(k->key, sizeof k->key, "%s(%s)->%s", ir_op_name(n->op), tin, tout);
-  if (lay != IR_LAYOUT_DEFAULT) key_layout(k, "layout=nc4hw4");
+  if (lay != IR_LAYOUT_DEFAULT) key_layout(k, lay == IR_LAYOUT_NHWC ? "layout=nhwc" : "layout=nc4hw4");
   VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_SPEC_COPY_NQ, (uint32_t)(bytes / 16)));
   VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_SPEC_COPY_NW, (uint32_t)(bytes / 4)));
   VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_SPEC_COPY_NB, (uint32_t)bytes));
@@ -304,7 +312,9 @@ vkml_status cg_node_copy(const ir_node *n, const cg_template *st, const cg_sched
                          const ir_target *t, cg_kernel *out) {
   memset(out, 0, sizeof *out);
   VKML_RETURN_IF_ERROR(check_arity(n, 1));
-  if (n->inputs[0]->layout != n->outputs[0]->layout) {
+  if (n->inputs[0]->layout == IR_LAYOUT_NHWC || n->outputs[0]->layout == IR_LAYOUT_NHWC) {
+    if (n->inputs[0]->layout != n->outputs[0]->layout) return cg_data_reorder_nhwc(n, st, s, t, out);
+  } else if (n->inputs[0]->layout != n->outputs[0]->layout) {
     if (st && st != &cg_data_layout_template) return cg_check_refuse_template(n, st);
     return layout_instantiate(n, cg_schedule_or_default(&cg_data_layout_template, s), t, out);
   }

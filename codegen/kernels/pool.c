@@ -34,15 +34,15 @@ static bool is_global(ir_op op) {
   return op == IR_OP_GLOBAL_AVG_POOL || op == IR_OP_GLOBAL_MAX_POOL;
 }
 
-/* As cg_check_float_values, with nc4hw4 allowed for x and y together:
- * *packed says which. */
-static vkml_status check_values(const ir_node *n, const ir_target *t, bool *packed) {
+/* As cg_check_float_values, with nc4hw4 or nhwc allowed for x and y
+ * together (floats): *packed says nc4hw4, *nhwc nhwc. */
+static vkml_status check_values(const ir_node *n, const ir_target *t, bool *packed, bool *nhwc) {
   if (n->n_inputs != 1 || n->n_outputs != 1)
     return vkml_status_make(VKML_CODE_INVALID_ARGUMENT, "%s: %d inputs, %d outputs",
                             ir_op_name(n->op), n->n_inputs, n->n_outputs);
   const ir_value *x = n->inputs[0], *y = n->outputs[0];
   ir_dtype dt = x->type.dtype;
-  *packed = false;
+  *packed = *nhwc = false;
   bool is_max = n->op == IR_OP_MAXPOOL; /* (global_max_pool takes floats only) */
   bool int8 = dt == IR_U8 || dt == IR_I8;
   if (dt != IR_F32 && dt != IR_F16 && !(is_max && int8))
@@ -61,9 +61,12 @@ static vkml_status check_values(const ir_node *n, const ir_target *t, bool *pack
                             ir_op_name(n->op), y->name, ir_dtype_name(y->type.dtype),
                             ir_dtype_name(dt));
   *packed = !int8 && x->layout == IR_LAYOUT_NC4HW4 && y->layout == IR_LAYOUT_NC4HW4;
-  if (!*packed && (x->layout != IR_LAYOUT_DEFAULT || y->layout != IR_LAYOUT_DEFAULT))
+  *nhwc = !int8 && x->layout == IR_LAYOUT_NHWC && y->layout == IR_LAYOUT_NHWC &&
+          x->type.rank == 4 && y->type.rank == 4;
+  if (!*packed && !*nhwc && (x->layout != IR_LAYOUT_DEFAULT || y->layout != IR_LAYOUT_DEFAULT))
     return vkml_status_make(VKML_CODE_UNSUPPORTED,
-                            "%s: x in layout %s, y in %s (both default or both nc4hw4)",
+                            "%s: x in layout %s, y in %s (both default, both nc4hw4 or both "
+                            "nhwc)",
                             ir_op_name(n->op), ir_layout_name(x->layout),
                             ir_layout_name(y->layout));
   for (int i = 0; i < 2; i++) {
@@ -86,8 +89,8 @@ vkml_status cg_node_pool(const ir_node *n, const cg_template *st, const cg_sched
   VKML_RETURN_IF_ERROR(cg_check_template(n, st, &cg_pool2d_template));
   if (n->op != IR_OP_MAXPOOL && n->op != IR_OP_AVGPOOL && !is_global(n->op))
     return vkml_status_make(VKML_CODE_INVALID_ARGUMENT, "pool: %s", ir_op_name(n->op));
-  bool packed = false;
-  VKML_RETURN_IF_ERROR(check_values(n, t, &packed));
+  bool packed = false, nhwc = false;
+  VKML_RETURN_IF_ERROR(check_values(n, t, &packed, &nhwc));
   const ir_type *x = &n->inputs[0]->type, *y = &n->outputs[0]->type;
   if (x->rank != 4 || y->rank != 4)
     return vkml_status_make(is_global(n->op) ? VKML_CODE_UNSUPPORTED : VKML_CODE_INVALID_ARGUMENT,
@@ -139,6 +142,7 @@ vkml_status cg_node_pool(const ir_node *n, const cg_template *st, const cg_sched
   VKML_RETURN_IF_ERROR(cg_kernel_define(k, "DTYPE_I8", "%d",
                                         x->dtype == IR_U8 ? 1 : x->dtype == IR_I8 ? 2 : 0));
   if (packed) VKML_RETURN_IF_ERROR(cg_kernel_define(k, "PACKED", "1"));
+  if (nhwc) VKML_RETURN_IF_ERROR(cg_kernel_define(k, "NHWC", "1"));
 
   int64_t c4 = (x->dims[1] + 3) / 4;
   int64_t planes = x->dims[0] * (packed ? c4 : x->dims[1]);
@@ -154,10 +158,8 @@ vkml_status cg_node_pool(const ir_node *n, const cg_template *st, const cg_sched
   VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_SPEC_POOL2D_TILES_H, (uint32_t)(tiles_h ? tiles_h : 1)));
   VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_SPEC_POOL2D_IS_MAX, is_max));
   VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_SPEC_POOL2D_COUNT_PAD, !is_max && p.count_include_pad));
-  if (packed) {
-    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_SPEC_POOL2D_C, (uint32_t)x->dims[1]));
-    VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_SPEC_POOL2D_C4, (uint32_t)c4));
-  }
+  if (packed || nhwc) VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_SPEC_POOL2D_C, (uint32_t)x->dims[1]));
+  if (packed) VKML_RETURN_IF_ERROR(cg_kernel_spec(k, CG_SPEC_POOL2D_C4, (uint32_t)c4));
   k->n_buffers = 2;
 
   char attrs[288];
@@ -169,7 +171,7 @@ vkml_status cg_node_pool(const ir_node *n, const cg_template *st, const cg_sched
            (long long)p.pads[2], (long long)p.pads[3], (long long)p.dilations[0],
            (long long)p.dilations[1], p.ceil_mode,
            is_max ? "" : (p.count_include_pad ? ",count_include_pad=1" : ",count_include_pad=0"),
-           packed ? ",layout=nc4hw4" : "");
+           packed ? ",layout=nc4hw4" : nhwc ? ",layout=nhwc" : "");
   cg_node_key(n, attrs, k->key, sizeof k->key);
 
   int64_t invocations = planes * tiles_h * tiles_w;

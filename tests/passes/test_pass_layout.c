@@ -235,7 +235,7 @@ Test(pass_layout, stores_a_gpu_convs_constant_weights_tap_major_and_back) {
   T_OK(ir_verify(g, "<test>"));
   ir_graph *h = NULL;
   T_OK(ir_graph_clone(g, &h));
-  pass_opts o = {.layout_operands = taps_like_codegen};
+  pass_opts o = {.layout_weights = taps_like_codegen};
   bool changed = false;
   T_OK(pass_layout(h, &o, &changed));
   cr_assert(changed);
@@ -289,8 +289,8 @@ Test(pass_layout, leaves_an_unannotated_graph_alone_and_refuses_unpacked_layouts
   cr_assert(!changed);
   char *after = print(g);
   cr_assert_str_eq(before, after);
-  o.layout = IR_LAYOUT_NHWC;
-  t_expect_error(pass_layout(g, &o, NULL), VKML_CODE_UNSUPPORTED, "only nc4hw4");
+  o.layout = IR_LAYOUT_COUNT;
+  t_expect_error(pass_layout(g, &o, NULL), VKML_CODE_UNSUPPORTED, "only nc4hw4 and nhwc");
   free(before);
   free(after);
   ir_graph_destroy(g);
@@ -308,4 +308,65 @@ Test(ir_clone, copies_names_ids_layouts_and_attributes) {
   cr_assert_eq(g->n_nodes, h->n_nodes);
   ir_graph_destroy(h);
   ir_graph_destroy(g);
+}
+
+/* As codegen answers for nhwc on a device with cooperative matrices: a
+ * one-group conv2d's x and y (a depthwise conv stays in rows), relu, add. */
+static uint32_t nhwc_like_codegen(void *user, const ir_node *n, ir_layout l) {
+  (void)user;
+  if (l != IR_LAYOUT_NHWC || n->inputs[0]->type.rank != 4) return 0;
+  if (n->op == IR_OP_CONV2D) return ir_node_int(n, IR_A_GROUP, 1) == 1 ? 1u | 1u << 16 : 0;
+  if (n->op == IR_OP_RELU) return 1u | 1u << 16;
+  if (n->op == IR_OP_ADD) return 3u | 1u << 16;
+  return 0;
+}
+
+static int nhwc_convs(const ir_graph *g) {
+  int k = 0;
+  ir_foreach_node(g, n) k += n->op == IR_OP_CONV2D && n->outputs[0]->layout == IR_LAYOUT_NHWC;
+  return k;
+}
+
+/* --layout auto: a chain of four 3x3 convs (two values crossing its edge,
+ * each a reorder) runs nhwc; 1x1 convs between depthwise convs (each
+ * region one conv, no 3x3, two crossings) and a chain of three 3x3 convs
+ * (three convs, two crossings) stay in rows; explicit nhwc packs them all. */
+Test(pass_layout, auto_keeps_the_nhwc_regions_that_pay) {
+  static const char *const head = "vkir 1\n"
+                                  "graph @g(%x: f16[1,16,8,8]) -> (%y: f16[1,16,8,8]) {\n"
+                                  "  %w = const f16[16,16,3,3] @blob[0, 4608]\n"
+                                  "  %w1 = const f16[16,16,1,1] @blob[0, 512]\n"
+                                  "  %wd = const f16[16,1,3,3] @blob[0, 288]\n";
+  static const char *const bodies[3] = {
+      "  %a = conv2d %x, %w {pads=[1,1,1,1], act=relu} : f16[1,16,8,8]\n"
+      "  %b = conv2d %a, %w {pads=[1,1,1,1]} : f16[1,16,8,8]\n"
+      "  %c = conv2d %b, %w {pads=[1,1,1,1], act=relu} : f16[1,16,8,8]\n"
+      "  %d = add %c, %a : f16[1,16,8,8]\n"
+      "  %y = conv2d %d, %w {pads=[1,1,1,1]} : f16[1,16,8,8]\n",
+      "  %a = conv2d %x, %w1 : f16[1,16,8,8]\n"
+      "  %b = conv2d %a, %wd {pads=[1,1,1,1], group=16} : f16[1,16,8,8]\n"
+      "  %c = conv2d %b, %w1 : f16[1,16,8,8]\n"
+      "  %d = conv2d %c, %wd {pads=[1,1,1,1], group=16} : f16[1,16,8,8]\n"
+      "  %y = conv2d %d, %w1 : f16[1,16,8,8]\n",
+      "  %a = conv2d %x, %w {pads=[1,1,1,1], act=relu} : f16[1,16,8,8]\n"
+      "  %b = conv2d %a, %w {pads=[1,1,1,1]} : f16[1,16,8,8]\n"
+      "  %y = conv2d %b, %w {pads=[1,1,1,1], act=relu} : f16[1,16,8,8]\n"};
+  static const int kept[3] = {4, 0, 0}, all[3] = {4, 3, 3};
+  static uint8_t blob[4608];
+  for (int i = 0; i < 3; i++) {
+    char text[2048];
+    snprintf(text, sizeof text, "%s%s  return %%y\n}\n", head, bodies[i]);
+    for (int mode = 0; mode < 2; mode++) {
+      ir_graph *g = parse(text);
+      ir_graph_set_blob(g, blob, sizeof blob, false);
+      pass_opts o = {.layout_operands = nhwc_like_codegen};
+      if (mode) o.layout = IR_LAYOUT_NHWC;
+      else o.layout_auto = true;
+      T_OK(pass_layout(g, &o, NULL));
+      T_OK(ir_verify(g, "<pass>"));
+      cr_assert_eq(nhwc_convs(g), mode ? all[i] : kept[i], "graph %d, %s", i,
+                   mode ? "nhwc" : "auto");
+      ir_graph_destroy(g);
+    }
+  }
 }

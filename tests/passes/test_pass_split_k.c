@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ir/memplan.h"
 #include "ir/params.h"
 #include "ir/text.h"
 #include "passes/pass.h"
@@ -125,6 +126,60 @@ Test(split_k, splits_a_long_k_conv_with_few_outputs) {
   cr_assert_str_eq(last->outputs[0]->name, "y");
   cr_assert_eq(g->outputs[0], last->outputs[0]);
   cr_assert_eq(count_nodes(g), 4); /* conv, reshape, reduce_sum {act=relu}, reshape */
+  ir_graph_destroy(g);
+}
+
+/* As codegen answers for --layout nhwc on a device with cooperative
+ * matrices: f16 conv2d x and y, relabelling transposes, elementwise ops. */
+static uint32_t nhwc_like_codegen(void *user, const ir_node *n, ir_layout l) {
+  (void)user;
+  if (l != IR_LAYOUT_NHWC || n->n_outputs != 1) return 0;
+  if (n->op == IR_OP_CONV2D) return n->outputs[0]->type.dtype == IR_F16 ? 1u | 1u << 16 : 0;
+  if (n->op == IR_OP_TRANSPOSE) {
+    int perm[4];
+    T_OK(ir_perm_get(n, 4, perm));
+    return perm[1] == 2 ? 1u : perm[1] == 3 ? 1u << 16 : 0;
+  }
+  return 0;
+}
+
+/* --layout nhwc: where the partial conv runs nhwc the sum reads its bytes
+ * through two relabelling transposes (the same values on the CPU, batch 2,
+ * where the transposes are real); after pass_layout the conv writes nhwc,
+ * both transposes are views (ir_node_is_view) and no reorder is left
+ * between the conv and y. */
+Test(split_k, nhwc_form) {
+  ir_target t;
+  pass_opts o = gpu_opts(&t);
+  o.layout = IR_LAYOUT_NHWC;
+  o.layout_operands = nhwc_like_codegen;
+  ir_graph *g = conv_graph(2, 256, 6, 128, 3, true, IR_ACT_RELU, IR_F16);
+  cr_assert(split(g, &o));
+  int n_tr = 0;
+  const ir_node *sum = NULL, *last = NULL;
+  ir_foreach_node(g, n) {
+    n_tr += n->op == IR_OP_TRANSPOSE;
+    if (n->op == IR_OP_REDUCE_SUM) sum = n;
+    last = n;
+  }
+  cr_assert_eq(n_tr, 2);
+  cr_assert(sum);
+  cr_assert_eq(sum->inputs[0]->type.dims[0], 2 * 6 * 6); /* [N*OH*OW, S, M] */
+  cr_assert_eq(last->op, IR_OP_TRANSPOSE);
+  cr_assert_str_eq(last->outputs[0]->name, "y");
+  /* y's reader: a relu, nhwc too */
+  bool changed;
+  T_OK(pass_layout(g, &o, &changed));
+  T_OK(ir_verify(g, "after layout"));
+  int n_views = 0, n_reorders = 0;
+  ir_foreach_node(g, n) {
+    if (n->op == IR_OP_CONV2D) cr_assert_eq(n->outputs[0]->layout, IR_LAYOUT_NHWC);
+    n_views += n->op == IR_OP_TRANSPOSE && ir_node_is_view(n);
+    n_reorders += n->op == IR_OP_REORDER;
+  }
+  cr_assert_eq(n_views, 2);
+  /* x into the conv, y (nhwc) back to rows for the graph output */
+  cr_assert_eq(n_reorders, 2);
   ir_graph_destroy(g);
 }
 

@@ -141,7 +141,7 @@ else
   bad "vkc run --replay ($(head -c 300 "$TMP/err") $(head -c 300 "$TMP/json"))"
 fi
 expect_fail "vkc run --replay on the CPU" "--replay needs a GPU run" "$VKC" run "$EX/model.vkir" --device cpu --replay --bench 2 --input x="$EX/x.npy"
-expect_fail "vkc run: bad --layout" "--layout expects default or nc4hw4" "$VKC" run "$EX/model.vkir" --layout nchw8 --input x="$EX/x.npy"
+expect_fail "vkc run: bad --layout" "--layout expects auto, default, nc4hw4 or nhwc" "$VKC" run "$EX/model.vkir" --layout nchw8 --input x="$EX/x.npy"
 # Placement: the transfers are in the IR text; --fallback never refuses
 # to compile what would leave the GPU, naming each node and why.
 if gpu_vkc run "$EX/model.vkir" --input x="$EX/x.npy" --cpu-ops maxpool --dump-after insert_transfers \

@@ -74,6 +74,10 @@ static const ccase CASES[] = {
      * group is workgroup z, offsetting w's rows, x's and y's channels */
     {1, 128, 6, 6, 256, 3, 3, 1, 1, 1, 1, {1, 1, 1, 1}, 4, RELU},
     {2, 96, 5, 5, 128, 3, 3, 1, 1, 1, 1, {1, 1, 1, 1}, 2, NB},
+    /* for x and y in nhwc (channels of a group in multiples of 8): strides
+     * with asymmetric pads over a batch, dilations */
+    {2, 16, 13, 11, 24, 3, 3, 2, 2, 1, 1, {1, 0, 1, 1}, 1, RELU},
+    {1, 32, 12, 12, 40, 3, 3, 1, 1, 2, 2, {2, 2, 2, 2}, 1, NB},
 };
 #define N_CASES ((int)(sizeof CASES / sizeof CASES[0]))
 
@@ -460,6 +464,7 @@ Test(conv_coopmat, compiles) {
     int packed;
     int subgroup;
     bool taps; /* w tap-major (W_TAPS) */
+    bool nhwc; /* x and y nhwc (X_NHWC, Y_NHWC) */
   } v[] = {
       {0, NULL, 0, 32},
       {1, "WM=2,WN=2,TM=2,TN=2,BK=32,ACC=16", 0, 32},
@@ -481,6 +486,10 @@ Test(conv_coopmat, compiles) {
       {9, "WM=2,WN=1,TM=1,TN=2,BK=16,ACC=32", 0, 32, true}, /* C = 33: scalar A */
       {15, "WM=1,WN=2,TM=2,TN=1,BK=64,ACC=16", 1, 32, true}, /* 5x5, packed x */
       {16, NULL, 2, 32, true},                           /* 4 groups, packed y */
+      {0, NULL, 0, 32, true, true},                      /* x and y nhwc: */
+      {3, "WM=1,WN=4,TM=4,TN=1,BK=64,ACC=16", 0, 32, false, true}, /* 1x1, BK > C */
+      {16, NULL, 0, 32, true, true},                     /* 4 groups */
+      {18, "WM=2,WN=2,TM=1,TN=2,BK=16,ACC=32", 0, 64, true, true}, /* strided */
   };
   /* both forms: NV, and KHR where the build has glslang 15 */
   for (int khr = 0; khr <= (int)cg_compiler_has_glslang15(); khr++)
@@ -493,6 +502,7 @@ Test(conv_coopmat, compiles) {
     if (v[i].packed & 1) n->inputs[0]->layout = IR_LAYOUT_NC4HW4;
     if (v[i].packed & 2) n->outputs[0]->layout = IR_LAYOUT_NC4HW4;
     if (v[i].taps) n->inputs[1]->layout = IR_LAYOUT_NHWC;
+    if (v[i].nhwc) n->inputs[0]->layout = n->outputs[0]->layout = IR_LAYOUT_NHWC;
     cg_schedule s;
     if (v[i].sched) s = sched(v[i].sched);
     cg_kernel k;
@@ -500,8 +510,10 @@ Test(conv_coopmat, compiles) {
     T_OK(cg_conv_workload_from_node(n, &w));
     T_OK(cg_conv_coopmat_instantiate(&w, &cg_conv2d_coopmat_template, v[i].sched ? &s : NULL, &t, &k));
     cr_assert_str_eq(vt_define_of(&k, "CM_KHR"), khr ? "1" : "0");
-    if (v[i].taps) cr_assert_str_eq(vt_define_of(&k, "W_TAPS"), "1");
+    if (v[i].taps || v[i].nhwc) cr_assert_str_eq(vt_define_of(&k, "W_TAPS"), "1");
     else cr_assert_null(vt_define_of(&k, "W_TAPS"));
+    if (v[i].nhwc) cr_assert_str_eq(vt_define_of(&k, "X_NHWC"), "1");
+    else cr_assert_null(vt_define_of(&k, "X_NHWC"));
     compiles_coopmat(cc, &k, i);
     ir_graph_destroy(g);
     free3(in);
@@ -509,6 +521,40 @@ Test(conv_coopmat, compiles) {
   cg_compiler_destroy(cc);
   vt_rmdir(dir);
   free(dir);
+}
+
+/* x and y nhwc (a group's channels in multiples of 8), w tap-major where
+ * the kernel has more than one tap (as pass_layout makes them): every
+ * case's node takes the layouts on a target with cooperative matrices,
+ * through the family's choice and the two templates; the layout mask says
+ * so. */
+Test(conv_coopmat, nhwc_operands) {
+  ir_target t = vt_coop_target();
+  int n_nhwc = 0;
+  for (int c = 0; c < N_CASES; c++) {
+    const ccase *cc = &CASES[c];
+    if ((cc->c / cc->group) % 8) continue;
+    ir_graph *g;
+    rt_tensor in[3];
+    ir_node *n = case_node(&g, cc, IR_F16, in);
+    n->inputs[0]->layout = n->outputs[0]->layout = IR_LAYOUT_NHWC;
+    if (cc->kh * cc->kw > 1) n->inputs[1]->layout = IR_LAYOUT_NHWC;
+    cr_assert_eq(cg_node_layout_operands_on(n, IR_LAYOUT_NHWC, &t), 1u | CG_LAYOUT_OUT(0),
+                 "case %d", c);
+    cg_kernel k;
+    const cg_template *tm[3] = {NULL, &cg_conv2d_coopmat_template,
+                                &cg_conv2d_coopmat_sliced_k_template};
+    for (int i = 0; i < 3; i++) {
+      vkml_status st = cg_kernel_for_node(n, tm[i], NULL, &t, &k);
+      cr_assert_eq(vkml_status_code(st), VKML_CODE_OK, "case %d template %d: %s", c, i,
+                   vkml_status_message(st));
+      cr_assert_str_eq(vt_define_of(&k, "X_NHWC"), "1");
+    }
+    n_nhwc++;
+    ir_graph_destroy(g);
+    free3(in);
+  }
+  cr_assert_geq(n_nhwc, 8);
 }
 
 /* A model's constant weights reach the cooperative-matrix kernel tap-major:
@@ -798,6 +844,10 @@ typedef struct env {
    * default layout */
   bool taps;
   int n_taps;
+  /* x and y in nhwc too (--layout nhwc) where the case allows it (a
+   * group's channels in multiples of 8); x and y converted around the run */
+  bool nhwc;
+  int n_nhwc;
 } env;
 
 static void env_open(env *e) {
@@ -839,8 +889,22 @@ static void check(env *e, const ccase *c, const cg_template *tmpl, const cg_sche
     n->inputs[1]->layout = IR_LAYOUT_NHWC;
     ins[1] = &wt;
   }
+  /* x and y nhwc: x's bytes transposed for the kernel, y's back below */
+  bool nhwc = e->nhwc && (c->c / c->group) % 8 == 0;
+  rt_tensor xt = {0};
+  if (nhwc) {
+    T_OK(rt_tensor_alloc_dims(IR_F16, 4, xd, &xt));
+    ir_layout_nhwc_copy(&n->inputs[0]->type, in[0].data, xt.data, true);
+    n->inputs[0]->layout = n->outputs[0]->layout = IR_LAYOUT_NHWC;
+    ins[0] = &xt;
+  }
   cg_kernel k;
   T_OK(cg_kernel_for_node(n, tmpl, s, e->v.t, &k));
+  if (nhwc) {
+    cr_assert_str_eq(vt_define_of(&k, "X_NHWC"), "1", "%s", k.key);
+    cr_assert_str_eq(vt_define_of(&k, "Y_NHWC"), "1", "%s", k.key);
+    e->n_nhwc++;
+  }
   if (taps) {
     cr_assert_str_eq(vt_define_of(&k, "W_TAPS"), "1", "%s", k.key);
     e->n_taps++;
@@ -858,6 +922,13 @@ static void check(env *e, const ccase *c, const cg_template *tmpl, const cg_sche
   T_OK(rt_cpu_run_node(na, abs_in, n_in, mag_out, 1));
   vt_poisoned(&yt, 0x7f, &got); /* unwritten elements show */
   vt_run_kernel(e->v.ctx, e->v.cc, &k, ins, n_in, &got);
+  if (nhwc) { /* y back to the default layout (the poison moves along) */
+    rt_tensor yn;
+    T_OK(rt_tensor_alloc(&yt, &yn));
+    ir_layout_nhwc_copy(&yt, got.data, yn.data, false);
+    rt_tensor_free(&got);
+    got = yn;
+  }
 
   double terms = (double)(c->c / c->group) * (double)(c->kh * c->kw) + 2;
   double u = acc_bits == 16 ? 1.0 / 2048 : 1.0 / (1 << 24), f16u = 1.0 / (1 << 24);
@@ -878,6 +949,7 @@ static void check(env *e, const ccase *c, const cg_template *tmpl, const cg_sche
   rt_tensor_free(&mag);
   for (int i = 0; i < 3; i++) rt_tensor_free(&in[i]), rt_tensor_free(&ab[i]);
   rt_tensor_free(&wt);
+  rt_tensor_free(&xt);
   ir_graph_destroy(g);
   ir_graph_destroy(ga);
 }
@@ -919,9 +991,10 @@ Test(vk_conv_coopmat, coopmat_on_device) {
                      "VK_NV_cooperative_matrix with an f16 shape, fp16 arithmetic, 16-bit "
                      "storage, the Vulkan memory model or basic subgroup operations");
   const cg_template *cm = &cg_conv2d_coopmat_template;
-  /* w in the default layout, then tap-major */
-  for (int tp = 0; tp < 2; tp++) {
-    e.taps = tp;
+  /* w in the default layout, then tap-major, then x and y nhwc too */
+  for (int tp = 0; tp < 3; tp++) {
+    e.taps = tp > 0;
+    e.nhwc = tp == 2;
     /* the family's default (small outputs with a long k go to the sliced
      * template on a GPU: cg_conv_choose_for) */
     for (int c = 0; c < N_CASES; c++)
@@ -956,7 +1029,8 @@ Test(vk_conv_coopmat, coopmat_on_device) {
     }
   }
   cr_assert_gt(e.n_taps, 0);
-  cr_log_info("%d runs (%d with w tap-major), worst error / bound %.3g", e.n_run, e.n_taps,
-              e.max_err);
+  cr_assert_gt(e.n_nhwc, 0);
+  cr_log_info("%d runs (%d with w tap-major, %d with x and y nhwc), worst error / bound %.3g",
+              e.n_run, e.n_taps, e.n_nhwc, e.max_err);
   vt_env_close(&e.v);
 }

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "codegen/core/conv.h"
 #include "codegen/core/plan.h"
 #include "ir/text.h"
 #include "runtime/cpu/executor.h"
@@ -163,6 +164,79 @@ Test(vk_exec_layout, annotations_ask_for_packing_without_the_option) {
   vt_env_close(&e);
 }
 
+static int values_in(const ir_graph *g, ir_layout l) {
+  int k = 0;
+  ir_foreach_value(g, v) k += v->layout == l && !ir_value_is_const(v);
+  return k;
+}
+
+/* --layout nhwc: the elementwise ops over one shape and the pools run nhwc
+ * anywhere (a region between reorders, unfused with no_opt), a conv2d where the
+ * device runs it on the cooperative-matrix templates (fp16, channels of a
+ * group in multiples of 8; test_vk_conv_coopmat checks its kernel), the
+ * rest in the default layout; results as the CPU executor's, fp32 and
+ * fp16. */
+Test(vk_exec_layout, nhwc_regions) {
+  vt_env e;
+  vt_env_open(&e);
+  const char *text = "vkir 1\n"
+                     "graph @g(%x: f32[2,12,7,5], %y: f32[2,12,7,5]) -> (%o: f32[2,12,7,5], "
+                     "%s: f32[2,12,1,1], %q: f32[2,12,4,3]) {\n"
+                     "  %a = sigmoid %x : f32[2,12,7,5]\n"
+                     "  %b = mul %a, %y : f32[2,12,7,5]\n"
+                     "  %c = tanh %b : f32[2,12,7,5]\n"
+                     "  %o = add %c, %x : f32[2,12,7,5]\n"
+                     "  %s = global_avg_pool %o : f32[2,12,1,1]\n"
+                     "  %m = maxpool %o {kernel=[3,3], strides=[2,2], pads=[1,1,1,1]} : "
+                     "f32[2,12,4,3]\n"
+                     "  %q = avgpool %m {kernel=[2,2], pads=[1,0,0,1], count_include_pad=0} : "
+                     "f32[2,12,4,3]\n"
+                     "  return %o, %s, %q\n"
+                     "}\n";
+  ir_graph *g = NULL;
+  T_OK(ir_parse(text, strlen(text), "<test>", &g));
+  drv_opts o = {.compiler = e.cc, .no_opt = true};
+  for (int fp16 = 0; fp16 < 2; fp16++) {
+    o.precision = fp16 ? IR_PRECISION_FP16 : IR_PRECISION_FP32;
+    ir_plan *p = build_and_check(&e, g, &o, IR_LAYOUT_NHWC, NULL, fp16 ? 2e-2 : 1e-6,
+                                 fp16 ? 2e-2 : 1e-7, 7);
+    const ir_graph *pg = p->graph;
+    /* %x and %y in, the three outputs out */
+    cr_assert_eq(count_steps(p, pg, IR_OP_REORDER, IR_DEVICE_GPU), 5);
+    ir_foreach_node(pg, n) if (n->op == IR_OP_MUL || n->op == IR_OP_TANH ||
+                              n->op == IR_OP_MAXPOOL || n->op == IR_OP_AVGPOOL ||
+                              n->op == IR_OP_GLOBAL_AVG_POOL) {
+      cr_assert_eq(n->inputs[0]->layout, IR_LAYOUT_NHWC);
+      cr_assert_eq(n->outputs[0]->layout, IR_LAYOUT_NHWC);
+    }
+    ir_plan_destroy(p);
+  }
+  ir_graph_destroy(g);
+  /* convs: nhwc only on the cooperative-matrix templates */
+  g = load("tests/ir/mobilenet_block.vkir");
+  o.no_opt = false;
+  for (int fp16 = 0; fp16 < 2; fp16++) {
+    o.precision = fp16 ? IR_PRECISION_FP16 : IR_PRECISION_FP32;
+    ir_plan *p = build_and_check(&e, g, &o, IR_LAYOUT_NHWC, NULL, fp16 ? 2e-2 : 1e-4,
+                                 fp16 ? 2e-2 : 1e-6, 8);
+    bool coop = fp16 && cg_conv_coopmat_suits(e.t);
+    int n_nhwc = 0;
+    ir_foreach_node(p->graph, n) if (n->op == IR_OP_CONV2D) {
+      int64_t cpg = n->inputs[0]->type.dims[1] / ir_node_int(n, IR_A_GROUP, 1);
+      bool nh = n->inputs[0]->layout == IR_LAYOUT_NHWC;
+      cr_assert(!nh || (coop && cpg % 8 == 0), "conv2d %s: x nhwc", n->outputs[0]->name);
+      cr_assert_eq(n->outputs[0]->layout, n->inputs[0]->layout);
+      n_nhwc += nh;
+    }
+    if (!coop) cr_assert_eq(n_nhwc, 0);
+    cr_log_info("mobilenet_block %s: %d convs nhwc, %d values nhwc", fp16 ? "fp16" : "fp32",
+                n_nhwc, values_in(p->graph, IR_LAYOUT_NHWC));
+    ir_plan_destroy(p);
+  }
+  ir_graph_destroy(g);
+  vt_env_close(&e);
+}
+
 Test(vk_exec_layout, plans_keep_packed_buffers_off_the_host) {
   vt_env e;
   vt_env_open(&e);
@@ -192,8 +266,8 @@ Test(vk_exec_layout, plans_keep_packed_buffers_off_the_host) {
   ir_plan_destroy(pc);
   ir_plan_destroy(p);
   /* a layout the kernels do not pack */
-  t_expect_error(vt_plan_build(g, e.t, &o, IR_LAYOUT_NHWC, NULL, &p), VKML_CODE_UNSUPPORTED,
-                 "only nc4hw4");
+  t_expect_error(vt_plan_build(g, e.t, &o, IR_LAYOUT_COUNT, NULL, &p), VKML_CODE_UNSUPPORTED,
+                 "only nc4hw4 and nhwc");
   ir_graph_destroy(g);
   vt_env_close(&e);
 }

@@ -786,10 +786,16 @@ Test(vk_layout, operands_mask_matches_kernels) {
   refused(&t, conv_m(&CONV[0], IR_F32), XY | 2u, XY); /* a packed weight */
   refused(&t, conv_m(&CONV[0], IR_F32), XY | 4u, XY); /* a packed bias */
 
-  /* a layout without kernels */
+  /* nhwc: an elementwise op over one shape takes it on both sides (as the
+   * default layout), not on one */
   mnode m = mk1(IR_OP_RELU, IR_F32);
   m.n->inputs[0]->layout = m.n->outputs[0]->layout = IR_LAYOUT_NHWC;
+  cr_assert_eq(cg_node_layout_operands_on(m.n, IR_LAYOUT_NHWC, &t), XY);
+  cr_assert_eq(cg_node_layout_operands(m.n, IR_LAYOUT_NHWC), 0u); /* nc4hw4's question only */
   cg_kernel k;
+  T_OK(cg_kernel_for_node(m.n, NULL, NULL, &t, &k));
+  cr_assert(strstr(k.key, "{layout=nhwc}"), "%s", k.key);
+  m.n->outputs[0]->layout = IR_LAYOUT_DEFAULT;
   t_expect_error(cg_kernel_for_node(m.n, NULL, NULL, &t, &k), VKML_CODE_UNSUPPORTED,
                  "in layout nhwc");
   ir_graph_destroy(m.g);
