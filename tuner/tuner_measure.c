@@ -54,9 +54,14 @@ static int cmp_double(const void *x, const void *y) {
   return (a > b) - (a < b);
 }
 
-/* The value of g1 standing for v of g (created on first use). */
+/* The value of g1 standing for v of g (created on first use). An input in
+ * nhwc is a row-major graph input and a reorder to nhwc (graph edges are
+ * row-major); the bench times n's step alone. */
 static vkml_status map_input(ir_graph *g1, const ir_graph *g, const ir_value *v, ir_value **out) {
-  *out = ir_graph_find_value(g1, v->name);
+  bool nhwc = v->layout == IR_LAYOUT_NHWC && !ir_value_is_const(v);
+  char name[512];
+  snprintf(name, sizeof name, "%s%s", v->name, nhwc ? ".nhwc" : "");
+  *out = ir_graph_find_value(g1, name);
   if (*out) return VKML_OK;
   if (ir_value_is_const(v)) {
     const void *data = ir_value_const_data(g, v);
@@ -67,13 +72,24 @@ static vkml_status map_input(ir_graph *g1, const ir_graph *g, const ir_value *v,
     VKML_RETURN_IF_ERROR(ir_value_create(g1, v->name, &v->type, out));
     VKML_RETURN_IF_ERROR(ir_graph_add_input(g1, *out));
   }
-  (*out)->layout = v->layout;
+  if (!nhwc) {
+    (*out)->layout = v->layout;
+    return VKML_OK;
+  }
+  ir_value *rows = *out;
+  ir_node *r;
+  VKML_RETURN_IF_ERROR(ir_value_create(g1, name, &v->type, out));
+  (*out)->layout = IR_LAYOUT_NHWC;
+  VKML_RETURN_IF_ERROR(ir_node_create(g1, IR_OP_REORDER, &rows, 1, out, 1, &r));
+  r->device = IR_DEVICE_GPU;
   return VKML_OK;
 }
 
-/* A graph holding n alone: its constants copied, its other inputs as graph
- * inputs, its outputs as graph outputs. */
-static vkml_status extract(const ir_graph *g, const ir_node *n, ir_graph **out) {
+/* A graph holding n alone (*node: its copy): its constants copied, its
+ * other inputs as graph inputs, its outputs as graph outputs (an nhwc one
+ * through a reorder to rows). */
+static vkml_status extract(const ir_graph *g, const ir_node *n, ir_graph **out,
+                           const ir_node **node) {
   ir_graph *g1 = NULL;
   VKML_RETURN_IF_ERROR(ir_graph_create(g->name ? g->name : "tuned", &g1));
   ir_value *ins[IR_MAX_NODE_OPERANDS], *outs[IR_MAX_NODE_OPERANDS];
@@ -81,18 +97,31 @@ static vkml_status extract(const ir_graph *g, const ir_node *n, ir_graph **out) 
   vkml_status s = VKML_OK;
   for (int i = 0; !s && i < n->n_inputs; i++) s = map_input(g1, g, n->inputs[i], &ins[i]);
   for (int i = 0; !s && i < n->n_outputs; i++) {
-    s = ir_value_create(g1, n->outputs[i]->name, &n->outputs[i]->type, &outs[i]);
+    char name[512];
+    bool nhwc = n->outputs[i]->layout == IR_LAYOUT_NHWC;
+    snprintf(name, sizeof name, "%s%s", n->outputs[i]->name, nhwc ? ".nhwc" : "");
+    s = ir_value_create(g1, name, &n->outputs[i]->type, &outs[i]);
     if (!s) outs[i]->layout = n->outputs[i]->layout;
   }
   if (!s) s = ir_node_create(g1, n->op, ins, n->n_inputs, outs, n->n_outputs, &m);
   if (!s) s = ir_node_copy_attrs(g1, m, n);
-  for (int i = 0; !s && i < n->n_outputs; i++) s = ir_graph_add_output(g1, outs[i]);
+  for (int i = 0; !s && i < n->n_outputs; i++) {
+    ir_value *o = outs[i];
+    if (o->layout == IR_LAYOUT_NHWC) {
+      ir_node *r;
+      s = ir_value_create(g1, n->outputs[i]->name, &o->type, &o);
+      if (!s) s = ir_node_create(g1, IR_OP_REORDER, &outs[i], 1, &o, 1, &r);
+      if (!s) r->device = IR_DEVICE_GPU;
+    }
+    if (!s) s = ir_graph_add_output(g1, o);
+  }
   if (s) {
     ir_graph_destroy(g1);
     return s;
   }
   m->device = IR_DEVICE_GPU;
   *out = g1;
+  *node = m;
   return VKML_OK;
 }
 
@@ -151,9 +180,8 @@ vkml_status tuner_bench_create(rt_vk_context *ctx, const ir_graph *g, const ir_n
     s = rt_vk_buffer_create(ctx, RT_VK_MEM_DEVICE, (uint64_t)b->o.flush_mb << 20, &b->flush);
     if (s) s = vkml_status_annotate(s, "the %d MiB cache-flush buffer", b->o.flush_mb);
   }
-  if (!s) s = extract(g, n, &b->g);
+  if (!s) s = extract(g, n, &b->g, &b->node);
   if (!s) {
-    b->node = b->g->first;
     b->n_in = b->g->n_inputs;
     b->n_out = b->g->n_outputs;
     b->inputs = calloc((size_t)b->n_in + 1, sizeof *b->inputs);
@@ -186,6 +214,9 @@ vkml_status tuner_bench_create(rt_vk_context *ctx, const ir_graph *g, const ir_n
 
 static vkml_status choose(void *user, const ir_node *n, const ir_target *t, cg_kernel *out) {
   const tuner_bench *b = user;
+  /* the point for the node; the reorders at an nhwc node's edges: their
+   * defaults */
+  if (n->op == IR_OP_REORDER && n != b->node) return cg_kernel_for_node(n, NULL, NULL, t, out);
   return cg_kernel_for_node(n, b->cur_tmpl, b->cur_sched, t, out);
 }
 

@@ -9,10 +9,14 @@
 #include "ir/util.h"
 #include "tuner/tuner_measure.h"
 
-/* Whether the tuner can run n alone: plain layouts, static shapes, and
- * float inputs apart from constants (it makes random inputs). */
+/* Whether the tuner can run n alone: plain or nhwc layouts (the bench
+ * converts at the edges, tuner_measure.c), static shapes, and float inputs
+ * apart from constants (it makes random inputs). */
 static bool benchable(const ir_node *n) {
-  if (ir_node_any_packed(n)) return false;
+  for (int i = 0; i < n->n_inputs + n->n_outputs; i++) {
+    const ir_value *v = i < n->n_inputs ? n->inputs[i] : n->outputs[i - n->n_inputs];
+    if (v && v->layout == IR_LAYOUT_NC4HW4) return false;
+  }
   for (int i = 0; i < n->n_inputs; i++) {
     const ir_value *v = n->inputs[i];
     if (v->type.bounded) return false;

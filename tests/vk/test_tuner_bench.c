@@ -169,3 +169,37 @@ Test(tuner_bench, precompiled_points_are_cache_hits) {
   free(dir);
   fixture_close(&f);
 }
+
+/* A node in nhwc (--layout nhwc / auto regions): the bench runs it between
+ * reorders at the graph's edges (which are row-major), times its step
+ * alone and checks it against the CPU reference. */
+Test(tuner_bench, nhwc_nodes) {
+  vt_env e;
+  vt_env_open(&e);
+  ir_graph *g = vt_parse("vkir 1\n"
+                         "graph @g(%x: f32[2,16,6,5]) -> (%y: f32[2,16,6,5]) {\n"
+                         "  %a = reorder@gpu %x : f32[2,16,6,5] nhwc\n"
+                         "  %b = sigmoid@gpu %a : f32[2,16,6,5] nhwc\n"
+                         "  %y = reorder@gpu %b : f32[2,16,6,5]\n"
+                         "  return %y\n"
+                         "}\n");
+  tuner_workload *ws = NULL;
+  int n = 0;
+  T_OK(tuner_workloads_find(g, e.t, &ws, &n));
+  int seen = 0;
+  for (int i = 0; i < n; i++) {
+    tuner_bench *b = NULL;
+    tuner_bench_opts o = {.runs = 3, .warmup_ms = 1, .first_warmup_ms = 1, .compiler = e.cc};
+    T_OK(tuner_bench_create(e.ctx, g, ws[i].node, &o, &b));
+    tuner_measurement m;
+    const tuner_point *p = &ws[i].dflt;
+    T_OK(tuner_bench_measure(b, ws[i].space.tmpl[p->tmpl], &p->sched, &m));
+    cr_assert(!m.failed && m.correct && m.median_ns > 0, "%s: %s", ws[i].key, m.message);
+    seen += ws[i].node->op == IR_OP_SIGMOID;
+    tuner_bench_destroy(b);
+  }
+  cr_assert_eq(seen, 1, "the sigmoid in nhwc is a workload");
+  free(ws);
+  ir_graph_destroy(g);
+  vt_env_close(&e);
+}
