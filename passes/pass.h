@@ -67,7 +67,7 @@ typedef struct pass_opts {
    * the graph annotates (nc4hw4). */
   ir_layout layout;
   /* with layout IR_LAYOUT_DEFAULT and no annotations: nhwc where it pays,
-   * the regions pass_layout_nhwc_keeps keeps (--layout auto) */
+   * the regions pass_layout_nhwc_regions keeps (--layout auto) */
   bool layout_auto;
   pass_layout_operands_fn layout_operands; /* NULL: nothing runs packed */
   /* the constants a node's kernel reads tap-major (asked with
@@ -134,13 +134,13 @@ vkml_status pass_split_k_gemm(ir_graph *g, const pass_opts *opts, bool *changed)
 int64_t pass_split_k_gemm_factor(const ir_node *n, const pass_opts *opts);
 vkml_status pass_fuse_bias(ir_graph *g, const pass_opts *opts, bool *changed);
 vkml_status pass_layout(ir_graph *g, const pass_opts *opts, bool *changed);
-/* --layout auto's choice (opts->layout_auto): whether conv2d n of g lies in
- * an nhwc region that pays (pass_layout.c: the nodes that can run nhwc,
- * joined through the values they would pass nhwc; a region is kept when it
- * holds a conv2d of more than one tap and at least twice as many conv2ds
- * as values crossing its edge, each a reorder). pass_split_k asks it
- * before it knows the split conv's region. */
-bool pass_layout_nhwc_keeps(const ir_graph *g, const ir_node *n, const pass_opts *opts);
+/* --layout auto's choice (opts->layout_auto): *keep (g->n_nodes entries by
+ * node id, freed by the caller) says which nodes of g lie in an nhwc region
+ * that pays (pass_layout.c: the nodes that can run nhwc, joined through the
+ * values they would pass nhwc; a region is kept when it holds a conv2d of
+ * more than one tap and at least twice as many conv2ds as values crossing
+ * its edge, each a reorder). pass_split_k asks it once, before its splits. */
+vkml_status pass_layout_nhwc_regions(const ir_graph *g, const pass_opts *opts, bool **keep);
 vkml_status pass_place(ir_graph *g, const pass_opts *opts, bool *changed);
 vkml_status pass_insert_transfers(ir_graph *g, const pass_opts *opts, bool *changed);
 

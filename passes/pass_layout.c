@@ -259,14 +259,15 @@ done:
   return s;
 }
 
-bool pass_layout_nhwc_keeps(const ir_graph *g, const ir_node *n, const pass_opts *opts) {
-  bool *keep = calloc((size_t)g->n_nodes + 1, sizeof *keep);
-  if (!keep) return false;
-  vkml_status s = nhwc_keep(g, opts, keep);
-  bool k = !s && keep[n->id];
-  vkml_status_free(s);
-  free(keep);
-  return k;
+vkml_status pass_layout_nhwc_regions(const ir_graph *g, const pass_opts *opts, bool **keep) {
+  *keep = calloc((size_t)g->n_nodes + 1, sizeof **keep);
+  if (!*keep) return ir_oom(NULL);
+  vkml_status s = nhwc_keep(g, opts, *keep);
+  if (s) {
+    free(*keep);
+    *keep = NULL;
+  }
+  return s;
 }
 
 /* ---- weights ----------------------------------------------------------------- */

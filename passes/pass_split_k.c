@@ -205,18 +205,25 @@ static vkml_status nhwc_sum(ir_graph *g, ir_node *n, ir_value *p, int64_t s,
   return VKML_OK;
 }
 
+/* --layout auto's regions of the graph before the splits (computed once,
+ * where an f16 conv is split): keep[id], for the n0 nodes then. */
+typedef struct auto_regions {
+  bool *keep;
+  int n0;
+} auto_regions;
+
 /* Whether the partial conv will run nhwc: its output in the layout pass's
  * mask for nhwc, with --layout nhwc or where --layout auto keeps conv n
  * (the conv it splits) in an nhwc region. */
-static bool runs_nhwc(const ir_graph *g, const ir_node *n, const ir_node *conv,
-                      const pass_opts *o) {
-  bool nhwc = o->layout == IR_LAYOUT_NHWC ||
-              (o->layout == IR_LAYOUT_DEFAULT && o->layout_auto && pass_layout_nhwc_keeps(g, n, o));
-  return nhwc && o->layout_operands &&
+static bool runs_nhwc(const ir_node *n, const ir_node *conv, const pass_opts *o,
+                      const auto_regions *ar) {
+  bool kept = o->layout == IR_LAYOUT_NHWC || (ar->keep && n->id < ar->n0 && ar->keep[n->id]);
+  return kept && o->layout_operands &&
          (o->layout_operands(o->layout_user, conv, IR_LAYOUT_NHWC) >> 16) & 1;
 }
 
-static vkml_status rewrite(ir_graph *g, ir_node *n, int64_t s, const pass_opts *o) {
+static vkml_status rewrite(ir_graph *g, ir_node *n, int64_t s, const pass_opts *o,
+                           const auto_regions *ar) {
   ir_value *x = n->inputs[0], *y = n->outputs[0], *wv, *bv;
   VKML_RETURN_IF_ERROR(split_weights(g, n, s, &wv, &bv));
   const int64_t *yd = y->type.dims;
@@ -238,7 +245,7 @@ static vkml_status rewrite(ir_graph *g, ir_node *n, int64_t s, const pass_opts *
   ir_node_remove_attr(conv, IR_A_ACT);
   ir_node_remove_attr(conv, IR_A_ACT_ALPHA);
   ir_node_remove_attr(conv, IR_A_ACT_BETA);
-  if (runs_nhwc(g, n, conv, o)) return nhwc_sum(g, n, conv->outputs[0], s, &a);
+  if (runs_nhwc(n, conv, o, ar)) return nhwc_sum(g, n, conv->outputs[0], s, &a);
   /* [N, S, M, OH*OW], summed over S, back to [N, M, OH, OW], the activation */
   ir_type t4 = ir_type_make(dt, 4, (int64_t[]){nb, s, m, oh * ow});
   ir_type t3 = ir_type_make(dt, 3, (int64_t[]){nb, m, oh * ow});
@@ -263,13 +270,22 @@ vkml_status pass_split_k(ir_graph *g, const pass_opts *opts, bool *changed) {
   if (!t || !opts->place || opts->no_split_k || (!ir_target_is_gpu(t) && !opts->split_k_factor))
     return VKML_OK;
   bool any = false;
-  for (ir_node *n = g->first, *next; n; n = next) {
+  auto_regions ar = {.n0 = g->n_nodes};
+  vkml_status st = VKML_OK;
+  if (opts->layout == IR_LAYOUT_DEFAULT && opts->layout_auto && opts->layout_operands) {
+    bool f16 = false;
+    ir_foreach_node(g, n) f16 = f16 || (split_of(n, opts) && n->outputs[0]->type.dtype == IR_F16);
+    if (f16) VKML_RETURN_IF_ERROR(pass_layout_nhwc_regions(g, opts, &ar.keep));
+  }
+  for (ir_node *n = g->first, *next; n && !st; n = next) {
     next = n->next; /* the rewrite inserts before n and removes n */
     int64_t s = split_of(n, opts);
     if (!s) continue;
-    VKML_RETURN_IF_ERROR(rewrite(g, n, s, opts));
+    st = rewrite(g, n, s, opts, &ar);
     any = true;
   }
+  free(ar.keep);
+  VKML_RETURN_IF_ERROR(st);
   if (changed) *changed = any;
   int dropped;
   return any ? ir_graph_drop_unused_values(g, &dropped) : VKML_OK;

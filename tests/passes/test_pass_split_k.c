@@ -181,6 +181,14 @@ Test(split_k, nhwc_form) {
   /* x into the conv, y (nhwc) back to rows for the graph output */
   cr_assert_eq(n_reorders, 2);
   ir_graph_destroy(g);
+  /* --layout auto: one conv and two values crossing its edge is a region
+   * that does not pay: the row-major sum, no transpose */
+  o.layout = IR_LAYOUT_DEFAULT;
+  o.layout_auto = true;
+  g = conv_graph(2, 256, 6, 128, 3, true, IR_ACT_RELU, IR_F16);
+  cr_assert(split(g, &o));
+  ir_foreach_node(g, n) cr_assert_neq(n->op, IR_OP_TRANSPOSE);
+  ir_graph_destroy(g);
 }
 
 /* No activation and no bias: the last reshape takes the output; batch 2;
