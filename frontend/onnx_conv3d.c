@@ -50,9 +50,8 @@ static vkml_status swap12(onnx_ctx *c, onnx_node *n, ir_value *v, ir_value **out
   return onnx_transpose(c, n, v, (const int64_t[]){0, 2, 1, 3}, out);
 }
 
-/* v with `before` and `after` zeros along axis. */
-static vkml_status emit_pad(onnx_ctx *c, onnx_node *n, ir_value *v, int axis,
-                            int64_t before, int64_t after, ir_value **out) {
+vkml_status onnx_pad_axis(onnx_ctx *c, onnx_node *n, ir_value *v, int axis, int64_t before,
+                          int64_t after, ir_value **out) {
   if (!before && !after) {
     *out = v;
     return VKML_OK;
@@ -220,7 +219,7 @@ vkml_status onnx_conv3d(onnx_ctx *c, onnx_node *n, const onnx_spatial *s, int64_
   ir_value *x, **parts = onnx_alloc(c, sizeof *parts * (size_t)kd);
   if (!parts) return ir_oom(NULL);
   VKML_RETURN_IF_ERROR(onnx_input_reshaped(c, n, 0, 4, (int64_t[]){N, C, D, H * W}, &x));
-  VKML_RETURN_IF_ERROR(emit_pad(c, n, x, 2, s->pads[0], s->pads[3], &x));
+  VKML_RETURN_IF_ERROR(onnx_pad_axis(c, n, x, 2, s->pads[0], s->pads[3], &x));
   VKML_RETURN_IF_ERROR(swap12(c, n, x, &x));
   int cat_axis = 2;
   if (g > 1 && kd > 1) {
@@ -343,10 +342,10 @@ vkml_status onnx_conv_transpose3d(onnx_ctx *c, onnx_node *n, const onnx_spatial 
     int64_t inner = M * OH * OW;
     if (sd > 1) {
       VKML_RETURN_IF_ERROR(onnx_reshape(c, n, z, 4, (int64_t[]){N, D, 1, inner}, false, &z));
-      VKML_RETURN_IF_ERROR(emit_pad(c, n, z, 2, 0, sd - 1, &z));
+      VKML_RETURN_IF_ERROR(onnx_pad_axis(c, n, z, 2, 0, sd - 1, &z));
     }
     VKML_RETURN_IF_ERROR(onnx_reshape(c, n, z, 3, (int64_t[]){N, D * sd, inner}, false, &z));
-    VKML_RETURN_IF_ERROR(emit_pad(c, n, z, 1, t * dd, len - t * dd - D * sd, &z));
+    VKML_RETURN_IF_ERROR(onnx_pad_axis(c, n, z, 1, t * dd, len - t * dd - D * sd, &z));
     if (acc) {
       ir_value *sum[2] = {acc, z};
       VKML_RETURN_IF_ERROR(onnx_emit1(c, n, IR_OP_ADD, sum, 2, false, &z));

@@ -270,6 +270,8 @@ const onnx_op_entry *onnx_op_find(const char *op_type);
   X(mvn) X(quantize_linear) X(dequantize_linear) X(dynamic_quantize_linear)     \
   X(gelu) X(mish) X(group_norm) X(one_hot)                                     \
   /* onnx_lowered.c: lowered into ops that have kernels */                     \
+  X(matmul_integer) X(conv_integer) X(qlinear_matmul) X(qlinear_conv)          \
+  /* onnx_quant.c, likewise */                                                 \
   X(nll_loss) X(softmax_cross_entropy) /* onnx_loss.c, likewise */             \
   X(compress) X(reverse_sequence) /* onnx_select.c, likewise */               \
   X(mapped) /* onnx_mapped.c: an op whose table row says it all */
@@ -319,6 +321,25 @@ typedef struct onnx_spatial {
   int64_t kernel[3], strides[3], dilations[3];
   int64_t pads[6]; /* ONNX order: every axis's begin, then every end */
 } onnx_spatial;
+
+/* A Conv's IR node on given values x and w (1-D or 2-D), n's attributes
+ * (strides, dilations, pads, auto_pad, kernel_shape against w) and group:
+ * *out its output, unbound (onnx_ops_nn.c; ConvInteger, QLinearConv). */
+vkml_status onnx_conv_on(onnx_ctx *c, onnx_node *n, ir_value *x, ir_value *w, int64_t group,
+                         ir_value **out);
+/* v with `before` and `after` zeros along axis (v itself when both are 0;
+ * onnx_conv3d.c). */
+vkml_status onnx_pad_axis(onnx_ctx *c, onnx_node *n, ir_value *v, int axis, int64_t before,
+                          int64_t after, ir_value **out);
+
+/* Quantization helpers (onnx_lowered.c): a scale or zero point (input i)
+ * for x: a one-element one as is, a 1-D one of x's axis length reshaped to
+ * broadcast along that axis (per-axis); saturate(round_half_even(v) [+ zpf])
+ * into to (u8 or i8), v and zpf f32. */
+vkml_status onnx_per_axis(onnx_ctx *c, onnx_node *n, int i, const ir_type *x, int64_t axis,
+                          ir_value **out);
+vkml_status onnx_requantize(onnx_ctx *c, onnx_node *n, ir_value *v, ir_value *zpf, ir_dtype to,
+                            ir_value **out);
 
 /* 3-D (5-D input) Conv, pools and ConvTranspose lowered into 2-D ops
  * (onnx_conv3d.c); they bind the node's output. group is ONNX's; the pools

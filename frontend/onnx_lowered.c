@@ -20,6 +20,7 @@
  *   DequantizeLinear (cast(x) - zp) * scale
  *   DynamicQuantizeLinear  ONNX's function body (scale and zero point from x's range)
  *   OneHot           where(indices' == iota, on, off), depth a constant
+ * (MatMulInteger, ConvInteger, QLinearMatMul and QLinearConv: onnx_quant.c.)
  * Each needs float inputs (f32; IsNaN / IsInf: f32) where it computes. */
 #include <math.h>
 #include <string.h>
@@ -388,10 +389,8 @@ vkml_status onnx_convert_mvn(onnx_ctx *c, onnx_node *n) {
 
 /* ---- quantization (QDQ): computed in f32, as ONNX's reference does --------------- */
 
-/* A scale or zero point (input i) for x of rank r: a scalar as is, a 1-D one
- * of x's axis length reshaped to broadcast along the axis (per-axis). */
-static vkml_status per_axis(onnx_ctx *c, onnx_node *n, int i, const ir_type *x, int64_t axis,
-                            ir_value **out) {
+vkml_status onnx_per_axis(onnx_ctx *c, onnx_node *n, int i, const ir_type *x, int64_t axis,
+                          ir_value **out) {
   VKML_RETURN_IF_ERROR(onnx_input(c, n, i, out));
   const ir_type *t = &(*out)->type;
   if (ir_type_numel(t) == 1 && t->rank <= 1) return VKML_OK;
@@ -409,9 +408,8 @@ static vkml_status per_axis(onnx_ctx *c, onnx_node *n, int i, const ir_type *x, 
   return onnx_input_reshaped(c, n, i, r, d, out);
 }
 
-/* saturate(round_half_even(v) [+ zp]) into dtype to (u8 or i8), v f32. */
-static vkml_status requantize(onnx_ctx *c, onnx_node *n, ir_value *v, ir_value *zpf, ir_dtype to,
-                              ir_value **out) {
+vkml_status onnx_requantize(onnx_ctx *c, onnx_node *n, ir_value *v, ir_value *zpf, ir_dtype to,
+                            ir_value **out) {
   ir_value *r, *s;
   VKML_RETURN_IF_ERROR(onnx_emit1(c, n, IR_OP_ROUND, &v, 1, false, &r));
   if (zpf) VKML_RETURN_IF_ERROR(onnx_op2(c, n, IR_OP_ADD, r, zpf, &r));
@@ -458,13 +456,13 @@ vkml_status onnx_convert_quantize_linear(onnx_ctx *c, onnx_node *n) {
   ir_value *x, *xf, *sc, *zp = NULL, *zpf = NULL, *q, *y;
   VKML_RETURN_IF_ERROR(onnx_input(c, n, 0, &x));
   VKML_RETURN_IF_ERROR(onnx_cast(c, n, x, IR_F32, &xf));
-  VKML_RETURN_IF_ERROR(per_axis(c, n, 1, &x->type, axis, &sc));
+  VKML_RETURN_IF_ERROR(onnx_per_axis(c, n, 1, &x->type, axis, &sc));
   if (onnx_has_input(n, 2)) {
-    VKML_RETURN_IF_ERROR(per_axis(c, n, 2, &x->type, axis, &zp));
+    VKML_RETURN_IF_ERROR(onnx_per_axis(c, n, 2, &x->type, axis, &zp));
     VKML_RETURN_IF_ERROR(onnx_cast(c, n, zp, IR_F32, &zpf));
   }
   VKML_RETURN_IF_ERROR(onnx_op2(c, n, IR_OP_DIV, xf, sc, &q));
-  VKML_RETURN_IF_ERROR(requantize(c, n, q, zpf, to, &y));
+  VKML_RETURN_IF_ERROR(onnx_requantize(c, n, q, zpf, to, &y));
   return onnx_bind_named(c, n, 0, y);
 }
 
@@ -482,10 +480,10 @@ vkml_status onnx_convert_dequantize_linear(onnx_ctx *c, onnx_node *n) {
   ir_value *x, *xf, *sc, *zp, *zpf, *d, *y;
   VKML_RETURN_IF_ERROR(onnx_input(c, n, 0, &x));
   VKML_RETURN_IF_ERROR(onnx_cast(c, n, x, IR_F32, &xf));
-  VKML_RETURN_IF_ERROR(per_axis(c, n, 1, &x->type, axis, &sc));
+  VKML_RETURN_IF_ERROR(onnx_per_axis(c, n, 1, &x->type, axis, &sc));
   d = xf;
   if (onnx_has_input(n, 2)) {
-    VKML_RETURN_IF_ERROR(per_axis(c, n, 2, &x->type, axis, &zp));
+    VKML_RETURN_IF_ERROR(onnx_per_axis(c, n, 2, &x->type, axis, &zp));
     VKML_RETURN_IF_ERROR(onnx_cast(c, n, zp, IR_F32, &zpf));
     VKML_RETURN_IF_ERROR(onnx_op2(c, n, IR_OP_SUB, xf, zpf, &d));
   }
@@ -530,7 +528,7 @@ vkml_status onnx_convert_dynamic_quantize_linear(onnx_ctx *c, onnx_node *n) {
   VKML_RETURN_IF_ERROR(onnx_emit1(c, n, IR_OP_ROUND, &zpc, 1, false, &zpr));
   VKML_RETURN_IF_ERROR(onnx_cast(c, n, zpr, IR_U8, &zp8));
   VKML_RETURN_IF_ERROR(onnx_op2(c, n, IR_OP_DIV, x, scale, &q));
-  VKML_RETURN_IF_ERROR(requantize(c, n, q, zpr, IR_U8, &y));
+  VKML_RETURN_IF_ERROR(onnx_requantize(c, n, q, zpr, IR_U8, &y));
   VKML_RETURN_IF_ERROR(onnx_bind_named(c, n, 0, y));
   if (onnx_output_used(n, 1)) VKML_RETURN_IF_ERROR(onnx_bind_named(c, n, 1, scale));
   if (onnx_output_used(n, 2)) VKML_RETURN_IF_ERROR(onnx_bind_named(c, n, 2, zp8));

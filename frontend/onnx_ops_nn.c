@@ -164,6 +164,42 @@ static vkml_status conv_inputs(onnx_ctx *c, onnx_node *n, int sp, ir_value **ins
   return VKML_OK;
 }
 
+/* A Conv's IR node on given values x and w (1-D or 2-D), n's attributes
+ * (strides, dilations, pads, auto_pad, kernel_shape against w) and group. */
+vkml_status onnx_conv_on(onnx_ctx *c, onnx_node *n, ir_value *x, ir_value *w, int64_t group,
+                         ir_value **out) {
+  int sp = 2;
+  int64_t k[3];
+  onnx_spatial os;
+  spatial s;
+  VKML_RETURN_IF_ERROR(spatial_rank(n, &x->type, &sp));
+  VKML_RETURN_IF_ERROR(weight_kernel(n, &x->type, &w->type, sp, k));
+  VKML_RETURN_IF_ERROR(spatial_get(c, n, &x->type, sp, k, true, &os));
+  if (sp == 3)
+    return onnx_error(VKML_CODE_UNSUPPORTED, "%s over 3 spatial axes (1-D and 2-D are imported)",
+                      n->op->name);
+  spatial_2d(&os, &s);
+  ir_value *ins[2] = {x, w};
+  if (sp == 1)
+    for (int i = 0; i < 2; i++) {
+      const ir_type *t = &ins[i]->type;
+      int64_t dims[4] = {t->dims[0], t->dims[1], 1, t->dims[2]};
+      VKML_RETURN_IF_ERROR(onnx_reshape(c, n, ins[i], 4, dims, false, &ins[i]));
+    }
+  ir_node *nd;
+  VKML_RETURN_IF_ERROR(onnx_emit(c, n, IR_OP_CONV2D, ins, 2, 1, false, &nd));
+  VKML_RETURN_IF_ERROR(set_spatial(c, nd, &s, false, true));
+  VKML_RETURN_IF_ERROR(ir_node_set_int(c->g, nd, IR_A_GROUP, group));
+  VKML_RETURN_IF_ERROR(onnx_finish(c, nd));
+  ir_value *y = nd->outputs[0];
+  if (sp == 1) {
+    int64_t dims[3] = {y->type.dims[0], y->type.dims[1], y->type.dims[3]};
+    VKML_RETURN_IF_ERROR(onnx_reshape(c, n, y, 3, dims, false, &y));
+  }
+  *out = y;
+  return VKML_OK;
+}
+
 vkml_status onnx_convert_conv(onnx_ctx *c, onnx_node *n) {
   VKML_RETURN_IF_ERROR(onnx_check_arity(n, 2, 3));
   const ir_type *x = &n->in[0]->type, *w = &n->in[1]->type;

@@ -141,6 +141,11 @@ static const onnx_op_entry ops[] = {
     {"QuantizeLinear", onnx_convert_quantize_linear, F, 0, 10},
     {"DequantizeLinear", onnx_convert_dequantize_linear, F, 0, 10},
     {"DynamicQuantizeLinear", onnx_convert_dynamic_quantize_linear, F, 0, 11},
+    /* integer products (onnx_quant.c) */
+    {"MatMulInteger", onnx_convert_matmul_integer, F, 0, 10},
+    {"ConvInteger", onnx_convert_conv_integer, F, 0, 10},
+    {"QLinearMatMul", onnx_convert_qlinear_matmul, F, 0, 10},
+    {"QLinearConv", onnx_convert_qlinear_conv, F, 0, 10},
     {"OneHot", onnx_convert_one_hot, F, P(1), 9},
     {"Mish", onnx_convert_mish, F, 0, 18},
     {"GroupNormalization", onnx_convert_group_norm, NULL, 0, 18},

@@ -1537,10 +1537,133 @@ def gen_opset18_21():
         [4, 4], 21, [init("sc", np.ones((4, 2), np.float32))])
 
 
+def gen_quant():
+    """MatMulInteger, ConvInteger, QLinearMatMul and QLinearConv (lowered at
+    import, frontend/onnx_quant.c) against NumPy's int64 arithmetic: k past
+    the 256 products summed in f32 (values near the top of the u8 / i8
+    ranges, so that sums pass 2^24, where f32 sums stop being exact), zero points and scales per row, column
+    or output channel, u8 x i8, 1-D operands, batch broadcasting, grouped,
+    strided, padded and 1-D convs, QLinearConv's int32 bias."""
+    qrng = np.random.default_rng(7)
+    tt = {np.dtype(np.uint8): T.UINT8, np.dtype(np.int8): T.INT8, np.dtype(np.int32): T.INT32,
+          np.dtype(np.float32): T.FLOAT}
+
+    def q(dt, *shape, hi=True):
+        lo, top = (0, 255) if dt == np.uint8 else (-128, 127)
+        if hi:  # near the top: large products of one sign, sums past 2^24
+            v = qrng.integers(top - 55, top + 1, shape)
+        else:
+            v = qrng.integers(lo, top + 1, shape)
+        return np.asarray(v, dt)
+
+    def one(name, node, ins, inits, y):
+        m = model([node], [vi(nm, tt[a.dtype], list(a.shape)) for nm, a in ins],
+                  [vi("y", tt[y.dtype], list(y.shape))], [init(k, v) for k, v in inits], opset=13)
+        node_case("quant", name, m, ins, [("y", y)])
+
+    def requant(acc, k, zp, dt):
+        lo, top = (0, 255) if dt == np.uint8 else (-128, 127)
+        return np.clip(np.rint(acc * k.astype(np.float64)) + zp.astype(np.int64), lo, top).astype(dt)
+
+    def conv_ref(x, w, group=1, strides=(1, 1), pads=(0, 0, 0, 0), dil=(1, 1)):
+        """int64 conv of [N,C,H,W] by [M,C/g,KH,KW], ONNX pads (t, l, b, r)."""
+        n, cin, hh, ww = x.shape
+        m, cg, kh, kw = w.shape
+        xp = np.zeros((n, cin, hh + pads[0] + pads[2], ww + pads[1] + pads[3]), np.int64)
+        xp[:, :, pads[0]:pads[0] + hh, pads[1]:pads[1] + ww] = x
+        oh = (xp.shape[2] - (kh - 1) * dil[0] - 1) // strides[0] + 1
+        ow = (xp.shape[3] - (kw - 1) * dil[1] - 1) // strides[1] + 1
+        y = np.zeros((n, m, oh, ow), np.int64)
+        mg = m // group
+        for o in range(m):
+            gi = o // mg
+            for i in range(kh):
+                for j in range(kw):
+                    patch = xp[:, gi * cg:(gi + 1) * cg,
+                               i * dil[0]:i * dil[0] + strides[0] * (oh - 1) + 1:strides[0],
+                               j * dil[1]:j * dil[1] + strides[1] * (ow - 1) + 1:strides[1]]
+                    y[:, o] += np.einsum("nchw,c->nhw", patch, w[o, :, i, j].astype(np.int64))
+        return y
+
+    # MatMulInteger: k 600 (three chunks of 200), u8 x u8, per-row / per-column zero points
+    a, b = q(np.uint8, 5, 600), q(np.uint8, 600, 7)
+    za, zb = qrng.integers(0, 30, 5).astype(np.uint8), qrng.integers(0, 30, 7).astype(np.uint8)
+    y = ((a.astype(np.int64) - za[:, None]) @ (b.astype(np.int64) - zb)).astype(np.int32)
+    one("matmulinteger_k600_per_row_col",
+        h.make_node("MatMulInteger", ["a", "b", "za", "zb"], ["y"], name="mmi"),
+        [("a", a), ("b", b)], [("za", za), ("zb", zb)], y)
+    # k 257 (two chunks, one padded) over a broadcast batch, i8 x u8, no zero points
+    a, b = q(np.int8, 2, 1, 3, 257), q(np.uint8, 4, 257, 5)
+    y = np.matmul(a.astype(np.int64), b.astype(np.int64)).astype(np.int32)
+    one("matmulinteger_k257_batch_i8_u8",
+        h.make_node("MatMulInteger", ["a", "b"], ["y"], name="mmi"), [("a", a), ("b", b)], [], y)
+    # 1-D a (a vector times a matrix), k 300
+    a, b, za = q(np.uint8, 300), q(np.int8, 300, 6), np.array(131, np.uint8)
+    y = ((a.astype(np.int64) - 131) @ b.astype(np.int64)).astype(np.int32)
+    one("matmulinteger_vector_a", h.make_node("MatMulInteger", ["a", "b", "za"], ["y"], name="mmi"),
+        [("a", a), ("b", b)], [("za", za)], y)
+    # ConvInteger: 64 channels of 3x3 (576 products: 4 chunks of 16 channels), pads, stride 2
+    x, w = q(np.uint8, 1, 64, 9, 9), q(np.uint8, 6, 64, 3, 3)
+    zx, zw = np.array(7, np.uint8), qrng.integers(0, 30, 6).astype(np.uint8)
+    y = conv_ref(x.astype(np.int64) - 7, w.astype(np.int64) - zw[:, None, None, None],
+                 strides=(2, 2), pads=(1, 1, 1, 1)).astype(np.int32)
+    one("convinteger_c64_3x3_per_channel",
+        h.make_node("ConvInteger", ["x", "w", "zx", "zw"], ["y"], name="ci", pads=[1, 1, 1, 1],
+                    strides=[2, 2]), [("x", x), ("w", w)], [("zx", zx), ("zw", zw)], y)
+    # two groups of 60 channels (540 products: 3 chunks of 20), i8, dilated, SAME_UPPER
+    x, w = q(np.int8, 2, 120, 7, 7), q(np.int8, 4, 60, 3, 3)
+    y = conv_ref(x, w, group=2, pads=(2, 2, 2, 2), dil=(2, 2)).astype(np.int32)
+    one("convinteger_groups_dilated_i8",
+        h.make_node("ConvInteger", ["x", "w"], ["y"], name="ci", group=2, dilations=[2, 2],
+                    auto_pad="SAME_UPPER"), [("x", x), ("w", w)], [], y)
+    # 1-D, 37 channels of 9 taps (333 products: chunks of one channel, 37 a prime)
+    x, w = q(np.uint8, 1, 37, 20), q(np.uint8, 3, 37, 9)
+    y = conv_ref(x[:, :, None, :].astype(np.int64) - 128,
+                 w[:, :, None, :].astype(np.int64) - 100)[:, :, 0, :].astype(np.int32)
+    one("convinteger_1d_prime_channels",
+        h.make_node("ConvInteger", ["x", "w", "zx", "zw"], ["y"], name="ci"),
+        [("x", x), ("w", w)], [("zx", np.array(128, np.uint8)), ("zw", np.array(100, np.uint8))], y)
+    # QLinearMatMul: k 500, per-row a and per-column b scales and zero points, i8 out
+    a, b = q(np.uint8, 2, 4, 500), q(np.int8, 500, 3)
+    sa, za = np.array([0.004, 0.0021, 0.003, 0.005], np.float32), q(np.uint8, 4, hi=False)
+    sb, zb = np.array([0.0011, 0.002, 0.0007], np.float32), q(np.int8, 3, hi=False)
+    sy, zy = np.array(2.5, np.float32), np.array(-3, np.int8)
+    acc = (a.astype(np.int64) - za[:, None]) @ (b.astype(np.int64) - zb)
+    y = requant(acc, (sa[:, None] * sb) / sy, zy, np.int8)
+    one("qlinearmatmul_k500_per_row_col",
+        h.make_node("QLinearMatMul", ["a", "sa", "za", "b", "sb", "zb", "sy", "zy"], ["y"],
+                    name="qmm"), [("a", a), ("b", b)],
+        [("sa", sa), ("za", za), ("sb", sb), ("zb", zb), ("sy", sy), ("zy", zy)], y)
+    # QLinearConv: 48 channels of 3x3 (432 products), per-channel w scale / zero point, bias
+    x, w = q(np.uint8, 1, 48, 8, 8), q(np.int8, 5, 48, 3, 3)
+    sx, zx = np.array(0.02, np.float32), np.array(120, np.uint8)
+    sw, zw = np.array([0.001, 0.003, 0.0005, 0.002, 0.004], np.float32), np.zeros(5, np.int8)
+    bias = qrng.integers(-20000, 20000, 5).astype(np.int32)
+    sy, zy = np.array(0.9, np.float32), np.array(128, np.uint8)
+    acc = conv_ref(x.astype(np.int64) - 120, w, pads=(1, 1, 1, 1)) + bias[None, :, None, None]
+    y = requant(acc, (sx * sw / sy)[None, :, None, None], zy, np.uint8)
+    one("qlinearconv_c48_per_channel_bias",
+        h.make_node("QLinearConv", ["x", "sx", "zx", "w", "sw", "zw", "sy", "zy", "bias"], ["y"],
+                    name="qc", pads=[1, 1, 1, 1]), [("x", x), ("w", w)],
+        [("sx", sx), ("zx", zx), ("sw", sw), ("zw", zw), ("sy", sy), ("zy", zy), ("bias", bias)], y)
+    # refusals, named (test_onnx_errors.c)
+    def bad(name, node, ins, inits=()):
+        save(name, model([node], [vi(nm, dt, sh) for nm, dt, sh in ins], [vi("y", T.INT32, None)],
+                         [init(k, v) for k, v in inits], opset=13))
+    bad("bad_convinteger_float", h.make_node("ConvInteger", ["x", "w"], ["y"], name="ci"),
+        [("x", T.FLOAT, [1, 2, 4, 4])], [("w", np.ones((1, 2, 1, 1), np.uint8))])
+    bad("bad_matmulinteger_zero_point", h.make_node("MatMulInteger", ["a", "b", "za"], ["y"],
+                                                    name="mmi"),
+        [("a", T.UINT8, [2, 3])], [("b", np.ones((3, 4), np.uint8)), ("za", np.array(1, np.int8))])
+    bad("bad_convinteger_3d", h.make_node("ConvInteger", ["x", "w"], ["y"], name="ci"),
+        [("x", T.UINT8, [1, 2, 3, 4, 4])], [("w", np.ones((1, 2, 1, 1, 1), np.uint8))])
+
+
 gen_einsum()
 gen_rnn()
 gen_scan()
 gen_lowered()
 gen_opset18_21()
+gen_quant()
 with open(STAMP, "w") as f:
     f.write("ok\n")

@@ -172,6 +172,12 @@ static bad_case cases[] = {
      "AveragePool node 'ap': AveragePool with dilations other than 1"},
     {"bad_quantize_blocks.onnx", E_UNSUP,
      "QuantizeLinear node 'q': block quantization (block_size 2)"},
+    {"bad_convinteger_float.onnx", E_UNSUP,
+     "ConvInteger node 'ci': x of f32 (uint8 and int8 are imported)"},
+    {"bad_matmulinteger_zero_point.onnx", E_GRAPH,
+     "MatMulInteger node 'mmi': input 2 (zero point) is i8, input 0 u8"},
+    {"bad_convinteger_3d.onnx", E_UNSUP,
+     "ConvInteger node 'ci': ConvInteger over 3 spatial axes (1-D and 2-D are imported)"},
     {"bad_rnn_runtime_length.onnx", E_UNSUP,
      "RNN node 'rnn_bad': X ('xs') has a sequence length known only at run time: the time loop "
      "is unrolled at import over a static sequence length"},
