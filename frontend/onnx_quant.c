@@ -9,23 +9,85 @@
  * u8 and i8 operands; zero points and scales per tensor, or per row of a /
  * per column of b / per output channel of w.
  *
- * Exact as ONNX's int32 accumulation: the centred operands (at most 255 in
- * magnitude) are multiplied in f32 over chunks of at most 256 along k, whose
- * sums (at most 256 * 255^2 < 2^24 in magnitude) are exact integers in f32;
- * the chunks' sums are cast to int32 and added there. A k of more than 256
- * becomes a batch of chunks (matmul: k padded with zeros to equal chunks;
- * conv: the input channels of a group split into groups of their own, as
- * pass_split_k splits a conv, plus one int32 reduce_sum). A conv kernel of
- * more than 256 taps per channel has chunks of one channel, beyond 2^24 only
- * where its values are extreme.
+ * Exact as ONNX's int32 accumulation: the centred operands are multiplied
+ * in f32, over chunks of k small enough that no partial sum can pass 2^24 in
+ * magnitude (f32 holds every integer up to it), and the chunks' sums are
+ * cast to int32 and added there. The bound is taken from the data where an
+ * operand is a constant (the weights): a chunk is exact when the most the
+ * other operand can be off its zero point (its type's range, narrowed by a
+ * constant zero point) times the chunk's sum of |w - zero point| stays within
+ * 2^24 for every output channel / column; else from both types' ranges (at
+ * most 255 * 255 per product: 258 products). So most layers of real models
+ * stay one conv / matmul; a k past the bound becomes a batch of chunks
+ * (matmul: k padded with zeros to equal chunks; conv: the input channels of a
+ * group split into groups of their own, as pass_split_k splits a conv), plus
+ * one int32 reduce_sum. A conv whose single channel passes the bound keeps
+ * chunks of one channel (exact while its actual sums stay within 2^24).
+ * The QLinear ops requantize in f32 (ONNX's reference in f64); where k is
+ * one chunk they keep its f32 sums and add B in f32.
  *
  * --precision fp16 turns these f32 values into f16 as it turns every float
  * value: the integer results are then approximate (fp16 conformance runs skip
  * integer interfaces). */
 #include "onnx_internal.h"
 
-/* The most products summed in f32 (see above). */
-#define CHUNK 256
+/* f32 sums of integers are exact up to this magnitude (see above). */
+#define EXACT (INT64_C(1) << 24)
+
+/* Where an operand lies among a node's inputs: the tensor and its zero
+ * point (-1: no zero point input). */
+typedef struct operand {
+  int v, zp;
+} operand;
+
+static void q8_range(ir_dtype t, int64_t *lo, int64_t *hi) {
+  *lo = t == IR_U8 ? 0 : -128;
+  *hi = t == IR_U8 ? 255 : 127;
+}
+
+/* The most |v - zero point| of an element of operand o: its type's range,
+ * narrowed by a zero point that is absent (0) or a constant. */
+static int64_t span(const onnx_node *n, operand o) {
+  int64_t lo, hi, r = 0;
+  q8_range(n->in[o.v]->type.dtype, &lo, &hi);
+  const onnx_sym *z = o.zp >= 0 && onnx_has_input(n, o.zp) ? n->in[o.zp] : NULL;
+  if (z && !z->is_const) return hi - lo;
+  int64_t cnt = z ? ir_type_numel(&z->type) : 1;
+  for (int64_t k = 0; k < cnt; k++) {
+    int64_t zp = z ? ir_dtype_load_i64(z->type.dtype, z->data, k) : 0;
+    int64_t d = zp - lo > hi - zp ? zp - lo : hi - zp;
+    if (d > r) r = d;
+  }
+  return r;
+}
+
+/* Whether operand o is a constant with a constant (or no) zero point. */
+static bool known(const onnx_node *n, operand o) {
+  return n->in[o.v]->is_const && (o.zp < 0 || !onnx_has_input(n, o.zp) || n->in[o.zp]->is_const);
+}
+
+/* Constant operand o viewed as [outer, kdim, inner] (its zero point one
+ * value, or one per outer index (per_outer) or per inner index, modulo its
+ * count): whether every chunk of len along k keeps other * sum |v - zp|
+ * within EXACT. */
+static bool chunks_exact(const onnx_node *n, operand o, int64_t outer, int64_t kdim, int64_t inner,
+                         bool per_outer, int64_t len, int64_t other) {
+  const onnx_sym *v = n->in[o.v];
+  const onnx_sym *z = o.zp >= 0 && onnx_has_input(n, o.zp) ? n->in[o.zp] : NULL;
+  int64_t zc = z ? ir_type_numel(&z->type) : 1, limit = EXACT / other;
+  for (int64_t a = 0; a < outer; a++)
+    for (int64_t i = 0; i < inner; i++) {
+      int64_t zp = z ? ir_dtype_load_i64(z->type.dtype, z->data, (per_outer ? a : i) % zc) : 0;
+      int64_t sum = 0;
+      for (int64_t k = 0; k < kdim; k++) {
+        if (k % len == 0) sum = 0;
+        int64_t d = ir_dtype_load_i64(v->type.dtype, v->data, (a * kdim + k) * inner + i) - zp;
+        sum += d < 0 ? -d : d;
+        if (sum > limit) return false;
+      }
+    }
+  return true;
+}
 
 static bool is_q8(ir_dtype t) { return t == IR_U8 || t == IR_I8; }
 
@@ -82,10 +144,30 @@ static vkml_status to_i32(onnx_ctx *c, onnx_node *n, ir_value *v, ir_value **out
   return onnx_cast(c, n, v, IR_I32, out);
 }
 
-/* a [..., M, K] @ b [..., K, N] of centred f32 values, into int32 (either
- * may be 1-D, as in numpy.matmul). */
-static vkml_status matmul_exact(onnx_ctx *c, onnx_node *n, ir_value *a, ir_value *b,
-                                ir_value **out) {
+/* The fewest equal chunks of k (a's last axis, b's second last: operands
+ * oa, ob) whose f32 sums are exact. */
+static int64_t matmul_chunks(const onnx_node *n, operand oa, operand ob, int64_t k) {
+  int64_t sa = span(n, oa), sb = span(n, ob);
+  const ir_type *ta = &n->in[oa.v]->type, *tb = &n->in[ob.v]->type;
+  for (int64_t s = 1; s < k; s++) {
+    int64_t len = (k + s - 1) / s;
+    if (known(n, ob)) { /* b [batch, K, N], zero point per column */
+      int64_t inner = tb->rank == 1 ? 1 : tb->dims[tb->rank - 1];
+      if (chunks_exact(n, ob, ir_type_numel(tb) / (k * inner), k, inner, false, len, sa)) return s;
+    } else if (known(n, oa)) { /* a [batch * M, K], zero point per row (of M) */
+      if (chunks_exact(n, oa, ir_type_numel(ta) / k, k, 1, true, len, sb)) return s;
+    } else if (len * sa * sb <= EXACT) {
+      return s;
+    }
+  }
+  return k;
+}
+
+/* a [..., M, K] @ b [..., K, N] of centred f32 values (operands oa, ob of
+ * n), into int32 (either may be 1-D, as in numpy.matmul); with f32_ok, left
+ * in f32 where k is one chunk (its values are the exact integers). */
+static vkml_status matmul_exact(onnx_ctx *c, onnx_node *n, ir_value *a, ir_value *b, operand oa,
+                                operand ob, bool f32_ok, ir_value **out) {
   int ra = a->type.rank, rb = b->type.rank;
   if (ra < 1 || rb < 1)
     return onnx_error(VKML_CODE_INVALID_GRAPH, "matmul of a rank-%d and a rank-%d input", ra,
@@ -102,13 +184,14 @@ static vkml_status matmul_exact(onnx_ctx *c, onnx_node *n, ir_value *a, ir_value
     return onnx_error(VKML_CODE_INVALID_GRAPH, "a has %lld columns, b %lld rows", (long long)k,
                       (long long)b->type.dims[rb - 2]);
   ir_value *y;
-  if (k <= CHUNK) {
+  int64_t s = matmul_chunks(n, oa, ob, k);
+  if (s == 1) {
     VKML_RETURN_IF_ERROR(onnx_op2(c, n, IR_OP_MATMUL, a, b, &y));
-    VKML_RETURN_IF_ERROR(to_i32(c, n, y, &y));
+    if (!f32_ok) VKML_RETURN_IF_ERROR(to_i32(c, n, y, &y));
   } else {
     /* k as s chunks of kc: a [..., M, s, kc] -> [..., s, M, kc], b [..., s,
      * kc, N]; the chunks' products [..., s, M, N] summed over s in int32 */
-    int64_t s = (k + CHUNK - 1) / CHUNK, kc = (k + s - 1) / s;
+    int64_t kc = (k + s - 1) / s;
     int64_t d[IR_MAX_RANK + 1], perm[IR_MAX_RANK + 1];
     if (ra + 1 > IR_MAX_RANK || rb + 1 > IR_MAX_RANK)
       return onnx_error(VKML_CODE_UNSUPPORTED, "matmul of rank %d: its chunks of k need one "
@@ -144,10 +227,11 @@ static vkml_status matmul_exact(onnx_ctx *c, onnx_node *n, ir_value *a, ir_value
   return VKML_OK;
 }
 
-/* conv(x, w) of centred f32 values with n's attributes, into int32: a
- * group's input channels in chunks of at most CHUNK products each. */
-static vkml_status conv_exact(onnx_ctx *c, onnx_node *n, ir_value *x, ir_value *w,
-                              ir_value **out) {
+/* conv(x, w) of centred f32 values (operands ox, ow of n) with n's
+ * attributes, into int32: a group's input channels in the fewest chunks
+ * whose f32 sums are exact; with f32_ok, left in f32 where they are one. */
+static vkml_status conv_exact(onnx_ctx *c, onnx_node *n, ir_value *x, ir_value *w, operand ox,
+                              operand ow, bool f32_ok, ir_value **out) {
   int64_t g = onnx_attr_i(n, "group", 1);
   VKML_RETURN_IF_ERROR(n->err);
   const ir_type *wt = &w->type;
@@ -159,11 +243,22 @@ static vkml_status conv_exact(onnx_ctx *c, onnx_node *n, ir_value *x, ir_value *
                       "channels", (long long)g, (long long)wt->dims[0]);
   int64_t m = wt->dims[0], cg = wt->dims[1], taps = 1, mg = m / g;
   for (int i = 2; i < wt->rank; i++) taps *= wt->dims[i];
-  int64_t s = 1; /* chunks: the fewest that divide cg with at most CHUNK products each */
-  while (s < cg && (cg % s || (cg / s) * taps > CHUNK)) s++;
+  /* chunks: the fewest that divide cg and are exact */
+  int64_t sx = span(n, ox), sw = span(n, ow), s = 1;
+  for (; s < cg; s++) {
+    if (cg % s) continue;
+    int64_t len = (cg / s) * taps;
+    if (known(n, ow) ? chunks_exact(n, ow, m, cg * taps, 1, true, len, sx)
+                     : len * sx * sw <= EXACT)
+      break;
+  }
   ir_value *y;
   if (s == 1) {
     VKML_RETURN_IF_ERROR(onnx_conv_on(c, n, x, w, g, &y));
+    if (f32_ok) {
+      *out = y;
+      return VKML_OK;
+    }
     return to_i32(c, n, y, out);
   }
   /* w [g, mg, s, cc, taps] -> [g, s, mg, cc, taps] -> [g*s*mg, cc, kernel]:
@@ -205,7 +300,7 @@ vkml_status onnx_convert_matmul_integer(onnx_ctx *c, onnx_node *n) {
   /* a's zero point per row (a's axis -2), b's per column (b's last) */
   VKML_RETURN_IF_ERROR(centred(c, n, 0, 2, ra >= 2 ? ra - 2 : 0, &a));
   VKML_RETURN_IF_ERROR(centred(c, n, 1, 3, rb - 1, &b));
-  VKML_RETURN_IF_ERROR(matmul_exact(c, n, a, b, &y));
+  VKML_RETURN_IF_ERROR(matmul_exact(c, n, a, b, (operand){0, 2}, (operand){1, 3}, false, &y));
   return onnx_bind_named(c, n, 0, y);
 }
 
@@ -220,12 +315,13 @@ vkml_status onnx_convert_conv_integer(onnx_ctx *c, onnx_node *n) {
   ir_value *x, *w, *y;
   VKML_RETURN_IF_ERROR(centred(c, n, 0, 2, 1, &x));
   VKML_RETURN_IF_ERROR(centred(c, n, 1, 3, 0, &w)); /* per output channel */
-  VKML_RETURN_IF_ERROR(conv_exact(c, n, x, w, &y));
+  VKML_RETURN_IF_ERROR(conv_exact(c, n, x, w, (operand){0, 2}, (operand){1, 3}, false, &y));
   return onnx_bind_named(c, n, 0, y);
 }
 
-/* acc (int32) * (s1 * s2 / s3) requantized to y_zp's type (inputs i1, i2:
- * the operands' scales, shaped like their zero points; i3, z3: y's). */
+/* acc (int32, or f32 holding the exact integers) * (s1 * s2 / s3)
+ * requantized to y_zp's type (s1, s2: the operands' scales, shaped like
+ * their zero points; inputs i3, z3: y's). The product is f32 either way. */
 static vkml_status qlinear_out(onnx_ctx *c, onnx_node *n, ir_value *acc, ir_value *s1,
                                ir_value *s2, int i3, int z3) {
   ir_dtype to = n->in[z3]->type.dtype;
@@ -266,7 +362,7 @@ vkml_status onnx_convert_qlinear_matmul(onnx_ctx *c, onnx_node *n) {
   VKML_RETURN_IF_ERROR(centred(c, n, 3, 5, axb, &b));
   VKML_RETURN_IF_ERROR(onnx_per_axis(c, n, 1, &n->in[0]->type, axa, &sa));
   VKML_RETURN_IF_ERROR(onnx_per_axis(c, n, 4, &n->in[3]->type, axb, &sb));
-  VKML_RETURN_IF_ERROR(matmul_exact(c, n, a, b, &acc));
+  VKML_RETURN_IF_ERROR(matmul_exact(c, n, a, b, (operand){0, 2}, (operand){3, 5}, true, &acc));
   return qlinear_out(c, n, acc, sa, sb, 6, 7);
 }
 
@@ -301,7 +397,7 @@ vkml_status onnx_convert_qlinear_conv(onnx_ctx *c, onnx_node *n) {
     sd[1] = wt->dims[0];
     VKML_RETURN_IF_ERROR(onnx_input_reshaped(c, n, 4, wt->rank, sd, &sw));
   }
-  VKML_RETURN_IF_ERROR(conv_exact(c, n, x, w, &acc));
+  VKML_RETURN_IF_ERROR(conv_exact(c, n, x, w, (operand){0, 2}, (operand){3, 5}, true, &acc));
   if (onnx_has_input(n, 8)) {
     const ir_type *bt = &n->in[8]->type;
     if (bt->dtype != IR_I32 || bt->rank != 1 || bt->dims[0] != wt->dims[0])
@@ -311,6 +407,9 @@ vkml_status onnx_convert_qlinear_conv(onnx_ctx *c, onnx_node *n) {
     for (int i = 0; i < wt->rank; i++) bd[i] = i == 1 ? wt->dims[0] : 1;
     ir_value *bias;
     VKML_RETURN_IF_ERROR(onnx_input_reshaped(c, n, 8, wt->rank, bd, &bias));
+    /* added in acc's type: int32 (chunks), or f32 (rounded as the
+     * requantization's product is) */
+    VKML_RETURN_IF_ERROR(onnx_cast(c, n, bias, acc->type.dtype, &bias));
     VKML_RETURN_IF_ERROR(onnx_op2(c, n, IR_OP_ADD, acc, bias, &acc));
   }
   return qlinear_out(c, n, acc, sx, sw, 6, 7);

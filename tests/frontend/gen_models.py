@@ -1539,9 +1539,9 @@ def gen_opset18_21():
 
 def gen_quant():
     """MatMulInteger, ConvInteger, QLinearMatMul and QLinearConv (lowered at
-    import, frontend/onnx_quant.c) against NumPy's int64 arithmetic: k past
-    the 256 products summed in f32 (values near the top of the u8 / i8
-    ranges, so that sums pass 2^24, where f32 sums stop being exact), zero points and scales per row, column
+    import, frontend/onnx_quant.c) against NumPy's int64 arithmetic: sums
+    past 2^24, where f32 sums stop being exact (values near the top of the u8
+    / i8 ranges; constant weights and weights given as inputs), zero points and scales per row, column
     or output channel, u8 x i8, 1-D operands, batch broadcasting, grouped,
     strided, padded and 1-D convs, QLinearConv's int32 bias."""
     qrng = np.random.default_rng(7)
@@ -1592,10 +1592,11 @@ def gen_quant():
     one("matmulinteger_k600_per_row_col",
         h.make_node("MatMulInteger", ["a", "b", "za", "zb"], ["y"], name="mmi"),
         [("a", a), ("b", b)], [("za", za), ("zb", zb)], y)
-    # k 257 (two chunks, one padded) over a broadcast batch, i8 x u8, no zero points
-    a, b = q(np.int8, 2, 1, 3, 257), q(np.uint8, 4, 257, 5)
+    # both operands inputs (no data to bound the chunks by: at most 514 products of
+    # i8 x u8), k 1001 (two chunks, one padded) over a broadcast batch, no zero points
+    a, b = q(np.int8, 2, 1, 3, 1001), q(np.uint8, 4, 1001, 5)
     y = np.matmul(a.astype(np.int64), b.astype(np.int64)).astype(np.int32)
-    one("matmulinteger_k257_batch_i8_u8",
+    one("matmulinteger_k1001_batch_i8_u8_inputs",
         h.make_node("MatMulInteger", ["a", "b"], ["y"], name="mmi"), [("a", a), ("b", b)], [], y)
     # 1-D a (a vector times a matrix), k 300
     a, b, za = q(np.uint8, 300), q(np.int8, 300, 6), np.array(131, np.uint8)
@@ -1659,11 +1660,32 @@ def gen_quant():
         [("x", T.UINT8, [1, 2, 3, 4, 4])], [("w", np.ones((1, 2, 1, 1, 1), np.uint8))])
 
 
+def gen_reduce_long():
+    """Reductions of few long rows, which pass_split_reduce splits into blocks
+    on the GPU: a whole tensor to one value (max, min, sum; kept dims or
+    not) and two rows of 65536 to their means, against NumPy."""
+    x, z = rand(1, 64, 32, 32), rand(2, 64, 32, 32)
+    cases = [("reducemax_whole", "ReduceMax", x, None, 0, x.max()),
+             ("reducemin_whole_keepdims", "ReduceMin", x, None, 1, x.min(keepdims=True)),
+             ("reducesum_whole", "ReduceSum", x, None, 0, x.astype(np.float64).sum()),
+             ("reducemean_two_rows", "ReduceMean", z, [1, 2, 3], 0,
+              z.astype(np.float64).mean(axis=(1, 2, 3)))]
+    for name, op, a, axes, keep, y in cases:
+        kw = {"keepdims": keep}
+        if axes is not None:
+            kw["axes"] = axes
+        y = np.asarray(y, np.float32)
+        m = model([h.make_node(op, ["x"], ["y"], name="r", **kw)], [vi("x", T.FLOAT, list(a.shape))],
+                  [vi("y", T.FLOAT, list(y.shape))], opset=13)
+        node_case("reduce_long", name, m, [("x", a)], [("y", y)])
+
+
 gen_einsum()
 gen_rnn()
 gen_scan()
 gen_lowered()
 gen_opset18_21()
 gen_quant()
+gen_reduce_long()
 with open(STAMP, "w") as f:
     f.write("ok\n")
