@@ -124,6 +124,7 @@ vkml_status pass_winograd(ir_graph *g, const pass_opts *opts, bool *changed);
 vkml_status pass_fp16(ir_graph *g, const pass_opts *opts, bool *changed);
 vkml_status pass_split_nonzero(ir_graph *g, const pass_opts *opts, bool *changed);
 vkml_status pass_split_scan(ir_graph *g, const pass_opts *opts, bool *changed);
+vkml_status pass_split_reduce(ir_graph *g, const pass_opts *opts, bool *changed);
 vkml_status pass_split_topk(ir_graph *g, const pass_opts *opts, bool *changed);
 vkml_status pass_bound_topk(ir_graph *g, const pass_opts *opts, bool *changed);
 vkml_status pass_split_nms(ir_graph *g, const pass_opts *opts, bool *changed);

@@ -30,6 +30,7 @@ static const struct {
     {"fp16", pass_fp16},
     {"split_nonzero", pass_split_nonzero},
     {"split_scan", pass_split_scan},
+    {"split_reduce", pass_split_reduce},
     {"split_topk", pass_split_topk},
     {"split_nms", pass_split_nms},
     {"split_sort", pass_split_sort},
@@ -132,6 +133,7 @@ vkml_status pass_pipeline_run(ir_graph *g, const pass_pipeline_opts *opts) {
   VKML_RETURN_IF_ERROR(step(&r, pass_fp16));
   VKML_RETURN_IF_ERROR(step(&r, pass_split_nonzero));
   VKML_RETURN_IF_ERROR(step(&r, pass_split_scan));
+  VKML_RETURN_IF_ERROR(step(&r, pass_split_reduce));
   VKML_RETURN_IF_ERROR(step(&r, pass_split_topk));
   VKML_RETURN_IF_ERROR(step(&r, pass_split_nms));
   VKML_RETURN_IF_ERROR(step(&r, pass_split_sort));

@@ -359,7 +359,7 @@ Test(passes_pipeline, unknown_dump_name_lists_the_passes) {
   cr_assert(strstr(m, "fold_constants, remove_identities, dce, fuse_bias, hoist_channelwise, fold_batchnorm, "
                       "merge_pad, "
                       "fuse_activation, fuse_attention, split_k_gemm, fuse_elementwise, fuse_copies, attention_views, bound_topk, winograd, fp16, split_nonzero, split_scan, "
-                      "split_topk, split_nms, split_sort, split_k, place, layout, insert_transfers, all"),
+                      "split_reduce, split_topk, split_nms, split_sort, split_k, place, layout, insert_transfers, all"),
             "%s", m);
   vkml_status_free(s);
   T_OK(pass_check_dump_name("all"));
