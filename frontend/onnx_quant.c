@@ -99,14 +99,28 @@ static vkml_status need_q8(const onnx_node *n, int i, const char *what) {
   return VKML_OK;
 }
 
-/* A zero point (input z, may be omitted) of input i's type. */
-static vkml_status zero_point_type(const onnx_node *n, int z, int i) {
-  if (onnx_has_input(n, z) && n->in[z]->type.dtype != n->in[i]->type.dtype)
-    return onnx_error(VKML_CODE_INVALID_GRAPH, "input %d (zero point) is %s, input %d %s", z,
-                      ir_dtype_name(n->in[z]->type.dtype), i,
-                      ir_dtype_name(n->in[i]->type.dtype));
+/* Operand o (named what) is u8 or i8, its zero point (may be omitted) of
+ * its type. */
+static vkml_status check_operand(const onnx_node *n, operand o, const char *what) {
+  VKML_RETURN_IF_ERROR(need_q8(n, o.v, what));
+  if (onnx_has_input(n, o.zp) && n->in[o.zp]->type.dtype != n->in[o.v]->type.dtype)
+    return onnx_error(VKML_CODE_INVALID_GRAPH, "input %d (zero point) is %s, input %d %s", o.zp,
+                      ir_dtype_name(n->in[o.zp]->type.dtype), o.v,
+                      ir_dtype_name(n->in[o.v]->type.dtype));
   return VKML_OK;
 }
+
+/* n's input count within [min_in, max_in] and its two operands checked. */
+static vkml_status check_operands(const onnx_node *n, int min_in, int max_in, operand a,
+                                  const char *an, operand b, const char *bn) {
+  VKML_RETURN_IF_ERROR(onnx_check_arity(n, min_in, max_in));
+  VKML_RETURN_IF_ERROR(check_operand(n, a, an));
+  return check_operand(n, b, bn);
+}
+
+/* The operands' inputs: the Integer ops' (a or x, b or w, their zero
+ * points), the QLinear ops' (a or x, b or w, with their scales between). */
+static const operand INT_A = {0, 2}, INT_B = {1, 3}, QL_A = {0, 2}, QL_B = {3, 5};
 
 static vkml_status need_scale(const onnx_node *n, int i) {
   if (n->in[i]->type.dtype != IR_F32)
@@ -288,11 +302,7 @@ static vkml_status conv_exact(onnx_ctx *c, onnx_node *n, ir_value *x, ir_value *
 /* ---- the converters -------------------------------------------------------------- */
 
 vkml_status onnx_convert_matmul_integer(onnx_ctx *c, onnx_node *n) {
-  VKML_RETURN_IF_ERROR(onnx_check_arity(n, 2, 4));
-  VKML_RETURN_IF_ERROR(need_q8(n, 0, "A"));
-  VKML_RETURN_IF_ERROR(need_q8(n, 1, "B"));
-  VKML_RETURN_IF_ERROR(zero_point_type(n, 2, 0));
-  VKML_RETURN_IF_ERROR(zero_point_type(n, 3, 1));
+  VKML_RETURN_IF_ERROR(check_operands(n, 2, 4, INT_A, "A", INT_B, "B"));
   VKML_RETURN_IF_ERROR(vector_one_value(n, 0, -1, 2));
   VKML_RETURN_IF_ERROR(vector_one_value(n, 1, -1, 3));
   int ra = n->in[0]->type.rank, rb = n->in[1]->type.rank;
@@ -300,22 +310,18 @@ vkml_status onnx_convert_matmul_integer(onnx_ctx *c, onnx_node *n) {
   /* a's zero point per row (a's axis -2), b's per column (b's last) */
   VKML_RETURN_IF_ERROR(centred(c, n, 0, 2, ra >= 2 ? ra - 2 : 0, &a));
   VKML_RETURN_IF_ERROR(centred(c, n, 1, 3, rb - 1, &b));
-  VKML_RETURN_IF_ERROR(matmul_exact(c, n, a, b, (operand){0, 2}, (operand){1, 3}, false, &y));
+  VKML_RETURN_IF_ERROR(matmul_exact(c, n, a, b, INT_A, INT_B, false, &y));
   return onnx_bind_named(c, n, 0, y);
 }
 
 vkml_status onnx_convert_conv_integer(onnx_ctx *c, onnx_node *n) {
-  VKML_RETURN_IF_ERROR(onnx_check_arity(n, 2, 4));
-  VKML_RETURN_IF_ERROR(need_q8(n, 0, "x"));
-  VKML_RETURN_IF_ERROR(need_q8(n, 1, "w"));
-  VKML_RETURN_IF_ERROR(zero_point_type(n, 2, 0));
-  VKML_RETURN_IF_ERROR(zero_point_type(n, 3, 1));
+  VKML_RETURN_IF_ERROR(check_operands(n, 2, 4, INT_A, "x", INT_B, "w"));
   if (onnx_has_input(n, 2) && ir_type_numel(&n->in[2]->type) != 1)
     return onnx_error(VKML_CODE_INVALID_GRAPH, "x_zero_point must be one value");
   ir_value *x, *w, *y;
   VKML_RETURN_IF_ERROR(centred(c, n, 0, 2, 1, &x));
   VKML_RETURN_IF_ERROR(centred(c, n, 1, 3, 0, &w)); /* per output channel */
-  VKML_RETURN_IF_ERROR(conv_exact(c, n, x, w, (operand){0, 2}, (operand){1, 3}, false, &y));
+  VKML_RETURN_IF_ERROR(conv_exact(c, n, x, w, INT_A, INT_B, false, &y));
   return onnx_bind_named(c, n, 0, y);
 }
 
@@ -345,11 +351,7 @@ static vkml_status qlinear_out(onnx_ctx *c, onnx_node *n, ir_value *acc, ir_valu
 /* inputs: a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale,
  * y_zero_point */
 vkml_status onnx_convert_qlinear_matmul(onnx_ctx *c, onnx_node *n) {
-  VKML_RETURN_IF_ERROR(onnx_check_arity(n, 8, 8));
-  VKML_RETURN_IF_ERROR(need_q8(n, 0, "a"));
-  VKML_RETURN_IF_ERROR(need_q8(n, 3, "b"));
-  VKML_RETURN_IF_ERROR(zero_point_type(n, 2, 0));
-  VKML_RETURN_IF_ERROR(zero_point_type(n, 5, 3));
+  VKML_RETURN_IF_ERROR(check_operands(n, 8, 8, QL_A, "a", QL_B, "b"));
   VKML_RETURN_IF_ERROR(need_scale(n, 1));
   VKML_RETURN_IF_ERROR(need_scale(n, 4));
   VKML_RETURN_IF_ERROR(need_scale(n, 6));
@@ -362,18 +364,14 @@ vkml_status onnx_convert_qlinear_matmul(onnx_ctx *c, onnx_node *n) {
   VKML_RETURN_IF_ERROR(centred(c, n, 3, 5, axb, &b));
   VKML_RETURN_IF_ERROR(onnx_per_axis(c, n, 1, &n->in[0]->type, axa, &sa));
   VKML_RETURN_IF_ERROR(onnx_per_axis(c, n, 4, &n->in[3]->type, axb, &sb));
-  VKML_RETURN_IF_ERROR(matmul_exact(c, n, a, b, (operand){0, 2}, (operand){3, 5}, true, &acc));
+  VKML_RETURN_IF_ERROR(matmul_exact(c, n, a, b, QL_A, QL_B, true, &acc));
   return qlinear_out(c, n, acc, sa, sb, 6, 7);
 }
 
 /* inputs: x, x_scale, x_zero_point, w, w_scale, w_zero_point, y_scale,
  * y_zero_point[, B] */
 vkml_status onnx_convert_qlinear_conv(onnx_ctx *c, onnx_node *n) {
-  VKML_RETURN_IF_ERROR(onnx_check_arity(n, 8, 9));
-  VKML_RETURN_IF_ERROR(need_q8(n, 0, "x"));
-  VKML_RETURN_IF_ERROR(need_q8(n, 3, "w"));
-  VKML_RETURN_IF_ERROR(zero_point_type(n, 2, 0));
-  VKML_RETURN_IF_ERROR(zero_point_type(n, 5, 3));
+  VKML_RETURN_IF_ERROR(check_operands(n, 8, 9, QL_A, "x", QL_B, "w"));
   VKML_RETURN_IF_ERROR(need_scale(n, 1));
   VKML_RETURN_IF_ERROR(need_scale(n, 4));
   VKML_RETURN_IF_ERROR(need_scale(n, 6));
@@ -397,7 +395,7 @@ vkml_status onnx_convert_qlinear_conv(onnx_ctx *c, onnx_node *n) {
     sd[1] = wt->dims[0];
     VKML_RETURN_IF_ERROR(onnx_input_reshaped(c, n, 4, wt->rank, sd, &sw));
   }
-  VKML_RETURN_IF_ERROR(conv_exact(c, n, x, w, (operand){0, 2}, (operand){3, 5}, true, &acc));
+  VKML_RETURN_IF_ERROR(conv_exact(c, n, x, w, QL_A, QL_B, true, &acc));
   if (onnx_has_input(n, 8)) {
     const ir_type *bt = &n->in[8]->type;
     if (bt->dtype != IR_I32 || bt->rank != 1 || bt->dims[0] != wt->dims[0])
