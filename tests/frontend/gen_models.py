@@ -1361,13 +1361,14 @@ def gen_select(one):
     libonnx-testdata's cases: a condition shorter than the axis, on a rank-3
     input and flattened; sequence lengths on a rank-3 input, both axis
     orders; constants where fp16 runs need float inputs."""
+    sel_rng = np.random.default_rng(43)  # seeded: the same cases every build
     x = rand(5, 3, 2)
     cond = np.array([1, 0, 1, 1], bool)
     m = model([h.make_node("Compress", ["x", "c"], ["y"], name="cmp", axis=0)],
               [vi("x", T.FLOAT, [5, 3, 2])], [vi("y", T.FLOAT, None)], [init("c", cond)])
     node_case("lowered", "compress_short_condition", m, [("x", x)],
               [("y", np.compress(cond, x, axis=0))])
-    cond = np.random.rand(20) > 0.5
+    cond = sel_rng.random(20) > 0.5
     m = model([h.make_node("Compress", ["x", "c"], ["y"], name="cmp")],
               [vi("x", T.FLOAT, [5, 3, 2])], [vi("y", T.FLOAT, None)], [init("c", cond)])
     node_case("lowered", "compress_flat_short_condition", m, [("x", x)],
@@ -1401,6 +1402,7 @@ def gen_losses(one):
     beyond libonnx-testdata's cases: int32 targets, an ignore_index past the
     classes, rank 4 and 5 with weights and every reduction, log_prob of
     rank 4; the refusals named."""
+    loss_rng = np.random.default_rng(41)  # seeded: the same cases every build
     for name, shape, dt, ii, weighted, red in (
             ("nll_i32_ii_past_classes", (4, 6), np.int32, 6, False, "mean"),
             ("nll_rank4_weight_sum", (2, 5, 3, 4), np.int64, None, True, "sum"),
@@ -1408,10 +1410,10 @@ def gen_losses(one):
             ("nll_rank4_none_ii", (3, 7, 2, 5), np.int64, 2, False, "none")):
         n, C = shape[0], shape[1]
         x = rand(*shape)
-        t = np.random.randint(0, C, (n,) + shape[2:]).astype(dt)
+        t = loss_rng.integers(0, C, (n,) + shape[2:]).astype(dt)
         if ii is not None:  # some ignored, every class still present
             t.flat[::3] = ii
-        w = np.random.uniform(0.2, 1.5, C).astype(np.float32) if weighted else None
+        w = loss_rng.uniform(0.2, 1.5, C).astype(np.float32) if weighted else None
         attrs = {"reduction": red}
         if ii is not None:
             attrs["ignore_index"] = ii
@@ -1425,9 +1427,9 @@ def gen_losses(one):
                   [vi("y", T.FLOAT, list(np.shape(y)))], [init("t", t)])
         node_case("lowered", name, m, ins, [("y", y)])
     x = rand(2, 4, 3, 5) * 3
-    t = np.random.randint(0, 4, (2, 3, 5)).astype(np.int64)
+    t = loss_rng.integers(0, 4, (2, 3, 5)).astype(np.int64)
     t.flat[::4] = -1
-    w = np.random.uniform(0.2, 1.5, 4).astype(np.float32)
+    w = loss_rng.uniform(0.2, 1.5, 4).astype(np.float32)
     lp = x - x.max(axis=1, keepdims=True)
     lp = (lp - np.log(np.exp(lp).sum(axis=1, keepdims=True))).astype(np.float32)
     y = nll_ref(lp, t, w, -1, "mean")
